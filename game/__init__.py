@@ -1,0 +1,1 @@
+"""The town and everything the player sees."""

@@ -1,0 +1,100 @@
+"""The `smallville` command: play | map | sim (more subcommands join as they land).
+
+Each subcommand's work lives in its own module, imported only when used, so
+`smallville map --tree` never pays for pygame, torch or litellm.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+# Before anything imports litellm or huggingface: no network at start-up.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+DEFAULT_MAP = "maps/the_ville/the_ville.tmx"
+
+
+def _add_model_flags(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("model (strongest first: flags, SMALLVILLE_* environment, smallville.toml)")
+    g.add_argument("--model", help="litellm model string, e.g. ollama/qwen2.5:7b or gpt-4o-mini")
+    g.add_argument("--api-base", help="base URL of an OpenAI-compatible or Ollama server")
+    g.add_argument("--concurrency", type=int, help="model calls in flight at once")
+    g.add_argument("--cache", help="SQLite response cache file (replays seeded runs for free)")
+
+
+def _add_cast_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--agents", type=int, help="the first N residents in the scenario's order")
+    p.add_argument("--residents", help='comma-separated names, e.g. "Isabella Rodriguez,Maria Lopez"')
+    p.add_argument("--seed", type=int, default=0)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="smallville", description="A town of generative agents you can walk into.")
+    sub = parser.add_subparsers(dest="command")
+
+    play = sub.add_parser("play", help="open the game window (default)")
+    play.add_argument("map", nargs="?", default=DEFAULT_MAP)
+    play.add_argument("--headless", action="store_true", help="render off-screen (no window)")
+    play.add_argument("--frames", type=int, help="stop after N frames")
+    play.add_argument("--screenshot", help="write a PNG of the last frame here")
+    play.add_argument("--load", help="a save slot name or a path to a .sqlite save")
+    play.add_argument("--visitor-name", help="your name in town (skips the prompt)")
+    _add_cast_flags(play)
+    _add_model_flags(play)
+
+    mp = sub.add_parser("map", help="inspect a Tiled town")
+    mp.add_argument("map", nargs="?", default=DEFAULT_MAP)
+    mp.add_argument("--tree", action="store_true", help="print every address, one per line")
+
+    sim = sub.add_parser("sim", help="run the town headless and write a run folder")
+    sim.add_argument("--map", default=DEFAULT_MAP)
+    sim.add_argument("--start", help='sim start, e.g. "2023-02-13 07:00" (default: the scenario\'s)')
+    sim.add_argument("--hours", type=float, default=2.0, help="sim hours to run")
+    sim.add_argument("--out", help="run folder (default runs/<timestamp>)")
+    sim.add_argument("--resume", help="continue the run folder's last save")
+    _add_cast_flags(sim)
+    _add_model_flags(sim)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser()
+    if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help"):
+        argv = ["play", *argv]
+    args = parser.parse_args(argv)
+
+    from game.errors import UserError
+    from game.logs import setup_logging
+    from game.town import MapError
+
+    log_file = setup_logging()
+    try:
+        if args.command == "map":
+            from game.town import main_map
+
+            return main_map(args)
+        if args.command == "sim":
+            from game.headless import main_sim
+
+            return main_sim(args)
+        from game.app import main_play
+
+        return main_play(args)
+    except (UserError, MapError) as err:
+        print(f"smallville: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as err:  # last resort: a short message here, the trace in the log
+        logging.getLogger("smallville").exception("unexpected error")
+        print(f"smallville: unexpected error: {err}\n(details in {log_file})", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,5 @@
+"""Errors meant for people: the message says what, where, and what to do."""
+
+
+class UserError(Exception):
+    """A problem the user can fix (bad file, bad flag). Printed without a traceback."""
