@@ -20,7 +20,8 @@ bench: $(STAMP)
 	$(VENV)/bin/smallville bench $(ARGS)
 
 art: $(STAMP)
-	$(PY) assets/draw_art.py
+	$(PY) assets/draw_tiles.py
+	$(PY) assets/draw_characters.py
 
 map: $(STAMP)
 	$(PY) maps/the_ville/build_map.py
