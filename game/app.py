@@ -1,0 +1,427 @@
+"""The game window: `smallville play`.
+
+`Game` holds what is on screen (the town, its tile renderer, the camera, the
+visitor, the status line, the pygame_gui manager, overlays) and is driven by
+three calls per frame: `handle_event(event)` for each event, `update(dt)`,
+`draw(surface)`. Tests drive it frame by frame without a window; `main_play`
+runs it in a window (or off-screen with --headless).
+
+The main loop never does slow work: no model calls, embeddings or file saves
+happen on the main thread (later issues put those on the worker pool and
+apply finished results in `update`).
+
+Plugging in more (later issues):
+- residents: `game.figure_sources.append(fn)`, where fn() returns Figures
+  (game/view/sprites.py) for the bodies to draw this frame; they are y-sorted
+  together with the visitor. `game.blockers.append(fn)`, fn(x, y) -> True when
+  a tile is taken (the visitor will not step there).
+- HUD, panels, bubbles: `game.add_overlay(obj)`. An overlay may define any of
+  `handle_event(event) -> bool` (True = consumed; topmost overlay first, so
+  a panel can take Escape before the game quits), `update(dt)`,
+  `draw_world(surface, camera)` (in world space, over the town and its
+  characters, e.g. speech bubbles) and `draw(surface)` (screen space, e.g. HUD).
+- pygame_gui widgets: create them on `game.ui` (a UIManager); it gets events
+  first and is drawn last.
+- the status line's right side: `game.status.right = "Mon 13 Feb 07:00"`.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import statistics
+import time
+from collections import deque
+from pathlib import Path
+from typing import Callable, Iterable
+
+ROOT = Path(__file__).resolve().parents[1]
+WINDOW_SIZE = (1280, 720)
+TITLE = "Smallville"
+FPS = 60
+MAX_DT = 0.1  # after a stall (window dragged, breakpoint) do not jump ahead further
+
+log = logging.getLogger(__name__)
+
+
+def _pygame():
+    import pygame
+
+    return pygame
+
+
+class Game:
+    """Everything on screen, without the window: handle_event, update, draw."""
+
+    def __init__(
+        self,
+        town,
+        tilemap,
+        *,
+        size: tuple[int, int] = WINDOW_SIZE,
+        zoom: float | None = None,
+        visitor_name: str = "You",
+        sheets=None,
+    ) -> None:
+        import pygame_gui
+
+        from game.view.camera import DEFAULT_ZOOM, Camera
+        from game.view.sprites import SheetLibrary
+        from game.view.statusline import StatusLine
+        from game.view.visitor import Visitor, WalkControls
+
+        self.town = town
+        self.tilemap = tilemap
+        self.size = (int(size[0]), int(size[1]))
+        ts = int(getattr(town, "tile_size", 32) or 32)
+        self.tile_size = ts
+        self.camera = Camera((town.width * ts, town.height * ts), self.size, ts, DEFAULT_ZOOM if zoom is None else zoom)
+        self.sheets = sheets if sheets is not None else SheetLibrary()
+        self.visitor = Visitor(self._visitor_start(), name=visitor_name)
+        self.sheets.preload([self.visitor.slug])  # a missing sheet stops us now, not mid-frame
+        self.controls = WalkControls()
+        self.status = StatusLine()
+        self.ui = pygame_gui.UIManager(self.size)
+        self.overlays: list = []
+        self.figure_sources: list[Callable[[], Iterable]] = []
+        self.blockers: list[Callable[[int, int], bool]] = []
+        self.show_labels = True
+        self.ghosted = {self.visitor.slug}  # slugs shown faintly through the foreground
+        self.show_hover = True
+        self.follow = True  # camera follows the visitor; a wheel zoom pauses it until the visitor moves
+        self.running = True
+        self.mouse_pos: tuple[int, int] | None = None
+        self.hovered_tile: tuple[int, int] | None = None
+        self.hovered_address: str | None = None
+        self.drawn: list = []  # (Figure, screen Rect) drawn last frame: for clicks
+        self.frame = 0
+        self.clock_time = 0.0  # seconds of game time updated so far
+        self.frame_ms: deque[float] = deque(maxlen=2000)  # main_play records frame work time here
+        self._fps_since = 0.0
+        self._fps_frames = 0
+        self._address_cache: dict[tuple[int, int], str | None] = {}
+        self.camera.look_at(*self.visitor_center_world())
+
+    # ---- building --------------------------------------------------------------------
+    @classmethod
+    def from_map(cls, map_path: str | Path, **kwargs) -> "Game":
+        """Load a town and its tiles (a display mode must be set first)."""
+        from game.town import load_town
+        from game.view.tilemap import TileMapRenderer
+
+        town = load_town(map_path)
+        return cls(town, TileMapRenderer.from_file(map_path), **kwargs)
+
+    def _visitor_start(self) -> tuple[int, int]:
+        spawns = getattr(self.town, "spawns", {}) or {}
+        start = spawns.get("visitor")
+        if start is None:
+            log.warning("map has no 'visitor' spawn; starting near the middle")
+            start = (self.town.width // 2, self.town.height // 2)
+        return self._nearest_walkable(tuple(start))
+
+    def _nearest_walkable(self, tile: tuple[int, int]) -> tuple[int, int]:
+        if self.walkable(*tile):
+            return tile
+        seen = {tile}
+        todo = deque([tile])
+        while todo:
+            x, y = todo.popleft()
+            for nx, ny in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+                if (nx, ny) in seen or not (0 <= nx < self.town.width and 0 <= ny < self.town.height):
+                    continue
+                if self.walkable(nx, ny):
+                    return (nx, ny)
+                seen.add((nx, ny))
+                todo.append((nx, ny))
+        return tile
+
+    # ---- queries ---------------------------------------------------------------------------
+    def walkable(self, x: int, y: int) -> bool:
+        """The map's collision only (bounds included)."""
+        return 0 <= x < self.town.width and 0 <= y < self.town.height and bool(self.town.walkable[y, x])
+
+    def can_enter(self, x: int, y: int) -> bool:
+        """Can the visitor step onto tile (x, y) now?"""
+        return self.walkable(x, y) and not any(blocked(x, y) for blocked in self.blockers)
+
+    def visitor_center_world(self) -> tuple[float, float]:
+        x, y = self.visitor.pos
+        return ((x + 0.5) * self.tile_size, (y + 0.5) * self.tile_size)
+
+    def address_at(self, tile: tuple[int, int]) -> str:
+        """The deepest address of a tile, or the world's name outdoors (cached per tile)."""
+        if tile not in self._address_cache:
+            self._address_cache[tile] = self.town.address_at(*tile)
+        return self._address_cache[tile] or self.town.world
+
+    def figures(self) -> list:
+        figs = [self.visitor.figure()]
+        for source in self.figure_sources:
+            figs.extend(source())
+        return figs
+
+    # ---- the three per-frame calls ---------------------------------------------------------
+    def handle_event(self, event) -> None:
+        pygame = _pygame()
+        if event.type == pygame.QUIT:
+            self.running = False
+            return
+        if event.type == pygame.VIDEORESIZE:
+            self.resize((event.w, event.h))
+        elif event.type == pygame.WINDOWSIZECHANGED:
+            self.resize((event.x, event.y))
+        if event.type == pygame.MOUSEMOTION:
+            self.mouse_pos = tuple(event.pos)
+        elif event.type == pygame.WINDOWLEAVE:
+            self.mouse_pos = None
+        if event.type in (pygame.KEYUP, pygame.WINDOWFOCUSLOST):
+            self.controls.handle_event(event)  # a released key is never swallowed by a panel
+        if self.ui.process_events(event):
+            return
+        for overlay in reversed(self.overlays):
+            handler = getattr(overlay, "handle_event", None)
+            if handler is not None and handler(event):
+                return
+        if event.type == pygame.KEYDOWN:
+            if event.key == pygame.K_ESCAPE:
+                self.on_escape()
+                return
+            if event.key in (pygame.K_EQUALS, pygame.K_PLUS, pygame.K_KP_PLUS):
+                self.zoom(+1, self.camera.world_to_screen(*self.visitor_center_world()))
+                return
+            if event.key in (pygame.K_MINUS, pygame.K_KP_MINUS):
+                self.zoom(-1, self.camera.world_to_screen(*self.visitor_center_world()))
+                return
+            if event.key == pygame.K_F3:
+                self.status.show_fps = not self.status.show_fps
+                return
+        if self.controls.handle_event(event):
+            return
+        if event.type == pygame.MOUSEWHEEL:
+            steps = 1 if event.y > 0 else -1 if event.y < 0 else 0
+            if steps:
+                anchor = self.mouse_pos
+                if anchor is None:
+                    anchor = pygame.mouse.get_pos() if pygame.mouse.get_focused() else None
+                self.zoom(steps, anchor)
+                if anchor is not None:
+                    self.follow = False  # keep the point under the cursor still
+
+    def update(self, dt: float) -> None:
+        dt = min(max(dt, 0.0), MAX_DT)
+        self.clock_time += dt
+        self.frame += 1
+        self.visitor.update(dt, self.controls, self.can_enter)
+        if self.visitor.moving:
+            self.follow = True
+        if self.follow:
+            self.camera.follow(*self.visitor_center_world(), dt)
+        self._update_hover()
+        for overlay in self.overlays:
+            up = getattr(overlay, "update", None)
+            if up is not None:
+                up(dt)
+        self.ui.update(dt)
+        self._fps_since += dt
+        self._fps_frames += 1
+        if self._fps_since >= 0.5:
+            self.status.fps = round(self._fps_frames / self._fps_since)
+            self._fps_since, self._fps_frames = 0.0, 0
+
+    def draw(self, surface) -> None:
+        from game.view.sprites import draw_figures, draw_ghosts, draw_labels
+        from game.view.tilemap import BACKDROP
+
+        cam = self.camera
+        if cam.map_w * cam.zoom < surface.get_width() or cam.map_h * cam.zoom < surface.get_height():
+            surface.fill(BACKDROP)  # the map does not cover the window (else its opaque chunks do)
+        self.tilemap.draw_under(surface, self.camera)
+        if self.show_hover and self.hovered_tile is not None and self.mouse_pos is not None:
+            self._draw_hover(surface)
+        self.drawn = draw_figures(surface, self.camera, self.figures(), self.sheets)
+        if self.tilemap.draw_over(surface, self.camera):
+            draw_ghosts(surface, self.camera, self.drawn, self.sheets, self.ghosted)
+        if self.show_labels:
+            draw_labels(surface, self.drawn)
+        for overlay in self.overlays:
+            fn = getattr(overlay, "draw_world", None)
+            if fn is not None:
+                fn(surface, self.camera)
+        self.status.draw(surface)
+        for overlay in self.overlays:
+            fn = getattr(overlay, "draw", None)
+            if fn is not None:
+                fn(surface)
+        self.ui.draw_ui(surface)
+
+    # ---- actions ------------------------------------------------------------------------------
+    def on_escape(self) -> None:
+        """Escape with nothing else to close: quit (overlays see Escape first)."""
+        self.running = False
+
+    def zoom(self, steps: int, anchor: tuple[int, int] | None = None) -> bool:
+        return self.camera.zoom_step(steps, anchor)
+
+    def resize(self, size: tuple[int, int]) -> None:
+        size = (max(1, int(size[0])), max(1, int(size[1])))
+        if size == self.size:
+            return
+        self.size = size
+        self.camera.resize(size)
+        self.ui.set_window_resolution(size)
+
+    def add_overlay(self, overlay) -> None:
+        self.overlays.append(overlay)
+
+    def _update_hover(self) -> None:
+        pos = self.mouse_pos
+        if pos is not None and pos[1] < self.size[1] - _status_height():
+            tile = self.camera.screen_to_tile(*pos)
+            if 0 <= tile[0] < self.town.width and 0 <= tile[1] < self.town.height:
+                self.hovered_tile = tile
+                self.hovered_address = self.address_at(tile)
+                self.status.set_place(self.hovered_address, tile)
+                return
+        # Mouse away from the map: say where the visitor stands.
+        self.hovered_tile = None
+        self.hovered_address = None
+        self.status.set_place(self.address_at(self.visitor.tile), self.visitor.tile)
+
+    def _draw_hover(self, surface) -> None:
+        pygame = _pygame()
+        x, y = self.camera.tile_to_screen(*self.hovered_tile)
+        s = round(self.tile_size * self.camera.zoom)
+        pygame.draw.rect(surface, (255, 255, 255), (x, y, s, s), width=1)
+
+
+def _status_height() -> int:
+    from game.view.statusline import HEIGHT
+
+    return HEIGHT
+
+
+# ---- the command ------------------------------------------------------------------------------
+def resolve_map(path: str | Path) -> Path:
+    """A map path as given, or relative to the repository when run from elsewhere."""
+    p = Path(path)
+    if not p.exists() and not p.is_absolute() and (ROOT / p).exists():
+        return ROOT / p
+    return p
+
+
+def frame_stats(frame_ms) -> dict[str, float]:
+    """Median and 99th percentile of frame work times (ms)."""
+    times = sorted(frame_ms)
+    if not times:
+        return {"frames": 0, "median_ms": 0.0, "p99_ms": 0.0, "max_ms": 0.0}
+    p99 = times[min(len(times) - 1, int(round(0.99 * (len(times) - 1))))]
+    return {"frames": len(times), "median_ms": statistics.median(times), "p99_ms": p99, "max_ms": times[-1]}
+
+
+def main_play(args) -> int:
+    """`smallville play`: open the window (or render off-screen) and run."""
+    from game.errors import UserError
+
+    headless = bool(getattr(args, "headless", False))
+    frames = getattr(args, "frames", None)
+    if frames is not None and frames < 1:
+        raise UserError("--frames must be at least 1")
+    if headless:
+        os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+        os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+        if frames is None:
+            frames = 1
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    map_path = resolve_map(getattr(args, "map", None) or "maps/the_ville/the_ville.tmx")
+    screenshot = getattr(args, "screenshot", None)
+
+    from game.town import load_town
+
+    town = load_town(map_path)  # MapError: __main__ prints it without a traceback
+
+    pygame = _pygame()
+    from game.view import fonts, sprites
+    from game.view.tilemap import TileMapRenderer
+
+    pygame.display.init()
+    pygame.font.init()
+    try:
+        flags = 0 if headless else pygame.RESIZABLE
+        _set_icon(pygame)
+        try:
+            screen = pygame.display.set_mode(WINDOW_SIZE, flags)
+        except pygame.error as err:
+            raise UserError(
+                f"cannot open a window ({err}); on a machine without a display use --headless"
+            ) from None
+        pygame.display.set_caption(TITLE)
+        game = Game(
+            town,
+            TileMapRenderer.from_file(map_path),
+            size=screen.get_size(),
+            visitor_name=getattr(args, "visitor_name", None) or "You",
+        )
+        if not headless:
+            game.mouse_pos = pygame.mouse.get_pos() if pygame.mouse.get_focused() else None
+        run(game, frames=frames, headless=headless)
+        if screenshot:
+            _save_screenshot(pygame.display.get_surface(), screenshot)
+        if headless:
+            st = frame_stats(game.frame_ms)
+            print(
+                f"rendered {st['frames']} frames off-screen: median {st['median_ms']:.2f} ms, "
+                f"p99 {st['p99_ms']:.2f} ms per frame"
+                + (f"; screenshot {screenshot}" if screenshot else "")
+            )
+    finally:
+        pygame.quit()
+        fonts.reset()
+        sprites.reset_caches()
+    return 0
+
+
+def run(game: Game, *, frames: int | None = None, headless: bool = False) -> None:
+    """The main loop. Headless frames advance a fixed 1/60 s and do not wait."""
+    pygame = _pygame()
+    clock = pygame.time.Clock()
+    n = 0
+    while game.running:
+        dt = 1.0 / FPS if headless else clock.tick(FPS) / 1000.0
+        t0 = time.perf_counter()
+        for event in pygame.event.get():
+            game.handle_event(event)
+        screen = pygame.display.get_surface()
+        if screen.get_size() != game.size:
+            game.resize(screen.get_size())
+        game.update(dt)
+        game.draw(screen)
+        game.frame_ms.append((time.perf_counter() - t0) * 1000.0)
+        pygame.display.flip()
+        n += 1
+        if frames is not None and n >= frames:
+            break
+
+
+def _set_icon(pygame) -> None:
+    """The visitor's standing frame as the window icon (cosmetic: never fails)."""
+    try:
+        from game.view.sprites import CHARACTERS, FRAME_H, FRAME_W
+
+        sheet = pygame.image.load(str(CHARACTERS / "visitor.png"))
+        icon = pygame.Surface((FRAME_H, FRAME_H), pygame.SRCALPHA)
+        icon.blit(sheet, ((FRAME_H - FRAME_W) // 2, 0), (FRAME_W, 0, FRAME_W, FRAME_H))
+        pygame.display.set_icon(icon)
+    except Exception:  # noqa: BLE001 - a missing icon is not worth a message
+        pass
+
+
+def _save_screenshot(surface, path: str | Path) -> None:
+    from game.errors import UserError
+
+    pygame = _pygame()
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pygame.image.save(surface, str(path))
+    except (pygame.error, OSError) as err:
+        raise UserError(f"cannot write screenshot {path}: {err}") from None

@@ -1,0 +1,44 @@
+"""Every font the game draws with, created once and cached.
+
+pygame's default font (freesansbold) ships inside pygame-ce, so the game needs no
+font files. If a TTF appears at assets/fonts/ui.ttf it is used instead.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import pygame
+
+FONT_FILE = Path(__file__).resolve().parents[2] / "assets" / "fonts" / "ui.ttf"
+
+
+def _ensure_init() -> None:
+    if not pygame.font.get_init():
+        pygame.font.init()
+
+
+@lru_cache(maxsize=32)
+def font(size: int, bold: bool = False) -> pygame.font.Font:
+    """A font of `size` pixels (cached: creating fonts is slow)."""
+    _ensure_init()
+    path = str(FONT_FILE) if FONT_FILE.exists() else None
+    f = pygame.font.Font(path, size)
+    f.set_bold(bold)
+    return f
+
+
+@lru_cache(maxsize=512)
+def text(message: str, size: int, color: tuple[int, int, int] = (240, 240, 240), bold: bool = False) -> pygame.Surface:
+    """A rendered, cached line of text (anti-aliased, transparent background).
+
+    Rendering text is one of the slower things a frame can do; labels and the
+    status line repeat the same strings frame after frame, so cache them.
+    """
+    return font(size, bold).render(message, True, color)
+
+
+def reset() -> None:
+    """Forget cached fonts and text (call after pygame.quit(): old fonts are dead)."""
+    font.cache_clear()
+    text.cache_clear()
