@@ -22,6 +22,7 @@ bench: $(STAMP)
 art: $(STAMP)
 	$(PY) assets/draw_tiles.py
 	$(PY) assets/draw_characters.py
+	$(PY) assets/draw_icons.py
 
 map: $(STAMP)
 	$(PY) maps/the_ville/build_map.py
