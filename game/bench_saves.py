@@ -1,0 +1,155 @@
+"""Save and load timings on a synthetic town after "two sim days" (no pygame).
+
+    python -m game.bench_saves                  # 25 residents x 4000 memories
+    python -m game.bench_saves --memories 3000 --repeats 5
+
+``synthetic_state`` builds parts shaped like the real ones (a mind's memory
+stream as MemoryStream.to_state() writes it: node dicts with ISO times, an
+(n, 384) float32 embedding matrix; plans, spatial memory, the sim's bodies and
+chats, accounting, random state). ``bench_saves(state_factory)`` times the
+main thread's part (freeze), the save and the load, and returns medians.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import tempfile
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from game.saves import freeze, load_state, save_state, states_equal
+
+NAMES = [
+    "Isabella Rodriguez", "Maria Lopez", "Klaus Mueller", "Ayesha Khan", "Wolfgang Schulz", "Abigail Chen",
+    "Rajiv Patel", "Latoya Williams", "Francisco Lopez", "Hailey Johnson", "Arthur Burton", "Ryan Park",
+    "Giorgio Rossi", "Carlos Gomez", "Mei Lin", "John Lin", "Eddy Lin", "Tom Moreno", "Jane Moreno",
+    "Tamara Taylor", "Carmen Ortiz", "Sam Moore", "Jennifer Moore", "Yuriko Yamamoto", "Adam Smith",
+]
+_VERBS = ["is drinking coffee", "is talking with", "is reading a book", "is painting", "is idle", "is cooking",
+          "is planning a party", "is studying physics", "is walking to", "is sleeping", "is writing a poem"]
+_PLACES = ["Hobbs Cafe:cafe:coffee machine", "Johnson Park:park:park bench", "Oak Hill College:library:bookshelves",
+           "The Rose and Crown Pub:pub:bar counter", "The Willows Market and Pharmacy:store:grocery shelves"]
+KINDS = ("observation", "reflection", "plan", "chat", "thought")
+
+
+def synthetic_state(residents: int = 25, memories: int = 4000, dim: int = 384, seed: int = 0,
+                    generation: int = 0) -> dict[str, Any]:
+    """Plain parts for `residents` minds with `memories` each (deterministic in
+    seed and generation)."""
+    rng = np.random.default_rng(seed)
+    pr = random.Random(seed)
+    start = datetime(2023, 2, 13, 7, 0)
+    now = start + timedelta(days=2, minutes=generation)
+    names = (NAMES * (residents // len(NAMES) + 1))[:residents]
+    parts: dict[str, Any] = {}
+    bodies = {}
+    for r, name in enumerate(names):
+        emb = rng.standard_normal((memories, dim), dtype=np.float32)
+        emb /= np.linalg.norm(emb, axis=1, keepdims=True)
+        nodes = []
+        for i in range(memories):
+            t = start + timedelta(seconds=i * 43)
+            who = names[(r + i) % len(names)]
+            nodes.append({
+                "id": i, "kind": KINDS[i % 5],
+                "description": f"{who} {_VERBS[i % len(_VERBS)]} at {_PLACES[i % len(_PLACES)]} (#{i}, gen {generation})",
+                "created": t.isoformat(), "last_accessed": (t + timedelta(minutes=i % 90)).isoformat(),
+                "importance": 1 + (i * 7 + r) % 10,
+                "evidence": [i - 1, i - 2, i - 5] if i % 5 == 1 and i > 5 else [],
+                "subject": who, "predicate": "is", "object": _VERBS[i % len(_VERBS)],
+                "expires": (t + timedelta(days=1)).isoformat() if i % 5 == 0 else None,
+            })
+        plan = [{"start": (now + timedelta(minutes=15 * k)).isoformat(), "minutes": 15,
+                 "description": f"{name.split()[0]} works on task {k}", "address": _PLACES[k % len(_PLACES)]}
+                for k in range(60)]
+        parts[f"minds/{name}"] = {
+            "memory": {"model": "all-MiniLM-L6-v2", "dim": dim, "nodes": nodes, "embeddings": emb,
+                       "importance_since_reflection": float(pr.random() * 150)},
+            "spatial": {"world": "the Ville", "tree": {p.split(":")[0]: {p.split(":")[1]: [p.split(":")[2]]}
+                                                       for p in _PLACES}},
+            "plan": plan, "plan_day": now.date(), "summary": f"{name} is a resident of the Ville. " * 8,
+            "known_people": sorted(set(names[: 10 + r % 10])),
+            "last_talked": {n: now - timedelta(hours=k) for k, n in enumerate(names[:5])},
+            "calls": {"decide": 100 + r, "utter": 40, "reflect": 3},
+            "now": now,
+        }
+        bodies[name] = {"tile": (10 + r, 20 + r), "path": [(10 + r + k, 20 + r) for k in range(20)],
+                        "facing": "down", "action": {"description": "idle", "address": _PLACES[r % 5]},
+                        "conversation": None}
+    parts["clock"] = {"now": now, "start": start, "steps": 17280 + generation, "generation": generation}
+    parts["sim"] = {"bodies": bodies, "chats": [], "cooldowns": {}, "events": [f"event {k}" for k in range(200)]}
+    parts["objects"] = {f"the Ville:{p}": "idle" for p in _PLACES}
+    parts["visitor"] = {"name": "Visitor", "tile": (3, 4), "talking_to": None}
+    parts["accounting"] = {"calls": 12345, "prompt_tokens": 9_876_543, "completion_tokens": 1_234_567,
+                           "cost_usd": 0.0, "by_purpose": {"decide": 5000, "utter": 2000}}
+    parts["random"] = {"python": pr.getstate(), "numpy": np.random.default_rng(seed).bit_generator.state}
+    return parts
+
+
+def bench_saves(state_factory: Callable[[], dict] = synthetic_state, repeats: int = 3,
+                folder: str | Path | None = None) -> dict:
+    """Median seconds for freeze (main thread), save, load; plus file size and
+    whether load(save(x)) equals x. Wall times include waiting for the disk
+    (fsync) and for the CPU when other processes share it; the *_cpu figures
+    are this thread's own CPU seconds."""
+    state = state_factory()
+    freezes, saves, loads, save_cpu, load_cpu, phases = [], [], [], [], [], []
+    with tempfile.TemporaryDirectory(dir=folder) as tmp:
+        path = Path(tmp) / "bench.sqlite"
+        equal = None
+        for k in range(repeats):
+            t0 = time.perf_counter()
+            snap = freeze(state)
+            t1 = time.perf_counter()
+            c1 = time.thread_time()
+            sinfo = save_state(path, snap, {"world": "the Ville", "sim_time": snap["clock"]["now"]})
+            t2 = time.perf_counter()
+            c2 = time.thread_time()
+            loaded, linfo = load_state(path)
+            phases.append({"save": sinfo.timings, "load": linfo.timings})
+            t3 = time.perf_counter()
+            save_cpu.append(c2 - c1)
+            load_cpu.append(time.thread_time() - c2)
+            freezes.append(t1 - t0)
+            saves.append(t2 - t1)
+            loads.append(t3 - t2)
+            if k == 0:
+                equal = states_equal(loaded, state)
+            del loaded, snap
+        size = path.stat().st_size
+    n_mem = sum(len(v["memory"]["nodes"]) for k, v in state.items() if k.startswith("minds/"))
+    return {
+        "residents": sum(1 for k in state if k.startswith("minds/")),
+        "memories": n_mem,
+        "file_mb": round(size / 1e6, 1),
+        "freeze_ms_median": round(1000 * statistics.median(freezes), 1),
+        "save_s_median": round(statistics.median(saves), 3),
+        "load_s_median": round(statistics.median(loads), 3),
+        "save_cpu_s_median": round(statistics.median(save_cpu), 3),
+        "load_cpu_s_median": round(statistics.median(load_cpu), 3),
+        "save_s_all": [round(x, 3) for x in saves],
+        "load_s_all": [round(x, 3) for x in loads],
+        "phases_last": phases[-1],
+        "round_trip_equal": equal,
+        "goals": {"save_s": 0.5, "load_s": 1.0, "main_thread_ms": 100},
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--residents", type=int, default=25)
+    ap.add_argument("--memories", type=int, default=4000)
+    ap.add_argument("--repeats", type=int, default=3)
+    a = ap.parse_args(argv)
+    print(json.dumps(bench_saves(lambda: synthetic_state(a.residents, a.memories), a.repeats), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,428 @@
+"""game/saves.py: the save file engine (plain state in, plain state out)."""
+from __future__ import annotations
+
+import math
+import os
+import random
+import shutil
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from game.bench_saves import synthetic_state
+from game.errors import UserError
+from game.saves import (SCHEMA, SaveError, SaveWriter, autosave, clean_stale_temps, freeze, list_saves,
+                        load_state, map_fingerprint, read_info, save_state, slot_path, state_diff, states_equal)
+
+REPO = Path(__file__).resolve().parents[1]
+MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
+WORKER = Path(__file__).resolve().parent / "save_worker.py"
+
+
+def exotic_part() -> dict:
+    """Every kind of value a part may hold."""
+    rng = random.Random(3)
+    gen = np.random.default_rng(5)
+    big = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
+    return {
+        "when": datetime(2023, 2, 14, 17, 0, 5, 123456),
+        "aware": datetime(2023, 2, 14, 17, 0, tzinfo=timezone(timedelta(hours=-8))),
+        "day": date(2023, 2, 14),
+        "span": timedelta(days=1, seconds=5, microseconds=7),
+        "tile": (3, 4),
+        "path": [(1, 2), (2, 3), (3, 4)],
+        "set": {"a", "b"},
+        "frozen": frozenset({1, 2}),
+        "int_keys": {1: "one", 2: "two"},
+        "tuple_keys": {(1, 2): "a", (3, 4): "b"},
+        "tag_like": {"__dt__": "not a date"},
+        "tag_like_rows": [{"__rows__": i} for i in range(10)],
+        "floats": [0.1, -0.0, 1e300, float("inf"), float("-inf"), float("nan")],
+        "text": "Isabella 🎉 café \u2028 \"quoted\" \\ back",
+        "bytes": b"\x00\x01raw",
+        "none": None, "flags": [True, False], "big_int": 2**127 + 5,
+        "arrays": {
+            "f32": gen.standard_normal((50, 384)).astype(np.float32),
+            "i64": np.arange(10, dtype=np.int64),
+            "bool": np.array([True, False, True]),
+            "u8": np.zeros((2, 3, 4), dtype=np.uint8),
+            "f64_3d": big,
+            "strided": big[:, ::2, 1],          # not contiguous
+            "empty": np.zeros((0, 384), dtype=np.float32),
+            "zero_d": np.array(3.5),
+            "str": np.array(["a", "bc"]),
+            "big_endian": np.arange(4, dtype=">i4"),
+        },
+        "rows": [{"id": i, "t": datetime(2023, 2, 13) + timedelta(minutes=i), "ev": [i, i + 1] if i % 2 else [],
+                  "vec": np.full(3, i, dtype=np.float32) if i % 3 == 0 else None} for i in range(40)],
+        "mixed_rows": [{"a": 1}, {"b": 2}] * 10,
+        "python_random": rng.getstate(),
+        "numpy_random": gen.bit_generator.state,
+    }
+
+
+def test_round_trip_big_state_equals_original(tmp_path):
+    state = synthetic_state(residents=6, memories=800)
+    state["exotic"] = exotic_part()
+    p = tmp_path / "big.sqlite"
+    info = save_state(p, state, {"world": "the Ville", "sim_time": state["clock"]["now"],
+                                 "residents": [k[6:] for k in state if k.startswith("minds/")],
+                                 "embedding_model": "all-MiniLM-L6-v2", "embedding_dim": 384,
+                                 "map_path": str(MAP)})
+    loaded, info2 = load_state(p, expect_map=MAP)
+    assert state_diff(loaded, state) is None
+    assert states_equal(loaded, state)
+    ex = loaded["exotic"]
+    assert type(ex["tile"]) is tuple and type(ex["set"]) is set and ex["int_keys"] == {1: "one", 2: "two"}
+    assert ex["arrays"]["f32"].dtype == np.float32 and ex["arrays"]["f32"].flags.writeable
+    assert ex["arrays"]["big_endian"].dtype == np.dtype(">i4")
+    # random states come back usable
+    r = random.Random()
+    r.setstate(ex["python_random"])
+    r2 = random.Random(3)
+    assert r.random() == r2.random()
+    g = np.random.default_rng()
+    g.bit_generator.state = ex["numpy_random"]
+    same = np.random.default_rng(5)
+    same.standard_normal((50, 384))  # what exotic_part drew before taking the state
+    assert g.random() == same.random()
+    assert info.slot == info2.slot == "big" and info2.schema == SCHEMA
+    assert info2.sim_time == state["clock"]["now"] and info2.embedding_dim == 384
+    assert info2.map_sha256 == map_fingerprint(MAP) and info2.world == "the Ville"
+    assert len(info2.residents) == 6 and "clock" in info2.parts
+
+
+def test_numpy_scalars_become_python_numbers(tmp_path):
+    p = tmp_path / "s.sqlite"
+    save_state(p, {"x": {"a": np.float32(1.5), "b": np.int64(7), "c": np.bool_(True)}}, {})
+    loaded, _ = load_state(p)
+    assert loaded["x"] == {"a": 1.5, "b": 7, "c": True} and type(loaded["x"]["b"]) is int
+
+
+def test_states_equal_is_strict():
+    a = {"v": np.zeros(3, np.float32), "n": float("nan"), "t": (1, 2)}
+    assert states_equal(a, {"v": np.zeros(3, np.float32), "n": float("nan"), "t": (1, 2)})
+    assert not states_equal(a, {"v": np.zeros(3, np.float64), "n": float("nan"), "t": (1, 2)})
+    assert not states_equal(a, {"v": np.zeros((3, 1), np.float32), "n": float("nan"), "t": (1, 2)})
+    assert not states_equal(a, {"v": np.zeros(3, np.float32), "n": float("nan"), "t": [1, 2]})
+    assert not states_equal({"x": 1}, {"x": 1.0})
+    assert not states_equal({"x": 1}, {"x": True})
+    assert "x" in state_diff({"x": [1, 2]}, {"x": [1, 3]})
+
+
+def test_freeze_is_a_deep_copy(tmp_path):
+    src = {"a": [{"ev": [1, 2], "d": {"k": 1}} for _ in range(10)], "arr": np.ones(4), "t": ([1], 2)}
+    ro = np.arange(5)
+    ro.flags.writeable = False
+    src["ro"] = ro
+    snap = freeze(src)
+    src["a"][0]["ev"].append(3)
+    src["a"][1]["d"]["k"] = 99
+    src["arr"][0] = 7
+    src["t"][0].append(5)
+    assert snap["a"][0]["ev"] == [1, 2] and snap["a"][1]["d"]["k"] == 1
+    assert snap["arr"][0] == 1 and snap["t"] == ([1], 2)
+    assert snap["ro"] is ro  # read-only arrays are vouched immutable: shared, not copied
+    with pytest.raises(TypeError):
+        freeze({"x": object()})
+
+
+def test_freeze_time_for_25_residents_x_3000(capsys):
+    """The main thread's part of a save. Reported, not asserted (shared CPUs)."""
+    state = synthetic_state(residents=25, memories=3000)
+    t0 = time.perf_counter()
+    freeze(state)
+    full = time.perf_counter() - t0
+    # The recommended snapshot: embeddings as read-only views (append-only rows).
+    for k, v in state.items():
+        if k.startswith("minds/"):
+            v["memory"]["embeddings"].flags.writeable = False
+    t0 = time.perf_counter()
+    freeze(state)
+    views = time.perf_counter() - t0
+    with capsys.disabled():
+        print(f"\n[saves] freeze 25x3000: {1000 * full:.0f} ms with array copies, "
+              f"{1000 * views:.0f} ms with read-only embedding views")
+
+
+# ------------------------------------------------------------------ slots
+
+def test_slot_names(tmp_path):
+    assert slot_path("quick") == Path("saves/quick.sqlite")
+    assert slot_path("My save 2.b", folder=tmp_path) == tmp_path / "My save 2.b.sqlite"
+    assert slot_path("runs/demo/save.sqlite") == Path("runs/demo/save.sqlite")
+    assert slot_path(tmp_path / "x.SQLITE") == tmp_path / "x.SQLITE"
+    for bad in ["", "../x", "a/b", "a\\b", ".hidden", "x..y", "CON", "nul", "a\x00b", "a" * 65, "end.", "-x"]:
+        with pytest.raises(SaveError) as e:
+            slot_path(bad)
+        assert "not a usable save name" in str(e.value)
+
+
+def test_list_saves_and_read_info(tmp_path):
+    for i, name in enumerate(["first", "second", "third"]):
+        save_state(tmp_path / f"{name}.sqlite", {"clock": {"n": i}},
+                   {"sim_time": datetime(2023, 2, 13, 7 + i), "world": "the Ville"})
+        time.sleep(0.01)
+    (tmp_path / "junk.sqlite").write_bytes(os.urandom(5000))
+    (tmp_path / "notes.txt").write_text("not a save")
+    (tmp_path / ".saving-x.999999.abcd.tmp").write_bytes(b"half a save")
+    saves = list_saves(tmp_path)
+    assert [s.slot for s in saves if s.ok] == ["third", "second", "first"]
+    broken = [s for s in saves if not s.ok]
+    assert [s.slot for s in broken] == ["junk"] and "not a Smallville save" in broken[0].broken
+    info = read_info(tmp_path / "second.sqlite")
+    assert info.sim_time == datetime(2023, 2, 13, 8) and info.size > 0 and info.saved_at is not None
+    assert "second" in info.label() and "unreadable" in broken[0].label()
+    assert list_saves(tmp_path / "nowhere") == []
+    odd = tmp_path / "a folder #1 %20?"
+    info = save_state(slot_path("My save 2", folder=odd), {"clock": {"n": 9}}, {})
+    assert info.slot == "My save 2" and load_state(odd / "My save 2.sqlite")[0]["clock"] == {"n": 9}
+    assert load_state(odd / "My save 2")[0]["clock"] == {"n": 9}  # the suffix may be left off
+
+
+def test_autosave_keeps_the_last_k(tmp_path):
+    for i in range(5):
+        info = autosave({"clock": {"i": i}}, {"world": "the Ville"}, folder=tmp_path, keep=3)
+        assert info.slot == f"autosave-{i + 1}"
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["autosave-3.sqlite", "autosave-4.sqlite", "autosave-5.sqlite"]
+    assert load_state(tmp_path / "autosave-5.sqlite")[0]["clock"] == {"i": 4}
+    assert read_info(tmp_path / "autosave-5.sqlite").meta["autosave"] is True
+
+
+# ------------------------------------------------------------------ bad input
+
+@pytest.fixture
+def good_save(tmp_path):
+    p = tmp_path / "good.sqlite"
+    save_state(p, synthetic_state(residents=2, memories=300), {"world": "the Ville", "map_path": str(MAP)})
+    return p
+
+
+def _err(path, **kw) -> str:
+    with pytest.raises(SaveError) as e:
+        load_state(path, **kw)
+    assert isinstance(e.value, UserError)
+    return str(e.value)
+
+
+def test_missing_file(tmp_path):
+    msg = _err(tmp_path / "nope.sqlite")
+    assert "there is no save at" in msg and "nope.sqlite" in msg
+    with pytest.raises(SaveError):
+        read_info(tmp_path / "nope.sqlite")
+
+
+def test_truncated_files(good_save, tmp_path):
+    data = good_save.read_bytes()
+    for cut in [0, 50, 100, 4096, len(data) // 3, len(data) // 2, len(data) - 70000]:
+        p = tmp_path / f"cut{cut}.sqlite"
+        p.write_bytes(data[:cut])
+        msg = _err(p)
+        assert str(p) in msg and ("damaged" in msg or "not a Smallville save" in msg or "incomplete" in msg), msg
+
+
+def test_random_bytes(tmp_path):
+    p = tmp_path / "noise.sqlite"
+    p.write_bytes(os.urandom(100_000))
+    msg = _err(p)
+    assert "is not a Smallville save" in msg and str(p) in msg
+
+
+def test_foreign_sqlite(tmp_path):
+    p = tmp_path / "other.sqlite"
+    con = sqlite3.connect(p)
+    con.execute("CREATE TABLE t (x)")
+    con.commit()
+    con.close()
+    assert "SQLite file but not a Smallville save" in _err(p)
+
+
+def test_newer_schema(good_save):
+    con = sqlite3.connect(good_save)
+    con.execute("PRAGMA user_version = 3")
+    con.commit()
+    con.close()
+    msg = _err(good_save)
+    assert "newer Smallville (schema 3; this one reads up to 1); update the game" in msg
+    with pytest.raises(SaveError):
+        read_info(good_save)
+
+
+def test_another_map(good_save, tmp_path):
+    other = tmp_path / "other_town.tmx"
+    other.write_bytes(MAP.read_bytes().replace(b'value="the Ville"', b'value="Elsewhere"', 1))
+
+    class FakeTown:
+        path = other
+        world = "Elsewhere"
+    msg = _err(good_save, expect_map=FakeTown())
+    assert "'the Ville'" in msg and "'Elsewhere'" in msg and "other_town.tmx" in msg and "the_ville.tmx" in msg
+    msg = _err(good_save, expect_map=other)
+    assert "other_town.tmx" in msg and "the_ville.tmx" in msg
+    load_state(good_save, expect_map=MAP)  # the right map is fine
+
+
+def test_missing_and_damaged_parts(good_save, tmp_path):
+    p2 = tmp_path / "copy.sqlite"
+    shutil.copy(good_save, p2)
+    con = sqlite3.connect(good_save)
+    con.execute("DELETE FROM state WHERE name = 'clock'")
+    con.commit()
+    con.close()
+    msg = _err(good_save)
+    assert "incomplete" in msg and "'clock'" in msg
+    assert "'weather'" in _err(p2, require=["weather"])
+    con = sqlite3.connect(p2)
+    con.execute("UPDATE state SET json = '{\"now\": 1}' WHERE name = 'clock'")
+    con.execute("DELETE FROM arrays WHERE idx = 0 AND part LIKE 'minds/%'")
+    con.commit()
+    con.close()
+    assert "damaged" in _err(p2)
+
+
+def test_failed_save_keeps_the_old_one(tmp_path):
+    p = tmp_path / "keep.sqlite"
+    save_state(p, {"clock": {"n": 1}}, {})
+    with pytest.raises(SaveError) as e:
+        save_state(p, {"clock": {"n": 2}, "bad": {"x": object()}}, {})
+    assert "bad" in str(e.value)
+    assert load_state(p)[0] == {"clock": {"n": 1}}
+    assert [x.name for x in tmp_path.iterdir()] == ["keep.sqlite"]  # no temp left behind
+
+
+def test_cannot_write_folder(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(SaveError) as e:
+        save_state(blocker / "s.sqlite", {"a": 1}, {})
+    assert "save folder" in str(e.value) or "could not write" in str(e.value)
+
+
+# ------------------------------------------------------------------ secrets
+
+def test_api_keys_never_reach_the_file(tmp_path):
+    key = "sk-proj-" + "A1b2C3d4" * 6
+    anthropic = "sk-ant-api03-" + "x9Y8" * 10
+    state = {
+        "config": {"model": "gpt-4o-mini", "api_key": key, "api_base": "http://localhost:11434",
+                   "OPENAI_API_KEY": anthropic, "extra_headers": {"Authorization": "Bearer " + "t0k3n" * 8},
+                   "max_tokens": 256, "aws_secret_access_key": "wJalrXUtnFEMI/K7MDENG", "token": ""},
+        "accounting": {"prompt_tokens": 1234, "completion_tokens": 56, "tokens_by_purpose": {"decide": 7}},
+        "minds/A": {"memory": {"nodes": [{"id": i, "description": f"note {i}: my key is {key}" if i == 3 else f"n{i}"}
+                                         for i in range(20)]}},
+        "chat": ["Here is ghp_" + "Z" * 36 + " for you", "AKIAIOSFODNN7EXAMPLE is a key"],
+    }
+    p = tmp_path / "k.sqlite"
+    save_state(p, state, {"world": "the Ville", "api_key": key})
+    raw = p.read_bytes()
+    for secret in (key, anthropic, "t0k3nt0k3n", "wJalrXUtnFEMI", "ghp_ZZZZ", "AKIAIOSFODNN7EXAMPLE"):
+        assert secret.encode() not in raw, secret
+    loaded, info = load_state(p)
+    cfg = loaded["config"]
+    assert cfg["api_key"] is None and cfg["OPENAI_API_KEY"] is None and cfg["aws_secret_access_key"] is None
+    assert cfg["model"] == "gpt-4o-mini" and cfg["api_base"] == "http://localhost:11434" and cfg["max_tokens"] == 256
+    assert cfg["extra_headers"]["Authorization"] is None and cfg["token"] == ""
+    assert loaded["accounting"] == state["accounting"]
+    assert loaded["minds/A"]["memory"]["nodes"][3]["description"] == "note 3: my key is [redacted]"
+    assert loaded["chat"][0] == "Here is [redacted] for you"
+    assert info.meta.get("api_key") is None and info.meta["scrubbed_secrets"] >= 6
+
+
+# ------------------------------------------------------------------ off the frame
+
+def test_save_writer_status_and_deferred_parts(tmp_path):
+    seen = []
+    w = SaveWriter(on_done=lambda kind, r: seen.append(kind))
+    assert w.status.state == "idle"
+    gate = threading.Event()
+
+    def slow_part():
+        gate.wait(5)
+        return {"rendered": "off the main thread", "thread": threading.current_thread().name}
+    fut = w.save(tmp_path / "quick.sqlite", {"clock": {"n": 1}, "minds/A": slow_part}, {"world": "the Ville"})
+    assert w.busy() and w.status.text == "saving…"
+    gate.set()
+    assert w.wait(10)
+    info = fut.result()
+    assert info.slot == "quick" and w.status.state == "saved" and w.status.text == "saved slot quick"
+    assert w.status.seconds is not None
+    lf = w.load(tmp_path / "quick.sqlite")
+    w.wait(10)
+    parts, info = lf.result()
+    assert parts["minds/A"]["thread"].startswith("saves") and w.status.text == "loaded slot quick"
+    bad = w.save(tmp_path / "quick.sqlite", {"x": {"y": object()}}, {})
+    w.wait(10)
+    assert w.status.state == "failed" and w.status.text.startswith("save failed: ")
+    with pytest.raises(SaveError):
+        bad.result()
+    assert load_state(tmp_path / "quick.sqlite")[0]["clock"] == {"n": 1}
+    af = w.autosave({"clock": {"n": 2}}, {}, folder=tmp_path, keep=2)
+    w.wait(10)
+    assert af.result().slot == "autosave-1" and w.status.text == "autosaved (autosave-1)"
+    bad_load = w.load(tmp_path / "missing.sqlite")
+    w.wait(10)
+    assert w.status.text.startswith("load failed: there is no save")
+    with pytest.raises(SaveError):
+        bad_load.result()
+    assert seen == ["save", "load", "save"]
+    w.close()
+
+
+# ------------------------------------------------------------------ kill -9
+
+def test_killed_saves_leave_the_previous_save_loadable(tmp_path):
+    """SIGKILL a process in the middle of saving a 25 x 3000 x 384 town, 20 times
+    at spread-out moments: the file is absent (first save) or a complete save."""
+    import save_worker
+
+    base = save_worker.base_state(25, 3000)
+    rng = random.Random(1234)
+    # Kill after 0.1 .. 2.1 save-durations (in a seeded random order): most kills
+    # land inside a save (encoding, SQLite writing, fsync, rename), some between.
+    spread = [0.1 + 2.0 * i / 19 for i in range(20)]
+    rng.shuffle(spread)
+    save_seconds = [2.0]   # first guess; then what the worker reports
+    gen = 0
+    current: dict[Path, int | None] = {}
+    phases = {"absent": 0, "last finished": 0, "finished unreported": 0}
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    for k in range(20):
+        target = tmp_path / f"town{k // 5}.sqlite"   # a fresh file every 5 kills: the first-save case too
+        prev = current.get(target)
+        proc = subprocess.Popen([sys.executable, str(WORKER), str(target), str(gen)], stdout=subprocess.PIPE,
+                                text=True, env=env)
+        assert proc.stdout.readline().strip() == "ready"
+        time.sleep(spread[k] * sorted(save_seconds)[len(save_seconds) // 2])
+        proc.kill()
+        out, _ = proc.communicate()
+        done = [line.split() for line in out.splitlines() if line.startswith("saved")]
+        saved = [int(x[1]) for x in done]
+        save_seconds += [float(x[2]) for x in done]
+        last_done = saved[-1] if saved else prev
+        in_progress = (saved[-1] + 1) if saved else gen
+        if not target.exists():
+            assert last_done is None, f"kill {k}: the file vanished after generation {last_done}"
+            phases["absent"] += 1
+        else:
+            parts, info = load_state(target)
+            g = parts["clock"]["generation"]
+            assert g in (last_done, in_progress), f"kill {k}: generation {g}, expected {last_done} or {in_progress}"
+            phases["last finished" if g == last_done else "finished unreported"] += 1
+            assert states_equal(parts, save_worker.set_generation(base, g)), state_diff(parts, base)
+            current[target] = g
+        gen = in_progress + 1
+    listed = list_saves(tmp_path)
+    assert all(s.ok for s in listed) and {s.path.name for s in listed} == {p.name for p in current}
+    # stale temporary files of the killed writers go away at the next save
+    save_state(tmp_path / "after.sqlite", {"clock": {}}, {})
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".saving-")]
+    assert clean_stale_temps(tmp_path) == 0
+    print(f"\n[saves] kill test outcomes: {phases}")
