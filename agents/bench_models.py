@@ -1,0 +1,138 @@
+"""How fast the embedded model and the local embeddings run on this machine (for `make bench`)."""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import statistics
+import tempfile
+import time
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+_SUBJECTS = [
+    "brushing teeth", "making coffee for a customer", "a break-up with a partner", "reading a book in the park",
+    "planning a Valentine's Day party", "buying groceries", "getting accepted to college", "watering the garden",
+    "talking about the mayoral election", "painting a landscape", "cooking dinner", "losing a wallet",
+]
+
+
+class _Rating(BaseModel):
+    rating: int = Field(ge=1, le=10)
+
+
+_HOURS = tuple(f"{h:02d}:{m:02d}" for h in range(6, 24) for m in (0, 30))
+
+
+class _Step(BaseModel):
+    start: Literal[_HOURS]  # type: ignore[valid-type] - an enum, as the planner uses
+    duration_min: int = Field(ge=5, le=600)
+    description: str = Field(min_length=3, max_length=60)
+
+
+class _Plan(BaseModel):
+    items: list[_Step] = Field(min_length=5, max_length=8)
+
+
+def bench_models(calls: int = 10, sentences: int = 200, model: str | None = None, long_calls: int = 2) -> dict[str, Any]:
+    """Medians over ``calls`` short structured calls (an importance rating), ``long_calls``
+    day plans (5-8 items, ~150 tokens: the decoding speed) and ``sentences`` embeddings.
+
+    Returns {"model", "load_s", "calls_per_s", "median_latency_s", "tokens_per_s" (completion
+    tokens / latency of the short calls), "total_tokens_per_s" (prompt + completion),
+    "median_prompt_tokens", "median_completion_tokens", "plan_latency_s", "decode_tokens_per_s",
+    "fallbacks", "embedding_model", "embedding_load_s", "embeddings_per_s"}.
+    """
+    from agents.config import load_config
+    from agents.embeddings import LocalEmbedder
+    from agents.llm import Gateway
+
+    cfg = load_config(env={}, toml_path=None)
+    if model:
+        cfg = cfg.with_(model=model)
+    gw = Gateway(cfg.with_(cache=None, temperature=0.7))
+    out: dict[str, Any] = {"model": cfg.model}
+
+    t0 = time.monotonic()
+    if cfg.is_embedded:
+        from agents.local_model import model as local_model
+
+        local_model().load()
+    out["load_s"] = round(time.monotonic() - t0, 2)
+    # One warm-up call (grammar compilation, caches) that is not measured.
+    gw.ask(_Rating, "Rate the poignancy of 'waking up' from 1 to 10.", purpose="bench", fallback=_Rating(rating=1))
+
+    lat, pts, cts, tps, ttps = [], [], [], [], []
+    for i in range(calls):
+        subject = _SUBJECTS[i % len(_SUBJECTS)]
+        prompt = (
+            "On a scale of 1 (mundane, like brushing teeth) to 10 (poignant, like a break-up), "
+            f"rate the poignancy of this memory: {subject}."
+        )
+        n_before = len(gw.accounting.records())
+        t = time.monotonic()
+        gw.ask(_Rating, prompt, purpose="bench", fallback=_Rating(rating=1), max_tokens=32)
+        dt = time.monotonic() - t
+        rec = gw.accounting.records()[n_before:][-1]
+        lat.append(dt)
+        pts.append(rec.prompt_tokens)
+        cts.append(rec.completion_tokens)
+        tps.append(rec.completion_tokens / dt if dt > 0 else 0.0)
+        ttps.append((rec.prompt_tokens + rec.completion_tokens) / dt if dt > 0 else 0.0)
+    med = statistics.median(lat)
+    out.update(
+        calls=calls,
+        median_latency_s=round(med, 3),
+        calls_per_s=round(1.0 / med, 2) if med > 0 else None,
+        tokens_per_s=round(statistics.median(tps), 1),
+        total_tokens_per_s=round(statistics.median(ttps), 1),
+        median_prompt_tokens=statistics.median(pts),
+        median_completion_tokens=statistics.median(cts),
+    )
+
+    plan_lat, decode = [], []
+    for i in range(long_calls):
+        prompt = (
+            f"{['Isabella Rodriguez owns Hobbs Cafe', 'Klaus Mueller studies sociology', 'Sam Moore runs for mayor'][i % 3]}. "
+            "Write the plan for today in 5 to 8 broad strokes: start time (HH:MM), duration in minutes, description."
+        )
+        n_before = len(gw.accounting.records())
+        t = time.monotonic()
+        gw.ask(_Plan, prompt, purpose="bench", fallback=lambda: None, max_tokens=400, temperature=0.7)
+        dt = time.monotonic() - t
+        recs = gw.accounting.records()[n_before:]
+        plan_lat.append(dt)
+        decode.append(sum(r.completion_tokens for r in recs) / dt if dt > 0 else 0.0)
+    if long_calls:
+        out["plan_latency_s"] = round(statistics.median(plan_lat), 2)
+        out["decode_tokens_per_s"] = round(statistics.median(decode), 1)
+    out["fallbacks"] = gw.accounting.counts()["fallback"]
+
+    texts = [f"{_SUBJECTS[i % len(_SUBJECTS)]} at {i % 24:02d}:00 on day {i}" for i in range(sentences)]
+    with tempfile.TemporaryDirectory() as tmp:
+        emb = LocalEmbedder(cache_path=os.path.join(tmp, "bench.sqlite"))
+        t = time.monotonic()
+        emb.load()
+        out["embedding_model"] = emb.model_name
+        out["embedding_load_s"] = round(time.monotonic() - t, 2)
+        emb.embed(["warm up"])
+        rates = []
+        batch = max(1, sentences // 4)
+        for i in range(0, sentences, batch):
+            chunk = texts[i : i + batch]
+            t = time.monotonic()
+            emb.embed(chunk)
+            dt = time.monotonic() - t
+            rates.append(len(chunk) / dt if dt > 0 else 0.0)
+        out["embeddings_per_s"] = round(statistics.median(rates), 1)
+        emb.close()
+    return out
+
+
+if __name__ == "__main__":  # python -m agents.bench_models
+    import json
+
+    print(json.dumps(bench_models(), indent=2))

@@ -1,0 +1,155 @@
+"""Model configuration: which model, where, how many calls at once.
+
+Strongest first: CLI overrides (the `smallville` flags), the environment
+(``SMALLVILLE_*``), a ``smallville.toml`` file, then defaults. API keys are
+never read or written here: litellm takes them from its usual environment
+variables (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ...).
+"""
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+EMBEDDED_PROVIDER = "smallville"
+EMBEDDED_MODEL = f"{EMBEDDED_PROVIDER}/smollm2-135m"
+LOCAL_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+
+ENV_PREFIX = "SMALLVILLE_"
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    model: str = EMBEDDED_MODEL
+    api_base: str | None = None
+    concurrency: int = 0  # 0: pick by model (2 for the embedded one, 8 for hosted ones)
+    timeout: float = 0.0  # seconds per model call; 0: pick by model (60 embedded, 30 hosted)
+    retries: int = 3  # extra attempts on rate limits and transient errors
+    backoff: float = 1.0  # seconds before the first retry; doubles each time, with jitter
+    deadline: float = 0.0  # seconds for one ask() including retries; 0: 4 x timeout
+    temperature: float = 0.7
+    seed: int | None = 0
+    cache: str | None = None  # SQLite response cache path; None: no cache
+    embedding_model: str = LOCAL_EMBEDDING_MODEL  # or any litellm embedding model string
+    embedding_cache: str | None = ".cache/embeddings.sqlite"  # None: memory only
+
+    def __post_init__(self) -> None:
+        # Resolve the model-dependent defaults once, so every reader sees numbers.
+        if self.concurrency <= 0:
+            object.__setattr__(self, "concurrency", 2 if self.is_embedded else 8)
+        if self.timeout <= 0:
+            object.__setattr__(self, "timeout", 60.0 if self.is_embedded else 30.0)
+        if self.deadline <= 0:
+            object.__setattr__(self, "deadline", 4 * self.timeout)
+        if self.retries < 0:
+            object.__setattr__(self, "retries", 0)
+
+    @property
+    def is_embedded(self) -> bool:
+        return self.model.split("/", 1)[0] == EMBEDDED_PROVIDER
+
+    @property
+    def provider(self) -> str:
+        return self.model.split("/", 1)[0] if "/" in self.model else ""
+
+    def with_(self, **changes: Any) -> "ModelConfig":
+        return replace(self, **changes)
+
+
+_FIELDS = {f.name: f for f in fields(ModelConfig)}
+_INTS = {"concurrency", "retries", "seed"}
+_FLOATS = {"timeout", "deadline", "temperature", "backoff"}
+# The CLI's argparse names (game/__main__.py) map onto fields one to one,
+# except that argparse spells --api-base as api_base already.
+_ALIASES = {"api-base": "api_base", "embedding-model": "embedding_model", "embedding-cache": "embedding_cache"}
+
+
+class ConfigError(ValueError):
+    """A configuration value that cannot be used; the message names its source."""
+
+
+def _coerce(name: str, value: Any, source: str) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = value.strip()
+        if name not in ("model", "api_base", "embedding_model") and value.lower() in ("", "none", "off"):
+            return None if name in ("cache", "embedding_cache", "seed") else value
+    try:
+        if name in _INTS:
+            return int(value)
+        if name in _FLOATS:
+            return float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{source}: {name} must be a number, not {value!r}") from None
+    return str(value)
+
+
+def _from_mapping(data: Mapping[str, Any], source: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        name = _ALIASES.get(key, key)
+        if name not in _FIELDS:
+            continue  # unknown keys (other CLI flags, other tables) are not ours
+        if value is None:
+            continue  # an unset CLI flag
+        out[name] = _coerce(name, value, source)
+    return out
+
+
+def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in _FIELDS:
+        raw = env.get(ENV_PREFIX + name.upper())
+        if raw is not None and raw != "":
+            out[name] = _coerce(name, raw, f"environment {ENV_PREFIX + name.upper()}")
+    return out
+
+
+def _from_toml(path: str | os.PathLike | None) -> dict[str, Any]:
+    if not path:
+        return {}
+    p = Path(path)
+    if not p.is_file():
+        return {}
+    try:
+        with p.open("rb") as fh:
+            data = tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError) as err:
+        raise ConfigError(f"{p}: cannot read it: {err}") from None
+    # Accept the keys at top level or under a [model] table.
+    merged = {k: v for k, v in data.items() if not isinstance(v, dict)}
+    if isinstance(data.get("model"), dict):
+        merged.pop("model", None)
+        merged.update(data["model"])
+    for key in ("api_key", "api-key"):
+        if key in merged:
+            raise ConfigError(f"{p}: do not put API keys in files; set the provider's environment variable")
+    return _from_mapping(merged, str(p))
+
+
+def load_config(
+    overrides: Mapping[str, Any] | Any | None = None,
+    env: Mapping[str, str] | None = None,
+    toml_path: str | os.PathLike | None = "smallville.toml",
+) -> ModelConfig:
+    """The configuration, strongest first: overrides, environment, TOML file, defaults.
+
+    ``overrides`` is a dict or an argparse Namespace (keys model, api_base,
+    concurrency, cache, ...); None values mean "not given".
+    """
+    env = os.environ if env is None else env
+    if overrides is not None and not isinstance(overrides, Mapping):
+        overrides = vars(overrides)
+    values: dict[str, Any] = {}
+    values.update(_from_toml(toml_path))
+    values.update(_from_env(env))
+    values.update(_from_mapping(overrides or {}, "command line"))
+    if not values.get("model"):
+        values.pop("model", None)
+    try:
+        return ModelConfig(**values)
+    except TypeError as err:  # pragma: no cover - _from_mapping filters names
+        raise ConfigError(str(err)) from None

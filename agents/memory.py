@@ -1,0 +1,263 @@
+"""The memory stream and retrieval (Park et al. 2023, section 4.1).
+
+Nodes live in a Python list; what retrieval scores lives in parallel numpy
+arrays (one embedding matrix, importance, last-access hour) so one query is a
+handful of vectorised operations over the whole stream, never a loop per node.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Iterable, Literal
+
+import numpy as np
+
+Kind = Literal["observation", "reflection", "plan", "chat", "thought"]
+KINDS = ("observation", "reflection", "plan", "chat", "thought")
+
+# Sim times become float hours since this instant, so recency is arithmetic.
+_EPOCH = datetime(2000, 1, 1)
+
+
+def sim_hours(t: datetime) -> float:
+    return (t - _EPOCH).total_seconds() / 3600.0
+
+
+class EmbeddingMismatch(ValueError):
+    """Vectors from another embedding model (or of another size) than the stream's."""
+
+
+@dataclass
+class MemoryNode:
+    id: int
+    kind: str
+    description: str
+    created: datetime
+    last_accessed: datetime
+    importance: int
+    evidence: list[int] = field(default_factory=list)  # node ids (reflections)
+    subject: str | None = None
+    predicate: str | None = None
+    object: str | None = None
+    expires: datetime | None = None
+
+    @property
+    def embedding_row(self) -> int:
+        return self.id  # ids are dense: node i is row i of the matrix
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        for k in ("created", "last_accessed", "expires"):
+            d[k] = d[k].isoformat() if d[k] is not None else None
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "MemoryNode":
+        d = dict(d)
+        for k in ("created", "last_accessed", "expires"):
+            d[k] = datetime.fromisoformat(d[k]) if d.get(k) else None
+        d["evidence"] = [int(e) for e in d.get("evidence") or []]
+        return cls(**d)
+
+
+def minmax(x: np.ndarray) -> np.ndarray:
+    """Scale to [0,1]. A constant column carries no ranking information; it
+    becomes 0.5 everywhere (as the original does), so it shifts every score
+    equally and changes no order."""
+    if x.size == 0:
+        return x
+    lo, hi = float(x.min()), float(x.max())
+    if hi - lo < 1e-12:
+        return np.full_like(x, 0.5)
+    return (x - lo) / (hi - lo)
+
+
+class MemoryStream:
+    def __init__(self, model: str, dim: int, capacity: int = 256):
+        self.model = model  # which embedding model made every vector here
+        self.dim = int(dim)
+        self.nodes: list[MemoryNode] = []
+        self._emb = np.zeros((capacity, self.dim), dtype=np.float32)
+        self._imp = np.zeros(capacity, dtype=np.float32)
+        self._last = np.zeros(capacity, dtype=np.float64)  # sim hours of last access
+        self._kind = np.zeros(capacity, dtype=np.int8)
+        self._exp = np.full(capacity, np.inf, dtype=np.float64)  # sim hours; inf = never
+        # Summed importance of everything stored since the last reflection.
+        self.importance_since_reflection = 0.0
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    # -- adding -----------------------------------------------------------
+    def _grow(self, need: int) -> None:
+        cap = self._emb.shape[0]
+        if need <= cap:
+            return
+        new = max(need, cap * 2)  # amortised: doubling keeps appends O(1) on average
+
+        def grow(a: np.ndarray, fill=0.0) -> np.ndarray:
+            b = np.full((new,) + a.shape[1:], fill, dtype=a.dtype)
+            b[:cap] = a
+            return b
+
+        self._emb = grow(self._emb)
+        self._imp = grow(self._imp)
+        self._last = grow(self._last)
+        self._kind = grow(self._kind, 0)
+        self._exp = grow(self._exp, np.inf)
+
+    def check_vector(self, vec: np.ndarray, model: str | None = None) -> np.ndarray:
+        v = np.asarray(vec, dtype=np.float32).reshape(-1)
+        if model is not None and model != self.model:
+            raise EmbeddingMismatch(
+                f"memory stream holds vectors of {self.model!r}; refusing one from {model!r} "
+                "(re-embed the stream or use the same embedding model)"
+            )
+        if v.shape[0] != self.dim:
+            raise EmbeddingMismatch(
+                f"memory stream holds {self.dim}-dim vectors of {self.model!r}; got a {v.shape[0]}-dim one"
+            )
+        return v
+
+    def add(
+        self,
+        kind: str,
+        description: str,
+        created: datetime,
+        importance: int,
+        embedding: np.ndarray,
+        *,
+        evidence: Iterable[int] = (),
+        subject: str | None = None,
+        predicate: str | None = None,
+        object: str | None = None,
+        expires: datetime | None = None,
+        model: str | None = None,
+    ) -> MemoryNode:
+        if kind not in KINDS:
+            raise ValueError(f"unknown memory kind {kind!r}")
+        v = self.check_vector(embedding, model)
+        n = len(self.nodes)
+        self._grow(n + 1)
+        importance = int(min(10, max(1, round(importance))))
+        valid = [int(e) for e in evidence if 0 <= int(e) < n]  # evidence must already exist
+        node = MemoryNode(n, kind, description, created, created, importance, valid,
+                          subject, predicate, object, expires)
+        self.nodes.append(node)
+        norm = float(np.linalg.norm(v))
+        self._emb[n] = v / norm if norm > 0 else v  # unit rows: cosine is a dot product
+        self._imp[n] = importance
+        self._last[n] = sim_hours(created)
+        self._kind[n] = KINDS.index(kind)
+        self._exp[n] = sim_hours(expires) if expires else np.inf
+        if kind != "reflection":
+            self.importance_since_reflection += importance
+        return node
+
+    # -- reading ----------------------------------------------------------
+    def recent(self, n: int, kinds: Iterable[str] | None = None) -> list[MemoryNode]:
+        """The n newest nodes (of these kinds), oldest first."""
+        sel = [x for x in self.nodes if x.kind in set(kinds)] if kinds else self.nodes
+        return list(sel[-n:]) if n > 0 else []
+
+    def by_kind(self, kind: str) -> list[MemoryNode]:
+        return [x for x in self.nodes if x.kind == kind]
+
+    def get(self, node_id: int) -> MemoryNode | None:
+        return self.nodes[node_id] if 0 <= node_id < len(self.nodes) else None
+
+    def embedding(self, node_id: int) -> np.ndarray:
+        return self._emb[node_id].copy()
+
+    def scores(
+        self,
+        query: np.ndarray,
+        now: datetime,
+        *,
+        weights: tuple[float, float, float] = (1.0, 1.0, 1.0),
+        decay: float = 0.995,
+        kinds: Iterable[str] | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(candidate node ids, their scores). Each term is min-max scaled
+        over the candidates; weights are (recency, importance, relevance)."""
+        n = len(self.nodes)
+        q = self.check_vector(query)
+        qn = float(np.linalg.norm(q))
+        q = q / qn if qn > 0 else q
+        mask = self._exp[:n] > sim_hours(now)  # expired memories are forgotten
+        if kinds:
+            mask &= np.isin(self._kind[:n], [KINDS.index(k) for k in kinds])
+        ids = np.nonzero(mask)[0]
+        if ids.size == 0:
+            return ids, np.zeros(0)
+        hours = np.maximum(sim_hours(now) - self._last[ids], 0.0)
+        recency = np.exp(np.log(decay) * hours)  # decay ** hours, four times faster than np.power
+        importance = self._imp[ids].astype(np.float64)
+        # One matrix-vector product over the contiguous block (no fancy-indexed
+        # copy of the matrix), then pick the candidates' cosines.
+        relevance = (self._emb[:n] @ q)[ids] if ids.size < n else self._emb[:n] @ q
+        w_rec, w_imp, w_rel = weights
+        score = w_rec * minmax(recency) + w_imp * minmax(importance) + w_rel * minmax(relevance.astype(np.float64))
+        return ids, score
+
+    def retrieve(
+        self,
+        query: np.ndarray,
+        now: datetime,
+        *,
+        k: int = 12,
+        char_budget: int | None = None,
+        weights: tuple[float, float, float] = (1.0, 1.0, 1.0),
+        decay: float = 0.995,
+        kinds: Iterable[str] | None = None,
+        touch: bool = True,
+    ) -> list[MemoryNode]:
+        """The top-k nodes by score (best first), cut to fit char_budget;
+        the returned nodes' last access becomes `now`."""
+        ids, score = self.scores(query, now, weights=weights, decay=decay, kinds=kinds)
+        if ids.size == 0 or k <= 0:
+            return []
+        k = min(k, ids.size)
+        top = np.argpartition(-score, k - 1)[:k] if k < ids.size else np.arange(ids.size)
+        top = top[np.argsort(-score[top], kind="stable")]
+        chosen = ids[top]
+        if char_budget is not None:
+            lengths = np.array([len(self.nodes[i].description) + 1 for i in chosen])
+            keep = np.cumsum(lengths) <= char_budget
+            keep[0] = True  # always at least one
+            chosen = chosen[keep]
+        if touch:
+            self._last[chosen] = sim_hours(now)
+            for i in chosen:
+                self.nodes[i].last_accessed = now
+        return [self.nodes[i] for i in chosen]
+
+    # -- persistence ------------------------------------------------------
+    def to_state(self) -> dict:
+        """Everything needed to rebuild the stream: plain dicts plus arrays."""
+        n = len(self.nodes)
+        return {
+            "model": self.model,
+            "dim": self.dim,
+            "nodes": [x.to_dict() for x in self.nodes],
+            "embeddings": self._emb[:n].copy(),
+            "importance_since_reflection": self.importance_since_reflection,
+        }
+
+    @classmethod
+    def from_state(cls, state: dict) -> "MemoryStream":
+        nodes = [MemoryNode.from_dict(d) for d in state["nodes"]]
+        emb = np.asarray(state["embeddings"], dtype=np.float32).reshape(len(nodes), int(state["dim"]))
+        s = cls(state["model"], int(state["dim"]), capacity=max(256, len(nodes)))
+        n = len(nodes)
+        s.nodes = nodes
+        s._emb[:n] = emb
+        for i, x in enumerate(nodes):
+            if x.id != i:
+                raise ValueError(f"memory state is corrupt: node {i} has id {x.id}")
+            s._imp[i] = x.importance
+            s._last[i] = sim_hours(x.last_accessed)
+            s._kind[i] = KINDS.index(x.kind)
+            s._exp[i] = sim_hours(x.expires) if x.expires else np.inf
+        s.importance_since_reflection = float(state.get("importance_since_reflection", 0.0))
+        return s

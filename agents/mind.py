@@ -1,0 +1,439 @@
+"""A resident's mind: ties memory, perception, reflection, planning, reacting
+and dialogue together behind the small API the simulation calls (contract
+section 10). Methods run on the worker pool, at most one job per mind at a
+time; inspect() and queue_thought() may be called from any thread."""
+from __future__ import annotations
+
+import copy
+import json
+import threading
+from collections import Counter, deque
+from datetime import datetime, timedelta
+
+from pydantic import BaseModel, Field
+
+from agents import converse
+from agents import plan as planning
+from agents.memory import EmbeddingMismatch, MemoryStream
+from agents.perceive import perceive
+from agents.persona import Persona
+from agents.reflect import reflect, should_reflect
+from agents.settings import MindSettings
+from agents.spatial import SpatialMemory
+from agents.types import Action, Conversation, Decision, Situation, Utterance
+
+MAX_TOKENS = {"day_plan": 400, "decompose": 360, "utterance": 90, "reflect_insights": 240, "summary": 110,
+              "relationship": 90, "chat_summary": 60, "reflect_questions": 120, "react": 50, "talk_decision": 12}
+
+
+class Summary(BaseModel):
+    summary: str  # truncated by the caller (a maxLength grammar is slow)
+
+
+class React(BaseModel):
+    react: bool
+    activity: str = ""
+    minutes: int = Field(default=10, ge=5, le=60)
+
+
+class Mind:
+    def __init__(self, persona: Persona, gateway, embedder, settings: MindSettings | None = None):
+        # Cheap: no model call, no embedding; memories are seeded in the first job.
+        self.persona = persona
+        self.name = persona.name
+        self.gateway = gateway
+        self.embedder = embedder
+        self.settings = settings or MindSettings()
+        self._lock = threading.Lock()  # guards _queue and _snapshot (shared with the main thread)
+        self._queue: list[tuple[str, int]] = []
+        self._snapshot: dict = {}
+        self._memory: MemoryStream | None = None
+        self.spatial = SpatialMemory(persona.home.split(":")[0])
+        self.spatial.seed(persona)
+        self.retained: deque = deque(maxlen=self.settings.retention)
+        self.object_states: dict[str, str] = {}
+        self.known_people: set[str] = set()
+        self.last_talked: dict[str, datetime] = {}
+        self.rel_cache: dict = {}
+        self.chats_today: list[str] = []
+        self.plan: list[planning.PlanItem] = []
+        self.plan_day = None
+        self.pending: list[Action] = []  # decomposed actions of the chunk at hand
+        self.identity = f"{persona.name}, age {persona.age}; {persona.traits}."
+        self.summary = f"{self.identity} {'; '.join(persona.phrases[:3])}."
+        self.summary_day = None
+        self.yesterday = "this is the first day of the story"
+        self.now: datetime | None = None
+        self.action: Action | None = None
+        self.last_react: datetime | None = None
+        self.seeded = False
+        self.calls_day = None
+        self.calls: Counter = Counter()  # model calls today, per purpose
+        self.skipped: Counter = Counter()  # calls the budget replaced by a fallback
+        self.rejected: Counter = Counter()  # answers that parsed but failed validation
+        self.calls_per_day: dict[str, int] = {}  # history: date -> calls
+        self.calls_history: dict[str, dict] = {}  # history: date -> calls per purpose
+        self._publish()
+
+    # ------------------------------------------------------------------ plumbing
+    @property
+    def memory(self) -> MemoryStream:
+        if self._memory is None:
+            self._memory = MemoryStream(self.embedder.model_name, self.embedder.dim)
+        return self._memory
+
+    def _roll_day(self) -> None:
+        day = self.now.date()
+        if day != self.calls_day:
+            if self.calls_day is not None:
+                self.calls_per_day[self.calls_day.isoformat()] = sum(self.calls.values())
+                self.calls_history[self.calls_day.isoformat()] = dict(self.calls)
+            self.calls_day, self.calls, self.skipped = day, Counter(), Counter()
+
+    def ask(self, schema, prompt: str, purpose: str, fallback, **values):
+        """One model call within the day's budget; past it, the fallback without a call."""
+        s = self.settings
+        if sum(self.calls.values()) >= s.calls_per_day or self.calls[purpose] >= s.purpose_caps.get(purpose, 10**9):
+            self.skipped[purpose] += 1
+            return fallback() if callable(fallback) else fallback
+        self.calls[purpose] += 1
+        from agents.prompts import render
+
+        p = self.persona
+        base = dict(full_name=p.name, first_name=p.first_name, age=p.age, traits=p.traits, summary=self.summary)
+        text = render(prompt, **{**base, **values})
+        return self.gateway.ask(schema, text, purpose=purpose, resident=self.name, fallback=fallback,
+                                max_tokens=MAX_TOKENS.get(purpose, 160))
+
+    def embed(self, texts: list[str]):
+        return self.embedder.embed(list(texts))
+
+    def retrieve(self, query: str, k: int | None = None):
+        if len(self.memory) == 0:
+            return []
+        s = self.settings
+        return self.memory.retrieve(self.embed([query])[0], self.now, k=k or s.retrieve_k,
+                                    char_budget=s.retrieve_chars, decay=s.recency_decay,
+                                    weights=(s.w_recency, s.w_importance, s.w_relevance))
+
+    @staticmethod
+    def sleeping(doing: str | None) -> bool:
+        return bool(doing) and planning.is_sleep(doing)
+
+    def _doing(self) -> str:
+        return self.action.description if self.action else "just arriving"
+
+    def _arena_here(self, address: str | None) -> str:
+        for a in (address, self.action.address if self.action else None):
+            if a and self.spatial.knows(self.spatial.arena_of(a)):
+                return self.spatial.arena_of(a)
+        return self.persona.home
+
+    # ------------------------------------------------------------------ memories in
+    def queue_thought(self, text: str, importance: int = 8) -> None:
+        with self._lock:
+            self._queue.append((str(text), int(importance)))
+
+    def _fold_queue(self) -> None:
+        with self._lock:
+            queued, self._queue = self._queue, []
+        items: list[tuple[str, int]] = []
+        if not self.seeded:
+            # Each phrase of the seed description is a first memory (importance
+            # by rule: they are who the resident is, not news).
+            items += [(ph, 5) for ph in self.persona.phrases]
+            self.seeded = True
+        items += queued
+        if not items:
+            return
+        vecs = self.embed([t for t, _ in items])
+        for (t, imp), v in zip(items, vecs):
+            self.memory.add("thought", t, self.now, imp, v, subject=self.name)
+
+    # ------------------------------------------------------------------ the day
+    def _refresh_summary(self) -> None:
+        n = self.name
+        seen: dict[int, object] = {}
+        for q in (f"{n}'s core characteristics", f"{n}'s current daily occupation",
+                  f"{n}'s feeling about recent progress in life"):
+            for x in self.retrieve(q, k=4):
+                seen.setdefault(x.id, x)
+        memories = "\n".join(f"- {x.description}" for x in list(seen.values())[:10]) or "- (nothing yet)"
+        core = "; ".join(self.persona.phrases[:2])
+        fb = Summary(summary="; ".join(self.persona.phrases[2:4]))
+        got = self.ask(Summary, "summary", "summary", fb, memories=memories)
+        text = planning.clean_text(got.summary, 200) or fb.summary
+        # Identity and occupation stay the seed's words; the model adds current concerns,
+        # so a weak model's slip cannot erase who the resident is.
+        self.summary = f"{self.identity} {core}. Lately: {text}"
+        self.summary_day = self.now.date()
+
+    def _needs_day_plan(self) -> bool:
+        if self.plan_day == self.now.date():
+            return False
+        wake = self.now.replace(hour=self.persona.wake_hour, minute=0, second=0, microsecond=0)
+        return self.now >= wake or not self.plan  # wake-up, or the story starts
+
+    def _new_day(self) -> None:
+        if self.plan:
+            self.yesterday = planning.yesterday_summary(self.plan, self.chats_today)
+        self.chats_today = []
+        self._refresh_summary()
+        arenas = self.spatial.arenas()
+        labels = [self.spatial.label(a) for a in arenas]
+        resolve = dict(zip(labels, arenas)).get
+        day = self.now.replace(hour=self.persona.wake_hour, minute=0, second=0, microsecond=0)
+        routine = planning.routine(self.persona, self.spatial, day, self.settings)
+
+        schema = planning.day_plan_schema(tuple(labels), planning.plan_hours(self.persona.wake_hour))
+        fb = schema.model_construct(items=[])  # recognised by identity: then the routine is the plan
+        # The routine is shown as a typical day: a weak model adapts it, a strong one rewrites it.
+        typical = "\n".join(planning.item_json(x, self.spatial) for x in routine)
+        got = self.ask(schema, "day_plan", "day_plan", fb, yesterday=self.yesterday, typical=typical,
+                       date=f"{self.now:%A %B %d}", wake=f"{day:%H:%M}")
+        items = None if got is fb else planning.validate_day_plan(
+            got.items, self.persona, self.spatial, day, self.settings, resolve, routine)
+        if items is None and got is not fb:
+            self.rejected["day_plan"] += 1  # parsed but nonsense: counted for the researcher
+        self.plan = items or routine
+        self.plan_day = self.now.date()
+        self.pending = []
+        text = f"{self.name}'s plan for {self.now:%A %B %d}: " + "; ".join(x.line() for x in self.plan)
+        self.memory.add("plan", text, self.now, 5, self.embed([text])[0], subject=self.name)
+
+    def _sleep_action(self, until: datetime) -> Action:
+        bed = planning.pick_object(self.spatial, self.persona.home, "sleep")
+        minutes = max(1, int((until - self.now).total_seconds() // 60))
+        return planning.make_action(self.spatial, "sleeping", bed, self.now, minutes)
+
+    def _next_action(self) -> Action:
+        now = self.now
+        # Drop queued actions whose time has passed; start the next one now.
+        while self.pending and self.pending[0].end <= now:
+            self.pending.pop(0)
+        if self.pending:
+            a = self.pending.pop(0)
+            a.duration_min = max(1, int((a.end - now).total_seconds() // 60))
+            a.start = now
+            return a
+        item = planning.item_at(self.plan, now)
+        if item is None:  # before the day's first item (or after the last): asleep
+            later = [x.start for x in self.plan if x.start > now]
+            wake = now.replace(hour=self.persona.wake_hour, minute=0, second=0, microsecond=0)
+            if wake <= now:
+                wake += timedelta(days=1)
+            return self._sleep_action(min(later) if later else wake)
+        if planning.is_sleep(item.description):
+            return self._sleep_action(item.end)  # no call to decompose a night
+        end = planning.chunk_end(item, now)
+        minutes = int((end - now).total_seconds() // 60)
+        if minutes < 15:
+            acts = planning.fallback_actions(self.spatial, item, now, end)  # too short to ask about
+        else:
+            acts = self._decompose(item, now, end, minutes)
+        self.pending = acts[1:]
+        return acts[0]
+
+    def _decompose(self, item, start: datetime, end: datetime, minutes: int) -> list[Action]:
+        here = self._arena_here(self.action.address if self.action else None)
+        addrs = self.spatial.choices([item.address, here], limit=24)
+        labels = [self.spatial.label(a) for a in addrs]
+        resolve = dict(zip(labels, addrs)).get
+        max_steps = max(1, min(6, -(-minutes // 10)))
+        schema = planning.steps_schema(tuple(labels), max_steps)
+        mems = "\n".join(f"- {x.description}" for x in self.retrieve(item.description, k=4)) or "- (nothing)"
+        # The fallback is recognised by identity: then the plan item itself is the action.
+        fb = schema.model_construct(steps=[])
+        got = self.ask(schema, "decompose", "decompose", fb, start=f"{start:%H:%M}", end=f"{end:%H:%M}",
+                       activity=item.description, place=self.spatial.label(item.address),
+                       example=json.dumps({"activity": item.description, "minutes": 10,
+                                           "place": self.spatial.label(planning.pick_object(
+                                               self.spatial, item.address, item.description)),
+                                           "emoji": planning.emoji_for(item.description)}, ensure_ascii=False),
+                       now_doing=self._doing(), memories=mems, minutes=minutes)
+        if got is fb:
+            return planning.fallback_actions(self.spatial, item, start, end)
+        return planning.validate_steps(got.steps, self.spatial, item, start, end, resolve,
+                                       self.settings.action_min_minutes, self.settings.action_max_minutes)
+
+    # ------------------------------------------------------------------ reacting
+    def _react(self, salient, address: str) -> Decision | None:
+        s = self.settings
+        if self.last_react and self.now - self.last_react < timedelta(minutes=s.react_interval_min):
+            return None  # throttled: most perceptions don't deserve a second thought
+        self.last_react = self.now
+        observed = "; ".join(e.description for e in salient[:3])
+        mems = "\n".join(f"- {x.description}" for x in self.retrieve(observed, k=4)) or "- (nothing)"
+        got = self.ask(React, "react", "react", React(react=False), time=f"{self.now:%H:%M}",
+                       doing=self._doing(), observed=observed, memories=mems)
+        activity = planning.clean_text(got.activity, 60)
+        if not got.react or not activity:
+            return None
+        arena = self._arena_here(address)
+        where = planning.pick_object(self.spatial, arena, activity)
+        act = planning.make_action(self.spatial, activity, where, self.now, got.minutes)
+        self.plan = planning.insert_reaction(self.plan, self.now, activity, got.minutes, arena)
+        self.pending = []  # replan from now: the chunk is decomposed afresh afterwards
+        return Decision(action=act, note=f"reacted to: {observed}")
+
+    # ------------------------------------------------------------------ the API
+    def decide(self, situation: Situation) -> Decision:
+        sit = situation
+        self.now = sit.now
+        self.action = sit.action
+        self._roll_day()
+        self._fold_queue()
+        for a in sit.seen_addresses:
+            self.spatial.add(a)
+        self.spatial.add(sit.address)
+        salient = perceive(self, sit.events)
+        notes = []
+        if should_reflect(self):
+            made = reflect(self)
+            if made:
+                notes.append(f"reflected: {made[0].description}")
+        if self._needs_day_plan():
+            self._new_day()
+            notes.append("planned the day")
+        decision: Decision | None = None
+        doing = self._doing()
+        if sit.action is not None and sit.action.talking_to:
+            return self._done(Decision(note="; ".join(notes)))
+        if sit.can_talk_to and not self.sleeping(doing):
+            their = {e.subject: e.object for e in sit.events}
+            for other in sit.can_talk_to:
+                if converse.may_talk(self, other, self.now, doing):
+                    if converse.decide_to_talk(self, other, self.now, doing, their.get(other, "")):
+                        decision = Decision(talk_to=other, note=f"decided to talk with {other}")
+                    else:
+                        self.last_talked[other] = self.now  # asked once; don't ask again at once
+                    break  # at most one talk decision per job
+        if decision is None and salient and not self.sleeping(doing):
+            decision = self._react(salient, sit.address)
+        if decision is None and (sit.action is None or sit.action_done or sit.action.end <= self.now):
+            act = self._next_action()
+            decision = Decision(action=act, note=f"next: {act.description}")
+        decision = decision or Decision()
+        if decision.action is not None:
+            self.action = decision.action
+        decision.note = "; ".join(notes + ([decision.note] if decision.note else []))
+        return self._done(decision)
+
+    def _done(self, decision: Decision) -> Decision:
+        self._publish()
+        return decision
+
+    def utter(self, conversation: Conversation, now: datetime, partner_doing: str) -> Utterance:
+        self.now = now
+        self._roll_day()
+        self._fold_queue()
+        u = converse.utter(self, conversation, now, partner_doing, self._doing())
+        self._publish()
+        return u
+
+    def end_conversation(self, conversation: Conversation, now: datetime) -> None:
+        self.now = now
+        self._roll_day()
+        converse.end_conversation(self, conversation, now)
+        self._publish()
+
+    # ------------------------------------------------------------------ looking in
+    def _publish(self) -> None:
+        """Copy what panels and timelines show, under the lock, at the end of a job."""
+        mem = self._memory
+        nodes = mem.recent(20) if mem else []
+        refl = mem.recent(10, kinds=("reflection",)) if mem else []
+        a = self.action
+        snap = {
+            "name": self.name,
+            "now": self.now.isoformat() if self.now else None,
+            "summary": self.summary,
+            "plan": [x.line() for x in self.plan],
+            "action": None if a is None else {
+                "description": a.description, "address": a.address, "start": a.start.isoformat(),
+                "duration_min": a.duration_min, "emoji": a.emoji, "object_state": a.object_state},
+            "pending": [f"{x.start:%H:%M} {x.description}" for x in self.pending],
+            "memories": [x.to_dict() for x in nodes],
+            "reflections": [x.to_dict() for x in refl],
+            "memory_count": len(mem) if mem else 0,
+            "known_people": sorted(self.known_people),
+            "calls_today": sum(self.calls.values()),
+            "calls_by_purpose": dict(self.calls),
+            "budget_fallbacks": dict(self.skipped),
+            "rejected_answers": dict(self.rejected),
+            "places_known": len(self.spatial.arenas()),
+        }
+        with self._lock:
+            self._snapshot = snap
+
+    def inspect(self) -> dict:
+        with self._lock:
+            return copy.deepcopy(self._snapshot)
+
+    # ------------------------------------------------------------------ saving
+    def to_state(self) -> dict:
+        """Everything to rebuild this mind (call between jobs): plain data plus
+        the memory stream's embedding matrix (a numpy array)."""
+        iso = lambda t: t.isoformat() if t else None  # noqa: E731
+        with self._lock:
+            queued = list(self._queue)
+        return {
+            "memory": self.memory.to_state(),
+            "spatial": self.spatial.to_state(),
+            "plan": [dict(start=x.start.isoformat(), minutes=x.minutes, description=x.description,
+                          address=x.address) for x in self.plan],
+            "plan_day": iso(self.plan_day),
+            "pending": [_action_dict(a) for a in self.pending],
+            "action": _action_dict(self.action) if self.action else None,
+            "summary": self.summary, "summary_day": iso(self.summary_day), "yesterday": self.yesterday,
+            "known_people": sorted(self.known_people),
+            "last_talked": {k: v.isoformat() for k, v in self.last_talked.items()},
+            "retained": [list(x) for x in self.retained],
+            "object_states": dict(self.object_states),
+            "chats_today": list(self.chats_today),
+            "seeded": self.seeded, "queue": queued, "now": iso(self.now), "last_react": iso(self.last_react),
+            "calls_day": iso(self.calls_day), "calls": dict(self.calls), "skipped": dict(self.skipped),
+            "calls_per_day": dict(self.calls_per_day), "calls_history": copy.deepcopy(self.calls_history),
+        }
+
+    @classmethod
+    def from_state(cls, persona: Persona, gateway, embedder, state: dict,
+                   settings: MindSettings | None = None) -> "Mind":
+        from datetime import date
+
+        dt = lambda v: datetime.fromisoformat(v) if v else None  # noqa: E731
+        d = lambda v: date.fromisoformat(v) if v else None  # noqa: E731
+        m = cls(persona, gateway, embedder, settings)
+        mem = MemoryStream.from_state(state["memory"])
+        if mem.model != embedder.model_name or mem.dim != embedder.dim:
+            raise EmbeddingMismatch(
+                f"{persona.name}'s saved memories were embedded with {mem.model} ({mem.dim} dims); "
+                f"the embedder now is {embedder.model_name} ({embedder.dim} dims)")
+        m._memory = mem
+        m.spatial = SpatialMemory.from_state(state["spatial"])
+        m.plan = [planning.PlanItem(dt(x["start"]), x["minutes"], x["description"], x["address"])
+                  for x in state["plan"]]
+        m.plan_day = d(state["plan_day"])
+        m.pending = [_action_from(x) for x in state["pending"]]
+        m.action = _action_from(state["action"]) if state["action"] else None
+        m.summary, m.summary_day, m.yesterday = state["summary"], d(state["summary_day"]), state["yesterday"]
+        m.known_people = set(state["known_people"])
+        m.last_talked = {k: dt(v) for k, v in state["last_talked"].items()}
+        m.retained.extend(tuple(x) for x in state["retained"])
+        m.object_states = dict(state["object_states"])
+        m.chats_today = list(state["chats_today"])
+        m.seeded, m._queue = state["seeded"], [tuple(x) for x in state["queue"]]
+        m.now, m.last_react = dt(state["now"]), dt(state["last_react"])
+        m.calls_day, m.calls, m.skipped = d(state["calls_day"]), Counter(state["calls"]), Counter(state["skipped"])
+        m.calls_per_day, m.calls_history = dict(state["calls_per_day"]), dict(state["calls_history"])
+        m._publish()
+        return m
+
+
+def _action_dict(a: Action) -> dict:
+    return dict(description=a.description, address=a.address, start=a.start.isoformat(),
+                duration_min=a.duration_min, emoji=a.emoji, object_state=a.object_state, talking_to=a.talking_to)
+
+
+def _action_from(x: dict) -> Action:
+    return Action(**{**x, "start": datetime.fromisoformat(x["start"])})

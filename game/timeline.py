@@ -1,0 +1,114 @@
+"""Readable and machine-readable records of a run: timeline.md and friends.
+
+``render_timeline(events, ...)`` turns the simulation's event log (a list of
+dicts: time, resident, kind, text, address, ...) into Markdown: per sim day and
+minute, who does what where; conversations as dialogue blocks; reflections.
+"""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Iterable
+
+
+def place(address: str | None, world: str | None = None) -> str:
+    """'the Ville:Hobbs Cafe:cafe:coffee machine' -> 'Hobbs Cafe › cafe › coffee machine'."""
+    if not address:
+        return ""
+    parts = address.split(":")
+    if len(parts) > 1 and (world is None or parts[0] == world):
+        parts = parts[1:]
+    return " › ".join(parts)
+
+
+def first(name: str | None) -> str:
+    return (name or "").split()[0] if name else ""
+
+
+def render_timeline(
+    events: list[dict],
+    *,
+    title: str = "Smallville run",
+    header: Iterable[str] = (),
+    world: str | None = None,
+    show_arrivals: bool = False,
+) -> str:
+    lines: list[str] = [f"# {title}", ""]
+    lines += [f"{h}  " for h in header]
+    if header:
+        lines.append("")
+    # Conversations: lines grouped by their conversation id, shown where the chat starts.
+    convo_lines: dict[Any, list[dict]] = defaultdict(list)
+    convo_end: dict[Any, dict] = {}
+    for e in events:
+        if e.get("kind") == "line" and e.get("conversation") is not None:
+            convo_lines[e["conversation"]].append(e)
+        elif e.get("kind") == "chat" and e.get("ended"):
+            convo_end[e.get("conversation")] = e
+    day = minute = None
+    last_action: dict[str, tuple] = {}
+    for e in events:
+        kind = e.get("kind")
+        if kind in ("line",) or (kind == "chat" and e.get("ended")):
+            continue
+        if kind == "action":
+            key = (e.get("text"), e.get("address"))
+            if last_action.get(e.get("resident")) == key:
+                continue  # the same thing again: it simply goes on
+            last_action[e.get("resident")] = key
+        elif kind == "chat":
+            for who in (e.get("resident"), e.get("partner")):
+                last_action.pop(who, None)
+        if kind == "arrive" and not show_arrivals:
+            continue
+        t = str(e.get("time", ""))
+        d, hm = t[:10], t[11:16]
+        if d != day:
+            day, minute = d, None
+            if lines[-1]:
+                lines.append("")
+            lines += [f"## {d}", ""]
+        if hm != minute:
+            minute = hm
+            if lines[-1]:
+                lines.append("")
+            lines += [f"### {hm}", ""]
+        who = e.get("resident") or "?"
+        where = place(e.get("address"), world)
+        if kind == "action":
+            emoji = e.get("emoji") or "•"
+            text = f"- {emoji} **{who}**: {e.get('text', '')}"
+            if where:
+                text += f" — *{where}*"
+            if e.get("note") and "fallback" in e["note"]:
+                text += " _(routine fallback)_"
+            lines.append(text)
+        elif kind == "arrive":
+            lines.append(f"- 🚶 **{who}** arrives at *{where}*")
+        elif kind == "reflect":
+            lines.append(f"- 💭 **{who}** reflects: {e.get('text', '')}")
+        elif kind == "error":
+            lines.append(f"- ⚠️ **{who}**: {e.get('text', '')}")
+        elif kind == "chat":
+            cid = e.get("conversation")
+            partner = e.get("partner") or "?"
+            said = convo_lines.get(cid, [])
+            lines.append(f"- 💬 **{who}** and **{partner}** talk" + (f" at *{where}*" if where else "") + ":")
+            if not said:
+                lines.append("  > *(nothing was said)*")
+            for u in said:
+                lines.append(f"  > **{first(u.get('resident'))}** ({str(u.get('time', ''))[11:16]}): {u.get('text', '')}")
+            end = convo_end.get(cid)
+            if end is None:
+                lines.append("  > *(still talking when the run ended)*")
+        else:
+            lines.append(f"- {kind} **{who}**: {e.get('text', '')}")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def write_jsonl(path: Path, rows: Iterable[dict]) -> None:
+    with Path(path).open("w", encoding="utf-8") as fh:
+        for r in rows:
+            fh.write(json.dumps(r, ensure_ascii=False) + "\n")

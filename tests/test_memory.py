@@ -1,0 +1,127 @@
+"""Memory stream and retrieval: scores against hand-computed examples."""
+from datetime import datetime, timedelta
+
+import numpy as np
+import pytest
+
+from agents.memory import EmbeddingMismatch, MemoryStream, minmax
+
+T0 = datetime(2023, 2, 13, 12, 0)
+
+
+def small_stream():
+    s = MemoryStream("test-model", 2)
+    s.add("observation", "A", T0 - timedelta(hours=10), 2, np.array([1.0, 0.0]))
+    s.add("observation", "B", T0, 8, np.array([0.0, 1.0]))
+    s.add("thought", "C", T0 - timedelta(hours=5), 5, np.array([0.6, 0.8]))
+    return s
+
+
+def test_scores_match_hand_computation():
+    s = small_stream()
+    ids, score = s.scores(np.array([1.0, 0.0]), T0)
+    # recency 0.995^hours: A 10 h, B 0 h, C 5 h -> min-max scaled
+    ra, rb, rc = 0.995**10, 1.0, 0.995**5
+    rec = [(ra - ra) / (rb - ra), 1.0, (rc - ra) / (rb - ra)]
+    imp = [0.0, 1.0, (5 - 2) / (8 - 2)]
+    rel = [1.0, 0.0, 0.6]  # cosines 1, 0, 0.6 are already min 0 and max 1
+    expected = [rec[i] + imp[i] + rel[i] for i in range(3)]
+    assert list(ids) == [0, 1, 2]
+    assert np.allclose(score, expected)
+    assert expected == pytest.approx([1.0, 2.0, 0.4937347 + 0.5 + 0.6], abs=1e-6)
+
+
+def test_weights_are_configurable():
+    s = small_stream()
+    _, score = s.scores(np.array([1.0, 0.0]), T0, weights=(0.0, 0.0, 2.0))
+    assert np.allclose(score, [2.0, 0.0, 1.2])
+
+
+def test_retrieve_orders_and_updates_last_access():
+    s = small_stream()
+    later = T0 + timedelta(hours=3)
+    got = s.retrieve(np.array([1.0, 0.0]), later, k=2)
+    assert [x.description for x in got] == ["B", "C"]
+    assert s.nodes[1].last_accessed == later and s.nodes[2].last_accessed == later
+    assert s.nodes[0].last_accessed == T0 - timedelta(hours=10)  # not returned, not touched
+    # Recency now counts sim hours since *that* access: B and C are equally recent.
+    ids, score = s.scores(np.array([1.0, 0.0]), later, weights=(1.0, 0.0, 0.0))
+    assert score[1] == score[2] == pytest.approx(1.0) and score[0] == 0.0
+
+
+def test_recency_in_sim_hours():
+    s = MemoryStream("m", 2)
+    s.add("observation", "old", T0, 5, np.array([1.0, 0.0]))
+    s.add("observation", "new", T0 + timedelta(hours=2), 5, np.array([1.0, 0.0]))
+    s.add("observation", "mid", T0 + timedelta(hours=1), 5, np.array([1.0, 0.0]))
+    ids, score = s.scores(np.array([1.0, 0.0]), T0 + timedelta(hours=2), weights=(1.0, 0.0, 0.0))
+    r = [0.995**2, 1.0, 0.995**1]
+    assert np.allclose(score, [(x - r[0]) / (1 - r[0]) for x in r])
+
+
+def test_constant_column_is_half():
+    assert np.allclose(minmax(np.array([3.0, 3.0, 3.0])), [0.5, 0.5, 0.5])
+    s = MemoryStream("m", 2)
+    for i in range(3):
+        s.add("observation", f"n{i}", T0, 4, np.array([1.0, float(i)]))
+    _, score = s.scores(np.array([1.0, 0.0]), T0, weights=(1.0, 1.0, 0.0))
+    assert np.allclose(score, [1.0, 1.0, 1.0])  # equal recency and importance: 0.5 + 0.5
+
+
+def test_refuses_mixed_embeddings():
+    s = MemoryStream("all-MiniLM-L6-v2", 3)
+    s.add("observation", "x", T0, 3, np.ones(3))
+    with pytest.raises(EmbeddingMismatch, match="3-dim"):
+        s.add("observation", "y", T0, 3, np.ones(4))
+    with pytest.raises(EmbeddingMismatch, match="other-model"):
+        s.add("observation", "z", T0, 3, np.ones(3), model="other-model")
+    with pytest.raises(EmbeddingMismatch):
+        s.retrieve(np.ones(5), T0)
+
+
+def test_char_budget_and_kinds_and_expiry():
+    s = small_stream()
+    got = s.retrieve(np.array([1.0, 0.0]), T0, k=3, char_budget=4)
+    assert len(got) == 2  # "B\n" + "C\n" fit in 4 characters, "A" does not
+    assert [x.kind for x in s.retrieve(np.array([1.0, 0.0]), T0, kinds=["thought"])] == ["thought"]
+    s.add("thought", "gone", T0 - timedelta(days=40), 9, np.array([1.0, 0.0]), expires=T0 - timedelta(days=10))
+    assert "gone" not in [x.description for x in s.retrieve(np.array([1.0, 0.0]), T0, k=10)]
+
+
+def test_growth_state_round_trip_and_recent():
+    s = MemoryStream("m", 4, capacity=2)
+    rng = np.random.default_rng(0)
+    for i in range(300):
+        s.add("observation" if i % 3 else "chat", f"event {i}", T0 + timedelta(minutes=i), 1 + i % 10,
+              rng.normal(size=4), evidence=[i - 1] if i else [])
+    s.add("reflection", "insight", T0, 7, rng.normal(size=4), evidence=[5, 999])
+    assert s.nodes[-1].evidence == [5]  # evidence must point at existing nodes
+    assert [x.description for x in s.recent(2)] == ["event 299", "insight"]
+    assert len(s.by_kind("chat")) == 100
+    state = s.to_state()
+    t = MemoryStream.from_state(state)
+    assert len(t) == len(s) and t.importance_since_reflection == s.importance_since_reflection
+    q = rng.normal(size=4)
+    now = T0 + timedelta(days=1)
+    a = [x.id for x in s.retrieve(q, now, k=10, touch=False)]
+    b = [x.id for x in t.retrieve(q, now, k=10, touch=False)]
+    assert a == b
+    assert t.nodes[7].to_dict() == s.nodes[7].to_dict()
+
+
+def test_retrieval_is_vectorised_over_a_big_stream():
+    import time
+
+    rng = np.random.default_rng(1)
+    s = MemoryStream("m", 384, capacity=20000)
+    n = 20000
+    s._emb[:n] = rng.normal(size=(n, 384)).astype(np.float32)
+    s._imp[:n] = rng.integers(1, 11, n)
+    s._last[:n] = np.linspace(200000, 201000, n)
+    from agents.memory import MemoryNode
+
+    s.nodes = [MemoryNode(i, "observation", f"m{i}", T0, T0, 5) for i in range(n)]
+    t = time.perf_counter()
+    got = s.retrieve(rng.normal(size=384), T0, k=30)
+    assert len(got) == 30
+    assert time.perf_counter() - t < 0.5

@@ -1,0 +1,152 @@
+"""The Mind as a whole: a busy scripted day within the call budget, thread-safe
+inspection, cheap construction, the cast files."""
+import json
+import threading
+from datetime import datetime, timedelta
+
+import pytest
+
+from agents.mind import Mind
+from agents.persona import CastError, load_cast
+from agents.types import Conversation, Utterance
+from tests.fakes import HashEmbedder, make_gateway
+from tests.scripted_minds import event, garbage, make_mind, plausible, situation
+
+START = datetime(2023, 2, 13, 7, 0)
+OTHERS = [f"Neighbour{i} Person" for i in range(24)]
+
+
+def eager(purpose, messages, schema):
+    """Says yes to everything: the worst case for the budget."""
+    if purpose == "react":
+        return {"react": True, "activity": "go and see what is happening", "minutes": 10}
+    return plausible(purpose, messages, schema)
+
+
+def live_a_day(m, hours=24, step_min=10):
+    """Drive one mind like the sim would, with a crowd around it all day."""
+    now, act, k = START, None, 0
+    while now < START + timedelta(hours=hours):
+        evs = [event(OTHERS[(k + j) % 24], f"doing thing {k + j}") for j in range(10)]
+        k += 3
+        d = m.decide(situation(now, action=act, events=evs, can_talk_to=[OTHERS[k % 24]],
+                               done=act is None or act.end <= now))
+        if d.action:
+            act = d.action
+        if d.talk_to:
+            c = Conversation((m.name, d.talk_to), "the Ville:Hobbs Cafe:cafe", now)
+            while True:
+                u = m.utter(c, now, "chatting")
+                c.lines.append(u)
+                if u.ends:
+                    break
+                c.lines.append(Utterance(d.talk_to, f"Reply number {len(c.lines)} about the news"))
+                now += timedelta(minutes=1)
+            m.end_conversation(c, now)
+        now += timedelta(minutes=step_min)
+
+
+@pytest.mark.parametrize("responder", [eager, plausible, garbage])
+def test_a_busy_day_stays_within_150_calls(responder):
+    m, gw = make_mind(responder)
+    live_a_day(m)
+    per_day = gw.accounting.summary()["by_resident"][m.name]["calls"]
+    day1 = sum(m.calls_per_day.values()) if m.calls_per_day else per_day
+    assert day1 <= 150 and max([*m.calls_per_day.values(), sum(m.calls.values())]) <= 150
+    info = m.inspect()
+    assert info["plan"] and info["memory_count"] > 100
+    if responder is eager:
+        purposes = {p for p, _, _ in gw.fake.calls}
+        assert {"day_plan", "decompose", "importance", "reflect_questions", "reflect_insights", "react",
+                "talk_decision", "relationship", "utterance", "chat_summary", "summary"} <= purposes
+        assert info["reflections"]
+    print(responder.__name__, m.calls_per_day, m.calls_history, dict(m.calls))
+
+
+def test_construction_is_cheap_and_thoughts_are_folded_in():
+    gw = make_gateway(plausible, via_litellm=False)
+    emb = HashEmbedder(32)
+    cast, scenario = load_cast("maps/the_ville")
+    m = Mind(cast[0], gw, emb)
+    assert gw.fake.calls == [] and emb.calls == 0
+    for who, text, imp in scenario.seeds:
+        if who == m.name:
+            m.queue_thought(text, imp)
+    m.decide(situation(scenario.start, address="the Ville:Isabella Rodriguez's apartment:main room"))
+    thoughts = [x.description for x in m.memory.by_kind("thought")]
+    assert len(thoughts) == len(cast[0].phrases) + 1 and any("Valentine" in t for t in thoughts)
+    assert m.memory.get(len(thoughts) - 1).importance == 8
+
+
+def test_inspect_returns_copies_while_a_job_runs():
+    m, _ = make_mind(plausible)
+    m.decide(situation(START))
+    snap = m.inspect()
+    snap["plan"].clear()
+    snap["memories"].append("junk")
+    assert m.inspect()["plan"] and "junk" not in m.inspect()["memories"]
+    seen, stop = [], threading.Event()
+
+    def reader():
+        while not stop.is_set():
+            seen.append(m.inspect()["memory_count"])
+
+    t = threading.Thread(target=reader)
+    t.start()
+    try:
+        live_a_day(m, hours=2)
+    finally:
+        stop.set()
+        t.join()
+    assert seen and seen == sorted(seen)  # never a torn or shrinking view
+
+
+def test_the_whole_cast_decides():
+    cast, scenario = load_cast("maps/the_ville")
+    assert len(cast) == 25 and [p.name for p in cast[:3]] == ["Isabella Rodriguez", "Maria Lopez", "Klaus Mueller"]
+    assert scenario.start == datetime(2023, 2, 13, 7, 0)
+    assert {s[0] for s in scenario.seeds} == {"Isabella Rodriguez", "Maria Lopez", "Sam Moore"}
+    gw = make_gateway(plausible, via_litellm=False)
+    for p in cast:
+        m = Mind(p, gw, HashEmbedder(32))
+        d = m.decide(situation(scenario.start, address=p.home))
+        assert d.action is not None and m.spatial.knows(d.action.address), p.name
+        assert d.action.address.startswith("the Ville:")
+
+
+def test_bad_cast_files_name_the_problem(tmp_path):
+    good = json.loads(open("maps/the_ville/residents.json").read())
+    (tmp_path / "scenario.json").write_text(json.dumps({"start": "2023-02-13 07:00", "seeds": []}))
+    bad = [dict(good[0]), dict(good[1])]
+    bad[1]["home"] = "Hobbs Cafe"
+    (tmp_path / "residents.json").write_text(json.dumps(bad))
+    with pytest.raises(CastError, match=r"residents.json.*Maria Lopez.*'home'"):
+        load_cast(tmp_path)
+    del bad[1]["age"]
+    bad[1]["home"] = good[1]["home"]
+    (tmp_path / "residents.json").write_text(json.dumps(bad))
+    with pytest.raises(CastError, match=r"Maria Lopez.*missing field 'age'"):
+        load_cast(tmp_path)
+    (tmp_path / "residents.json").write_text(json.dumps(good[:2]))
+    (tmp_path / "scenario.json").write_text(json.dumps({"start": "2023-02-13 07:00",
+                                                        "seeds": [{"resident": "Nobody Here", "thought": "x"}]}))
+    with pytest.raises(CastError, match=r"scenario.json: seed 1.*Nobody Here"):
+        load_cast(tmp_path)
+
+
+def test_state_round_trip_continues_the_same_day():
+    from agents.memory import EmbeddingMismatch
+
+    m, gw = make_mind(plausible)
+    live_a_day(m, hours=3)
+    state = m.to_state()
+    n = m.inspect()
+    m2 = Mind.from_state(m.persona, gw, HashEmbedder(64), state)
+    assert m2.inspect() == n
+    assert len(m2.memory) == len(m.memory) and m2.plan_day == m.plan_day
+    calls = len(gw.fake.calls)
+    t = START + timedelta(hours=3, minutes=5)
+    m2.decide(situation(t, action=m2.action, done=True))
+    assert "day_plan" not in [p for p, _, _ in gw.fake.calls[calls:]]  # same day: no new plan
+    with pytest.raises(EmbeddingMismatch, match="hash-test"):
+        Mind.from_state(m.persona, gw, HashEmbedder(32), state)
