@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 
 from pydantic import BaseModel, Field
 
-from agents.plan import clean_text
+from agents.plan import clean_text, short_text
 from agents.types import Conversation, Utterance
 
 
@@ -17,16 +17,16 @@ class Talk(BaseModel):
 
 
 class Relationship(BaseModel):
-    summary: str  # no maxLength: deep grammars make llama.cpp crawl; we truncate
+    summary: short_text(200)  # maxLength in the grammar only (measured no slower): a small model stops in time
 
 
 class Line(BaseModel):
-    utterance: str = Field(min_length=1)
+    utterance: short_text(160) = Field(min_length=1)
     ends: bool
 
 
 class ChatSummary(BaseModel):
-    summary: str
+    summary: short_text(80)
     importance: int = Field(ge=1, le=10)
 
 
@@ -75,9 +75,49 @@ def relationship(m, c: Conversation, partner_doing: str) -> str:
     listing = "\n".join(f"- {x.description}" for x in nodes[:10])
     got = m.ask(Relationship, "relationship", "relationship", Relationship(summary=fb),
                 other=other, memories=listing)
-    text = clean_text(got.summary, 240) or fb
+    text = clean_text(got.summary, 240)
+    places = {w for a in m.spatial.arenas() for w in a.replace("'s", " ").replace(":", " ").split()}
+    if relationship_problem(text, m.name, other, [x.description for x in nodes], set(m.known_people), places):
+        m.rejected["relationship"] += 1
+        text = fb
     m.rel_cache[key] = text
     return text
+
+
+NAME = re.compile(r"\b([A-Z][a-z]+)\s+([A-Z][a-z]+)\b")
+
+
+def names_in(text: str) -> set[str]:
+    return {f"{a} {b}" for a, b in NAME.findall(text or "")}
+
+
+CALENDAR = set("Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July "
+               "August September October November December Valentine Valentines".split())
+
+
+def relationship_problem(text: str, me: str, other: str, memories: list[str], cast: set[str],
+                         place_words: set[str] = frozenset()) -> str | None:
+    """Why a relationship summary cannot be used: it must name the other person and
+    no one who is neither in the retrieved memories nor known by full name (a small
+    model mixes surnames: "Maria Rodriguez" from Maria Lopez and Isabella Rodriguez)."""
+    if not text or len(text.split()) < 4:
+        return "too short"
+    if other.split()[0] not in text:
+        return f"does not mention {other}"
+    allowed = {me, other} | cast
+    for mem in memories:
+        allowed |= names_in(mem)
+    firsts = {n.split()[0] for n in allowed}
+    lasts = {n.split()[-1] for n in allowed}
+    for n in names_in(text):
+        a, b = n.split()
+        if n in allowed:
+            continue
+        if a in firsts or b in lasts:
+            return f"mixes up names: {n}"
+        if not ({a, b} & (set(place_words) | CALENDAR)):
+            return f"names someone unknown: {n}"
+    return None
 
 
 def fallback_line(m, c: Conversation, doing: str) -> Line:
@@ -102,6 +142,12 @@ def utter(m, c: Conversation, now: datetime, partner_doing: str, doing: str) -> 
                 doing=doing or "here", partner_doing=partner_doing or "here", time=f"{now:%H:%M}")
     text = clean_text(got.utterance, 200)
     ends = bool(got.ends)
+    # "Klaus Mueller: What a pleasure" / "Maria, I'm glad" said by Maria: the speaker's own name is not the line
+    text = re.sub(rf"^(?:{re.escape(m.name)}|{re.escape(m.name.split()[0])})\s*[:,]\s*", "", text).strip()
+    if len(text.split()) < 2 or names_in(text) >= {text} or text.lower().startswith(other.lower()):
+        m.rejected["utterance"] += 1  # a bare name or a stage direction is not a line
+        fb = fallback_line(m, c, doing)
+        text, ends = fb.utterance, fb.ends or ends
     # Guards the original lacked (issue #113): a repeated line ends the talk,
     # and so does the turn limit.
     if not text or _norm(text) in {_norm(u.text) for u in c.lines}:

@@ -180,7 +180,7 @@ class _CachedEmbedder:
         self.cache.close()
 
 
-def _limit_torch_threads() -> None:
+def limit_torch_threads() -> None:
     """One torch thread by default: on 2 shared cores it embeds 4-5x faster than two
     (measured: 1 thread 120-175 sentences/s, 2 threads 25-35/s while the game and the
     language model run). SMALLVILLE_TORCH_THREADS overrides."""
@@ -234,7 +234,7 @@ class LocalEmbedder(_CachedEmbedder):
                         hf_logging.disable_progress_bar()
                     except Exception:  # noqa: BLE001 - cosmetic only
                         pass
-                    _limit_torch_threads()
+                    limit_torch_threads()
                     model = SentenceTransformer(str(path), device=self._device)
                     get_dim = getattr(model, "get_embedding_dimension", None) or getattr(
                         model, "get_sentence_embedding_dimension", None

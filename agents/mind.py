@@ -45,6 +45,9 @@ class Mind:
         self.embedder = embedder
         self.settings = settings or MindSettings()
         self._lock = threading.Lock()  # guards _queue and _snapshot (shared with the main thread)
+        self._job_tag: tuple | None = None  # the job that began last (see snapshot())
+        self._before = None  # a capture of this mind as that job began
+        self._since_begin: list[tuple[str, int]] = []  # thoughts queued since then
         self._queue: list[tuple[str, int]] = []
         self._snapshot: dict = {}
         self._memory: MemoryStream | None = None
@@ -133,6 +136,7 @@ class Mind:
     def queue_thought(self, text: str, importance: int = 8) -> None:
         with self._lock:
             self._queue.append((str(text), int(importance)))
+            self._since_begin.append((str(text), int(importance)))
 
     def _fold_queue(self) -> None:
         with self._lock:
@@ -179,23 +183,10 @@ class Mind:
             self.yesterday = planning.yesterday_summary(self.plan, self.chats_today)
         self.chats_today = []
         self._refresh_summary()
-        arenas = self.spatial.arenas()
-        labels = [self.spatial.label(a) for a in arenas]
-        resolve = dict(zip(labels, arenas)).get
         day = self.now.replace(hour=self.persona.wake_hour, minute=0, second=0, microsecond=0)
         routine = planning.routine(self.persona, self.spatial, day, self.settings)
-
-        schema = planning.day_plan_schema(tuple(labels), planning.plan_hours(self.persona.wake_hour))
-        fb = schema.model_construct(items=[])  # recognised by identity: then the routine is the plan
-        # The routine is shown as a typical day: a weak model adapts it, a strong one rewrites it.
-        typical = "\n".join(planning.item_json(x, self.spatial) for x in routine)
-        got = self.ask(schema, "day_plan", "day_plan", fb, yesterday=self.yesterday, typical=typical,
-                       date=f"{self.now:%A %B %d}", wake=f"{day:%H:%M}")
-        items = None if got is fb else planning.validate_day_plan(
-            got.items, self.persona, self.spatial, day, self.settings, resolve, routine)
-        if items is None and got is not fb:
-            self.rejected["day_plan"] += 1  # parsed but nonsense: counted for the researcher
-        self.plan = items or routine
+        # The model rewords the routine's slots; unusable slots keep the routine's words.
+        self.plan = planning.make_day_plan(self, day, routine)
         self.plan_day = self.now.date()
         self.pending = []
         text = f"{self.name}'s plan for {self.now:%A %B %d}: " + "; ".join(x.line() for x in self.plan)
@@ -235,26 +226,7 @@ class Mind:
         return acts[0]
 
     def _decompose(self, item, start: datetime, end: datetime, minutes: int) -> list[Action]:
-        here = self._arena_here(self.action.address if self.action else None)
-        addrs = self.spatial.choices([item.address, here], limit=24)
-        labels = [self.spatial.label(a) for a in addrs]
-        resolve = dict(zip(labels, addrs)).get
-        max_steps = max(1, min(6, -(-minutes // 10)))
-        schema = planning.steps_schema(tuple(labels), max_steps)
-        mems = "\n".join(f"- {x.description}" for x in self.retrieve(item.description, k=4)) or "- (nothing)"
-        # The fallback is recognised by identity: then the plan item itself is the action.
-        fb = schema.model_construct(steps=[])
-        got = self.ask(schema, "decompose", "decompose", fb, start=f"{start:%H:%M}", end=f"{end:%H:%M}",
-                       activity=item.description, place=self.spatial.label(item.address),
-                       example=json.dumps({"activity": item.description, "minutes": 10,
-                                           "place": self.spatial.label(planning.pick_object(
-                                               self.spatial, item.address, item.description)),
-                                           "emoji": planning.emoji_for(item.description)}, ensure_ascii=False),
-                       now_doing=self._doing(), memories=mems, minutes=minutes)
-        if got is fb:
-            return planning.fallback_actions(self.spatial, item, start, end)
-        return planning.validate_steps(got.steps, self.spatial, item, start, end, resolve,
-                                       self.settings.action_min_minutes, self.settings.action_max_minutes)
+        return planning.decompose(self, item, start, end, minutes)  # validated, with persona fallbacks
 
     # ------------------------------------------------------------------ reacting
     def _react(self, salient, address: str) -> Decision | None:
@@ -266,8 +238,11 @@ class Mind:
         mems = "\n".join(f"- {x.description}" for x in self.retrieve(observed, k=4)) or "- (nothing)"
         got = self.ask(React, "react", "react", React(react=False), time=f"{self.now:%H:%M}",
                        doing=self._doing(), observed=observed, memories=mems)
-        activity = planning.clean_text(got.activity, 60)
-        if not got.react or not activity:
+        activity = planning.activity.clean_activity(got.activity, self.name) if got.react else None
+        if got.react and (not activity or not planning.activity.fits_place(activity, self._arena_here(address))):
+            self.rejected["react"] += 1  # "5 minutes", "life": continue what it was doing
+            activity = None
+        if not activity:
             return None
         arena = self._arena_here(address)
         where = planning.pick_object(self.spatial, arena, activity)
@@ -278,6 +253,7 @@ class Mind:
 
     # ------------------------------------------------------------------ the API
     def decide(self, situation: Situation) -> Decision:
+        self._begin(job_tag("decide", now=situation.now))
         sit = situation
         self.now = sit.now
         self.action = sit.action
@@ -324,6 +300,7 @@ class Mind:
         return decision
 
     def utter(self, conversation: Conversation, now: datetime, partner_doing: str) -> Utterance:
+        self._begin(job_tag("utter", conversation=conversation))
         self.now = now
         self._roll_day()
         self._fold_queue()
@@ -332,6 +309,7 @@ class Mind:
         return u
 
     def end_conversation(self, conversation: Conversation, now: datetime) -> None:
+        self._begin(job_tag("end_conversation", conversation=conversation, now=now))
         self.now = now
         self._roll_day()
         converse.end_conversation(self, conversation, now)
@@ -371,14 +349,57 @@ class Mind:
             return copy.deepcopy(self._snapshot)
 
     # ------------------------------------------------------------------ saving
-    def to_state(self) -> dict:
-        """Everything to rebuild this mind (call between jobs): plain data plus
-        the memory stream's embedding matrix (a numpy array)."""
-        iso = lambda t: t.isoformat() if t else None  # noqa: E731
+    def _begin(self, tag: tuple) -> None:
+        """At the start of each job: remember the mind as it is now (a cheap
+        capture) and which job this is, so a save taken while the job runs uses
+        this state and has the job asked again after loading."""
         with self._lock:
-            queued = list(self._queue)
-        return {
-            "memory": self.memory.to_state(),
+            self._before = self._capture()
+            self._job_tag = tag
+            self._since_begin = []
+
+    def begin_job(self, tag: tuple) -> None:
+        """For jobs other modules run on this mind (the visitor's chat: call it
+        first, with a tag such as ``("respond", now.isoformat())``), so a save
+        taken meanwhile sees the mind as it was before the job."""
+        self._begin(tag)
+
+    def snapshot(self, in_flight=None):
+        """A consistent picture of this mind for a save, taken on the main thread
+        in about a millisecond (3000 memories); returns a zero-argument callable that
+        builds ``to_state()``'s dict (on any thread, e.g. the save writer's).
+
+        ``in_flight``: the ``job_tag`` of the simulation's job for this mind
+        that has not been applied yet (or a predicate over tags; None when
+        there is none). If that job has begun (it is running, or finished with its result still unread),
+        the capture from just before it began is used, so the saved mind and
+        the saved world agree and the job is simply asked again after loading;
+        if it has not begun, the mind is idle and is captured as it is."""
+        with self._lock:
+            if in_flight is not None and self._job_tag is not None and self._before is not None and (
+                    in_flight(self._job_tag) if callable(in_flight) else self._job_tag == in_flight):
+                before, extra = self._before, [list(x) for x in self._since_begin]
+                if not extra:
+                    return before
+
+                def with_thoughts() -> dict:  # thoughts queued while the job ran are not lost
+                    d = before()
+                    d["queue"] = d["queue"] + extra
+                    return d
+                return with_thoughts
+            for attempt in range(3):
+                try:
+                    return self._capture()
+                except RuntimeError:  # a job from elsewhere (an interview) changed a set meanwhile
+                    if attempt == 2:
+                        raise
+
+    def _capture(self):
+        """Copy every small part now (plain data) and the memory stream's cheap
+        snapshot; the returned callable assembles the dict. The caller holds
+        self._lock or is the mind's own job."""
+        iso = lambda t: t.isoformat() if t else None  # noqa: E731
+        small = {
             "spatial": self.spatial.to_state(),
             "plan": [dict(start=x.start.isoformat(), minutes=x.minutes, description=x.description,
                           address=x.address) for x in self.plan],
@@ -391,10 +412,36 @@ class Mind:
             "retained": [list(x) for x in self.retained],
             "object_states": dict(self.object_states),
             "chats_today": list(self.chats_today),
-            "seeded": self.seeded, "queue": queued, "now": iso(self.now), "last_react": iso(self.last_react),
+            "seeded": self.seeded, "queue": [list(x) for x in self._queue], "now": iso(self.now),
+            "last_react": iso(self.last_react),
             "calls_day": iso(self.calls_day), "calls": dict(self.calls), "skipped": dict(self.skipped),
-            "calls_per_day": dict(self.calls_per_day), "calls_history": copy.deepcopy(self.calls_history),
+            "rejected": dict(self.rejected),
+            "calls_per_day": dict(self.calls_per_day),
+            "calls_history": {k: dict(v) for k, v in self.calls_history.items()},
+            "rel_cache": [[list(k[0]), k[1].isoformat(), v] for k, v in self.rel_cache.items()],
         }
+        mem = self._memory
+        if mem is not None:
+            memory = mem.snapshot()
+        else:
+            model, dim = self.embedder.model_name, int(self.embedder.dim)
+
+            def memory() -> dict:
+                import numpy as np
+
+                return {"model": model, "dim": dim, "nodes": [],
+                        "embeddings": np.zeros((0, dim), dtype=np.float32), "importance_since_reflection": 0.0}
+
+        def build() -> dict:
+            return {"memory": memory(), **small}
+        return build
+
+    def to_state(self) -> dict:
+        """Everything to rebuild this mind (call between jobs): plain data plus
+        the memory stream's embedding matrix (a read-only numpy array)."""
+        with self._lock:
+            build = self._capture()
+        return build()
 
     @classmethod
     def from_state(cls, persona: Persona, gateway, embedder, state: dict,
@@ -422,12 +469,29 @@ class Mind:
         m.retained.extend(tuple(x) for x in state["retained"])
         m.object_states = dict(state["object_states"])
         m.chats_today = list(state["chats_today"])
-        m.seeded, m._queue = state["seeded"], [tuple(x) for x in state["queue"]]
+        m.seeded, m._queue = state["seeded"], [(str(x[0]), int(x[1])) for x in state["queue"]]
+        m.rejected = Counter(state.get("rejected") or {})
+        m.rel_cache = {(tuple(p), dt(t)): v for p, t, v in state.get("rel_cache") or []}
         m.now, m.last_react = dt(state["now"]), dt(state["last_react"])
         m.calls_day, m.calls, m.skipped = d(state["calls_day"]), Counter(state["calls"]), Counter(state["skipped"])
         m.calls_per_day, m.calls_history = dict(state["calls_per_day"]), dict(state["calls_history"])
         m._publish()
         return m
+
+
+def job_tag(kind: str, *, conversation: Conversation | None = None, now: datetime | None = None) -> tuple:
+    """Names one job of a mind: ``decide`` at a sim time, ``utter`` the next
+    line of a conversation, ``end_conversation`` of a conversation at a time.
+    The simulation's record of a job in flight maps onto the same tag (see
+    game/savegame.py), which is how a save knows whether that job has begun."""
+    if kind == "decide":
+        return ("decide", now.isoformat())
+    c = conversation
+    if kind == "utter":
+        return ("utter", tuple(c.participants), c.started.isoformat(), len(c.lines))
+    if kind == "end_conversation":
+        return ("end_conversation", tuple(c.participants), c.started.isoformat(), now.isoformat())
+    return (kind,)
 
 
 def _action_dict(a: Action) -> dict:

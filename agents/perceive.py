@@ -5,6 +5,7 @@ batched importance call for everything new."""
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Annotated
 
 from pydantic import BaseModel, Field, conlist
 
@@ -32,7 +33,7 @@ def rule_importance(ev: Event) -> int:
 @lru_cache(maxsize=64)
 def importance_schema(n: int) -> type[BaseModel]:
     class Ratings(BaseModel):
-        ratings: conlist(int, min_length=n, max_length=n) = Field(
+        ratings: conlist(Annotated[int, Field(ge=1, le=10)], min_length=n, max_length=n) = Field(
             description=f"exactly {n} integers from 1 (mundane) to 10 (life-changing)")
 
     return Ratings

@@ -10,45 +10,20 @@ import re
 from functools import lru_cache
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, conlist, create_model
+from pydantic import BaseModel, Field, WithJsonSchema, conlist, create_model
 
+from agents import activity
+from agents import emoji as emoji_vocab
 from agents.types import Action
 
 MEAL_HOURS = {"breakfast": (5, 11), "lunch": (11, 15), "dinner": (16, 23)}
 MAX_ITEM_HOURS = 4.5  # the routine's longest stroke (afternoon work)
 SLEEP_WORDS = ("sleep", "asleep", "nap", "to bed", "in bed")
 
-# keyword -> emoji, first match wins (the model's emoji is used only if it is one).
-EMOJI = [
-    (("sleep", "nap", "to bed", "in bed"), "😴"),
-    (("coffee", "espresso", "latte", "tea"), "☕"),
-    (("breakfast", "lunch", "dinner", "eat", "meal", "snack", "cook"), "🍳"),
-    (("shower", "bath", "brush", "wash", "toilet", "get ready", "dress"), "🚿"),
-    (("paint", "draw", "sketch", "easel", "animat"), "🎨"),
-    (("photo", "camera"), "📷"),
-    (("study", "read", "research", "homework", "book", "library"), "📚"),
-    (("write", "writing", "poem", "novel", "thesis"), "✍️"),
-    (("piano", "music", "compose", "song", "guitar"), "🎹"),
-    (("talk", "chat", "convers", "discuss", "meet"), "💬"),
-    (("teach", "lecture", "class"), "🧑‍🏫"),
-    (("run", "jog", "exercise", "train", "gym", "workout"), "🏃"),
-    (("walk", "stroll"), "🚶"),
-    (("garden", "plant", "water the"), "🌱"),
-    (("shop", "buy", "grocer", "market"), "🛒"),
-    (("bar", "beer", "drink", "pub", "wine"), "🍺"),
-    (("stream", "game", "gaming"), "🎮"),
-    (("tv", "movie", "watch"), "📺"),
-    (("party", "decorat", "valentine", "celebrat"), "🎉"),
-    (("campaign", "mayor", "election"), "🗳️"),
-    (("code", "program", "computer", "email", "app"), "💻"),
-    (("serve", "customer", "counter", "cashier", "sell", "open the", "close the"), "🛎️"),
-    (("relax", "rest", "sofa"), "🛋️"),
-    (("work", "office", "task"), "💼"),
-]
-
-EMOJIS = tuple(dict.fromkeys(e for _, e in EMOJI)) + ("🙂",)
+# The emoji a resident shows come from the drawable vocabulary (agents/emoji.py).
+EMOJIS = emoji_vocab.VOCABULARY
 
 # object -> state while an action uses it (others perceive it as an event).
 OBJECT_STATE = {
@@ -68,14 +43,18 @@ OBJECT_STATE = {
 OBJECT_HINTS = [
     (SLEEP_WORDS, ["bed"]),
     (("coffee", "espresso", "latte", "brew"), ["coffee machine", "cafe counter"]),
-    (("cook", "breakfast", "make lunch", "make dinner", "prepare"), ["stove", "refrigerator", "dining table"]),
-    (("eat", "breakfast", "lunch", "dinner", "meal", "snack"), ["dining table", "cafe customer seating", "pub tables"]),
+    (("eat", "having breakfast", "having lunch", "having dinner", "meal", "snack", "dining"), [
+        "dining table", "cafe customer seating", "pub tables"]),
+    (("cook", "breakfast", "making lunch", "making dinner", "make lunch", "make dinner", "prepar"), [
+        "stove", "refrigerator", "dining table"]),
+    (("dishes",), ["kitchen sink"]),
     (("shower", "bath"), ["shower"]),
     (("toilet",), ["toilet"]),
     (("brush", "wash", "get ready", "morning routine", "freshen"), ["bathroom sink", "shower"]),
     (("dishes",), ["kitchen sink"]),
+    (("attend", "class", "lesson", "taking notes", "problems"), ["classroom student seating", "library tables", "desk"]),
     (("teach", "lecture"), ["lecturer's podium", "blackboard"]),
-    (("class", "attend", "lesson"), ["classroom student seating"]),
+    (("bookshel", "brows"), ["bookshelves"]),
     (("paint", "canvas"), ["easel", "desk"]),
     (("piano", "compose", "music"), ["piano", "desk"]),
     (("tv", "movie", "watch"), ["tv", "sofa"]),
@@ -102,16 +81,10 @@ def clean_text(text: str, limit: int = 80) -> str:
     return t[:limit].rstrip(" ,;:")
 
 
-def emoji_for(text: str, proposed: str | None = None) -> str:
-    """The keyword table first (reliable even with a weak model), then the
-    model's own emoji, then a smile."""
-    t = text.lower()
-    for words, e in EMOJI:
-        if any(w in t for w in words):
-            return e
-    if proposed and any(ord(c) > 0x2000 for c in proposed) and len(proposed) <= 8:
-        return proposed.strip()
-    return "🙂"
+def emoji_for(text: str, proposed: str | None = None, address: str | None = None) -> str:
+    """A drawable emoji: the keyword table first (reliable even with a weak model),
+    then the model's own emoji if the game can draw it, then the place's, then a smile."""
+    return emoji_vocab.emoji_for(text, proposed, activity.arena_kind(address) if address else None)
 
 
 def is_sleep(text: str) -> bool:
@@ -141,7 +114,7 @@ def object_state(address: str, text: str) -> str | None:
 def make_action(spatial, description: str, address: str, start: datetime, minutes: int,
                 emoji: str | None = None) -> Action:
     return Action(description=description, address=address, start=start, duration_min=int(minutes),
-                  emoji=emoji_for(description, emoji), object_state=object_state(address, description))
+                  emoji=emoji_for(description, emoji, address), object_state=object_state(address, description))
 
 
 # --------------------------------------------------------------------------------------
@@ -172,6 +145,10 @@ def plan_hours(wake_hour: int) -> tuple[str, ...]:
     return tuple(f"{h:02d}:{m:02d}" for h in range(wake_hour, 24) for m in (0, 30))
 
 
+# A free-form day plan (times and places chosen by the model) and its validator. The
+# mind now asks for the routine's slots instead (make_day_plan, below): with the
+# embedded 135M model every free-form plan was rejected (breakfast at 20:00, a day
+# starting at 18:30). Kept, and tested, for a stronger model.
 @lru_cache(maxsize=256)  # one class per place list: the gateway caches schemas by class
 def day_plan_schema(labels: tuple[str, ...], hours: tuple[str, ...]) -> type[BaseModel]:
     # Enumerations, not free text, for times and places: a small model cannot
@@ -207,8 +184,7 @@ def routine(persona, spatial, day: datetime, settings) -> list[PlanItem]:
     kitchen = _home_arena(spatial, persona, ("kitchen", "main room"))
     lunch = _public(spatial, "cafe", kitchen)
     evening = _public(spatial, "pub", _public(spatial, "park", _home_arena(spatial, persona, ("common room",))))
-    work_name = persona.workplace.split(":")[2]
-    work = "working at home" if persona.workplace == persona.home else f"working at the {work_name}"
+    work = activity.work_title(persona)
     stops = [
         (at(w), "waking up and getting ready for the day", bath),
         (at(w, 30), "having breakfast", kitchen),
@@ -328,6 +304,74 @@ def validate_day_plan(raw_items, persona, spatial, day: datetime, settings, reso
     return out
 
 
+# --------------------------------------------------------------------------------------
+# the day plan on the routine's skeleton
+# --------------------------------------------------------------------------------------
+@lru_cache(maxsize=256)
+def slots_schema(times: tuple[str, ...]) -> type[BaseModel]:
+    """{"07:00": activity, "07:30": activity, ...}: the times are the routine's (a
+    135M model writes breakfast at 20:00 when it picks times), the words the model's."""
+    fields = {f"t{k.replace(':', '')}": (short_text(60), Field(alias=k)) for k in times}
+    return create_model("DayPlan", **fields)
+
+
+def place_from_text(text: str, spatial, persona) -> str | None:
+    """A known arena the activity names ("at Hobbs Cafe", "in the park"), or None."""
+    t = text.lower()
+    arenas = spatial.arenas()
+    for a in arenas:
+        sector = a.split(":")[1].lower()
+        if len(sector) > 4 and sector in t:
+            same = [x for x in arenas if x.split(":")[1].lower() == sector]
+            return persona.workplace if persona.workplace in same else same[0]
+    for rx, kinds in activity.PLACE_WORDS:
+        if re.search(rx, t):
+            home = persona.home.split(":")[1]
+            cands = [a for a in arenas if activity.arena_kind(a) in kinds]
+            cands.sort(key=lambda a: (a.split(":")[1] != home, a != persona.workplace))
+            if cands:
+                return cands[0]
+    return None
+
+
+def plan_from_slots(got, routine_items: list[PlanItem], persona, spatial, day: datetime,
+                    stats=None) -> list[PlanItem]:
+    """The routine with each slot's words replaced by the model's where they are
+    usable: verb-led, awake, at a fitting hour and place (else the routine's slot)."""
+    out = []
+    for x in routine_items[:-1]:
+        raw = getattr(got, f"t{x.start:%H%M}", None)
+        text = activity.clean_activity(raw or "", persona.name)
+        addr = x.address
+        if text:
+            addr = place_from_text(text, spatial, persona) or x.address
+            if is_sleep(text) or not activity.fits_time(text, x.start.hour) or not activity.fits_place(text, addr):
+                text = None
+        if stats is not None:
+            stats["day_plan_slot"] += 1
+            if text is None:
+                stats["day_plan_slot_rejected"] += 1
+            elif text == x.description:
+                stats["day_plan_slot_copied"] += 1  # the usual day's words, kept
+        out.append(PlanItem(x.start, 0, text or x.description, addr if text else x.address))
+    last = routine_items[-1]
+    return _close(out + [PlanItem(last.start, 0, last.description, last.address)], persona, day)
+
+
+def make_day_plan(m, day: datetime, routine_items: list[PlanItem]) -> list[PlanItem]:
+    """One call: today's plan on the routine's times (see slots_schema)."""
+    awake = routine_items[:-1]
+    times = tuple(f"{x.start:%H:%M}" for x in awake)
+    schema = slots_schema(times)
+    typical = json.dumps({f"{x.start:%H:%M}": x.description for x in awake})
+    fb = schema.model_construct()  # recognised by identity: then the routine is the plan
+    got = m.ask(schema, "day_plan", "day_plan", fb, yesterday=m.yesterday, typical=typical,
+                date=f"{m.now:%A %B %d}", wake=f"{day:%H:%M}")
+    if got is fb:
+        return routine_items
+    return plan_from_slots(got, routine_items, m.persona, m.spatial, day, m.rejected)
+
+
 def yesterday_summary(plan: list[PlanItem], chats: list[str]) -> str:
     if not plan:
         return "nothing notable"
@@ -365,12 +409,24 @@ def insert_reaction(plan: list[PlanItem], now: datetime, description: str, minut
 # --------------------------------------------------------------------------------------
 # decomposition of an hour chunk into 5-15 minute actions
 # --------------------------------------------------------------------------------------
+# A free-text field whose JSON schema carries maxLength (llama.cpp's grammar then
+# stops a rambling small model; measured no slower per token here) while
+# validation stays lenient: a hosted model's longer answer is trimmed, not refused.
+def short_text(n: int):
+    return Annotated[str, WithJsonSchema({"type": "string", "maxLength": n})]
+
+
+MINUTES = (5, 10, 15)
+
+
 @lru_cache(maxsize=1024)
 def steps_schema(labels: tuple[str, ...], max_steps: int) -> type[BaseModel]:
+    """Steps of a plan item: the activity (short free text), minutes (enumerated) and
+    the object used (enumerated from the item's arena). No emoji: the keyword table
+    picks a drawable one more reliably than a small model, and saves tokens."""
     Place = Literal[tuple(labels)]
-    Emoji = Literal[EMOJIS]  # enumerated: free text here made a small model ramble
-    Step = create_model("Step", activity=(str, ...), minutes=(int, Field(ge=5, le=15)),
-                        place=(Place, ...), emoji=(Emoji, ...))
+    Step = create_model("Step", activity=(short_text(60), ...), minutes=(Literal[MINUTES], ...),
+                        place=(Place, ...))
     return create_model("Steps", steps=(conlist(Step, min_length=1, max_length=max_steps), ...))
 
 
@@ -378,35 +434,114 @@ def chunk_end(item: PlanItem, now: datetime) -> datetime:
     return min(item.end, now + timedelta(minutes=60))
 
 
-def fallback_actions(spatial, item: PlanItem, start: datetime, end: datetime) -> list[Action]:
+def fallback_texts(spatial, item: PlanItem, persona=None) -> list[str]:
+    """Varied, persona-specific steps of a plan item that fit its place."""
+    if persona is None:
+        return [item.description]
+    kind = activity.arena_kind(item.address)
+    texts = [t for t in activity.item_steps(item.description, kind, persona)
+             if activity.fits_place(t, item.address)]
+    return texts or [item.description]
+
+
+def fallback_actions(spatial, item: PlanItem, start: datetime, end: datetime, persona=None,
+                     step_min: int = 15) -> list[Action]:
     minutes = max(1, int((end - start).total_seconds() // 60))
-    where = pick_object(spatial, item.address, item.description)
-    return [make_action(spatial, item.description, where, start, minutes)]
+    if persona is None or minutes < 2 * 5:
+        where = pick_object(spatial, item.address, item.description)
+        return [make_action(spatial, item.description, where, start, minutes)]
+    out, t = [], start
+    for text, m in activity.fallback_steps(item.description, item.address, persona, minutes, step_min):
+        out.append(make_action(spatial, text, pick_object(spatial, item.address, text), t, m))
+        t += timedelta(minutes=m)
+    return out
+
+
+def step_text(raw: str, item: PlanItem, address: str, t: datetime, name: str = "") -> str | None:
+    """The model's step as a timeline text, or None when it is junk or does not fit."""
+    text = activity.clean_activity(raw, name)
+    if text is None:
+        return None
+    if not activity.fits_place(text, address) or not activity.fits_time(text, t.hour):
+        return None
+    if is_sleep(text) != is_sleep(item.description):
+        return None  # a nap in the middle of work, or "reading" for a night's sleep
+    return text
 
 
 def validate_steps(raw_steps, spatial, item: PlanItem, start: datetime, end: datetime, resolve,
-                   lo: int = 5, hi: int = 15) -> list[Action]:
-    """Model steps -> actions that tile [start, end) exactly, at known places."""
+                   lo: int = 5, hi: int = 15, persona=None, stats=None) -> list[Action]:
+    """Model steps -> actions that tile [start, end) exactly, in the item's arena.
+    A junk or misplaced step is replaced by a fallback step of the item (and
+    counted in stats["decompose_step"]); repeats are merged."""
+    name = persona.name if persona is not None else ""
+    spare = [x for x in fallback_texts(spatial, item, persona)]
+    examples = set(spare[:2])
+    arena = spatial.arena_of(item.address) if item.address.count(":") >= 2 else item.address
     out: list[Action] = []
     t = start
+
+    def add(text: str, addr: str, minutes: int) -> None:
+        if out and out[-1].description == text:
+            out[-1].duration_min += minutes  # the same thing again: one longer action
+        else:
+            out.append(make_action(spatial, text, addr, t, minutes))
+
     for r in raw_steps:
         left = int((end - t).total_seconds() // 60)
         if left <= 0:
             break
-        desc = clean_text(r.activity, 60) or item.description
         minutes = min(max(int(r.minutes), lo), hi, left)
-        addr = resolve(r.place)
-        if not addr or not spatial.knows(addr):
-            addr = pick_object(spatial, item.address, desc)  # never trust a place name
-        elif addr.count(":") == 2:
-            addr = pick_object(spatial, addr, desc)  # an arena: pick the object that suits
-        out.append(make_action(spatial, desc, addr, t, minutes, getattr(r, "emoji", None)))
+        addr = resolve(r.place) if resolve else None
+        if not addr or not spatial.knows(addr) or spatial.arena_of(addr) != arena:
+            addr = None  # steps happen where the plan item is: never trust a place name
+        text = step_text(r.activity, item, addr or item.address, t, name)
+        if stats is not None:
+            stats["decompose_step"] += 1
+            if text is None:
+                stats["decompose_step_rejected"] += 1
+            elif text in examples:
+                stats["decompose_step_copied"] += 1  # the prompt's example, word for word
+        if text is None:
+            text = spare.pop(0) if len(spare) > 1 else spare[0]
+        hint = pick_object(spatial, item.address, text)
+        add(text, hint if hint != item.address or not addr else addr, minutes)
         t += timedelta(minutes=minutes)
     if not out:
-        return fallback_actions(spatial, item, start, end)
+        return fallback_actions(spatial, item, start, end, persona, hi)
     left = int((end - t).total_seconds() // 60)
     if left > 0:
-        # The model stopped short: the rest of the chunk continues the plan item.
-        out.append(make_action(spatial, item.description, pick_object(spatial, item.address, item.description),
-                               t, left))
+        # The model stopped short: the rest of the chunk continues the plan item,
+        # with the persona's steps it has not done yet.
+        done = {a.description for a in out}
+        todo = [x for x in spare if x not in done] or [item.description]
+        n = max(1, min(len(todo), -(-left // hi)))
+        for i, text in enumerate(todo[:n]):
+            d = left if i == n - 1 else max(lo, min(hi, 5 * round(left / (n - i) / 5)))
+            add(text, pick_object(spatial, item.address, text), d)
+            t += timedelta(minutes=d)
+            left -= d
     return out
+
+
+def decompose(m, item: PlanItem, start: datetime, end: datetime, minutes: int) -> list[Action]:
+    """One call: the 5-15 minute steps of the chunk [start, end) of a plan item."""
+    sp, s = m.spatial, m.settings
+    objs = sp.objects(item.address) or [item.address]
+    labels = [o.rsplit(":", 1)[1] if o.count(":") >= 3 else sp.label(o) for o in objs]
+    resolve = dict(zip(labels, objs)).get
+    max_steps = max(1, min(4, -(-minutes // s.action_max_minutes)))
+    schema = steps_schema(tuple(labels), max_steps)
+    examples = fallback_texts(sp, item, m.persona)[:2]
+    example = json.dumps({"steps": [{"activity": e, "minutes": 10, "place": pick_object(
+        sp, item.address, e).rsplit(":", 1)[-1] if pick_object(sp, item.address, e).count(":") >= 3 else labels[0]}
+        for e in examples]}, ensure_ascii=False)
+    mems = "\n".join(f"- {x.description}" for x in m.retrieve(item.description, k=3)) or "- (nothing)"
+    fb = schema.model_construct(steps=[])  # recognised by identity: then the fallback steps
+    got = m.ask(schema, "decompose", "decompose", fb, start=f"{start:%H:%M}", end=f"{end:%H:%M}",
+                activity=item.description, place=sp.label(item.address), example=example,
+                now_doing=m._doing(), memories=mems, minutes=minutes)
+    if got is fb:
+        return fallback_actions(sp, item, start, end, m.persona, s.action_max_minutes)
+    return validate_steps(got.steps, sp, item, start, end, resolve, s.action_min_minutes,
+                          s.action_max_minutes, persona=m.persona, stats=m.rejected)

@@ -8,15 +8,17 @@ from functools import lru_cache
 
 from pydantic import BaseModel, conlist
 
-from agents.plan import clean_text
+import re
+
+from agents.plan import clean_text, short_text
 
 
 class Questions(BaseModel):
-    questions: conlist(str, min_length=3, max_length=3)
+    questions: conlist(short_text(100), min_length=3, max_length=3)
 
 
 class Insight(BaseModel):
-    insight: str
+    insight: short_text(160)
     evidence: conlist(int, min_length=1, max_length=5)  # record numbers as shown
 
 
@@ -39,6 +41,27 @@ def fallback_questions(m) -> Questions:
                                 f"How does {n} feel about {n.split()[0]}'s work lately?"])
 
 
+def question_ok(q: str) -> bool:
+    """A question of a few words (not "?", not a copied record)."""
+    words = q.split()
+    return 3 <= len(words) <= 25 and (q.endswith("?") or words[0].lower() in (
+        "what", "who", "how", "why", "which", "when", "where", "does", "is", "are", "do", "can"))
+
+
+def insight_ok(text: str, name: str, records: list[str]) -> bool:
+    """A sentence of 4-40 words that names nobody absent from its records and the
+    resident (a small model mixes surnames) and is not a bare copy of a record."""
+    words = text.split()
+    if not 4 <= len(words) <= 40 or text.rstrip(".") in {r.rstrip(".") for r in records}:
+        return False
+    allowed = {name} | {f"{a} {b}" for r in records for a, b in re.findall(r"\b([A-Z][a-z]+)\s+([A-Z][a-z]+)\b", r)}
+    firsts, lasts = {n.split()[0] for n in allowed}, {n.split()[-1] for n in allowed}
+    for a, b in re.findall(r"\b([A-Z][a-z]+)\s+([A-Z][a-z]+)\b", text):
+        if f"{a} {b}" not in allowed and a in firsts and b in lasts:
+            return False  # "Maria Rodriguez"
+    return True
+
+
 def reflect(m) -> list:
     """Run one reflection; returns the new reflection nodes."""
     s = m.settings
@@ -52,8 +75,12 @@ def reflect(m) -> list:
     listing = "\n".join(f"- {x.description}" for x in shown)
     qs = m.ask(Questions, "reflect_questions", "reflect_questions", fallback_questions(m), records=listing)
     made = []
-    for q in qs.questions[: s.reflection_questions]:
-        q = clean_text(q, 200) or fallback_questions(m).questions[0]
+    spare = fallback_questions(m).questions
+    for k, q in enumerate(qs.questions[: s.reflection_questions]):
+        q = clean_text(q, 200)
+        if not question_ok(q):
+            m.rejected["reflect_question"] += 1
+            q = spare[k % len(spare)]
         nodes = m.retrieve(q, k=8)
         if not nodes:
             continue
@@ -69,7 +96,8 @@ def reflect(m) -> list:
             # Citations must point at records we showed; drop the rest, and an
             # insight left with no evidence at all.
             ids = sorted({nodes[i - 1].id for i in ins.evidence if 1 <= i <= len(nodes)})
-            if not text or not ids or text in texts:
+            if not text or not ids or text in texts or not insight_ok(text, m.name, [x.description for x in nodes]):
+                m.rejected["reflect_insight"] += 1
                 continue
             texts.append(text)
             ev = [m.memory.get(i) for i in ids]

@@ -43,6 +43,11 @@ def plausible(purpose: str, messages: list, schema) -> dict:
         return {"ratings": [6 if "party" in text.lower() else 4] * n}
     if purpose == "summary":
         return {"summary": "Busy with work and looking forward to seeing friends this week."}
+    if purpose == "day_plan" and "items" not in schema.model_json_schema()["properties"]:
+        # the routine's slots ({"07:00": activity, ...}): a plausible day in the model's words
+        words = {"07": "get ready for the day", "08": "work on the day's tasks", "12": "have lunch with a friend",
+                 "13": "work on projects", "17": "have dinner at home", "19": "read a book"}
+        return {k: words.get(k[:2], "work on the day's tasks") for k in schema.model_json_schema()["properties"]}
     if purpose == "day_plan":
         places = _enum(schema, "items", "place")
         work = next((p for p in places if "cafe" in p or "library" in p or "classroom" in p), places[0])

@@ -86,3 +86,31 @@ def test_talk_decision_rules_and_fallback_no():
     g, _ = make_mind(garbage, who=persona())
     d = g.decide(situation(t, can_talk_to=["Maria Lopez"]))
     assert d.talk_to is None and d.action is not None  # a failed decision means "no"
+
+
+def test_hallucinated_relationship_falls_back_to_memories():
+    def responder(purpose, messages, schema):
+        if purpose == "relationship":
+            return {"summary": "Maria Rodriguez is hosting a party for Tom Hanks."}
+        return plausible(purpose, messages, schema)
+
+    m, _ = make_mind(responder)
+    m.queue_thought("Maria Lopez is my closest friend", 6)
+    from agents.converse import relationship
+
+    m.now = NOW
+    m.utter(convo(), NOW, "reading")  # folds the thought in
+    text = relationship(m, convo([("Maria Lopez", "hi")]), "reading")
+    assert "Rodriguez is hosting" not in text and "Maria" in text
+    assert m.rejected["relationship"] >= 1
+
+
+def test_a_bare_name_is_not_a_line():
+    m, _ = make_mind(scripted("Maria Lopez"))
+    u = m.utter(convo(), NOW, "reading")
+    assert u.text != "Maria Lopez" and len(u.text.split()) > 2
+
+
+def test_the_speakers_own_name_is_stripped():
+    m, _ = make_mind(scripted("Isabella Rodriguez: What a pleasure to see you, Maria!"))
+    assert m.utter(convo(), NOW, "reading").text == "What a pleasure to see you, Maria!"

@@ -59,3 +59,11 @@ def test_bad_ratings_fall_back_to_rules():
     m, gw = mind(garbage)
     perceive(m, [event("Maria Lopez", "dancing"), event("the Ville:Hobbs Cafe:cafe:piano", "being played")])
     assert [x.importance for x in m.memory.nodes] == [3, 2]
+
+
+def test_importance_schema_bounds_each_rating():
+    from agents.perceive import importance_schema
+
+    js = importance_schema(2).model_json_schema()
+    items = js["properties"]["ratings"]["items"]
+    assert items.get("minimum") == 1 and items.get("maximum") == 10

@@ -94,8 +94,8 @@ def test_a_skipped_working_day_is_filled_from_the_routine():
     assert P.validate_day_plan(raw, who, sp, DAY, S, resolve) is None  # 07:00-12:00, 12:00-19:00
     got = P.validate_day_plan(raw, who, sp, DAY, S, resolve, routine)
     check_day(got, who)
-    assert [x.description for x in got] == ["waking up", "having breakfast", "working at the cafe", "having lunch",
-                                            "working at the cafe", "having dinner", "unwinding",
+    assert [x.description for x in got] == ["waking up", "having breakfast", "running the cafe", "having lunch",
+                                            "running the cafe", "having dinner", "unwinding",
                                             "going to bed and sleeping"]
 
 
@@ -150,10 +150,10 @@ def test_insert_reaction_replans_from_now():
     plan = P.routine(who, sp, DAY, MindSettings())
     now = DAY.replace(hour=9, minute=30)
     new = P.insert_reaction(plan, now, "chat with Maria", 20, "the Ville:Hobbs Cafe:cafe")
-    work = [x for x in new if x.description.startswith("working")]
+    work = [x for x in new if x.description.startswith("running")]
     assert P.item_at(new, now + timedelta(minutes=5)).description == "chat with Maria"
-    assert P.item_at(new, now - timedelta(minutes=5)).description.startswith("working")
-    assert P.item_at(new, now + timedelta(minutes=25)).description.startswith("working")
+    assert P.item_at(new, now - timedelta(minutes=5)).description.startswith("running")
+    assert P.item_at(new, now + timedelta(minutes=25)).description.startswith("running")
     assert len(work) == 3  # morning work split around the reaction, afternoon untouched
     for a, b in zip(new, new[1:]):
         assert a.end == b.start

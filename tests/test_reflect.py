@@ -51,6 +51,7 @@ def test_decide_reflects_once_with_real_citations():
 
 def test_insight_without_valid_evidence_is_dropped_and_trees_form():
     answers = iter([[{"insight": "Invented.", "evidence": [42, 77]}]])
+    count = iter(range(1000))
 
     def responder(purpose, messages, schema):
         if purpose == "reflect_insights":
@@ -58,7 +59,8 @@ def test_insight_without_valid_evidence_is_dropped_and_trees_form():
             try:
                 return {"insights": next(answers)}
             except StopIteration:
-                return {"insights": [{"insight": "Isabella cares about her community.",
+                n = next(count)  # a new insight each time: a copy of a record is not an insight
+                return {"insights": [{"insight": f"Isabella cares about her community, more each day ({n}).",
                                       "evidence": list(range(1, min(shown, 5) + 1))}]}
         return plausible(purpose, messages, schema)
 

@@ -1,0 +1,176 @@
+"""The emoji a resident may show: only those the game can draw.
+
+The vocabulary is the keys of ``assets/icons/emoji.json`` (read here directly:
+agents/ never imports game/). ``nearest`` mirrors the game's lookup
+(game/view/emoji.py ``nearest_known``) closely enough for a model's answer:
+exact key, without variation selectors / skin tones, the json's aliases, a
+gendered person made neutral, then each emoji of a string of several.
+``emoji_for`` picks the emoji of an activity: a keyword table first (reliable
+with a weak model), then the model's proposal if it is drawable, then the
+place's emoji, then a smile.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+META_FILE = Path(__file__).resolve().parents[1] / "assets" / "icons" / "emoji.json"
+DEFAULT = "🙂"
+VS16, ZWJ = "\ufe0f", "\u200d"
+
+
+def _load() -> dict:
+    try:
+        return json.loads(META_FILE.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # no art: a tiny vocabulary keeps the minds working
+        return {"icons": {DEFAULT: 0, "😴": 1, "💬": 2}, "aliases": {}}
+
+
+_META = _load()
+VOCABULARY: tuple[str, ...] = tuple(_META["icons"])
+_VOCAB = set(VOCABULARY)
+
+
+def _strip(e: str) -> str:
+    return "".join(ch for ch in e if ch != VS16 and not 0x1F3FB <= ord(ch) <= 0x1F3FF)
+
+
+_BY_STRIPPED = {_strip(e): e for e in VOCABULARY}
+_ALIASES = {_strip(k): v for k, v in _META.get("aliases", {}).items() if v in _VOCAB}
+
+
+def _one(e: str) -> str | None:
+    s = _strip(e)
+    hit = _BY_STRIPPED.get(s) or _ALIASES.get(s)
+    if hit:
+        return hit
+    parts = [p for p in s.split(ZWJ) if p and p not in ("♀", "♂")]
+    for cand in (ZWJ.join(parts), ZWJ.join("🧑" if p in ("👩", "👨") else p for p in parts)):
+        hit = _BY_STRIPPED.get(cand) or _ALIASES.get(cand)
+        if hit:
+            return hit
+    return None
+
+
+def _clusters(text: str) -> list[str]:
+    out: list[str] = []
+    for ch in text:
+        o = ord(ch)
+        if out and (ch in (VS16, ZWJ) or out[-1].endswith(ZWJ) or 0x1F3FB <= o <= 0x1F3FF):
+            out[-1] += ch
+        elif o >= 0x2000:
+            out.append(ch)
+    return out
+
+
+def nearest(emoji: str | None) -> str | None:
+    """The drawable emoji for ``emoji``, or None when none is close."""
+    if not emoji:
+        return None
+    e = emoji.strip()
+    hit = _one(e)
+    if hit:
+        return hit
+    for part in _clusters(e):
+        hit = _one(part)
+        if hit:
+            return hit
+    return None
+
+
+# Words of an activity -> emoji, first match wins. Every emoji here is checked
+# against the vocabulary at import (a missing one is skipped, never shown).
+_TABLE = [
+    (r"\b(sleep|sleeping|asleep|nap|napping|to bed|in bed)\b", "😴"),
+    (r"\b(brush\w* (my |her |his |their )?teeth|teeth)\b", "🪥"),
+    (r"\b(shower\w*)\b", "🚿"),
+    (r"\b(bath|bathe|bathing)\b", "🛁"),
+    (r"\btoilet\b", "🚽"),
+    (r"\b(dress\w*|clothes|get\w* ready|changing)\b", "👕"),
+    (r"\b(wak\w* up|wake|waking)\b", "☀️"),
+    (r"\b(coffee|espresso|latte|cappuccino|brew\w*)\b", "☕"),
+    (r"\btea\b", "🍵"),
+    (r"\b(cook\w*|stove|bak\w*|prepar\w* (breakfast|lunch|dinner|food|a meal))\b", "🍳"),
+    (r"\bbreakfast\b", "🥣"),
+    (r"\b(lunch|sandwich)\b", "🥪"),
+    (r"\b(dinner|supper)\b", "🍝"),
+    (r"\b(eat\w*|meal|snack\w*|dining)\b", "🍽️"),
+    (r"\b(cake|dessert|pastr\w*|muffin\w*|croissant\w*)\b", "🍰"),
+    (r"\b(beer|pint|ale)\b", "🍺"),
+    (r"\bwine\b", "🍷"),
+    (r"\b(cocktail|bartend\w*)\b", "🍸"),
+    (r"\b(dish\w*|clean\w*|tidy\w*|sweep\w*|wip\w*|mop\w*)\b", "🧹"),
+    (r"\blaundry\b", "🧺"),
+    (r"\b(valentine\w*|party|parties|decorat\w*|celebrat\w*|gathering)\b", "🎉"),
+    (r"\b(campaign\w*|mayor|election|vot\w*)\b", "🗳️"),
+    (r"\b(medicine|pharmac\w*|prescription\w*|pills?)\b", "💊"),
+    (r"\b(stock\w*|restock\w*|inventory|deliver\w*|unpack\w*)\b", "📦"),
+    (r"\b(serv\w*|customers?|orders?|cashier|register|counter)\b", "🛎️"),
+    (r"\b(groceries|grocery|shop\w*|buy\w*|purchas\w*)\b", "🛒"),
+    (r"\b(lectur\w*|teach\w*|grad\w* papers)\b", "🧑‍🏫"),
+    (r"\b(class|classes|seminar|course)\b", "🏫"),
+    (r"\b(chemistry|experiment\w*|lab)\b", "🧪"),
+    (r"\b(research\w*|gentrification|data|survey\w*)\b", "🔬"),
+    (r"\b(math\w*|equation\w*|proof\w*|physics|calculat\w*)\b", "🧮"),
+    (r"\b(stud\w*|homework|revis\w*|lesson)\b", "📚"),
+    (r"\b(read|reads|reading|rereading|book\w*|novel)\b", "📖"),
+    (r"\b(news|newspaper)\b", "📰"),
+    (r"\b(paint\w*|canvas|easel|watercolou?r)\b", "🎨"),
+    (r"\b(draw\w*|sketch\w*|illustrat\w*|animat\w*)\b", "🖌️"),
+    (r"\b(photo\w*|camera)\b", "📷"),
+    (r"\b(rehears\w*|act|acting|script|comedy|stand-up|perform\w*)\b", "🎭"),
+    (r"\b(sing\w*|song\w*)\b", "🎤"),
+    (r"\bpiano\b", "🎹"),
+    (r"\bguitar\b", "🎸"),
+    (r"\b(music|compos\w*|melod\w*|harmony)\b", "🎵"),
+    (r"\b(listen\w*|podcast)\b", "🎧"),
+    (r"\b(stream\w*|video games?|gaming|play\w* games?)\b", "🎮"),
+    (r"\b(tv|television|movie|film)\b", "📺"),
+    (r"\b(cod\w*|program\w*|software|debug\w*)\b", "⌨️"),
+    (r"\b(computer|laptop|email\w*|online)\b", "💻"),
+    (r"\b(phone|call\w*)\b", "📞"),
+    (r"\b(writ\w*|poem\w*|poetry|essay|paper|thesis|story|stories)\b", "✍️"),
+    (r"\b(notes?|jot\w*|list)\b", "📝"),
+    (r"\b(plan\w*|schedul\w*|organi[sz]\w*|agenda)\b", "📅"),
+    (r"\b(tax\w*|paperwork|accounts?|bills?|invoice\w*|budget\w*)\b", "🧾"),
+    (r"\b(money|cash)\b", "💰"),
+    (r"\b(repair\w*|fix\w*|tool\w*)\b", "🔧"),
+    (r"\b(run|runs|running|jog\w*)\b", "🏃"),
+    (r"\b(exercis\w*|train\w*|gym|workout|work out|lift\w*|stretch\w*|practice)\b", "🏋️"),
+    (r"\b(yoga|meditat\w*|relax\w*|unwind\w*|rest\w*)\b", "🧘"),
+    (r"\b(sofa|couch)\b", "🛋️"),
+    (r"\b(soccer|football|ball|sport\w*)\b", "⚽"),
+    (r"\b(walk\w*|stroll\w*)\b", "🚶"),
+    (r"\b(garden\w*|plant\w*|water\w* the|weed\w*|flowers?)\b", "🌷"),
+    (r"\b(ducks?|pond)\b", "🦆"),
+    (r"\bpark\b", "🌳"),
+    (r"\b(talk\w*|chat\w*|convers\w*|discuss\w*)\b", "💬"),
+    (r"\b(meet\w*|greet\w*|welcom\w*)\b", "🤝"),
+    (r"\b(think\w*|ponder\w*|reflect\w*|wonder\w*)\b", "🤔"),
+    (r"\b(idea\w*|brainstorm\w*|invent\w*)\b", "💡"),
+    (r"\b(announc\w*|poster\w*|flyer\w*|bulletin)\b", "📣"),
+    (r"\b(work\w*|office|meeting|job|shift)\b", "💼"),
+]
+TABLE = [(re.compile(p), e) for p, e in _TABLE if e in _VOCAB]
+
+# The kind of a place (agents.activity.arena_kind) -> its emoji, when the words say nothing.
+PLACE_EMOJI = {
+    "bathroom": "🚿", "bedroom": "🏠", "main room": "🏠", "kitchen": "🍳", "common room": "🛋️",
+    "cafe": "☕", "pub": "🍺", "classroom": "🏫", "library": "📚", "hallway": "📣", "park": "🌳",
+    "store": "🛒", "supply store": "🔧", "garden": "🌷",
+}
+
+
+def keyword_emoji(text: str) -> str | None:
+    t = (text or "").lower()
+    for rx, e in TABLE:
+        if rx.search(t):
+            return e
+    return None
+
+
+def emoji_for(text: str, proposed: str | None = None, place_kind: str | None = None) -> str:
+    """A drawable emoji for an activity (see the module docstring)."""
+    hit = keyword_emoji(text) or nearest(proposed) or PLACE_EMOJI.get(place_kind or "")
+    return hit if hit in _VOCAB else DEFAULT
