@@ -23,6 +23,13 @@ Plugging in more (later issues):
 - pygame_gui widgets: create them on `game.ui` (a UIManager); it gets events
   first and is drawn last.
 - the status line's right side: `game.status.right = "Mon 13 Feb 07:00"`.
+
+A running town (game/session.py) joins with `game.attach_session(session)`:
+`game.session` is stepped in `update` (after the visitor moves, whose tile
+goes to `sim.move_visitor`), and the residents (game/view/residents.py),
+speech bubbles (bubbles.py), HUD and time controls (hud.py), the help overlay
+(help.py) and, when present, the inspector, chat and save menu install
+themselves. `game.toast(text)` shows a short message in the HUD.
 """
 from __future__ import annotations
 
@@ -96,6 +103,8 @@ class Game:
         self.frame = 0
         self.clock_time = 0.0  # seconds of game time updated so far
         self.frame_ms: deque[float] = deque(maxlen=2000)  # main_play records frame work time here
+        self.session = None  # a game/session.py Session once attach_session() ran
+        self.hud = None  # game/view/hud.py HUD (toasts) once installed
         self._fps_since = 0.0
         self._fps_frames = 0
         self._address_cache: dict[tuple[int, int], str | None] = {}
@@ -214,6 +223,9 @@ class Game:
         self.visitor.update(dt, self.controls, self.can_enter)
         if self.visitor.moving:
             self.follow = True
+        if self.session is not None:
+            self.session.move_visitor(self.visitor.tile)
+            self.session.update(dt)
         if self.follow:
             self.camera.follow(*self.visitor_center_world(), dt)
         self._update_hover()
@@ -257,6 +269,9 @@ class Game:
     # ---- actions ------------------------------------------------------------------------------
     def on_escape(self) -> None:
         """Escape with nothing else to close: quit (overlays see Escape first)."""
+        if self.session is not None and self.session.skipping:
+            self.session.cancel_skip()
+            return
         self.running = False
 
     def zoom(self, steps: int, anchor: tuple[int, int] | None = None) -> bool:
@@ -272,6 +287,84 @@ class Game:
 
     def add_overlay(self, overlay) -> None:
         self.overlays.append(overlay)
+
+    def toast(self, text: str) -> None:
+        """A short message for the player (the HUD shows it for a few seconds)."""
+        if self.hud is not None:
+            self.hud.toast(text)
+        else:
+            log.info("toast: %s", text)
+
+    def attach_session(self, session, *, extras: bool = True) -> None:
+        """Show a running town: residents, bubbles, HUD, time controls, help
+        (and, with ``extras``, the inspector, chat and save menu when installed)."""
+        import importlib
+
+        from game.view import bubbles, help as help_view, hud, residents
+
+        import sys
+
+        # Mind threads run plain Python (prompts, parsing, retrieval) between model
+        # calls; a 1 ms GIL switch interval (default 5 ms) lets the frame win the GIL
+        # back sooner (measured: frame p99 at speed 5 with 25 busy minds 17 -> 13 ms).
+        if sys.getswitchinterval() > 0.001:
+            sys.setswitchinterval(0.001)
+        self.session = session
+        self.visitor.name = session.visitor_name
+        session.move_visitor(self.visitor.tile)
+        residents.install(self)
+        bubbles.install(self)
+        hud.install(self)
+        if extras:
+            for mod in ("game.view.inspector", "game.view.chat", "game.view.savemenu"):
+                try:
+                    module = importlib.import_module(mod)
+                except ImportError as err:
+                    if getattr(err, "name", None) != mod:
+                        log.exception("cannot load %s", mod)
+                    continue
+                install = getattr(module, "install", None)
+                if callable(install):
+                    try:
+                        install(self)
+                    except Exception:  # noqa: BLE001 - a broken panel must not stop the game
+                        log.exception("%s.install failed", mod)
+        help_view.install(self)  # last: it hears F1 / ? / Escape first when shown
+        sim = session.sim
+        if hasattr(sim, "on_greeting"):
+            sim.on_greeting.append(self._greeted)
+
+    def _greeted(self, g) -> None:
+        text = g.text if len(g.text) <= 60 else g.text[:59] + "…"
+        self.toast(f"{g.resident} greets you: \"{text}\"  (T to answer)")
+
+    def rename_visitor(self, name: str) -> None:
+        if self.session is not None:
+            self.session.rename_visitor(name)
+            name = self.session.visitor_name
+        self.visitor.name = name
+
+    def ask_visitor_name(self, default: str = "Alex") -> None:
+        """The start-up name box: the town waits (paused) until a name is given."""
+        from game.view import namebox
+
+        session = self.session
+        was_paused = session.paused if session is not None else False
+        if session is not None:
+            session.paused = True
+
+        def validate(name: str):
+            if session is not None and name in session.minds:
+                return f"{name} already lives here; pick another name"
+            return None
+
+        def done(name: str) -> None:
+            self.rename_visitor(name)
+            if session is not None:
+                session.paused = was_paused
+            self.toast(f"Welcome to the Ville, {name}!  (F1: controls)")
+
+        namebox.install(self, done, default, validate)
 
     def _update_hover(self) -> None:
         pos = self.mouse_pos
@@ -318,8 +411,9 @@ def frame_stats(frame_ms) -> dict[str, float]:
     return {"frames": len(times), "median_ms": statistics.median(times), "p99_ms": p99, "max_ms": times[-1]}
 
 
-def main_play(args) -> int:
-    """`smallville play`: open the window (or render off-screen) and run."""
+def main_play(args, session=None) -> int:
+    """`smallville play`: build the town (a Session, unless one is given), open
+    the window (or render off-screen) and run."""
     from game.errors import UserError
 
     headless = bool(getattr(args, "headless", False))
@@ -334,10 +428,15 @@ def main_play(args) -> int:
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     map_path = resolve_map(getattr(args, "map", None) or "maps/the_ville/the_ville.tmx")
     screenshot = getattr(args, "screenshot", None)
+    given_name = getattr(args, "visitor_name", None)
+    own_session = session is None
+    if session is None:
+        session = _build_session(args, map_path, given_name or "Alex")
+    town = session.town if session is not None else None
+    if town is None:
+        from game.town import load_town
 
-    from game.town import load_town
-
-    town = load_town(map_path)  # MapError: __main__ prints it without a traceback
+        town = load_town(map_path)  # MapError: __main__ prints it without a traceback
 
     pygame = _pygame()
     from game.view import fonts, sprites
@@ -345,6 +444,7 @@ def main_play(args) -> int:
 
     pygame.display.init()
     pygame.font.init()
+    game = None
     try:
         flags = 0 if headless else pygame.RESIZABLE
         _set_icon(pygame)
@@ -359,8 +459,23 @@ def main_play(args) -> int:
             town,
             TileMapRenderer.from_file(map_path),
             size=screen.get_size(),
-            visitor_name=getattr(args, "visitor_name", None) or "You",
+            visitor_name=given_name or (session.visitor_name if session is not None else "You"),
         )
+        if session is not None:
+            if given_name and given_name != session.visitor_name:
+                session.rename_visitor(given_name)
+            game.attach_session(session)
+            load = getattr(args, "load", None)
+            if load:
+                from game.savegame import load_into
+
+                # Before the first frame, so blocking is fine; a bad save is a
+                # SaveError (a UserError): one clear line, nothing started.
+                load_into(game, load)
+            if not headless and not given_name and not load:
+                game.ask_visitor_name(session.visitor_name)
+        if headless and session is not None:
+            game.add_overlay(_CrowdCamera(game))  # nobody walks the visitor: watch the residents
         if not headless:
             game.mouse_pos = pygame.mouse.get_pos() if pygame.mouse.get_focused() else None
         run(game, frames=frames, headless=headless)
@@ -368,25 +483,89 @@ def main_play(args) -> int:
             _save_screenshot(pygame.display.get_surface(), screenshot)
         if headless:
             st = frame_stats(game.frame_ms)
+            extra = ""
+            if session is not None:
+                sim = session.sim
+                extra = f"; sim {sim.start:%a %H:%M} -> {sim.now:%a %H:%M} ({sim.steps} steps, {len(sim.minds)} residents)"
             print(
                 f"rendered {st['frames']} frames off-screen: median {st['median_ms']:.2f} ms, "
                 f"p99 {st['p99_ms']:.2f} ms per frame"
+                + extra
                 + (f"; screenshot {screenshot}" if screenshot else "")
             )
     finally:
+        if session is not None and own_session:
+            session.close()
         pygame.quit()
         fonts.reset()
         sprites.reset_caches()
     return 0
 
 
+class _CrowdCamera:
+    """Headless runs: every half second the camera looks at the busiest part of
+    town (the screen-sized box holding the most residents), so an off-screen
+    screenshot shows the residents rather than the visitor at the bus stop."""
+
+    def __init__(self, game, every: float = 0.5) -> None:
+        self.game = game
+        self.every = every
+        self._t = every
+
+    def update(self, dt: float) -> None:
+        self._t += dt
+        if self._t < self.every:
+            return
+        self._t = 0.0
+        g = self.game
+        sim = g.session.sim
+        tiles = [b.tile for b in sim.bodies.values() if not b.visitor]
+        if not tiles:
+            return
+        span = g.tile_size * g.camera.zoom
+        hw = max(1, int(g.size[0] / span / 2) - 1)
+        hh = max(1, int(g.size[1] / span / 2) - 2)
+        best = max(tiles, key=lambda t: (sum(1 for o in tiles if abs(o[0] - t[0]) <= hw and abs(o[1] - t[1]) <= hh), -t[1], -t[0]))
+        near = [o for o in tiles if abs(o[0] - best[0]) <= hw and abs(o[1] - best[1]) <= hh]
+        cx = sum(o[0] for o in near) / len(near)
+        cy = sum(o[1] for o in near) / len(near)
+        g.follow = False
+        g.camera.look_at(*g.camera.tile_center_world(cx, cy))
+
+
+def _build_session(args, map_path: Path, visitor_name: str):
+    """The town with its residents and their minds; None (an empty town) when the
+    map has no cast beside it."""
+    from agents.config import ConfigError
+    from agents.llm import load_config
+    from game.errors import UserError
+    from game.session import Session
+
+    if not (Path(map_path).parent / "residents.json").exists():
+        log.warning("no residents.json beside %s: the town is empty", map_path)
+        return None
+    try:
+        config = load_config(args)
+    except ConfigError as err:
+        raise UserError(str(err)) from None
+    session = Session.create(
+        map_path, agents=getattr(args, "agents", None), residents=getattr(args, "residents", None),
+        seed=getattr(args, "seed", 0) or 0, config=config, visitor_name=visitor_name,
+    )
+    log.info("session: %d residents, model %s, %s", len(session.minds), config.model, session.sim.now)
+    return session
+
+
 def run(game: Game, *, frames: int | None = None, headless: bool = False) -> None:
-    """The main loop. Headless frames advance a fixed 1/60 s and do not wait."""
+    """The main loop. Headless frames advance a fixed 1/60 s; without a town they
+    do not wait, with one they are paced at FPS (the minds think in real time)."""
     pygame = _pygame()
     clock = pygame.time.Clock()
     n = 0
+    paced = not headless or game.session is not None  # a living town runs on real time, minds included
     while game.running:
-        dt = 1.0 / FPS if headless else clock.tick(FPS) / 1000.0
+        tick = clock.tick(FPS) / 1000.0 if paced else 0.0
+        dt = 1.0 / FPS if headless else tick
         t0 = time.perf_counter()
         for event in pygame.event.get():
             game.handle_event(event)

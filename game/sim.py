@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import math
+import functools
 import random
 import re
 from dataclasses import dataclass, field, replace
@@ -354,6 +355,66 @@ class Simulation:
     def conversations(self) -> list[Conversation]:
         return [c.conv for c in self.chats.values()]
 
+    # -- jobs for others (the visitor's chat) and holding a resident for it ----------
+
+    def call(self, name: str, fn: Callable, *args: Any, on_result: Callable[[Any, Any], None], **kwargs: Any) -> None:
+        """Run ``fn(*args, **kwargs)`` as the resident's next pool job (keyed by the
+        name: after any job in flight, so one job per mind still holds); when it is
+        back, ``on_result(value, error)`` is called on the main thread instead of
+        the decision machinery."""
+        if kwargs:
+            fn = functools.partial(fn, **kwargs)
+        self._queue(name, ("call", on_result), fn, *args)
+
+    def pump(self) -> None:
+        """Apply finished jobs and submit waiting ones without advancing the clock
+        (a paused game still hears the answers it asked for)."""
+        self._apply_results()
+        for name in list(self._queued):
+            self._submit_queued(name)
+
+    def held(self, name: str) -> bool:
+        """Whether the resident is stopped by ``hold`` (talking with the visitor)."""
+        b = self.bodies.get(name)
+        return b is not None and b.conversation is None and b.action is not None and bool(b.action.talking_to)
+
+    def hold(self, name: str, partner: str, doing: str | None = None) -> bool:
+        """Stop the resident where it stands, talking with ``partner`` (the visitor)
+        until ``release``: no walking, no decisions, no conversations with others.
+        False when it cannot (not a resident, or in a conversation)."""
+        b = self.bodies.get(name)
+        if b is None or b.visitor or b.conversation is not None:
+            return False
+        if self.held(name):
+            return True
+        b.prev_action = b.action
+        b.path = []
+        b.prev_tile = b.tile  # standing still (drawing glides from prev_tile)
+        other = self.bodies.get(partner)
+        if other is not None:
+            b.facing = _facing(other.tile[0] - b.tile[0], other.tile[1] - b.tile[1], b.facing)
+        here = self.town.address_at(*b.tile) or self.area(b.tile)
+        b.action = Action(doing or f"talking with {partner}", here, self.now, 24 * 60, "💬", None, partner)
+        return True
+
+    def release(self, name: str) -> None:
+        """End a ``hold``: the resident resumes what it was doing (walking on if it was
+        on its way), or asks for a new decision if that ran out meanwhile."""
+        if not self.held(name):
+            return
+        b = self.bodies[name]
+        prev, b.prev_action = b.prev_action, None
+        b.action = prev
+        b.last_decide = self.now
+        if prev is None or not b.target:
+            return
+        path = self._plan_path(b, b.target)
+        if path and len(path) > 1:
+            b.path = path[1:]
+            b.arrived_at = None
+        else:
+            self._arrive(b, quiet=True)
+
     # -- the visitor: a body without a mind, perceived like anyone ---------------
 
     def add_visitor(self, name: str, tile: Tile | None = None, doing: str = "visiting the town") -> Body:
@@ -519,6 +580,8 @@ class Simulation:
                     self._on_decision(res.key, job, res.value, res.error)
                 elif kind == "utter":
                     self._on_utterance(res.key, job, res.value, res.error)
+                elif kind == "call":
+                    job[1](res.value, res.error)
                 elif kind == "end_conversation":
                     if res.error is not None:
                         self._error(res.key, f"remembering the conversation failed: {res.error}")
@@ -555,8 +618,8 @@ class Simulation:
         b = self.bodies[name]
         b.last_decide = self.now
         self._check_reflections(name, getattr(decision, "note", "") or "")
-        if b.conversation is not None:
-            return  # a conversation began meanwhile; it takes precedence
+        if b.conversation is not None or self.held(name):
+            return  # a conversation (or the visitor's chat) began meanwhile; it takes precedence
         if error is not None:
             self._error(name, f"decision failed: {error}")
             b.not_before = self.now + timedelta(minutes=self.settings.error_backoff_min)
@@ -791,7 +854,7 @@ class Simulation:
         return b.doing
 
     def _free_to_talk(self, b: Body) -> bool:
-        if b.conversation is not None or b.asleep or b.visitor:
+        if b.conversation is not None or b.asleep or b.visitor or self.held(b.name):
             return False
         job = self._jobs.get(b.name)
         return job is None and not self._queued.get(b.name)
@@ -968,7 +1031,7 @@ class Simulation:
                 continue
             if self._submit_queued(name):
                 continue
-            if b.conversation is not None or self._jobs.get(name) or self.pool.busy(name):
+            if b.conversation is not None or self._jobs.get(name) or self.pool.busy(name) or self.held(name):
                 continue
             if b.asleep and b.action is not None and self.now < b.action.end:
                 continue  # sleeping: no perception, no decisions until wake time
@@ -1140,6 +1203,8 @@ class Simulation:
         for b in self.bodies.values():  # a body in a conversation that did not survive is freed
             if b.conversation is not None and b.conversation not in self.chats:
                 b.conversation = None
+            if b.conversation is None and b.action is not None and b.action.talking_to:
+                b.action, b.prev_action = b.prev_action, None  # a chat with the visitor does not survive a load
         self._next_chat = int(state.get("next_chat", max(self.chats, default=0) + 1))
         self.cooldowns = {k: datetime.fromisoformat(t) for k, t in state.get("cooldowns", {}).items()}
         self._jobs = {}

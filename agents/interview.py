@@ -1,0 +1,192 @@
+"""Talking to a resident (contract section 12): the visitor's chat and interviews.
+
+``respond(mind, speaker, text, now=...)`` answers one line in character, from
+retrieval over the resident's memories (the line itself and "who is
+<speaker>"), the resident's summary and current action, and the dialogue so
+far. One model call per line; how memorable the line is is rated by rule
+(length and news words), which keeps the schema to one text field: the
+embedded 135M model fills a second field with nonsense (it answered
+"importance"), while a second-person prompt with one worked example and the
+dialogue as alternating lines gives sensible replies.
+
+``remember=True`` (the visitor's chat) stores the exchange as a ``chat``
+memory, so what the visitor says can be retrieved later, e.g. when the
+resident talks to others. ``remember=False`` (an interview) leaves the mind
+as it was: no memory, no last-access update, nothing counted on the mind.
+
+Threading: like the Mind's own methods it runs as the resident's pool job
+(key: the resident's name), so no other job of that mind runs meanwhile. It
+does not hold ``mind._lock`` for the whole job (that lock only guards the
+thought queue and the inspect snapshot, and holding it across a model call
+would stall the panels); it uses the Mind's own locked helpers for those.
+"""
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from agents.plan import clean_text
+
+MAX_TOKENS = 120
+ANSWER_CHARS = 320
+HISTORY_LINES = 8
+# Words that make what a visitor says worth remembering (the rule when the model gives no rating).
+NEWS_WORDS = ("party", "love", "secret", "news", "married", "wedding", "died", "pregnant", "baby", "job", "hired",
+              "fired", "election", "mayor", "moving", "opening", "new ", "won ", "lost", "fire", "accident",
+              "tomorrow", "tonight", "next week", "valentine", "help", "invite", "sick", "birthday", "crush")
+
+
+class Answer(BaseModel):
+    answer: str = Field(min_length=1)
+
+
+def rule_importance(text: str) -> int:
+    t = text.lower()
+    # Someone talking to you directly is more memorable than what you merely see (observations: 1-3).
+    score = 4 + min(2, len(t) // 80) + (2 if any(w in t for w in NEWS_WORDS) else 0)
+    return max(1, min(10, score))
+
+
+def _first(name: str) -> str:
+    return (name or "there").split()[0]
+
+
+def _doing(mind) -> str:
+    a = getattr(mind, "action", None)
+    return a.description if a is not None and a.description else "going about the day"
+
+
+def _place(mind) -> str:
+    a = getattr(mind, "action", None)
+    if a is None or not a.address:
+        return "somewhere in town"
+    parts = a.address.split(":")
+    return ": ".join(parts[1:]) if len(parts) > 1 else a.address
+
+
+def fallback_answer(mind, speaker: str, text: str, history=()) -> str:
+    """A polite, in-character line from the persona and the current action (never empty)."""
+    p = mind.persona
+    sp = _first(speaker)
+    doing = _doing(mind)
+    n = len(history) // 2
+    if n == 0:
+        return f"Oh, hello {sp}! I'm {p.first_name}. I'm {doing} right now, but I have a moment. What's on your mind?"
+    if text.strip().endswith("?"):
+        lines = (f"That's a good question, {sp}. I'd have to think about it; I'm {doing} at the moment.",
+                 f"Hmm, I'm not sure, {sp}. Ask me again when I'm not {doing}?",
+                 f"I couldn't say for certain, {sp}. What do you think?")
+    else:
+        lines = (f"I see, {sp}. Thanks for telling me, I'll keep that in mind.",
+                 f"That's interesting, {sp}. Tell me more?",
+                 f"I'll remember that, {sp}. Anyway, I should get back to {doing} soon.")
+    return lines[n % len(lines)]
+
+
+def _norm(s: str) -> str:
+    return re.sub(r"[^a-z0-9 ]", "", s.lower()).strip()
+
+
+def _clean_answer(raw: str, mind, speaker: str, text: str, history=()) -> str:
+    t = clean_text(raw, ANSWER_CHARS)
+    # A weak model may prefix the speaker's name or quote the line back.
+    for who in (mind.name, mind.persona.first_name):
+        if t.lower().startswith(who.lower() + ":"):
+            t = t[len(who) + 1:].strip()
+    first = mind.persona.first_name
+    t = re.sub(rf"^((?:hi|hello|hey|good \w+),? ){re.escape(first)}\b", rf"\g<1>{_first(speaker)}", t, flags=re.I)
+    n = _norm(t)
+    if not t or len(n) < 2 or n in _norm(text) or n in ("answer", "importance"):  # empty, or parroting
+        return ""
+    if any(n == _norm(b) for a, b in history if a == mind.name):  # a weak model repeats itself
+        return ""
+    return t
+
+
+def _begin(mind) -> None:
+    begin = getattr(mind, "_begin", None)
+    if not callable(begin):
+        return
+    try:
+        from agents.mind import job_tag
+    except ImportError:
+        return
+    begin(job_tag("respond"))
+
+
+def _retrieve(mind, queries: list[str], now: datetime, touch: bool, k: int = 6) -> list:
+    mem = getattr(mind, "_memory", None)
+    if mem is None or len(mem) == 0:
+        return []
+    s = mind.settings
+    vecs = mind.embed(queries)
+    seen: dict[int, object] = {}
+    for v in vecs:
+        for x in mem.retrieve(v, now, k=k, char_budget=s.retrieve_chars // 2 + 100, decay=s.recency_decay,
+                              weights=(s.w_recency, s.w_importance, s.w_relevance), touch=touch):
+            seen.setdefault(x.id, x)
+    return list(seen.values())
+
+
+def respond(mind, speaker: str, text: str, *, now: datetime, speaker_is: str | None = None,
+            history=(), remember: bool = True) -> str:
+    """One in-character answer of ``mind``'s resident to ``speaker`` saying ``text``."""
+    text = " ".join(str(text or "").split())[:600]
+    history = [(str(a), str(b)) for a, b in (history or ())]
+    if remember:
+        # What a Mind's own job does first: mark the job (a save taken meanwhile uses the
+        # mind as it was before it; game/savegame.py maps the sim's "call" job to this tag),
+        # then today's counters, seeds and queued thoughts.
+        _begin(mind)
+        mind.now = now
+        mind._roll_day()
+        mind._fold_queue()
+    if not text:
+        return fallback_answer(mind, speaker, "", history)
+
+    known = speaker in getattr(mind, "known_people", ())
+    who = speaker_is or ("someone you have met before" if known else "a visitor to the town you do not know yet")
+    nodes = _retrieve(mind, [text, f"who is {speaker}"], now, touch=remember)
+    if nodes:
+        memories = "\n".join(f"- {x.description}" for x in nodes[:10])
+    else:
+        memories = "\n".join(f"- {ph}" for ph in mind.persona.phrases[:5]) or "- (nothing in particular)"
+    transcript = ("\nYour conversation with " + speaker + " so far:\n"
+                  + "".join(f"{'You' if a == mind.name else a}: {b}\n" for a, b in history[-HISTORY_LINES:])
+                  if history else "")
+
+    from agents.prompts import render
+
+    p = mind.persona
+    prompt = render("respond", summary=mind.summary, first_name=p.first_name, full_name=p.name, age=p.age,
+                    traits=p.traits, time=f"{now:%H:%M}", date=f"{now:%A %B %d}", doing=_doing(mind),
+                    place=_place(mind), speaker=speaker, speaker_first=_first(speaker), speaker_is=who,
+                    memories=memories, transcript=transcript, text=text)
+    fb = Answer(answer=fallback_answer(mind, speaker, text, history))
+    if remember:
+        mind.calls["respond"] += 1  # counted with the mind's calls (the player's chat is never skipped)
+    got = mind.gateway.ask(Answer, prompt, purpose="respond", resident=mind.name, fallback=fb,
+                           max_tokens=MAX_TOKENS)
+    answer = _clean_answer(got.answer, mind, speaker, text, history) or fb.answer
+    if remember:
+        _remember(mind, speaker, text, answer, now, rule_importance(text))
+    return answer
+
+
+def _remember(mind, speaker: str, text: str, answer: str, now: datetime, importance: int) -> None:
+    me = mind.persona.first_name
+    desc = f"{speaker} told {me}: \"{text[:300]}\" and {me} answered: \"{answer[:200]}\""
+    vec = mind.embed([f"{speaker} said {text}"])[0]  # retrieved by what the speaker said
+    mind.memory.add("chat", desc, now, max(1, min(10, int(importance))), vec,
+                    subject=speaker, predicate="said", object=text[:200])
+    mind.known_people.add(speaker)
+    mind.last_talked[speaker] = now
+    mind.chats_today.append(f"with {speaker}: {text[:80]}")
+    if len(mind.chats_today) > 40:
+        del mind.chats_today[:-40]
+    mind._publish()
+
+
+__all__ = ["respond", "Answer", "fallback_answer", "rule_importance"]

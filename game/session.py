@@ -1,0 +1,633 @@
+"""A running game: everything `smallville play` holds besides the window (contract §11).
+
+``Session.create(map_path, ...)`` loads the town and cast, builds the model
+gateway (the embedded model by default, via ``agents.llm.load_config``), the
+embedder (the local MiniLM, loading on a background thread), a ``MindPool``
+of ``config.concurrency`` workers, one ``Mind`` per resident and the
+simulation, and puts the visitor into town as a sim body.
+
+``update(dt)`` runs once per frame on the main thread: it turns real seconds
+into sim steps at the current speed and never waits for a mind.
+
+Speeds (``SPEEDS``, sim minutes per real second; keys 1-5):
+
+    1: 1 min/s (a resident walks ~6 tiles/s, about the visitor's pace)
+    2: 5 min/s   3: 15 min/s   4: 30 min/s   5: 60 min/s
+
+One sim step is 10 sim seconds, so speed 1 is 6 steps a second and speed 5 is
+360 (6 per frame at 60 fps). A frame runs at most ``MAX_STEPS_PER_FRAME``
+steps and stops early once ``FRAME_BUDGET_S`` is spent; time it could not
+step is dropped (the town slows down rather than the frame).
+
+``skip_to(when)`` fast-forwards over many frames: each frame steps while the
+minds keep up (no resident has waited for a decision longer than
+``SKIP_SLACK_MIN`` sim minutes) and the frame's time budget lasts; progress is
+``skip_progress()``; ``cancel_skip()`` stops it where it is. ``next_morning()``
+is the next 07:00 after now.
+
+The visitor: residents perceive the visitor like anyone (an event "Alex is
+visiting the town"), and ``PlaySimulation`` offers the visitor in
+``Situation.can_talk_to``. A mind that decides to talk to the visitor does not
+start a mind-to-mind conversation (the visitor has no mind): the resident says
+one greeting line, made by its own mind on the pool (``mind.utter`` on a
+one-sided conversation, then ``mind.end_conversation`` so it remembers it).
+The line lands in ``sim.greetings`` (a list of ``Greeting``; also
+``session.greetings``), is logged as a ``line`` event with
+``greeting=True`` and ``partner=<visitor>`` (bubbles show it), and the
+session's ``on_greeting`` callbacks run (the window toasts it). The player
+answers with the chat box. The same pair is not greeted again for the sim's
+``conversation_cooldown_min``.
+"""
+from __future__ import annotations
+
+import logging
+import queue
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from agents.types import Conversation, Utterance
+from game.sim import STEP, Simulation, _cheb, _facing, _pair
+
+log = logging.getLogger(__name__)
+
+SPEEDS: dict[int, float] = {1: 1.0, 2: 5.0, 3: 15.0, 4: 30.0, 5: 60.0}  # sim minutes per real second
+DEFAULT_SPEED = 1
+MAX_STEPS_PER_FRAME = 8  # realtime: at most this many sim steps in one frame
+FRAME_BUDGET_S = 0.004  # realtime: stop stepping once a frame spent this long on steps
+SKIP_BUDGET_S = 0.010  # skipping: step time per frame (the rest of the frame draws)
+SKIP_MAX_STEPS_PER_FRAME = 90  # skipping: at most 15 sim minutes per frame
+SKIP_SLACK_MIN = 3  # skipping: step on while no resident waits longer than this for a decision
+MORNING_HOUR = 7
+STEP_S = STEP.total_seconds()
+
+
+def steps_per_second(speed: int) -> float:
+    return SPEEDS[speed] * 60.0 / STEP_S
+
+
+def next_morning(now: datetime, hour: int = MORNING_HOUR) -> datetime:
+    """The next ``hour``:00 after ``now`` (at 02:00 that is today's, at 08:00 tomorrow's)."""
+    t = now.replace(hour=hour, minute=0, second=0, microsecond=0)
+    return t if t > now else t + timedelta(days=1)
+
+
+@dataclass
+class Greeting:
+    """A resident greeted the visitor (the player answers in the chat box)."""
+
+    resident: str
+    visitor: str
+    text: str
+    time: datetime
+    answered: bool = False
+
+
+class PlaySimulation(Simulation):
+    """The simulation with the visitor as someone a resident may decide to talk to.
+
+    Talking to the visitor is one greeting line (see the module docstring),
+    never a mind-to-mind conversation.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.greetings: list[Greeting] = []
+        self.greet_visitor = True  # False: residents never offer to talk to the visitor
+        self._greet_box: "queue.SimpleQueue[tuple]" = queue.SimpleQueue()
+        self._greet_epoch = 0
+        self.on_greeting: list[Callable[[Greeting], None]] = []
+
+    # -- offering the visitor -------------------------------------------------------
+    def _visitor_offerable(self, name: str) -> bool:
+        v = self.bodies.get(self.visitor) if self.visitor else None
+        if v is None or not self.greet_visitor:
+            return False
+        me = self.bodies[name]
+        if _cheb(v.tile, me.tile) > self.settings.talk_radius or self.area(v.tile) != self.area(me.tile):
+            return False
+        return not self._in_cooldown(name, v.name)
+
+    def can_talk_to(self, name: str) -> list[str]:
+        out = super().can_talk_to(name)
+        if self._visitor_offerable(name):
+            out.append(self.visitor)
+        return out
+
+    def _start_chat(self, name: str, partner: str, note: str = "") -> bool:
+        if self.visitor and partner == self.visitor:
+            return self._greet(name, note)
+        return super()._start_chat(name, partner, note)
+
+    # -- the greeting -----------------------------------------------------------------
+    def _greet(self, name: str, note: str = "") -> bool:
+        a = self.bodies[name]
+        v = self.bodies.get(self.visitor)
+        if v is None or a.conversation is not None or self._in_cooldown(name, v.name):
+            return False
+        self.cooldowns[_pair(name, v.name)] = self.now + timedelta(minutes=self.settings.conversation_cooldown_min)
+        a.facing = _facing(v.tile[0] - a.tile[0], v.tile[1] - a.tile[1], a.facing)
+        conv = Conversation(participants=(name, v.name), address=self.area(a.tile), started=self.now)
+        mind = self.minds[name]
+        doing = v.doing
+        now = self.now
+        epoch = self._greet_epoch
+        box = self._greet_box
+
+        def job() -> Utterance:
+            u = mind.utter(conv, now, doing)
+            box.put((epoch, name, v.name, u, now))
+            said = Conversation(conv.participants, conv.address, conv.started, [u])
+            try:
+                mind.end_conversation(said, now)  # it remembers greeting the visitor
+            except Exception:  # noqa: BLE001 - remembering is a bonus; the greeting stands
+                log.exception("%s could not remember greeting %s", name, v.name)
+            return u
+
+        if not self.pool.submit(name, job):
+            return False
+        self._jobs[name] = ("greet", v.name)
+        self.log_event(name, "chat", f"greets {v.name}", conv.address, partner=v.name, greeting=True, note=note or None)
+        return True
+
+    def collect_greetings(self) -> list[Greeting]:
+        """Greeting lines finished on the pool -> ``greetings``, events, callbacks (main thread)."""
+        got = []
+        while True:
+            try:
+                epoch, name, visitor, u, when = self._greet_box.get_nowait()
+            except queue.Empty:
+                break
+            if epoch != self._greet_epoch or name not in self.bodies:
+                continue  # asked before a load
+            text = str(getattr(u, "text", "") or "").strip()
+            if not text:
+                continue
+            g = Greeting(name, visitor, text, self.now)
+            self.greetings.append(g)
+            del self.greetings[:-50]
+            b = self.bodies[name]
+            self.log_event(name, "line", text, self.area(b.tile), partner=visitor, greeting=True)
+            for fn in list(self.on_greeting):
+                try:
+                    fn(g)
+                except Exception:  # noqa: BLE001 - a view callback must not stop the town
+                    log.exception("greeting callback failed")
+            got.append(g)
+        return got
+
+    def step(self) -> None:
+        super().step()
+        self.collect_greetings()
+
+    def from_state(self, state: dict) -> None:
+        self._greet_epoch += 1
+        super().from_state(state)
+
+
+# ---------------------------------------------------------------------------- building
+
+
+@dataclass
+class Parts:
+    """What a run is built from (shared by the window and headless runs)."""
+
+    town: Any
+    cast: list
+    scenario: Any
+    config: Any
+    gateway: Any
+    embedder: Any
+    pool: Any
+    minds: dict
+    sim: Any
+
+
+def build_parts(
+    town: Any,
+    personas: Sequence[Any],
+    start: datetime,
+    *,
+    scenario: Any = None,
+    config: Any = None,
+    gateway: Any = None,
+    embedder: Any = None,
+    minds: dict | None = None,
+    seed: int = 0,
+    lockstep: bool = False,
+    sim_settings: Any = None,
+    mind_settings: Any = None,
+    background_embedder: bool = False,
+    sim_class: type = Simulation,
+    pool: Any = None,
+) -> Parts:
+    """Gateway (from ``config``, else ``load_config()``), embedder, minds, pool and
+    simulation; anything given is used as is (tests inject fakes)."""
+    from agents.pool import MindPool
+
+    if gateway is None:
+        from agents.llm import Gateway, load_config
+
+        config = config or load_config()
+        gateway = Gateway(config)
+    config = config or getattr(gateway, "config", None)
+    if embedder is None and minds is None:
+        from agents.embeddings import make_embedder
+
+        embedder = make_embedder(config)
+        if background_embedder and hasattr(embedder, "load_in_background"):
+            embedder.load_in_background()  # torch's import stays off the main thread
+    if minds is None:
+        from game.headless import build_minds
+
+        minds = build_minds(personas, gateway, embedder, scenario, mind_settings)
+    if pool is None:
+        pool = MindPool(getattr(config, "concurrency", None) or 2)
+    try:
+        from game import pathing
+
+        if hasattr(pathing, "prepare"):
+            pathing.prepare(town.walkable)  # else the first long path builds landmarks inside a frame
+    except Exception:  # noqa: BLE001 - an optimisation only
+        log.exception("pathing.prepare failed")
+    sim = sim_class(
+        town, minds, pool, start, personas={p.name: p for p in personas}, seed=seed, lockstep=lockstep,
+        settings=sim_settings,
+    )
+    return Parts(town, list(personas), scenario, config, gateway, embedder, pool, minds, sim)
+
+
+# ---------------------------------------------------------------------------- the session
+
+
+@dataclass
+class _Skip:
+    target: datetime
+    start: datetime
+    was_paused: bool
+    started_wall: float = field(default_factory=time.monotonic)
+
+
+class Session:
+    """Everything a running game holds besides the window (contract §11)."""
+
+    def __init__(self, parts: Parts, *, visitor_name: str = "Visitor", visitor_tile=None, prime: bool = True) -> None:
+        self.town = parts.town
+        self.cast = parts.cast
+        self.scenario = parts.scenario
+        self.config = parts.config
+        self.gateway = parts.gateway
+        self.embedder = parts.embedder
+        self.pool = parts.pool
+        self.minds = parts.minds
+        self.sim = parts.sim
+        self.paused = False
+        self.speed = DEFAULT_SPEED
+        self.controlled: str | None = None
+        self.visitor_name = visitor_name
+        self.skip: _Skip | None = None
+        self.step_fraction = 0.0  # 0..1 of the way to the next step (drawing interpolates by it)
+        self.steps_last_frame = 0
+        self.frames = 0
+        self._acc = 0.0  # sim steps owed
+        self.last_skip_result: str | None = None  # "done" | "cancelled"
+        self.on_skip_end: list[Callable[[str], None]] = []
+        self._closed = False
+        if not getattr(self.sim, "visitor", None):
+            self.sim.add_visitor(visitor_name, visitor_tile)
+        if prime:
+            self.prime_routines()
+
+    def prime_routines(self) -> int:
+        """Give every resident without an action its routine one now (asleep in bed
+        before its wake hour, getting ready after, ...), so nobody stands frozen
+        while the minds make their first (slow) decisions. The mind is still asked
+        at once (its first job plans the day) and takes over from the routine when
+        the routine action ends. Returns how many were primed."""
+        from game.sim import routine_action
+
+        sim = self.sim
+        yesterday = (sim.now - timedelta(days=1)).date().isoformat()
+        n = 0
+        for name, b in sim.bodies.items():
+            if b.visitor or b.action is not None or name not in sim.minds:
+                continue
+            try:
+                sim._set_action(b, routine_action(sim.personas.get(name), sim.now, sim.town),
+                                note="routine until the mind decides")
+            except Exception:  # noqa: BLE001 - then the mind's first decision starts it
+                log.exception("priming %s failed", name)
+                continue
+            b.asked_day = yesterday  # "a new day": the mind is asked now, not when the routine ends
+            n += 1
+        return n
+
+    # -- building ---------------------------------------------------------------------
+    @classmethod
+    def create(
+        cls,
+        map_path,
+        *,
+        agents: int | None = None,
+        residents: str | Sequence[str] | None = None,
+        seed: int = 0,
+        config: Any = None,
+        gateway: Any = None,
+        embedder: Any = None,
+        visitor_name: str = "Visitor",
+        minds: dict | None = None,
+        start: datetime | None = None,
+        sim_settings: Any = None,
+        mind_settings: Any = None,
+        pool: Any = None,
+    ) -> "Session":
+        """Load the town and cast beside ``map_path``, build the parts, put the visitor in."""
+        from agents.persona import CastError, load_cast
+        from game.errors import UserError
+        from game.headless import select_residents
+        from game.town import load_town
+
+        town = load_town(map_path)
+        try:
+            cast, scenario = load_cast(Path(map_path).parent)
+        except CastError as err:
+            raise UserError(str(err)) from None
+        personas = select_residents(cast, agents, residents)
+        if " ".join(str(visitor_name).split()) in {p.name for p in cast}:
+            raise UserError(f"{visitor_name} already lives here; pick another visitor name")
+        if config is None and gateway is None:
+            from agents.config import ConfigError
+            from agents.llm import load_config
+
+            try:
+                config = load_config()
+            except ConfigError as err:
+                raise UserError(str(err)) from None
+        parts = build_parts(
+            town, personas, start or scenario.start, scenario=scenario, config=config, gateway=gateway,
+            embedder=embedder, minds=minds, seed=seed, lockstep=False, sim_settings=sim_settings,
+            mind_settings=mind_settings, background_embedder=True, sim_class=PlaySimulation, pool=pool,
+        )
+        return cls(parts, visitor_name=visitor_name)
+
+    # -- the visitor --------------------------------------------------------------------
+    def rename_visitor(self, name: str) -> None:
+        """Give the visitor a (new) name; ValueError if it is a resident's."""
+        name = " ".join(str(name).split())
+        if not name:
+            raise ValueError("the visitor needs a name")
+        if name in self.minds:
+            raise ValueError(f"{name} already lives here; pick another name")
+        old = self.sim.bodies.get(self.sim.visitor) if self.sim.visitor else None
+        tile = old.tile if old else None
+        doing = old.doing if old else "visiting the town"
+        self.sim.add_visitor(name, tile, doing)
+        if old is not None:
+            self.sim.bodies[name].facing = old.facing
+        self.visitor_name = name
+
+    def move_visitor(self, tile) -> None:
+        b = self.sim.bodies.get(self.sim.visitor) if self.sim.visitor else None
+        if b is not None and tuple(b.tile) != tuple(tile):
+            self.sim.move_visitor(tile)
+
+    @property
+    def greetings(self) -> list[Greeting]:
+        return getattr(self.sim, "greetings", [])
+
+    # -- time ---------------------------------------------------------------------------
+    @property
+    def now(self) -> datetime:
+        return self.sim.now
+
+    @property
+    def minutes_per_second(self) -> float:
+        return SPEEDS[self.speed]
+
+    def set_speed(self, speed: int) -> None:
+        if speed not in SPEEDS:
+            raise ValueError(f"speed must be one of {sorted(SPEEDS)}")
+        self.speed = speed
+
+    def toggle_pause(self) -> bool:
+        self.paused = not self.paused
+        return self.paused
+
+    def update(self, dt: float) -> None:
+        """Each frame, main thread: step the sim as the speed allows (or skip); never blocks."""
+        if self._closed:
+            return
+        self.frames += 1
+        self.steps_last_frame = 0
+        if self.skip is not None:
+            self._update_skip()
+            return
+        if self.paused:
+            pump = getattr(self.sim, "pump", None)  # answers asked for while paused still land
+            if callable(pump):
+                pump()
+            if hasattr(self.sim, "collect_greetings"):
+                self.sim.collect_greetings()
+            return
+        self._acc += max(0.0, dt) * steps_per_second(self.speed)
+        n = int(self._acc)
+        if n > MAX_STEPS_PER_FRAME:
+            n = MAX_STEPS_PER_FRAME
+            self._acc = n + (self._acc - int(self._acc))  # drop what a frame cannot carry
+        t0 = time.perf_counter()
+        done = 0
+        last = 0.0  # the previous step's time: do not start one that would overrun the budget
+        while done < n:
+            ts = time.perf_counter()
+            if done and (ts - t0) + last > FRAME_BUDGET_S:
+                break
+            self.sim.step()
+            done += 1
+            last = time.perf_counter() - ts
+        self._acc -= done
+        if self._acc >= 1.0:  # over budget: the town slows down rather than the frame
+            self._acc -= int(self._acc)
+        self.steps_last_frame = done
+        self.step_fraction = min(1.0, max(0.0, self._acc))
+
+    # -- fast-forward -----------------------------------------------------------------------
+    def skip_to(self, target: datetime) -> None:
+        """Fast-forward to ``target`` over the next frames (progress: ``skip_progress()``)."""
+        if target <= self.sim.now:
+            return
+        was = self.skip.was_paused if self.skip else self.paused
+        self.skip = _Skip(target=target, start=self.sim.now, was_paused=was)
+        self.last_skip_result = None
+
+    def skip_to_morning(self) -> datetime:
+        t = next_morning(self.sim.now)
+        self.skip_to(t)
+        return t
+
+    @property
+    def skipping(self) -> bool:
+        return self.skip is not None
+
+    def skip_progress(self) -> float:
+        s = self.skip
+        if s is None:
+            return 1.0
+        total = (s.target - s.start).total_seconds()
+        return 1.0 if total <= 0 else min(1.0, max(0.0, (self.sim.now - s.start).total_seconds() / total))
+
+    def cancel_skip(self) -> None:
+        if self.skip is not None:
+            self._end_skip("cancelled")
+
+    def _end_skip(self, how: str) -> None:
+        s = self.skip
+        self.skip = None
+        self._acc = 0.0
+        self.step_fraction = 0.0
+        self.paused = s.was_paused if s else self.paused
+        self.last_skip_result = how
+        for fn in list(self.on_skip_end):
+            try:
+                fn(how)
+            except Exception:  # noqa: BLE001
+                log.exception("skip callback failed")
+
+    def _update_skip(self) -> None:
+        s = self.skip
+        sim = self.sim
+        t0 = time.perf_counter()
+        done = 0
+        while sim.now < s.target and done < SKIP_MAX_STEPS_PER_FRAME:
+            # Lockstep-ish: step on while the minds keep up, else give them this frame.
+            if done and sim.behind(SKIP_SLACK_MIN) > 0:
+                break
+            if not done and sim.behind(SKIP_SLACK_MIN) > 0:
+                # Apply what finished without advancing the clock, then look again.
+                pump = getattr(sim, "pump", None)
+                pump() if callable(pump) else sim._apply_results()
+                if sim.behind(SKIP_SLACK_MIN) > 0:
+                    break
+            sim.step()
+            done += 1
+            if time.perf_counter() - t0 > SKIP_BUDGET_S:
+                break
+        self.steps_last_frame = done
+        if sim.now >= s.target:
+            self._end_skip("done")
+
+    # -- the end --------------------------------------------------------------------------
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.pool.cancel_all()
+            self.pool.shutdown(wait=False)
+        except Exception:  # noqa: BLE001
+            log.exception("pool shutdown failed")
+        close = getattr(self.gateway, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception:  # noqa: BLE001
+                log.exception("gateway close failed")
+
+
+# ---------------------------------------------------------------------------- the bench's busy town
+
+
+class BusyMind:
+    """A stand-in mind whose every job sleeps like a model call (GIL free) around a
+    little plain Python, then sends its resident somewhere in town."""
+
+    def __init__(self, persona, places: list[str], seed: int = 0, delay=(0.3, 1.5), work_ms=(5.0, 15.0)):
+        import random
+
+        self.persona = persona
+        self.name = persona.name
+        self.places = places
+        self.delay = delay
+        self.work_ms = work_ms
+        self.rng = random.Random(f"{seed}:{persona.name}")
+
+    def _work(self, ms: float) -> None:
+        end = time.perf_counter() + ms / 1000.0
+        x = 0
+        while time.perf_counter() < end:
+            for i in range(200):
+                x += i * i
+
+    def _job(self) -> None:
+        self._work(self.rng.uniform(*self.work_ms) / 2)
+        time.sleep(self.rng.uniform(*self.delay))
+        self._work(self.rng.uniform(*self.work_ms) / 2)
+
+    def decide(self, situation):
+        from agents.types import Action, Decision
+
+        self._job()
+        if situation.can_talk_to and self.rng.random() < 0.15:
+            return Decision(talk_to=self.rng.choice(situation.can_talk_to), note="busy mind chats")
+        place = self.rng.choice(self.places)
+        return Decision(action=Action(
+            description="walking over to " + place.split(":")[-1], address=place, start=situation.now,
+            duration_min=self.rng.randint(1, 4), emoji=self.rng.choice(["🚶", "☕", "📚", "🎨", "💼", "🍽️"]),
+        ))
+
+    def utter(self, conversation, now, partner_doing):
+        self._job()
+        n = len(conversation.lines)
+        return Utterance(self.name, f"Nice to see you! How is your day going? ({n})", ends=n >= 3)
+
+    def end_conversation(self, conversation, now) -> None:
+        self._job()
+
+    def queue_thought(self, text: str, importance: int = 8) -> None:
+        return None
+
+    def inspect(self) -> dict:
+        return {"name": self.name, "summary": "a busy stand-in mind", "plan": [], "memories": [], "reflections": []}
+
+
+def busy_minds_session(map_path=None, *, residents: int = 25, seed: int = 0, delay=(0.3, 1.5),
+                       concurrency: int = 2, visitor_name: str = "Alex") -> Session:
+    """A Session on the real map with ``residents`` stand-in minds that are always
+    busy (each job sleeps ``delay`` seconds): the frame-time benchmark's town."""
+    from agents.config import ModelConfig
+    from agents.persona import load_cast
+    from agents.pool import MindPool
+    from game.town import load_town
+
+    root = Path(__file__).resolve().parents[1]
+    map_path = Path(map_path) if map_path else root / "maps" / "the_ville" / "the_ville.tmx"
+    town = load_town(map_path)
+    cast, scenario = load_cast(map_path.parent)
+    cast = cast[:residents]
+    places = [a for a in town.addresses() if a.count(":") == 2]
+    minds = {p.name: BusyMind(p, places, seed, delay) for p in cast}
+
+    class _NoGateway:  # the HUD reads these
+        config = ModelConfig(model="busy/stand-in", concurrency=concurrency)
+        model = config.model
+        status = "ok"
+
+        class accounting:  # noqa: N801
+            @staticmethod
+            def summary():
+                return {"total": {"calls": 0, "tokens": 0}}
+
+        def close(self):
+            return None
+
+    gw = _NoGateway()
+    parts = build_parts(town, cast, scenario.start, scenario=scenario, config=gw.config, gateway=gw, embedder=None,
+                        minds=minds, seed=seed, sim_class=PlaySimulation, pool=MindPool(concurrency))
+    return Session(parts, visitor_name=visitor_name, prime=False)  # minds busy from the first frame
+
+
+__all__ = [
+    "SPEEDS", "Session", "PlaySimulation", "Greeting", "Parts", "build_parts", "next_morning",
+    "busy_minds_session", "BusyMind", "steps_per_second",
+]

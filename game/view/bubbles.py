@@ -1,0 +1,180 @@
+"""Speech bubbles over residents who talk.
+
+The overlay listens to the simulation's ``line`` events (conversation lines
+and greetings of the visitor) and keeps only the latest line of each
+conversation. A bubble shows the text wrapped to ``MAX_WIDTH`` px in at most
+``MAX_LINES`` lines (the last one clipped with an ellipsis), stands over its
+speaker's head (above the emoji markers), and fades out after a few seconds
+(the clock stops while the game is paused, so a paused scene can be read).
+Bubbles never pile into mush: they are placed bottom-up and a bubble that
+would overlap one already placed moves up (and sideways if it must) until it
+is clear.
+"""
+from __future__ import annotations
+
+import pygame
+
+from game.view import fonts
+from game.view.emoji import icons
+
+MAX_WIDTH = 220  # px of text
+MAX_LINES = 3
+FONT = 14
+TEXT = (30, 30, 36)
+FADE_S = 1.0
+GAP = 3
+
+
+def wrap(text: str, width: int = MAX_WIDTH, size: int = FONT, max_lines: int = MAX_LINES) -> list[str]:
+    """Words into lines no wider than ``width`` px; past ``max_lines`` the last line ends in an ellipsis."""
+    font = fonts.font(size)
+    words = str(text).split()
+    lines: list[str] = []
+    cur = ""
+    for w in words:
+        while font.size(w)[0] > width and len(w) > 1:  # a word wider than a line: cut it
+            cut = len(w)
+            while cut > 1 and font.size(w[:cut])[0] > width:
+                cut -= 1
+            if cur:
+                lines.append(cur)
+                cur = ""
+            lines.append(w[:cut])
+            w = w[cut:]
+        trial = f"{cur} {w}" if cur else w
+        if font.size(trial)[0] <= width:
+            cur = trial
+        else:
+            lines.append(cur)
+            cur = w
+    if cur:
+        lines.append(cur)
+    if len(lines) > max_lines:
+        last = lines[max_lines - 1]
+        while last and font.size(last + "…")[0] > width:
+            last = last[:-1].rstrip()
+        lines = lines[: max_lines - 1] + [last + "…"]
+    return lines or [""]
+
+
+def lifetime(text: str) -> float:
+    """Seconds a line stays up: long enough to read."""
+    return min(9.0, 3.5 + len(text) / 18.0)
+
+
+class Bubble:
+    __slots__ = ("speaker", "text", "age", "life", "surface")
+
+    def __init__(self, speaker: str, text: str) -> None:
+        self.speaker = speaker
+        self.text = text
+        self.age = 0.0
+        self.life = lifetime(text)
+        self.surface = None
+
+    @property
+    def alpha(self) -> int:
+        left = self.life - self.age
+        return 255 if left >= FADE_S else max(0, int(255 * left / FADE_S))
+
+    def render(self):
+        if self.surface is None:
+            rows = [fonts.text(t, FONT, TEXT) for t in wrap(self.text)]
+            lh = fonts.font(FONT).get_linesize()
+            w = max(r.get_width() for r in rows)
+            body = pygame.Surface((w, lh * len(rows)), pygame.SRCALPHA)
+            for i, r in enumerate(rows):
+                body.blit(r, (0, i * lh))
+            self.surface = icons().bubble(body)
+        return self.surface
+
+
+class Bubbles:
+    """The overlay: ``lines`` from sim events -> bubbles over speakers."""
+
+    def __init__(self, game, session) -> None:
+        self.game = game
+        self.session = session
+        self.live: dict[object, Bubble] = {}  # conversation key -> its latest line
+        self.placed: list[tuple[str, pygame.Rect]] = []  # (speaker, screen rect) drawn last frame (tests)
+        session.sim.listeners.append(self.on_event)
+
+    def on_event(self, ev: dict) -> None:
+        if ev.get("kind") != "line":
+            return
+        speaker = ev.get("resident")
+        if not speaker:
+            return
+        key = ev.get("conversation")
+        if key is None:
+            key = ("greeting", speaker)
+        self.say(key, speaker, ev.get("text", ""))
+
+    def say(self, key, speaker: str, text: str) -> None:
+        text = " ".join(str(text).split())
+        if text:
+            self.live[key] = Bubble(speaker, text)
+
+    def update(self, dt: float) -> None:
+        if getattr(self.session, "paused", False) and not getattr(self.session, "skipping", False):
+            return
+        dead = []
+        for k, b in self.live.items():
+            b.age += dt
+            if b.age >= b.life:
+                dead.append(k)
+        for k in dead:
+            del self.live[k]
+
+    def draw_world(self, surface, camera) -> None:
+        self.placed = []
+        if not self.live:
+            return
+        rects = {fig.name: rect for fig, rect in self.game.drawn}
+        view = getattr(self.game, "residents_view", None)
+        tops = view.head_top if view is not None else {}
+        items = []
+        for b in self.live.values():
+            rect = rects.get(b.speaker)
+            if rect is None:
+                continue
+            top = tops.get(b.speaker, rect.top)
+            items.append((top, rect.centerx, b))
+        if not items:
+            return
+        screen = surface.get_rect()
+        taken: list[pygame.Rect] = []
+        items.sort(key=lambda t: -t[0])  # lowest speakers first: bubbles above climb past them
+        blits = []
+        for top, cx, b in items:
+            img = b.render()
+            r = img.get_rect(midbottom=(cx, top - 1))
+            r.clamp_ip(screen)
+            for _ in range(40):
+                hit = next((t for t in taken if t.inflate(GAP * 2, GAP * 2).colliderect(r)), None)
+                if hit is None:
+                    break
+                r.bottom = hit.top - GAP
+                if r.top < screen.top:  # no room above: step sideways instead
+                    r.top = screen.top
+                    r.left = hit.right + GAP
+                    if r.right > screen.right:
+                        r.right = hit.left - GAP
+            taken.append(r)
+            a = b.alpha
+            if a < 255:
+                img = img.copy()
+                img.set_alpha(a)
+            blits.append((img, r.topleft))
+            self.placed.append((b.speaker, r))
+        surface.blits(blits, doreturn=False)
+
+
+def install(game) -> Bubbles:
+    view = Bubbles(game, game.session)
+    game.add_overlay(view)
+    game.bubbles = view
+    return view
+
+
+__all__ = ["install", "Bubbles", "wrap", "MAX_WIDTH"]

@@ -1,0 +1,404 @@
+"""The visitor among them: talking to a resident.
+
+Walk up to a resident (within ``TALK_RANGE`` tiles) and press T, or click
+"Talk" in the inspector: a chat window opens (a scrolling transcript and a
+text line). While the line has focus, walking is off (WASD types letters).
+Enter sends: ``agents.interview.respond`` runs as the resident's pool job
+through ``sim.call`` (keyed by the resident, after any job in flight; the
+answer comes back to this overlay, not to the decision machinery). The frame
+never waits: "… is thinking" shows until the answer is back. The answer also
+shows as a speech bubble over the resident.
+
+While the window is open the resident stands still, "talking with <visitor>"
+(``sim.hold`` / ``sim.release``). Escape (or the window's close button) ends
+the chat. Every exchange is stored in the resident's memory (remember=True).
+"""
+from __future__ import annotations
+
+import html
+import logging
+import textwrap
+
+import pygame
+
+log = logging.getLogger(__name__)
+
+TALK_RANGE = 2  # tiles (Chebyshev) between the visitor and the resident
+WALK_AWAY = 3  # the chat ends when the visitor walks this much further away
+CHAT_W, CHAT_H = 440, 340
+MARGIN = 8
+TEXT_PX = 15
+BUBBLE_S = 8.0  # seconds an answer's bubble stays up
+TOAST_S = 2.5
+C_YOU = "#9CC9FF"
+C_THEM = "#FFD37A"
+C_DIM = "#A8B0BC"
+C_TEXT = "#ECECEC"
+
+
+def esc(text) -> str:
+    return html.escape(str(text), quote=False)
+
+
+class Chat:
+    def __init__(self, game) -> None:
+        self.game = game
+        self.window = None
+        self.box = None
+        self.entry = None
+        self.send_button = None
+        self.partner: str | None = None
+        self.lines: list[tuple[str, str]] = []  # (speaker, text), the dialogue so far
+        self.outbox: list[str] = []  # typed lines waiting for the previous answer
+        self.pending = 0  # answers in flight
+        self.note = ""  # a line under the transcript ("… is busy")
+        self.text = ""
+        self.bubble: tuple[str, str, float] | None = None  # (resident, text, seconds left)
+        self._bubble_surf = None
+        self.toast: tuple[str, float] | None = None
+        self._shown = 0  # transcript lines in the box
+        self._title = ""
+        self._swallow = False  # the "t" typed by the key that opened the chat
+
+    # ---- the session -----------------------------------------------------------------
+    @property
+    def session(self):
+        return getattr(self.game, "session", None)
+
+    def _sim(self):
+        return getattr(self.session, "sim", None)
+
+    def _minds(self) -> dict:
+        return getattr(self.session, "minds", None) or {}
+
+    def visitor_name(self) -> str:
+        s = self.session
+        shown = getattr(getattr(self.game, "visitor", None), "name", None)
+        return getattr(s, "visitor_name", None) or shown or "Visitor"
+
+    @property
+    def is_open(self) -> bool:
+        return self.window is not None and self.window.alive()
+
+    # ---- who is near ---------------------------------------------------------------------
+    def nearest(self) -> str | None:
+        """The resident nearest the visitor within TALK_RANGE, or None."""
+        sim = self._sim()
+        if sim is None:
+            return None
+        vx, vy = self.game.visitor.tile
+        best = None
+        for name, b in sim.bodies.items():
+            if getattr(b, "visitor", False) or name not in self._minds():
+                continue
+            d = max(abs(b.tile[0] - vx), abs(b.tile[1] - vy))
+            if d <= TALK_RANGE and (best is None or d < best[0]):
+                best = (d, name)
+        return best[1] if best else None
+
+    def in_range(self, name: str, tiles: int = TALK_RANGE) -> bool:
+        sim = self._sim()
+        b = sim.bodies.get(name) if sim is not None else None
+        if b is None:
+            return False
+        vx, vy = self.game.visitor.tile
+        return max(abs(b.tile[0] - vx), abs(b.tile[1] - vy)) <= tiles
+
+    def say_toast(self, text: str) -> None:
+        if getattr(self.game, "hud", None) is not None and hasattr(self.game, "toast"):
+            self.game.toast(text)  # the HUD's toasts
+        else:
+            self.toast = (text, TOAST_S)
+
+    # ---- opening and closing ----------------------------------------------------------------
+    def open(self, name: str, *, check_range: bool = True) -> bool:
+        if name not in self._minds() or self._sim() is None:
+            return False
+        if check_range and not self.in_range(name):
+            self.say_toast(f"Walk up to {name.split()[0]} first (within {TALK_RANGE} tiles), then press T.")
+            return False
+        if self.is_open and self.partner == name:
+            self._focus()
+            return True
+        self.close()
+        from pygame_gui.elements import UIButton, UITextBox, UITextEntryLine, UIWindow
+
+        w, h = self.game.size
+        rect = pygame.Rect(MARGIN, max(0, h - CHAT_H - 40), CHAT_W, CHAT_H)
+        self.window = UIWindow(rect, self.game.ui, window_display_title=f"Talking with {name}", object_id="#chat")
+        inner = self.window.get_container().get_rect()
+        cw, ch = inner.width, inner.height
+        hint = (f"<font pixel_size={TEXT_PX} color='{C_DIM}'><i>Say hello to {esc(name)}. "
+                "What you tell them, they remember.</i></font>")
+        self.box = UITextBox(hint, pygame.Rect(0, 0, cw, ch - 40), self.game.ui, container=self.window)
+        self._shown, self._title = 0, ""
+        self.entry = UITextEntryLine(pygame.Rect(4, ch - 36, cw - 84, 32), self.game.ui, container=self.window,
+                                     placeholder_text="Say something, then Enter")
+        self.entry.set_text_length_limit(300)
+        self.send_button = UIButton(pygame.Rect(cw - 76, ch - 36, 72, 32), "Send", self.game.ui, container=self.window)
+        self.partner = name
+        self.lines, self.outbox, self.pending, self.note, self.text = [], [], 0, "", ""
+        self._hold()
+        self._focus()
+        self.refresh()
+        return True
+
+    def _hold(self) -> bool:
+        sim = self._sim()
+        if sim is None or self.partner is None:
+            return False
+        if sim.held(self.partner):
+            self.note = ""
+            return True
+        ok = sim.hold(self.partner, self.visitor_name())
+        if not ok:
+            conv = sim.conversation_of(self.partner)
+            other = conv.other(self.partner) if conv is not None else "someone"
+            self.note = f"{self.partner.split()[0]} is talking with {other}; wait a moment."
+        else:
+            self.note = ""
+        return ok
+
+    def _focus(self) -> None:
+        if self.entry is not None:
+            self.game.ui.set_focus_set(self.entry)
+            self.game.controls.enabled = False
+            self.game.controls.release_all()
+
+    def close(self) -> None:
+        sim = self._sim()
+        if self.partner is not None and sim is not None:
+            sim.release(self.partner)
+        if self.window is not None:
+            self.window.kill()
+        self.window = self.box = self.entry = self.send_button = None
+        self.partner = None
+        self.outbox = []
+        self.game.controls.enabled = True
+
+    # ---- talking ---------------------------------------------------------------------------
+    def send(self, text: str) -> bool:
+        text = " ".join(str(text or "").split())
+        if not text or not self.is_open:
+            return False
+        self.outbox.append(text)
+        self._flush()
+        self.refresh()
+        return True
+
+    def _flush(self) -> None:
+        """Submit the next typed line once the previous answer is back and the resident is held."""
+        if self.pending or not self.outbox or self.partner is None:
+            return
+        sim = self._sim()
+        if sim is None or not self._hold():
+            return
+        from agents.interview import respond
+
+        name = self.partner
+        text = self.outbox.pop(0)
+        me = self.visitor_name()
+        history = list(self.lines)
+        self.lines.append((me, text))
+        self.pending += 1
+        try:
+            sim.log_event(me, "line", text, sim.area(sim.bodies[name].tile), partner=name)
+        except Exception:  # noqa: BLE001 - the log is a nicety
+            log.debug("logging the visitor's line failed", exc_info=True)
+        mind = self._minds()[name]
+        sim.call(name, respond, mind, me, text, now=sim.now, history=history, remember=True,
+                 on_result=lambda value, error: self._on_answer(name, text, history, value, error))
+
+    def _on_answer(self, name: str, said: str, history, value, error) -> None:
+        self.pending = max(0, self.pending - 1)
+        text = value.strip() if isinstance(value, str) else ""
+        if error is not None or not text:
+            log.warning("%s's answer failed: %s", name, error or f"an odd answer {value!r}")
+            from agents.interview import fallback_answer
+
+            mind = self._minds().get(name)
+            if mind is not None:
+                text = fallback_answer(mind, self.visitor_name(), said, history)
+            else:
+                text = "Sorry, what was that?"
+        sim = self._sim()
+        if sim is not None and name in sim.bodies:
+            try:
+                sim.log_event(name, "line", text, sim.area(sim.bodies[name].tile), partner=self.visitor_name())
+            except Exception:  # noqa: BLE001
+                log.debug("logging the answer failed", exc_info=True)
+        self.show_bubble(name, text)
+        if self.partner == name:
+            self.lines.append((name, text))
+            self.refresh()
+
+    def show_bubble(self, name: str, text: str) -> None:
+        """The answer over the resident's head: game/view/bubbles.py shows the sim's
+        ``line`` events (logged above) when installed; else this overlay draws one."""
+        if getattr(self.game, "bubbles", None) is not None:
+            return
+        self.bubble = (name, text, BUBBLE_S)
+        self._bubble_surf = None
+
+    # ---- drawing ------------------------------------------------------------------------------
+    def line_html(self, who: str, text: str) -> str:
+        colour = C_YOU if who == self.visitor_name() else C_THEM
+        return (f"<font pixel_size={TEXT_PX} color='{C_TEXT}'><font color='{colour}'><b>{esc(who)}:</b></font> "
+                f"{esc(text)}</font><br>")
+
+    def status(self) -> str:
+        """What the window's title adds: thinking, or why the resident cannot talk yet."""
+        if self.note:
+            return self.note
+        if self.pending or self.outbox:
+            return f"{(self.partner or '').split()[0]} is thinking…"
+        return ""
+
+    def refresh(self) -> None:
+        """New lines are appended (a full re-layout costs ~1 ms per line); the status
+        goes into the title, so the transcript never changes in place."""
+        if not self.is_open:
+            return
+        if self._shown == 0 and self.lines:
+            self.box.set_text(self.line_html(*self.lines[0]))  # replaces the hint
+            self._shown = 1
+        while self._shown < len(self.lines):
+            self.box.append_html_text(self.line_html(*self.lines[self._shown]))
+            self._shown += 1
+        status = self.status()
+        title = f"Talking with {self.partner}" + (f"  ({status})" if status else "")
+        if title != self._title:
+            self._title = title
+            self.window.set_display_title(title)
+        self.text = "".join(self.line_html(*x) for x in self.lines[: self._shown]) + status
+
+    def _bubble_surface(self, text: str):
+        from game.view import emoji, fonts
+
+        f = fonts.font(14)
+        rows = textwrap.wrap(text, 34)[:5] or [""]
+        if len(textwrap.wrap(text, 34)) > 5:
+            rows[-1] = rows[-1][:31] + "…"
+        surfs = [f.render(r, True, (30, 30, 36)) for r in rows]
+        w = max(s.get_width() for s in surfs)
+        lh = f.get_linesize()
+        body = pygame.Surface((w, lh * len(surfs)), pygame.SRCALPHA)
+        for i, s in enumerate(surfs):
+            body.blit(s, ((w - s.get_width()) // 2, i * lh))
+        try:
+            return emoji.bubble(body)
+        except Exception:  # noqa: BLE001 - no bubble art: a plain box
+            box = pygame.Surface((w + 12, body.get_height() + 8), pygame.SRCALPHA)
+            box.fill((250, 250, 245, 235))
+            box.blit(body, (6, 4))
+            return box
+
+    def draw_world(self, surface, camera) -> None:
+        if self.bubble is None:
+            return
+        name, text, _ = self.bubble
+        rect = next((r for fig, r in (self.game.drawn or []) if fig.name == name), None)
+        if rect is None:
+            return
+        if self._bubble_surf is None:
+            self._bubble_surf = self._bubble_surface(text)
+        s = self._bubble_surf
+        x = rect.centerx - s.get_width() // 2
+        y = rect.top - s.get_height() - 2
+        x = max(2, min(x, surface.get_width() - s.get_width() - 2))
+        surface.blit(s, (x, max(2, y)))
+
+    def draw(self, surface) -> None:
+        if self.toast is None:
+            return
+        from game.view import fonts
+
+        text = fonts.text(self.toast[0], 16, (250, 250, 250))
+        w, h = text.get_width() + 20, text.get_height() + 10
+        x = (surface.get_width() - w) // 2
+        y = surface.get_height() - h - 44
+        box = pygame.Surface((w, h), pygame.SRCALPHA)
+        box.fill((20, 22, 30, 215))
+        surface.blit(box, (x, y))
+        surface.blit(text, (x + 10, y + 5))
+
+    # ---- overlay protocol ---------------------------------------------------------------------
+    def handle_event(self, event) -> bool:
+        import pygame_gui
+
+        entry = self.entry
+        if event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED and entry is not None and event.ui_element is entry:
+            self.send(self.entry.get_text())
+            self.entry.set_text("")
+            self._focus()
+            return True
+        if event.type == pygame_gui.UI_BUTTON_PRESSED and self.send_button is not None \
+                and event.ui_element is self.send_button:
+            self.send(self.entry.get_text())
+            self.entry.set_text("")
+            self._focus()
+            return True
+        if event.type == pygame_gui.UI_WINDOW_CLOSE and self.window is not None and event.ui_element is self.window:
+            self.window = None
+            self.close()
+            return True
+        if event.type == pygame.KEYDOWN:
+            if event.key == pygame.K_ESCAPE and self.is_open:
+                self.close()
+                return True
+            typing = self.entry is not None and self.entry.is_focused
+            if event.key == pygame.K_t and not typing and self.game.controls.enabled:
+                name = self.nearest()
+                if name is None:
+                    self.say_toast(f"Nobody within {TALK_RANGE} tiles to talk to. Walk up to someone first.")
+                    return True
+                if self.open(name, check_range=False):
+                    self._swallow = True
+                return True
+        return False
+
+    def update(self, dt: float) -> None:
+        if self.toast is not None:
+            t, left = self.toast
+            self.toast = (t, left - dt) if left > dt else None
+        if self.bubble is not None:
+            n, t, left = self.bubble
+            self.bubble = (n, t, left - dt) if left > dt else None
+        if self.window is not None and not self.window.alive():
+            self.close()
+        if not self.is_open:
+            if self.pending:  # answers still on their way land in the memory and a bubble
+                self._pump()
+            return
+        if self._swallow:
+            self._swallow = False
+            if self.entry.get_text() in ("t", "T"):
+                self.entry.set_text("")
+        focused = bool(self.entry.is_focused)
+        if self.game.controls.enabled == focused:
+            self.game.controls.enabled = not focused
+            if focused:
+                self.game.controls.release_all()
+        if not self.in_range(self.partner, TALK_RANGE + WALK_AWAY):
+            self.say_toast(f"You walked away from {self.partner.split()[0]}.")
+            self.close()
+            return
+        if not self._sim().held(self.partner):
+            self._hold()
+        self._flush()
+        if self.pending:
+            self._pump()
+        self.refresh()
+
+    def _pump(self) -> None:
+        sim = self._sim()
+        pump = getattr(sim, "pump", None)
+        if callable(pump):
+            pump()  # results land and waiting jobs go out even while the game is paused
+
+
+def install(game) -> Chat:
+    chat = Chat(game)
+    game.add_overlay(chat)
+    game.chat = chat
+    return chat

@@ -1,0 +1,238 @@
+"""The HUD (top left) and the time controls.
+
+Shows: the sim date and time ("Mon 13 Feb 2023 07:42"), the speed ("x15 min/s")
+or PAUSED, the model (short name), model calls and tokens so far, "minds
+behind: N" when decisions lag, the gateway's status when it is not ok
+("model unreachable ... residents follow their routines"), short messages
+(``toast(text)``; ``Game.toast`` forwards here) and, while skipping, a
+progress box ("skipping to Tue 07:00 — 43%", Escape cancels).
+
+Keys (the HUD takes them unless a text box has focus):
+space pause/resume · 1-5 speed · N skip to the next morning · Escape cancels
+a skip. A "Next morning" button does what N does.
+"""
+from __future__ import annotations
+
+import pygame
+
+from game.session import SPEEDS
+from game.view import fonts
+
+FONT = 16
+SMALL = 14
+FG = (240, 240, 232)
+DIM = (180, 186, 196)
+WARN = (255, 196, 92)
+BAD = (255, 120, 110)
+BG = (18, 20, 26, 190)
+PAD = 8
+TOAST_S = 4.0
+REFRESH_S = 0.25
+SPEED_KEYS = {pygame.K_1: 1, pygame.K_2: 2, pygame.K_3: 3, pygame.K_4: 4, pygame.K_5: 5,
+              pygame.K_KP1: 1, pygame.K_KP2: 2, pygame.K_KP3: 3, pygame.K_KP4: 4, pygame.K_KP5: 5}
+
+
+def clock_text(now) -> str:
+    return now.strftime("%a %d %b %Y %H:%M")
+
+
+def speed_text(session) -> str:
+    if session.paused:
+        return "PAUSED"
+    m = SPEEDS[session.speed]
+    return f"x{m:g} min/s"
+
+
+def short_model(model: str) -> str:
+    return (model or "?").split("/")[-1]
+
+
+def text_focused(game) -> bool:
+    """Whether a pygame_gui text box has the keyboard (then keys are typing)."""
+    try:
+        import pygame_gui
+
+        for el in game.ui.get_focus_set() or ():
+            if isinstance(el, (pygame_gui.elements.UITextEntryLine, pygame_gui.elements.UITextEntryBox)):
+                return True
+    except Exception:  # noqa: BLE001
+        pass
+    return not getattr(game.controls, "enabled", True)
+
+
+class HUD:
+    def __init__(self, game, session) -> None:
+        self.game = game
+        self.session = session
+        self.toasts: list[tuple[str, float]] = []  # (text, seconds left)
+        self.lines: list[tuple[str, tuple]] = []
+        self._since = REFRESH_S
+        self._bg = None
+        self._bg_key = None
+        self.button = None
+        self._make_button()
+        session.on_skip_end.append(self._skip_ended)
+
+    # -- the button ------------------------------------------------------------------------
+    def _make_button(self) -> None:
+        try:
+            import pygame_gui
+
+            w, h = self.game.size
+            self.button = pygame_gui.elements.UIButton(
+                pygame.Rect(w - 170, 8, 160, 30), "Next morning (N)", manager=self.game.ui,
+                tool_tip_text="Fast-forward to 07:00 (Escape cancels)")
+        except Exception:  # noqa: BLE001 - keys still work
+            self.button = None
+
+    def _place_button(self) -> None:
+        if self.button is not None:
+            w, _ = self.game.size
+            if self.button.relative_rect.x != w - 170:
+                self.button.set_relative_position((w - 170, 8))
+
+    # -- messages --------------------------------------------------------------------------
+    def toast(self, text: str, seconds: float = TOAST_S) -> None:
+        self.toasts.append((str(text), seconds))
+        del self.toasts[:-4]
+
+    def _skip_ended(self, how: str) -> None:
+        if how == "done":
+            self.toast(f"It is {self.session.now:%a %H:%M}.")
+        else:
+            self.toast(f"Skip cancelled at {self.session.now:%a %H:%M}.")
+
+    # -- input -----------------------------------------------------------------------------
+    def handle_event(self, event) -> bool:
+        s = self.session
+        try:
+            import pygame_gui
+
+            if event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element is self.button:
+                self.skip_to_morning()
+                return True
+        except Exception:  # noqa: BLE001
+            pass
+        if event.type != pygame.KEYDOWN:
+            return False
+        if s.skipping and event.key == pygame.K_ESCAPE:
+            s.cancel_skip()
+            return True
+        if text_focused(self.game):
+            return False
+        if event.key == pygame.K_SPACE:
+            if s.skipping:
+                s.cancel_skip()
+            else:
+                s.toggle_pause()
+            self._since = REFRESH_S
+            return True
+        if event.key in SPEED_KEYS:
+            s.set_speed(SPEED_KEYS[event.key])
+            if s.paused:
+                s.paused = False
+            self.toast(f"Speed {s.speed}: {SPEEDS[s.speed]:g} sim min per second")
+            self._since = REFRESH_S
+            return True
+        if event.key == pygame.K_n:
+            self.skip_to_morning()
+            return True
+        return False
+
+    def skip_to_morning(self) -> None:
+        if self.session.skipping:
+            return
+        t = self.session.skip_to_morning()
+        self.toast(f"Skipping to {t:%a %H:%M} (Escape cancels)")
+
+    # -- per frame --------------------------------------------------------------------------
+    def update(self, dt: float) -> None:
+        self.toasts = [(t, left - dt) for t, left in self.toasts if left - dt > 0]
+        self._since += dt
+        if self._since >= REFRESH_S:
+            self._since = 0.0
+            self.lines = self.compose()
+        self._place_button()
+
+    def compose(self) -> list[tuple[str, tuple]]:
+        s = self.session
+        sim = s.sim
+        lines = [(clock_text(sim.now), FG)]
+        lines.append((speed_text(s), WARN if s.paused else DIM))
+        gw = s.gateway
+        model = getattr(gw, "model", None) or getattr(getattr(s, "config", None), "model", "?")
+        try:
+            tot = gw.accounting.summary()["total"]
+            calls, tokens = int(tot.get("calls", 0)), int(tot.get("tokens", 0))
+        except Exception:  # noqa: BLE001
+            calls = tokens = 0
+        lines.append((f"{short_model(model)} · {calls} calls · {tokens:,} tokens", DIM))
+        behind = sim.behind()
+        if behind:
+            lines.append((f"minds behind: {behind}", WARN))
+        status = str(getattr(gw, "status", "ok") or "ok")
+        if status != "ok":
+            lines.append((status[:70], BAD))
+            lines.append(("residents follow their routines", BAD))
+        return lines
+
+    def draw(self, surface) -> None:
+        if not self.lines:
+            self.lines = self.compose()
+        rows = [fonts.text(t, FONT if i == 0 else SMALL, c, i == 0) for i, (t, c) in enumerate(self.lines)]
+        w = max(r.get_width() for r in rows) + 2 * PAD
+        h = sum(r.get_height() + 2 for r in rows) + 2 * PAD - 2
+        key = (w, h)
+        if self._bg is None or self._bg_key != key:
+            self._bg = pygame.Surface(key, pygame.SRCALPHA)
+            pygame.draw.rect(self._bg, BG, self._bg.get_rect(), border_radius=6)
+            self._bg_key = key
+        blits = [(self._bg, (8, 8))]
+        y = 8 + PAD
+        for r in rows:
+            blits.append((r, (8 + PAD, y)))
+            y += r.get_height() + 2
+        surface.blits(blits, doreturn=False)
+        sw, sh = surface.get_size()
+        ty = 12
+        for text, left in self.toasts:
+            img = fonts.text(text, FONT, FG)
+            box = pygame.Rect(0, 0, img.get_width() + 2 * PAD, img.get_height() + PAD)
+            box.midtop = (sw // 2, ty)
+            bg = pygame.Surface(box.size, pygame.SRCALPHA)
+            pygame.draw.rect(bg, (18, 20, 26, int(200 * min(1.0, left))), bg.get_rect(), border_radius=6)
+            surface.blit(bg, box.topleft)
+            surface.blit(img, (box.x + PAD, box.y + PAD // 2))
+            ty = box.bottom + 4
+        if self.session.skipping:
+            self._draw_skip(surface)
+
+    def _draw_skip(self, surface) -> None:
+        s = self.session
+        pct = s.skip_progress()
+        text = f"skipping to {s.skip.target:%a %H:%M} — {int(pct * 100)}%   ({s.now:%a %H:%M}; Esc cancels)"
+        img = fonts.text(text, FONT, FG)
+        sw, sh = surface.get_size()
+        box = pygame.Rect(0, 0, max(360, img.get_width() + 2 * PAD), img.get_height() + 22)
+        box.center = (sw // 2, sh // 2 - 80)
+        bg = pygame.Surface(box.size, pygame.SRCALPHA)
+        pygame.draw.rect(bg, (18, 20, 26, 215), bg.get_rect(), border_radius=8)
+        surface.blit(bg, box.topleft)
+        surface.blit(img, (box.centerx - img.get_width() // 2, box.y + 5))
+        bar = pygame.Rect(box.x + PAD, box.bottom - 11, box.width - 2 * PAD, 6)
+        pygame.draw.rect(surface, (70, 74, 84), bar, border_radius=3)
+        fill = bar.copy()
+        fill.width = max(0, int(bar.width * pct))
+        if fill.width:
+            pygame.draw.rect(surface, (120, 200, 140), fill, border_radius=3)
+
+
+def install(game) -> HUD:
+    hud = HUD(game, game.session)
+    game.add_overlay(hud)
+    game.hud = hud
+    game.status.right = "F1 / ?  help"
+    return hud
+
+
+__all__ = ["install", "HUD", "clock_text", "speed_text", "short_model"]

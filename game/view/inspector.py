@@ -1,0 +1,497 @@
+"""Clicking and reading: the inspector panel.
+
+Click a resident (hit-tested against ``game.drawn``, the figures drawn last
+frame): a pygame_gui window at the right side shows the full natural-language
+action, its emoji, since/until, whether the mind is thinking, today's plan with
+the current item marked, recent memories with importance, reflections with
+the memories they cite, and whom the resident knows. The text is rebuilt a
+few times per second from ``Mind.inspect()`` (a cheap copy: the panel never
+calls a model) and only re-laid-out when it changed, keeping the scroll place.
+
+Click an object's tile: a small panel with its address and state. Escape
+closes the panel (before the game would quit). "Talk" opens the chat
+(game/view/chat.py, when installed).
+
+``install(game)`` adds the overlay; it reads ``game.session`` (contract 11:
+``sim``, ``minds``) each time, so it works before and after a load.
+"""
+from __future__ import annotations
+
+import html
+import logging
+from datetime import datetime
+
+import pygame
+
+log = logging.getLogger(__name__)
+
+PANEL_W = 380
+OBJECT_H = 150
+HEAD_H = 112  # the often-changing top box
+MARGIN = 8
+TOP = 40  # below the HUD's top line
+REFRESH_S = 0.25
+TEXT_PX = 15
+SMALL_PX = 13
+MAX_MEMORIES = 10
+MEMORY_CHARS = 110
+BODY_MIN_S = 3.0  # the big box is re-laid out at most this often (pygame_gui lays out ~1 ms per line)
+
+# colours (hex for pygame_gui's markup)
+C_HEAD = "#FFD37A"
+C_DIM = "#A8B0BC"
+C_NOW = "#8EE28E"
+C_IMP = "#F2A65A"
+C_TEXT = "#ECECEC"
+
+
+def esc(text) -> str:
+    return html.escape(str(text), quote=False)
+
+
+def pretty(address: str | None) -> str:
+    """'the Ville:Hobbs Cafe:cafe:coffee machine' -> 'Hobbs Cafe: cafe: coffee machine'."""
+    if not address:
+        return "somewhere"
+    parts = str(address).split(":")
+    return ": ".join(parts[1:]) if len(parts) > 1 else parts[0]
+
+
+def _hm(t) -> str:
+    if isinstance(t, str):
+        try:
+            t = datetime.fromisoformat(t)
+        except ValueError:
+            return t
+    return f"{t:%H:%M}" if isinstance(t, datetime) else "?"
+
+
+def _current_plan_index(plan: list[str], now: datetime | None) -> int | None:
+    """Which 'HH:MM-HH:MM description' line holds now (None if none)."""
+    if now is None:
+        return None
+    cur = f"{now:%H:%M}"
+    found = None
+    for i, line in enumerate(plan):
+        start, _, rest = line.partition("-")
+        end = rest[:5]
+        if len(start) == 5 and start <= cur and (end <= start or cur < end):  # end <= start: past midnight
+            found = i
+    return found
+
+
+def _clip(text, n: int) -> str:
+    text = str(text)
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _h(title: str) -> str:
+    return f"<br><font color='{C_HEAD}' pixel_size={TEXT_PX}><b>{esc(title)}</b></font><br>"
+
+
+def resident_html(name: str, body, snap: dict, *, thinking: bool, now: datetime | None,
+                  memory_text=None) -> str:
+    """The inspector's whole text for one resident (pure: body and snapshot in, markup out)."""
+    return header_html(name, body, snap, thinking=thinking) + body_html(snap, now=now, memory_text=memory_text)
+
+
+def header_lines(name: str, body, snap: dict, *, thinking: bool) -> list[tuple[str, str, bool]]:
+    """What changes often -- the action, since/until, thinking -- as (text, colour, bold) lines.
+    Drawn straight into an image (a pygame_gui re-layout would cost ~10 ms each time)."""
+    out: list[tuple[str, str, bool]] = []
+    act = getattr(body, "action", None)
+    if act is not None:
+        where = act.address if act.talking_to else (getattr(body, "target", None) or act.address)
+        out.append((f"{name} is {act.description} @ {pretty(where)}", C_TEXT, True))
+        if act.talking_to:
+            out.append((f"since {_hm(act.start)}", C_DIM, False))
+        else:
+            walking = " (walking there)" if getattr(body, "walking", False) else ""
+            out.append((f"since {_hm(act.start)} until {_hm(act.end)}{walking}", C_DIM, False))
+    elif snap.get("action"):
+        a = snap["action"]
+        out.append((f"{name} is {a.get('description')} @ {pretty(a.get('address'))}", C_TEXT, True))
+    else:
+        out.append((f"{name} is just arriving", C_TEXT, True))
+    out.append(("thinking…" if thinking else "not thinking", C_NOW if thinking else C_DIM, False))
+    return out
+
+
+def header_html(name: str, body, snap: dict, *, thinking: bool) -> str:
+    parts = []
+    for text, colour, bold in header_lines(name, body, snap, thinking=thinking):
+        t = f"<b>{esc(text)}</b>" if bold else esc(text)
+        parts.append(f"<font color='{colour}'>{t}</font><br>")
+    return f"<font pixel_size={TEXT_PX}>" + "".join(parts) + "</font>"
+
+
+def _font(px: int, bold: bool, cache: dict) -> pygame.font.Font:
+    """pygame_gui's own Noto Sans, so the header matches the text boxes (cached per panel:
+    fonts die with pygame.quit)."""
+    f = cache.get((px, bold))
+    if f is None:
+        try:
+            from importlib import resources
+
+            name = "NotoSans-Bold.ttf" if bold else "NotoSans-Regular.ttf"
+            f = pygame.font.Font(str(resources.files("pygame_gui.data") / name), px)
+        except Exception:  # noqa: BLE001 - any font will do
+            f = pygame.font.Font(None, px + 4)
+            f.set_bold(bold)
+        cache[(px, bold)] = f
+    return f
+
+
+def _wrap(font, text: str, width: int) -> list[str]:
+    rows, row = [], ""
+    for word in text.split():
+        cand = f"{row} {word}".strip()
+        if row and font.size(cand)[0] > width:
+            rows.append(row)
+            row = word
+        else:
+            row = cand
+    return rows + ([row] if row else [])
+
+
+def render_lines(lines: list[tuple[str, str, bool]], size: tuple[int, int], px: int = TEXT_PX,
+                 cache: dict | None = None):
+    """Lines of (text, #colour, bold) word-wrapped into a transparent surface of ``size``."""
+    w, h = size
+    surf = pygame.Surface((w, h), pygame.SRCALPHA)
+    y = 2
+    for text, colour, bold in lines:
+        f = _font(px, bold, cache if cache is not None else {})
+        for row in _wrap(f, text, w - 12):
+            if y + f.get_linesize() > h:
+                return surf
+            surf.blit(f.render(row, True, pygame.Color(colour)), (6, y))
+            y += f.get_linesize()
+    return surf
+
+
+def body_html(snap: dict, *, now: datetime | None, memory_text=None) -> str:
+    """What changes when the mind finishes a job: summary, plan, memories, reflections, people."""
+    out: list[str] = [f"<font pixel_size={TEXT_PX} color='{C_TEXT}'>"]
+    if snap.get("summary"):
+        out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>{esc(snap['summary'])}</font><br>")
+
+    plan = list(snap.get("plan") or [])
+    out.append(_h("Today's plan"))
+    if plan:
+        cur = _current_plan_index(plan, now)
+        for i, line in enumerate(plan):
+            if i == cur:
+                out.append(f"<font color='{C_NOW}'><b>» {esc(line)}</b></font><br>")
+            else:
+                out.append(f"<font color='{C_TEXT}'>   {esc(line)}</font><br>")
+        pending = snap.get("pending") or []
+        if pending:
+            out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>next: {esc('; '.join(pending[:4]))}</font><br>")
+    else:
+        out.append(f"<font color='{C_DIM}'>(not planned yet)</font><br>")
+
+    mems = [m for m in (snap.get("memories") or []) if m.get("kind") != "reflection"]
+    out.append(_h(f"Recent memories ({snap.get('memory_count', len(mems))} in all)"))
+    if mems:
+        for m in reversed(mems[-MAX_MEMORIES:]):
+            out.append(f"<font pixel_size={SMALL_PX}><font color='{C_IMP}'>[{int(m.get('importance', 0))}]</font> "
+                       f"<font color='{C_DIM}'>{_hm(m.get('created'))} {esc(m.get('kind', ''))}</font> "
+                       f"{esc(_clip(m.get('description', ''), MEMORY_CHARS))}</font><br>")
+    else:
+        out.append(f"<font color='{C_DIM}'>(none yet)</font><br>")
+
+    refl = snap.get("reflections") or []
+    out.append(_h("Reflections"))
+    if refl:
+        by_id = {m.get("id"): m.get("description", "") for m in (snap.get("memories") or [])}
+        for r in reversed(refl):
+            out.append(f"<font color='{C_IMP}'>[{int(r.get('importance', 0))}]</font> "
+                       f"<i>{esc(r.get('description', ''))}</i><br>")
+            for e in (r.get("cites") or r.get("evidence") or [])[:5]:
+                text = e if isinstance(e, str) else (by_id.get(e) or (memory_text(e) if memory_text else None))
+                if text:
+                    out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>   cites: {esc(text)}</font><br>")
+    else:
+        out.append(f"<font color='{C_DIM}'>(none yet)</font><br>")
+
+    people = snap.get("known_people") or []
+    out.append(_h(f"Knows ({len(people)})"))
+    if people:
+        opinions = snap.get("relationships") or {}
+        descs = [m.get("description", "") for m in reversed(snap.get("memories") or [])]
+        for p in people:
+            line = opinions.get(p) if isinstance(opinions, dict) else None
+            if not line:
+                first = p.split()[0]
+                line = next((d for d in descs if first in d), "")
+            out.append(f"<b>{esc(p)}</b>" + (f"<font pixel_size={SMALL_PX} color='{C_DIM}'> - {esc(line[:140])}</font>"
+                                             if line else "") + "<br>")
+    else:
+        out.append(f"<font color='{C_DIM}'>(nobody yet)</font><br>")
+    out.append("</font>")
+    return "".join(out)
+
+
+def object_html(address: str, state: str) -> str:
+    name = address.split(":")[-1]
+    return (f"<font pixel_size={TEXT_PX} color='{C_TEXT}'><b>{esc(name)}</b><br>"
+            f"<font color='{C_DIM}'>{esc(pretty(address))}</font><br>"
+            f"state: <font color='{C_NOW}'>{esc(state)}</font></font>")
+
+
+def set_text_keep_scroll(box, text: str, to_bottom: bool = False) -> None:
+    """Replace a UITextBox's markup without losing the reader's place."""
+    bar = getattr(box, "scroll_bar", None)
+    pos = bar.start_percentage if bar is not None else 0.0
+    box.set_text(text)
+    bar = getattr(box, "scroll_bar", None)
+    if bar is not None:
+        bar.set_scroll_from_start_percentage(1.0 if to_bottom else pos)
+
+
+class Inspector:
+    def __init__(self, game) -> None:
+        self.game = game
+        self.window = None
+        self.box = None
+        self.head = None
+        self._head_text = self._body_text = ""
+        self._head_lines: list = []
+        self._fonts: dict = {}
+        self._head_size = (PANEL_W, HEAD_H)
+        self._body_at = -1e9
+        self.clock = 0.0
+        self.icon = None
+        self.talk_button = None
+        self.selected: str | None = None  # resident name
+        self.object: str | None = None  # object address
+        self.text = ""
+        self._since = 0.0
+        self._emoji = None
+
+    # ---- what the session holds --------------------------------------------------
+    @property
+    def session(self):
+        return getattr(self.game, "session", None)
+
+    def _sim(self):
+        s = self.session
+        return getattr(s, "sim", None) if s is not None else None
+
+    def _minds(self) -> dict:
+        s = self.session
+        return (getattr(s, "minds", None) or {}) if s is not None else {}
+
+    @property
+    def is_open(self) -> bool:
+        return self.window is not None and self.window.alive()
+
+    # ---- opening and closing ---------------------------------------------------
+    def _rect(self, height: int) -> pygame.Rect:
+        w, h = self.game.size
+        return pygame.Rect(w - PANEL_W - MARGIN, TOP, PANEL_W, min(height, h - TOP - 40))
+
+    def close(self) -> None:
+        if self.window is not None:
+            self.window.kill()
+        self.window = self.box = self.head = self.icon = self.talk_button = None
+        self.selected = self.object = None
+        self.text = ""
+
+    def _open(self, title: str, height: int, talk: bool) -> None:
+        import pygame_gui
+        from pygame_gui.elements import UIButton, UIImage, UITextBox, UIWindow
+
+        self.close()
+        rect = self._rect(height)
+        self.window = UIWindow(rect, self.game.ui, window_display_title=title, object_id="#inspector",
+                               resizable=False)
+        inner = self.window.get_container().get_rect()
+        cw, ch = inner.width, inner.height
+        top = 0
+        if talk:
+            self.icon = UIImage(pygame.Rect(6, 4, 32, 32), pygame.Surface((32, 32), pygame.SRCALPHA),
+                                self.game.ui, container=self.window)
+            if getattr(self.game, "chat", None) is not None:
+                self.talk_button = UIButton(pygame.Rect(cw - 96, 4, 88, 32), "Talk (T)", self.game.ui,
+                                            container=self.window, tool_tip_text="talk with this resident")
+            top = 40
+        if talk:
+            self.head = UIImage(pygame.Rect(0, top, cw, HEAD_H), pygame.Surface((cw, HEAD_H), pygame.SRCALPHA),
+                                self.game.ui, container=self.window)
+            self._head_size = (cw, HEAD_H)
+            top += HEAD_H
+        self.box = UITextBox("", pygame.Rect(0, top, cw, ch - top), self.game.ui, container=self.window)
+        self._since = REFRESH_S  # fill it now
+        self._head_lines = []
+        self._head_text = self._body_text = ""
+        self._body_at = -1e9
+        self._emoji = None
+        _ = pygame_gui  # imported for its side effects on first use
+
+    def select(self, name: str) -> None:
+        """Open the panel on a resident."""
+        self._open(name, 640, talk=True)
+        self.selected = name
+        self.refresh(force=True)
+
+    def select_object(self, address: str) -> None:
+        self._open(address.split(":")[-1], OBJECT_H, talk=False)
+        self.object = address
+        self.refresh(force=True)
+
+    # ---- content -----------------------------------------------------------------
+    def _memory_text(self, name: str):
+        mind = self._minds().get(name)
+        mem = getattr(mind, "_memory", None)  # read-only peek; never created from here
+
+        def text(node_id):
+            try:
+                node = mem.get(int(node_id)) if mem is not None else None
+            except Exception:  # noqa: BLE001 - a panel never breaks the frame
+                return None
+            return node.description if node is not None else None
+
+        return text
+
+    def compose(self) -> tuple[list, str]:
+        """(header lines, body markup) of what the panel shows now."""
+        sim = self._sim()
+        if self.selected:
+            name = self.selected
+            mind = self._minds().get(name)
+            try:
+                snap = mind.inspect() if mind is not None else {}
+            except Exception:  # noqa: BLE001
+                log.exception("inspect of %s failed", name)
+                snap = {}
+            body = sim.bodies.get(name) if sim is not None else None
+            thinking = bool(sim.thinking(name)) if sim is not None else False
+            now = getattr(sim, "now", None)
+            snap = snap or {}
+            return (header_lines(name, body, snap, thinking=thinking),
+                    body_html(snap, now=now, memory_text=self._memory_text(name)))
+        if self.object:
+            town = getattr(self.session, "town", None) or self.game.town  # the live states are the session's
+            try:
+                state = town.state(self.object)
+            except Exception:  # noqa: BLE001
+                state = (getattr(town, "object_states", {}) or {}).get(self.object, "idle")
+            return [], object_html(self.object, state)
+        return [], ""
+
+    def refresh(self, force: bool = False) -> None:
+        """Rebuild the text from the mind's snapshot; the big box at most every BODY_MIN_S
+        (``force``: now), and each box only when its text changed."""
+        if not self.is_open:
+            return
+        head, body = self.compose()
+        if self.head is not None and head != self._head_lines:
+            self._head_lines = head
+            self._head_text = "\n".join(t for t, _, _ in head) + "\n"
+            self.head.set_image(render_lines(head, self._head_size, cache=self._fonts))
+        small = not self.selected  # an object's panel is a few lines: always at once
+        if body != self._body_text and (force or small or self.clock - self._body_at >= BODY_MIN_S):
+            self._body_text = body
+            self._body_at = self.clock
+            set_text_keep_scroll(self.box, body)
+        self.text = self._head_text + self._body_text  # what is shown (tests read it)
+        if self.icon is not None and self.selected:
+            sim = self._sim()
+            body = sim.bodies.get(self.selected) if sim is not None else None
+            e = getattr(body, "emoji", "") if body is not None else ""
+            if e != self._emoji:
+                self._emoji = e
+                self.icon.set_image(_emoji_surface(e))
+
+    # ---- overlay protocol -----------------------------------------------------------
+    def pick(self, pos) -> tuple[str, str] | None:
+        """('resident', name) or ('object', address) under a screen position, or None."""
+        minds = self._minds()
+        visitor = getattr(getattr(self.game, "visitor", None), "name", None)
+        for fig, rect in reversed(self.game.drawn or []):  # the last drawn is in front
+            if rect.collidepoint(pos) and fig.name != visitor and fig.slug != "visitor" and fig.name in minds:
+                return ("resident", fig.name)
+        tile = self.game.camera.screen_to_tile(*pos)
+        town = self.game.town
+        if 0 <= tile[0] < town.width and 0 <= tile[1] < town.height:
+            addr = town.address_at(*tile)
+            if addr and addr.count(":") >= 3:
+                return ("object", addr)
+        return None
+
+    def handle_event(self, event) -> bool:
+        import pygame_gui
+
+        if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+            got = self.pick(event.pos)
+            if got is None:
+                return False
+            kind, what = got
+            if kind == "resident":
+                self.select(what)
+            else:
+                self.select_object(what)
+            return True
+        if event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE and self.is_open:
+            if getattr(getattr(self.game, "chat", None), "is_open", False):
+                return False  # the chat closes first
+            self.close()
+            return True
+        if event.type == pygame_gui.UI_BUTTON_PRESSED and self.talk_button is not None \
+                and event.ui_element is self.talk_button and self.selected:
+            chat = getattr(self.game, "chat", None)
+            if chat is not None:
+                chat.open(self.selected)
+            return True
+        if event.type == pygame_gui.UI_WINDOW_CLOSE and self.window is not None and event.ui_element is self.window:
+            self.window = None
+            self.close()
+            return True
+        return False
+
+    def update(self, dt: float) -> None:
+        if self.window is not None and not self.window.alive():
+            self.close()
+            return
+        if not self.is_open:
+            return
+        if self.window.rect.right > self.game.size[0]:  # the window shrank
+            self.window.set_position((self.game.size[0] - PANEL_W - MARGIN, TOP))
+        self.clock += dt
+        self._since += dt
+        if self._since >= REFRESH_S:
+            self._since = 0.0
+            self.refresh()
+
+
+def _emoji_surface(e: str):
+    surf = pygame.Surface((32, 32), pygame.SRCALPHA)
+    if not e:
+        return surf
+    try:
+        from game.view.emoji import icon
+
+        surf.blit(icon(e, 32), (0, 0))
+    except Exception:  # noqa: BLE001 - a missing icon is cosmetic
+        log.debug("no icon for %r", e, exc_info=True)
+    return surf
+
+
+def preload_fonts(ui) -> None:
+    """The sizes and styles our markup uses (else pygame_gui warns and loads them mid-frame)."""
+    want = [{"name": "noto_sans", "point_size": px, "style": st, "antialiased": "1"}
+            for px in (SMALL_PX, TEXT_PX) for st in ("regular", "bold", "italic", "bold_italic")]
+    try:
+        ui.preload_fonts(want)
+    except Exception:  # noqa: BLE001 - cosmetic
+        log.debug("font preload failed", exc_info=True)
+
+
+def install(game) -> Inspector:
+    preload_fonts(game.ui)
+    insp = Inspector(game)
+    game.add_overlay(insp)
+    game.inspector = insp
+    return insp

@@ -1,0 +1,207 @@
+"""Residents on screen: figures from the simulation's bodies, their action's
+emoji, a thinking marker while their mind works, and zzz while they sleep.
+
+``install(game)`` (needs ``game.session``) adds:
+
+- a figure source: one ``Figure`` per resident body, placed between
+  ``prev_tile`` and ``tile`` by ``session.step_fraction`` (the sim steps in
+  whole tiles; the view glides over the step's duration at the current
+  speed), walking animation while the body walks or just moved; a sleeping
+  resident lies in bed (drawn on its spawn tile, which is on its bed, when
+  within 2 tiles of it: head on the pillow, a blanket over the rest; slug
+  ``<slug>@asleep``) -- figures keep the resident's full name in ``name``
+  (clicks map a drawn figure to a resident by name);
+- a blocker: the visitor cannot step onto a tile a resident stands on (or is
+  stepping onto);
+- an overlay drawing, over each drawn resident, the emoji of the current
+  action (a 💬 while talking), zzz while asleep, and a small thought-cloud
+  marker while ``sim.thinking(name)``. ``view.head_top[name]`` is the screen y
+  just above those markers (speech bubbles stand there).
+"""
+from __future__ import annotations
+
+import pygame
+
+from game.view import sprites
+from game.view.emoji import icons
+from game.view.sprites import CharacterSheet, Figure, SheetLibrary, slugify
+
+ASLEEP = "@asleep"
+ICON = 20  # px: the action emoji over a head
+THINK = 16  # px: the thinking marker
+
+
+class SleepySheets(SheetLibrary):
+    """A SheetLibrary that also serves ``<slug>@asleep``: the standing front frame
+    turned on its side, in 48x48 frames (bottom-aligned: lying on the tile)."""
+
+    def get(self, slug: str) -> CharacterSheet:
+        if not slug.endswith(ASLEEP):
+            return super().get(slug)
+        sheet = self._sheets.get(slug)
+        if sheet is None:
+            base = super().get(slug[: -len(ASLEEP)])
+            stand = base.frames[0][1]  # facing down, standing
+            fw, fh = base.frame_w, base.frame_h
+            head_h = max(1, round(fh * 0.45))
+            head = stand.subsurface((0, 0, fw, head_h))
+            image = pygame.Surface((fw * 3, fh * 4), pygame.SRCALPHA)
+            tile_top = fh - fw  # the frame's bottom square is the tile it lies on
+            for r in range(4):
+                for c in range(3):
+                    x0, y0 = c * fw, r * fh
+                    # head and shoulders on the pillow, a blanket over the rest
+                    image.blit(head, (x0, y0 + tile_top - 2))
+                    blanket = pygame.Rect(x0 + 4, y0 + tile_top + head_h - 10, fw - 8, fw - head_h + 8)
+                    pygame.draw.rect(image, (92, 118, 170, 255), blanket, border_radius=4)
+                    pygame.draw.rect(image, (60, 80, 125, 255), blanket, width=1, border_radius=4)
+            sheet = CharacterSheet(image, name=slug)
+            self._sheets[slug] = sheet
+        return sheet
+
+    @classmethod
+    def wrap(cls, lib: SheetLibrary) -> "SleepySheets":
+        if isinstance(lib, SleepySheets):
+            return lib
+        new = cls(lib.folder)
+        new._sheets.update(lib._sheets)
+        return new
+
+
+class ResidentsView:
+    """The figure source, blocker and marker overlay for a session's residents."""
+
+    def __init__(self, game, session) -> None:
+        self.game = game
+        self.session = session
+        self.slugs = {n: slugify(n) for n in session.minds}
+        spawns = getattr(session.town, "spawns", {}) or {}
+        self.beds = {n: tuple(spawns[n]) for n in session.minds if n in spawns}
+        self.head_top: dict[str, int] = {}
+        self.thinking_drawn: set[str] = set()  # residents whose thinking marker was drawn last frame
+        self.show_markers = True
+        self._walked: dict[str, float] = {n: 0.0 for n in session.minds}
+        self._last_steps = session.sim.steps
+        self._occupied: set[tuple[int, int]] = set()
+        self._occupied_at = -1
+        self._t = 0.0
+
+    # -- figures ------------------------------------------------------------------------
+    def figures(self) -> list[Figure]:
+        sim = self.session.sim
+        f = self.session.step_fraction
+        stepped = sim.steps != self._last_steps
+        self._last_steps = sim.steps
+        out = []
+        for name, b in sim.bodies.items():
+            if b.visitor:
+                continue
+            slug = self.slugs.get(name) or slugify(name)
+            x, y = b.tile
+            prev = b.prev_tile
+            moved = prev is not None and prev != b.tile
+            if moved:
+                px, py = prev
+                x, y = px + (x - px) * f, py + (y - py) * f
+                if stepped:
+                    self._walked[name] = self._walked.get(name, 0.0) + 1.0
+            moving = moved or b.walking
+            asleep = b.asleep and not moving and b.conversation is None
+            if asleep:
+                bed = self.beds.get(name)
+                if bed is not None and max(abs(bed[0] - b.tile[0]), abs(bed[1] - b.tile[1])) <= 2:
+                    x, y = bed  # in bed (the spawn is on it), not on the floor beside it
+            out.append(Figure(
+                name=name,
+                slug=slug + ASLEEP if asleep else slug,
+                x=float(x), y=float(y),
+                facing="down" if asleep else b.facing,
+                moving=moving,
+                walked=self._walked.get(name, 0.0) + (f if moved else 0.0),
+                label=True,
+            ))
+        return out
+
+    # -- blocking the visitor --------------------------------------------------------------
+    def blocked(self, x: int, y: int) -> bool:
+        sim = self.session.sim
+        if self._occupied_at != sim.steps:
+            occ = set()
+            for b in sim.bodies.values():
+                if not b.visitor:
+                    occ.add(tuple(b.tile))
+            self._occupied = occ
+            self._occupied_at = sim.steps
+        return (x, y) in self._occupied
+
+    # -- markers ---------------------------------------------------------------------------
+    def update(self, dt: float) -> None:
+        self._t += dt
+
+    def draw_world(self, surface, camera) -> None:
+        self.head_top.clear()
+        self.thinking_drawn = set()
+        sim = self.session.sim
+        pool = self.session.pool
+        try:
+            busy = set(pool.keys_in_flight()) if hasattr(pool, "keys_in_flight") else None
+        except Exception:  # noqa: BLE001
+            busy = None
+        ic = icons()
+        label_h = sprites.label_surface("Ag").get_height() + 2 if self.game.show_labels else 0
+        blits = []
+        bob = 1 if int(self._t * 2) % 2 else 0
+        for fig, rect in self.game.drawn:
+            b = sim.bodies.get(fig.name)
+            if b is None or b.visitor:
+                continue
+            top = rect.top - label_h - 1
+            if self.show_markers:
+                if b.asleep and b.conversation is None and not b.walking:
+                    icon = ic.zzz()
+                    icon_pos = (rect.centerx - icon.get_width() // 2 + 6, top - icon.get_height() - bob)
+                else:
+                    icon = ic.get(b.emoji, ICON) if b.emoji else None
+                    icon_pos = (rect.centerx - ICON // 2, top - ICON) if icon is not None else None
+                if icon is not None:
+                    blits.append((icon, icon_pos))
+                    top = icon_pos[1]
+                thinking = (fig.name in busy) if busy is not None else sim.thinking(fig.name)
+                if thinking:
+                    mark = _think_icon(ic)
+                    mx = rect.centerx + ICON // 2 - 2
+                    my = (icon_pos[1] if icon is not None else top) - THINK // 2 - bob
+                    blits.append((mark, (mx, my)))
+                    self.thinking_drawn.add(fig.name)
+                    top = min(top, my)
+            self.head_top[fig.name] = top
+        if blits:
+            surface.blits(blits, doreturn=False)
+
+
+_THINK_CACHE: dict = {}
+
+
+def _think_icon(ic):
+    s = _THINK_CACHE.get(id(ic))
+    if s is None:
+        s = pygame.transform.smoothscale(ic.think(), (THINK, THINK))
+        _THINK_CACHE.clear()
+        _THINK_CACHE[id(ic)] = s
+    return s
+
+
+def install(game) -> ResidentsView:
+    """Show ``game.session``'s residents in ``game`` (figures, blocker, markers)."""
+    session = game.session
+    game.sheets = SleepySheets.wrap(game.sheets)
+    view = ResidentsView(game, session)
+    game.sheets.preload(view.slugs.values())  # a missing sheet stops the game now, not mid-frame
+    game.figure_sources.append(view.figures)
+    game.blockers.append(view.blocked)
+    game.add_overlay(view)
+    game.residents_view = view
+    return view
+
+
+__all__ = ["install", "ResidentsView", "SleepySheets", "ASLEEP"]

