@@ -151,3 +151,45 @@ class Accounting:
     def records(self) -> list[CallRecord]:
         with self._lock:
             return list(self.recent)
+
+    # -- saving ------------------------------------------------------------------
+    def to_state(self) -> dict[str, Any]:
+        """The totals and recent records as plain data (for a save; cheap)."""
+        with self._lock:
+            return {
+                "total": _totals_state(self.total),
+                "by_resident": {k: _totals_state(v) for k, v in self.by_resident.items()},
+                "by_purpose": {k: _totals_state(v) for k, v in self.by_purpose.items()},
+                "recent": [dict(r.__dict__) for r in self.recent],  # asdict is 20x slower
+            }
+
+    def from_state(self, state: dict[str, Any]) -> None:
+        """Replace the totals with a save's (the open JSONL stream, if any, stays).
+        Everything is parsed before anything changes: a bad state raises
+        (ValueError/TypeError/KeyError) and leaves this ledger as it was."""
+        total = _totals_from(state["total"])
+        by_res = {str(k): _totals_from(v) for k, v in (state.get("by_resident") or {}).items()}
+        by_pur = {str(k): _totals_from(v) for k, v in (state.get("by_purpose") or {}).items()}
+        recent = [CallRecord(**r) for r in (state.get("recent") or [])]
+        with self._lock:
+            self.total, self.by_resident, self.by_purpose = total, by_res, by_pur
+            self.recent = deque(recent, maxlen=self.recent.maxlen)
+
+
+_TOTAL_FIELDS = ("calls", "ok", "retried", "fallback", "cached", "attempts", "prompt_tokens", "completion_tokens",
+                 "latency_s", "cost_usd")
+
+
+def _totals_state(t: Totals) -> dict[str, Any]:
+    d = {k: getattr(t, k) for k in _TOTAL_FIELDS}
+    d["errors"] = dict(t.errors)
+    return d
+
+
+def _totals_from(d: dict[str, Any]) -> Totals:
+    t = Totals()
+    for k in _TOTAL_FIELDS:
+        if k in d:
+            setattr(t, k, type(getattr(t, k))(d[k]))
+    t.errors = {str(k): int(v) for k, v in (d.get("errors") or {}).items()}
+    return t

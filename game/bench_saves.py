@@ -141,13 +141,137 @@ def bench_saves(state_factory: Callable[[], dict] = synthetic_state, repeats: in
     }
 
 
+class _StubEmbedder:
+    """Vectors are given directly; the minds never embed during a save or load."""
+    model_name = "bench-vectors"
+    dim = 384
+
+    def embed(self, texts):
+        return np.zeros((len(texts), self.dim), dtype=np.float32)
+
+
+class _NoPool:
+    def busy(self, key):
+        return False
+
+    def in_flight(self):
+        return 0
+
+    def results(self):
+        return []
+
+    def submit(self, *a, **k):
+        return False
+
+    def wait(self, timeout=None):
+        return True
+
+    def cancel_all(self):
+        pass
+
+
+def game_town(residents: int = 25, memories: int = 3000, seed: int = 0, map_path: str | Path | None = None):
+    """A real game to save: the Ville, its real Minds with ``memories`` synthetic
+    memories each (embedding rows given, no model), a Simulation (no pool)."""
+    from types import SimpleNamespace
+
+    from agents.mind import Mind
+    from agents.persona import load_cast
+    from game.sim import Simulation
+    from game.town import load_town
+
+    root = Path(__file__).resolve().parents[1]
+    map_path = Path(map_path) if map_path else root / "maps" / "the_ville" / "the_ville.tmx"
+    town = load_town(map_path)
+    cast, scenario = load_cast(map_path.parent)
+    cast = cast[:residents]
+    emb = _StubEmbedder()
+    rng = np.random.default_rng(seed)
+    minds = {}
+    for r, p in enumerate(cast):
+        m = Mind(p, None, emb)
+        vecs = rng.standard_normal((memories, emb.dim), dtype=np.float32)
+        for i in range(memories):
+            t = scenario.start + timedelta(seconds=i * 43)
+            m.memory.add(KINDS[i % 5], f"{cast[(r + i) % len(cast)].name} {_VERBS[i % len(_VERBS)]} at "
+                         f"{_PLACES[i % len(_PLACES)]} (#{i})", t, 1 + (i * 7 + r) % 10, vecs[i],
+                         evidence=[i - 1, i - 2] if i % 5 == 4 else (), subject=p.name,
+                         expires=t + timedelta(days=1) if i % 5 == 0 else None)
+        minds[p.name] = m
+    pool = _NoPool()
+    sim = Simulation(town, minds, pool, scenario.start + timedelta(days=2), personas={p.name: p for p in cast},
+                     seed=seed)
+    return SimpleNamespace(town=town, cast=list(cast), scenario=scenario, config=None, gateway=None, embedder=emb,
+                           pool=pool, minds=minds, sim=sim, paused=False, speed=1, visitor_name="Visitor",
+                           controlled=None)
+
+
+def bench_game_saves(residents: int = 25, memories: int = 3000, repeats: int = 3,
+                     folder: str | Path | None = None) -> dict:
+    """The whole road for a real game (game/savegame.py): capture on the main
+    thread, the writer's save, then load_state + prepare (off the frame) and
+    commit (the frame's swap). Medians."""
+    from game.savegame import capture, commit, materialize, prepare
+    from game.saves import SaveWriter
+
+    t0 = time.perf_counter()
+    game = game_town(residents, memories)
+    build_s = time.perf_counter() - t0
+    caps, saves, loads, preps, commits = [], [], [], [], []
+    equal = None
+    with tempfile.TemporaryDirectory(dir=folder) as tmp:
+        path = Path(tmp) / "game.sqlite"
+        w = SaveWriter()
+        try:
+            for k in range(repeats):
+                t0 = time.perf_counter()
+                parts, meta = capture(game)
+                t1 = time.perf_counter()
+                w.save(path, parts, meta).result()
+                t2 = time.perf_counter()
+                loaded, info = load_state(path, expect_map=game.town)
+                t3 = time.perf_counter()
+                prep = prepare(game, loaded, info)
+                t4 = time.perf_counter()
+                if k == 0:
+                    before = materialize(parts)
+                commit(game, prep)
+                t5 = time.perf_counter()
+                if k == 0:
+                    equal = states_equal(materialize(capture(game)[0]), before)
+                caps.append(t1 - t0)
+                saves.append(t2 - t1)
+                loads.append(t3 - t2)
+                preps.append(t4 - t3)
+                commits.append(t5 - t4)
+            size = path.stat().st_size
+        finally:
+            w.close()
+    med = statistics.median
+    return {
+        "residents": residents, "memories": residents * memories, "file_mb": round(size / 1e6, 1),
+        "build_s": round(build_s, 2),
+        "capture_ms_median": round(1000 * med(caps), 1),
+        "save_s_median": round(med(saves), 3),
+        "load_s_median": round(med(loads), 3),
+        "prepare_s_median": round(med(preps), 3),
+        "load_total_s_median": round(med([a + b for a, b in zip(loads, preps)]), 3),
+        "commit_ms_median": round(1000 * med(commits), 1),
+        "round_trip_equal": equal,
+        "note": "real Minds on the Ville: capture and commit run on the main thread; save, load and prepare off it",
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--residents", type=int, default=25)
     ap.add_argument("--memories", type=int, default=4000)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--game", action="store_true", help="also save and load a real game (game/savegame.py)")
     a = ap.parse_args(argv)
     print(json.dumps(bench_saves(lambda: synthetic_state(a.residents, a.memories), a.repeats), indent=2))
+    if a.game:
+        print(json.dumps(bench_game_saves(a.residents, a.memories, a.repeats), indent=2))
     return 0
 
 

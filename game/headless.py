@@ -30,6 +30,8 @@ from game.timeline import render_timeline
 log = logging.getLogger(__name__)
 
 TIME_FORMAT = "%Y-%m-%d %H:%M"
+AUTOSAVE_MIN = 60.0  # headless runs autosave every this many sim minutes
+AUTOSAVE_KEEP = 3
 
 
 # ---------------------------------------------------------------------------- choosing the cast
@@ -114,12 +116,23 @@ def run_headless(
     mind_settings: Any = None,
     on_step: Callable[[Any], None] | None = None,
     echo: Callable[[str], None] | None = print,
+    resume: tuple[dict, Any] | None = None,
+    autosave_min: float | None = AUTOSAVE_MIN,
+    keep: int = AUTOSAVE_KEEP,
 ) -> RunResult:
     """Run lockstep for ``hours`` sim hours and write the run folder. Gateway,
     embedder (and even minds) may be injected (tests); otherwise they are
-    built from ``config`` (agents.llm.load_config)."""
-    from agents.pool import MindPool
-    from game.sim import Simulation
+    built from ``config`` (agents.llm.load_config).
+
+    Saves go to ``<out>/saves/``: an autosave every ``autosave_min`` sim
+    minutes (the last ``keep`` kept; 0 or None: none) and ``end.sqlite`` when
+    the run ends (Ctrl-C too). ``resume=(parts, info)`` (from
+    ``game.saves.load_state``) continues a saved run: its events and model
+    calls are appended to the folder's files, the timeline and summary cover
+    the whole run."""
+    from game.savegame import capture, restore
+    from game.saves import SaveError, SaveWriter
+    from game.session import build_parts
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -129,10 +142,6 @@ def run_headless(
         config = config or load_config()
         gateway = Gateway(config)
     config = config or getattr(gateway, "config", None)
-    if embedder is None and minds is None:
-        from agents.embeddings import make_embedder
-
-        embedder = make_embedder(config)
     accounting = gateway.accounting
     files = {
         "timeline": out / "timeline.md",
@@ -140,23 +149,50 @@ def run_headless(
         "llm_calls": out / "llm_calls.jsonl",
         "summary": out / "summary.json",
     }
-    accounting.open_jsonl(files["llm_calls"], append=False)
-    if minds is None:
-        minds = build_minds(personas, gateway, embedder, scenario, mind_settings)
-    concurrency = getattr(config, "concurrency", None) or 2
-    pool = MindPool(concurrency)
-    sim = Simulation(
-        town, minds, pool, start, personas={p.name: p for p in personas}, seed=seed, lockstep=True, settings=sim_settings
+    parts = build_parts(
+        town, personas, start, scenario=scenario, config=config, gateway=gateway, embedder=embedder, minds=minds,
+        seed=seed, lockstep=True, sim_settings=sim_settings, mind_settings=mind_settings,
     )
-    events_fh = files["events"].open("w", encoding="utf-8")
+    prev_wall = 0.0
+    if resume is not None:
+        try:
+            restore(parts, *resume)  # SaveError: nothing written yet
+        except BaseException:
+            parts.pool.shutdown()
+            raise
+        personas, start, seed = parts.cast, parts.sim.start, parts.sim.seed
+        try:
+            prev_wall = float(json.loads(files["summary"].read_text(encoding="utf-8")).get("wall_s", 0.0))
+        except (OSError, ValueError, AttributeError):
+            prev_wall = 0.0
+    accounting.open_jsonl(files["llm_calls"], append=resume is not None)
+    pool, sim = parts.pool, parts.sim
+    events_fh = files["events"].open("a" if resume is not None else "w", encoding="utf-8")
+    saves_dir = out / "saves"
+    writer = SaveWriter()
+    last_auto = sim.now
+    every = timedelta(minutes=autosave_min) if autosave_min and autosave_min > 0 else None
+
+    def save_end(drain: bool) -> Path | None:
+        try:
+            snap, meta = capture(parts, drain=drain)
+            writer.save(saves_dir / "end.sqlite", snap, {**meta, "slot": "end"})
+            writer.wait()
+            return saves_dir / "end.sqlite" if writer.status.state == "saved" else None
+        except SaveError as err:
+            log.warning("the run's end save failed: %s", err)
+            if echo is not None:
+                echo(f"could not save the run: {err}")
+            return None
 
     def stream(ev: dict) -> None:
         events_fh.write(json.dumps(ev, ensure_ascii=False) + "\n")
         events_fh.flush()
 
     sim.listeners.append(stream)
-    end = start + timedelta(hours=hours)
-    steps = int(round((end - start).total_seconds() / 10))
+    begin = sim.now
+    end = begin + timedelta(hours=hours)
+    steps = int(round((end - begin).total_seconds() / 10))
     bar = None
     if progress:
         from tqdm import tqdm
@@ -167,6 +203,10 @@ def run_headless(
     try:
         while sim.now < end:
             sim.step()
+            if every is not None and sim.now - last_auto >= every:
+                last_auto = sim.now
+                snap, meta = capture(parts)  # drains (lockstep): the writer builds the rest meanwhile
+                writer.autosave(snap, meta, saves_dir, keep)
             if on_step is not None:
                 on_step(sim)
             if bar is not None:
@@ -178,21 +218,32 @@ def run_headless(
     except KeyboardInterrupt:
         interrupted = True
         log.info("run interrupted at %s", sim.now)
-        pool.cancel_all()
     finally:
         if bar is not None:
             bar.close()
+    last_save = None
+    try:
+        last_save = save_end(drain=not interrupted)  # interrupted: jobs in flight are asked again on resume
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        if interrupted:
+            pool.cancel_all()
         pool.shutdown(wait=not interrupted)
+        writer.close(wait=True)
         events_fh.close()
         accounting.close()
-    wall = time.monotonic() - t0
+    wall = prev_wall + time.monotonic() - t0
     summary = make_summary(sim, personas, accounting, config, seed=seed, start=start, wall_s=wall, interrupted=interrupted,
                            town=town)
+    summary["resumed_at"] = begin.strftime(TIME_FORMAT) if resume is not None else None
+    summary["save"] = str(last_save) if last_save else None
     files["summary"].write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     files["timeline"].write_text(timeline_text(sim, summary, town), encoding="utf-8")
     if echo is not None:
         echo(economy_text(summary))
-        echo(f"run folder: {out}" + ("  (interrupted: partial run)" if interrupted else ""))
+        echo(f"run folder: {out}" + ("  (interrupted: partial run)" if interrupted else "")
+             + (f"; continue it with: smallville sim --resume {out} --hours H" if last_save else ""))
     return RunResult(out=out, summary=summary, sim=sim, interrupted=interrupted, files=files)
 
 
@@ -285,10 +336,10 @@ def main_sim(args) -> int:
     from agents.persona import CastError, load_cast
     from game.town import load_town
 
-    if getattr(args, "resume", None):
-        raise UserError("--resume is not available yet: start a new run")
     if args.hours is None or args.hours <= 0:
         raise UserError("--hours must be more than 0")
+    if getattr(args, "resume", None):
+        return resume_sim(args)
     town = load_town(args.map)
     try:
         cast, scenario = load_cast(Path(args.map).parent)
@@ -312,6 +363,78 @@ def main_sim(args) -> int:
     gateway = Gateway(config)
     result = run_headless(
         town, personas, start=start, hours=args.hours, out=out, scenario=scenario, config=config, gateway=gateway,
-        seed=args.seed,
+        seed=args.seed, autosave_min=getattr(args, "autosave_min", AUTOSAVE_MIN),
+    )
+    return 130 if result.interrupted else 0
+
+
+# ---------------------------------------------------------------------------- resuming
+
+
+def last_run_save(folder: str | Path):
+    """The newest loadable save of a run folder (``<folder>/saves/``; a save
+    file's path works too). UserError naming what is wrong when there is none."""
+    from game.saves import list_saves, read_info
+
+    folder = Path(folder)
+    if folder.is_file():
+        return read_info(folder)
+    if not folder.exists():
+        raise UserError(f"--resume {folder}: there is no such run folder")
+    saves = list_saves(folder / "saves")
+    good = [i for i in saves if i.ok]
+    if good:
+        return good[0]
+    if saves:
+        why = "; ".join(f"{i.path.name}: {i.broken}" for i in saves[:3])
+        raise UserError(f"--resume {folder}: none of its saves can be loaded ({why})")
+    raise UserError(f"--resume {folder}: the run folder has no saves (runs save into <run>/saves/ at the end and "
+                    "every --autosave-min sim minutes; this run may predate saving)")
+
+
+def resume_sim(args, *, gateway: Any = None, embedder: Any = None, progress: bool = True,
+               echo: Callable[[str], None] | None = print) -> int:
+    """``smallville sim --resume runs/NAME --hours H``: continue the run folder's
+    newest save for H more sim hours, appending to its files."""
+    from agents.persona import CastError, load_cast
+    from game.saves import load_state
+    from game.town import load_town
+
+    info = last_run_save(args.resume)
+    out = Path(args.resume) if Path(args.resume).is_dir() else info.path.parent.parent
+    map_path = Path(info.map_path) if info.map_path and Path(info.map_path).exists() else Path(args.map)
+    town = load_town(map_path)
+    parts, info = load_state(info.path, expect_map=town, require=("sim", "session"))
+    try:
+        cast, scenario = load_cast(map_path.parent)
+    except CastError as err:
+        raise UserError(str(err)) from None
+    names = list(parts["session"].get("residents") or info.residents)
+    personas = select_residents(cast, None, names)
+    saved_cfg = dict(parts.get("config") or {})
+    if gateway is None:
+        from agents.config import ConfigError
+        from agents.llm import Gateway, load_config
+
+        given = {k: v for k, v in vars(args).items() if v is not None}
+        overrides = {k: v for k, v in saved_cfg.items() if k in ("model", "api_base", "seed", "temperature")
+                     and k not in given}
+        overrides.update({k: given[k] for k in ("model", "api_base", "concurrency", "cache") if k in given})
+        try:
+            config = load_config(overrides)
+        except ConfigError as err:
+            raise UserError(str(err)) from None
+        gateway = Gateway(config)
+    config = getattr(gateway, "config", None)
+    print(
+        f"smallville sim: resuming {out} from {info.path.name} at {info.sim_time:%Y-%m-%d %H:%M} + {args.hours:g} h, "
+        f"{len(personas)} residents, model {getattr(config, 'model', '?')}",
+        file=sys.stderr,
+    )
+    result = run_headless(
+        town, personas, start=scenario.start, hours=args.hours, out=out, scenario=scenario, config=config,
+        gateway=gateway, embedder=embedder, seed=int(parts["session"].get("seed") or 0), progress=progress,
+        echo=echo, resume=(parts, info),
+        autosave_min=getattr(args, "autosave_min", AUTOSAVE_MIN),
     )
     return 130 if result.interrupted else 0

@@ -152,6 +152,9 @@ def _no_gc():
                 gc.enable()
 
 
+no_gc = _no_gc  # for callers that build many small objects from a save (game/savegame.py)
+
+
 # ------------------------------------------------------------ plain copies
 
 _LEAF = frozenset({str, int, float, bool, type(None), datetime, date, timedelta})
@@ -687,7 +690,8 @@ def save_state(path: str | os.PathLike, parts: dict[str, Any], meta: dict | None
             t0 = time.perf_counter()
             if callable(value):
                 try:
-                    value = value()
+                    with _no_gc():  # deferred parts build many small dicts (memory nodes)
+                        value = value()
                 except SaveError:
                     raise
                 except Exception as err:
@@ -1084,11 +1088,16 @@ class SaveWriter:
         return self._submit("save", lambda: autosave(parts, meta, folder, keep), "autosaving…",
                             lambda info: f"autosaved ({info.slot})")
 
-    def load(self, path: str | os.PathLike, expect_map: Any = None, require=()) -> Future:
-        """load_state on the background thread; the future's result is (parts, info)."""
+    def load(self, path: str | os.PathLike, expect_map: Any = None, require=(),
+             then: Callable[[dict, SaveInfo], Any] | None = None) -> Future:
+        """load_state on the background thread; the future's result is (parts, info),
+        or ``then(parts, info)`` when given (e.g. building the loaded game off the frame)."""
         path = Path(path)
-        return self._submit("load", lambda: load_state(path, expect_map, require), "loading…",
-                            lambda r: f"loaded slot {r[1].slot}")
+
+        def job():
+            parts, info = load_state(path, expect_map, require)
+            return then(parts, info) if then is not None else (parts, info)
+        return self._submit("load", job, "loading…", lambda r: f"loaded slot {_slot_of(path)}")
 
     def wait(self, timeout: float | None = None) -> bool:
         """Until every queued job has finished; False on timeout."""

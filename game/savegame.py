@@ -1,0 +1,480 @@
+"""Saving and loading a whole running game (no pygame).
+
+``game/saves.py`` stores plain parts in a crash-safe SQLite file; this module
+turns a running game (a ``game.session.Session``, or anything with its
+attributes: ``town, cast, gateway, embedder, pool, minds, sim`` such as
+``session.Parts``) into parts and back.
+
+    parts, meta = capture(session)            # main thread, a few ms for 25 residents
+    writer.save(slot_path("quick"), parts, meta)   # the rest on the writer's thread
+    ...
+    parts, info = load_state(path, expect_map=session.town)   # any thread
+    restore(session, parts, info)             # build new minds + sim, swap only on success
+
+The parts:
+
+- ``sim``          ``Simulation.to_state()``: clock, bodies (position, path, action,
+                   conversation, perception memory), conversations with their lines,
+                   object states, cooldowns, the event log and the sim's RNG
+- ``minds/<name>`` ``Mind.snapshot()``: the memory stream with embeddings, plans,
+                   current action, spatial memory, counters (built on the writer's
+                   thread from a cheap capture)
+- ``clock``        now, start, steps, paused, speed
+- ``visitor``      the visitor's name, tile, what they are doing; who the player controls
+- ``session``      residents, map, world, seed, lockstep
+- ``accounting``   the model-call ledger's totals (``Accounting.to_state()``)
+- ``random``       Python's and numpy's global random states
+- ``config``       the model configuration, without anything secret
+
+Consistency without freezing the frame: a mind whose job is in flight (or
+finished with its result not yet applied) is saved as it was just before that
+job began (``Mind.snapshot(in_flight)``); the simulation does not have the job's
+result either, so after loading the job is simply asked again (decisions:
+the body is marked so the scheduler asks; utterances: the conversation's next
+line is asked again; remembering a finished conversation: re-queued). A
+lockstep run (headless) is drained first, so a loaded run continues exactly
+as the saved one would have.
+
+Loading builds everything new off to the side (``prepare``; safe on a worker
+thread) and swaps it in with ``commit`` (main thread, milliseconds). Any
+problem raises ``SaveError`` before the swap: the running game is untouched.
+"""
+from __future__ import annotations
+
+import copy
+import logging
+import random
+import time
+from dataclasses import dataclass, field, fields, is_dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from game.saves import SaveError, SaveInfo, check_map, freeze, load_state, no_gc, slot_path
+
+log = logging.getLogger(__name__)
+
+REQUIRED = ("sim", "session")
+_SECRET_WORDS = ("key", "secret", "token", "password", "credential", "auth")
+
+
+# ---------------------------------------------------------------------------- capture
+
+
+def job_tag_of(sim: Any, name: str, job: tuple) -> Any:
+    """The mind's tag (``agents.mind.job_tag``) of the simulation's job record
+    ``job`` for resident ``name``, or a predicate over tags for jobs whose
+    record does not name them exactly; None for jobs that touch no mind."""
+    kind = job[0] if job else None
+    if kind == "decide":
+        return ("decide", job[2])
+    if kind == "utter":
+        chat = sim.chats.get(job[1])
+        if chat is None:
+            return None
+        c = chat.conv
+        return ("utter", tuple(c.participants), c.started.isoformat(), len(c.lines))
+    if kind == "end_conversation":
+        c, now = job[2], job[3]
+        return ("end_conversation", tuple(c.participants), c.started.isoformat(), now.isoformat())
+    if kind == "greet":  # PlaySimulation: one line for the visitor, then remembering it
+        pair = (name, job[1])
+        return lambda tag: len(tag) > 1 and tag[0] in ("utter", "end_conversation") and tag[1] == pair
+    if kind == "call":  # the visitor's chat (agents/interview.py)
+        return lambda tag: tag[0] == "respond"
+    return None
+
+
+def _config_state(config: Any) -> dict | None:
+    if config is None:
+        return None
+    if is_dataclass(config):
+        d = {f.name: getattr(config, f.name) for f in fields(config)}
+    elif hasattr(config, "__dict__"):
+        d = {k: v for k, v in vars(config).items() if not k.startswith("_")}
+    else:
+        return None
+    out = {}
+    for k, v in d.items():
+        if any(w in k.lower() for w in _SECRET_WORDS):
+            continue  # API keys never reach a save
+        if isinstance(v, (str, int, float, bool, type(None))):
+            out[k] = v
+    return out
+
+
+def _mind_part(mind: Any, name: str, tag: Any) -> Any:
+    snap = getattr(mind, "snapshot", None)
+    if callable(snap):
+        return snap(tag)
+    to_state = getattr(mind, "to_state", None)
+    if callable(to_state):
+        return to_state()
+    raise SaveError(f"{name}'s mind ({type(mind).__name__}) cannot be saved; this game cannot be saved")
+
+
+def capture(session: Any, *, drain: bool | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A consistent snapshot of the running game: (parts, meta) for
+    ``SaveWriter.save`` / ``save_state``. Main thread; a few milliseconds (the
+    minds' parts are callables the writer runs). ``drain``: wait for the jobs
+    in flight and apply them first (default: when the sim is lockstep, so a
+    headless run continues exactly)."""
+    t0 = time.perf_counter()
+    sim = session.sim
+    if drain is None:
+        drain = bool(getattr(sim, "lockstep", False))
+    if drain:
+        sim.drain()
+    state = sim.to_state()
+    jobs = dict(getattr(sim, "_jobs", {}) or {})
+    bodies = state.get("bodies", {})
+    asked_again = []
+    for name, job in jobs.items():
+        if job and job[0] == "decide" and name in bodies:
+            b = bodies[name]
+            reason = job[1]
+            if reason == "react":
+                b["new_events"], b["last_decide"] = True, None
+            elif reason == "new day":
+                b["asked_day"] = ""  # not today: the scheduler asks again
+            asked_again.append(name)
+    parts: dict[str, Any] = {"sim": state}
+    for name, mind in session.minds.items():
+        job = jobs.get(name)
+        tag = job_tag_of(sim, name, job) if job else None
+        parts[f"minds/{name}"] = _mind_part(mind, name, tag)
+    visitor = sim.bodies.get(sim.visitor) if getattr(sim, "visitor", None) else None
+    parts["visitor"] = {
+        "name": getattr(session, "visitor_name", None) or getattr(sim, "visitor", None),
+        "tile": list(visitor.tile) if visitor else None,
+        "facing": visitor.facing if visitor else None,
+        "doing": visitor.doing if visitor else None,
+        "controlled": getattr(session, "controlled", None),
+    }
+    parts["clock"] = {"now": sim.now, "start": sim.start, "steps": sim.steps,
+                      "paused": bool(getattr(session, "paused", False)), "speed": getattr(session, "speed", None)}
+    town = session.town
+    parts["session"] = {
+        "residents": list(session.minds),
+        "map": str(getattr(town, "path", "") or ""),
+        "world": getattr(town, "world", None),
+        "seed": getattr(sim, "seed", 0),
+        "lockstep": bool(getattr(sim, "lockstep", False)),
+        "sim_class": type(sim).__name__,
+    }
+    acc = getattr(getattr(session, "gateway", None), "accounting", None)
+    if acc is not None and callable(getattr(acc, "to_state", None)):
+        parts["accounting"] = acc.to_state()
+    parts["random"] = {"python": random.getstate(), "numpy": np.random.get_state()}
+    cfg = _config_state(getattr(session, "config", None))
+    if cfg is not None:
+        parts["config"] = cfg
+    parts = freeze(parts)
+    emb = getattr(session, "embedder", None)
+    meta = {
+        "world": getattr(town, "world", None),
+        "map_path": str(getattr(town, "path", "") or "") or None,
+        "sim_time": sim.now,
+        "residents": list(session.minds),
+        "embedding_model": getattr(emb, "model_name", None),
+        "embedding_dim": getattr(emb, "dim", None),
+        "visitor_name": parts["visitor"]["name"],
+        "model": (cfg or {}).get("model"),
+        "seed": getattr(sim, "seed", 0),
+        "asked_again": sorted(asked_again),  # residents whose decision is asked again after loading
+        "capture_ms": round(1000 * (time.perf_counter() - t0), 2),
+    }
+    return parts, meta
+
+
+def materialize(parts: dict[str, Any]) -> dict[str, Any]:
+    """The parts with every deferred (callable) part built: plain data (tests)."""
+    return {k: (v() if callable(v) else v) for k, v in parts.items()}
+
+
+# ---------------------------------------------------------------------------- restore
+
+
+class _NoPool:
+    """Stands in for the pool while a loaded sim is built off to the side (so
+    its from_state cannot cancel the running game's jobs)."""
+
+    def cancel_all(self) -> None:
+        pass
+
+    def busy(self, key: str) -> bool:
+        return False
+
+    def in_flight(self) -> int:
+        return 0
+
+    def results(self) -> list:
+        return []
+
+    def submit(self, *a: Any, **k: Any) -> bool:
+        return False
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return True
+
+
+@dataclass
+class Prepared:
+    """A loaded game built off to the side, waiting for ``commit``."""
+
+    sim: Any
+    minds: dict
+    cast: list
+    town_states: dict
+    parts: dict
+    info: SaveInfo | None
+    accounting: Any = None  # a scratch Accounting holding the save's totals
+    timings: dict = field(default_factory=dict)
+
+
+def _full_cast(town: Any) -> dict:
+    try:
+        from agents.persona import load_cast
+
+        cast, _ = load_cast(Path(town.path).parent)
+        return {p.name: p for p in cast}
+    except Exception:  # noqa: BLE001 - only a fallback for residents not in the session
+        log.exception("cannot read the cast beside %s", getattr(town, "path", "?"))
+        return {}
+
+
+def _where(info: SaveInfo | None) -> str:
+    return str(info.path) if info is not None else "the save"
+
+
+def prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None = None) -> Prepared:
+    """Build new minds and a new simulation from a save's parts, without
+    touching the running game (safe on a worker thread). SaveError when the
+    save does not fit this game."""
+    t0 = time.perf_counter()
+    where = _where(info)
+    missing = [p for p in REQUIRED if p not in parts]
+    if missing:
+        raise SaveError(f"{where} is not a saved game (it lacks {', '.join(missing)}); load another save")
+    town = session.town
+    if info is not None and getattr(town, "path", None):
+        check_map(info, town)
+    sess = parts["session"] or {}
+    world = sess.get("world")
+    if world and getattr(town, "world", None) and world != town.world:
+        raise SaveError(f"{where} was saved in '{world}' but this game runs '{town.world}'; "
+                        f"start the game on the save's map to load it")
+    names = list(sess.get("residents") or [k[6:] for k in parts if k.startswith("minds/")])
+    lost = [n for n in names if f"minds/{n}" not in parts]
+    if lost:
+        raise SaveError(f"{where} is incomplete: it has no mind for {', '.join(lost[:3])}; load another save")
+    personas = {p.name: p for p in session.cast}
+    if any(n not in personas for n in names):
+        personas = {**_full_cast(town), **personas}
+    unknown = [n for n in names if n not in personas]
+    if unknown:
+        raise SaveError(f"{where} has residents this town does not know ({', '.join(unknown[:3])}); "
+                        "it was saved with another cast. Load another save")
+    from agents.memory import EmbeddingMismatch
+    from agents.mind import Mind
+
+    old_minds = list(session.minds.values())
+    settings = getattr(old_minds[0], "settings", None) if old_minds else None
+    gateway, embedder = session.gateway, session.embedder
+    minds: dict[str, Any] = {}
+    for n in names:
+        try:
+            with no_gc():  # 100,000 small objects: no collector passes over the whole game meanwhile
+                minds[n] = Mind.from_state(personas[n], gateway, embedder, parts[f"minds/{n}"], settings)
+        except EmbeddingMismatch as err:
+            raise SaveError(f"{where}: {err}; start the game with the save's embedding model to load it") from err
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as err:
+            raise SaveError(f"{where} is damaged: {n}'s mind cannot be rebuilt ({type(err).__name__}: {err}); "
+                            "load another save") from err
+    t1 = time.perf_counter()
+    old = session.sim
+    scratch = copy.copy(town)  # from_state writes object states: into a copy until commit
+    scratch.object_states = dict(town.object_states)
+    cls = type(old)
+    try:
+        new = cls(scratch, minds, _NoPool(), old.start, personas={n: personas[n] for n in names},
+                  seed=getattr(old, "seed", 0), lockstep=getattr(old, "lockstep", False),
+                  settings=getattr(old, "settings", None))
+        new.from_state(parts["sim"])
+    except SaveError:
+        raise
+    except Exception as err:  # noqa: BLE001 - a save that does not fit: a message, not a crash
+        log.exception("rebuilding the simulation from %s failed", where)
+        raise SaveError(f"{where} is damaged: the town cannot be rebuilt from it ({type(err).__name__}: {err}); "
+                        "load another save") from err
+    acc = None
+    if "accounting" in parts:
+        try:
+            from agents.accounting import Accounting
+
+            acc = Accounting()
+            acc.from_state(parts["accounting"])
+        except Exception as err:  # noqa: BLE001
+            raise SaveError(f"{where} is damaged: its model accounting cannot be read ({err}); "
+                            "load another save") from err
+    rnd = parts.get("random") or {}
+    try:
+        if rnd.get("python") is not None:
+            random.Random().setstate(_py_state(rnd["python"]))
+        if rnd.get("numpy") is not None:
+            np.random.RandomState().set_state(rnd["numpy"])
+    except Exception as err:  # noqa: BLE001
+        raise SaveError(f"{where} is damaged: its random state cannot be read ({err}); load another save") from err
+    t2 = time.perf_counter()
+    return Prepared(sim=new, minds=minds, cast=[personas[n] for n in names], town_states=scratch.object_states,
+                    parts=parts, info=info, accounting=acc,
+                    timings={"minds": round(t1 - t0, 4), "sim": round(t2 - t1, 4)})
+
+
+def _py_state(s: Any) -> tuple:
+    return (s[0], tuple(s[1]), s[2])
+
+
+def commit(session: Any, prep: Prepared) -> Any:
+    """Swap the prepared game in (main thread; milliseconds). The pool's jobs
+    of the old game are cancelled (their results vanish); listeners on the old
+    sim (bubbles, the headless event stream) move to the new one."""
+    t0 = time.perf_counter()
+    old = session.sim
+    new = prep.sim
+    town = session.town
+    pool = session.pool
+    if pool is not None and callable(getattr(pool, "cancel_all", None)):
+        pool.cancel_all()
+    new.pool = pool
+    town.object_states.clear()
+    town.object_states.update(prep.town_states)
+    new.town = town
+    new.listeners = list(getattr(old, "listeners", []))
+    for attr in ("on_greeting", "greet_visitor"):
+        if hasattr(old, attr) and hasattr(new, attr):
+            val = getattr(old, attr)
+            setattr(new, attr, list(val) if isinstance(val, list) else val)
+    session.minds = prep.minds
+    session.sim = new
+    if hasattr(session, "cast"):
+        session.cast = list(prep.cast)
+    parts = prep.parts
+    vis = parts.get("visitor") or {}
+    if vis.get("name") and hasattr(session, "visitor_name"):
+        session.visitor_name = vis["name"]
+    if hasattr(session, "controlled"):
+        c = vis.get("controlled")
+        session.controlled = c if c in prep.minds else None
+    clock = parts.get("clock") or {}
+    if hasattr(session, "paused") and "paused" in clock:
+        session.paused = bool(clock["paused"])
+    if hasattr(session, "speed") and clock.get("speed") is not None:
+        session.speed = clock["speed"]
+    for attr, val in (("skip", None), ("_acc", 0.0), ("step_fraction", 0.0)):
+        if hasattr(session, attr):
+            setattr(session, attr, val)
+    acc = getattr(getattr(session, "gateway", None), "accounting", None)
+    if prep.accounting is not None and acc is not None and callable(getattr(acc, "from_state", None)):
+        acc.from_state(prep.accounting.to_state())
+    rnd = parts.get("random") or {}
+    if rnd.get("python") is not None:
+        random.setstate(_py_state(rnd["python"]))
+    if rnd.get("numpy") is not None:
+        np.random.set_state(rnd["numpy"])
+    if getattr(new, "visitor", None) is None and vis.get("name") and hasattr(new, "add_visitor") \
+            and getattr(session, "visitor_name", None) and "tile" in vis and vis["tile"]:
+        try:
+            new.add_visitor(vis["name"], tuple(vis["tile"]))
+        except ValueError:
+            log.warning("the saved visitor %r could not be put back", vis["name"])
+    prep.timings["commit"] = round(time.perf_counter() - t0, 4)
+    log.info("loaded %s (%s)", _where(prep.info), prep.timings)
+    return session
+
+
+def restore(target: Any, parts: dict[str, Any], info: SaveInfo | None = None) -> Any:
+    """Build the saved game and swap it into ``target``: a Session (or Parts),
+    or a zero-argument factory returning one, or a factory taking
+    ``residents=[...]`` (called with the save's residents). Returns the
+    session. SaveError (and the target untouched) on any problem."""
+    if hasattr(target, "sim") and hasattr(target, "minds"):
+        session = target
+    elif callable(target):
+        names = list((parts.get("session") or {}).get("residents") or [])
+        try:
+            session = target(residents=names)
+        except TypeError:
+            session = target()
+    else:
+        raise TypeError("restore: give a session or a factory")
+    return commit(session, prepare(session, parts, info))
+
+
+def resolve_path(name: str | Path, folder: str | Path = "saves") -> Path:
+    """A slot name -> saves/<name>.sqlite; a path to a file (with or without the
+    .sqlite ending) as it is; a folder (a headless run's, or a saves folder) ->
+    its newest loadable save."""
+    p = Path(name)
+    if p.is_dir():
+        from game.saves import list_saves
+
+        for where in (p / "saves", p):
+            good = [i for i in list_saves(where) if i.ok]
+            if good:
+                return good[0].path
+        raise SaveError(f"{p} is a folder without a loadable save in it; give a slot name or a .sqlite file")
+    if p.suffix.lower() == ".sqlite" or p.exists() or len(p.parts) > 1:
+        return p
+    return slot_path(str(name), folder)
+
+
+def load_into(game_or_session: Any, name: str | Path, folder: str | Path = "saves") -> SaveInfo:
+    """Load a save (slot name or path) into a running game, blocking (start-up:
+    ``smallville play --load NAME``; the menu loads in the background). With a
+    window's Game, the visitor's figure moves to the saved tile. SaveError
+    (the game untouched) when it cannot."""
+    game = game_or_session if hasattr(game_or_session, "session") else None
+    session = game.session if game is not None else game_or_session
+    if session is None:
+        raise SaveError("there is no running town to load into")
+    path = resolve_path(name, folder)
+    parts, info = load_state(path, expect_map=session.town, require=REQUIRED)
+    restore(session, parts, info)
+    if game is not None:
+        after_load(game, info)
+    return info
+
+
+def after_load(game: Any, info: SaveInfo | None = None) -> None:
+    """Window bits after a load: the visitor's figure and name follow the save;
+    a chat with a resident (it does not survive a load) is closed."""
+    session = game.session
+    chat = getattr(game, "chat", None)
+    if chat is not None and getattr(chat, "is_open", False):
+        try:
+            chat.close()
+        except Exception:  # noqa: BLE001 - cosmetic
+            log.exception("closing the chat after a load failed")
+    sim = session.sim
+    b = sim.bodies.get(sim.visitor) if getattr(sim, "visitor", None) else None
+    vis = getattr(game, "visitor", None)
+    if b is not None and vis is not None:
+        if hasattr(vis, "place"):
+            vis.place(tuple(b.tile))
+        vis.name = session.visitor_name
+    if hasattr(game, "camera") and hasattr(game, "visitor_center_world"):
+        try:
+            game.camera.look_at(*game.visitor_center_world())
+        except Exception:  # noqa: BLE001 - cosmetic
+            pass
+
+
+def save_meta_label(info: SaveInfo) -> str:
+    return info.label()
+
+
+__all__ = ["capture", "materialize", "prepare", "commit", "restore", "load_into", "after_load", "resolve_path",
+           "Prepared", "job_tag_of", "REQUIRED"]
