@@ -1,4 +1,4 @@
-"""The `smallville` command: play | map | sim (more subcommands join as they land).
+"""The `smallville` command: play | map | sim | bench | evaluate (more subcommands join as they land).
 
 Each subcommand's work lives in its own module, imported only when used, so
 `smallville map --tree` never pays for pygame, torch or litellm.
@@ -55,9 +55,33 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--start", help='sim start, e.g. "2023-02-13 07:00" (default: the scenario\'s)')
     sim.add_argument("--hours", type=float, default=2.0, help="sim hours to run")
     sim.add_argument("--out", help="run folder (default runs/<timestamp>)")
-    sim.add_argument("--resume", help="continue the run folder's last save")
+    sim.add_argument("--resume", help="continue the run folder's last save (runs/NAME): --hours more sim hours")
+    sim.add_argument("--autosave-min", type=float, default=60.0,
+                     help="save the run into <run>/saves/ every N sim minutes, keeping the last 3 (0: only at the end)")
     _add_cast_flags(sim)
     _add_model_flags(sim)
+
+    bench = sub.add_parser("bench", help="measure speed and cost on this machine; writes bench/results.json and .md")
+    bench.add_argument("--only", help="comma-separated: astar,retrieval,models,frame,saves,economy (default: all)")
+    bench.add_argument("--quick", action="store_true", help="small N: a smoke run, not figures to quote")
+    bench.add_argument("--out", default="bench/results.json", help="results file (the table goes beside it as .md)")
+    bench.add_argument("--map", default=DEFAULT_MAP)
+    bench.add_argument("--economy-run", help="take the economy from this run folder's summary.json instead of a new run")
+    bench.add_argument("--economy-hours", type=float, help="sim hours of the economy run (default 1, quick 0.25)")
+    bench.add_argument("--seed", type=int, default=0)
+
+    ev = sub.add_parser("evaluate", help="the paper's evaluations of a run folder or a save: diffusion, relationships, "
+                        "the party; or --battery: the interview battery")
+    ev.add_argument("target", help="a run folder (runs/NAME: its events and newest save) or a save file")
+    ev.add_argument("--out", help="folder for evaluation.md/.json and the plots (default: the run folder)")
+    ev.add_argument("--no-interviews", action="store_true", help="memory- and event-based measures only: no model calls")
+    ev.add_argument("--judge", choices=("rule", "model"), default="rule",
+                    help="who classifies interview answers: keyword rules (default, deterministic) or the model")
+    ev.add_argument("--battery", action="store_true",
+                    help="instead: ask the paper's 25 interview questions and write interviews.md")
+    ev.add_argument("--agent", help="with --battery: only this resident")
+    ev.add_argument("--map", default=DEFAULT_MAP, help="the town's map, when the save does not name one")
+    _add_model_flags(ev)
     return parser
 
 
@@ -82,6 +106,14 @@ def main(argv: list[str] | None = None) -> int:
             from game.headless import main_sim
 
             return main_sim(args)
+        if args.command == "bench":
+            from game.bench import main_bench
+
+            return main_bench(args)
+        if args.command == "evaluate":
+            from game.evaluate import main_evaluate
+
+            return main_evaluate(args)
         from game.app import main_play
 
         return main_play(args)

@@ -1,0 +1,103 @@
+"""`smallville bench`: the runner writes results.json and results.md, and one
+broken or skipped benchmark is recorded without stopping the others. (No
+timings are asserted: figures depend on the machine.)"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from game import bench
+from game.__main__ import main
+from game.errors import UserError
+
+REPO = Path(__file__).resolve().parent.parent
+MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
+
+
+@pytest.mark.skipif(not MAP.exists(), reason="the Ville map is not built")
+def test_quick_astar_and_retrieval_write_json_and_markdown(tmp_path):
+    out = tmp_path / "bench" / "results.json"
+    assert main(["bench", "--quick", "--only", "astar,retrieval", "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["quick"] is True
+    for key in ("date", "machine", "load_before", "load_after", "results", "goals"):
+        assert key in doc
+    m = doc["machine"]
+    for key in ("cpu", "cores", "ram_gib", "python", "versions"):
+        assert key in m
+    assert "numpy" in m["versions"] and "pygame-ce" in m["versions"]
+    assert list(doc["results"]) == ["astar", "retrieval"]
+    a = doc["results"]["astar"]
+    assert a["status"] == "ok", a
+    for key in ("median_ms", "p90_ms", "p99_ms", "paths", "median_path_tiles"):
+        assert key in a["figures"]
+    assert a["figures"]["unreachable"] == 0
+    assert a["figures"]["median_path_tiles"] >= 80  # long paths
+    r = doc["results"]["retrieval"]
+    assert r["status"] == "ok", r
+    for key in ("ms_1k", "ms_10k", "ms_100k", "ratio_100k_vs_1k"):
+        assert key in r["figures"]
+    md = out.with_suffix(".md").read_text()
+    assert "| benchmark | figure | value | goal | met? |" in md
+    assert "retrieval per query, 100k memories" in md and "<= 5.00 ms" in md
+    assert "A* long path" in md
+    assert m["cpu"] in md
+
+
+def test_a_failing_benchmark_is_recorded_not_fatal(tmp_path, monkeypatch):
+    def boom(ctx):
+        raise RuntimeError("kaput")
+
+    def absent(ctx):
+        raise bench.Skipped("game.saves is not written yet")
+
+    def fine(ctx):
+        return {"p50_ms": 1.0, "p99_ms": 20.0, "note": "a fake"}
+
+    monkeypatch.setattr(bench, "BENCHMARKS", {"boom": boom, "saves": absent, "frame": fine})
+    out = tmp_path / "results.json"
+    code = main(["bench", "--only", "boom,saves,frame", "--out", str(out)])
+    assert code == 1  # a broken benchmark shows in the exit status, after everything ran
+    doc = json.loads(out.read_text())
+    res = doc["results"]
+    assert res["boom"]["status"] == "error" and "kaput" in res["boom"]["error"]
+    assert "RuntimeError" in res["boom"]["traceback"]
+    assert res["saves"]["status"] == "skipped" and "not written" in res["saves"]["reason"]
+    assert res["frame"]["status"] == "ok" and res["frame"]["figures"]["p99_ms"] == 20.0
+    assert res["frame"]["note"] == "a fake"
+    md = out.with_suffix(".md").read_text()
+    assert "| boom | error: RuntimeError: kaput |" in md
+    assert "| saves | skipped: game.saves is not written yet |" in md
+    assert "| frame | frame time p99 (25 residents, minds busy) | 20.0 ms | <= 16.7 ms | **no** |" in md
+    assert "| frame | frame time p50 (25 residents, minds busy) | 1.00 ms | — | — |" in md
+
+
+def test_only_rejects_unknown_names_and_percentiles_interpolate():
+    with pytest.raises(UserError, match="known: astar"):
+        bench.parse_only("astar,warp")
+    assert bench.parse_only(None) == list(bench.BENCHMARKS)
+    assert bench.parse_only("retrieval, astar,retrieval") == ["retrieval", "astar"]
+    assert bench.percentile([1, 2, 3, 4, 5], 50) == 3
+    assert bench.percentile([0, 10], 90) == pytest.approx(9.0)
+    assert bench.goal_met(4.0, ("<=", 5.0)) is True
+    assert bench.goal_met(6.0, ("<=", 5.0)) is False
+    assert bench.goal_met(6.0, None) is None
+
+
+def test_economy_reads_a_run_folder(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    summary = {
+        "model": "embedded", "sim_hours": 2.0, "start": "2023-02-13 07:00", "wall_s": 100.0,
+        "residents": {"A": {"calls_per_sim_day": 120.0}, "B": {"calls_per_sim_day": 240.0}},
+        "totals": {"calls": 30, "tokens": 6000, "fallback": 1},
+    }
+    (run / "summary.json").write_text(json.dumps(summary))
+    out = bench.bench_economy(bench.Context(economy_run=str(run)))
+    assert out["calls_per_resident_per_sim_day"] == 180.0  # 30 calls / 2 residents / (2/24 day)
+    assert out["tokens_per_resident_per_sim_day"] == 36000.0
+    assert out["median_resident_calls_per_sim_day"] == 180.0
+    with pytest.raises(UserError):
+        bench.bench_economy(bench.Context(economy_run=str(tmp_path / "nowhere")))
