@@ -171,13 +171,10 @@ def test_the_frame_runs_while_the_answer_is_pending(tmp_path, display):
         chat = open_chat(game, session, display)
         session.paused = False
         type_and_send(game, "Are you there?")
-        times = []
         for _ in range(30):
-            t0 = time.perf_counter()
             frame(game, display)
-            times.append(time.perf_counter() - t0)
+        # 30 frames went by while the gated answer could not come: none waited for it.
         assert chat.pending == 1 and "is thinking" in chat.text
-        assert max(times) < 0.5  # no frame waited for the mind
         assert session.sim.bodies[ISABELLA].action.talking_to == "Alex"  # still held while she thinks
         gate.set()
         who, _ = wait_answer(game, display, 2)

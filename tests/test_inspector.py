@@ -7,7 +7,6 @@ a Session built from tests/mapkit.py's little town with one resident.
 from __future__ import annotations
 
 import os
-import time
 from datetime import datetime
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -193,17 +192,16 @@ def test_clicking_the_ground_or_the_visitor_selects_nothing(tmp_path, display):
 
 
 def test_the_panel_is_cheap_to_refresh(tmp_path, display):
-    """Refreshing reads Mind.inspect() only: no model calls from the panel."""
+    """Refreshing reads Mind.inspect() only: no model calls from the panel
+    (its frame cost is measured by make bench, not here)."""
     game, session = make_play(tmp_path)
     try:
         settle(session)
         frame(game, display)
         click(game, figure_rect(game, ISABELLA).center)
         calls = len(session.gateway.fake.calls)
-        t0 = time.perf_counter()
         for _ in range(30):
             game.inspector.refresh()
-        assert (time.perf_counter() - t0) / 30 < 0.05
         assert len(session.gateway.fake.calls) == calls
     finally:
         session.close()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from argparse import Namespace
 from datetime import timedelta
 from pathlib import Path
@@ -287,9 +286,9 @@ def test_thinking_marker_while_a_job_is_in_flight(play, display):
             frames(g, 1, display)
             if s.sim.thinking("Isabella Rodriguez"):
                 break
-        t0 = time.perf_counter()
         frames(g, 1, display)
-        assert time.perf_counter() - t0 < 0.5  # the frame did not wait for the mind
+        # Had the frame waited for the mind, the gated job would have finished
+        # (gate.wait times out) and the resident would no longer be thinking.
         assert s.sim.thinking("Isabella Rodriguez")
         assert "Isabella Rodriguez" in g.residents_view.thinking_drawn
     finally:
@@ -467,9 +466,7 @@ def test_busy_minds_session_frame_hook(display):
     try:
         g = make_game(s, display)
         s.set_speed(3)
-        t0 = time.perf_counter()
         frames(g, 30, display)
-        assert time.perf_counter() - t0 < 10
         assert len([f for f in g.figures() if f.name != s.visitor_name]) == 25
         assert s.pool.in_flight() > 0
     finally:
