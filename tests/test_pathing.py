@@ -211,7 +211,7 @@ def test_reachability_equals_components():
             assert mask[t[1], t[0]] == (find_path(walk, s, t) is not None)
 
 
-def test_long_path_is_fast():
+def test_long_path_on_a_big_grid_is_shortest():
     """A town-sized grid (140x100) with buildings: a long path in a few ms."""
     rng = random.Random(5)
     walk = np.ones((100, 140), dtype=bool)
