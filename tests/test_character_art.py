@@ -18,13 +18,7 @@ pytest.importorskip("pygame")
 ROOT = Path(__file__).resolve().parents[1]
 CHAR_DIR = ROOT / "assets" / "characters"
 
-RESIDENTS = [
-    "Isabella Rodriguez", "Maria Lopez", "Klaus Mueller", "Ayesha Khan", "Wolfgang Schulz",
-    "Abigail Chen", "Rajiv Patel", "Latoya Williams", "Francisco Lopez", "Hailey Johnson",
-    "Arthur Burton", "Ryan Park", "Giorgio Rossi", "Carlos Gomez", "Mei Lin", "John Lin",
-    "Eddy Lin", "Tom Moreno", "Jane Moreno", "Tamara Taylor", "Carmen Ortiz", "Sam Moore",
-    "Jennifer Moore", "Yuriko Yamamoto", "Adam Smith",
-]
+from conftest import RESIDENTS  # noqa: E402 - the cast of DESIGN.md
 SLUGS = [n.lower().replace(" ", "_") for n in RESIDENTS] + ["visitor"]
 FW, FH = 32, 48
 

@@ -34,19 +34,6 @@ def responder(purpose, messages, schema):
     return plausible(purpose, messages, schema)
 
 
-@pytest.fixture
-def display():
-    pygame.display.init()
-    pygame.font.init()
-    screen = pygame.display.set_mode((1280, 720))
-    yield screen
-    from game.view import fonts, sprites
-
-    pygame.quit()
-    fonts.reset()
-    sprites.reset_caches()
-
-
 def _sheets(folder):
     folder.mkdir(parents=True, exist_ok=True)
     for slug, colour in (("visitor", (60, 60, 200)), ("isabella_rodriguez", (200, 60, 90))):

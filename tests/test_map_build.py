@@ -18,13 +18,7 @@ REPO = Path(__file__).resolve().parent.parent
 TILES_DIR = REPO / "assets" / "tiles"
 MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
 
-RESIDENTS = [
-    "Isabella Rodriguez", "Maria Lopez", "Klaus Mueller", "Ayesha Khan", "Wolfgang Schulz",
-    "Abigail Chen", "Rajiv Patel", "Latoya Williams", "Francisco Lopez", "Hailey Johnson",
-    "Arthur Burton", "Ryan Park", "Giorgio Rossi", "Carlos Gomez", "Mei Lin", "John Lin",
-    "Eddy Lin", "Tom Moreno", "Jane Moreno", "Tamara Taylor", "Carmen Ortiz", "Sam Moore",
-    "Jennifer Moore", "Yuriko Yamamoto", "Adam Smith",
-]
+from conftest import RESIDENTS  # noqa: E402 - the cast of DESIGN.md
 ARTISTS = ["Latoya Williams", "Rajiv Patel", "Abigail Chen", "Francisco Lopez", "Hailey Johnson"]
 SECTORS = {
     "Hobbs Cafe": {"cafe"},

@@ -33,19 +33,6 @@ DT = 1 / 60
 pytestmark = pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not built")
 
 
-@pytest.fixture
-def display():
-    pygame.display.init()
-    pygame.font.init()
-    screen = pygame.display.set_mode((1280, 720))
-    yield screen
-    from game.view import fonts, sprites
-
-    pygame.quit()
-    fonts.reset()
-    sprites.reset_caches()
-
-
 def make_session(responder=plausible, **kw):
     from game.session import Session
 

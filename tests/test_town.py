@@ -404,13 +404,7 @@ needs_real_map = pytest.mark.skipif(
     not REAL_MAP.exists(), reason="maps/the_ville/the_ville.tmx does not exist yet (being built)"
 )
 
-RESIDENTS = [
-    "Isabella Rodriguez", "Maria Lopez", "Klaus Mueller", "Ayesha Khan", "Wolfgang Schulz",
-    "Abigail Chen", "Rajiv Patel", "Latoya Williams", "Francisco Lopez", "Hailey Johnson",
-    "Arthur Burton", "Ryan Park", "Giorgio Rossi", "Carlos Gomez", "Mei Lin", "John Lin",
-    "Eddy Lin", "Tom Moreno", "Jane Moreno", "Tamara Taylor", "Carmen Ortiz", "Sam Moore",
-    "Jennifer Moore", "Yuriko Yamamoto", "Adam Smith",
-]
+from conftest import RESIDENTS  # noqa: E402 - the cast of DESIGN.md
 DORM_ROOMS = ["Klaus Mueller's room", "Maria Lopez's room", "Ayesha Khan's room", "Wolfgang Schulz's room"]
 ARTISTS = ["Latoya Williams", "Rajiv Patel", "Abigail Chen", "Francisco Lopez", "Hailey Johnson"]
 APARTMENTS = ["Arthur Burton", "Ryan Park", "Isabella Rodriguez", "Giorgio Rossi", "Carlos Gomez"]

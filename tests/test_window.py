@@ -29,17 +29,6 @@ DT = 1 / 60
 
 
 # ---- fixtures and helpers ---------------------------------------------------------------------
-@pytest.fixture
-def display():
-    pygame.display.init()
-    pygame.font.init()
-    screen = pygame.display.set_mode((1280, 720))
-    yield screen
-    from game.view import fonts, sprites
-
-    pygame.quit()
-    fonts.reset()
-    sprites.reset_caches()
 
 
 @pytest.fixture
