@@ -49,6 +49,8 @@ class Mind:
         self._before = None  # a capture of this mind as that job began
         self._since_begin: list[tuple[str, int]] = []  # thoughts queued since then
         self._queue: list[tuple[str, int]] = []
+        self.directives: list[str] = []  # inner-voice thoughts the plan has not made room for yet (under _lock)
+        self._dir_since_begin: list[str] = []
         self._snapshot: dict = {}
         self._memory: MemoryStream | None = None
         self.spatial = SpatialMemory(persona.home.split(":")[0])
@@ -138,6 +140,43 @@ class Mind:
             self._queue.append((str(text), int(importance)))
             self._since_begin.append((str(text), int(importance)))
 
+    def inner_voice(self, text: str, now: datetime | None = None, importance: int = 9) -> str:
+        """The user as the resident's inner voice (paper 3.1.2): thread-safe. Stored
+        at the next job as the resident's own high-importance thought ("I am going to
+        ..."); the next decide replans from then on so the plan makes room for it.
+        Returns the thought as stored."""
+        thought = planning.first_person(text)
+        if not thought:
+            return ""
+        with self._lock:
+            self._queue.append((thought, int(importance)))
+            self._since_begin.append((thought, int(importance)))
+            self.directives.append(thought)
+            self._dir_since_begin.append(thought)
+        return thought
+
+    def _take_directives(self) -> list[str]:
+        with self._lock:
+            got, self.directives = self.directives, []
+        return got
+
+    def _follow_directives(self, directives: list[str], address: str | None, replan: bool) -> None:
+        """Make room in today's plan for each directive: the plan asked again from
+        now with the directives in the prompt (``replan``), and where the model's
+        plan still does not mention one, an item for it in the next free slot."""
+        now = self.now
+        if replan:
+            self.plan = planning.replan_from_now(self, now, directives)
+        for d in directives:
+            if planning.mentions(self.plan, d, after=now) is not None:
+                continue
+            text = planning.directive_activity(d, self.persona.first_name)
+            slot = planning.free_slot(self.plan, now)
+            where = planning.place_from_text(text, self.spatial, self.persona) or (
+                slot.address if slot is not None else self._arena_here(address))
+            self.plan = planning.insert_directive(self.plan, now, text, where)
+        self.pending = []  # the chunk at hand is decomposed afresh
+
     def _fold_queue(self) -> None:
         with self._lock:
             queued, self._queue = self._queue, []
@@ -178,7 +217,7 @@ class Mind:
         wake = self.now.replace(hour=self.persona.wake_hour, minute=0, second=0, microsecond=0)
         return self.now >= wake or not self.plan  # wake-up, or the story starts
 
-    def _new_day(self) -> None:
+    def _new_day(self, directives=()) -> None:
         if self.plan:
             self.yesterday = planning.yesterday_summary(self.plan, self.chats_today)
         self.chats_today = []
@@ -186,9 +225,11 @@ class Mind:
         day = self.now.replace(hour=self.persona.wake_hour, minute=0, second=0, microsecond=0)
         routine = planning.routine(self.persona, self.spatial, day, self.settings)
         # The model rewords the routine's slots; unusable slots keep the routine's words.
-        self.plan = planning.make_day_plan(self, day, routine)
+        self.plan = planning.make_day_plan(self, day, routine, directives)
         self.plan_day = self.now.date()
         self.pending = []
+        if directives:
+            self._follow_directives(list(directives), None, replan=False)
         text = f"{self.name}'s plan for {self.now:%A %B %d}: " + "; ".join(x.line() for x in self.plan)
         self.memory.add("plan", text, self.now, 5, self.embed([text])[0], subject=self.name)
 
@@ -231,14 +272,36 @@ class Mind:
     # ------------------------------------------------------------------ reacting
     def _react(self, salient, address: str) -> Decision | None:
         s = self.settings
-        if self.last_react and self.now - self.last_react < timedelta(minutes=s.react_interval_min):
+        # An object in a state nobody's ordinary use explains (a world edit: "the stove
+        # is burning") always gets a reaction at that object, throttle or not.
+        urgent = [e for e in salient if ":" in e.subject and e.subject.count(":") >= 3
+                  and planning.unusual_state(e.object)]
+        if not urgent and self.last_react and self.now - self.last_react < timedelta(minutes=s.react_interval_min):
             return None  # throttled: most perceptions don't deserve a second thought
         self.last_react = self.now
+        salient = urgent + [e for e in salient if e not in urgent]
         observed = "; ".join(e.description for e in salient[:3])
         mems = "\n".join(f"- {x.description}" for x in self.retrieve(observed, k=4)) or "- (nothing)"
         got = self.ask(React, "react", "react", React(react=False), time=f"{self.now:%H:%M}",
                        doing=self._doing(), observed=observed, memories=mems)
         activity = planning.activity.clean_activity(got.activity, self.name) if got.react else None
+        if urgent:
+            ev = urgent[0]
+            obj = ev.subject.rsplit(":", 1)[-1]
+            if not activity or obj.split()[-1].lower() not in activity.lower():
+                if got.react:
+                    self.rejected["react"] += 1  # junk, or not about the thing on fire: the rule acts
+                activity = f"dealing with the {obj} ({ev.object})"
+                minutes = 10
+            else:
+                minutes = got.minutes
+            arena = ":".join(ev.subject.split(":")[:3])
+            self.spatial.add(ev.subject)
+            act = planning.make_action(self.spatial, activity, ev.subject, self.now, minutes)
+            act.object_state = ev.object  # it stays so while dealt with; idle once done
+            self.plan = planning.insert_reaction(self.plan, self.now, activity, minutes, arena)
+            self.pending = []
+            return Decision(action=act, note=f"reacted to: {observed}")
         if got.react and (not activity or not planning.activity.fits_place(activity, self._arena_here(address))):
             self.rejected["react"] += 1  # "5 minutes", "life": continue what it was doing
             activity = None
@@ -268,14 +331,25 @@ class Mind:
             made = reflect(self)
             if made:
                 notes.append(f"reflected: {made[0].description}")
-        if self._needs_day_plan():
-            self._new_day()
-            notes.append("planned the day")
         decision: Decision | None = None
         doing = self._doing()
-        if sit.action is not None and sit.action.talking_to:
+        talking = sit.action is not None and bool(sit.action.talking_to)
+        if self._needs_day_plan():
+            directives = [] if talking else self._take_directives()
+            self._new_day(directives)
+            notes.append("planned the day" + (" around the inner voice" if directives else ""))
+        if talking:
             return self._done(Decision(note="; ".join(notes)))
-        if sit.can_talk_to and not self.sleeping(doing):
+        cur = planning.item_at(self.plan, self.now)
+        if self.directives and not self.sleeping(doing) and cur is not None and not planning.is_sleep(cur.description):
+            directives = self._take_directives()
+            self._follow_directives(directives, sit.address, replan=True)
+            notes.append("replanned for the inner voice: " + "; ".join(directives))
+            cur = planning.item_at(self.plan, self.now)
+            if cur is not None and planning.mentions([cur], directives[0]) is not None or sit.action is None:
+                act = self._next_action()  # act on it now
+                decision = Decision(action=act, note=f"inner voice -> {act.description}")
+        if decision is None and sit.can_talk_to and not self.sleeping(doing):
             their = {e.subject: e.object for e in sit.events}
             for other in sit.can_talk_to:
                 if converse.may_talk(self, other, self.now, doing):
@@ -357,6 +431,7 @@ class Mind:
             self._before = self._capture()
             self._job_tag = tag
             self._since_begin = []
+            self._dir_since_begin = []
 
     def begin_job(self, tag: tuple) -> None:
         """For jobs other modules run on this mind (the visitor's chat: call it
@@ -379,12 +454,15 @@ class Mind:
             if in_flight is not None and self._job_tag is not None and self._before is not None and (
                     in_flight(self._job_tag) if callable(in_flight) else self._job_tag == in_flight):
                 before, extra = self._before, [list(x) for x in self._since_begin]
+                extra_dir = list(self._dir_since_begin)
                 if not extra:
                     return before
 
                 def with_thoughts() -> dict:  # thoughts queued while the job ran are not lost
                     d = before()
                     d["queue"] = d["queue"] + extra
+                    d["directives"] = list(d.get("directives") or []) + [x for x in extra_dir
+                                                                          if x not in (d.get("directives") or [])]
                     return d
                 return with_thoughts
             for attempt in range(3):
@@ -413,6 +491,7 @@ class Mind:
             "object_states": dict(self.object_states),
             "chats_today": list(self.chats_today),
             "seeded": self.seeded, "queue": [list(x) for x in self._queue], "now": iso(self.now),
+            "directives": list(self.directives),
             "last_react": iso(self.last_react),
             "calls_day": iso(self.calls_day), "calls": dict(self.calls), "skipped": dict(self.skipped),
             "rejected": dict(self.rejected),
@@ -471,6 +550,7 @@ class Mind:
         m.chats_today = list(state["chats_today"])
         m.seeded, m._queue = state["seeded"], [(str(x[0]), int(x[1])) for x in state["queue"]]
         m.rejected = Counter(state.get("rejected") or {})
+        m.directives = [str(x) for x in state.get("directives") or []]
         m.rel_cache = {(tuple(p), dt(t)): v for p, t, v in state.get("rel_cache") or []}
         m.now, m.last_react = dt(state["now"]), dt(state["last_react"])
         m.calls_day, m.calls, m.skipped = d(state["calls_day"]), Counter(state["calls"]), Counter(state["skipped"])

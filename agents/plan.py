@@ -25,19 +25,47 @@ SLEEP_WORDS = ("sleep", "asleep", "nap", "to bed", "in bed")
 # The emoji a resident shows come from the drawable vocabulary (agents/emoji.py).
 EMOJIS = emoji_vocab.VOCABULARY
 
-# object -> state while an action uses it (others perceive it as an event).
-OBJECT_STATE = {
-    "bed": "being slept in",
-    "coffee machine": "brewing coffee",
-    "stove": "cooking",
-    "shower": "running",
-    "piano": "being played",
-    "easel": "holding a painting in progress",
-    "tv": "showing a program",
-    "toilet": "occupied",
-    "kitchen sink": "running water",
-    "bathroom sink": "running water",
+# What using things does to them -- ONE table (everyone perceives object states as events):
+# object -> (state while an action uses it, words of an activity in its arena that
+#            leave it in an after-use state, that state, for how many minutes)
+OBJECT_USE: dict[str, tuple[str | None, tuple[str, ...], str | None, int]] = {
+    "bed": ("occupied", (), None, 0),  # slept in or sat on
+    "coffee machine": ("brewing coffee", (), None, 0),
+    "stove": ("cooking", (), None, 0),
+    "shower": ("running", (), None, 0),
+    "tv": ("on", (), None, 0),
+    "refrigerator": ("open", ("breakfast", "lunch", "dinner", "cook", "meal", "snack"), "running low", 180),
+    "piano": ("being played", (), None, 0),
+    "easel": ("holding a painting in progress", (), None, 0),
+    "toilet": ("occupied", (), None, 0),
+    "kitchen sink": ("running water", (), None, 0),
+    "bathroom sink": ("running water", (), None, 0),
 }
+# object -> state while an action uses it (the first column of OBJECT_USE).
+OBJECT_STATE = {k: v[0] for k, v in OBJECT_USE.items() if v[0]}
+USUAL_STATES = frozenset({"idle", *OBJECT_STATE.values(), *(v[2] for v in OBJECT_USE.values() if v[2])})
+
+
+def after_use(description: str, address: str, arena_objects) -> list[tuple[str, str, int]]:
+    """(object, state, minutes) an action leaves behind in its arena once it ends:
+    "having breakfast" in a kitchen leaves its refrigerator "running low" for 3 hours."""
+    t = str(description or "").lower()
+    if not t or is_sleep(t):
+        return []
+    out = []
+    for obj in arena_objects:
+        use = OBJECT_USE.get(obj)
+        if use and use[2] and any(re.search(rf"\b{w}", t) for w in use[1]):
+            out.append((obj, use[2], int(use[3])))
+    return out
+
+
+def unusual_state(state: str | None) -> bool:
+    """A state nobody's ordinary use explains (a world edit: "burning", "leaking"):
+    residents who see it react to it."""
+    st = " ".join(str(state or "").lower().split())
+    return bool(st) and st not in USUAL_STATES
+
 
 # words of an activity -> objects that suit it, in order of preference.
 OBJECT_HINTS = [
@@ -48,6 +76,7 @@ OBJECT_HINTS = [
     (("cook", "breakfast", "making lunch", "making dinner", "make lunch", "make dinner", "prepar"), [
         "stove", "refrigerator", "dining table"]),
     (("dishes",), ["kitchen sink"]),
+    (("fridge", "refrigerator", "groceries away"), ["refrigerator"]),
     (("shower", "bath"), ["shower"]),
     (("toilet",), ["toilet"]),
     (("brush", "wash", "get ready", "morning routine", "freshen"), ["bathroom sink", "shower"]),
@@ -106,8 +135,6 @@ def pick_object(spatial, arena: str, text: str) -> str:
 
 def object_state(address: str, text: str) -> str | None:
     obj = address.rsplit(":", 1)[-1] if address.count(":") >= 3 else None
-    if obj == "bed" and not is_sleep(text):
-        return "occupied"
     return OBJECT_STATE.get(obj) if obj else None
 
 
@@ -358,15 +385,16 @@ def plan_from_slots(got, routine_items: list[PlanItem], persona, spatial, day: d
     return _close(out + [PlanItem(last.start, 0, last.description, last.address)], persona, day)
 
 
-def make_day_plan(m, day: datetime, routine_items: list[PlanItem]) -> list[PlanItem]:
-    """One call: today's plan on the routine's times (see slots_schema)."""
+def make_day_plan(m, day: datetime, routine_items: list[PlanItem], directives=()) -> list[PlanItem]:
+    """One call: today's plan on the routine's times (see slots_schema); ``directives``:
+    the inner voice's thoughts the plan must make time for (in the prompt)."""
     awake = routine_items[:-1]
     times = tuple(f"{x.start:%H:%M}" for x in awake)
     schema = slots_schema(times)
     typical = json.dumps({f"{x.start:%H:%M}": x.description for x in awake})
     fb = schema.model_construct()  # recognised by identity: then the routine is the plan
     got = m.ask(schema, "day_plan", "day_plan", fb, yesterday=m.yesterday, typical=typical,
-                date=f"{m.now:%A %B %d}", wake=f"{day:%H:%M}")
+                date=f"{m.now:%A %B %d}", wake=f"{day:%H:%M}", directive=directive_line(m.persona, directives))
     if got is fb:
         return routine_items
     return plan_from_slots(got, routine_items, m.persona, m.spatial, day, m.rejected)
@@ -545,3 +573,139 @@ def decompose(m, item: PlanItem, start: datetime, end: datetime, minutes: int) -
         return fallback_actions(sp, item, start, end, m.persona, s.action_max_minutes)
     return validate_steps(got.steps, sp, item, start, end, resolve, s.action_min_minutes,
                           s.action_max_minutes, persona=m.persona, stats=m.rejected)
+
+
+# --------------------------------------------------------------------------------------
+# the inner voice (paper section 3.1.2): a directive the resident plans around
+# --------------------------------------------------------------------------------------
+_STOPWORDS = frozenset(
+    "a an and are as at be by for from has have he her his i in is it its of on or she that the their them they "
+    "this to was were will with you your my me am going want need about into some today tonight tomorrow".split())
+_LEADS = re.compile(r"^(?:i am|i'm|i will|i'll|i shall|i must|i should|i need to|i want to|i have to|i plan to|"
+                    r"i have decided to|i've decided to|i decide to|i|to)\s+(?:going to\s+|gonna\s+|to\s+)?", re.I)
+_DOUBLE = {"run", "plan", "stop", "sit", "get", "shop", "put", "set", "swim", "win", "begin", "chat", "jog", "hug",
+           "cut", "hit", "let", "dig", "drop", "skip", "clap", "spin", "grab", "map", "admit", "forget", "prefer"}
+
+
+def first_person(text: str) -> str:
+    """The inner voice in the resident's own words: "You are going to run ..." -> "I am going to run ..."."""
+    t = " ".join(str(text or "").split()).strip().rstrip(".!")
+    if not t:
+        return ""
+    subs = [(r"^you are\b", "I am"), (r"^you're\b", "I'm"), (r"^you will\b", "I will"), (r"^you'll\b", "I'll"),
+            (r"^you\b", "I"), (r"\byourself\b", "myself"), (r"\byours\b", "mine"), (r"\byour\b", "my"),
+            (r"\byou are\b", "I am"), (r"\byou\b", "me")]
+    for rx, rep in subs:
+        t = re.sub(rx, rep, t, flags=re.I)
+    if not re.match(r"^(i|i'm|i'll|i've|my)\b", t, re.I):
+        t = "I am going to " + t[0].lower() + t[1:]  # an order ("Run for mayor") becomes an intention
+    return t[0].upper() + t[1:]
+
+
+def _gerund(verb: str) -> str:
+    v = verb.lower()
+    if v.endswith("ing") and len(v) > 4:
+        return v
+    if v in ("be",):
+        return "being"
+    if v.endswith("ie"):
+        return v[:-2] + "ying"
+    if v in _DOUBLE:
+        return v + v[-1] + "ing"
+    if v.endswith("e") and not v.endswith(("ee", "ye", "oe")):
+        return v[:-1] + "ing"
+    return v + "ing"
+
+
+def directive_activity(thought: str, first_name: str = "") -> str:
+    """A plan item's words for a directive: "I am going to run against Sam in the election"
+    -> "running against Sam in the election"."""
+    t = _LEADS.sub("", thought.strip().rstrip(".!"), count=1).strip()
+    if not t:
+        return clean_text(thought, 80)
+    words = t.split()
+    if words[0].lower() in ("a", "an", "the", "my") or words[0][:1].isupper():  # "I am a candidate ..."
+        words = ["working", "on", "being"] + words if words[0].lower() in ("a", "an") else ["thinking", "about"] + words
+    else:
+        words[0] = _gerund(words[0])
+    own = f"{first_name}'s" if first_name else "their"
+    out = " ".join(own if w.lower() == "my" else (first_name or "them") if w.lower() == "me" else
+                   "themselves" if w.lower() == "myself" else w for w in words)
+    return clean_text(out, 80)
+
+
+def keywords(text: str) -> set[str]:
+    return {w.rstrip("s") for w in re.findall(r"[a-z0-9']+", text.lower()) if len(w) > 2 and w not in _STOPWORDS}
+
+
+def mentions(plan: list[PlanItem], thought: str, after: datetime | None = None) -> PlanItem | None:
+    """The first plan item (from `after` on) whose words share a key word of the thought."""
+    # The words after the verb: "running" alone would match "running the cafe".
+    act = directive_activity(thought).split()
+    keys = keywords(" ".join(act[1:])) or keywords(" ".join(act))
+    keys -= {"working", "thinking", "being", "plan", "planning", "on", "about"}
+    for it in plan:
+        if after is not None and it.end <= after:
+            continue
+        if keys & keywords(it.description):
+            return it
+    return None
+
+
+def free_slot(plan: list[PlanItem], now: datetime) -> PlanItem | None:
+    """The first awake, non-meal plan item that has time left from `now` on."""
+    for it in plan:
+        if it.end <= now + timedelta(minutes=10) or is_sleep(it.description) or _is_meal(it.description):
+            continue
+        return it
+    return None
+
+
+def insert_directive(plan: list[PlanItem], now: datetime, text: str, address: str,
+                     minutes: int = 60) -> list[PlanItem]:
+    """The directed activity into the next free slot (what it overlaps is cut)."""
+    slot = free_slot(plan, now)
+    if slot is None:
+        return plan
+    start = max(now, slot.start)
+    minutes = max(10, min(minutes, int((slot.end - start).total_seconds() // 60)))
+    cut = insert_reaction(plan, start, text, minutes, address)
+    return cut
+
+
+def replan_from_now(m, now: datetime, directives) -> list[PlanItem]:
+    """Today's plan from `now` on, asked again with the directive in the prompt (one
+    call; the slots are the remaining items' start times). What is already done stays."""
+    plan = m.plan
+    cur = item_at(plan, now)
+    later = [x for x in plan if x.start > now]
+    if cur is None or is_sleep(cur.description) or not later:
+        return plan
+    done = [x for x in plan if x.end <= now]
+    head = []
+    if cur.start < now:
+        head = [PlanItem(cur.start, int((now - cur.start).total_seconds() // 60), cur.description, cur.address)]
+    rest = [PlanItem(now, 0, cur.description, cur.address)] + [
+        PlanItem(x.start, 0, x.description, x.address) for x in later]
+    if not is_sleep(rest[-1].description):
+        return plan
+    awake = rest[:-1]
+    times = tuple(f"{x.start:%H:%M}" for x in awake)
+    schema = slots_schema(times)
+    typical = json.dumps({f"{x.start:%H:%M}": x.description for x in awake})
+    fb = schema.model_construct()
+    day = now.replace(hour=m.persona.wake_hour, minute=0, second=0, microsecond=0)
+    got = m.ask(schema, "day_plan", "day_plan", fb, yesterday=m.yesterday, typical=typical,
+                date=f"{now:%A %B %d}", wake=f"{day:%H:%M}", directive=directive_line(m.persona, directives))
+    if got is fb:
+        return plan
+    new = plan_from_slots(got, rest, m.persona, m.spatial, day, m.rejected)
+    return sorted(done + head + new, key=lambda x: x.start)
+
+
+def directive_line(persona, thoughts) -> str:
+    if not thoughts:
+        return ""
+    said = "; ".join(f'"{t}"' for t in thoughts)
+    return (f"Something special today: {persona.first_name} has decided {said}. "
+            f"{persona.first_name}'s plan must make time for it.\n")

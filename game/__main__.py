@@ -1,4 +1,4 @@
-"""The `smallville` command: play | map | sim | bench | evaluate (more subcommands join as they land).
+"""The `smallville` command: play | map | sim | bench | evaluate | interview (more subcommands join as they land).
 
 Each subcommand's work lives in its own module, imported only when used, so
 `smallville map --tree` never pays for pygame, torch or litellm.
@@ -82,6 +82,20 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--agent", help="with --battery: only this resident")
     ev.add_argument("--map", default=DEFAULT_MAP, help="the town's map, when the save does not name one")
     _add_model_flags(ev)
+
+    iv = sub.add_parser("interview", help="talk to one resident of a save as a persona (interactive, or a "
+                        "scripted battery with --question); --whisper: their inner voice")
+    iv.add_argument("--load", required=True, help="a save slot name, a .sqlite file or a run folder (its newest save)")
+    iv.add_argument("--agent", required=True, help='the resident, e.g. "John Lin" (or a first name)')
+    iv.add_argument("--as", dest="as_", default="a news reporter", help="who the resident takes you for")
+    iv.add_argument("--question", "-q", action="append", help="ask this (repeat for a battery); prints a transcript")
+    iv.add_argument("--out", help="also write the transcript (Markdown) here")
+    iv.add_argument("--remember", action="store_true",
+                    help="the resident remembers the interview: written to a NEW save <name>-interviewed.sqlite")
+    iv.add_argument("--whisper", help='inner voice: "You are going to ..." becomes their own thought (importance 9) '
+                    "and their plan makes room for it; written to a NEW save <name>-whispered.sqlite")
+    iv.add_argument("--map", default=DEFAULT_MAP, help="the town's map, when the save does not name one")
+    _add_model_flags(iv)
     return parser
 
 
@@ -114,6 +128,10 @@ def main(argv: list[str] | None = None) -> int:
             from game.evaluate import main_evaluate
 
             return main_evaluate(args)
+        if args.command == "interview":
+            from game.interview_cli import main_interview
+
+            return main_interview(args)
         from game.app import main_play
 
         return main_play(args)

@@ -170,7 +170,7 @@ def test_mind_sleeps_at_night_and_decomposes_lazily():
     d = m.decide(situation(datetime(2023, 2, 13, 23, 30), action=d.action, done=True))
     assert d.action.description == "sleeping" and d.action.address.endswith(":bed")
     assert d.action.end == datetime(2023, 2, 14, 6, 0) and d.action.emoji == "😴"
-    assert d.action.object_state == "being slept in"
+    assert d.action.object_state == "occupied"
     assert len(gw.fake.calls) == calls  # sleeping needs no model call
 
 

@@ -41,6 +41,16 @@ def esc(text) -> str:
 
 
 class Chat:
+    """The chat window (transcript, text line, Send) and the visitor's talk. Subclasses
+    (game/view/interview.py) reuse the window and change the hooks: ``TITLE``,
+    ``hint``, ``_top_widgets`` (a row above the transcript), ``_hold`` (who is
+    stopped), ``_reachable`` (range), ``_submit`` (the pool job), ``_log_lines``."""
+
+    TITLE = "Talking with {name}"
+    OBJECT_ID = "#chat"
+    HOTKEY = True  # T opens it next to a resident
+    TOP_H = 0  # height of the row of extra widgets above the transcript
+
     def __init__(self, game) -> None:
         self.game = game
         self.window = None
@@ -74,7 +84,8 @@ class Chat:
     def visitor_name(self) -> str:
         s = self.session
         shown = getattr(getattr(self.game, "visitor", None), "name", None)
-        return getattr(s, "visitor_name", None) or shown or "Visitor"
+        # playing as a resident (game/session.py take_control): the chat speaks as them
+        return getattr(s, "controlled", None) or getattr(s, "visitor_name", None) or shown or "Visitor"
 
     @property
     def is_open(self) -> bool:
@@ -89,7 +100,7 @@ class Chat:
         vx, vy = self.game.visitor.tile
         best = None
         for name, b in sim.bodies.items():
-            if getattr(b, "visitor", False) or name not in self._minds():
+            if getattr(b, "visitor", False) or getattr(b, "controlled", False) or name not in self._minds():
                 continue
             d = max(abs(b.tile[0] - vx), abs(b.tile[1] - vy))
             if d <= TALK_RANGE and (best is None or d < best[0]):
@@ -121,27 +132,40 @@ class Chat:
             self._focus()
             return True
         self.close()
-        from pygame_gui.elements import UIButton, UITextBox, UITextEntryLine, UIWindow
-
-        w, h = self.game.size
-        rect = pygame.Rect(MARGIN, max(0, h - CHAT_H - 40), CHAT_W, CHAT_H)
-        self.window = UIWindow(rect, self.game.ui, window_display_title=f"Talking with {name}", object_id="#chat")
-        inner = self.window.get_container().get_rect()
-        cw, ch = inner.width, inner.height
-        hint = (f"<font pixel_size={TEXT_PX} color='{C_DIM}'><i>Say hello to {esc(name)}. "
-                "What you tell them, they remember.</i></font>")
-        self.box = UITextBox(hint, pygame.Rect(0, 0, cw, ch - 40), self.game.ui, container=self.window)
-        self._shown, self._title = 0, ""
-        self.entry = UITextEntryLine(pygame.Rect(4, ch - 36, cw - 84, 32), self.game.ui, container=self.window,
-                                     placeholder_text="Say something, then Enter")
-        self.entry.set_text_length_limit(300)
-        self.send_button = UIButton(pygame.Rect(cw - 76, ch - 36, 72, 32), "Send", self.game.ui, container=self.window)
+        self._build(name)
         self.partner = name
         self.lines, self.outbox, self.pending, self.note, self.text = [], [], 0, "", ""
         self._hold()
         self._focus()
         self.refresh()
         return True
+
+    def hint(self, name: str) -> str:
+        return f"Say hello to {esc(name)}. What you tell them, they remember."
+
+    def _top_widgets(self, cw: int) -> None:
+        """Widgets in a row of TOP_H pixels above the transcript (none here)."""
+
+    def _build(self, name: str) -> None:
+        """The window: [extra row], the transcript, the text line and Send."""
+        from pygame_gui.elements import UIButton, UITextBox, UITextEntryLine, UIWindow
+
+        w, h = self.game.size
+        height = CHAT_H + self.TOP_H
+        rect = pygame.Rect(MARGIN, max(0, h - height - 40), CHAT_W, height)
+        self.window = UIWindow(rect, self.game.ui, window_display_title=self.TITLE.format(name=name),
+                               object_id=self.OBJECT_ID)
+        inner = self.window.get_container().get_rect()
+        cw, ch = inner.width, inner.height
+        self._top_widgets(cw)
+        hint = f"<font pixel_size={TEXT_PX} color='{C_DIM}'><i>{self.hint(name)}</i></font>"
+        top = self.TOP_H
+        self.box = UITextBox(hint, pygame.Rect(0, top, cw, ch - 40 - top), self.game.ui, container=self.window)
+        self._shown, self._title = 0, ""
+        self.entry = UITextEntryLine(pygame.Rect(4, ch - 36, cw - 84, 32), self.game.ui, container=self.window,
+                                     placeholder_text="Say something, then Enter")
+        self.entry.set_text_length_limit(300)
+        self.send_button = UIButton(pygame.Rect(cw - 76, ch - 36, 72, 32), "Send", self.game.ui, container=self.window)
 
     def _hold(self) -> bool:
         sim = self._sim()
@@ -159,16 +183,30 @@ class Chat:
             self.note = ""
         return ok
 
+    def _typing(self) -> bool:
+        """Whether a text field of this window has the keyboard (then walking is off)."""
+        return bool(self.entry is not None and self.entry.is_focused)
+
+    def _reachable(self) -> bool:
+        return self.in_range(self.partner, TALK_RANGE + WALK_AWAY)
+
+    def _keep_held(self) -> None:
+        if not self._sim().held(self.partner):
+            self._hold()
+
     def _focus(self) -> None:
         if self.entry is not None:
             self.game.ui.set_focus_set(self.entry)
             self.game.controls.enabled = False
             self.game.controls.release_all()
 
-    def close(self) -> None:
+    def _release(self) -> None:
         sim = self._sim()
         if self.partner is not None and sim is not None:
             sim.release(self.partner)
+
+    def close(self) -> None:
+        self._release()
         if self.window is not None:
             self.window.kill()
         self.window = self.box = self.entry = self.send_button = None
@@ -193,18 +231,27 @@ class Chat:
         sim = self._sim()
         if sim is None or not self._hold():
             return
-        from agents.interview import respond
-
         name = self.partner
         text = self.outbox.pop(0)
         me = self.visitor_name()
         history = list(self.lines)
         self.lines.append((me, text))
         self.pending += 1
-        try:
-            sim.log_event(me, "line", text, sim.area(sim.bodies[name].tile), partner=name)
-        except Exception:  # noqa: BLE001 - the log is a nicety
-            log.debug("logging the visitor's line failed", exc_info=True)
+        if self._log_lines():
+            try:
+                sim.log_event(me, "line", text, sim.area(sim.bodies[name].tile), partner=name)
+            except Exception:  # noqa: BLE001 - the log is a nicety
+                log.debug("logging the visitor's line failed", exc_info=True)
+        self._submit(sim, name, me, text, history)
+
+    def _log_lines(self) -> bool:
+        """Whether the lines go into the sim's event log (and bubbles): the world hears them."""
+        return True
+
+    def _submit(self, sim, name: str, me: str, text: str, history) -> None:
+        """The answer as the resident's next pool job (keyed by the name, via sim.call)."""
+        from agents.interview import respond
+
         mind = self._minds()[name]
         sim.call(name, respond, mind, me, text, now=sim.now, history=history, remember=True,
                  on_result=lambda value, error: self._on_answer(name, text, history, value, error))
@@ -222,12 +269,12 @@ class Chat:
             else:
                 text = "Sorry, what was that?"
         sim = self._sim()
-        if sim is not None and name in sim.bodies:
+        if sim is not None and name in sim.bodies and self._log_lines():
             try:
                 sim.log_event(name, "line", text, sim.area(sim.bodies[name].tile), partner=self.visitor_name())
             except Exception:  # noqa: BLE001
                 log.debug("logging the answer failed", exc_info=True)
-        self.show_bubble(name, text)
+            self.show_bubble(name, text)
         if self.partner == name:
             self.lines.append((name, text))
             self.refresh()
@@ -266,7 +313,7 @@ class Chat:
             self.box.append_html_text(self.line_html(*self.lines[self._shown]))
             self._shown += 1
         status = self.status()
-        title = f"Talking with {self.partner}" + (f"  ({status})" if status else "")
+        title = self.TITLE.format(name=self.partner) + (f"  ({status})" if status else "")
         if title != self._title:
             self._title = title
             self.window.set_display_title(title)
@@ -324,6 +371,22 @@ class Chat:
 
     # ---- overlay protocol ---------------------------------------------------------------------
     def handle_event(self, event) -> bool:
+        if self._window_event(event):
+            return True
+        if event.type == pygame.KEYDOWN and self.HOTKEY:
+            typing = self.entry is not None and self.entry.is_focused
+            if event.key == pygame.K_t and not typing and self.game.controls.enabled:
+                name = self.nearest()
+                if name is None:
+                    self.say_toast(f"Nobody within {TALK_RANGE} tiles to talk to. Walk up to someone first.")
+                    return True
+                if self.open(name, check_range=False):
+                    self._swallow = True
+                return True
+        return False
+
+    def _window_event(self, event) -> bool:
+        """Enter / Send / the close button / Escape of the window."""
         import pygame_gui
 
         entry = self.entry
@@ -342,19 +405,9 @@ class Chat:
             self.window = None
             self.close()
             return True
-        if event.type == pygame.KEYDOWN:
-            if event.key == pygame.K_ESCAPE and self.is_open:
-                self.close()
-                return True
-            typing = self.entry is not None and self.entry.is_focused
-            if event.key == pygame.K_t and not typing and self.game.controls.enabled:
-                name = self.nearest()
-                if name is None:
-                    self.say_toast(f"Nobody within {TALK_RANGE} tiles to talk to. Walk up to someone first.")
-                    return True
-                if self.open(name, check_range=False):
-                    self._swallow = True
-                return True
+        if event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE and self.is_open:
+            self.close()
+            return True
         return False
 
     def update(self, dt: float) -> None:
@@ -374,17 +427,16 @@ class Chat:
             self._swallow = False
             if self.entry.get_text() in ("t", "T"):
                 self.entry.set_text("")
-        focused = bool(self.entry.is_focused)
+        focused = self._typing()
         if self.game.controls.enabled == focused:
             self.game.controls.enabled = not focused
             if focused:
                 self.game.controls.release_all()
-        if not self.in_range(self.partner, TALK_RANGE + WALK_AWAY):
+        if not self._reachable():
             self.say_toast(f"You walked away from {self.partner.split()[0]}.")
             self.close()
             return
-        if not self._sim().held(self.partner):
-            self._hold()
+        self._keep_held()
         self._flush()
         if self.pending:
             self._pump()
@@ -401,4 +453,11 @@ def install(game) -> Chat:
     chat = Chat(game)
     game.add_overlay(chat)
     game.chat = chat
+    try:  # the interview window shares this window's code (and the inspector's buttons open both)
+        from game.view import interview
+
+        if getattr(game, "interview", None) is None:
+            interview.install(game)
+    except Exception:  # noqa: BLE001 - the chat works without it
+        log.exception("installing the interview window failed")
     return chat

@@ -1,0 +1,126 @@
+"""Interviews in the game (paper 3.1.2): talk to any resident from anywhere on the map.
+
+The inspector's "Interview" button opens this window (the chat window's code,
+game/view/chat.py, with a row on top): "You are" (who the resident takes you
+for, default "a news reporter") and a "Remember" toggle. Each line goes to
+``agents.interview.respond(mind, you, line, speaker_is=persona,
+remember=<toggle>)`` as the resident's pool job through ``sim.call`` (keyed by
+the resident, after any job in flight). With Remember off (the default) the
+interview leaves the world unchanged: no memory, no event, the resident keeps
+doing what they were doing (nobody is held). With it on, each exchange is
+stored as a chat memory, like talking to them in person.
+"""
+from __future__ import annotations
+
+import logging
+
+import pygame
+
+from game.view.chat import Chat, esc
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PERSONA = "a news reporter"
+
+
+class Interview(Chat):
+    TITLE = "Interview: {name}"
+    OBJECT_ID = "#interview"
+    HOTKEY = False
+    TOP_H = 40
+
+    def __init__(self, game) -> None:
+        super().__init__(game)
+        self.persona = DEFAULT_PERSONA
+        self.remember = False
+        self.persona_entry = None
+        self.remember_button = None
+
+    # ---- the window ---------------------------------------------------------------------
+    def open(self, name: str, *, check_range: bool = False) -> bool:  # from anywhere
+        return super().open(name, check_range=False)
+
+    def hint(self, name: str) -> str:
+        return (f"Ask {esc(name)} anything, from anywhere. They take you for who you say you are above. "
+                "With Remember off, the interview leaves them as they were.")
+
+    def _top_widgets(self, cw: int) -> None:
+        from pygame_gui.elements import UIButton, UILabel, UITextEntryLine
+
+        UILabel(pygame.Rect(4, 4, 64, 32), "You are", self.game.ui, container=self.window)
+        self.persona_entry = UITextEntryLine(pygame.Rect(70, 4, cw - 70 - 136, 32), self.game.ui,
+                                             container=self.window)
+        self.persona_entry.set_text_length_limit(80)
+        self.persona_entry.set_text(self.persona)
+        self.remember_button = UIButton(pygame.Rect(cw - 132, 4, 128, 32), self._remember_label(), self.game.ui,
+                                        container=self.window,
+                                        tool_tip_text="on: the resident remembers this interview (a chat memory)")
+
+    def _remember_label(self) -> str:
+        return "Remember: on" if self.remember else "Remember: off"
+
+    def set_remember(self, on: bool) -> None:
+        self.remember = bool(on)
+        if self.remember_button is not None:
+            self.remember_button.set_text(self._remember_label())
+
+    def set_persona(self, text: str) -> None:
+        self.persona = " ".join(str(text or "").split())[:80] or DEFAULT_PERSONA
+        if self.persona_entry is not None and self.persona_entry.get_text() != self.persona:
+            self.persona_entry.set_text(self.persona)
+
+    def close(self) -> None:
+        super().close()
+        self.persona_entry = self.remember_button = None
+
+    # ---- no holding, no range, nothing in the world's log -----------------------------------
+    def _hold(self) -> bool:
+        self.note = ""
+        return True
+
+    def _release(self) -> None:
+        pass
+
+    def _reachable(self) -> bool:
+        return self.partner in self._minds()
+
+    def _keep_held(self) -> None:
+        pass
+
+    def _log_lines(self) -> bool:
+        return False
+
+    def _typing(self) -> bool:
+        return super()._typing() or bool(self.persona_entry is not None and self.persona_entry.is_focused)
+
+    def _submit(self, sim, name: str, me: str, text: str, history) -> None:
+        from agents.interview import respond
+
+        if self.persona_entry is not None:
+            self.set_persona(self.persona_entry.get_text())
+        mind = self._minds()[name]
+        sim.call(name, respond, mind, me, text, now=sim.now, speaker_is=self.persona, history=history,
+                 remember=self.remember,
+                 on_result=lambda value, error: self._on_answer(name, text, history, value, error))
+
+    # ---- events ------------------------------------------------------------------------------
+    def handle_event(self, event) -> bool:
+        import pygame_gui
+
+        if event.type == pygame_gui.UI_BUTTON_PRESSED and self.remember_button is not None \
+                and event.ui_element is self.remember_button:
+            self.set_remember(not self.remember)
+            return True
+        if event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED and self.persona_entry is not None \
+                and event.ui_element is self.persona_entry:
+            self.set_persona(self.persona_entry.get_text())
+            self._focus()  # on to the question
+            return True
+        return super().handle_event(event)
+
+
+def install(game) -> Interview:
+    iv = Interview(game)
+    game.add_overlay(iv)
+    game.interview = iv
+    return iv

@@ -1,0 +1,162 @@
+"""`smallville interview` (issue 7): a scripted battery, the interactive loop, --remember and --whisper
+on a save made here (a small Session on the real map, saved with game/savegame + game/saves)."""
+from __future__ import annotations
+
+import io
+from argparse import Namespace
+from pathlib import Path
+
+import pytest
+
+from fakes import HashEmbedder, make_gateway
+
+from game.errors import UserError
+from game.saves import load_state, save_state
+
+REPO = Path(__file__).resolve().parents[1]
+MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
+NAMES = ["Maria Lopez", "Klaus Mueller"]
+
+pytestmark = pytest.mark.skipif(not MAP.exists(), reason="the Ville map is not built")
+
+
+def answers(purpose, messages, schema):
+    from fakes import minimal_instance
+
+    if purpose == "respond":
+        text = str(messages[-1]["content"])
+        return {"answer": f"Well, about that: I study physics and I love my work. ({len(text)})"}
+    return minimal_instance(schema)
+
+
+@pytest.fixture(scope="module")
+def save(tmp_path_factory) -> Path:
+    from agents.persona import load_cast
+    from game.savegame import capture
+    from game.session import PlaySimulation, Session, build_parts
+    from game.town import load_town
+
+    town = load_town(MAP)
+    cast, scenario = load_cast(MAP.parent)
+    gw = make_gateway(answers, via_litellm=False)
+    parts = build_parts(town, [p for p in cast if p.name in NAMES], scenario.start, scenario=scenario, gateway=gw,
+                        embedder=HashEmbedder(), seed=1, lockstep=True, sim_class=PlaySimulation)
+    s = Session(parts, visitor_name="Alex")
+    try:
+        for _ in range(12):
+            s.sim.step()
+        parts, meta = capture(s, drain=True)
+        path = tmp_path_factory.mktemp("saves") / "town.sqlite"
+        save_state(path, parts, meta)
+    finally:
+        s.close()
+    return path
+
+
+def args(save, **kw):
+    base = dict(load=str(save), agent="Maria Lopez", as_="a news reporter", question=None, out=None, remember=False,
+                whisper=None, map=str(MAP), model=None, api_base=None, concurrency=None, cache=None)
+    base.update(kw)
+    return Namespace(**base)
+
+
+def run(a, stdin=None):
+    from game.interview_cli import main_interview
+
+    out = io.StringIO()
+    gw = make_gateway(answers, via_litellm=False)
+    rc = main_interview(a, gateway=gw, embedder=HashEmbedder(), stdin=stdin, stdout=out)
+    return rc, out.getvalue(), gw
+
+
+def test_scripted_battery_prints_a_transcript_and_leaves_the_save(save, tmp_path):
+    before = save.read_bytes()
+    qs = ["What are you working on these days?", "Who are your friends?", "What will you do tonight?"]
+    md_file = tmp_path / "t.md"
+    rc, out, gw = run(args(save, question=qs, out=str(md_file)))
+    assert rc == 0
+    assert "# Interview with Maria Lopez" in out and "a news reporter" in out
+    for q in qs:
+        assert f"**Q:** {q}" in out
+    assert out.count("**A:** Well, about that") == 3
+    assert md_file.read_text() in out + "\n" or md_file.read_text().strip() == out.strip()
+    assert [p for p, _, _ in gw.fake.calls] == ["respond"] * 3
+    prompt = str(gw.fake.calls[0][1])
+    assert "a news reporter" in prompt
+    assert save.read_bytes() == before  # an interview leaves the save untouched
+    assert not (save.parent / "town-interviewed.sqlite").exists()
+
+
+def test_first_name_and_slot_name(save, monkeypatch):
+    monkeypatch.chdir(save.parent.parent)
+    rc, out, _ = run(args(Path(save.parent.name) / "town.sqlite", agent="klaus", question=["Hello?"]))
+    assert rc == 0 and "# Interview with Klaus Mueller" in out
+
+
+def test_unknown_agent_lists_the_residents(save):
+    with pytest.raises(UserError) as e:
+        run(args(save, agent="John Lin", question=["Hi"]))
+    msg = str(e.value)
+    assert "John Lin" in msg and "Maria Lopez" in msg and "Klaus Mueller" in msg
+
+
+def test_missing_save_is_a_clear_error(tmp_path):
+    with pytest.raises(UserError, match="no such save"):
+        run(args(tmp_path / "nope.sqlite", question=["Hi"]))
+
+
+def test_interactive_reads_lines_until_exit(save):
+    rc, out, gw = run(args(save), stdin=io.StringIO("How are you?\n\nWhat do you study?\nexit\nnot asked\n"))
+    assert rc == 0
+    assert out.count("Maria Lopez: Well, about that") == 2
+    assert len(gw.fake.calls) == 2
+
+
+def test_remember_writes_a_new_save(save):
+    before = save.read_bytes()
+    rc, out, _ = run(args(save, question=["I am a reporter from the Ville Times. Can I write about your physics?"],
+                          remember=True))
+    assert rc == 0 and save.read_bytes() == before
+    new = save.parent / "town-interviewed.sqlite"
+    assert new.exists()
+    parts, info = load_state(new)
+    old, _ = load_state(save)
+    descs = [n["description"] for n in parts["minds/Maria Lopez"]["memory"]["nodes"]]
+    assert any("Ville Times" in d for d in descs)
+    assert len(parts["minds/Klaus Mueller"]["memory"]["nodes"]) == len(old["minds/Klaus Mueller"]["memory"]["nodes"])
+    assert info.residents == NAMES or sorted(info.residents) == sorted(NAMES)
+
+
+def test_whisper_queues_the_thought_in_a_new_save_that_loads(save):
+    rc, out, _ = run(args(save, agent="Klaus Mueller", whisper="You are going to run against Sam in the upcoming election"))
+    assert rc == 0 and "I am going to run against Sam in the upcoming election" in out
+    new = save.parent / "town-whispered.sqlite"
+    parts, _ = load_state(new)
+    st = parts["minds/Klaus Mueller"]
+    assert ["I am going to run against Sam in the upcoming election", 9] in [list(x) for x in st["queue"]]
+    assert st["directives"] == ["I am going to run against Sam in the upcoming election"]
+    # it loads into a running session like any save
+    from agents.persona import load_cast
+    from game.savegame import load_into
+    from game.session import PlaySimulation, Session, build_parts
+    from game.town import load_town
+
+    town = load_town(MAP)
+    cast, scenario = load_cast(MAP.parent)
+    gw = make_gateway(answers, via_litellm=False)
+    s = Session(build_parts(town, [p for p in cast if p.name in NAMES], scenario.start, scenario=scenario, gateway=gw,
+                            embedder=HashEmbedder(), seed=1, lockstep=True, sim_class=PlaySimulation),
+                visitor_name="Alex")
+    try:
+        load_into(s, new)
+        assert s.minds["Klaus Mueller"].directives == ["I am going to run against Sam in the upcoming election"]
+    finally:
+        s.close()
+
+
+def test_cli_parser_has_the_subcommand():
+    from game.__main__ import build_parser
+
+    a = build_parser().parse_args(["interview", "--load", "x", "--agent", "John Lin", "--as", "a neighbour",
+                                   "-q", "one", "--question", "two", "--remember"])
+    assert a.command == "interview" and a.as_ == "a neighbour" and a.question == ["one", "two"] and a.remember
