@@ -108,6 +108,8 @@ class Game:
         self._fps_since = 0.0
         self._fps_frames = 0
         self._address_cache: dict[tuple[int, int], str | None] = {}
+        self._playing: str | None = None  # the resident the player's figure is (session.controlled)
+        self._parked: tuple | None = None  # the visitor's (tile, name, slug, facing) while playing
         self.camera.look_at(*self.visitor_center_world())
 
     # ---- building --------------------------------------------------------------------
@@ -224,6 +226,8 @@ class Game:
         if self.visitor.moving:
             self.follow = True
         if self.session is not None:
+            if getattr(self.session, "controlled", None) != self._playing:
+                self.sync_control()  # control changed elsewhere (a load, the console)
             self.session.move_visitor(self.visitor.tile)
             self.session.update(dt)
         if self.follow:
@@ -310,13 +314,14 @@ class Game:
         if sys.getswitchinterval() > 0.001:
             sys.setswitchinterval(0.001)
         self.session = session
+        self._playing, self._parked = None, None
         self.visitor.name = session.visitor_name
         session.move_visitor(self.visitor.tile)
         residents.install(self)
         bubbles.install(self)
         hud.install(self)
         if extras:
-            for mod in ("game.view.inspector", "game.view.chat", "game.view.savemenu"):
+            for mod in ("game.view.inspector", "game.view.chat", "game.view.savemenu", "game.view.console"):
                 try:
                     module = importlib.import_module(mod)
                 except ImportError as err:
@@ -333,6 +338,37 @@ class Game:
         sim = session.sim
         if hasattr(sim, "on_greeting"):
             sim.on_greeting.append(self._greeted)
+
+    def sync_control(self) -> None:
+        """Make the player's figure the controlled resident (or the visitor again):
+        the figure goes to the resident's body (the visitor's is parked where it
+        stood), takes its name and look, and the camera follows it."""
+        from game.view.sprites import slugify
+
+        session = self.session
+        want = getattr(session, "controlled", None) if session is not None else None
+        if want == self._playing:
+            return
+        v = self.visitor
+        self.controls.release_all()
+        if self._playing is None:
+            self._parked = (v.tile, v.name, v.slug, v.facing)
+        if want:
+            b = session.sim.bodies[want]
+            slug = slugify(want)
+            self.sheets.preload([slug])
+            v.place(b.tile)
+            v.name, v.slug, v.facing = want, slug, b.facing
+            self.ghosted.add(slug)
+        elif self._parked is not None:
+            tile, name, slug, facing = self._parked
+            vb = session.sim.bodies.get(session.sim.visitor) if session is not None and session.sim.visitor else None
+            v.place(vb.tile if vb is not None else tile)
+            v.name = getattr(session, "visitor_name", None) or name
+            v.slug, v.facing = slug, facing
+            self._parked = None
+        self._playing = want
+        self.follow = True
 
     def _greeted(self, g) -> None:
         text = g.text if len(g.text) <= 60 else g.text[:59] + "…"

@@ -101,9 +101,14 @@ class PlaySimulation(Simulation):
         self.on_greeting: list[Callable[[Greeting], None]] = []
 
     # -- offering the visitor -------------------------------------------------------
+    @property
+    def player(self) -> str | None:
+        """Whom the player walks: the controlled resident, else the visitor."""
+        return self.controlled or self.visitor
+
     def _visitor_offerable(self, name: str) -> bool:
-        v = self.bodies.get(self.visitor) if self.visitor else None
-        if v is None or not self.greet_visitor:
+        v = self.bodies.get(self.player) if self.player else None
+        if v is None or v.name == name or not self.greet_visitor:
             return False
         me = self.bodies[name]
         if _cheb(v.tile, me.tile) > self.settings.talk_radius or self.area(v.tile) != self.area(me.tile):
@@ -113,18 +118,18 @@ class PlaySimulation(Simulation):
     def can_talk_to(self, name: str) -> list[str]:
         out = super().can_talk_to(name)
         if self._visitor_offerable(name):
-            out.append(self.visitor)
+            out.append(self.player)
         return out
 
     def _start_chat(self, name: str, partner: str, note: str = "") -> bool:
-        if self.visitor and partner == self.visitor:
+        if self.player and partner == self.player:
             return self._greet(name, note)
         return super()._start_chat(name, partner, note)
 
     # -- the greeting -----------------------------------------------------------------
     def _greet(self, name: str, note: str = "") -> bool:
         a = self.bodies[name]
-        v = self.bodies.get(self.visitor)
+        v = self.bodies.get(self.player) if self.player else None
         if v is None or a.conversation is not None or self._in_cooldown(name, v.name):
             return False
         self.cooldowns[_pair(name, v.name)] = self.now + timedelta(minutes=self.settings.conversation_cooldown_min)
@@ -285,7 +290,7 @@ class Session:
         self.sim = parts.sim
         self.paused = False
         self.speed = DEFAULT_SPEED
-        self.controlled: str | None = None
+        self._control: dict | None = None  # what the player did as the controlled resident
         self.visitor_name = visitor_name
         self.skip: _Skip | None = None
         self.step_fraction = 0.0  # 0..1 of the way to the next step (drawing interpolates by it)
@@ -389,9 +394,121 @@ class Session:
         self.visitor_name = name
 
     def move_visitor(self, tile) -> None:
+        """The player's figure moved: the controlled resident's body, else the visitor's."""
+        if self.controlled:
+            b = self.sim.bodies.get(self.controlled)
+            if b is not None and tuple(b.tile) != tuple(tile):
+                self.sim.move_controlled(tile)
+                self._note_place(b)
+            return
         b = self.sim.bodies.get(self.sim.visitor) if self.sim.visitor else None
         if b is not None and tuple(b.tile) != tuple(tile):
             self.sim.move_visitor(tile)
+
+    # -- playing as a resident ------------------------------------------------------------
+    # While the player plays a resident, the player's keys walk its body (the window's
+    # figure becomes it; the visitor's body is parked where it stood and unseen), its
+    # mind gets no decide jobs (jobs queued before, e.g. remembering a conversation,
+    # still run), minds do not start conversations with it but may greet it (the
+    # player answers in the chat box, speaking as the resident). Its action text
+    # stays what it was doing until it first moves, then "walking around". Handing
+    # it back queues thoughts of what it did (places walked, who it talked with) and
+    # the mind decides from now.
+    @property
+    def controlled(self) -> str | None:
+        return getattr(self.sim, "controlled", None)
+
+    @controlled.setter
+    def controlled(self, name: str | None) -> None:  # savegame restores it
+        if name == self.controlled:
+            return
+        if name:
+            self.take_control(name)
+        else:
+            self.release_control()
+
+    def take_control(self, name: str) -> str:
+        """Play as the resident ``name`` (a loose name: case, first name). KeyError if unknown."""
+        want = " ".join(str(name).split()).casefold()
+        match = [n for n in self.minds if n.casefold() == want] or \
+                [n for n in self.minds if n.split()[0].casefold() == want]
+        if len(match) != 1:
+            raise KeyError(f"no resident called {name!r}")
+        name = match[0]
+        if self.controlled and self.controlled != name:
+            self.release_control()
+        b = self.sim.take_control(name)
+        self._control = {"name": name, "start": self.sim.now, "from": self._place(b.tile), "places": [],
+                         "events": len(self.sim.events)}
+        return name
+
+    def _place(self, tile) -> str:
+        return self.sim.area(tuple(tile))
+
+    def _note_place(self, b) -> None:
+        c = self._control
+        if c is None:
+            return
+        here = self._place(b.tile)
+        if here != (c["places"][-1] if c["places"] else c["from"]):
+            c["places"].append(here)
+
+    def release_control(self) -> str | None:
+        """Hand the controlled resident back to its mind, which remembers what it did."""
+        name = self.controlled
+        if not name:
+            return None
+        c = self._control if self._control and self._control.get("name") == name else None
+        self._control = None
+        thoughts = self.control_memories(name, c)
+        self.sim.release_control()
+        mind = self.minds.get(name)
+        if mind is not None:
+            for text, imp in thoughts:
+                try:
+                    mind.queue_thought(text, imp)
+                except Exception:  # noqa: BLE001 - memories are a bonus; control is back
+                    log.exception("queue_thought for %s failed", name)
+            if hasattr(mind, "pending") and not self.pool.busy(name):
+                mind.pending = []  # replan from now (the plan's current item is decomposed afresh)
+        return name
+
+    def control_memories(self, name: str, c: dict | None = None) -> list[tuple[str, int]]:
+        """First-person thoughts of what the player did as ``name``."""
+        def pretty(address: str) -> str:
+            parts = str(address or "").split(":")
+            return ": ".join(parts[1:]) if len(parts) > 1 else (parts[0] or "somewhere")
+
+        sim = self.sim
+        b = sim.bodies.get(name)
+        out: list[tuple[str, int]] = []
+        if c is None:
+            c = {"from": self._place(b.tile) if b else "", "places": [], "events": len(sim.events), "start": sim.now}
+        places = [p for p in c["places"]]
+        start = pretty(c["from"])
+        mins = int((sim.now - c["start"]).total_seconds() // 60)
+        if places:
+            end = pretty(places[-1])
+            via = [pretty(p) for p in places[:-1] if p != c["from"]]
+            seen = []
+            for v in via:
+                if v not in seen and v != end and v != start:
+                    seen.append(v)
+            text = f"I walked from {start} to {end}" + (f", by way of {', '.join(seen[:4])}" if seen else "")
+            out.append((text + f" ({mins} minutes, on my own initiative)", 5))
+        else:
+            out.append((f"I stayed around {start} for {mins} minutes", 3))
+        talks: dict[str, list[str]] = {}
+        for ev in sim.events[c["events"]:]:
+            if ev.get("kind") != "line":
+                continue
+            if ev.get("resident") == name and ev.get("partner"):
+                talks.setdefault(ev["partner"], []).append(f'I said "{ev.get("text", "")[:80]}"')
+            elif ev.get("partner") == name and ev.get("resident"):
+                talks.setdefault(ev["resident"], []).append(f'they said "{ev.get("text", "")[:80]}"')
+        for who, lines in talks.items():
+            out.append((f"I talked with {who}: " + "; ".join(lines[:4]), 6))
+        return out
 
     @property
     def greetings(self) -> list[Greeting]:

@@ -17,6 +17,14 @@ thinking keeps doing what it was doing (``thinking(name)`` for a marker).
 
 The sim's own state is plain (``to_state()`` / ``from_state()``): bodies,
 clock, object states, conversations, cooldowns, the event log and the RNG.
+
+Objects: an action's ``object_state`` holds while its resident is at the
+object; what an action leaves behind when it ends (``agents.plan.after_use``:
+the fridge "running low" for 3 hours after breakfast) lingers, then goes back
+to idle. ``set_object_state`` is the world edit (console, object panel): an
+``edit`` event; residents in view may react at once. ``take_control`` /
+``move_controlled`` / ``release_control``: the player walks a resident (no
+decisions for it meanwhile; see game/session.py).
 """
 from __future__ import annotations
 
@@ -38,7 +46,7 @@ STEP = timedelta(seconds=10)
 Tile = tuple[int, int]
 
 # Event-log kinds (the timeline and the HUD read these).
-KINDS = ("action", "chat", "line", "arrive", "reflect", "error")
+KINDS = ("action", "chat", "line", "arrive", "reflect", "error", "edit")
 
 _SLEEP_RE = re.compile(r"\b(asleep|sleep|sleeping|slept|napping|nap)\b", re.I)
 _NOT_SLEEP_RE = re.compile(r"\b(ready|prepar\w*|wak\w*|before|after|trouble|can't|cannot)\b", re.I)
@@ -84,6 +92,7 @@ class Body:
     conversation: int | None = None  # id of the conversation it is in
     prev_action: Action | None = None  # what it did before the conversation
     visitor: bool = False
+    controlled: bool = False  # the player walks it (``take_control``): no decisions, no own walking
     seen: dict[str, datetime] = field(default_factory=dict)  # event key -> last seen (retention)
     new_events: bool = False  # new salient events in view since the last decision
     last_decide: datetime | None = None
@@ -280,6 +289,8 @@ class Simulation:
         self._jobs: dict[str, tuple] = {}  # name -> (kind, extra) for the job in flight
         self._queued: dict[str, list[tuple]] = {}  # name -> jobs waiting for the key to be free
         self._reflections: dict[str, int] = {}  # name -> reflections already logged
+        self.controlled: str | None = None  # the resident the player walks (``take_control``)
+        self.lingering: dict[str, tuple[str, datetime]] = {}  # object -> (after-use state, until)
 
         # Static map caches.
         self._known = set(town.addresses())
@@ -473,6 +484,8 @@ class Simulation:
         for other in self.bodies.values():
             if other is me or _cheb(other.tile, me.tile) > r or self.area(other.tile) != here:
                 continue
+            if other.visitor and self.controlled:
+                continue  # the visitor is parked (not drawn) while the player plays a resident
             doing = self._doing(other)
             found.append(
                 (
@@ -710,6 +723,7 @@ class Simulation:
         action = self._clean_action(action)
         old = b.action
         self._release_object(b)
+        self._after_use(b, old)
         b.action = action
         b.waiting_since = None
         b.new_events = False
@@ -800,7 +814,137 @@ class Simulation:
                 self.town.object_states[addr] = o.action.object_state
                 return
         if addr in self.town.object_states:
-            self.town.object_states[addr] = "idle"
+            linger = self.lingering.get(addr)
+            self.town.object_states[addr] = linger[0] if linger and self.now < linger[1] else "idle"
+
+    def _after_use(self, b: Body, action: Action | None) -> None:
+        """What an action that ran at its place leaves behind (``agents.plan.after_use``):
+        e.g. the fridge "running low" for a few hours after breakfast."""
+        if action is None or b.arrived_at is None or b.walking or not b.target:
+            return
+        try:
+            from agents.plan import after_use
+        except Exception:  # noqa: BLE001 - an optional nicety
+            return
+        arena = ":".join(b.target.split(":")[:3])
+        parts = arena.split(":")
+        if len(parts) < 3:
+            return
+        names = self.town.tree.get(parts[1], {}).get(parts[2], [])
+        for obj, state, minutes in after_use(action.description, b.target, names):
+            addr = f"{arena}:{obj}"
+            if addr not in self.town.object_states:
+                continue
+            self.lingering[addr] = (state, self.now + timedelta(minutes=minutes))
+            if not any(o.held_object == addr for o in self.bodies.values()):
+                self.town.object_states[addr] = state
+
+    def _expire_lingering(self) -> None:
+        if not self.lingering:
+            return
+        for addr, (state, until) in list(self.lingering.items()):
+            if self.now < until:
+                continue
+            del self.lingering[addr]
+            if self.town.object_states.get(addr) == state and not any(
+                o.held_object == addr for o in self.bodies.values()
+            ):
+                self.town.object_states[addr] = "idle"
+
+    # -- world edits ------------------------------------------------------------------
+
+    def set_object_state(self, address: str, state: str | None, by: str = "the player") -> str:
+        """Set an object's state from outside the residents' actions (the console,
+        the object panel): logged as an ``edit`` event and perceived like any state
+        (residents in view get to react at once). ``idle`` (or empty) resets.
+        Returns the resolved address; KeyError for an unknown object."""
+        addr = address if address in self.town.object_states else None
+        if addr is None:
+            fix = getattr(self.town, "resolve", None)
+            got = fix(address) if callable(fix) else None
+            addr = got if got in self.town.object_states else None
+        if addr is None:
+            raise KeyError(f"no object at address {address!r}")
+        state = " ".join(str(state or "").split()) or "idle"
+        self.town.object_states[addr] = state
+        self.lingering.pop(addr, None)
+        for o in self.bodies.values():  # it stays so until someone deals with it
+            if o.held_object == addr:
+                o.held_object = None
+        obj = addr.split(":")[-1]
+        self.log_event(None, "edit", f"{by} set the {obj} to {state}", addr, by=by, state=state)
+        if state != "idle":
+            gap = timedelta(minutes=self.settings.react_cooldown_min)
+            tiles = self._tiles_of_object(addr)
+            for o in self.bodies.values():
+                if o.visitor or o.controlled or o.asleep:
+                    continue
+                if any(_cheb(t, o.tile) <= self.settings.vision_radius and self.area(t) == self.area(o.tile) for t in tiles):
+                    o.last_decide = self.now - gap  # no reaction cooldown for this
+        return addr
+
+    # -- playing as a resident ------------------------------------------------------------
+
+    def take_control(self, name: str) -> Body:
+        """The player walks ``name`` (``move_controlled``): its mind gets no decisions,
+        minds do not start conversations with it (they may greet it), its current
+        action stays until it first moves, then it is "walking around"."""
+        b = self.bodies.get(name)
+        if b is None or b.visitor or name not in self.minds:
+            raise KeyError(f"{name!r} is not a resident here")
+        if self.controlled and self.controlled != name:
+            self.release_control()
+        if b.conversation is not None:
+            chat = self.chats.get(b.conversation)
+            if chat is not None:
+                self._end_chat(chat)
+        if self.held(name):
+            self.release(name)
+        self._release_object(b)
+        b.path = []
+        b.prev_tile = b.tile
+        b.controlled = True
+        b.waiting_since = None
+        here = self.town.address_at(*b.tile) or self.area(b.tile)
+        desc = b.action.description if b.action is not None else "walking around"
+        b.action = Action(desc, here, self.now, 24 * 60, b.action.emoji if b.action else "🚶")
+        b.target = None
+        self.controlled = name
+        self.log_event(name, "action", f"{desc} (played by the player)", here, controlled=True)
+        return b
+
+    def move_controlled(self, tile: Tile) -> None:
+        b = self.bodies.get(self.controlled) if self.controlled else None
+        if b is None:
+            raise ValueError("no resident is controlled")
+        tile = (int(tile[0]), int(tile[1]))
+        if tile == b.tile:
+            return
+        b.facing = _facing(tile[0] - b.tile[0], tile[1] - b.tile[1], b.facing)
+        b.prev_tile = b.tile
+        b.tile = tile
+        here = self.town.address_at(*tile) or self.area(tile)
+        if b.action is not None and b.action.description != "walking around":
+            b.action = Action("walking around", here, self.now, 24 * 60, "🚶")
+        elif b.action is not None:
+            b.action = replace(b.action, address=here)
+
+    def release_control(self) -> str | None:
+        """Hand the controlled resident back to its mind: it asks for a decision now."""
+        name, self.controlled = self.controlled, None
+        b = self.bodies.get(name) if name else None
+        if b is None:
+            return None
+        b.controlled = False
+        b.action = None  # the next schedule asks the mind (reason "start")
+        b.target = None
+        b.path = []
+        b.arrived_at = None
+        b.not_before = None
+        b.new_events = False
+        b.asked_day = self.now.date().isoformat()
+        self.log_event(name, "action", "is back to their own mind", self.area(b.tile), controlled=False)
+        return name
 
     def _tiles_of_object(self, addr: str) -> list[Tile]:
         t = self._object_tiles.get(addr)
@@ -834,8 +978,9 @@ class Simulation:
     # ------------------------------------------------------------------ movement
 
     def _move(self) -> None:
+        self._expire_lingering()
         for b in self.bodies.values():
-            if b.visitor:
+            if b.visitor or b.controlled:
                 continue
             b.prev_tile = b.tile
             if not b.path:
@@ -854,7 +999,7 @@ class Simulation:
         return b.doing
 
     def _free_to_talk(self, b: Body) -> bool:
-        if b.conversation is not None or b.asleep or b.visitor or self.held(b.name):
+        if b.conversation is not None or b.asleep or b.visitor or b.controlled or self.held(b.name):
             return False
         job = self._jobs.get(b.name)
         return job is None and not self._queued.get(b.name)
@@ -1031,6 +1176,8 @@ class Simulation:
                 continue
             if self._submit_queued(name):
                 continue
+            if b.controlled:
+                continue  # the player walks it: its mind gets no decisions
             if b.conversation is not None or self._jobs.get(name) or self.pool.busy(name) or self.held(name):
                 continue
             if b.asleep and b.action is not None and self.now < b.action.end:
@@ -1103,6 +1250,7 @@ class Simulation:
                     "conversation": b.conversation,
                     "prev_action": _action_to_dict(b.prev_action),
                     "visitor": b.visitor,
+                    "controlled": b.controlled,
                     "seen": {k: t.isoformat() for k, t in b.seen.items()},
                     "new_events": b.new_events,
                     "last_decide": b.last_decide.isoformat() if b.last_decide else None,
@@ -1136,6 +1284,8 @@ class Simulation:
             ],
             "reflections": dict(self._reflections),
             "events": list(self.events),
+            "controlled": self.controlled,
+            "lingering": {a: [s, t.isoformat()] for a, (s, t) in self.lingering.items()},
         }
 
     def from_state(self, state: dict) -> None:
@@ -1175,6 +1325,7 @@ class Simulation:
                 conversation=d.get("conversation"),
                 prev_action=_action_from_dict(d.get("prev_action")),
                 visitor=bool(d.get("visitor")),
+                controlled=bool(d.get("controlled")),
                 seen={k: datetime.fromisoformat(t) for k, t in d.get("seen", {}).items()},
                 new_events=bool(d.get("new_events")),
                 last_decide=dt(d.get("last_decide")),
@@ -1216,3 +1367,9 @@ class Simulation:
                 self._queued.setdefault(n, []).append((("end_conversation", q["chat"], c, t), self.minds[n].end_conversation, (c, t)))
         self._reflections = {k: int(v) for k, v in state.get("reflections", {}).items()}
         self.events = list(state.get("events", []))
+        c = state.get("controlled")
+        self.controlled = c if c in self.bodies and self.bodies[c].controlled else None
+        for b in self.bodies.values():
+            if b.controlled and b.name != self.controlled:
+                b.controlled = False
+        self.lingering = {a: (s, datetime.fromisoformat(t)) for a, (s, t) in (state.get("lingering") or {}).items()}

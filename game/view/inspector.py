@@ -26,7 +26,7 @@ import pygame
 log = logging.getLogger(__name__)
 
 PANEL_W = 380
-OBJECT_H = 150
+OBJECT_H = 190
 HEAD_H = 112  # the often-changing top box
 MARGIN = 8
 TOP = 40  # below the HUD's top line
@@ -264,6 +264,13 @@ class Inspector:
         self.clock = 0.0
         self.icon = None
         self.talk_button = None
+        self.play_button = None  # "Play as" (issue 7; game/view/console.py play_as)
+        self.state_entry = self.state_button = None  # the object panel's state editor (issue 7)
+        self._state_typing = False
+        self.interview_button = None
+        self.voice_entry = None  # the inner voice's text line
+        self.voice_button = None
+        self._voice_typing = False
         self.selected: str | None = None  # resident name
         self.object: str | None = None  # object address
         self.text = ""
@@ -296,12 +303,20 @@ class Inspector:
         if self.window is not None:
             self.window.kill()
         self.window = self.box = self.head = self.icon = self.talk_button = None
+        self.interview_button = self.voice_entry = self.voice_button = None
+        self.play_button = self.state_entry = self.state_button = None
+        if self._state_typing and getattr(self.game, "controls", None) is not None:
+            self.game.controls.enabled = True
+        self._state_typing = False
+        if self._voice_typing and getattr(self.game, "controls", None) is not None:
+            self.game.controls.enabled = True
+        self._voice_typing = False
         self.selected = self.object = None
         self.text = ""
 
     def _open(self, title: str, height: int, talk: bool) -> None:
         import pygame_gui
-        from pygame_gui.elements import UIButton, UIImage, UITextBox, UIWindow
+        from pygame_gui.elements import UIButton, UIImage, UITextBox, UITextEntryLine, UIWindow
 
         self.close()
         rect = self._rect(height)
@@ -316,13 +331,37 @@ class Inspector:
             if getattr(self.game, "chat", None) is not None:
                 self.talk_button = UIButton(pygame.Rect(cw - 96, 4, 88, 32), "Talk (T)", self.game.ui,
                                             container=self.window, tool_tip_text="talk with this resident")
+            if getattr(self.game, "interview", None) is not None:
+                self.interview_button = UIButton(pygame.Rect(cw - 196, 4, 96, 32), "Interview", self.game.ui,
+                                                 container=self.window,
+                                                 tool_tip_text="interview this resident from anywhere, as a persona")
+            if getattr(self.game, "console", None) is not None:
+                self.play_button = UIButton(pygame.Rect(cw - 276, 4, 76, 32), "Play as", self.game.ui,
+                                            container=self.window,
+                                            tool_tip_text="walk as this resident (F2 hands them back)")
             top = 40
         if talk:
             self.head = UIImage(pygame.Rect(0, top, cw, HEAD_H), pygame.Surface((cw, HEAD_H), pygame.SRCALPHA),
                                 self.game.ui, container=self.window)
             self._head_size = (cw, HEAD_H)
             top += HEAD_H
-        self.box = UITextBox("", pygame.Rect(0, top, cw, ch - top), self.game.ui, container=self.window)
+            self.voice_entry = UITextEntryLine(pygame.Rect(4, top + 2, cw - 118, 32), self.game.ui,
+                                               container=self.window,
+                                               placeholder_text="You are going to ... (their inner voice)")
+            self.voice_entry.set_text_length_limit(200)
+            self.voice_button = UIButton(pygame.Rect(cw - 110, top + 2, 106, 32), "Inner voice", self.game.ui,
+                                         container=self.window,
+                                         tool_tip_text="they take it as their own thought (importance 9) and replan")
+            top += 38
+        bottom = ch
+        if not talk and self.session is not None:  # an object: edit its state
+            self.state_entry = UITextEntryLine(pygame.Rect(4, ch - 36, cw - 80, 32), self.game.ui,
+                                               container=self.window, placeholder_text="new state, e.g. burning")
+            self.state_entry.set_text_length_limit(60)
+            self.state_button = UIButton(pygame.Rect(cw - 72, ch - 36, 68, 32), "Set", self.game.ui,
+                                         container=self.window, tool_tip_text="set the state ('idle' resets)")
+            bottom = ch - 40
+        self.box = UITextBox("", pygame.Rect(0, top, cw, bottom - top), self.game.ui, container=self.window)
         self._since = REFRESH_S  # fill it now
         self._head_lines = []
         self._head_text = self._body_text = ""
@@ -340,6 +379,52 @@ class Inspector:
         self._open(address.split(":")[-1], OBJECT_H, talk=False)
         self.object = address
         self.refresh(force=True)
+
+    def inner_voice(self, text: str) -> str:
+        """Tell the selected resident something as their inner voice: their own
+        high-importance thought; they replan at their next decision (asked for soon)."""
+        text = " ".join(str(text or "").split())
+        name = self.selected
+        mind = self._minds().get(name) if name else None
+        sim = self._sim()
+        if not text or mind is None or not hasattr(mind, "inner_voice"):
+            return ""
+        thought = mind.inner_voice(text, getattr(sim, "now", None))
+        body = sim.bodies.get(name) if sim is not None else None
+        if body is not None and hasattr(body, "new_events"):
+            # Asked to decide at the next step (as if she noticed something): that is
+            # when the plan makes room for it and she acts on it.
+            body.new_events = True
+            if hasattr(body, "last_decide"):
+                body.last_decide = None
+        try:
+            sim.log_event(name, "inner_voice", thought, sim.area(body.tile) if body is not None else "")
+        except Exception:  # noqa: BLE001 - the log is a nicety
+            log.debug("logging the inner voice failed", exc_info=True)
+        msg = f"{name.split()[0]} thinks: \u201c{thought}\u201d"
+        if hasattr(self.game, "toast"):
+            try:
+                self.game.toast(msg)
+            except Exception:  # noqa: BLE001 - cosmetic
+                log.debug("toast failed", exc_info=True)
+        return thought
+
+    def set_state(self, text: str) -> str:
+        """The object panel's editor: set the object's state like the console does."""
+        sim = self._sim()
+        text = " ".join(str(text or "").split())
+        if sim is None or not self.object or not text or not hasattr(sim, "set_object_state"):
+            return ""
+        try:
+            addr = sim.set_object_state(self.object, text, by="the player")
+        except KeyError as err:
+            msg = str(err)
+        else:
+            msg = f"{pretty(addr)} is now {sim.town.object_states.get(addr, text)}."
+        if hasattr(self.game, "toast"):
+            self.game.toast(msg)
+        self.refresh(force=True)
+        return msg
 
     # ---- content -----------------------------------------------------------------
     def _memory_text(self, name: str):
@@ -435,9 +520,32 @@ class Inspector:
                 self.select_object(what)
             return True
         if event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE and self.is_open:
-            if getattr(getattr(self.game, "chat", None), "is_open", False):
+            if getattr(getattr(self.game, "chat", None), "is_open", False) \
+                    or getattr(getattr(self.game, "interview", None), "is_open", False):
                 return False  # the chat closes first
             self.close()
+            return True
+        if event.type == pygame_gui.UI_BUTTON_PRESSED and self.interview_button is not None \
+                and event.ui_element is self.interview_button and self.selected:
+            self.game.interview.open(self.selected)
+            return True
+        if self.voice_entry is not None and self.selected and (
+                (event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element is self.voice_button)
+                or (event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED and event.ui_element is self.voice_entry)):
+            if self.inner_voice(self.voice_entry.get_text()):
+                self.voice_entry.set_text("")
+            return True
+        if event.type == pygame_gui.UI_BUTTON_PRESSED and self.play_button is not None \
+                and event.ui_element is self.play_button and self.selected:
+            from game.view.console import play_as
+
+            self.game.toast(play_as(self.game, self.selected))
+            return True
+        if self.state_entry is not None and self.object and (
+                (event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element is self.state_button)
+                or (event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED and event.ui_element is self.state_entry)):
+            if self.set_state(self.state_entry.get_text()):
+                self.state_entry.set_text("")
             return True
         if event.type == pygame_gui.UI_BUTTON_PRESSED and self.talk_button is not None \
                 and event.ui_element is self.talk_button and self.selected:
@@ -459,6 +567,19 @@ class Inspector:
             return
         if self.window.rect.right > self.game.size[0]:  # the window shrank
             self.window.set_position((self.game.size[0] - PANEL_W - MARGIN, TOP))
+        editing = bool(self.state_entry is not None and self.state_entry.is_focused)
+        if editing != self._state_typing:  # typing a state: WASD are letters, not steps
+            self._state_typing = editing
+            if getattr(self.game, "controls", None) is not None:
+                self.game.controls.enabled = not editing
+        typing = bool(self.voice_entry is not None and self.voice_entry.is_focused)
+        if typing != self._voice_typing:  # typing the inner voice: WASD are letters, not steps
+            self._voice_typing = typing
+            controls = getattr(self.game, "controls", None)
+            if controls is not None:
+                controls.enabled = not typing
+                if typing:
+                    controls.release_all()
         self.clock += dt
         self._since += dt
         if self._since >= REFRESH_S:

@@ -94,8 +94,8 @@ class ResidentsView:
         self._last_steps = sim.steps
         out = []
         for name, b in sim.bodies.items():
-            if b.visitor:
-                continue
+            if b.visitor or getattr(b, "controlled", False):
+                continue  # the visitor and a resident the player plays are the player's figure
             slug = self.slugs.get(name) or slugify(name)
             x, y = b.tile
             prev = b.prev_tile
@@ -128,7 +128,7 @@ class ResidentsView:
         if self._occupied_at != sim.steps:
             occ = set()
             for b in sim.bodies.values():
-                if not b.visitor:
+                if not b.visitor and not getattr(b, "controlled", False):
                     occ.add(tuple(b.tile))
             self._occupied = occ
             self._occupied_at = sim.steps

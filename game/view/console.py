@@ -1,0 +1,270 @@
+"""The world-edit console: backquote (`) opens a one-line command box.
+
+Commands (``help`` lists them)::
+
+    <Isabella Rodriguez's apartment: main room: stove> is burning
+    Isabella Rodriguez's apartment:main room:stove is burning     (brackets optional)
+    <the Ville: Hobbs Cafe: cafe: coffee machine> is idle          (idle resets)
+    play as Isabella Rodriguez      (or a first name) -- walk as that resident
+    release                         hand the resident back to its mind (also F2)
+    help
+
+Addresses may leave out the world and put any spaces around the colons. An
+unknown address gets a clear message with up to 3 close matches. A state goes
+through ``sim.set_object_state`` (an ``edit`` event, perceived like any state;
+residents who see an unusual state react to it at the object).
+
+While the box has focus walking is off; Escape closes it. ``parse(text, town)``
+is pure (tests use it); ``Console.execute(text)`` runs a command and returns the
+message it shows (also as a toast).
+"""
+from __future__ import annotations
+
+import difflib
+import logging
+import re
+from dataclasses import dataclass, field
+
+import pygame
+
+log = logging.getLogger(__name__)
+
+HEIGHT = 34
+MARGIN = 8
+HELP = ("Commands: '<sector: arena: object> is <state>' (e.g. <Isabella Rodriguez's apartment: main room: stove> "
+        "is burning; 'is idle' resets) | 'play as <resident>' | 'release' (or F2) | 'help'")
+
+
+@dataclass
+class Command:
+    kind: str  # "set" | "play" | "release" | "help" | "error"
+    address: str | None = None  # resolved object address ("set")
+    state: str | None = None
+    name: str | None = None  # "play"
+    message: str = ""  # "error": what is wrong
+    matches: list[str] = field(default_factory=list)  # close matches for an unknown address
+
+
+def _pretty(address: str) -> str:
+    parts = address.split(":")
+    return ": ".join(parts[1:]) if len(parts) > 1 else address
+
+
+def normalize(text: str, world: str) -> str:
+    """'<Isabella's apartment : main room:stove>' -> 'the Ville:Isabella's apartment:main room:stove'."""
+    t = text.strip().strip("<>").strip()
+    parts = [" ".join(p.split()) for p in t.split(":")]
+    parts = [p for p in parts if p]
+    if parts and parts[0].casefold() != world.casefold():
+        parts.insert(0, world)
+    elif parts:
+        parts[0] = world
+    return ":".join(parts)
+
+
+def close_matches(address: str, town, n: int = 3) -> list[str]:
+    """Up to n object addresses near a wrong one: same-named objects in the same
+    sector first, then difflib over every address."""
+    objects = list(getattr(town, "object_states", {}) or {})
+    parts = address.split(":")
+    out: list[str] = []
+    if len(parts) >= 2:
+        obj = parts[-1].casefold()
+        sector = parts[1].casefold() if len(parts) > 2 else None
+        for a in objects:
+            ap = a.split(":")
+            if ap[-1].casefold() == obj and (sector is None or ap[1].casefold() == sector):
+                out.append(a)
+    low = {a.casefold(): a for a in (town.addresses() if hasattr(town, "addresses") else objects)}
+    for m in difflib.get_close_matches(address.casefold(), list(low), n=n * 2, cutoff=0.5):
+        a = low[m]
+        if a not in out:
+            out.append(a)
+    objs = [a for a in out if a in objects]
+    return (objs + [a for a in out if a not in objs])[:n]
+
+
+_SET = re.compile(r"^\s*<(?P<addr>[^>]+)>\s*(?:is|=)\s+(?P<state>.+?)\s*\.?\s*$", re.I)
+
+
+def parse(text: str, town) -> Command:
+    t = " ".join(str(text or "").replace("`", "").split())
+    if not t:
+        return Command("error", message="Type a command (help lists them).")
+    low = t.casefold()
+    if low in ("help", "?", "h"):
+        return Command("help", message=HELP)
+    if low in ("release", "stop playing", "release control", "unplay"):
+        return Command("release")
+    m = re.match(r"^(?:play\s+as|play|control|become)\s+(?P<name>.+)$", t, re.I)
+    if m:
+        return Command("play", name=m.group("name").strip())
+    m = _SET.match(t)
+    if m:
+        addr, state = m.group("addr"), m.group("state")
+    else:
+        # no brackets: the first " is " after the last colon
+        last = t.rfind(":")
+        k = low.find(" is ", max(0, last))
+        if last < 0 or k < 0:
+            return Command("error", message=f"I don't understand {t!r}. " + HELP)
+        addr, state = t[:k], t[k + 4:]
+    state = " ".join(state.strip().rstrip(".").split())
+    if not state:
+        return Command("error", message="Say what state it is in, e.g. '... is burning'.")
+    world = getattr(town, "world", "")
+    full = normalize(addr, world)
+    got = town.resolve(full) if hasattr(town, "resolve") else (full if full in town.object_states else None)
+    if got in getattr(town, "object_states", {}):
+        return Command("set", address=got, state=state)
+    if got:
+        kids = [a for a in town.object_states if a.startswith(got + ":")]
+        names = ", ".join(a.split(":")[-1] for a in kids[:6]) or "none"
+        return Command("error", message=f"{_pretty(got)} is a place, not an object (objects there: {names}).",
+                       matches=kids[:3])
+    matches = close_matches(full, town)
+    msg = f"No object at <{_pretty(full)}>."
+    if matches:
+        msg += " Did you mean: " + " | ".join(f"<{_pretty(a)}>" for a in matches) + "?"
+    return Command("error", message=msg, matches=matches)
+
+
+class Console:
+    def __init__(self, game) -> None:
+        self.game = game
+        self.entry = None
+        self.last = ""  # the last message shown
+        self.history: list[str] = []
+
+    @property
+    def is_open(self) -> bool:
+        return self.entry is not None and self.entry.alive()
+
+    # ---- commands ------------------------------------------------------------------
+    def execute(self, text: str) -> str:
+        session = getattr(self.game, "session", None)
+        town = getattr(session, "town", None) or self.game.town
+        cmd = parse(text, town)
+        if cmd.kind == "help" or cmd.kind == "error":
+            msg = cmd.message
+        elif session is None:
+            msg = "No town is running."
+        elif cmd.kind == "set":
+            try:
+                addr = session.sim.set_object_state(cmd.address, cmd.state, by="the player")
+                st = town.object_states.get(addr, cmd.state)
+                msg = f"{_pretty(addr)} is now {st}."
+            except KeyError as err:
+                msg = str(err)
+        elif cmd.kind == "play":
+            msg = play_as(self.game, cmd.name)
+        else:
+            msg = release(self.game)
+        self.last = msg
+        self.history.append(text)
+        self.game.toast(msg)
+        return msg
+
+    # ---- the box -------------------------------------------------------------------
+    def open(self) -> None:
+        from pygame_gui.elements import UITextEntryLine
+
+        if self.is_open:
+            return
+        w, h = self.game.size
+        from game.view.statusline import HEIGHT as STATUS_H
+
+        rect = pygame.Rect(MARGIN, h - STATUS_H - HEIGHT - 4, min(900, w - 2 * MARGIN), HEIGHT)
+        self.entry = UITextEntryLine(rect, self.game.ui, object_id="#console",
+                                     placeholder_text="<sector: arena: object> is <state>  |  play as <name>  |  "
+                                                      "release  |  help   (Enter runs, Escape closes)")
+        self.entry.set_text_length_limit(300)
+        self.game.ui.set_focus_set(self.entry)
+        self.game.controls.enabled = False
+        self.game.controls.release_all()
+
+    def close(self) -> None:
+        if self.entry is not None:
+            self.entry.kill()
+        self.entry = None
+        chat = getattr(self.game, "chat", None)
+        if not getattr(chat, "is_open", False):
+            self.game.controls.enabled = True
+
+    def handle_event(self, event) -> bool:
+        import pygame_gui
+
+        if self.is_open:
+            if event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED and event.ui_element is self.entry:
+                text = self.entry.get_text()
+                self.close()
+                if text.strip():
+                    self.execute(text)
+                return True
+            if event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE:
+                self.close()
+                return True
+            return False
+        if event.type == pygame.KEYDOWN:
+            from game.view.hud import text_focused
+
+            if text_focused(self.game):
+                return False
+            if event.key == pygame.K_BACKQUOTE or getattr(event, "unicode", "") == "`":
+                self.open()
+                return True
+            if event.key == pygame.K_F2 and getattr(getattr(self.game, "session", None), "controlled", None):
+                self.game.toast(release(self.game))
+                return True
+        return False
+
+    def update(self, dt: float) -> None:
+        if self.entry is not None and not self.entry.alive():
+            self.close()
+        elif self.is_open:
+            t = self.entry.get_text()
+            if "`" in t:  # the key that opened the box typed itself
+                self.entry.set_text(t.replace("`", ""))
+
+
+# ---- playing as a resident (the console, the inspector's button and F2 use these) -------------
+def play_as(game, name: str) -> str:
+    session = getattr(game, "session", None)
+    if session is None:
+        return "No town is running."
+    chat = getattr(game, "chat", None)
+    if getattr(chat, "is_open", False):
+        chat.close()
+    try:
+        name = session.take_control(name)
+    except KeyError:
+        names = difflib.get_close_matches(str(name), list(session.minds), n=3, cutoff=0.4)
+        return f"No resident called {name!r}." + (f" Did you mean: {', '.join(names)}?" if names else "")
+    sync = getattr(game, "sync_control", None)
+    if callable(sync):
+        sync()
+    return f"You are {name} now (F2 or 'release' hands them back)."
+
+
+def release(game) -> str:
+    session = getattr(game, "session", None)
+    if session is None or not getattr(session, "controlled", None):
+        return "You are not playing a resident."
+    chat = getattr(game, "chat", None)
+    if getattr(chat, "is_open", False):
+        chat.close()
+    name = session.release_control()
+    sync = getattr(game, "sync_control", None)
+    if callable(sync):
+        sync()
+    return f"{name} is back to their own mind."
+
+
+def install(game) -> Console:
+    c = Console(game)
+    game.add_overlay(c)
+    game.console = c
+    return c
+
+
+__all__ = ["install", "Console", "Command", "parse", "normalize", "close_matches", "play_as", "release", "HELP"]
