@@ -1,10 +1,9 @@
 """The emoji a resident may show: only those the game can draw.
 
 The vocabulary is the keys of ``assets/icons/emoji.json`` (read here directly:
-agents/ never imports game/). ``nearest`` mirrors the game's lookup
-(game/view/emoji.py ``nearest_known``) closely enough for a model's answer:
-exact key, without variation selectors / skin tones, the json's aliases, a
-gendered person made neutral, then each emoji of a string of several.
+agents/ never imports game/). ``nearest`` is the one lookup of an emoji string (the game's icons use it
+too): exact key, without variation selectors / skin tones, the json's
+aliases, a gendered person made neutral, then each emoji of a string of several.
 ``emoji_for`` picks the emoji of an activity: a keyword table first (reliable
 with a weak model), then the model's proposal if it is drawable, then the
 place's emoji, then a smile.
@@ -32,48 +31,85 @@ VOCABULARY: tuple[str, ...] = tuple(_META["icons"])
 _VOCAB = set(VOCABULARY)
 
 
+def _is_modifier(ch: str) -> bool:
+    o = ord(ch)
+    return ch == VS16 or 0x1F3FB <= o <= 0x1F3FF
+
+
 def _strip(e: str) -> str:
-    return "".join(ch for ch in e if ch != VS16 and not 0x1F3FB <= ord(ch) <= 0x1F3FF)
+    """Drop variation selectors and skin-tone modifiers."""
+    return "".join(ch for ch in e if not _is_modifier(ch))
 
 
 _BY_STRIPPED = {_strip(e): e for e in VOCABULARY}
-_ALIASES = {_strip(k): v for k, v in _META.get("aliases", {}).items() if v in _VOCAB}
+_ALIAS_STRIPPED = {_strip(k): v for k, v in _META.get("aliases", {}).items() if v in _VOCAB}
+def split_emoji(text: str) -> list[str]:
+    """Split a string into emoji clusters (ZWJ sequences, flags and modifiers stay whole).
+
+    Ordinary letters, digits and spaces are dropped.
+    """
+    out: list[str] = []
+    cur = ""
+    join_next = False
+    for ch in text:
+        o = ord(ch)
+        if cur and (join_next or _is_modifier(ch) or ch == ZWJ or o == 0x20E3 or 0xE0020 <= o <= 0xE007F):
+            cur += ch
+            join_next = ch == ZWJ
+            continue
+        if cur and 0x1F1E6 <= o <= 0x1F1FF and len(cur) == 1 and 0x1F1E6 <= ord(cur) <= 0x1F1FF:
+            cur += ch  # the second regional indicator of a flag
+            continue
+        if cur:
+            out.append(cur)
+            cur = ""
+        if ch.isspace() or (o < 0x2000 and ch not in "#*0123456789©®"):
+            continue
+        cur = ch
+    if cur:
+        out.append(cur)
+    return out
 
 
-def _one(e: str) -> str | None:
+def _degender(e: str) -> list[str]:
+    """Gender-neutral forms of a ZWJ sequence, most specific first."""
+    parts = [p for p in e.split(ZWJ) if p]
+    cands = []
+    no_sign = [p for p in parts if _strip(p) not in ("♀", "♂")]
+    if no_sign != parts:
+        cands.append(ZWJ.join(no_sign))
+    neutral = ["🧑" if _strip(p) in ("👩", "👨") else p for p in no_sign]
+    if neutral != no_sign:
+        cands.append(ZWJ.join(neutral))
+    return cands
+
+
+def _known_one(e: str) -> str | None:
+    if e in _META["icons"]:
+        return e
     s = _strip(e)
-    hit = _BY_STRIPPED.get(s) or _ALIASES.get(s)
-    if hit:
-        return hit
-    parts = [p for p in s.split(ZWJ) if p and p not in ("♀", "♂")]
-    for cand in (ZWJ.join(parts), ZWJ.join("🧑" if p in ("👩", "👨") else p for p in parts)):
-        hit = _BY_STRIPPED.get(cand) or _ALIASES.get(cand)
+    if s in _BY_STRIPPED:
+        return _BY_STRIPPED[s]
+    if s in _ALIAS_STRIPPED:
+        return _ALIAS_STRIPPED[s]
+    for cand in _degender(s):
+        hit = _BY_STRIPPED.get(cand) or _ALIAS_STRIPPED.get(cand)
         if hit:
             return hit
     return None
 
 
-def _clusters(text: str) -> list[str]:
-    out: list[str] = []
-    for ch in text:
-        o = ord(ch)
-        if out and (ch in (VS16, ZWJ) or out[-1].endswith(ZWJ) or 0x1F3FB <= o <= 0x1F3FF):
-            out[-1] += ch
-        elif o >= 0x2000:
-            out.append(ch)
-    return out
-
-
 def nearest(emoji: str | None) -> str | None:
-    """The drawable emoji for ``emoji``, or None when none is close."""
+    """The drawable emoji for ``emoji``, or None when none is close: exact key,
+    the same without variation selectors / skin tones, the json's aliases, a
+    gendered person made neutral, then each emoji of a string of several."""
     if not emoji:
         return None
-    e = emoji.strip()
-    hit = _one(e)
+    hit = _known_one(emoji) or _known_one(emoji.strip())
     if hit:
         return hit
-    for part in _clusters(e):
-        hit = _one(part)
+    for part in split_emoji(emoji):
+        hit = _known_one(part)
         if hit:
             return hit
     return None

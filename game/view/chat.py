@@ -15,11 +15,12 @@ the chat. Every exchange is stored in the resident's memory (remember=True).
 """
 from __future__ import annotations
 
-import html
 import logging
 import textwrap
 
 import pygame
+
+from game.view.markup import C_DIM, C_HEAD, C_TEXT, C_YOU, esc
 
 log = logging.getLogger(__name__)
 
@@ -30,14 +31,7 @@ MARGIN = 8
 TEXT_PX = 15
 BUBBLE_S = 8.0  # seconds an answer's bubble stays up
 TOAST_S = 2.5
-C_YOU = "#9CC9FF"
-C_THEM = "#FFD37A"
-C_DIM = "#A8B0BC"
-C_TEXT = "#ECECEC"
-
-
-def esc(text) -> str:
-    return html.escape(str(text), quote=False)
+C_THEM = C_HEAD  # the resident's lines
 
 
 class Chat:

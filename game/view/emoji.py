@@ -18,12 +18,11 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
+from agents.emoji import VOCABULARY, nearest, split_emoji  # noqa: F401 - the one lookup, shared with the minds (re-exported)
+
 ICON_DIR = Path(__file__).resolve().parents[2] / "assets" / "icons"
 META_FILE = ICON_DIR / "emoji.json"
 UNKNOWN = "❓"
-
-VS16 = "\ufe0f"
-ZWJ = "\u200d"
 
 
 def _load_meta() -> dict:
@@ -31,95 +30,16 @@ def _load_meta() -> dict:
 
 
 _META = _load_meta()
-VOCABULARY: tuple[str, ...] = tuple(_META["icons"])
+
 NAMES: dict[str, str] = dict(_META.get("names", {}))
 ALIASES: dict[str, str] = dict(_META.get("aliases", {}))
 SIZE: int = int(_META["size"])
 
 
-def _is_modifier(ch: str) -> bool:
-    o = ord(ch)
-    return ch == VS16 or 0x1F3FB <= o <= 0x1F3FF
-
-
-def _strip(e: str) -> str:
-    """Drop variation selectors and skin-tone modifiers."""
-    return "".join(ch for ch in e if not _is_modifier(ch))
-
-
-_BY_STRIPPED = {_strip(e): e for e in VOCABULARY}
-_ALIAS_STRIPPED = {_strip(k): v for k, v in ALIASES.items()}
-
-
-def split_emoji(text: str) -> list[str]:
-    """Split a string into emoji clusters (ZWJ sequences, flags and modifiers stay whole).
-
-    Ordinary letters, digits and spaces are dropped.
-    """
-    out: list[str] = []
-    cur = ""
-    join_next = False
-    for ch in text:
-        o = ord(ch)
-        if cur and (join_next or _is_modifier(ch) or ch == ZWJ or o == 0x20E3 or 0xE0020 <= o <= 0xE007F):
-            cur += ch
-            join_next = ch == ZWJ
-            continue
-        if cur and 0x1F1E6 <= o <= 0x1F1FF and len(cur) == 1 and 0x1F1E6 <= ord(cur) <= 0x1F1FF:
-            cur += ch  # the second regional indicator of a flag
-            continue
-        if cur:
-            out.append(cur)
-            cur = ""
-        if ch.isspace() or (o < 0x2000 and ch not in "#*0123456789©®"):
-            continue
-        cur = ch
-    if cur:
-        out.append(cur)
-    return out
-
-
-def _degender(e: str) -> list[str]:
-    """Gender-neutral forms of a ZWJ sequence, most specific first."""
-    parts = [p for p in e.split(ZWJ) if p]
-    cands = []
-    no_sign = [p for p in parts if _strip(p) not in ("♀", "♂")]
-    if no_sign != parts:
-        cands.append(ZWJ.join(no_sign))
-    neutral = ["🧑" if _strip(p) in ("👩", "👨") else p for p in no_sign]
-    if neutral != no_sign:
-        cands.append(ZWJ.join(neutral))
-    return cands
-
-
-def _known_one(e: str) -> str | None:
-    if e in _META["icons"]:
-        return e
-    s = _strip(e)
-    if s in _BY_STRIPPED:
-        return _BY_STRIPPED[s]
-    if s in _ALIAS_STRIPPED:
-        return _ALIAS_STRIPPED[s]
-    for cand in _degender(s):
-        hit = _BY_STRIPPED.get(cand) or _ALIAS_STRIPPED.get(cand)
-        if hit:
-            return hit
-    return None
-
-
 @lru_cache(maxsize=1024)
 def nearest_known(emoji: str) -> str:
     """The vocabulary emoji to draw for `emoji` (see the module docstring); ❓ if none fits."""
-    if not emoji:
-        return UNKNOWN
-    hit = _known_one(emoji) or _known_one(emoji.strip())
-    if hit:
-        return hit
-    for part in split_emoji(emoji):
-        hit = _known_one(part)
-        if hit:
-            return hit
-    return UNKNOWN
+    return nearest(emoji) or UNKNOWN
 
 
 # ---------------------------------------------------------------- pygame side

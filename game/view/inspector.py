@@ -17,11 +17,12 @@ closes the panel (before the game would quit). "Talk" opens the chat
 """
 from __future__ import annotations
 
-import html
 import logging
 from datetime import datetime
 
 import pygame
+
+from game.view.markup import C_DIM, C_HEAD, C_IMP, C_NOW, C_TEXT, esc
 
 log = logging.getLogger(__name__)
 
@@ -37,16 +38,6 @@ MAX_MEMORIES = 10
 MEMORY_CHARS = 110
 BODY_MIN_S = 3.0  # the big box is re-laid out at most this often (pygame_gui lays out ~1 ms per line)
 
-# colours (hex for pygame_gui's markup)
-C_HEAD = "#FFD37A"
-C_DIM = "#A8B0BC"
-C_NOW = "#8EE28E"
-C_IMP = "#F2A65A"
-C_TEXT = "#ECECEC"
-
-
-def esc(text) -> str:
-    return html.escape(str(text), quote=False)
 
 
 def pretty(address: str | None) -> str:

@@ -16,7 +16,8 @@ import logging
 
 import pygame
 
-from game.view.chat import Chat, esc
+from game.view.chat import Chat
+from game.view.markup import esc
 
 log = logging.getLogger(__name__)
 
