@@ -134,24 +134,6 @@ def test_freeze_is_a_deep_copy(tmp_path):
         freeze({"x": object()})
 
 
-def test_freeze_time_for_25_residents_x_3000(capsys):
-    """The main thread's part of a save. Reported, not asserted (shared CPUs)."""
-    state = synthetic_state(residents=25, memories=3000)
-    t0 = time.perf_counter()
-    freeze(state)
-    full = time.perf_counter() - t0
-    # The recommended snapshot: embeddings as read-only views (append-only rows).
-    for k, v in state.items():
-        if k.startswith("minds/"):
-            v["memory"]["embeddings"].flags.writeable = False
-    t0 = time.perf_counter()
-    freeze(state)
-    views = time.perf_counter() - t0
-    with capsys.disabled():
-        print(f"\n[saves] freeze 25x3000: {1000 * full:.0f} ms with array copies, "
-              f"{1000 * views:.0f} ms with read-only embedding views")
-
-
 # ------------------------------------------------------------------ slots
 
 def test_slot_names(tmp_path):
