@@ -874,14 +874,21 @@ class Simulation:
         obj = addr.split(":")[-1]
         self.log_event(None, "edit", f"{by} set the {obj} to {state}", addr, by=by, state=state)
         if state != "idle":
-            gap = timedelta(minutes=self.settings.react_cooldown_min)
             tiles = self._tiles_of_object(addr)
             for o in self.bodies.values():
                 if o.visitor or o.controlled or o.asleep:
                     continue
                 if any(_cheb(t, o.tile) <= self.settings.vision_radius and self.area(t) == self.area(o.tile) for t in tiles):
-                    o.last_decide = self.now - gap  # no reaction cooldown for this
+                    o.last_decide = None  # no reaction cooldown for this
         return addr
+
+    def prompt_decision(self, name: str) -> None:
+        """Ask ``name`` for a decision at the next step, as if it had noticed
+        something, without the reaction cooldown (an inner voice, for one)."""
+        body = self.bodies.get(name)
+        if body is not None:
+            body.new_events = True
+            body.last_decide = None
 
     # -- playing as a resident ------------------------------------------------------------
 

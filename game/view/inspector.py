@@ -382,12 +382,8 @@ class Inspector:
             return ""
         thought = mind.inner_voice(text, getattr(sim, "now", None))
         body = sim.bodies.get(name) if sim is not None else None
-        if body is not None and hasattr(body, "new_events"):
-            # Asked to decide at the next step (as if she noticed something): that is
-            # when the plan makes room for it and she acts on it.
-            body.new_events = True
-            if hasattr(body, "last_decide"):
-                body.last_decide = None
+        if sim is not None:
+            sim.prompt_decision(name)  # her next decision is when the plan makes room for it
         try:
             sim.log_event(name, "inner_voice", thought, sim.area(body.tile) if body is not None else "")
         except Exception:  # noqa: BLE001 - the log is a nicety
