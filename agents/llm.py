@@ -82,9 +82,11 @@ def _lm():
                 litellm.telemetry = False
                 litellm.suppress_debug_info = True
                 _litellm = litellm
+                from agents import scripted
                 from agents.local_model import handler as local_handler
 
                 register_provider(EMBEDDED_PROVIDER, local_handler())
+                register_provider(scripted.PROVIDER, scripted.handler())
     return _litellm
 
 
@@ -368,6 +370,8 @@ class Gateway:
     def _mode(self) -> str:
         if self._schema_mode is None:
             provider = self.config.provider
+            if not self.config.is_embedded and self._completion is None:
+                _lm()  # registers the in-process providers (scripted/...) before we look them up
             if provider in _providers or self.config.is_embedded:
                 mode = "grammar"  # in-process providers take the schema itself
             elif provider in ("ollama", "ollama_chat"):
@@ -478,6 +482,23 @@ class Gateway:
         max_tokens: int = 256,
     ) -> T:
         """An instance of ``schema`` from the model, or ``fallback`` (never raises for model trouble)."""
+        return self.ask_traced(schema, prompt, purpose=purpose, resident=resident, fallback=fallback,
+                               temperature=temperature, max_tokens=max_tokens)[0]
+
+    def ask_traced(
+        self,
+        schema: type[T],
+        prompt: str | list[dict],
+        *,
+        purpose: str,
+        resident: str | None = None,
+        fallback: T | Callable[[], T],
+        temperature: float | None = None,
+        max_tokens: int = 256,
+    ) -> tuple[T, str | None]:
+        """Like ``ask``, and says whether the model answered: ``(value, None)`` when
+        the value is the model's, ``(fallback, why)`` when it is not, where ``why``
+        is the kind of trouble ("invalid", "empty", "timeout", "connection", ...)."""
         cfg = self.config
         t0 = time.monotonic()
         deadline = t0 + cfg.deadline
@@ -502,7 +523,7 @@ class Gateway:
                     rec.latency_s = time.monotonic() - t0
                     rec.time = time.time()
                     self.accounting.record(rec)
-                    return value
+                    return value, None
 
         ctx = CallContext(purpose=purpose, resident=resident, schema=schema, deadline=deadline, timeout=cfg.timeout)
         tally: dict[str, Any] = {"attempts": 0, "error": None, "why": None}
@@ -564,7 +585,7 @@ class Gateway:
             rec.error = tally["error"] or "error"
             result = fallback() if callable(fallback) and not isinstance(fallback, BaseModel) else fallback
         self.accounting.record(rec)
-        return result  # type: ignore[return-value]
+        return result, (rec.error if rec.outcome == "fallback" else None)  # type: ignore[return-value]
 
     def _cost(self, resp: Any) -> float:
         if self.config.provider in _providers or self.config.is_embedded:

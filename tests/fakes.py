@@ -38,7 +38,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from agents.config import ModelConfig
-from agents.llm import Gateway, compact_schema, current_call, register_provider
+from agents.llm import Gateway, compact_schema, current_call
 
 Responder = Callable[[str, list, type], Any]
 
@@ -191,43 +191,17 @@ class ScriptedModel:
         return _as_text(box.get("value"))
 
 
-_registry: dict[str, ScriptedModel] = {}
-_registry_lock = threading.Lock()
-_provider_ready = False
+def _register(fake: ScriptedModel) -> None:
+    """Serve the fake as ``scripted/<name>`` through the game's own scripted provider
+    (agents/scripted.py); token counts are words, as the tests expect."""
+    from agents import scripted
 
+    def answer(messages: list, response_format, timeout):
+        text = fake.answer(messages, timeout)
+        pt = sum(len(str(m.get("content", "")).split()) for m in messages)
+        return text, pt, len(text.split())
 
-def _ensure_provider() -> None:
-    global _provider_ready
-    if _provider_ready:
-        return
-    import litellm
-    from litellm import CustomLLM
-    from litellm.types.utils import ModelResponse, Usage
-
-    class ScriptedProvider(CustomLLM):
-        def completion(self, *args, **kwargs) -> ModelResponse:  # type: ignore[override]
-            name = str(kwargs.get("model") or "").split("/")[-1]
-            with _registry_lock:
-                fake = _registry.get(name)
-            if fake is None:
-                raise litellm.NotFoundError(message=f"no scripted model {name}", model=name, llm_provider="scripted")
-            timeout = kwargs.get("timeout")
-            timeout = getattr(timeout, "read", timeout)
-            messages = kwargs.get("messages") or []
-            try:
-                text = fake.answer(messages, float(timeout) if timeout else None)
-            except TimeoutError as err:
-                raise litellm.Timeout(message=str(err), model=name, llm_provider="scripted") from None
-            resp = kwargs.get("model_response") or ModelResponse()
-            resp.model = f"scripted/{name}"
-            resp.choices[0].message.content = text
-            pt = sum(len(str(m.get("content", "")).split()) for m in messages)
-            ct = len(text.split())
-            resp.usage = Usage(prompt_tokens=pt, completion_tokens=ct, total_tokens=pt + ct)  # type: ignore[attr-defined]
-            return resp
-
-    register_provider("scripted", ScriptedProvider())
-    _provider_ready = True
+    scripted.register(fake.name, answer)
 
 
 class _DirectCompletion:
@@ -263,9 +237,7 @@ def make_gateway(responder: Responder | None = None, *, via_litellm: bool = True
     values.update(config_overrides)
     config = ModelConfig(**values)
     if via_litellm:
-        _ensure_provider()
-        with _registry_lock:
-            _registry[fake.name] = fake
+        _register(fake)
         gw = Gateway(config, accounting=accounting)
     else:
         gw = Gateway(config, accounting=accounting, completion=_DirectCompletion(fake))

@@ -1,0 +1,85 @@
+"""Scripted models: programs that answer prompts, served through litellm as the
+custom provider ``scripted`` (model string ``scripted/<name>``), so they take
+the same road as any model: ``litellm.completion`` -> provider -> text ->
+the gateway's parsing, validation, retries, accounting.
+
+``scripted/competent`` (agents/competent.py) stands in for a capable model in
+tests and headless runs; the test suite registers its own fakes here too.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+PROVIDER = "scripted"
+
+# name -> answer(messages, response_format, timeout) -> str, or (str, prompt_tokens, completion_tokens)
+Answerer = Callable[[list, "dict | None", "float | None"], Any]
+_registry: dict[str, Answerer] = {}
+_lock = threading.Lock()
+
+
+def register(name: str, answer: Answerer) -> str:
+    """Serve ``answer`` as ``scripted/<name>``; returns the model string."""
+    with _lock:
+        _registry[name] = answer
+    return f"{PROVIDER}/{name}"
+
+
+def unregister(name: str) -> None:
+    with _lock:
+        _registry.pop(name, None)
+
+
+def lookup(name: str) -> Answerer | None:
+    with _lock:
+        found = _registry.get(name)
+    if found is None and name == "competent":
+        from agents import competent  # registers itself on import
+
+        with _lock:
+            found = _registry.get(name)
+        del competent
+    return found
+
+
+def estimate_tokens(text: str) -> int:
+    """About four characters per token (English text, common tokenizers)."""
+    return max(1, round(len(text) / 4)) if text else 0
+
+
+def handler():
+    """The litellm provider (a ``litellm.CustomLLM``), built on first use."""
+    import litellm
+    from litellm import CustomLLM
+    from litellm.types.utils import ModelResponse, Usage
+
+    class ScriptedProvider(CustomLLM):
+        def completion(self, *args, **kwargs) -> ModelResponse:  # type: ignore[override]
+            name = str(kwargs.get("model") or "").split("/")[-1]
+            answer = lookup(name)
+            if answer is None:
+                raise litellm.NotFoundError(message=f"no scripted model {name!r} (known: competent)", model=name,
+                                            llm_provider=PROVIDER)
+            timeout = kwargs.get("timeout")
+            timeout = getattr(timeout, "read", timeout)
+            messages = kwargs.get("messages") or []
+            optional = kwargs.get("optional_params") or {}
+            response_format = kwargs.get("response_format") or optional.get("response_format")
+            try:
+                got = answer(messages, response_format, float(timeout) if timeout else None)
+            except TimeoutError as err:
+                raise litellm.Timeout(message=str(err), model=name, llm_provider=PROVIDER) from None
+            if isinstance(got, tuple):
+                text, pt, ct = got
+            else:
+                text = got
+                pt = sum(estimate_tokens(str(m.get("content", ""))) for m in messages)
+                ct = estimate_tokens(text)
+            resp = kwargs.get("model_response") or ModelResponse()
+            resp.model = f"{PROVIDER}/{name}"
+            resp.choices[0].message.content = text
+            resp.usage = Usage(prompt_tokens=pt, completion_tokens=ct, total_tokens=pt + ct)  # type: ignore[attr-defined]
+            return resp
+
+    return ScriptedProvider()
