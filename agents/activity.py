@@ -113,6 +113,9 @@ def normalize(text: str, name: str = "") -> str:
     if len(words) > 8:  # "opening the cafe and greeting her first customers with a smile"
         cut = next((i for i, w in enumerate(words) if i >= 2 and w.lower() in ("and", "with", "while", "then")), None)
         words = words[:cut] if cut else words
+    if len(words) > 3 and words[0].lower() in ("going", "go", "goes") and words[1].lower() == "to" and not any(
+            re.search(rx, " ".join(words[2:]).lower().split(" at ")[0]) for rx, _ in PLACE_WORDS):
+        words = ["attending"] + words[2:]  # "going to the party": attending it (the sim does the walking)
     if words:
         base = _base(words[0])
         if base and not is_gerund(words[0]):

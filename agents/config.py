@@ -18,6 +18,7 @@ EMBEDDED_MODEL = f"{EMBEDDED_PROVIDER}/smollm2-135m"
 LOCAL_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 
 ENV_PREFIX = "SMALLVILLE_"
+HOSTED_BUDGET = 300  # model calls per resident per sim day when someone pays per token
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,14 @@ class ModelConfig:
     cache: str | None = None  # SQLite response cache path; None: no cache
     embedding_model: str = LOCAL_EMBEDDING_MODEL  # or any litellm embedding model string
     embedding_cache: str | None = ".cache/embeddings.sqlite"  # None: memory only
+    # How minds plan: "paper" (the model writes the day: times, places, words) or
+    # "guided" (the resident's routine gives the times and places, the model the
+    # words). "auto": guided for the embedded model, paper for every other model.
+    planning: str = "auto"
+    # Model calls per resident per sim day; past it, rules stand in (and say so).
+    # -1: pick by model (off for the embedded model and local servers, 300 for
+    # hosted ones); 0: off.
+    budget: int = -1
 
     def __post_init__(self) -> None:
         # Resolve the model-dependent defaults once, so every reader sees numbers.
@@ -45,6 +54,23 @@ class ModelConfig:
             object.__setattr__(self, "deadline", 4 * self.timeout)
         if self.retries < 0:
             object.__setattr__(self, "retries", 0)
+        mode = str(self.planning or "auto").strip().lower()
+        if mode not in ("auto", "paper", "guided"):
+            raise ConfigError(f"planning must be paper, guided or auto, not {self.planning!r}")
+        if mode == "auto":
+            mode = "guided" if self.is_embedded else "paper"
+        object.__setattr__(self, "planning", mode)
+        if self.budget < 0:
+            object.__setattr__(self, "budget", 0 if self.is_embedded or self.is_local else HOSTED_BUDGET)
+
+    @property
+    def is_local(self) -> bool:
+        """A model served on this machine or this network (Ollama, a local OpenAI-compatible
+        server, an in-process provider): nobody pays per token."""
+        if self.provider in ("ollama", "ollama_chat", "scripted", EMBEDDED_PROVIDER):
+            return True
+        base = (self.api_base or "").lower()
+        return any(h in base for h in ("localhost", "127.0.0.1", "0.0.0.0", "[::1]", ".local"))
 
     @property
     def is_embedded(self) -> bool:
@@ -59,7 +85,7 @@ class ModelConfig:
 
 
 _FIELDS = {f.name: f for f in fields(ModelConfig)}
-_INTS = {"concurrency", "retries", "seed"}
+_INTS = {"concurrency", "retries", "seed", "budget"}
 _FLOATS = {"timeout", "deadline", "temperature", "backoff"}
 # The CLI's argparse names (game/__main__.py) map onto fields one to one,
 # except that argparse spells --api-base as api_base already.
@@ -76,6 +102,8 @@ def _coerce(name: str, value: Any, source: str) -> Any:
     if isinstance(value, str):
         value = value.strip()
         if name not in ("model", "api_base", "embedding_model") and value.lower() in ("", "none", "off"):
+            if name == "budget":
+                return 0
             return None if name in ("cache", "embedding_cache", "seed") else value
     try:
         if name in _INTS:

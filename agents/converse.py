@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
+from functools import lru_cache
+from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
-from agents.plan import clean_text, short_text
+from agents import activity
+from agents import provenance as pv
+from agents.plan import PLAN_MINUTES, Arrangement, day_labels, place_for
+from agents.text import clean_text, short_text
 from agents.types import Conversation, Utterance
 
 
@@ -25,42 +30,59 @@ class Line(BaseModel):
     ends: bool
 
 
-class ChatSummary(BaseModel):
-    summary: short_text(80)
-    importance: int = Field(ge=1, le=10)
+@lru_cache(maxsize=256)
+def chat_summary_schema(days: tuple[str, ...], hours: tuple[str, ...], labels: tuple[str, ...]) -> type[BaseModel]:
+    """The memo of a conversation, its importance, and the plan it made, if any (the
+    original's "planning thought"): a day, time and place from enumerations."""
+    return create_model(
+        "ChatSummary",
+        summary=(short_text(160), ...),
+        importance=(int, Field(ge=1, le=10)),
+        plans=(bool, False),
+        day=(Literal[days] | None, None),
+        start=(Literal[hours] | None, None),
+        minutes=(Literal[PLAN_MINUTES] | None, None),
+        activity=(short_text(60) | None, None),
+        place=(Literal[labels] | None, None),
+    )
 
 
 def _norm(text: str) -> str:
     return re.sub(r"[^a-z0-9 ]", "", text.lower()).strip()
 
 
-def _key(c: Conversation) -> tuple:
-    return (c.participants, c.started)
-
-
 def may_talk(m, other: str, now: datetime, doing: str) -> bool:
-    """The cheap rule before any call: awake, daytime, not just talked to them."""
-    lo, hi = m.settings.talk_hours
+    """The cheap rule before any call: awake, daytime, not just talked to them, and
+    not straight after another conversation (nobody chats all day)."""
+    s = m.settings
+    lo, hi = s.talk_hours
     if not lo <= now.hour < hi or m.sleeping(doing):
         return False
+    if m.last_conversation is not None and timedelta(0) <= now - m.last_conversation < timedelta(minutes=s.talk_gap_min):
+        return False
     last = m.last_talked.get(other)
-    return last is None or now - last >= timedelta(minutes=m.settings.talk_cooldown_min)
+    return last is None or now - last >= timedelta(minutes=s.talk_cooldown_min)
 
 
-def decide_to_talk(m, other: str, now: datetime, doing: str, their_doing: str) -> bool:
+def decide_to_talk(m, other: str, now: datetime, doing: str, their_doing: str) -> tuple[bool, str]:
+    """(talk?, provenance): without a usable answer the resident keeps to itself."""
     nodes = m.retrieve(f"{other}", k=4)
     context = "\n".join(f"- {x.description}" for x in nodes) or "- (nothing)"
-    got = m.ask(Talk, "talk_decision", "talk_decision", Talk(talk=False),  # fallback: keep to oneself
-                other=other, doing=doing, their_doing=their_doing or "here", memories=context,
-                time=f"{now:%H:%M}")
-    return bool(got.talk)
+    got, why = m.ask(Talk, "talk_decision", "talk_decision", None, other=other, doing=doing,
+                     their_doing=their_doing or "here", memories=context, time=f"{now:%H:%M}")
+    if why is not None:
+        m.note_fallback("talk decision", why)
+        return False, pv.tag(pv.RULE, pv.reason_of_failure(why))
+    return bool(got.talk), pv.MODEL
 
 
 def relationship(m, c: Conversation, partner_doing: str) -> str:
-    key = _key(c)
-    if key in m.rel_cache:
-        return m.rel_cache[key]  # once per conversation: saves a call per line
+    """The speaker's summary of the other (the paper's two retrieval queries), asked
+    once and reused for the next few hours' conversations with them (economy)."""
     other = c.other(m.name)
+    hit = m.rel_cache.get(other)
+    if hit is not None and timedelta(0) <= m.now - hit[0] < timedelta(hours=m.settings.relationship_hours):
+        return hit[1]
     seen: dict[int, object] = {}
     for q in (f"What is {m.name}'s relationship with {other}?", f"{other} is {partner_doing}"):
         for x in m.retrieve(q, k=6):
@@ -70,17 +92,19 @@ def relationship(m, c: Conversation, partner_doing: str) -> str:
     fb = (f"{m.name} knows this about {other}: {about[0].description}" if about
           else f"{m.name} does not know {other} well yet.")[:240]
     if not nodes:
-        m.rel_cache[key] = fb
+        m.rel_cache[other] = (m.now, fb)
         return fb
     listing = "\n".join(f"- {x.description}" for x in nodes[:10])
-    got = m.ask(Relationship, "relationship", "relationship", Relationship(summary=fb),
-                other=other, memories=listing)
+    got, why = m.ask(Relationship, "relationship", "relationship", Relationship(summary=fb),
+                     other=other, memories=listing)
+    if why is not None:
+        m.note_fallback("relationship", why)
     text = clean_text(got.summary, 240)
     places = {w for a in m.spatial.arenas() for w in a.replace("'s", " ").replace(":", " ").split()}
     if relationship_problem(text, m.name, other, [x.description for x in nodes], set(m.known_people), places):
         m.rejected["relationship"] += 1
         text = fb
-    m.rel_cache[key] = text
+    m.rel_cache[other] = (m.now, text)
     return text
 
 
@@ -130,48 +154,107 @@ def fallback_line(m, c: Conversation, doing: str) -> Line:
     return Line(utterance=f"It was nice to talk, {other}. See you around!", ends=True)
 
 
+NEWS_QUERY = "upcoming events, plans and news worth telling {other}"
+
+
 def utter(m, c: Conversation, now: datetime, partner_doing: str, doing: str) -> Utterance:
+    """The next line: retrieval on the relationship, the partner's doing, the last line
+    (the paper's focal points) and on news worth passing on."""
     other = c.other(m.name)
     rel = relationship(m, c, partner_doing)
     last = c.lines[-1].text if c.lines else ""
-    nodes = m.retrieve(f"{rel} {last}".strip(), k=5)
-    memories = "\n".join(f"- {x.description}" for x in nodes) or "- (nothing)"
+    seen: dict[int, object] = {}
+    for q in (f"{rel} {last}".strip(), f"{other} is {partner_doing}", NEWS_QUERY.format(other=other)):
+        for x in m.retrieve(q, k=4):
+            seen.setdefault(x.id, x)
+    memories = "\n".join(f"- {x.description}" for x in list(seen.values())[:8]) or "- (nothing)"
     transcript = "\n".join(f"{u.speaker}: {u.text}" for u in c.lines[-6:]) or "(nobody has spoken yet)"
-    got = m.ask(Line, "utterance", "utterance", lambda: fallback_line(m, c, doing),
-                other=other, relationship=rel, memories=memories, transcript=transcript,
-                doing=doing or "here", partner_doing=partner_doing or "here", time=f"{now:%H:%M}")
+    got, why = m.ask(Line, "utterance", "utterance", lambda: fallback_line(m, c, doing),
+                     other=other, relationship=rel, memories=memories, transcript=transcript,
+                     doing=doing or "here", partner_doing=partner_doing or "here", time=f"{now:%H:%M}",
+                     date=f"{now:%A %B %d}")
+    source = pv.MODEL
+    if why is not None:
+        m.note_fallback("line", why)
+        source = pv.tag(pv.RULE, pv.reason_of_failure(why))
     text = clean_text(got.utterance, 200)
     ends = bool(got.ends)
     # "Klaus Mueller: What a pleasure" / "Maria, I'm glad" said by Maria: the speaker's own name is not the line
     text = re.sub(rf"^(?:{re.escape(m.name)}|{re.escape(m.name.split()[0])})\s*[:,]\s*", "", text).strip()
     if len(text.split()) < 2 or names_in(text) >= {text} or text.lower().startswith(other.lower()):
         m.rejected["utterance"] += 1  # a bare name or a stage direction is not a line
+        m.note_fallback("line", "invalid")
         fb = fallback_line(m, c, doing)
-        text, ends = fb.utterance, fb.ends or ends
+        text, ends, source = fb.utterance, fb.ends or ends, pv.tag(pv.RULE, pv.INVALID)
     # Guards the original lacked (issue #113): a repeated line ends the talk,
     # and so does the turn limit.
     if not text or _norm(text) in {_norm(u.text) for u in c.lines}:
-        text, ends = f"Well, I should get going, {other.split()[0]}. Talk soon!", True
+        text, ends, source = f"Well, I should get going, {other.split()[0]}. Talk soon!", True, pv.tag(
+            pv.RULE, "the line repeated an earlier one")
     if len(c.lines) + 1 >= m.settings.max_conversation_lines:
         ends = True
-    return Utterance(speaker=m.name, text=text, ends=ends)
+    return Utterance(speaker=m.name, text=text, ends=ends, source=source)
 
 
-def end_conversation(m, c: Conversation, now: datetime):
+def end_conversation(m, c: Conversation, now: datetime) -> Arrangement | None:
+    """Both sides remember the conversation (a memo, rated by the model); when it
+    made a plan, the arrangement is returned (the mind plans around it)."""
     other = c.other(m.name)
-    m.rel_cache.pop(_key(c), None)
     m.last_talked[other] = now
+    m.last_conversation = now
     m.known_people.add(other)
     if not c.lines:
         return None
     theirs = [u.text for u in c.lines if u.speaker != m.name]
     fb_text = ("; ".join(theirs) or c.lines[0].text)[:150]
-    got = m.ask(ChatSummary, "chat_summary", "chat_summary", ChatSummary(summary=fb_text, importance=4),
-                other=other, transcript=c.transcript()[-1500:])
-    summary = clean_text(got.summary, 160) or fb_text
+    sp = m.spatial
+    arenas = sp.arenas()
+    labels = tuple(sp.label(a) for a in arenas)
+    days = day_labels(now)
+    hours = tuple(f"{h:02d}:{mm:02d}" for h in range(6, 24) for mm in (0, 30))
+    schema = chat_summary_schema(days, hours, labels)
+    got, why = m.ask(schema, "chat_summary", "chat_summary", None, other=other, transcript=c.transcript()[-1500:],
+                     time=f"{now:%H:%M}", date=f"{now:%A %B %d}", days=", ".join(days))
+    if why is not None:
+        m.note_fallback("conversation memory", why)
+        summary, importance = fb_text, 4
+        src, imp_src = pv.tag(pv.RULE, pv.reason_of_failure(why)), pv.tag(pv.RULE, pv.reason_of_failure(why))
+    else:
+        summary = clean_text(got.summary, 200) or fb_text
+        importance, src, imp_src = got.importance, pv.MODEL, pv.MODEL
     text = f"conversed with {other} about {summary}"
-    vec = m.embed([text])[0]
-    node = m.memory.add("chat", text, now, got.importance, vec, subject=m.name, predicate="conversed with",
-                        object=other)
+    m.remember("chat", text, importance, subject=m.name, predicate="conversed with", object=other,
+                      source=src, importance_source=imp_src)
     m.chats_today.append(f"with {other}: {summary}")
-    return node
+    if why is None and got.plans:
+        return arrangement_from(m, got, now, other, dict(zip(labels, arenas)), c.transcript())
+    return None
+
+
+def arrangement_from(m, got, now: datetime, other: str, resolve: dict, transcript: str) -> Arrangement | None:
+    """The plan a conversation made, validated: a day, a time, a place the resident
+    knows, in the future, and grounded in what was said (its time or its place
+    appears in the conversation: a small model ticks "plans" at random)."""
+    if not (got.day and got.start and got.activity):
+        m.rejected["arrangement"] += 1
+        return None
+    try:
+        day = datetime.strptime(f"{got.day} {now.year}", "%A %B %d %Y")
+        h, mm = (int(x) for x in got.start.split(":"))
+    except ValueError:
+        m.rejected["arrangement"] += 1
+        return None
+    start = day.replace(hour=h, minute=mm)
+    text = activity.clean_activity(got.activity, m.name)
+    addr = resolve.get(got.place) if got.place else None
+    if text and (addr is None or not activity.fits_place(text, addr)):
+        addr = place_for(text, m.spatial, m.persona, near=addr)
+    said = transcript.lower()
+    hour12 = f"{h % 12 or 12}"
+    grounded = (addr is not None and addr.split(":")[1].lower() in said) or re.search(
+        rf"\b({got.start}|{hour12}(:{mm:02d})?\s*(am|pm|o'clock|in the)|{hour12}\s*(-|to)\s*\d)", said)
+    if text is None or addr is None or start <= now or not grounded:
+        m.rejected["arrangement"] += 1
+        return None
+    made = f"agreed with {other} on {now:%A %B %d}"
+    return Arrangement(start, int(got.minutes or 60), text, addr, made, pv.MODEL)

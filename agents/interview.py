@@ -27,7 +27,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from agents.plan import clean_text
+from agents import provenance as pv
+from agents.text import clean_text
 
 MAX_TOKENS = 120
 ANSWER_CHARS = 320
@@ -178,9 +179,10 @@ def respond(mind, speaker: str, text: str, *, now: datetime, speaker_is: str | N
 def _remember(mind, speaker: str, text: str, answer: str, now: datetime, importance: int) -> None:
     me = mind.persona.first_name
     desc = f"{speaker} told {me}: \"{text[:300]}\" and {me} answered: \"{answer[:200]}\""
-    vec = mind.embed([f"{speaker} said {text}"])[0]  # retrieved by what the speaker said
-    mind.memory.add("chat", desc, now, max(1, min(10, int(importance))), vec,
-                    subject=speaker, predicate="said", object=text[:200])
+    # The rule's importance until the model rates it with the next observations.
+    mind.remember("chat", desc, max(1, min(10, int(importance))), subject=speaker, predicate="said",
+                  object=text[:200], source=pv.tag(pv.RULE, pv.PLAYER), rate=True,
+                  importance_source=pv.tag(pv.RULE, "until the model rates it"))
     mind.known_people.add(speaker)
     mind.last_talked[speaker] = now
     mind.chats_today.append(f"with {speaker}: {text[:80]}")

@@ -43,6 +43,8 @@ class MemoryNode:
     predicate: str | None = None
     object: str | None = None
     expires: datetime | None = None
+    source: str = ""  # who wrote the description (agents/provenance.py); "" for what was perceived
+    importance_source: str = ""  # who rated it: "model", or "rule: <why>"
 
     @property
     def embedding_row(self) -> int:
@@ -58,6 +60,7 @@ class MemoryNode:
             "importance": self.importance, "evidence": list(self.evidence),
             "subject": self.subject, "predicate": self.predicate, "object": self.object,
             "expires": self.expires.isoformat() if self.expires is not None else None,
+            "source": self.source, "importance_source": self.importance_source,
         }
 
     @classmethod
@@ -66,6 +69,8 @@ class MemoryNode:
         for k in ("created", "last_accessed", "expires"):
             d[k] = datetime.fromisoformat(d[k]) if d.get(k) else None
         d["evidence"] = [int(e) for e in d.get("evidence") or []]
+        d["source"] = str(d.get("source") or "")  # saves from before provenance have none
+        d["importance_source"] = str(d.get("importance_source") or "")
         return cls(**d)
 
 
@@ -182,6 +187,8 @@ class MemoryStream:
         object: str | None = None,
         expires: datetime | None = None,
         model: str | None = None,
+        source: str = "",
+        importance_source: str = "",
     ) -> MemoryNode:
         if kind not in KINDS:
             raise ValueError(f"unknown memory kind {kind!r}")
@@ -191,7 +198,7 @@ class MemoryStream:
         importance = int(min(10, max(1, round(importance))))
         valid = [int(e) for e in evidence if 0 <= int(e) < n]  # evidence must already exist
         node = MemoryNode(n, kind, description, created, created, importance, valid,
-                          subject, predicate, object, expires)
+                          subject, predicate, object, expires, source, importance_source)
         norm = float(np.linalg.norm(v))
         self._emb[n] = v / norm if norm > 0 else v  # unit rows: cosine is a dot product
         self._imp[n] = importance
@@ -202,6 +209,16 @@ class MemoryStream:
         if kind != "reflection":
             self.importance_since_reflection += importance
         return node
+
+    def rerate(self, node_id: int, importance: int, source: str) -> None:
+        """A new importance for a node (the model's rating of what a rule rated first)."""
+        node = self.nodes[node_id]
+        importance = int(min(10, max(1, round(importance))))
+        if node.kind != "reflection":
+            self.importance_since_reflection += importance - node.importance
+        node.importance = importance
+        node.importance_source = source
+        self._imp[node_id] = importance
 
     # -- reading ----------------------------------------------------------
     def recent(self, n: int, kinds: Iterable[str] | None = None) -> list[MemoryNode]:

@@ -1,151 +1,45 @@
-"""Planning top-down (paper section 4.3): a day plan of 5-8 broad strokes,
-hour chunks of it, and 5-15 minute actions for the chunk at hand, made lazily
-in ONE call that also picks each action's place from an enumerated list.
-Everything the model says is validated; nonsense falls back to a routine
-built from the persona."""
+"""Planning top-down (paper section 4.3): the day in 5-8 broad strokes, each
+with a start, a duration and a place the resident knows; the rest of the day
+rewritten when the resident reacts or agrees to something; arrangements for
+later days. Hour chunks become 5-15 minute actions lazily (agents/decompose.py).
+
+Two modes (ModelConfig.planning):
+
+- **paper**: the model writes the day: times, durations, places, words.
+- **guided**: for small models. The resident's routine gives the times and
+  places; the model writes each slot's words.
+
+Either way the model leads and rules catch: every item is validated; what is
+close is repaired; only an item that cannot be repaired is replaced (by the
+routine's item for that time); the whole day falls back to the routine only
+when too little of the model's plan is usable. Each item carries its
+provenance (agents/provenance.py).
+"""
 from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Annotated, Literal
+from functools import lru_cache
+from typing import Literal
 
-from pydantic import BaseModel, Field, WithJsonSchema, conlist, create_model
+from pydantic import BaseModel, Field, conlist, create_model
 
 from agents import activity
-from agents import emoji as emoji_vocab
-from agents.types import Action
+from agents import provenance as pv
+from agents.objects import is_sleep
+from agents.text import short_text
 
 MEAL_HOURS = {"breakfast": (5, 11), "lunch": (11, 15), "dinner": (16, 23)}
-MAX_ITEM_HOURS = 4.5  # the routine's longest stroke (afternoon work)
-SLEEP_WORDS = ("sleep", "asleep", "nap", "to bed", "in bed")
-
-# The emoji a resident shows come from the drawable vocabulary (agents/emoji.py).
-EMOJIS = emoji_vocab.VOCABULARY
-
-# What using things does to them -- ONE table (everyone perceives object states as events):
-# object -> (state while an action uses it, words of an activity in its arena that
-#            leave it in an after-use state, that state, for how many minutes)
-OBJECT_USE: dict[str, tuple[str | None, tuple[str, ...], str | None, int]] = {
-    "bed": ("occupied", (), None, 0),  # slept in or sat on
-    "coffee machine": ("brewing coffee", (), None, 0),
-    "stove": ("cooking", (), None, 0),
-    "shower": ("running", (), None, 0),
-    "tv": ("on", (), None, 0),
-    "refrigerator": ("open", ("breakfast", "lunch", "dinner", "cook", "meal", "snack"), "running low", 180),
-    "piano": ("being played", (), None, 0),
-    "easel": ("holding a painting in progress", (), None, 0),
-    "toilet": ("occupied", (), None, 0),
-    "kitchen sink": ("running water", (), None, 0),
-    "bathroom sink": ("running water", (), None, 0),
-}
-# object -> state while an action uses it (the first column of OBJECT_USE).
-OBJECT_STATE = {k: v[0] for k, v in OBJECT_USE.items() if v[0]}
-USUAL_STATES = frozenset({"idle", *OBJECT_STATE.values(), *(v[2] for v in OBJECT_USE.values() if v[2])})
-
-
-def after_use(description: str, address: str, arena_objects) -> list[tuple[str, str, int]]:
-    """(object, state, minutes) an action leaves behind in its arena once it ends:
-    "having breakfast" in a kitchen leaves its refrigerator "running low" for 3 hours."""
-    t = str(description or "").lower()
-    if not t or is_sleep(t):
-        return []
-    out = []
-    for obj in arena_objects:
-        use = OBJECT_USE.get(obj)
-        if use and use[2] and any(re.search(rf"\b{w}", t) for w in use[1]):
-            out.append((obj, use[2], int(use[3])))
-    return out
-
-
-def unusual_state(state: str | None) -> bool:
-    """A state nobody's ordinary use explains (a world edit: "burning", "leaking"):
-    residents who see it react to it."""
-    st = " ".join(str(state or "").lower().split())
-    return bool(st) and st not in USUAL_STATES
-
-
-# words of an activity -> objects that suit it, in order of preference.
-OBJECT_HINTS = [
-    (SLEEP_WORDS, ["bed"]),
-    (("coffee", "espresso", "latte", "brew"), ["coffee machine", "cafe counter"]),
-    (("eat", "having breakfast", "having lunch", "having dinner", "meal", "snack", "dining"), [
-        "dining table", "cafe customer seating", "pub tables"]),
-    (("cook", "breakfast", "making lunch", "making dinner", "make lunch", "make dinner", "prepar"), [
-        "stove", "refrigerator", "dining table"]),
-    (("dishes",), ["kitchen sink"]),
-    (("fridge", "refrigerator", "groceries away"), ["refrigerator"]),
-    (("shower", "bath"), ["shower"]),
-    (("toilet",), ["toilet"]),
-    (("brush", "wash", "get ready", "morning routine", "freshen"), ["bathroom sink", "shower"]),
-    (("dishes",), ["kitchen sink"]),
-    (("attend", "class", "lesson", "taking notes", "problems"), ["classroom student seating", "library tables", "desk"]),
-    (("teach", "lecture"), ["lecturer's podium", "blackboard"]),
-    (("bookshel", "brows"), ["bookshelves"]),
-    (("paint", "canvas"), ["easel", "desk"]),
-    (("piano", "compose", "music"), ["piano", "desk"]),
-    (("tv", "movie", "watch"), ["tv", "sofa"]),
-    (("relax", "rest", "sofa"), ["sofa", "garden bench", "park bench"]),
-    (("garden", "vegetable", "plant", "weed"), ["vegetable patch", "park garden"]),
-    (("serve", "customer", "counter", "cashier", "open", "close", "register"), [
-        "cafe counter", "bar counter", "grocery counter", "pharmacy counter", "supply store counter"]),
-    (("drink", "beer", "wine", "bar"), ["bar counter", "pub tables"]),
-    (("medicine", "pharmacy", "prescription"), ["pharmacy counter", "pharmacy shelves"]),
-    (("stock", "shelves", "shop", "buy", "grocer"), ["grocery shelves", "supply store shelves", "pharmacy shelves"]),
-    (("read", "book", "research", "study", "thesis", "homework"), ["library tables", "bookshelves", "desk", "classroom student seating"]),
-    (("write", "work", "email", "code", "computer", "draw", "animat", "stream", "plan", "edit"), [
-        "desk", "library tables", "cafe customer seating", "classroom student seating"]),
-    (("walk", "stroll", "photo", "think", "pond"), ["park garden", "pond", "park bench"]),
-    (("notice", "bulletin", "poster"), ["bulletin board"]),
-    (("dress", "clothes", "closet"), ["closet"]),
-]
-
-
-def clean_text(text: str, limit: int = 80) -> str:
-    """A model's free text, fit for a timeline: one line, no stray JSON punctuation."""
-    t = re.sub(r"[{}\[\]\"\\]+", "", str(text)).replace("_", " ")
-    t = " ".join(t.split()).strip(" ,;:")
-    return t[:limit].rstrip(" ,;:")
-
-
-def emoji_for(text: str, proposed: str | None = None, address: str | None = None) -> str:
-    """A drawable emoji: the keyword table first (reliable even with a weak model),
-    then the model's own emoji if the game can draw it, then the place's, then a smile."""
-    return emoji_vocab.emoji_for(text, proposed, activity.arena_kind(address) if address else None)
-
-
-def is_sleep(text: str) -> bool:
-    t = text.lower()
-    return any(re.search(rf"\b{w}\b", t) or (w == "sleep" and "sleep" in t) for w in SLEEP_WORDS)
-
-
-def pick_object(spatial, arena: str, text: str) -> str:
-    """An object of `arena` that suits the activity, or the arena itself."""
-    objs = {a.rsplit(":", 1)[1]: a for a in spatial.objects(arena)}
-    t = text.lower()
-    for words, names in OBJECT_HINTS:
-        if any(w in t for w in words):
-            for n in names:
-                if n in objs:
-                    return objs[n]
-    return arena
-
-
-def object_state(address: str, text: str) -> str | None:
-    obj = address.rsplit(":", 1)[-1] if address.count(":") >= 3 else None
-    return OBJECT_STATE.get(obj) if obj else None
-
-
-def make_action(spatial, description: str, address: str, start: datetime, minutes: int,
-                emoji: str | None = None) -> Action:
-    return Action(description=description, address=address, start=start, duration_min=int(minutes),
-                  emoji=emoji_for(description, emoji, address), object_state=object_state(address, description))
+MAX_ITEM_HOURS = 6  # longer than an afternoon of one thing is not a plan
+GAP_MIN = 30  # a hole the model leaves longer than this is filled (else the item before it runs on)
+PLAN_MINUTES = (15, 30, 45, 60, 90, 120, 150, 180, 240, 300)
 
 
 # --------------------------------------------------------------------------------------
-# the day plan
+# plan items
 # --------------------------------------------------------------------------------------
 @dataclass
 class PlanItem:
@@ -153,6 +47,7 @@ class PlanItem:
     minutes: int
     description: str
     address: str  # an arena this mind knows
+    source: str = pv.MODEL  # agents/provenance.py
 
     @property
     def end(self) -> datetime:
@@ -161,31 +56,73 @@ class PlanItem:
     def line(self) -> str:
         return f"{self.start:%H:%M}-{self.end:%H:%M} {self.description}"
 
+    def to_dict(self) -> dict:
+        return dict(start=self.start.isoformat(), minutes=self.minutes, description=self.description,
+                    address=self.address, source=self.source)
 
-def item_json(x: "PlanItem", spatial) -> str:
-    """One plan item as the JSON the day-plan schema wants (small models copy patterns well)."""
-    return json.dumps({"start": f"{x.start:%H:%M}", "activity": x.description, "place": spatial.label(x.address)})
-
-
-def plan_hours(wake_hour: int) -> tuple[str, ...]:
-    """Start times a day-plan item may have: half hours from wake-up to 23:30."""
-    return tuple(f"{h:02d}:{m:02d}" for h in range(wake_hour, 24) for m in (0, 30))
-
-
-# A free-form day plan (times and places chosen by the model) and its validator. The
-# mind now asks for the routine's slots instead (make_day_plan, below): with the
-# embedded 135M model every free-form plan was rejected (breakfast at 20:00, a day
-# starting at 18:30). Kept, and tested, for a stronger model.
-@lru_cache(maxsize=256)  # one class per place list: the gateway caches schemas by class
-def day_plan_schema(labels: tuple[str, ...], hours: tuple[str, ...]) -> type[BaseModel]:
-    # Enumerations, not free text, for times and places: a small model cannot
-    # write "29:00" or invent a place. Durations follow from the next start.
-    Place = Literal[tuple(labels)]
-    Start = Literal[tuple(hours)]
-    Item = create_model("Item", start=(Start, ...), activity=(str, ...), place=(Place, ...))
-    return create_model("DayPlan", items=(conlist(Item, min_length=5, max_length=8), ...))
+    @classmethod
+    def from_dict(cls, d: dict) -> "PlanItem":
+        return cls(datetime.fromisoformat(d["start"]), int(d["minutes"]), str(d["description"]), str(d["address"]),
+                   str(d.get("source") or ""))
 
 
+def plan_source(plan: list[PlanItem]) -> str:
+    """One provenance for a whole plan: the model's if any item came from it."""
+    if any(pv.model_led(x.source) for x in plan):
+        return pv.MODEL
+    return next((x.source for x in plan if pv.kind_of(x.source) == pv.ROUTINE), pv.tag(pv.ROUTINE))
+
+
+def item_at(plan: list[PlanItem], t: datetime) -> PlanItem | None:
+    for it in plan:
+        if it.start <= t < it.end:
+            return it
+    return None
+
+
+def is_meal(text: str) -> bool:
+    return any(w in text.lower() for w in MEAL_HOURS)
+
+
+def _too_long(x: PlanItem) -> bool:
+    """Half a day of one thing, or a three-hour breakfast, is not a plan."""
+    return not is_sleep(x.description) and (x.minutes > MAX_ITEM_HOURS * 60 or (is_meal(x.description) and x.minutes > 150))
+
+
+def _close(items: list[PlanItem], next_wake: datetime) -> list[PlanItem]:
+    """Each item lasts until the next starts; the last (sleep) until the next wake-up."""
+    for a, b in zip(items, items[1:] + [None]):
+        end = b.start if b else next_wake
+        a.minutes = max(1, int((end - a.start).total_seconds() // 60))
+    return items
+
+
+def wake_time(persona, day: datetime) -> datetime:
+    return day.replace(hour=persona.wake_hour, minute=0, second=0, microsecond=0)
+
+
+def cut_in(plan: list[PlanItem], new: PlanItem) -> list[PlanItem]:
+    """``new`` takes [new.start, new.end): what it overlaps is cut around it, what
+    comes after keeps its times (no model call: a rule's edit of the plan)."""
+    out: list[PlanItem] = []
+    for it in plan:
+        if it.end <= new.start or it.start >= new.end:
+            out.append(it)
+            continue
+        if it.start < new.start:
+            out.append(PlanItem(it.start, int((new.start - it.start).total_seconds() // 60), it.description,
+                                it.address, it.source))
+        if it.end > new.end:
+            out.append(PlanItem(new.end, int((it.end - new.end).total_seconds() // 60), it.description,
+                                it.address, it.source))
+    out.append(new)
+    out.sort(key=lambda x: x.start)
+    return [x for x in out if x.minutes > 0]
+
+
+# --------------------------------------------------------------------------------------
+# the routine: what a rule knows of a day
+# --------------------------------------------------------------------------------------
 def _home_arena(spatial, persona, words: tuple[str, ...]) -> str:
     """A known arena of the resident's home sector whose name has one of `words`."""
     sector = persona.home.split(":")[1]
@@ -202,8 +139,10 @@ def _public(spatial, arena_name: str, default: str) -> str:
     return default
 
 
-def routine(persona, spatial, day: datetime, settings) -> list[PlanItem]:
-    """A plausible day for anyone: the fallback for a plan that makes no sense."""
+def routine(persona, spatial, day: datetime, settings, why: str = "") -> list[PlanItem]:
+    """A plausible day for anyone: it stands in where the model's plan cannot be used
+    (and gives the guided mode its times and places)."""
+    src = pv.tag(pv.ROUTINE, why)
     w = persona.wake_hour
     base = day.replace(hour=0, minute=0, second=0, microsecond=0)
     at = lambda h, m=0: base + timedelta(hours=h, minutes=m)  # noqa: E731
@@ -225,123 +164,30 @@ def routine(persona, spatial, day: datetime, settings) -> list[PlanItem]:
     items: list[PlanItem] = []
     for t, d, a in stops:  # a late riser skips what has already passed
         if not items or t > items[-1].start:
-            items.append(PlanItem(t, 0, d, a))
-    return _close(items, persona, day)
+            items.append(PlanItem(t, 0, d, a, src))
+    return _close(items, wake_time(persona, day) + timedelta(days=1))
 
 
-def _close(items: list[PlanItem], persona, day: datetime) -> list[PlanItem]:
-    """Each item lasts until the next starts; the last (sleep) until tomorrow's wake-up."""
-    wake_tomorrow = day.replace(hour=persona.wake_hour, minute=0, second=0, microsecond=0) + timedelta(days=1)
-    for a, b in zip(items, items[1:] + [None]):
-        end = b.start if b else wake_tomorrow
-        a.minutes = max(1, int((end - a.start).total_seconds() // 60))
-    return items
-
-
-def _is_meal(text: str) -> bool:
-    return any(w in text.lower() for w in MEAL_HOURS)
-
-
-def _too_long(x: "PlanItem") -> bool:
-    """Half a day of one thing, or a three-hour breakfast, is not a plan."""
-    return x.minutes > MAX_ITEM_HOURS * 60 or (_is_meal(x.description) and x.minutes > 150)
-
-
-def validate_day_plan(raw_items, persona, spatial, day: datetime, settings, resolve,
-                      routine_items: list[PlanItem] | None = None) -> list[PlanItem] | None:
-    """Clean a model's plan; None when too little survives (use the routine).
-    A long hole the model left (it skipped work) is filled from routine_items.
-
-    raw_items: objects with start "HH:MM", activity, place (a label), maybe minutes;
-    resolve(label) -> address or None. day: the wake-up datetime.
-    """
-    wake = day.replace(hour=persona.wake_hour, minute=0, second=0, microsecond=0)
-    base = wake.replace(hour=0)
-    items: list[PlanItem] = []
-    for r in raw_items:
-        try:
-            h, m = (int(x) for x in str(r.start).split(":"))
-        except ValueError:
+def _routine_over(routine_items: list[PlanItem], a: datetime, b: datetime, why: str,
+                  keep_source: bool = False) -> list[PlanItem]:
+    """The routine's items that cover [a, b): the one under ``a`` (starting at ``a``) and
+    the ones that begin inside; tagged as the routine's, with the reason (or, when
+    ``keep_source``, with their own: the earlier plan a replan falls back on)."""
+    out = []
+    for r in routine_items:
+        if is_sleep(r.description):
             continue
-        if not (0 <= h <= 23 and 0 <= m <= 59):
-            continue
-        t = base + timedelta(hours=h, minutes=m)
-        desc = clean_text(r.activity, 80)
-        if not desc or t < wake:
-            continue  # before wake-up the resident sleeps; that part is ours
-        if is_sleep(desc) and t.hour < 20:
-            continue  # sleeping by day is a weak model's slip, not a plan
-        if any(w in desc.lower() and not lo <= t.hour < hi for w, (lo, hi) in MEAL_HOURS.items()):
-            continue  # dinner at 9 am: drop the item
-        addr = resolve(r.place) or ""
-        addr = spatial.validate(spatial.arena_of(addr) if addr else None, persona.workplace)
-        items.append(PlanItem(t, int(getattr(r, "minutes", 60) or 60), desc, addr))
-    items.sort(key=lambda x: x.start)
-    dedup: list[PlanItem] = []
-    for it in items:  # overlaps: a later item starting at the same time is dropped
-        if dedup and it.start == dedup[-1].start:
-            continue
-        dedup.append(it)
-    # Sleep at night: the first night-time sleep item ends the day; otherwise
-    # bedtime at the earliest of (last item's end, 24:00), no earlier than 22:00.
-    bed_lo = base + timedelta(hours=settings.bedtime_hour)
-    bed_hi = base + timedelta(hours=settings.bedtime_latest)
-    sleep_idx = next((i for i, x in enumerate(dedup) if is_sleep(x.description)), None)
-    if sleep_idx is not None:
-        dedup = dedup[: sleep_idx + 1]
-        s = dedup[-1]
-        s.start = min(max(s.start, bed_lo - timedelta(hours=2)), bed_hi)
-        s.address = persona.home
-    else:
-        dedup = [x for x in dedup if x.start < bed_hi]
-        if not dedup:
-            return None
-        last_end = dedup[-1].start + timedelta(minutes=dedup[-1].minutes)
-        bedtime = min(max(last_end, bed_lo), bed_hi)
-        dedup.append(PlanItem(bedtime, 0, "going to bed and sleeping", persona.home))
-    awake = dedup[:-1]
-    if len(awake) < settings.plan_min_items - 1:
-        return None
-    keep = settings.plan_max_items - 1
-    if len(awake) > keep:  # too many strokes: keep ones spread over the whole day
-        awake = [awake[round(i * (len(awake) - 1) / (keep - 1))] for i in range(keep)]
-    if awake[0].start > wake + timedelta(hours=2):
-        return None  # the morning is missing
-    awake[0].start = wake  # the day begins at wake-up
-    if len({x.description.lower() for x in awake}) < len(awake) - 1:
-        return None  # the same thing over and over: a small model looping
-    out = _close(awake + [dedup[-1]], persona, day)
-    if routine_items and any(_too_long(x) for x in out[:-1]):
-        fill = []
-        for x in (x for x in out[:-1] if _too_long(x)):
-            if _is_meal(x.description):  # a meal gets an hour; the routine takes over after it
-                cover = item_at(routine_items, x.start + timedelta(hours=1))
-                if cover and not is_sleep(cover.description):
-                    fill.append(PlanItem(x.start + timedelta(hours=1), 0, cover.description, cover.address))
-            fill += [PlanItem(r.start, 0, r.description, r.address) for r in routine_items[:-1]
-                     if x.start + timedelta(minutes=90) < r.start < x.end - timedelta(minutes=30)]
-        merged: dict = {}
-        for it in sorted(out[:-1] + fill, key=lambda x: x.start):
-            merged.setdefault(it.start, it)  # one item per start time
-        out = _close(list(merged.values()) + [out[-1]], persona, day)
-        if len(out) > settings.plan_max_items:
-            return None
-    if any(_too_long(x) for x in out[:-1]):
-        return None  # half a day of one thing (a 13-hour lunch) is not a plan
+        src = r.source if keep_source else pv.tag(pv.ROUTINE, why)
+        if r.start <= a < r.end:
+            out.append(PlanItem(a, 0, r.description, r.address, src))
+        elif a < r.start < b:
+            out.append(PlanItem(r.start, 0, r.description, r.address, src))
     return out
 
 
 # --------------------------------------------------------------------------------------
-# the day plan on the routine's skeleton
+# places
 # --------------------------------------------------------------------------------------
-@lru_cache(maxsize=256)
-def slots_schema(times: tuple[str, ...]) -> type[BaseModel]:
-    """{"07:00": activity, "07:30": activity, ...}: the times are the routine's (a
-    135M model writes breakfast at 20:00 when it picks times), the words the model's."""
-    fields = {f"t{k.replace(':', '')}": (short_text(60), Field(alias=k)) for k in times}
-    return create_model("DayPlan", **fields)
-
-
 def place_from_text(text: str, spatial, persona) -> str | None:
     """A known arena the activity names ("at Hobbs Cafe", "in the park"), or None."""
     t = text.lower()
@@ -361,351 +207,418 @@ def place_from_text(text: str, spatial, persona) -> str | None:
     return None
 
 
+def place_for(text: str, spatial, persona, near: str | None = None) -> str | None:
+    """A known arena where the activity can happen: the one it names, else the
+    workplace or home (or an arena of the same sector as ``near``) if it fits there,
+    else any known arena that fits, home's first."""
+    named = place_from_text(text, spatial, persona)
+    if named and activity.fits_place(text, named):
+        return named
+    arenas = spatial.arenas()
+    home = persona.home.split(":")[1]
+    sector = near.split(":")[1] if near and near.count(":") >= 1 else None
+    order = sorted(arenas, key=lambda a: (a.split(":")[1] != sector, a != persona.workplace,
+                                          a.split(":")[1] != home, a != persona.home))
+    return next((a for a in order if activity.fits_place(text, a)), None)
+
+
+# --------------------------------------------------------------------------------------
+# the paper's day plan: the model writes times, durations, places and words
+# --------------------------------------------------------------------------------------
+def plan_hours(first: datetime) -> tuple[str, ...]:
+    """Start times an item may have: ``first`` itself, then half hours up to 23:30."""
+    out = [f"{first:%H:%M}"]
+    t = first.replace(minute=0 if first.minute < 30 else 30, second=0, microsecond=0) + timedelta(minutes=30)
+    while t.date() == first.date():
+        out.append(f"{t:%H:%M}")
+        t += timedelta(minutes=30)
+    return tuple(out)
+
+
+@lru_cache(maxsize=256)  # one class per place list: the gateway caches schemas by class
+def day_plan_schema(labels: tuple[str, ...], hours: tuple[str, ...], min_items: int = 5,
+                    max_items: int = 8) -> type[BaseModel]:
+    """Enumerations, not free text, for times, durations and places: a small model
+    cannot write "29:00" or invent a place (the original crashed on those)."""
+    Item = create_model("Item", start=(Literal[hours], ...), minutes=(Literal[PLAN_MINUTES], ...),
+                        activity=(short_text(60), ...), place=(Literal[labels], ...))
+    return create_model("DayPlan", items=(conlist(Item, min_length=min_items, max_length=max_items), ...))
+
+
+def _hhmm(text: str, base: datetime) -> datetime | None:
+    try:
+        h, m = (int(x) for x in str(text).strip().split(":"))
+    except ValueError:
+        return None
+    if not (0 <= h <= 23 and 0 <= m <= 59):
+        return None
+    return base + timedelta(hours=h, minutes=m)
+
+
+def repair_plan(raw_items, persona, spatial, start: datetime, next_wake: datetime, settings, resolve,
+                routine_items: list[PlanItem], counts: Counter | None = None,
+                earlier_plan: bool = False) -> list[PlanItem] | None:
+    """The model's items from ``start`` (wake-up, or now when replanning) to the next
+    wake-up, validated: what is close is repaired, what cannot be used is replaced
+    by the routine's item for that time. None when too little of it is usable.
+
+    raw_items: objects with start "HH:MM", minutes, activity, place (a label);
+    resolve(label) -> arena address or None. ``earlier_plan``: ``routine_items``
+    is the plan being rewritten (a replan), whose items keep their provenance."""
+    over = lambda a, b, why: _routine_over(routine_items, a, b, why, earlier_plan)  # noqa: E731
+    counts = counts if counts is not None else Counter()
+    base = start.replace(hour=0, minute=0, second=0, microsecond=0)
+    bed_lo = base + timedelta(hours=settings.bedtime_hour)
+    bed_hi = base + timedelta(hours=settings.bedtime_latest)
+    kept: list[PlanItem] = []
+    holes: list[tuple[datetime, str]] = []  # (when, why) of items that could not be used
+    seen_words: Counter = Counter()
+    for r in raw_items:
+        counts["plan item"] += 1
+        t = _hhmm(getattr(r, "start", ""), base)
+        if t is None:
+            counts["plan item rejected"] += 1
+            continue
+        raw = str(getattr(r, "activity", "") or "")
+        text = activity.clean_activity(raw, persona.name)
+        if text is None and is_sleep(raw) and not 5 <= t.hour < 19:
+            text = activity.normalize(raw, persona.name) or "sleeping"  # "go to bed" is a fine night
+        minutes = int(getattr(r, "minutes", 60) or 60)
+        src = pv.MODEL
+        why = None
+        if t < start:
+            if not kept and not holes and t >= start - timedelta(hours=2):
+                t, src = start, pv.tag(pv.REPAIRED, f"moved to {start:%H:%M}")  # the day begins at wake-up
+            else:
+                why = f"starts at {t:%H:%M}, before {start:%H:%M}"
+        if why is None and text is None:
+            why = "not an activity"
+        if why is None and is_sleep(text) and 5 <= t.hour < 20:
+            why = f"sleeping at {t:%H:%M}"
+        if why is None and not activity.fits_time(text, t.hour):
+            why = f"{text} at {t:%H:%M}"
+        if why is None:
+            seen_words[text] += 1
+            if seen_words[text] > 2:
+                why = "the same thing again"
+        addr = None
+        if why is None:
+            addr = resolve(getattr(r, "place", "")) if resolve else None
+            if is_sleep(text):
+                if addr != persona.home:
+                    src = pv.combine(src, pv.tag(pv.REPAIRED, "sleeps at home"))
+                addr = persona.home
+            elif not addr or not spatial.knows(addr):
+                addr = place_for(text, spatial, persona)
+                src = pv.combine(src, pv.tag(pv.REPAIRED, "a place it knows"))
+            elif not activity.fits_place(text, addr):
+                better = place_for(text, spatial, persona, near=addr)
+                if better is None:
+                    why = f"{text} does not fit {spatial.label(addr)}"
+                else:
+                    src = pv.combine(src, pv.tag(pv.REPAIRED, f"{spatial.label(addr)} -> {spatial.label(better)}"))
+                    addr = better
+            if why is None and addr is None:
+                why = f"nowhere known fits {text}"
+        if why is not None:
+            counts["plan item rejected"] += 1
+            holes.append((t, why))
+            continue
+        kept.append(PlanItem(t, minutes, text, addr, src))
+    kept.sort(key=lambda x: x.start)
+    dedup: list[PlanItem] = []
+    for it in kept:  # two items at one time: the first one given wins
+        if dedup and it.start == dedup[-1].start:
+            counts["plan item rejected"] += 1
+            continue
+        dedup.append(it)
+    # Sleep at night: the first night-time sleep item ends the day; without one, a rule
+    # puts the resident to bed at the earliest of (last item's end, 24:00), not before 22:00.
+    sleep_idx = next((i for i, x in enumerate(dedup) if is_sleep(x.description)), None)
+    if sleep_idx is not None:
+        dedup, night = dedup[:sleep_idx], dedup[sleep_idx]
+        if not bed_lo - timedelta(hours=2) <= night.start <= bed_hi:
+            when = min(max(night.start, bed_lo - timedelta(hours=2)), bed_hi)
+            night = PlanItem(when, 0, night.description, night.address,
+                             pv.combine(night.source, pv.tag(pv.REPAIRED, f"bedtime {when:%H:%M}")))
+    else:
+        awake = [x for x in dedup if x.start < bed_hi]
+        last_end = max([x.end for x in awake], default=start)
+        bedtime = min(max(last_end, bed_lo), bed_hi)
+        night = PlanItem(bedtime, 0, "going to bed and sleeping", persona.home, pv.tag(pv.RULE, "sleep at night"))
+    awake = [x for x in dedup if x.start < night.start]
+    counts["plan item rejected"] += len(dedup) - len(awake)
+    if sum(1 for x in awake if pv.model_led(x.source)) < min(3, settings.plan_min_items - 2) and (
+            night.start - start) > timedelta(hours=4):
+        return None  # too little of the model's day is usable: the routine's day instead
+    if not awake:
+        return None
+    # Holes: where an item could not be used, where the model left a long gap, and
+    # before the model's first item, the routine's items stand in (and say why).
+    fill: list[PlanItem] = []
+    for t, why in holes:
+        nxt = min([x.start for x in awake if x.start > t] + [night.start])
+        fill += over(t, nxt, why)
+    if awake[0].start > start + timedelta(minutes=30):
+        fill += over(start, awake[0].start, f"the model's day began at {awake[0].start:%H:%M}")
+    elif awake[0].start > start:
+        awake[0] = PlanItem(start, 0, awake[0].description, awake[0].address,
+                            pv.combine(awake[0].source, pv.tag(pv.REPAIRED, f"moved to {start:%H:%M}")))
+    for a, b in zip(awake, awake[1:] + [night]):
+        if b.start - a.end > timedelta(minutes=GAP_MIN):
+            fill += over(a.end, b.start, f"the model left {a.end:%H:%M}-{b.start:%H:%M} open")
+    merged: dict[datetime, PlanItem] = {}
+    for it in sorted(awake + fill, key=lambda x: (x.start, not pv.model_led(x.source))):
+        if it.start < night.start:
+            merged.setdefault(it.start, it)  # the model's item wins a tie with the routine's
+    items = _close(sorted(merged.values(), key=lambda x: x.start) + [night], next_wake)
+    # Half a day of one thing: the routine's items take over after its first hours.
+    long = [x for x in items[:-1] if _too_long(x)]
+    if long:
+        for x in long:
+            keep = 60 if is_meal(x.description) else int(MAX_ITEM_HOURS * 60)
+            for r in over(x.start + timedelta(minutes=keep), x.end, f"{x.description} ran too long"):
+                merged.setdefault(r.start, r)
+        items = _close(sorted(merged.values(), key=lambda x: x.start) + [night], next_wake)
+    counts["plan item replaced"] += sum(1 for x in items if pv.kind_of(x.source) == pv.ROUTINE)
+    return items
+
+
+def paper_day_plan(m, day: datetime, routine_items: list[PlanItem], memories: str, arranged: str,
+                   directive: str) -> list[PlanItem]:
+    """One call: the day as the model writes it, repaired; the routine's day only when
+    too little of it is usable."""
+    sp, s, p = m.spatial, m.settings, m.persona
+    arenas = sp.arenas()
+    labels = tuple(sp.label(a) for a in arenas)
+    resolve = dict(zip(labels, arenas)).get
+    schema = day_plan_schema(labels, plan_hours(day), s.plan_min_items, s.plan_max_items)
+    example = json.dumps({"start": f"{day:%H:%M}", "minutes": 30, "activity": routine_items[0].description,
+                          "place": sp.label(routine_items[0].address)})
+    got, why = m.ask(schema, "day_plan", "day_plan", None, yesterday=m.yesterday, date=f"{day:%A %B %d}",
+                     wake=f"{day:%H:%M}", memories=memories, arranged=arranged, directive=directive,
+                     example=example, bedtime=f"{s.bedtime_hour:02d}:00", **_home_and_work(m))
+    if why is not None:
+        m.note_fallback("day plan", why)
+        return routine(p, sp, day, s, pv.reason_of_failure(why))
+    items = repair_plan(got.items, p, sp, day, wake_time(p, day) + timedelta(days=1), s, resolve, routine_items,
+                        m.rejected)
+    if items is None:
+        m.note_fallback("day plan", "invalid")
+        return routine(p, sp, day, s, pv.INVALID)
+    return items
+
+
+# --------------------------------------------------------------------------------------
+# the guided day plan: the routine's times and places, the model's words
+# --------------------------------------------------------------------------------------
+@lru_cache(maxsize=256)
+def slots_schema(times: tuple[str, ...]) -> type[BaseModel]:
+    """{"07:00": activity, "07:30": activity, ...}: the times are the routine's (a
+    135M model writes breakfast at 20:00 when it picks times), the words the model's."""
+    fields = {f"t{k.replace(':', '')}": (short_text(60), Field(alias=k)) for k in times}
+    return create_model("DayPlan", **fields)
+
+
 def plan_from_slots(got, routine_items: list[PlanItem], persona, spatial, day: datetime,
                     stats=None) -> list[PlanItem]:
     """The routine with each slot's words replaced by the model's where they are
     usable: verb-led, awake, at a fitting hour and place (else the routine's slot)."""
     out = []
+    guided = pv.tag(pv.REPAIRED, pv.GUIDED)
     for x in routine_items[:-1]:
         raw = getattr(got, f"t{x.start:%H%M}", None)
         text = activity.clean_activity(raw or "", persona.name)
         addr = x.address
+        why = None
         if text:
             addr = place_from_text(text, spatial, persona) or x.address
-            if is_sleep(text) or not activity.fits_time(text, x.start.hour) or not activity.fits_place(text, addr):
-                text = None
+            if is_sleep(text):
+                why = f"sleeping at {x.start:%H:%M}"
+            elif not activity.fits_time(text, x.start.hour):
+                why = f"{text} at {x.start:%H:%M}"
+            elif not activity.fits_place(text, addr):
+                why = f"{text} does not fit {spatial.label(addr)}"
+        else:
+            why = "not an activity"
         if stats is not None:
             stats["day_plan_slot"] += 1
-            if text is None:
+            if why is not None:
                 stats["day_plan_slot_rejected"] += 1
             elif text == x.description:
                 stats["day_plan_slot_copied"] += 1  # the usual day's words, kept
-        out.append(PlanItem(x.start, 0, text or x.description, addr if text else x.address))
-    last = routine_items[-1]
-    return _close(out + [PlanItem(last.start, 0, last.description, last.address)], persona, day)
-
-
-def make_day_plan(m, day: datetime, routine_items: list[PlanItem], directives=()) -> list[PlanItem]:
-    """One call: today's plan on the routine's times (see slots_schema); ``directives``:
-    the inner voice's thoughts the plan must make time for (in the prompt)."""
-    awake = routine_items[:-1]
-    times = tuple(f"{x.start:%H:%M}" for x in awake)
-    schema = slots_schema(times)
-    typical = json.dumps({f"{x.start:%H:%M}": x.description for x in awake})
-    fb = schema.model_construct()  # recognised by identity: then the routine is the plan
-    got = m.ask(schema, "day_plan", "day_plan", fb, yesterday=m.yesterday, typical=typical,
-                date=f"{m.now:%A %B %d}", wake=f"{day:%H:%M}", directive=directive_line(m.persona, directives))
-    if got is fb:
-        return routine_items
-    return plan_from_slots(got, routine_items, m.persona, m.spatial, day, m.rejected)
-
-
-def yesterday_summary(plan: list[PlanItem], chats: list[str]) -> str:
-    if not plan:
-        return "nothing notable"
-    did = ", ".join(x.description for x in plan[:6])
-    talk = f"; talked: {'; '.join(chats[-3:])}" if chats else ""
-    return f"{did}{talk}"[:400]
-
-
-def item_at(plan: list[PlanItem], t: datetime) -> PlanItem | None:
-    for it in plan:
-        if it.start <= t < it.end:
-            return it
-    return None
-
-
-def insert_reaction(plan: list[PlanItem], now: datetime, description: str, minutes: int,
-                    address: str) -> list[PlanItem]:
-    """Replan from now: the reaction takes [now, now+minutes); what it overlaps is
-    cut, what comes after keeps its times (no model call needed)."""
-    end = now + timedelta(minutes=minutes)
-    out: list[PlanItem] = []
-    for it in plan:
-        if it.end <= now or it.start >= end:
-            out.append(it)
-            continue
-        if it.start < now:
-            out.append(PlanItem(it.start, int((now - it.start).total_seconds() // 60), it.description, it.address))
-        if it.end > end:
-            out.append(PlanItem(end, int((it.end - end).total_seconds() // 60), it.description, it.address))
-    out.append(PlanItem(now, minutes, description, address))
-    out.sort(key=lambda x: x.start)
-    return [x for x in out if x.minutes > 0]
-
-
-# --------------------------------------------------------------------------------------
-# decomposition of an hour chunk into 5-15 minute actions
-# --------------------------------------------------------------------------------------
-# A free-text field whose JSON schema carries maxLength (llama.cpp's grammar then
-# stops a rambling small model; measured no slower per token here) while
-# validation stays lenient: a hosted model's longer answer is trimmed, not refused.
-def short_text(n: int):
-    return Annotated[str, WithJsonSchema({"type": "string", "maxLength": n})]
-
-
-MINUTES = (5, 10, 15)
-
-
-@lru_cache(maxsize=1024)
-def steps_schema(labels: tuple[str, ...], max_steps: int) -> type[BaseModel]:
-    """Steps of a plan item: the activity (short free text), minutes (enumerated) and
-    the object used (enumerated from the item's arena). No emoji: the keyword table
-    picks a drawable one more reliably than a small model, and saves tokens."""
-    Place = Literal[tuple(labels)]
-    Step = create_model("Step", activity=(short_text(60), ...), minutes=(Literal[MINUTES], ...),
-                        place=(Place, ...))
-    return create_model("Steps", steps=(conlist(Step, min_length=1, max_length=max_steps), ...))
-
-
-def chunk_end(item: PlanItem, now: datetime) -> datetime:
-    return min(item.end, now + timedelta(minutes=60))
-
-
-def fallback_texts(spatial, item: PlanItem, persona=None) -> list[str]:
-    """Varied, persona-specific steps of a plan item that fit its place."""
-    if persona is None:
-        return [item.description]
-    kind = activity.arena_kind(item.address)
-    texts = [t for t in activity.item_steps(item.description, kind, persona)
-             if activity.fits_place(t, item.address)]
-    return texts or [item.description]
-
-
-def fallback_actions(spatial, item: PlanItem, start: datetime, end: datetime, persona=None,
-                     step_min: int = 15) -> list[Action]:
-    minutes = max(1, int((end - start).total_seconds() // 60))
-    if persona is None or minutes < 2 * 5:
-        where = pick_object(spatial, item.address, item.description)
-        return [make_action(spatial, item.description, where, start, minutes)]
-    out, t = [], start
-    for text, m in activity.fallback_steps(item.description, item.address, persona, minutes, step_min):
-        out.append(make_action(spatial, text, pick_object(spatial, item.address, text), t, m))
-        t += timedelta(minutes=m)
-    return out
-
-
-def step_text(raw: str, item: PlanItem, address: str, t: datetime, name: str = "") -> str | None:
-    """The model's step as a timeline text, or None when it is junk or does not fit."""
-    text = activity.clean_activity(raw, name)
-    if text is None:
-        return None
-    if not activity.fits_place(text, address) or not activity.fits_time(text, t.hour):
-        return None
-    if is_sleep(text) != is_sleep(item.description):
-        return None  # a nap in the middle of work, or "reading" for a night's sleep
-    return text
-
-
-def validate_steps(raw_steps, spatial, item: PlanItem, start: datetime, end: datetime, resolve,
-                   lo: int = 5, hi: int = 15, persona=None, stats=None) -> list[Action]:
-    """Model steps -> actions that tile [start, end) exactly, in the item's arena.
-    A junk or misplaced step is replaced by a fallback step of the item (and
-    counted in stats["decompose_step"]); repeats are merged."""
-    name = persona.name if persona is not None else ""
-    spare = [x for x in fallback_texts(spatial, item, persona)]
-    examples = set(spare[:2])
-    arena = spatial.arena_of(item.address) if item.address.count(":") >= 2 else item.address
-    out: list[Action] = []
-    t = start
-
-    def add(text: str, addr: str, minutes: int) -> None:
-        if out and out[-1].description == text:
-            out[-1].duration_min += minutes  # the same thing again: one longer action
+        if why is None:
+            out.append(PlanItem(x.start, 0, text, addr, guided))
         else:
-            out.append(make_action(spatial, text, addr, t, minutes))
-
-    for r in raw_steps:
-        left = int((end - t).total_seconds() // 60)
-        if left <= 0:
-            break
-        minutes = min(max(int(r.minutes), lo), hi, left)
-        addr = resolve(r.place) if resolve else None
-        if not addr or not spatial.knows(addr) or spatial.arena_of(addr) != arena:
-            addr = None  # steps happen where the plan item is: never trust a place name
-        text = step_text(r.activity, item, addr or item.address, t, name)
-        if stats is not None:
-            stats["decompose_step"] += 1
-            if text is None:
-                stats["decompose_step_rejected"] += 1
-            elif text in examples:
-                stats["decompose_step_copied"] += 1  # the prompt's example, word for word
-        if text is None:
-            text = spare.pop(0) if len(spare) > 1 else spare[0]
-        hint = pick_object(spatial, item.address, text)
-        add(text, hint if hint != item.address or not addr else addr, minutes)
-        t += timedelta(minutes=minutes)
-    if not out:
-        return fallback_actions(spatial, item, start, end, persona, hi)
-    left = int((end - t).total_seconds() // 60)
-    if left > 0:
-        # The model stopped short: the rest of the chunk continues the plan item,
-        # with the persona's steps it has not done yet.
-        done = {a.description for a in out}
-        todo = [x for x in spare if x not in done] or [item.description]
-        n = max(1, min(len(todo), -(-left // hi)))
-        for i, text in enumerate(todo[:n]):
-            d = left if i == n - 1 else max(lo, min(hi, 5 * round(left / (n - i) / 5)))
-            add(text, pick_object(spatial, item.address, text), d)
-            t += timedelta(minutes=d)
-            left -= d
-    return out
+            out.append(PlanItem(x.start, 0, x.description, x.address, pv.tag(pv.ROUTINE, f"{pv.INVALID}: {why}")))
+    last = routine_items[-1]
+    return _close(out + [PlanItem(last.start, 0, last.description, last.address, pv.tag(pv.RULE, pv.GUIDED))],
+                  routine_items[-1].end)
 
 
-def decompose(m, item: PlanItem, start: datetime, end: datetime, minutes: int) -> list[Action]:
-    """One call: the 5-15 minute steps of the chunk [start, end) of a plan item."""
-    sp, s = m.spatial, m.settings
-    objs = sp.objects(item.address) or [item.address]
-    labels = [o.rsplit(":", 1)[1] if o.count(":") >= 3 else sp.label(o) for o in objs]
-    resolve = dict(zip(labels, objs)).get
-    max_steps = max(1, min(4, -(-minutes // s.action_max_minutes)))
-    schema = steps_schema(tuple(labels), max_steps)
-    examples = fallback_texts(sp, item, m.persona)[:2]
-    example = json.dumps({"steps": [{"activity": e, "minutes": 10, "place": pick_object(
-        sp, item.address, e).rsplit(":", 1)[-1] if pick_object(sp, item.address, e).count(":") >= 3 else labels[0]}
-        for e in examples]}, ensure_ascii=False)
-    mems = "\n".join(f"- {x.description}" for x in m.retrieve(item.description, k=3)) or "- (nothing)"
-    fb = schema.model_construct(steps=[])  # recognised by identity: then the fallback steps
-    got = m.ask(schema, "decompose", "decompose", fb, start=f"{start:%H:%M}", end=f"{end:%H:%M}",
-                activity=item.description, place=sp.label(item.address), example=example,
-                now_doing=m._doing(), memories=mems, minutes=minutes)
-    if got is fb:
-        return fallback_actions(sp, item, start, end, m.persona, s.action_max_minutes)
-    return validate_steps(got.steps, sp, item, start, end, resolve, s.action_min_minutes,
-                          s.action_max_minutes, persona=m.persona, stats=m.rejected)
+def guided_day_plan(m, day: datetime, routine_items: list[PlanItem], directive: str,
+                    times_from: list[PlanItem] | None = None) -> list[PlanItem]:
+    """One call: today's plan on the routine's times (see slots_schema)."""
+    skeleton = times_from or routine_items
+    awake = skeleton[:-1]
+    schema = slots_schema(tuple(f"{x.start:%H:%M}" for x in awake))
+    typical = json.dumps({f"{x.start:%H:%M}": x.description for x in awake})
+    got, why = m.ask(schema, "day_plan_guided", "day_plan", None, yesterday=m.yesterday, typical=typical,
+                     date=f"{day:%A %B %d}", wake=f"{day:%H:%M}", directive=directive)
+    if why is not None:
+        m.note_fallback("day plan", why)
+        return [PlanItem(x.start, x.minutes, x.description, x.address, pv.tag(pv.ROUTINE, pv.reason_of_failure(why)))
+                for x in skeleton]
+    return plan_from_slots(got, skeleton, m.persona, m.spatial, day, m.rejected)
 
 
 # --------------------------------------------------------------------------------------
-# the inner voice (paper section 3.1.2): a directive the resident plans around
+# replanning the rest of the day (a reaction, an arrangement, the inner voice)
 # --------------------------------------------------------------------------------------
-_STOPWORDS = frozenset(
-    "a an and are as at be by for from has have he her his i in is it its of on or she that the their them they "
-    "this to was were will with you your my me am going want need about into some today tonight tomorrow".split())
-_LEADS = re.compile(r"^(?:i am|i'm|i will|i'll|i shall|i must|i should|i need to|i want to|i have to|i plan to|"
-                    r"i have decided to|i've decided to|i decide to|i|to)\s+(?:going to\s+|gonna\s+|to\s+)?", re.I)
-_DOUBLE = {"run", "plan", "stop", "sit", "get", "shop", "put", "set", "swim", "win", "begin", "chat", "jog", "hug",
-           "cut", "hit", "let", "dig", "drop", "skip", "clap", "spin", "grab", "map", "admit", "forget", "prefer"}
+def _rest_lines(plan: list[PlanItem], now: datetime, spatial) -> str:
+    rest = [x for x in plan if x.end > now]
+    return "\n".join(f"- {max(x.start, now):%H:%M}-{x.end:%H:%M} {x.description} ({spatial.label(x.address)})"
+                     for x in rest) or "- (nothing)"
 
 
-def first_person(text: str) -> str:
-    """The inner voice in the resident's own words: "You are going to run ..." -> "I am going to run ..."."""
-    t = " ".join(str(text or "").split()).strip().rstrip(".!")
-    if not t:
-        return ""
-    subs = [(r"^you are\b", "I am"), (r"^you're\b", "I'm"), (r"^you will\b", "I will"), (r"^you'll\b", "I'll"),
-            (r"^you\b", "I"), (r"\byourself\b", "myself"), (r"\byours\b", "mine"), (r"\byour\b", "my"),
-            (r"\byou are\b", "I am"), (r"\byou\b", "me")]
-    for rx, rep in subs:
-        t = re.sub(rx, rep, t, flags=re.I)
-    if not re.match(r"^(i|i'm|i'll|i've|my)\b", t, re.I):
-        t = "I am going to " + t[0].lower() + t[1:]  # an order ("Run for mayor") becomes an intention
-    return t[0].upper() + t[1:]
+def _home_and_work(m) -> dict:
+    """Where the resident lives and works, as the labels its plan items use (the
+    original's "living area")."""
+    return dict(home=m.spatial.label(m.persona.home), work=m.spatial.label(m.persona.workplace))
 
 
-def _gerund(verb: str) -> str:
-    v = verb.lower()
-    if v.endswith("ing") and len(v) > 4:
-        return v
-    if v in ("be",):
-        return "being"
-    if v.endswith("ie"):
-        return v[:-2] + "ying"
-    if v in _DOUBLE:
-        return v + v[-1] + "ing"
-    if v.endswith("e") and not v.endswith(("ee", "ye", "oe")):
-        return v[:-1] + "ing"
-    return v + "ing"
+def replan_rest(m, now: datetime, why_now: str, first: PlanItem | None = None) -> list[PlanItem]:
+    """The paper's replanning: the model rewrites today's plan from ``now`` on
+    (``first``, when given, is what the resident does now: the reaction). What is
+    done stays; an unusable answer leaves the plan as it was, with ``first`` cut in
+    by rule."""
+    plan, sp, s, p = m.plan, m.spatial, m.settings, m.persona
+    now = now.replace(second=0, microsecond=0)
+    day_end = next((x for x in plan if is_sleep(x.description) and x.start > now), None)
+    if day_end is None or now.hour >= s.bedtime_latest - 1:
+        return cut_in(plan, first) if first is not None else plan
+    arenas = sp.arenas()
+    labels = tuple(sp.label(a) for a in arenas)
+    resolve = dict(zip(labels, arenas)).get
+    schema = day_plan_schema(labels, plan_hours(now), 1, s.plan_max_items)
+    start_with = (f"It starts with what {p.first_name} does now: {first.description} for {first.minutes} minutes "
+                  f"at {sp.label(first.address)}.") if first is not None else ""
+    got, why = m.ask(schema, "replan", "replan", None, time=f"{now:%H:%M}", date=f"{now:%A %B %d}",
+                     why_now=why_now, rest=_rest_lines(plan, now, sp), start_with=start_with,
+                     bedtime=f"{day_end.start:%H:%M}", **_home_and_work(m))
+    if why is not None:
+        m.note_fallback("replan", why)
+        return cut_in(plan, first) if first is not None else plan
+    done = [x for x in plan if x.end <= now]
+    head = [PlanItem(x.start, int((now - x.start).total_seconds() // 60), x.description, x.address, x.source)
+            for x in plan if x.start < now < x.end]
+    skeleton = [x for x in plan if x.end > now]
+    raw = list(got.items)
+    new = repair_plan(raw, p, sp, now, day_end.end, s, resolve, skeleton, m.rejected, earlier_plan=True)
+    if new is None:
+        m.note_fallback("replan", "invalid")
+        return cut_in(plan, first) if first is not None else plan
+    if first is not None and not any(x.start == now and x.description == first.description for x in new):
+        new = cut_in(new, PlanItem(now, first.minutes, first.description, first.address,
+                                   pv.combine(first.source, pv.tag(pv.REPAIRED, "the reaction comes first"))))
+    return sorted(done + head + [x for x in new if x.minutes > 0], key=lambda x: x.start)
 
 
-def directive_activity(thought: str, first_name: str = "") -> str:
-    """A plan item's words for a directive: "I am going to run against Sam in the election"
-    -> "running against Sam in the election"."""
-    t = _LEADS.sub("", thought.strip().rstrip(".!"), count=1).strip()
-    if not t:
-        return clean_text(thought, 80)
-    words = t.split()
-    if words[0].lower() in ("a", "an", "the", "my") or words[0][:1].isupper():  # "I am a candidate ..."
-        words = ["working", "on", "being"] + words if words[0].lower() in ("a", "an") else ["thinking", "about"] + words
-    else:
-        words[0] = _gerund(words[0])
-    own = f"{first_name}'s" if first_name else "their"
-    out = " ".join(own if w.lower() == "my" else (first_name or "them") if w.lower() == "me" else
-                   "themselves" if w.lower() == "myself" else w for w in words)
-    return clean_text(out, 80)
-
-
-def keywords(text: str) -> set[str]:
-    return {w.rstrip("s") for w in re.findall(r"[a-z0-9']+", text.lower()) if len(w) > 2 and w not in _STOPWORDS}
-
-
-def mentions(plan: list[PlanItem], thought: str, after: datetime | None = None) -> PlanItem | None:
-    """The first plan item (from `after` on) whose words share a key word of the thought."""
-    # The words after the verb: "running" alone would match "running the cafe".
-    act = directive_activity(thought).split()
-    keys = keywords(" ".join(act[1:])) or keywords(" ".join(act))
-    keys -= {"working", "thinking", "being", "plan", "planning", "on", "about"}
-    for it in plan:
-        if after is not None and it.end <= after:
-            continue
-        if keys & keywords(it.description):
-            return it
-    return None
-
-
-def free_slot(plan: list[PlanItem], now: datetime) -> PlanItem | None:
-    """The first awake, non-meal plan item that has time left from `now` on."""
-    for it in plan:
-        if it.end <= now + timedelta(minutes=10) or is_sleep(it.description) or _is_meal(it.description):
-            continue
-        return it
-    return None
-
-
-def insert_directive(plan: list[PlanItem], now: datetime, text: str, address: str,
-                     minutes: int = 60) -> list[PlanItem]:
-    """The directed activity into the next free slot (what it overlaps is cut)."""
-    slot = free_slot(plan, now)
-    if slot is None:
-        return plan
-    start = max(now, slot.start)
-    minutes = max(10, min(minutes, int((slot.end - start).total_seconds() // 60)))
-    cut = insert_reaction(plan, start, text, minutes, address)
-    return cut
-
-
-def replan_from_now(m, now: datetime, directives) -> list[PlanItem]:
-    """Today's plan from `now` on, asked again with the directive in the prompt (one
-    call; the slots are the remaining items' start times). What is already done stays."""
+def replan_guided(m, now: datetime, directive: str) -> list[PlanItem]:
+    """The guided mode's replanning: the remaining slots' words asked again."""
     plan = m.plan
     cur = item_at(plan, now)
     later = [x for x in plan if x.start > now]
-    if cur is None or is_sleep(cur.description) or not later:
+    if cur is None or is_sleep(cur.description) or not later or not is_sleep(later[-1].description):
         return plan
     done = [x for x in plan if x.end <= now]
-    head = []
-    if cur.start < now:
-        head = [PlanItem(cur.start, int((now - cur.start).total_seconds() // 60), cur.description, cur.address)]
-    rest = [PlanItem(now, 0, cur.description, cur.address)] + [
-        PlanItem(x.start, 0, x.description, x.address) for x in later]
-    if not is_sleep(rest[-1].description):
-        return plan
-    awake = rest[:-1]
-    times = tuple(f"{x.start:%H:%M}" for x in awake)
-    schema = slots_schema(times)
-    typical = json.dumps({f"{x.start:%H:%M}": x.description for x in awake})
-    fb = schema.model_construct()
-    day = now.replace(hour=m.persona.wake_hour, minute=0, second=0, microsecond=0)
-    got = m.ask(schema, "day_plan", "day_plan", fb, yesterday=m.yesterday, typical=typical,
-                date=f"{now:%A %B %d}", wake=f"{day:%H:%M}", directive=directive_line(m.persona, directives))
-    if got is fb:
-        return plan
-    new = plan_from_slots(got, rest, m.persona, m.spatial, day, m.rejected)
+    head = [PlanItem(cur.start, int((now - cur.start).total_seconds() // 60), cur.description, cur.address,
+                     cur.source)] if cur.start < now else []
+    rest = [PlanItem(now, 0, cur.description, cur.address, cur.source)] + [
+        PlanItem(x.start, 0, x.description, x.address, x.source) for x in later]
+    rest = _close(rest, later[-1].end)
+    day = wake_time(m.persona, now)
+    new = guided_day_plan(m, day, rest, directive)
     return sorted(done + head + new, key=lambda x: x.start)
 
 
-def directive_line(persona, thoughts) -> str:
-    if not thoughts:
+# --------------------------------------------------------------------------------------
+# arrangements: plans made in conversation, for later today or another day
+# --------------------------------------------------------------------------------------
+@dataclass
+class Arrangement:
+    start: datetime
+    minutes: int
+    description: str
+    address: str
+    made: str  # "with Isabella Rodriguez on Monday February 13"
+    source: str = pv.MODEL
+
+    def item(self, source: str | None = None) -> PlanItem:
+        return PlanItem(self.start, self.minutes, self.description, self.address, source or self.source)
+
+    def line(self) -> str:
+        return f"{self.start:%A %B %d %H:%M}-{self.start + timedelta(minutes=self.minutes):%H:%M} {self.description}"
+
+    def to_dict(self) -> dict:
+        return dict(start=self.start.isoformat(), minutes=self.minutes, description=self.description,
+                    address=self.address, made=self.made, source=self.source)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Arrangement":
+        return cls(datetime.fromisoformat(d["start"]), int(d["minutes"]), str(d["description"]), str(d["address"]),
+                   str(d.get("made") or ""), str(d.get("source") or ""))
+
+
+def day_labels(now: datetime, days: int = 7) -> tuple[str, ...]:
+    return tuple(f"{now + timedelta(days=i):%A %B %d}" for i in range(days))
+
+
+def arranged_lines(arrangements: list[Arrangement], day) -> str:
+    today = [a for a in arrangements if a.start.date() == day]
+    if not today:
         return ""
-    said = "; ".join(f'"{t}"' for t in thoughts)
-    return (f"Something special today: {persona.first_name} has decided {said}. "
-            f"{persona.first_name}'s plan must make time for it.\n")
+    return "Already arranged for today:\n" + "\n".join(
+        f"- {a.start:%H:%M}-{a.start + timedelta(minutes=a.minutes):%H:%M} {a.description} ({a.made})" for a in today) + "\n"
+
+
+def keep_arrangements(plan: list[PlanItem], arrangements: list[Arrangement], now: datetime) -> list[PlanItem]:
+    """The guided mode's rule: today's arrangements cut into the plan at their times
+    (the paper mode leaves that to the model, which sees them in its prompt)."""
+    for a in arrangements:
+        if a.start.date() == now.date() and a.start + timedelta(minutes=a.minutes) > now:
+            covered = any(x.start <= a.start < x.end and x.address == a.address
+                          and keywords_overlap(x.description, a.description) for x in plan)
+            if not covered:
+                plan = cut_in(plan, a.item(pv.tag(pv.RULE, f"{pv.GUIDED}: an arrangement {a.made}")))
+    return plan
+
+
+def keywords_overlap(a: str, b: str) -> bool:
+    words = lambda t: {w for w in re.findall(r"[a-z']+", t.lower()) if len(w) > 3}  # noqa: E731
+    return bool(words(a) & words(b))
+
+
+# --------------------------------------------------------------------------------------
+# yesterday, as it happened
+# --------------------------------------------------------------------------------------
+def yesterday_rule(log: list[str], chats: list[str]) -> str:
+    """A rule's summary of yesterday: what was done, whom it talked with."""
+    if not log and not chats:
+        return "nothing notable"
+    did = ", ".join(dict.fromkeys(x.split(" ", 1)[-1] for x in log[:8]))
+    talk = f"; talked {'; '.join(chats[-3:])}" if chats else ""
+    return f"{did}{talk}"[:400]
+
+
+def log_lines(log: list[str], limit: int = 24) -> str:
+    """The day's actions for the yesterday prompt: repeats merged, at most ``limit`` lines."""
+    out: list[str] = []
+    for x in log:
+        if out and out[-1].split(" ", 1)[-1] == x.split(" ", 1)[-1]:
+            continue
+        out.append(x)
+    if len(out) > limit:
+        step = len(out) / limit
+        out = [out[int(i * step)] for i in range(limit)]
+    return "\n".join(f"- {x}" for x in out) or "- (nothing recorded)"

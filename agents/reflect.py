@@ -4,13 +4,13 @@ most recent records, retrieve for each, and store insights that cite their
 evidence. Retrieval includes earlier reflections, so reflections form trees."""
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
-from pydantic import BaseModel, conlist
+from pydantic import BaseModel, Field, conlist
 
-import re
-
-from agents.plan import clean_text, short_text
+from agents import provenance as pv
+from agents.text import clean_text, short_text
 
 
 class Questions(BaseModel):
@@ -20,6 +20,7 @@ class Questions(BaseModel):
 class Insight(BaseModel):
     insight: short_text(160)
     evidence: conlist(int, min_length=1, max_length=5)  # record numbers as shown
+    importance: int = Field(default=5, ge=1, le=10)  # the model rates its own insight
 
 
 @lru_cache(maxsize=16)
@@ -32,13 +33,6 @@ def insights_schema(n: int) -> type[BaseModel]:
 
 def should_reflect(m) -> bool:
     return m.memory.importance_since_reflection > m.settings.reflection_threshold
-
-
-def fallback_questions(m) -> Questions:
-    n = m.name
-    return Questions(questions=[f"What matters most to {n} right now?",
-                                f"Who has {n} been spending time with?",
-                                f"How does {n} feel about {n.split()[0]}'s work lately?"])
 
 
 def question_ok(q: str) -> bool:
@@ -63,9 +57,10 @@ def insight_ok(text: str, name: str, records: list[str]) -> bool:
 
 
 def reflect(m) -> list:
-    """Run one reflection; returns the new reflection nodes."""
+    """Run one reflection; returns the new reflection nodes. A reflection the model
+    failed to write is skipped (and counted), never invented."""
     s = m.settings
-    recent = m.memory.recent(s.reflection_window, kinds=("observation", "chat", "thought", "reflection"))
+    recent = m.memory.recent(s.reflection_window, kinds=("observation", "chat", "thought", "reflection", "plan"))
     m.memory.importance_since_reflection = 0.0  # reset first: a failed reflection must not loop
     if not recent:
         return []
@@ -73,24 +68,27 @@ def reflect(m) -> list:
     # them, so the prompt shows the most important 30, in the order they happened.
     shown = sorted(sorted(recent, key=lambda x: -x.importance)[: s.reflection_prompt_records], key=lambda x: x.id)
     listing = "\n".join(f"- {x.description}" for x in shown)
-    qs = m.ask(Questions, "reflect_questions", "reflect_questions", fallback_questions(m), records=listing)
+    qs, why = m.ask(Questions, "reflect_questions", "reflect_questions", None, records=listing)
+    if why is not None:
+        m.note_fallback("reflection", why)
+        return []
     made = []
-    spare = fallback_questions(m).questions
-    for k, q in enumerate(qs.questions[: s.reflection_questions]):
+    texts: list[str] = []  # one insight once, whichever question it answers
+    for q in qs.questions[: s.reflection_questions]:
         q = clean_text(q, 200)
         if not question_ok(q):
             m.rejected["reflect_question"] += 1
-            q = spare[k % len(spare)]
+            continue
         nodes = m.retrieve(q, k=8)
         if not nodes:
             continue
         numbered = "\n".join(f"{i + 1}. {x.description}" for i, x in enumerate(nodes))
         schema = insights_schema(s.insights_per_question)
-        fb = schema(insights=[Insight(insight=f"{m.name} keeps thinking about this: {nodes[0].description}"[:200],
-                                      evidence=[1])])
-        got = m.ask(schema, "reflect_insights", "reflect_insights", fb, question=q, records=numbered,
-                    count=s.insights_per_question)
-        texts = []
+        got, why = m.ask(schema, "reflect_insights", "reflect_insights", None, question=q, records=numbered,
+                         count=s.insights_per_question)
+        if why is not None:
+            m.note_fallback("insight", why)
+            continue
         for ins in got.insights:
             text = clean_text(ins.insight, 200)
             # Citations must point at records we showed; drop the rest, and an
@@ -100,11 +98,9 @@ def reflect(m) -> list:
                 m.rejected["reflect_insight"] += 1
                 continue
             texts.append(text)
-            ev = [m.memory.get(i) for i in ids]
-            importance = min(10, round(sum(x.importance for x in ev) / len(ev)) + 1)
-            made.append((text, importance, ids))
+            made.append((text, int(ins.importance), ids))
     if not made:
+        m.note_fallback("reflection", "invalid")
         return []
-    vecs = m.embed([t for t, _, _ in made])
-    return [m.memory.add("reflection", t, m.now, imp, vecs[i], evidence=ids)
-            for i, (t, imp, ids) in enumerate(made)]
+    return m.remember_many([dict(kind="reflection", text=t, importance=imp, evidence=ids, source=pv.MODEL,
+                                 importance_source=pv.MODEL) for t, imp, ids in made])

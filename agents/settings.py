@@ -15,7 +15,7 @@ class MindSettings:
     vision_radius: int = 8  # tiles; the sim applies it, kept here so one place holds it
     attention_bandwidth: int = 8
     retention: int = 8
-
+    retention_min: int = 60  # ... and what was perceived within this many sim minutes is not new either
     # Retrieval: score = w_rec*recency + w_imp*importance + w_rel*relevance.
     recency_decay: float = 0.995  # per sim hour since last access
     w_recency: float = 1.0
@@ -29,9 +29,10 @@ class MindSettings:
     reflection_window: int = 100  # most recent records that suggest questions
     reflection_prompt_records: int = 30  # of those, the most important shown (short contexts)
     reflection_questions: int = 3
-    insights_per_question: int = 3
+    insights_per_question: int = 5  # the paper's number
 
-    # Planning.
+    # Planning. None: the model configuration's mode (agents/config.py planning).
+    planning: str | None = None  # "paper" | "guided"
     plan_min_items: int = 5
     plan_max_items: int = 8
     action_min_minutes: int = 5
@@ -40,26 +41,32 @@ class MindSettings:
     bedtime_latest: int = 24  # ... and no later than this
 
     # Reacting and talking.
-    react_interval_min: int = 30  # at most one continue-or-react call per this many sim minutes
+    react_interval_min: int = 60  # at most one continue-or-react call per this many sim minutes (urgent ones always)
     talk_cooldown_min: int = CONVERSATION_COOLDOWN_MIN  # mind-side guard per partner
+    talk_gap_min: int = 45  # no new conversation this soon after the last one ended
+    relationship_hours: float = 3.0  # a relationship summary is reused for this long (one call, several talks)
+    rate_batch: int = 8  # observations wait for the model's importance rating until this many ...
+    rate_wait_min: int = 60  # ... or the oldest has waited this long (one call rates them all)
     max_conversation_lines: int = 8
     talk_hours: tuple[int, int] = (8, 22)  # no new conversations outside these hours
 
-    # Budget: hard cap of model calls per resident per sim day, and per-purpose
-    # caps inside it. Past a cap the rule-based fallback is used without a call.
-    calls_per_day: int = 150
-    purpose_caps: dict[str, int] = field(
+    # Loop guards: calls per purpose per resident per sim day that no ordinary day
+    # comes near; one that binds is a runaway loop, stopped and reported like the
+    # budget (the daily budget itself is ModelConfig.budget).
+    loop_guards: dict[str, int] = field(
         default_factory=lambda: {
-            "summary": 2,
-            "day_plan": 2,
-            "decompose": 30,
-            "importance": 30,
-            "reflect_questions": 3,
-            "reflect_insights": 9,
-            "react": 12,
-            "talk_decision": 10,
-            "relationship": 8,
-            "utterance": 32,
-            "chat_summary": 8,
+            "summary": 6,
+            "yesterday": 4,
+            "day_plan": 6,
+            "replan": 24,
+            "decompose": 60,
+            "importance": 120,
+            "reflect_questions": 8,
+            "reflect_insights": 24,
+            "react": 48,
+            "talk_decision": 48,
+            "relationship": 24,
+            "utterance": 120,
+            "chat_summary": 24,
         }
     )

@@ -28,10 +28,23 @@ class Action:
     emoji: str = "🙂"
     object_state: str | None = None  # the object's state while this lasts ("brewing coffee")
     talking_to: str | None = None  # set while this action is a conversation
+    source: str = ""  # who chose it: "model", "repaired: ...", "rule: ...", "routine: ..." (agents/provenance.py)
 
     @property
     def end(self) -> datetime:
         return self.start + timedelta(minutes=self.duration_min)
+
+    def to_dict(self) -> dict:
+        return dict(description=self.description, address=self.address, start=self.start.isoformat(),
+                    duration_min=self.duration_min, emoji=self.emoji, object_state=self.object_state,
+                    talking_to=self.talking_to, source=self.source)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Action":
+        d = dict(d)
+        d["start"] = datetime.fromisoformat(d["start"])
+        d["source"] = str(d.get("source") or "")  # saves from before provenance have none
+        return cls(**d)
 
 
 @dataclass
@@ -54,6 +67,7 @@ class Decision:
     action: Action | None = None  # start this now (walk there first)
     talk_to: str | None = None  # start a conversation with this resident
     note: str = ""  # why, for the timeline ("reacted to ...")
+    source: str = ""  # who decided to talk (the action carries its own)
 
 
 @dataclass
@@ -61,6 +75,7 @@ class Utterance:
     speaker: str
     text: str
     ends: bool = False  # the speaker ends the conversation with this line
+    source: str = ""  # who wrote the line (agents/provenance.py)
 
 
 @dataclass

@@ -19,6 +19,7 @@ import json
 import logging
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -248,22 +249,37 @@ def run_headless(
 
 
 def make_summary(sim, personas, accounting, config, *, seed, start, wall_s, interrupted, town=None) -> dict:
+    from game import runstats
+
     acc = accounting.summary()
     by_res = acc.get("by_resident", {})
     sim_hours = max(0.0, (sim.now - start).total_seconds() / 3600.0)
     days = sim_hours / 24.0 if sim_hours > 0 else 0.0
+    led = runstats.model_led(sim.events, sim.now)
+    reflections = runstats.reflections_per_day(sim.events, days)
+    lines = runstats.lines_by_source(sim.events)
     residents = {}
     for p in personas:
         t = by_res.get(p.name, {})
         b = sim.bodies.get(p.name)
         ev = [e for e in sim.events if e.get("resident") == p.name]
         calls, tokens = int(t.get("calls", 0)), int(t.get("tokens", 0))
+        snap = _inspect(sim.minds.get(p.name))
+        share = led.get(p.name, {})
         residents[p.name] = {
+            "model_led_share": share.get("share"),  # of awake minutes, actions the model chose
+            "awake_min": share.get("awake_min", 0.0),
+            "not_model_led_min": share.get("by_reason", {}),  # minutes a rule or the routine led, by reason
+            "fallbacks": snap.get("fallbacks", {}),  # "what: why" -> times a rule stood in for the model
+            "budget_hit": snap.get("budget_hit"),
+            "reflections_per_sim_day": reflections.get(p.name, {}).get("sessions", 0.0),
+            "insights_per_sim_day": reflections.get(p.name, {}).get("insights", 0.0),
+            "lines_by_source": dict(lines.get(p.name, {})),
             "calls": calls,
             "tokens": tokens,
             "prompt_tokens": int(t.get("prompt_tokens", 0)),
             "completion_tokens": int(t.get("completion_tokens", 0)),
-            "fallbacks": int(t.get("fallback", 0)),  # model answers replaced by a fallback
+            "model_answers_unusable": int(t.get("fallback", 0)),  # calls whose answer a fallback replaced
             "routine_fallbacks": b.fallbacks if b else 0,  # failed decisions replaced by the routine
             "errors": b.errors if b else 0,
             "actions": sum(1 for e in ev if e["kind"] == "action"),
@@ -273,11 +289,13 @@ def make_summary(sim, personas, accounting, config, *, seed, start, wall_s, inte
             "tokens_per_sim_day": round(tokens / days, 1) if days else 0.0,
         }
     total = dict(acc.get("total", {}))
+    total["model_led_share"] = runstats.share_of_all({k: v for k, v in led.items() if k in residents})
     n = max(1, len(personas))
     total["calls_per_resident_per_sim_day"] = round(total.get("calls", 0) / n / days, 1) if days else 0.0
     total["tokens_per_resident_per_sim_day"] = round(total.get("tokens", 0) / n / days, 1) if days else 0.0
     return {
         "model": getattr(config, "model", None),
+        "planning": getattr(config, "planning", None),
         "seed": seed,
         "map": str(getattr(town, "path", "")),
         "start": start.strftime(TIME_FORMAT),
@@ -294,6 +312,14 @@ def make_summary(sim, personas, accounting, config, *, seed, start, wall_s, inte
     }
 
 
+def _inspect(mind) -> dict:
+    try:
+        return (mind.inspect() or {}) if mind is not None else {}
+    except Exception:  # noqa: BLE001 - a summary must not fail on one mind
+        log.exception("inspecting a mind for the summary failed")
+        return {}
+
+
 def timeline_text(sim, summary: dict, town=None) -> str:
     header = [
         f"{summary['start']} → {summary['end']} ({summary['sim_hours']:g} sim hours, {summary['steps']} steps)",
@@ -307,25 +333,35 @@ def timeline_text(sim, summary: dict, town=None) -> str:
 
 
 def economy_text(summary: dict) -> str:
-    """The economy: model calls and tokens per resident per sim day."""
+    """The economy (model calls and tokens per resident per sim day) and who led the
+    residents' days (the model-led share of awake minutes, reflections per day)."""
     rows = summary["residents"]
     width = max([len(n) for n in rows] + [8])
     hours = summary["sim_hours"]
+    pct = lambda v: "-" if v is None else f"{100 * v:.0f}%"  # noqa: E731
     out = [
-        f"economy over {hours:g} sim hours ({summary['wall_s']:g} s wall), per resident per sim day:",
-        f"  {'resident':<{width}}  {'calls':>7} {'tokens':>9} {'calls/day':>10} {'tokens/day':>11} {'fallbacks':>9}",
+        f"over {hours:g} sim hours ({summary['wall_s']:g} s wall), model {summary.get('model')}, "
+        f"{summary.get('planning') or '?'} planning; per resident per sim day:",
+        f"  {'resident':<{width}}  {'calls':>7} {'tokens':>9} {'calls/day':>10} {'tokens/day':>11} "
+        f"{'model-led':>9} {'reflect/day':>11}",
     ]
     for name, r in rows.items():
         out.append(
             f"  {name:<{width}}  {r['calls']:>7} {r['tokens']:>9} {r['calls_per_sim_day']:>10.1f} "
-            f"{r['tokens_per_sim_day']:>11.1f} {r['fallbacks'] + r['routine_fallbacks']:>9}"
+            f"{r['tokens_per_sim_day']:>11.1f} {pct(r.get('model_led_share')):>9} "
+            f"{r.get('reflections_per_sim_day', 0):>11.1f}"
         )
     t = summary["totals"]
     out.append(
         f"  {'all':<{width}}  {t.get('calls', 0):>7} {t.get('tokens', 0):>9} "
         f"{t.get('calls_per_resident_per_sim_day', 0):>10.1f} {t.get('tokens_per_resident_per_sim_day', 0):>11.1f} "
-        f"{t.get('fallback', 0):>9}"
+        f"{pct(t.get('model_led_share')):>9}"
     )
+    fb = Counter()
+    for r in rows.values():
+        fb.update(r.get("fallbacks") or {})
+    if fb:
+        out.append("  where rules stood in for the model: " + "; ".join(f"{k} x{v}" for k, v in fb.most_common(8)))
     return "\n".join(out)
 
 

@@ -121,10 +121,10 @@ class PlaySimulation(Simulation):
             out.append(self.player)
         return out
 
-    def _start_chat(self, name: str, partner: str, note: str = "") -> bool:
+    def _start_chat(self, name: str, partner: str, note: str = "", source: str = "") -> bool:
         if self.player and partner == self.player:
             return self._greet(name, note)
-        return super()._start_chat(name, partner, note)
+        return super()._start_chat(name, partner, note, source)
 
     # -- the greeting -----------------------------------------------------------------
     def _greet(self, name: str, note: str = "") -> bool:
@@ -320,7 +320,7 @@ class Session:
             if b.visitor or b.action is not None or name not in sim.minds:
                 continue
             try:
-                sim._set_action(b, routine_action(sim.personas.get(name), sim.now, sim.town),
+                sim._set_action(b, routine_action(sim.personas.get(name), sim.now, sim.town, "the mind's first decision"),
                                 note="routine until the mind decides")
             except Exception:  # noqa: BLE001 - then the mind's first decision starts it
                 log.exception("priming %s failed", name)

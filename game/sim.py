@@ -19,7 +19,7 @@ The sim's own state is plain (``to_state()`` / ``from_state()``): bodies,
 clock, object states, conversations, cooldowns, the event log and the RNG.
 
 Objects: an action's ``object_state`` holds while its resident is at the
-object; what an action leaves behind when it ends (``agents.plan.after_use``:
+object; what an action leaves behind when it ends (``agents.objects.after_use``:
 the fridge "running low" for 3 hours after breakfast) lingers, then goes back
 to idle. ``set_object_state`` is the world edit (console, object panel): an
 ``edit`` event; residents in view may react at once. ``take_control`` /
@@ -37,6 +37,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Callable, Iterable, Mapping
 
+from agents import provenance as pv
 from agents.types import Action, Conversation, Decision, Event, Situation, Utterance
 from game.pathing import find_path, find_path_to_any
 
@@ -152,25 +153,11 @@ def _facing(dx: int, dy: int, default: str) -> str:
 
 
 def _action_to_dict(a: Action | None) -> dict | None:
-    if a is None:
-        return None
-    return {
-        "description": a.description,
-        "address": a.address,
-        "start": a.start.isoformat(),
-        "duration_min": a.duration_min,
-        "emoji": a.emoji,
-        "object_state": a.object_state,
-        "talking_to": a.talking_to,
-    }
+    return None if a is None else a.to_dict()
 
 
 def _action_from_dict(d: dict | None) -> Action | None:
-    if not d:
-        return None
-    d = dict(d)
-    d["start"] = datetime.fromisoformat(d["start"])
-    return Action(**d)
+    return Action.from_dict(d) if d else None
 
 
 def _conv_to_dict(c: Conversation) -> dict:
@@ -178,7 +165,7 @@ def _conv_to_dict(c: Conversation) -> dict:
         "participants": list(c.participants),
         "address": c.address,
         "started": c.started.isoformat(),
-        "lines": [{"speaker": u.speaker, "text": u.text, "ends": u.ends} for u in c.lines],
+        "lines": [{"speaker": u.speaker, "text": u.text, "ends": u.ends, "source": u.source} for u in c.lines],
     }
 
 
@@ -202,9 +189,14 @@ def _pair(a: str, b: str) -> str:
 # ---------------------------------------------------------------------------- routine
 
 
-def routine_action(persona: Any, now: datetime, town: Any) -> Action:
+def routine_action(persona: Any, now: datetime, town: Any, why: str = "no decision yet") -> Action:
     """A plausible action from a persona's routine, without any model: the
-    fallback when a mind fails, so no resident ever freezes."""
+    fallback when a mind fails, so no resident ever freezes. Its provenance
+    says it is the routine's, and why."""
+    return replace(_routine_action(persona, now, town), source=pv.tag(pv.ROUTINE, why))
+
+
+def _routine_action(persona: Any, now: datetime, town: Any) -> Action:
     home = getattr(persona, "home", None) or ""
     work = getattr(persona, "workplace", None) or home
     wake = int(getattr(persona, "wake_hour", 7) or 7)
@@ -603,7 +595,7 @@ class Simulation:
                 self._error(res.key, f"applying {kind} failed: {err}")
                 b = self.bodies.get(res.key)
                 if b is not None and b.conversation is None and (b.action is None or self._action_done(b)):
-                    self._fallback(b)
+                    self._fallback(b, f"applying the decision failed: {err}")
 
     def _error(self, name: str, text: str) -> None:
         log.warning("%s: %s", name, text)
@@ -612,7 +604,7 @@ class Simulation:
             b.errors += 1
         self.log_event(name, "error", text, (b.target or "") if b else "")
 
-    def _fallback(self, b: Body) -> None:
+    def _fallback(self, b: Body, why: str) -> None:
         persona = self.personas.get(b.name)
         mind = self.minds.get(b.name)
         action = None
@@ -623,7 +615,7 @@ class Simulation:
             except Exception:
                 log.exception("fallback_action of %s failed", b.name)
         if action is None:
-            action = routine_action(persona, self.now, self.town)
+            action = routine_action(persona, self.now, self.town, why)
         b.fallbacks += 1
         self._set_action(b, action, note="fallback from routine")
 
@@ -637,16 +629,16 @@ class Simulation:
             self._error(name, f"decision failed: {error}")
             b.not_before = self.now + timedelta(minutes=self.settings.error_backoff_min)
             if b.action is None or self._action_done(b):
-                self._fallback(b)
+                self._fallback(b, f"the mind's job failed: {error}")
             return
         if not isinstance(decision, Decision):
             self._error(name, f"decision of the wrong type: {type(decision).__name__}")
             if b.action is None or self._action_done(b):
-                self._fallback(b)
+                self._fallback(b, "the mind gave no decision")
             return
         talk_failed = False
         if decision.talk_to:
-            if self._start_chat(name, decision.talk_to, decision.note):
+            if self._start_chat(name, decision.talk_to, decision.note, decision.source):
                 return
             talk_failed = True
         action = decision.action
@@ -657,7 +649,9 @@ class Simulation:
             # no longer offers them) rather than falling back to the routine.
             b.not_before = self.now + 2 * STEP
         elif b.action is None or self._action_done(b):
-            self._fallback(b)
+            if len(job) > 1 and job[1] in ("react", "new day") and b.action is not None:
+                return  # asked about something new, it carried on; its action ended meanwhile: ask again
+            self._fallback(b, "the mind decided no action")
 
     def _check_reflections(self, name: str, note: str) -> None:
         """Log the reflections a mind made in this job (its note says "reflected: ...";
@@ -680,12 +674,12 @@ class Simulation:
         if not fresh:
             m = re.search(r"reflected:\s*([^;]+)", note)
             if m:
-                self.log_event(name, "reflect", m.group(1).strip(), "")
+                self.log_event(name, "reflect", m.group(1).strip(), "", source=pv.MODEL)
             return
         fresh.sort()
         self._reflections[name] = fresh[-1][0]
         for _, text in fresh:
-            self.log_event(name, "reflect", text, "")
+            self.log_event(name, "reflect", text, "", source=pv.MODEL)  # a reflection the model failed is skipped
 
     def _clean_action(self, action: Action) -> Action:
         dur = action.duration_min
@@ -735,7 +729,8 @@ class Simulation:
             log.info("%s: unknown place %r; using %s", b.name, action.address, target)
         same_place = old is not None and b.target == target and b.arrived_at is not None and not b.walking
         b.target = target
-        self.log_event(b.name, "action", action.description, target, emoji=action.emoji, note=note or None)
+        self.log_event(b.name, "action", action.description, target, emoji=action.emoji, note=note or None,
+                       source=action.source or None)
         if same_place:
             b.arrived_at = self.now
             self._arrive(b, quiet=True)
@@ -818,12 +813,12 @@ class Simulation:
             self.town.object_states[addr] = linger[0] if linger and self.now < linger[1] else "idle"
 
     def _after_use(self, b: Body, action: Action | None) -> None:
-        """What an action that ran at its place leaves behind (``agents.plan.after_use``):
+        """What an action that ran at its place leaves behind (``agents.objects.after_use``):
         e.g. the fridge "running low" for a few hours after breakfast."""
         if action is None or b.arrived_at is None or b.walking or not b.target:
             return
         try:
-            from agents.plan import after_use
+            from agents.objects import after_use
         except Exception:  # noqa: BLE001 - an optional nicety
             return
         arena = ":".join(b.target.split(":")[:3])
@@ -1015,7 +1010,7 @@ class Simulation:
         until = self.cooldowns.get(_pair(a, b))
         return until is not None and self.now < until
 
-    def _start_chat(self, name: str, partner: str, note: str = "") -> bool:
+    def _start_chat(self, name: str, partner: str, note: str = "", source: str = "") -> bool:
         a = self.bodies[name]
         b = self.bodies.get(partner)
         s = self.settings
@@ -1037,7 +1032,8 @@ class Simulation:
             me.prev_action = me.action
             me.conversation = cid
             me.waiting_since = None
-            me.action = Action(f"conversing with {other.name}", here, self.now, 30, "💬", None, other.name)
+            me.action = Action(f"conversing with {other.name}", here, self.now, 30, "💬", None, other.name,
+                               source if me is a else pv.tag(pv.MODEL))
             me.target = self.area(b.tile)
         b.path = []
         self.chats[cid] = chat
@@ -1048,7 +1044,8 @@ class Simulation:
             a.path = path[1:] if path else []
         else:
             a.path = []
-        self.log_event(name, "chat", f"starts a conversation with {partner}", conv.address, conversation=cid, partner=partner, note=note or None)
+        self.log_event(name, "chat", f"starts a conversation with {partner}", conv.address, conversation=cid,
+                       partner=partner, note=note or None, source=source or None)
         return True
 
     def _adjacent_free(self, tile: Tile, mover: Body) -> Tile | None:
@@ -1107,9 +1104,11 @@ class Simulation:
             self._error(name, f"utterance failed: {why}; the conversation ends")
             self._end_chat(chat)
             return
-        u = Utterance(speaker=name, text=str(value.text).strip(), ends=bool(value.ends))
+        u = Utterance(speaker=name, text=str(value.text).strip(), ends=bool(value.ends),
+                      source=str(getattr(value, "source", "") or ""))
         chat.conv.lines.append(u)
-        self.log_event(name, "line", u.text, chat.conv.address, conversation=chat.id, partner=chat.conv.other(name))
+        self.log_event(name, "line", u.text, chat.conv.address, conversation=chat.id, partner=chat.conv.other(name),
+                       source=u.source or None)
         if u.ends or len(chat.conv.lines) >= self.settings.max_conversation_lines:
             self._end_chat(chat)
         else:

@@ -11,6 +11,14 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable
 
+from agents import provenance as pv
+
+
+def tag(source: str | None) -> str:
+    """What the model did not write, marked: " ⚙ _(routine: invalid answer)_"; "" for the model's."""
+    label = pv.short_label(source)
+    return f" ⚙ _({label})_" if label else ""
+
 
 def place(address: str | None, world: str | None = None) -> str:
     """'the Ville:Hobbs Cafe:cafe:coffee machine' -> 'Hobbs Cafe › cafe › coffee machine'."""
@@ -81,24 +89,25 @@ def render_timeline(
             text = f"- {emoji} **{who}**: {e.get('text', '')}"
             if where:
                 text += f" — *{where}*"
-            if e.get("note") and "fallback" in e["note"]:
-                text += " _(routine fallback)_"
+            text += tag(e.get("source"))
             lines.append(text)
         elif kind == "arrive":
             lines.append(f"- 🚶 **{who}** arrives at *{where}*")
         elif kind == "reflect":
-            lines.append(f"- 💭 **{who}** reflects: {e.get('text', '')}")
+            lines.append(f"- 💭 **{who}** reflects: {e.get('text', '')}{tag(e.get('source'))}")
         elif kind == "error":
             lines.append(f"- ⚠️ **{who}**: {e.get('text', '')}")
         elif kind == "chat":
             cid = e.get("conversation")
             partner = e.get("partner") or "?"
             said = convo_lines.get(cid, [])
-            lines.append(f"- 💬 **{who}** and **{partner}** talk" + (f" at *{where}*" if where else "") + ":")
+            lines.append(f"- 💬 **{who}** and **{partner}** talk" + (f" at *{where}*" if where else "") + ":"
+                         + tag(e.get("source")))
             if not said:
                 lines.append("  > *(nothing was said)*")
             for u in said:
-                lines.append(f"  > **{first(u.get('resident'))}** ({str(u.get('time', ''))[11:16]}): {u.get('text', '')}")
+                lines.append(f"  > **{first(u.get('resident'))}** ({str(u.get('time', ''))[11:16]}): {u.get('text', '')}"
+                             + tag(u.get("source")))
             end = convo_end.get(cid)
             if end is None:
                 lines.append("  > *(still talking when the run ended)*")

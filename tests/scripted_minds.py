@@ -41,17 +41,17 @@ def plausible(purpose: str, messages: list, schema) -> dict:
     if purpose == "importance":
         n = _count(schema, "ratings")
         return {"ratings": [6 if "party" in text.lower() else 4] * n}
-    if purpose == "summary":
+    if purpose in ("summary", "yesterday"):
         return {"summary": "Busy with work and looking forward to seeing friends this week."}
     if purpose == "day_plan" and "items" not in schema.model_json_schema()["properties"]:
-        # the routine's slots ({"07:00": activity, ...}): a plausible day in the model's words
+        # the guided mode's slots ({"07:00": activity, ...}): a plausible day in the model's words
         words = {"07": "get ready for the day", "08": "work on the day's tasks", "12": "have lunch with a friend",
                  "13": "work on projects", "17": "have dinner at home", "19": "read a book"}
         return {k: words.get(k[:2], "work on the day's tasks") for k in schema.model_json_schema()["properties"]}
     if purpose == "day_plan":
         places = _enum(schema, "items", "place")
         work = next((p for p in places if "cafe" in p or "library" in p or "classroom" in p), places[0])
-        home = places[0]
+        home = next((p for p in places if "main room" in p or "room" in p), places[0])
         return {"items": [
             {"start": "07:00", "minutes": 60, "activity": "get ready and have breakfast", "place": home},
             {"start": "08:00", "minutes": 240, "activity": "work", "place": work},
@@ -59,8 +59,17 @@ def plausible(purpose: str, messages: list, schema) -> dict:
             {"start": "13:00", "minutes": 240, "activity": "work on projects", "place": work},
             {"start": "17:00", "minutes": 120, "activity": "have dinner and relax", "place": home},
             {"start": "19:00", "minutes": 180, "activity": "read a book", "place": home},
-            {"start": "22:30", "minutes": 480, "activity": "sleep", "place": home},
+            {"start": "22:30", "minutes": 300, "activity": "sleep", "place": home},
         ]}
+    if purpose == "replan":
+        places = _enum(schema, "items", "place")
+        starts = _enum(schema, "items", "start")
+        m = re.search(r"does now: (.+?) for (\d+) minutes", text)
+        first = m.group(1) if m else "carry on with the day"
+        minutes = min((15, 30, 45, 60), key=lambda x: abs(x - int(m.group(2)))) if m else 60
+        return {"items": [{"start": starts[0], "minutes": minutes, "activity": first, "place": places[0]}]
+                + [{"start": t, "minutes": 60, "activity": "work on projects", "place": places[0]}
+                   for t in starts[2:6:2]]}
     if purpose == "decompose":
         places = _enum(schema, "steps", "place")
         m = re.search(r"\((\d+) minutes\)", text)
@@ -82,11 +91,13 @@ def plausible(purpose: str, messages: list, schema) -> dict:
         n = text.count("\n") % 7
         return {"utterance": f"That is interesting, tell me more ({n}).", "ends": False}
     if purpose == "chat_summary":
-        return {"summary": "the week ahead", "importance": 4}
+        return {"summary": "the week ahead", "importance": 4, "plans": False}
     if purpose == "reflect_questions":
         return {"questions": ["What does she care about?", "Who are her friends?", "What is her work like?"]}
     if purpose == "reflect_insights":
-        return {"insights": [{"insight": "She cares about her community.", "evidence": [1, 2, 99]}]}
+        q = re.search(r"Question: (.*)", text)
+        return {"insights": [{"insight": f"She cares about her community ({q.group(1) if q else ''}).",
+                              "evidence": [1, 2, 99], "importance": 6}]}
     raise AssertionError(f"unexpected purpose {purpose}")
 
 

@@ -146,14 +146,15 @@ def test_economy_text_lists_every_resident():
         "sim_hours": 2.0,
         "wall_s": 3.0,
         "residents": {
-            "A B": dict(calls=10, tokens=1000, calls_per_sim_day=120.0, tokens_per_sim_day=12000.0, fallbacks=1,
-                        routine_fallbacks=0),
+            "A B": dict(calls=10, tokens=1000, calls_per_sim_day=120.0, tokens_per_sim_day=12000.0,
+                        model_led_share=0.97, reflections_per_sim_day=2.5, fallbacks={"day plan: invalid answer": 1}),
         },
         "totals": dict(calls=10, tokens=1000, calls_per_resident_per_sim_day=120.0,
-                       tokens_per_resident_per_sim_day=12000.0, fallback=1),
+                       tokens_per_resident_per_sim_day=12000.0, fallback=1, model_led_share=0.97),
     }
     text = economy_text(summary)
     assert "A B" in text and "120.0" in text and "calls/day" in text
+    assert "97%" in text and "model-led" in text and "day plan: invalid answer x1" in text
 
 
 @needs_minds

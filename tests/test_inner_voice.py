@@ -9,7 +9,9 @@ from datetime import datetime
 
 import pytest
 
+from agents import inner_voice as V
 from agents import plan as P
+from agents.objects import is_sleep
 from tests.scripted_minds import make_mind, plausible, situation
 
 DIRECTIVE = "You are going to run against Sam in the upcoming election"
@@ -23,22 +25,22 @@ def _mentions_election(texts) -> bool:
 
 
 def test_first_person_and_activity_words():
-    assert P.first_person(DIRECTIVE) == THOUGHT
-    assert P.first_person("you should call your mother") == "I should call my mother"
-    assert P.first_person("Bake a cake for Maria") == "I am going to bake a cake for Maria"
-    assert P.first_person("I will paint the fence.") == "I will paint the fence"
-    assert P.directive_activity(THOUGHT) == "running against Sam in the upcoming election"
-    assert P.directive_activity("I am going to bake a cake for Maria") == "baking a cake for Maria"
-    assert P.directive_activity("I will plan a party", "Isabella") == "planning a party"
+    assert V.first_person(DIRECTIVE) == THOUGHT
+    assert V.first_person("you should call your mother") == "I should call my mother"
+    assert V.first_person("Bake a cake for Maria") == "I am going to bake a cake for Maria"
+    assert V.first_person("I will paint the fence.") == "I will paint the fence"
+    assert V.directive_activity(THOUGHT) == "running against Sam in the upcoming election"
+    assert V.directive_activity("I am going to bake a cake for Maria") == "baking a cake for Maria"
+    assert V.directive_activity("I will plan a party", "Isabella") == "planning a party"
     # the verb alone is no mention: "running the cafe" is not running for office
     day = [P.PlanItem(MORNING, 60, "running the cafe", "the Ville:Hobbs Cafe:cafe")]
-    assert P.mentions(day, THOUGHT) is None
+    assert V.mentions(day, THOUGHT) is None
     day.append(P.PlanItem(LATER, 60, "campaigning for the election", "the Ville:Hobbs Cafe:cafe"))
-    assert P.mentions(day, THOUGHT) is day[1]
+    assert V.mentions(day, THOUGHT) is day[1]
 
 
 def _day_plan_prompts(gw):
-    return [str(msgs) for p, msgs, _ in gw.fake.calls if p == "day_plan"]
+    return [str(msgs) for p, msgs, _ in gw.fake.calls if p in ("day_plan", "replan")]
 
 
 def test_directive_mid_day_the_model_ignores_it_and_an_item_is_inserted():
@@ -55,33 +57,40 @@ def test_directive_mid_day_the_model_ignores_it_and_an_item_is_inserted():
     assert len(prompts) == 2 and THOUGHT in prompts[-1] and THOUGHT not in prompts[0]
     item = P.item_at(m.plan, LATER)
     assert item is not None and "election" in item.description and item.start == LATER
+    assert item.source == "rule: the inner voice"  # the model's plan left it out: a rule put it in, and says so
     assert sum("election" in x.description for x in m.plan) == 1
     # she acts on it at once
     assert d.action is not None and d.action.start == LATER
     assert _mentions_election([d.action.description] + [a.description for a in m.pending]) or \
         "election" in P.item_at(m.plan, d.action.start).description
     # the rest of the day is kept: lunch and bed are still there
-    assert any("lunch" in x.description for x in m.plan) and P.is_sleep(m.plan[-1].description)
+    assert any("lunch" in x.description for x in m.plan) and is_sleep(m.plan[-1].description)
     assert not m.directives  # handled
     assert "election" in " ".join(m.inspect()["plan"])
 
 
-def test_a_model_that_follows_the_directive_plans_it_itself():
+@pytest.mark.parametrize("mode", ["paper", "guided"])
+def test_a_model_that_follows_the_directive_plans_it_itself(mode):
+    from agents.settings import MindSettings
+
     def follows(purpose, messages, schema):
-        if purpose == "day_plan" and "upcoming election" in str(messages):
+        if purpose == "day_plan" and mode == "guided" and "upcoming election" in str(messages):
             props = list(schema.model_json_schema()["properties"])
             return {k: ("campaign for the upcoming election" if i == 1 else "work on the day's tasks")
                     for i, k in enumerate(props)}
+        if purpose == "replan" and "upcoming election" in str(messages):
+            got = plausible(purpose, messages, schema)
+            got["items"][0]["activity"] = "campaign for the upcoming election"
+            return got
         return plausible(purpose, messages, schema)
 
-    m, gw = make_mind(follows)
+    m, gw = make_mind(follows, settings=MindSettings(planning=mode))
     first = m.decide(situation(MORNING))
     m.inner_voice(DIRECTIVE, LATER)
     m.decide(situation(LATER, action=first.action))
-    texts = [x.description for x in m.plan]
-    assert any(t.startswith("campaigning for the upcoming election") or t == "campaign for the upcoming election"
-               or "campaign" in t for t in texts), texts
-    assert not any(t.startswith("running against Sam") for t in texts)  # no insertion needed
+    items = [x for x in m.plan if "campaign" in x.description]
+    assert items and all(x.source in ("model", "repaired: guided mode") for x in items), [x.line() for x in m.plan]
+    assert not any(x.description.startswith("running against Sam") for x in m.plan)  # no insertion needed
 
 
 def test_directive_before_the_day_goes_into_the_morning_plan():

@@ -127,7 +127,7 @@ def test_clicking_a_resident_shows_the_action(tmp_path, display):
         desc = session.sim.bodies[ISABELLA].action.description
         assert f"{ISABELLA} is {desc} @ " in insp.text
         assert "Today's plan" in insp.text and "»" in insp.text  # the current item is marked
-        assert "Recent memories" in insp.text and "[5]" in insp.text  # seed memories, importance 5
+        assert "Recent memories" in insp.text and "[5*]" in insp.text  # seed memories: importance 5, by rule
         assert "Knows" in insp.text
         assert insp.talk_button is not None
         pygame.image.save(display, str(tmp_path / "inspector.png"))
@@ -192,3 +192,45 @@ def test_the_panel_is_cheap_to_refresh(tmp_path, display):
         assert len(session.gateway.fake.calls) == calls
     finally:
         session.close()
+
+
+def test_the_panel_marks_what_the_model_did_not_write(tmp_path, display):
+    """Provenance in the panel: a model whose answers are unusable leaves a day of
+    the routine's, and the action line, the plan items and the budget say so."""
+    from tests.scripted_minds import garbage
+
+    game, session = make_play(tmp_path, respond=garbage)
+    try:
+        settle(session)
+        frame(game, display)
+        click(game, figure_rect(game, ISABELLA).center)
+        frame(game, display, 20)
+        text = game.inspector.text
+        assert "chosen by: routine: " in text  # the action line (the routine's until the mind's first decision)
+        assert "[routine: invalid answer]" in text  # the plan items
+        assert "(paper planning)" in text
+    finally:
+        session.close()
+    game, session = make_play(tmp_path / "good")
+    try:
+        settle(session)
+        frame(game, display)
+        click(game, figure_rect(game, ISABELLA).center)
+        frame(game, display, 20)
+        text = game.inspector.text
+        sources = session.sim.minds[ISABELLA].inspect()["plan_sources"]
+        assert "model" in sources
+        model_line = session.sim.minds[ISABELLA].inspect()["plan"][sources.index("model")]
+        assert f"{model_line}</font><br>" in text or f"{model_line}</b></font><br>" in text  # no tag
+    finally:
+        session.close()
+
+
+def test_header_says_when_the_budget_binds():
+    from game.view.inspector import header_lines
+
+    snap = {"action": {"description": "having lunch", "address": "the Ville:Hobbs Cafe:cafe",
+                       "source": "routine: budget"}, "budget": 150, "budget_hit": "2023-02-13T15:20:00"}
+    lines = [t for t, _, _ in header_lines(ISABELLA, None, snap, thinking=False)]
+    assert "chosen by: routine: budget" in lines
+    assert any("call budget (150) spent at 15:20" in t for t in lines)

@@ -47,20 +47,34 @@ def live_a_day(m, hours=24, step_min=10):
 
 
 @pytest.mark.parametrize("responder", [eager, plausible, garbage])
-def test_a_busy_day_stays_within_150_calls(responder):
-    m, gw = make_mind(responder)
+def test_a_daily_budget_binds_visibly(responder):
+    """A day far busier than any in the town (ten new people every ten minutes, a chat
+    offered each time): with a budget of 150 calls, the 150th is the last, and the
+    rules that stand in after it say so."""
+    from agents.mind import Mind
+
+    gw = make_gateway(responder, via_litellm=False, budget=150)
+    m = Mind(make_mind(responder)[0].persona, gw, HashEmbedder(64))
     live_a_day(m)
-    per_day = gw.accounting.summary()["by_resident"][m.name]["calls"]
-    day1 = sum(m.calls_per_day.values()) if m.calls_per_day else per_day
-    assert day1 <= 150 and max([*m.calls_per_day.values(), sum(m.calls.values())]) <= 150
+    day1 = m.calls_per_day.get("2023-02-13", sum(m.calls.values()))
+    assert day1 <= 150 and gw.accounting.summary()["by_resident"][m.name]["calls"] <= 150 + sum(m.calls.values())
     info = m.inspect()
     assert info["plan"] and info["memory_count"] > 100
-    if responder is eager:
+    if responder is not garbage:
+        assert m.calls_history["2023-02-13"] and sum(m.calls_history["2023-02-13"].values()) == 150
+        assert any(k.endswith(": budget") for k in m.fallbacks), m.fallbacks
         purposes = {p for p, _, _ in gw.fake.calls}
-        assert {"day_plan", "decompose", "importance", "reflect_questions", "reflect_insights", "react",
+        assert {"day_plan", "decompose", "importance", "reflect_questions", "reflect_insights",
                 "talk_decision", "relationship", "utterance", "chat_summary", "summary"} <= purposes
         assert info["reflections"]
-    print(responder.__name__, m.calls_per_day, m.calls_history, dict(m.calls))
+
+
+def test_without_a_budget_nothing_is_withheld():
+    m, gw = make_mind(plausible)
+    assert m.budget == 0  # a scripted (local) model: no budget by default
+    live_a_day(m, hours=6)
+    assert not m.skipped and not any(k.endswith(": budget") for k in m.fallbacks)
+    assert m.inspect()["budget_hit"] is None
 
 
 def test_construction_is_cheap_and_thoughts_are_folded_in():

@@ -1,4 +1,4 @@
-"""Residents change objects as they use them (issue 7): one table (agents/plan.py
+"""Residents change objects as they use them (issue 7): one table (agents/objects.py
 OBJECT_USE) -- a bed occupied while slept in, the fridge running low for a while
 after breakfast, the coffee machine brewing, the stove cooking, the shower running,
 the tv on -- and everyone perceives those states as events."""
@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 import mapkit
-from agents import plan
+from agents import objects as plan
 from agents.pool import MindPool
 from agents.types import Action, Decision
 from game.sim import Simulation

@@ -1,7 +1,10 @@
-"""Perception: attention bandwidth, retention, one batched importance call."""
-from datetime import datetime
+"""Perception: attention bandwidth, retention (the paper's last 8, and the last
+hour), the resident's own doing remembered, importance rated by the model in
+batches (or by a rule that says so)."""
+from datetime import datetime, timedelta
 
 from agents.perceive import perceive
+from agents.types import Action
 from tests.scripted_minds import event, garbage, make_mind, plausible
 
 NOW = datetime(2023, 2, 13, 9, 0)
@@ -25,40 +28,69 @@ def test_bandwidth_keeps_the_nearest_eight_and_skips_own_events():
     obs = m.memory.by_kind("observation")
     assert [x.subject for x in obs] == [f"Person {i} Smith" for i in range(8)]  # nearest first
     assert len(salient) == 8
-    assert purposes(gw) == ["importance"]  # one call rates them all
-    assert [x.importance for x in obs] == [4] * 8
+    assert purposes(gw) == []  # stored now; rated later, in a batch
+    assert all(x.importance_source.startswith("rule: until the model rates it") for x in obs)
+    m.rate_waiting()
+    assert purposes(gw) == ["importance"]  # eight waiting: one call rates them all
+    assert [x.importance for x in obs] == [4] * 8 and {x.importance_source for x in obs} == {"model"}
+    assert m.unrated == []
+
+
+def test_ratings_wait_for_a_batch_or_an_hour():
+    m, gw = mind()
+    perceive(m, [event("Maria Lopez", "reading a book")])
+    m.rate_waiting()
+    assert purposes(gw) == []  # one alone waits
+    m.now = NOW + timedelta(minutes=61)
+    m.rate_waiting()
+    assert purposes(gw) == ["importance"] and m.memory.nodes[0].importance_source == "model"
+
+
+def test_own_doing_is_remembered_once_not_reacted_to():
+    m, _ = mind()
+    m.action = Action("brewing coffee", "the Ville:Hobbs Cafe:cafe:coffee machine", NOW, 15)
+    assert perceive(m, [event("Maria Lopez", "reading a book")]) == [event("Maria Lopez", "reading a book")]
+    own = [x for x in m.memory.nodes if x.subject == m.name]
+    assert [x.description for x in own] == ["Isabella Rodriguez is brewing coffee"]
+    perceive(m, [])
+    assert len([x for x in m.memory.nodes if x.subject == m.name]) == 1
 
 
 def test_retention_skips_what_was_just_seen():
     m, gw = mind()
     evs = [event("Maria Lopez", "reading a book"), event("Klaus Mueller", "writing a paper")]
     perceive(m, evs)
-    assert perceive(m, evs) == []  # same (s, p, o): not news, no call
-    assert len(m.memory) == 2 and purposes(gw) == ["importance"]
+    assert perceive(m, evs) == []  # same (s, p, o): not news
+    assert len(m.memory) == 2
     others = [event(f"Person {i} Smith", "waving") for i in range(8)]
-    perceive(m, others[:8])  # pushes the first two out of the retention window of 8
-    assert len(perceive(m, evs)) == 2
+    perceive(m, others[:8])  # pushes the first two out of the paper's retention window of 8 ...
+    assert perceive(m, evs) == []  # ... but they were seen within the hour: still not news
+    m.now = NOW + timedelta(minutes=61)
+    perceive(m, [event(f"Person {i} Jones", "waving") for i in range(8)])
+    assert len(perceive(m, evs)) == 2  # an hour later, and out of the last eight: news again
 
 
-def test_idle_events_cost_no_call_and_objects_are_salient_when_active():
+def test_idle_events_are_rated_by_rule_and_objects_are_salient_when_active():
     m, gw = mind()
     evs = [event("Maria Lopez", "idle"), event("Klaus Mueller", "sleeping"),
            event("the Ville:Hobbs Cafe:cafe:stove", "idle"),
            event("the Ville:Hobbs Cafe:cafe:coffee machine", "brewing coffee")]
     salient = perceive(m, evs)
     assert [e.subject for e in salient] == ["the Ville:Hobbs Cafe:cafe:coffee machine"]
-    imp = {x.subject: x.importance for x in m.memory.nodes}
-    assert imp["Maria Lopez"] == 1 and imp["Klaus Mueller"] == 1
-    assert purposes(gw) == ["importance"]  # only the coffee machine was rated
+    by = {x.subject: x for x in m.memory.nodes}
+    assert by["Maria Lopez"].importance == 1 and by["Maria Lopez"].importance_source == "rule: idle"
+    assert len(m.unrated) == 1  # only the coffee machine waits for the model's rating
     assert m.object_states["the Ville:Hobbs Cafe:cafe:coffee machine"] == "brewing coffee"
     assert {"Maria Lopez", "Klaus Mueller"} <= m.known_people
-    assert perceive(m, [event("Carlos Gomez", "is idle")]) == [] and purposes(gw) == ["importance"]
 
 
-def test_bad_ratings_fall_back_to_rules():
+def test_bad_ratings_keep_the_rules_and_say_why():
     m, gw = mind(garbage)
     perceive(m, [event("Maria Lopez", "dancing"), event("the Ville:Hobbs Cafe:cafe:piano", "being played")])
+    m.rate_waiting(force=True)
     assert [x.importance for x in m.memory.nodes] == [3, 2]
+    assert {x.importance_source for x in m.memory.nodes} == {"rule: invalid answer"}
+    assert m.fallbacks["importance: invalid answer"] == 1 and m.unrated == []
 
 
 def test_importance_schema_bounds_each_rating():

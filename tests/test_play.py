@@ -433,6 +433,14 @@ def test_gateway_trouble_shows_in_the_hud(play):
     assert g.hud.toasts[-1][0] == "saved"
 
 
+def test_a_spent_call_budget_shows_in_the_hud(play):
+    s, g = play(agents=2)
+    assert not any("budget" in t for t, _ in g.hud.compose())
+    mind = next(iter(s.sim.minds.values()))
+    mind.budget_hit = s.sim.now  # as Mind.ask sets it when the day's budget runs out
+    assert "call budget spent: 1 resident on rules" in [t for t, _ in g.hud.compose()]
+
+
 def test_main_play_headless_with_a_session(tmp_path):
     from game.app import main_play
 

@@ -156,6 +156,8 @@ def test_steps_replace_junk_and_keep_good_model_steps():
     from datetime import timedelta
 
     from agents import plan as P
+    from agents import provenance as pv
+    from agents.decompose import validate_steps
     from agents.spatial import SpatialMemory
 
     isa = _cast()["Isabella Rodriguez"]
@@ -170,15 +172,38 @@ def test_steps_replace_junk_and_keep_good_model_steps():
            NS(activity="👍👍👍", minutes=15, place="coffee machine"),
            NS(activity="taking a shower", minutes=10, place="cafe counter")]
     stats = Counter()
-    acts = P.validate_steps(raw, sp, item, start, start + timedelta(minutes=60), resolve, persona=isa, stats=stats)
+    acts = validate_steps(raw, sp, item, start, start + timedelta(minutes=60), resolve, persona=isa, stats=stats)
     assert acts[0].description == "greeting the first customers" and acts[0].address.endswith("cafe counter")
+    assert acts[0].source == pv.MODEL
     texts = [a.description for a in acts]
     assert not any(A.problem(t) or not A.fits_place(t, isa.workplace) for t in texts), texts
     assert stats["decompose_step_rejected"] == 3 and stats["decompose_step"] == 4
+    assert [pv.kind_of(a.source) for a in acts[1:4]] == ["rule"] * 3  # the resident's own steps, marked
     assert sum(a.duration_min for a in acts) == 60
     for a, b in zip(acts, acts[1:]):
         assert a.end == b.start
     assert all(a.emoji in E.VOCABULARY for a in acts)
+
+
+def test_steps_that_stop_short_are_continued_by_rule():
+    from datetime import timedelta
+
+    from agents import plan as P
+    from agents.decompose import validate_steps
+    from agents.spatial import SpatialMemory
+
+    isa = _cast()["Isabella Rodriguez"]
+    sp = SpatialMemory()
+    sp.seed(isa)
+    start = datetime(2023, 2, 13, 9, 0)
+    item = P.PlanItem(start, 60, "running the cafe", isa.workplace)
+    acts = validate_steps([NS(activity="brew coffee", minutes=15, place="coffee machine"),
+                           NS(activity="greet customers", minutes=10, place="cafe counter")],
+                          sp, item, start, start + timedelta(minutes=62), None, persona=isa)
+    assert acts[-1].end == start + timedelta(minutes=62)
+    assert [a.source for a in acts[:2]] == ["model", "model"]  # no place given: an object that suits it
+    tail = [a for a in acts if a.source == "rule: the model's steps stopped short"]
+    assert tail and sum(a.duration_min for a in tail) == 37
 
 
 def test_day_plan_slots_keep_good_words_and_replace_the_rest():

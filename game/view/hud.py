@@ -170,6 +170,9 @@ class HUD:
         behind = sim.behind()
         if behind:
             lines.append((f"minds behind: {behind}", WARN))
+        spent = sum(1 for m in sim.minds.values() if getattr(m, "budget_hit", None) is not None)
+        if spent:  # ModelConfig.budget: past it, rules stand in for the model until tomorrow
+            lines.append((f"call budget spent: {spent} resident{'s' if spent > 1 else ''} on rules", WARN))
         status = str(getattr(gw, "status", "ok") or "ok")
         if status != "ok":
             lines.append((status[:70], BAD))

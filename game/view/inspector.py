@@ -22,7 +22,8 @@ from datetime import datetime
 
 import pygame
 
-from game.view.markup import C_DIM, C_HEAD, C_IMP, C_NOW, C_TEXT, esc
+from agents import provenance as pv
+from game.view.markup import C_DIM, C_HEAD, C_IMP, C_NOW, C_RULE, C_TEXT, esc, source_colour, source_tag
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +105,13 @@ def header_lines(name: str, body, snap: dict, *, thinking: bool) -> list[tuple[s
         out.append((f"{name} is {a.get('description')} @ {pretty(a.get('address'))}", C_TEXT, True))
     else:
         out.append((f"{name} is just arriving", C_TEXT, True))
+    source = getattr(act, "source", None) if act is not None else (snap.get("action") or {}).get("source")
+    label = pv.short_label(source)
+    if label:  # what the model did not choose, said plainly
+        out.append((f"chosen by: {label}", source_colour(source) or C_RULE, False))
+    if snap.get("budget_hit"):
+        out.append((f"call budget ({snap.get('budget')}) spent at {_hm(snap['budget_hit'])}: rules stand in until "
+                    "tomorrow", C_RULE, False))
     out.append(("thinking…" if thinking else "not thinking", C_NOW if thinking else C_DIM, False))
     return out
 
@@ -168,14 +176,20 @@ def body_html(snap: dict, *, now: datetime | None, memory_text=None) -> str:
         out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>{esc(snap['summary'])}</font><br>")
 
     plan = list(snap.get("plan") or [])
-    out.append(_h("Today's plan"))
+    sources = list(snap.get("plan_sources") or []) + [""] * len(plan)
+    mode = f" ({snap['planning']} planning)" if snap.get("planning") else ""
+    out.append(_h(f"Today's plan{mode}"))
     if plan:
         cur = _current_plan_index(plan, now)
         for i, line in enumerate(plan):
+            tag = source_tag(sources[i], SMALL_PX)
             if i == cur:
-                out.append(f"<font color='{C_NOW}'><b>» {esc(line)}</b></font><br>")
+                out.append(f"<font color='{C_NOW}'><b>» {esc(line)}</b></font>{tag}<br>")
             else:
-                out.append(f"<font color='{C_TEXT}'>   {esc(line)}</font><br>")
+                colour = source_colour(sources[i]) or C_TEXT
+                out.append(f"<font color='{colour}'>   {esc(line)}</font>{tag}<br>")
+        for line in snap.get("arrangements") or []:
+            out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>arranged: {esc(line)}</font><br>")
         pending = snap.get("pending") or []
         if pending:
             out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>next: {esc('; '.join(pending[:4]))}</font><br>")
@@ -185,8 +199,11 @@ def body_html(snap: dict, *, now: datetime | None, memory_text=None) -> str:
     mems = [m for m in (snap.get("memories") or []) if m.get("kind") != "reflection"]
     out.append(_h(f"Recent memories ({snap.get('memory_count', len(mems))} in all)"))
     if mems:
+        out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>[importance]; * rated by a rule, not the model"
+                   "</font><br>")
         for m in reversed(mems[-MAX_MEMORIES:]):
-            out.append(f"<font pixel_size={SMALL_PX}><font color='{C_IMP}'>[{int(m.get('importance', 0))}]</font> "
+            rule = "*" if pv.kind_of(m.get("importance_source")) == pv.RULE else ""
+            out.append(f"<font pixel_size={SMALL_PX}><font color='{C_IMP}'>[{int(m.get('importance', 0))}{rule}]</font> "
                        f"<font color='{C_DIM}'>{_hm(m.get('created'))} {esc(m.get('kind', ''))}</font> "
                        f"{esc(_clip(m.get('description', ''), MEMORY_CHARS))}</font><br>")
     else:
@@ -198,7 +215,7 @@ def body_html(snap: dict, *, now: datetime | None, memory_text=None) -> str:
         by_id = {m.get("id"): m.get("description", "") for m in (snap.get("memories") or [])}
         for r in reversed(refl):
             out.append(f"<font color='{C_IMP}'>[{int(r.get('importance', 0))}]</font> "
-                       f"<i>{esc(r.get('description', ''))}</i><br>")
+                       f"<i>{esc(r.get('description', ''))}</i>{source_tag(r.get('source'), SMALL_PX)}<br>")
             for e in (r.get("cites") or r.get("evidence") or [])[:5]:
                 text = e if isinstance(e, str) else (by_id.get(e) or (memory_text(e) if memory_text else None))
                 if text:

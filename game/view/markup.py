@@ -9,8 +9,33 @@ C_DIM = "#A8B0BC"
 C_NOW = "#8EE28E"  # the current plan item
 C_IMP = "#F2A65A"  # importance
 C_TEXT = "#ECECEC"
+C_RULE = "#F08C8C"  # what a rule or the routine chose instead of the model
+C_REPAIRED = "#D8C98A"  # the model's, with a detail a rule fixed
 
 
 def esc(text) -> str:
     """Text safe inside pygame_gui markup."""
     return html.escape(str(text), quote=False)
+
+
+def source_colour(source: str | None) -> str | None:
+    """The colour that marks what the model did not write as is (None: the model's own)."""
+    from agents import provenance as pv
+
+    k = pv.kind_of(source)
+    if k in (pv.RULE, pv.ROUTINE):
+        return C_RULE
+    if k == pv.REPAIRED:
+        return C_REPAIRED
+    return None
+
+
+def source_tag(source: str | None, px: int = 13) -> str:
+    """" [routine: invalid answer]" in its colour, or "" for the model's own words."""
+    from agents import provenance as pv
+
+    label = pv.short_label(source)
+    colour = source_colour(source)
+    if not label or colour is None:
+        return ""
+    return f" <font pixel_size={px} color='{colour}'>[{esc(label)}]</font>"

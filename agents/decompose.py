@@ -1,0 +1,175 @@
+"""Decomposition (paper section 4.3): the hour chunk of a plan item at hand
+becomes 5-15 minute actions, each at an object the model picks from the ones
+the resident knows in the item's place. One call per chunk, made lazily when
+the chunk begins. Junk steps are replaced by the resident's own plausible
+steps; every action says where it came from."""
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import BaseModel, conlist, create_model
+
+from agents import activity
+from agents import provenance as pv
+from agents.objects import is_sleep, make_action, object_fits, pick_object
+from agents.plan import PlanItem
+from agents.text import short_text
+from agents.types import Action
+
+MINUTES = (5, 10, 15)
+
+
+@lru_cache(maxsize=1024)
+def steps_schema(labels: tuple[str, ...], max_steps: int) -> type[BaseModel]:
+    """Steps of a plan item: the activity (short free text), minutes (enumerated) and
+    the object used (enumerated from the item's arena). No emoji: the keyword table
+    picks a drawable one more reliably than a small model, and saves tokens."""
+    Place = Literal[tuple(labels)]
+    Step = create_model("Step", activity=(short_text(60), ...), minutes=(Literal[MINUTES], ...),
+                        place=(Place, ...))
+    return create_model("Steps", steps=(conlist(Step, min_length=1, max_length=max_steps), ...))
+
+
+def chunk_end(item: PlanItem, now: datetime) -> datetime:
+    return min(item.end, now + timedelta(minutes=60))
+
+
+def fallback_texts(item: PlanItem, persona=None) -> list[str]:
+    """Varied, persona-specific steps of a plan item that fit its place."""
+    if persona is None:
+        return [item.description]
+    kind = activity.arena_kind(item.address)
+    texts = [t for t in activity.item_steps(item.description, kind, persona)
+             if activity.fits_place(t, item.address)]
+    return texts or [item.description]
+
+
+def fallback_actions(spatial, item: PlanItem, start: datetime, end: datetime, persona=None,
+                     step_min: int = 15, source: str = "") -> list[Action]:
+    """The routine's steps of a plan item (or the item itself, for a short chunk)."""
+    minutes = max(1, int((end - start).total_seconds() // 60))
+    if persona is None or minutes < 2 * 5:
+        where = pick_object(spatial, item.address, item.description)
+        return [make_action(spatial, item.description, where, start, minutes, source=source or item.source)]
+    out, t = [], start
+    for text, m in activity.fallback_steps(item.description, item.address, persona, minutes, step_min):
+        out.append(make_action(spatial, text, pick_object(spatial, item.address, text), t, m, source=source))
+        t += timedelta(minutes=m)
+    return out
+
+
+def step_problem(text: str | None, item: PlanItem, address: str, t: datetime) -> str | None:
+    """Why the model's step cannot be used as written, or None."""
+    if text is None:
+        return "not an activity"
+    if not activity.fits_place(text, address):
+        return f"{text} does not fit {address.split(':', 1)[-1]}"
+    if not activity.fits_time(text, t.hour):
+        return f"{text} at {t:%H:%M}"
+    if is_sleep(text) != is_sleep(item.description):
+        return "sleeping in the middle of the day" if is_sleep(text) else "awake in a night's sleep"
+    return None
+
+
+def validate_steps(raw_steps, spatial, item: PlanItem, start: datetime, end: datetime, resolve,
+                   lo: int = 5, hi: int = 15, persona=None, stats=None, examples=()) -> list[Action]:
+    """Model steps -> actions that tile [start, end) exactly, in the item's arena.
+    The model's object is kept where it suits the step; a junk or misplaced step is
+    replaced by one of the resident's own steps of the item (provenance "rule");
+    repeats are merged. ``examples``: the prompt's example steps (a copy of one is
+    the routine's words, not the model's)."""
+    name = persona.name if persona is not None else ""
+    spare = fallback_texts(item, persona)
+    arena = spatial.arena_of(item.address) if item.address.count(":") >= 2 else item.address
+    out: list[Action] = []
+    t = start
+
+    def add(text: str, addr: str, minutes: int, source: str) -> None:
+        if out and out[-1].description == text and out[-1].address == addr:
+            out[-1].duration_min += minutes  # the same thing again: one longer action
+        else:
+            out.append(make_action(spatial, text, addr, t, minutes, source=source))
+
+    for r in raw_steps:
+        left = int((end - t).total_seconds() // 60)
+        if left <= 0:
+            break
+        minutes = min(max(int(r.minutes), lo), hi, left)
+        addr = resolve(r.place) if resolve else None
+        if addr and (not spatial.knows(addr) or spatial.arena_of(addr) != arena):
+            addr = None  # steps happen where the plan item is: never trust a place name
+        text = activity.clean_activity(r.activity, name)
+        why = step_problem(text, item, addr or item.address, t)
+        if stats is not None:
+            stats["decompose_step"] += 1
+        if why is not None:
+            if stats is not None:
+                stats["decompose_step_rejected"] += 1
+            text = spare.pop(0) if len(spare) > 1 else spare[0]
+            add(text, pick_object(spatial, item.address, text), minutes, pv.tag(pv.RULE, f"{pv.INVALID}: {why}"))
+        else:
+            source = pv.MODEL
+            if text in examples:
+                if stats is not None:
+                    stats["decompose_step_copied"] += 1
+                source = pv.tag(pv.REPAIRED, f"{pv.GUIDED}: the prompt's example")
+            if not addr or not object_fits(text, addr):
+                hint = pick_object(spatial, item.address, text)
+                if addr and hint != addr:
+                    source = pv.combine(source, pv.tag(pv.REPAIRED, f"{addr.rsplit(':', 1)[-1]} -> "
+                                                                     f"{hint.rsplit(':', 1)[-1]}"))
+                addr = hint if object_fits(text, hint) else item.address
+            add(text, addr, minutes, source)
+        t += timedelta(minutes=minutes)
+    if not out:
+        return fallback_actions(spatial, item, start, end, persona, hi, pv.tag(pv.ROUTINE, pv.INVALID))
+    left = int((end - t).total_seconds() // 60)
+    if 0 < left < lo:
+        out[-1].duration_min += left  # minutes come in fives: the last step runs on to the chunk's end
+        left = 0
+    if left > 0:
+        # The model stopped short: the rest of the chunk continues the plan item,
+        # with the resident's own steps it has not done yet.
+        done = {a.description for a in out}
+        todo = [x for x in spare if x not in done] or [item.description]
+        n = max(1, min(len(todo), -(-left // hi)))
+        src = pv.tag(pv.RULE, "the model's steps stopped short")
+        for i, text in enumerate(todo[:n]):
+            d = left if i == n - 1 else max(lo, min(hi, 5 * round(left / (n - i) / 5)))
+            add(text, pick_object(spatial, item.address, text), d, src)
+            t += timedelta(minutes=d)
+            left -= d
+    return out
+
+
+def decompose(m, item: PlanItem, start: datetime, end: datetime, minutes: int) -> list[Action]:
+    """One call: the 5-15 minute steps of the chunk [start, end) of a plan item."""
+    sp, s = m.spatial, m.settings
+    objs = sp.objects(item.address) or [item.address]
+    labels = [o.rsplit(":", 1)[1] if o.count(":") >= 3 else sp.label(o) for o in objs]
+    resolve = dict(zip(labels, objs)).get
+    max_steps = max(1, min(4, -(-minutes // s.action_max_minutes)))
+    schema = steps_schema(tuple(labels), max_steps)
+    # The guided mode shows the resident's own steps as examples (a small model copies
+    # their form); the paper's mode shows only the plan item's own words.
+    examples = fallback_texts(item, m.persona)[:2] if m.guided else [item.description]
+
+    def label_of(text: str) -> str:
+        o = pick_object(sp, item.address, text)
+        return o.rsplit(":", 1)[-1] if o.count(":") >= 3 else labels[0]
+
+    example = json.dumps({"steps": [{"activity": e, "minutes": 10, "place": label_of(e)} for e in examples]},
+                         ensure_ascii=False)
+    mems = "\n".join(f"- {x.description}" for x in m.retrieve(item.description, k=3)) or "- (nothing)"
+    got, why = m.ask(schema, "decompose", "decompose", None, start=f"{start:%H:%M}", end=f"{end:%H:%M}",
+                     activity=item.description, place=sp.label(item.address), example=example,
+                     now_doing=m.doing(), memories=mems, minutes=minutes)
+    if why is not None:
+        m.note_fallback("actions", why)
+        return fallback_actions(sp, item, start, end, m.persona, s.action_max_minutes,
+                                pv.tag(pv.ROUTINE, pv.reason_of_failure(why)))
+    return validate_steps(got.steps, sp, item, start, end, resolve, s.action_min_minutes, s.action_max_minutes,
+                          persona=m.persona, stats=m.rejected, examples=set(examples) if m.guided else set())
