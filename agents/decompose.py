@@ -23,14 +23,32 @@ MINUTES = (5, 10, 15)
 
 
 @lru_cache(maxsize=1024)
-def steps_schema(labels: tuple[str, ...], max_steps: int) -> type[BaseModel]:
+def steps_schema(labels: tuple[str, ...], max_steps: int, min_steps: int = 1) -> type[BaseModel]:
     """Steps of a plan item: the activity (short free text), minutes (enumerated) and
     the object used (enumerated from the item's arena). No emoji: the keyword table
-    picks a drawable one more reliably than a small model, and saves tokens."""
+    picks a drawable one more reliably than a small model, and saves tokens. At least
+    ``min_steps``: enough 15-minute steps to fill the chunk (a small model stops after
+    one step when it may)."""
     Place = Literal[tuple(labels)]
     Step = create_model("Step", activity=(short_text(60), ...), minutes=(Literal[MINUTES], ...),
                         place=(Place, ...))
-    return create_model("Steps", steps=(conlist(Step, min_length=1, max_length=max_steps), ...))
+    return create_model("Steps", steps=(conlist(Step, min_length=min_steps, max_length=max_steps), ...))
+
+
+def _stretch(raw_steps, minutes: int, hi: int) -> list[int]:
+    """The steps' minutes, lengthened evenly (to ``hi`` at most) where they fall short of
+    the chunk: "10, 10, 10, 10" for an hour becomes "15, 15, 15, 15"."""
+    got = [int(r.minutes) for r in raw_steps]
+    short = minutes - sum(got)
+    while short > 0 and any(m < hi for m in got):
+        for i in range(len(got)):
+            if short <= 0:
+                break
+            if got[i] < hi:
+                add = min(5, hi - got[i], short)
+                got[i] += add
+                short -= add
+    return got
 
 
 def chunk_end(item: PlanItem, now: datetime) -> datetime:
@@ -93,11 +111,12 @@ def validate_steps(raw_steps, spatial, item: PlanItem, start: datetime, end: dat
         else:
             out.append(make_action(spatial, text, addr, t, minutes, source=source))
 
-    for r in raw_steps:
+    wanted = _stretch(raw_steps, int((end - start).total_seconds() // 60), hi)
+    for r, want in zip(raw_steps, wanted):
         left = int((end - t).total_seconds() // 60)
         if left <= 0:
             break
-        minutes = min(max(int(r.minutes), lo), hi, left)
+        minutes = min(max(want, lo), hi, left)
         addr = resolve(r.place) if resolve else None
         if addr and (not spatial.knows(addr) or spatial.arena_of(addr) != arena):
             addr = None  # steps happen where the plan item is: never trust a place name
@@ -152,7 +171,7 @@ def decompose(m, item: PlanItem, start: datetime, end: datetime, minutes: int) -
     labels = [o.rsplit(":", 1)[1] if o.count(":") >= 3 else sp.label(o) for o in objs]
     resolve = dict(zip(labels, objs)).get
     max_steps = max(1, min(4, -(-minutes // s.action_max_minutes)))
-    schema = steps_schema(tuple(labels), max_steps)
+    schema = steps_schema(tuple(labels), max_steps, max_steps)
     # The guided mode shows the resident's own steps as examples (a small model copies
     # their form); the paper's mode shows only the plan item's own words.
     examples = fallback_texts(item, m.persona)[:2] if m.guided else [item.description]

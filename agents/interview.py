@@ -168,9 +168,13 @@ def respond(mind, speaker: str, text: str, *, now: datetime, speaker_is: str | N
     fb = Answer(answer=fallback_answer(mind, speaker, text, history))
     if remember:
         mind.calls["respond"] += 1  # counted with the mind's calls (the player's chat is never skipped)
-    got = mind.gateway.ask(Answer, prompt, purpose="respond", resident=mind.name, fallback=fb,
-                           max_tokens=MAX_TOKENS)
-    answer = _clean_answer(got.answer, mind, speaker, text, history) or fb.answer
+    got, why = mind.gateway.ask_traced(Answer, prompt, purpose="respond", resident=mind.name, fallback=fb,
+                                       max_tokens=MAX_TOKENS)
+    answer = _clean_answer(got.answer, mind, speaker, text, history)
+    if not answer or why is not None:
+        answer = fb.answer
+        if remember:  # counted on the mind (an interview leaves it unchanged)
+            mind.fallbacks[f"answer: {pv.reason_of_failure(why or 'invalid')}"] += 1
     if remember:
         _remember(mind, speaker, text, answer, now, rule_importance(text))
     return answer

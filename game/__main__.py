@@ -24,6 +24,12 @@ def _add_model_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--api-base", help="base URL of an OpenAI-compatible or Ollama server")
     g.add_argument("--concurrency", type=int, help="model calls in flight at once")
     g.add_argument("--cache", help="SQLite response cache file (replays seeded runs for free)")
+    g.add_argument("--planning", choices=("paper", "guided", "auto"),
+                   help="paper: the model writes the day; guided: the routine's times, the model's words "
+                        "(auto: guided for the embedded model, paper for any other)")
+    g.add_argument("--budget", type=int,
+                   help="model calls per resident per sim day, then rules stand in (0: none; default: none for "
+                        "local models, 300 for hosted ones)")
 
 
 def _add_cast_flags(p: argparse.ArgumentParser) -> None:
@@ -62,12 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_flags(sim)
 
     bench = sub.add_parser("bench", help="measure speed and cost on this machine; writes bench/results.json and .md")
-    bench.add_argument("--only", help="comma-separated: astar,retrieval,models,frame,saves,economy (default: all)")
+    bench.add_argument("--only", help="comma-separated: astar,retrieval,models,frame,saves,economy,chain (default: all)")
     bench.add_argument("--quick", action="store_true", help="small N: a smoke run, not figures to quote")
     bench.add_argument("--out", default="bench/results.json", help="results file (the table goes beside it as .md)")
     bench.add_argument("--map", default=DEFAULT_MAP)
     bench.add_argument("--economy-run", help="take the economy from this run folder's summary.json instead of a new run")
-    bench.add_argument("--economy-hours", type=float, help="sim hours of the economy run (default 1, quick 0.25)")
+    bench.add_argument("--economy-hours", type=float, help="sim hours of each economy run (default 24: a whole day; quick 2)")
     bench.add_argument("--seed", type=int, default=0)
 
     ev = sub.add_parser("evaluate", help="the paper's evaluations of a run folder or a save: diffusion, relationships, "

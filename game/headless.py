@@ -327,6 +327,9 @@ def timeline_text(sim, summary: dict, town=None) -> str:
         + ", ".join(summary["residents"]),
         f"{summary['totals'].get('calls', 0)} model calls, {summary['totals'].get('tokens', 0)} tokens, "
         f"wall time {summary['wall_s']:g} s" + (" · interrupted" if summary.get("interrupted") else ""),
+        f"{summary.get('planning') or '?'} planning · the model led "
+        + (f"{100 * share:.0f}%" if (share := summary['totals'].get('model_led_share')) is not None else "-")
+        + " of awake minutes · ⚙ marks what the model did not write (a rule's or the routine's choice, and why)",
     ]
     world = getattr(town, "world", None)
     return render_timeline(sim.events, title=f"Smallville run — {world or 'the town'}", header=header, world=world)
@@ -453,9 +456,10 @@ def resume_sim(args, *, gateway: Any = None, embedder: Any = None, progress: boo
         from agents.llm import Gateway, load_config
 
         given = {k: v for k, v in vars(args).items() if v is not None}
-        overrides = {k: v for k, v in saved_cfg.items() if k in ("model", "api_base", "seed", "temperature")
-                     and k not in given}
-        overrides.update({k: given[k] for k in ("model", "api_base", "concurrency", "cache") if k in given})
+        overrides = {k: v for k, v in saved_cfg.items() if k in ("model", "api_base", "seed", "temperature",
+                                                                   "planning", "budget") and k not in given}
+        overrides.update({k: given[k] for k in ("model", "api_base", "concurrency", "cache", "planning", "budget")
+                          if k in given})
         try:
             config = load_config(overrides)
         except ConfigError as err:

@@ -90,14 +90,19 @@ def test_economy_reads_a_run_folder(tmp_path):
     run = tmp_path / "run"
     run.mkdir()
     summary = {
-        "model": "embedded", "sim_hours": 2.0, "start": "2023-02-13 07:00", "wall_s": 100.0,
-        "residents": {"A": {"calls_per_sim_day": 120.0}, "B": {"calls_per_sim_day": 240.0}},
-        "totals": {"calls": 30, "tokens": 6000, "fallback": 1},
+        "model": "embedded", "planning": "guided", "sim_hours": 24.0, "start": "2023-02-13 07:00", "wall_s": 100.0,
+        "residents": {"A": {"calls_per_sim_day": 100.0, "tokens_per_sim_day": 40000.0, "reflections_per_sim_day": 2,
+                            "fallbacks": {"day plan: invalid answer": 1}},
+                      "B": {"calls_per_sim_day": 140.0, "tokens_per_sim_day": 50000.0, "reflections_per_sim_day": 3,
+                            "fallbacks": {"day plan: invalid answer": 2, "line: model error (timeout)": 1}}},
+        "totals": {"calls": 240, "tokens": 90000, "fallback": 4, "model_led_share": 0.8},
     }
     (run / "summary.json").write_text(json.dumps(summary))
     out = bench.bench_economy(bench.Context(economy_run=str(run)))
-    assert out["calls_per_resident_per_sim_day"] == 180.0  # 30 calls / 2 residents / (2/24 day)
-    assert out["tokens_per_resident_per_sim_day"] == 36000.0
-    assert out["median_resident_calls_per_sim_day"] == 180.0
+    assert out["guided_calls_per_resident_per_sim_day"] == 120.0  # 240 calls / 2 residents / 1 day
+    assert out["guided_tokens_per_resident_per_sim_day"] == 45000.0
+    assert out["guided_max_resident_calls_per_sim_day"] == 140.0
+    assert out["guided_model_led_share"] == 0.8 and out["guided_reflections_per_resident_per_sim_day"] == 2.5
+    assert out["guided_fallbacks"] == {"day plan: invalid answer": 3, "line: model error (timeout)": 1}
     with pytest.raises(UserError):
         bench.bench_economy(bench.Context(economy_run=str(tmp_path / "nowhere")))

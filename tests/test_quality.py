@@ -202,8 +202,9 @@ def test_steps_that_stop_short_are_continued_by_rule():
                           sp, item, start, start + timedelta(minutes=62), None, persona=isa)
     assert acts[-1].end == start + timedelta(minutes=62)
     assert [a.source for a in acts[:2]] == ["model", "model"]  # no place given: an object that suits it
+    assert [a.duration_min for a in acts[:2]] == [15, 15]  # the model's steps, lengthened to 15 minutes
     tail = [a for a in acts if a.source == "rule: the model's steps stopped short"]
-    assert tail and sum(a.duration_min for a in tail) == 37
+    assert tail and sum(a.duration_min for a in tail) == 32
 
 
 def test_day_plan_slots_keep_good_words_and_replace_the_rest():
