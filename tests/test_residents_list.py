@@ -125,10 +125,18 @@ def test_markers_for_thinking_and_routine(town):
     # primed residents follow a routine until their mind decides: the row says so
     assert lst.routine.get(name) is True
     state = lst.row_state(name)
-    assert state[5] is True  # "routine"
+    assert state[5] == "routine"
     assert state[4] == session.sim.thinking(name)  # "thinking…" while the mind works
     image = lst.render_row(name, state, 360)
     assert image.get_size() == (360, 46)
+    # the mind decided: no longer a routine; its latest model answer unusable: "fallback"
+    lst.routine[name] = False
+    from agents.accounting import CallRecord
+
+    session.gateway.accounting.record(CallRecord(time=0.0, model="m", purpose="decompose", resident=name,
+                                                 outcome="fallback"))
+    lst._read_fallbacks()
+    assert lst.row_state(name)[5] == "fallback"
 
 
 def test_a_name_in_the_inspector_is_a_link_that_follows(town):

@@ -3,9 +3,11 @@
 A pygame_gui window on the left lists every resident, by name: their map
 colour (the same as their dot on the town map), the emoji and a few words of
 what they are doing, where they are (sector › arena, or where they are
-walking to), and a marker while their mind is thinking or while they follow
-a routine because the model's answer was not usable ("routine"). A line at
-the top filters the rows by name, activity or place.
+walking to), and markers: "thinking…" while their mind works, "routine"
+while their action is a routine rather than the model's (before the mind's
+first decision, or after a failed one), "fallback" when their latest model
+answer was unusable and a rule answered instead. A line at the top filters
+the rows by name, activity or place.
 
 Click a row: the camera goes to that resident, wherever they are, and
 follows them (game/view/follow.py) until the visitor walks or Escape.
@@ -91,6 +93,7 @@ class ResidentsList:
         self.order: list[str] = []  # the names shown, in order
         self.hover: str | None = None  # the row under the mouse (drawn lighter)
         self.routine: dict[str, bool] = {}  # resident -> the current action is a routine / fallback
+        self.fell_back: set[str] = set()  # residents whose latest model call fell back
         self._sim = None
         self._since = REFRESH_S
         self._filter = ""
@@ -125,6 +128,19 @@ class ResidentsList:
                 if len(self.routine) == len(want):
                     break
 
+    def _read_fallbacks(self) -> None:
+        """Whose latest model call fell back (the gateway's recent call records)."""
+        acc = getattr(getattr(self.game.session, "gateway", None), "accounting", None)
+        records = getattr(acc, "records", None)
+        if not callable(records):
+            return
+        latest: dict[str, bool] = {}
+        for rec in reversed(records()):
+            who = getattr(rec, "resident", None)
+            if who and who not in latest:
+                latest[who] = getattr(rec, "outcome", "ok") == "fallback"
+        self.fell_back = {who for who, fb in latest.items() if fb}
+
     def row_state(self, name: str) -> tuple:
         """What a row shows (compared to find the rows to redraw)."""
         session = self.game.session
@@ -146,8 +162,8 @@ class ResidentsList:
         you = getattr(session, "controlled", None) == name
         thinking = bool(sim.thinking(name)) and not you
         followed = getattr(getattr(self.game, "follower", None), "target", None) == name
-        return (name, b.emoji, doing, where, thinking, bool(self.routine.get(name)) and not you, you or followed,
-                you)
+        marker = "" if you else "routine" if self.routine.get(name) else "fallback" if name in self.fell_back else ""
+        return (name, b.emoji, doing, where, thinking, marker, you or followed, you)
 
     # ---- the window --------------------------------------------------------------------------
     # Made once (at install, before the first frame: pygame_gui's first scrolling box takes ~0.1 s)
@@ -289,7 +305,7 @@ class ResidentsList:
         if thinking:
             markers.append(("thinking…", THINK))
         if routine:
-            markers.append(("routine", ROUTINE))
+            markers.append((routine, ROUTINE))
         right = width - 6
         for text, c in reversed(markers):
             img = fonts.text(text, LINE_PX, c)
@@ -408,6 +424,7 @@ class ResidentsList:
         self._since += dt
         if self._since >= REFRESH_S:
             self._since = 0.0
+            self._read_fallbacks()
             for name in self.order:
                 if self.row_state(name) != self.rows.get(name) and name not in self._dirty:
                     self._dirty.append(name)
