@@ -65,6 +65,8 @@ class QuitDialog:
             self.buttons["save"].disable()
         session = self.game.session
         if session is not None:
+            if session.skipping:
+                session.cancel_skip()  # a skip would run on behind the question
             self._was_paused = session.paused
             session.paused = True
         self.game.controls.release_all()
