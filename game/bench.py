@@ -363,6 +363,8 @@ def _bench_frame_session(ctx: Context) -> dict:
         upkeep = MindPool(FRAME_POOL)
 
         def centre():
+            if getattr(getattr(game, "follower", None), "target", None):
+                return  # the camera follows a resident (the residents list's phase)
             xs = [sim.bodies[n].tile[0] for n in names]
             ys = [sim.bodies[n].tile[1] for n in names]
             game.follow = False
