@@ -20,9 +20,11 @@ Plugging in more (later issues):
   a panel can take Escape before the game quits), `update(dt)`,
   `draw_world(surface, camera)` (in world space, over the town and its
   characters, e.g. speech bubbles), `draw(surface)` (screen space, e.g. HUD),
-  `draw_top(surface)` (after every `draw`: messages over full-screen panels)
-  and `reserved() -> [Rect]` (screen boxes its messages take: speech bubbles
-  keep clear of them, see `reserved_rects`).
+  `draw_top(surface)` (after every `draw`: messages over full-screen panels),
+  `reserved() -> [Rect]` (screen boxes its messages take: speech bubbles
+  keep clear of them, see `reserved_rects`) and `inset() -> (l, t, r, b)`
+  (screen pixels a panel docked at a side covers: the camera centres what it
+  follows in the rest of the window, `Camera.insets`).
 - pygame_gui widgets: create them on `game.ui` (a UIManager); it gets events
   first and is drawn last.
 - the status line's right side: `game.status.right = "Mon 13 Feb 07:00"`.
@@ -248,8 +250,12 @@ class Game:
                 self.sync_control()  # control changed elsewhere (a load, the console)
             self.session.move_visitor(self.visitor.tile)
             self.session.update(dt)
+        insets = self._panel_insets()
+        if insets != self.camera.insets:  # a side panel opened or closed: the view makes room
+            self.camera.insets = insets
+            self.camera.clamp()
         if self.follow:
-            self.camera.follow(*self.visitor_center_world(), dt)
+            self.camera.follow(*self.camera.focus(*self.visitor_center_world()), dt)
         self._update_hover()
         for overlay in self.overlays:
             up = getattr(overlay, "update", None)
@@ -294,6 +300,17 @@ class Game:
             if fn is not None:
                 fn(surface)
         self.ui.draw_ui(surface)
+
+    def _panel_insets(self) -> tuple[int, int, int, int]:
+        """Screen pixels side panels cover (overlays' ``inset()``: (left, top, right, bottom))."""
+        out = [0, 0, 0, 0]
+        for overlay in self.overlays:
+            fn = getattr(overlay, "inset", None)
+            if fn is not None:
+                got = fn()
+                if got:
+                    out = [max(a, int(b)) for a, b in zip(out, got)]
+        return (out[0], out[1], out[2], out[3])
 
     def reserved_rects(self) -> list:
         """Screen boxes messages take (the HUD, toasts, the console's output): bubbles avoid them."""
@@ -344,7 +361,7 @@ class Game:
         if follower is not None:
             follower.stop()
         self.follow = False
-        self.camera.look_at(*self.camera.tile_center_world(*tile))
+        self.camera.look_at(*self.camera.focus(*self.camera.tile_center_world(*tile)))
 
     def zoom(self, steps: int, anchor: tuple[int, int] | None = None) -> bool:
         return self.camera.zoom_step(steps, anchor)

@@ -69,6 +69,10 @@ def on_screen(game, name: str) -> bool:
 
 
 def screen_distance_to_centre(game, name: str) -> float:
+    """How far a resident is drawn from the middle of the town's visible part
+    (the window less the panels docked at its sides)."""
     rect = next(r for f, r in game.drawn if f.name == name)
-    cx, cy = game.size[0] / 2, game.size[1] / 2
+    left, top, right, bottom = game.camera.insets
+    cx = left + (game.size[0] - left - right) / 2
+    cy = top + (game.size[1] - top - bottom) / 2
     return ((rect.centerx - cx) ** 2 + (rect.bottom - cy) ** 2) ** 0.5

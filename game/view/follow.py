@@ -106,7 +106,7 @@ class Follow:
             self.stop()
             game.follow = True
             return
-        game.camera.follow(*game.camera.tile_center_world(*pos), dt)
+        game.camera.follow(*game.camera.focus(*game.camera.tile_center_world(*pos)), dt)
 
 
 def install(game) -> Follow:

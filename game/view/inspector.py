@@ -575,6 +575,12 @@ class Inspector:
             return True
         return False
 
+    def inset(self) -> tuple[int, int, int, int] | None:
+        """The panel covers the window's right side (the camera centres in the rest)."""
+        if not self.is_open:
+            return None
+        return (0, 0, max(0, self.game.size[0] - self.window.rect.left + 4), 0)
+
     def update(self, dt: float) -> None:
         if self.window is not None and not self.window.alive():
             self.close()

@@ -227,6 +227,10 @@ class ResidentsList:
         self.rows = {}
         self.order = []
 
+    def inset(self) -> tuple[int, int, int, int] | None:
+        """The list covers the window's left side (the camera centres in the rest)."""
+        return (self.window.rect.right + 4, 0, 0, 0) if self.is_open else None
+
     def toggle(self) -> None:
         self.close() if self.is_open else self.open()
 
