@@ -130,6 +130,7 @@ class Game:
         self._address_cache: dict[tuple[int, int], str | None] = {}
         self._playing: str | None = None  # the resident the player's figure is (session.controlled)
         self._parked: tuple | None = None  # the visitor's (tile, name, slug, facing) while playing
+        self._window_closed = False  # a WINDOWCLOSE came: the next QUIT is the close button, not a signal
         self.camera.look_at(*self.visitor_center_world())
 
     # ---- building --------------------------------------------------------------------
@@ -194,8 +195,13 @@ class Game:
     # ---- the three per-frame calls ---------------------------------------------------------
     def handle_event(self, event) -> None:
         pygame = _pygame()
+        if event.type == pygame.WINDOWCLOSE:
+            self._window_closed = True  # the window's close button: the QUIT that follows asks
         if event.type == pygame.QUIT:
-            self.request_quit(from_window=True)
+            # Without a close button before it, QUIT is a signal (Ctrl+C, kill, logging out):
+            # nobody is there to answer a question, so save and quit at once.
+            asked, self._window_closed = self._window_closed, False
+            self.request_quit(from_window=True, signal=not asked)
             return
         if event.type == pygame.VIDEORESIZE:
             self.resize((event.w, event.h))
@@ -329,17 +335,20 @@ class Game:
             return
         self.request_quit()
 
-    def request_quit(self, from_window: bool = False) -> None:
+    def request_quit(self, from_window: bool = False, signal: bool = False) -> None:
         """The player wants to leave: ask (save and quit / quit without saving /
         cancel) while a town runs and the question is installed; else quit now.
-        Closing the window again while asked saves and quits."""
+        Closing the window again while asked saves and quits; so does a signal."""
         dialog = getattr(self, "quit_dialog", None)
         if self.session is None or dialog is None:
             self.running = False
-        elif dialog.is_open and from_window:
-            dialog.save_and_quit()
-        else:
+            return
+        if not dialog.is_open:
             dialog.open()
+            if not signal:
+                return
+        if from_window or signal:
+            dialog.save_and_quit()
 
     # ---- finding people and places (game/view/follow.py, walkto.py) ---------------------------
     def follow_resident(self, name: str) -> bool:

@@ -476,7 +476,8 @@ def build(args, map_path, visitor_name):
             time.sleep(0.05)
         time.sleep(1.0)
         print("quit", time.time(), flush=True)
-        pygame.event.post(pygame.event.Event(pygame.QUIT))  # asks ...
+        pygame.event.post(pygame.event.Event(pygame.WINDOWCLOSE, window=None))  # the close button ...
+        pygame.event.post(pygame.event.Event(pygame.QUIT))  # ... asks, and Q quits without saving
         pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_q, mod=0, unicode="q", scancode=0))
     threading.Thread(target=close_window, daemon=True).start()
     return s

@@ -45,8 +45,9 @@ def main() -> None:
             started.set()
             print("thinking", flush=True)
             # the player closes the window twice (events are safe to post from any thread)
-            pygame.event.post(pygame.event.Event(pygame.QUIT))
-            pygame.event.post(pygame.event.Event(pygame.QUIT))
+            for _ in range(2):
+                pygame.event.post(pygame.event.Event(pygame.WINDOWCLOSE, window=None))
+                pygame.event.post(pygame.event.Event(pygame.QUIT))
         threading.Event().wait(SLOW_S)
         print("answered", flush=True)
         return plausible(purpose, messages, schema)

@@ -54,6 +54,12 @@ def _actions(session) -> dict:
     return out
 
 
+def close_window():
+    """What the window's close button sends: WINDOWCLOSE, then QUIT."""
+    pygame.event.post(pygame.event.Event(pygame.WINDOWCLOSE, window=None))
+    pygame.event.post(pygame.event.Event(pygame.QUIT))
+
+
 def _wait_for_writer(game):
     game.savemenu.writer.wait(30)
 
@@ -73,17 +79,25 @@ def test_escape_and_closing_the_window_ask_first(town, tmp_path):
     frames(game, 60)
     assert session.sim.now > t  # the town goes on
 
-    pygame.event.post(pygame.event.Event(pygame.QUIT))  # closing the window asks too
+    close_window()  # closing the window asks too
     frames(game, 1)
     assert q.is_open and game.running
     click_element(game, q.buttons["cancel"])
     assert not q.is_open and game.running
 
-    pygame.event.post(pygame.event.Event(pygame.QUIT))
+    close_window()
     frames(game, 1)
     click_element(game, q.buttons["quit"])  # "Quit without saving"
     assert not game.running
     assert not (tmp_path / "saves" / "continue.sqlite").exists()
+
+
+def test_a_quit_signal_saves_and_quits_without_asking(town, tmp_path):
+    game, session = town(agents=2)
+    frames(game, 5)
+    pygame.event.post(pygame.event.Event(pygame.QUIT))  # Ctrl+C or kill: SDL turns it into QUIT alone
+    assert until(game, lambda: not game.running, limit=600, wait=_wait_for_writer)
+    assert (tmp_path / "saves" / "continue.sqlite").exists()
 
 
 def test_save_and_quit_then_load_resumes_the_same_time_and_actions(town, tmp_path):

@@ -3,7 +3,9 @@
 Closing the window, or Escape with nothing else to close, opens this
 pygame_gui window (``Game.request_quit``); the town pauses while it is open.
 Enter (or S) saves and quits, Q quits without saving, Escape (or C) cancels,
-and closing the window again while it is open saves and quits.
+and closing the window again while it is open saves and quits. A quit that
+comes as a signal (Ctrl+C in the terminal, kill, logging out) saves and quits
+without asking: nobody may be there to answer.
 
 "Save and quit" writes the slot ``continue`` through the save menu
 (game/view/savemenu.py: the capture on the frame, the writing on the save
