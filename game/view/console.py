@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 HEIGHT = 34
 MARGIN = 8
 OUTPUT_S = 8.0  # seconds the output stays up after the console closes
-OUTPUT_PX = 15
+OUTPUT_PX = 18  # the status line's size: readable
 OUTPUT_LINES = 6
 HELP = ("Commands: '<sector: arena: object> is <state>' (e.g. <Isabella Rodriguez's apartment: main room: stove> "
         "is burning; 'is idle' resets) | 'play as <resident>' | 'release' (or F2) | 'help'")
