@@ -47,7 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--headless", action="store_true", help="render off-screen (no window)")
     play.add_argument("--frames", type=int, help="stop after N frames")
     play.add_argument("--screenshot", help="write a PNG of the last frame here")
-    play.add_argument("--load", help="a save slot name or a path to a .sqlite save")
+    play.add_argument("--load", nargs="?", const="@newest", metavar="SAVE",  # game.savegame.NEWEST
+                      help="a save slot name or a path to a .sqlite save; alone: the newest save (continue)")
     play.add_argument("--visitor-name", help="your name in town (skips the prompt)")
     _add_cast_flags(play)
     _add_model_flags(play)
@@ -68,7 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_flags(sim)
 
     bench = sub.add_parser("bench", help="measure speed and cost on this machine; writes bench/results.json and .md")
-    bench.add_argument("--only", help="comma-separated: astar,retrieval,models,frame,saves,economy,chain (default: all)")
+    bench.add_argument("--only", help="comma-separated: astar,retrieval,models,frame,saves,economy,chain,quit "
+                                      "(default: all)")
     bench.add_argument("--quick", action="store_true", help="small N: a smoke run, not figures to quote")
     bench.add_argument("--out", default="bench/results.json", help="results file (the table goes beside it as .md)")
     bench.add_argument("--map", default=DEFAULT_MAP)
@@ -106,6 +108,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command. Called without ``argv`` it is the `smallville` process itself
+    (not a test calling ``main([...])``): then `play` ends the process as soon as
+    the window closes, without waiting for model calls still in flight."""
+    own_process = argv is None
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
     if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help"):
@@ -140,16 +146,25 @@ def main(argv: list[str] | None = None) -> int:
             return main_interview(args)
         from game.app import main_play
 
-        return main_play(args)
+        return _leaving(own_process, main_play(args))
     except (UserError, MapError) as err:
         print(f"smallville: {err}", file=sys.stderr)
-        return 2
+        return _leaving(own_process and args.command == "play", 2)
     except KeyboardInterrupt:
-        return 130
+        return _leaving(own_process and args.command == "play", 130)
     except Exception as err:  # last resort: a short message here, the trace in the log
         logging.getLogger("smallville").exception("unexpected error")
         print(f"smallville: unexpected error: {err}\n(details in {log_file})", file=sys.stderr)
-        return 1
+        return _leaving(own_process and args.command == "play", 1)
+
+
+def _leaving(own_process: bool, code: int) -> int:
+    """The game is over: in the `smallville` process, end it now (app.leave_process)."""
+    if own_process:
+        from game.app import leave_process
+
+        leave_process(code)
+    return code
 
 
 if __name__ == "__main__":

@@ -19,7 +19,12 @@ Plugging in more (later issues):
   `handle_event(event) -> bool` (True = consumed; topmost overlay first, so
   a panel can take Escape before the game quits), `update(dt)`,
   `draw_world(surface, camera)` (in world space, over the town and its
-  characters, e.g. speech bubbles) and `draw(surface)` (screen space, e.g. HUD).
+  characters, e.g. speech bubbles), `draw(surface)` (screen space, e.g. HUD),
+  `draw_top(surface)` (after every `draw`: messages over full-screen panels),
+  `reserved() -> [Rect]` (screen boxes its messages take: speech bubbles
+  keep clear of them, see `reserved_rects`) and `inset() -> (l, t, r, b)`
+  (screen pixels a panel docked at a side covers: the camera centres what it
+  follows in the rest of the window, `Camera.insets`).
 - pygame_gui widgets: create them on `game.ui` (a UIManager); it gets events
   first and is drawn last.
 - the status line's right side: `game.status.right = "Mon 13 Feb 07:00"`.
@@ -30,14 +35,29 @@ goes to `sim.move_visitor`), and the residents (game/view/residents.py),
 speech bubbles (bubbles.py), HUD and time controls (hud.py), the help overlay
 (help.py) and, when present, the inspector, chat and save menu install
 themselves. `game.toast(text)` shows a short message in the HUD.
+
+Finding people (issue 12): `game.follow_resident(name)` keeps the camera on a
+resident (game/view/follow.py), `game.walk_to_resident(name)` /
+`game.walk_to_tile(tile)` walk the visitor there (walkto.py), `look_at_tile`
+moves the camera; the residents list (residents_list.py) and the town map
+(townmap.py) use them.
+
+Quitting: closing the window or Escape with nothing else to close asks first
+(quit_dialog.py: save and quit / quit without saving / cancel) when a town is
+running; `request_quit()` is that question. After the loop, `main_play`
+returns at once: mind jobs still thinking are abandoned, and the `smallville`
+command ends the process without waiting for them (`leave_process`).
 """
 from __future__ import annotations
 
 import logging
 import os
 import statistics
+import sys
+import threading
 import time
 from collections import deque
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -110,6 +130,7 @@ class Game:
         self._address_cache: dict[tuple[int, int], str | None] = {}
         self._playing: str | None = None  # the resident the player's figure is (session.controlled)
         self._parked: tuple | None = None  # the visitor's (tile, name, slug, facing) while playing
+        self._window_closed = False  # a WINDOWCLOSE came: the next QUIT is the close button, not a signal
         self.camera.look_at(*self.visitor_center_world())
 
     # ---- building --------------------------------------------------------------------
@@ -174,8 +195,13 @@ class Game:
     # ---- the three per-frame calls ---------------------------------------------------------
     def handle_event(self, event) -> None:
         pygame = _pygame()
+        if event.type == pygame.WINDOWCLOSE:
+            self._window_closed = True  # the window's close button: the QUIT that follows asks
         if event.type == pygame.QUIT:
-            self.running = False
+            # Without a close button before it, QUIT is a signal (Ctrl+C, kill, logging out):
+            # nobody is there to answer a question, so save and quit at once.
+            asked, self._window_closed = self._window_closed, False
+            self.request_quit(from_window=True, signal=not asked)
             return
         if event.type == pygame.VIDEORESIZE:
             self.resize((event.w, event.h))
@@ -230,8 +256,12 @@ class Game:
                 self.sync_control()  # control changed elsewhere (a load, the console)
             self.session.move_visitor(self.visitor.tile)
             self.session.update(dt)
+        insets = self._panel_insets()
+        if insets != self.camera.insets:  # a side panel opened or closed: the view makes room
+            self.camera.insets = insets
+            self.camera.clamp()
         if self.follow:
-            self.camera.follow(*self.visitor_center_world(), dt)
+            self.camera.follow(*self.camera.focus(*self.visitor_center_world()), dt)
         self._update_hover()
         for overlay in self.overlays:
             up = getattr(overlay, "update", None)
@@ -249,34 +279,98 @@ class Game:
         from game.view.tilemap import BACKDROP
 
         cam = self.camera
-        if cam.map_w * cam.zoom < surface.get_width() or cam.map_h * cam.zoom < surface.get_height():
-            surface.fill(BACKDROP)  # the map does not cover the window (else its opaque chunks do)
-        self.tilemap.draw_under(surface, self.camera)
-        if self.show_hover and self.hovered_tile is not None and self.mouse_pos is not None:
-            self._draw_hover(surface)
-        self.drawn = draw_figures(surface, self.camera, self.figures(), self.sheets)
-        if self.tilemap.draw_over(surface, self.camera):
-            draw_ghosts(surface, self.camera, self.drawn, self.sheets, self.ghosted)
-        if self.show_labels:
-            draw_labels(surface, self.drawn)
-        for overlay in self.overlays:
-            fn = getattr(overlay, "draw_world", None)
-            if fn is not None:
-                fn(surface, self.camera)
+        if any(getattr(o, "covers_world", False) for o in self.overlays):
+            self.drawn = []  # a full-window panel (the town map) hides the town: do not draw it
+        else:
+            if cam.map_w * cam.zoom < surface.get_width() or cam.map_h * cam.zoom < surface.get_height():
+                surface.fill(BACKDROP)  # the map does not cover the window (else its opaque chunks do)
+            self.tilemap.draw_under(surface, self.camera)
+            if self.show_hover and self.hovered_tile is not None and self.mouse_pos is not None:
+                self._draw_hover(surface)
+            self.drawn = draw_figures(surface, self.camera, self.figures(), self.sheets)
+            if self.tilemap.draw_over(surface, self.camera):
+                draw_ghosts(surface, self.camera, self.drawn, self.sheets, self.ghosted)
+            if self.show_labels:
+                draw_labels(surface, self.drawn)
+            for overlay in self.overlays:
+                fn = getattr(overlay, "draw_world", None)
+                if fn is not None:
+                    fn(surface, self.camera)
         self.status.draw(surface)
         for overlay in self.overlays:
             fn = getattr(overlay, "draw", None)
             if fn is not None:
                 fn(surface)
+        for overlay in self.overlays:
+            fn = getattr(overlay, "draw_top", None)
+            if fn is not None:
+                fn(surface)
         self.ui.draw_ui(surface)
+
+    def _panel_insets(self) -> tuple[int, int, int, int]:
+        """Screen pixels side panels cover (overlays' ``inset()``: (left, top, right, bottom))."""
+        out = [0, 0, 0, 0]
+        for overlay in self.overlays:
+            fn = getattr(overlay, "inset", None)
+            if fn is not None:
+                got = fn()
+                if got:
+                    out = [max(a, int(b)) for a, b in zip(out, got)]
+        return (out[0], out[1], out[2], out[3])
+
+    def reserved_rects(self) -> list:
+        """Screen boxes messages take (the HUD, toasts, the console's output): bubbles avoid them."""
+        out = []
+        for overlay in self.overlays:
+            fn = getattr(overlay, "reserved", None)
+            if fn is not None:
+                out.extend(fn())
+        return out
 
     # ---- actions ------------------------------------------------------------------------------
     def on_escape(self) -> None:
-        """Escape with nothing else to close: quit (overlays see Escape first)."""
+        """Escape with nothing else to close (overlays see Escape first): quit, asking first."""
         if self.session is not None and self.session.skipping:
             self.session.cancel_skip()
             return
-        self.running = False
+        self.request_quit()
+
+    def request_quit(self, from_window: bool = False, signal: bool = False) -> None:
+        """The player wants to leave: ask (save and quit / quit without saving /
+        cancel) while a town runs and the question is installed; else quit now.
+        Closing the window again while asked saves and quits; so does a signal."""
+        dialog = getattr(self, "quit_dialog", None)
+        if self.session is None or dialog is None:
+            self.running = False
+            return
+        if not dialog.is_open:
+            dialog.open()
+            if not signal:
+                return
+        if from_window or signal:
+            dialog.save_and_quit()
+
+    # ---- finding people and places (game/view/follow.py, walkto.py) ---------------------------
+    def follow_resident(self, name: str) -> bool:
+        """Keep the camera on a resident until the player walks or presses Escape."""
+        follower = getattr(self, "follower", None)
+        return bool(follower is not None and follower.start(name))
+
+    def walk_to_resident(self, name: str) -> bool:
+        walker = getattr(self, "walker", None)
+        return bool(walker is not None and walker.to_resident(name))
+
+    def walk_to_tile(self, tile: tuple[int, int], label: str = "") -> bool:
+        walker = getattr(self, "walker", None)
+        return bool(walker is not None and walker.to_tile(tile, label))
+
+    def look_at_tile(self, tile: tuple[float, float]) -> None:
+        """Move the camera to a place; it stays there until the visitor walks."""
+        follower = getattr(self, "follower", None)
+        if follower is not None:
+            follower.stop()
+        self.follow = False
+        self.camera.look_at(*self.camera.focus(*self.camera.tile_center_world(*tile)))
 
     def zoom(self, steps: int, anchor: tuple[int, int] | None = None) -> bool:
         return self.camera.zoom_step(steps, anchor)
@@ -304,7 +398,7 @@ class Game:
         (and, with ``extras``, the inspector, chat and save menu when installed)."""
         import importlib
 
-        from game.view import bubbles, help as help_view, hud, residents
+        from game.view import bubbles, follow, help as help_view, hud, residents, walkto
 
         import sys
 
@@ -320,8 +414,12 @@ class Game:
         residents.install(self)
         bubbles.install(self)
         hud.install(self)
+        follow.install(self)
+        walkto.install(self)
         if extras:
-            for mod in ("game.view.inspector", "game.view.chat", "game.view.savemenu", "game.view.console"):
+            # Later ones hear events first: the quit question before the map, the map before the inspector.
+            for mod in ("game.view.inspector", "game.view.chat", "game.view.savemenu", "game.view.console",
+                        "game.view.townmap", "game.view.residents_list", "game.view.quit_dialog"):
                 try:
                     module = importlib.import_module(mod)
                 except ImportError as err:
@@ -380,8 +478,10 @@ class Game:
             name = self.session.visitor_name
         self.visitor.name = name
 
-    def ask_visitor_name(self, default: str = "Alex") -> None:
-        """The start-up name box: the town waits (paused) until a name is given."""
+    def ask_visitor_name(self, default: str = "Alex", offer_continue: bool = False) -> None:
+        """The start-up name box: the town waits (paused) until a name is given.
+        ``offer_continue``: it also offers to resume the newest save, when one
+        exists (looked for on a background thread, loaded by the save menu)."""
         from game.view import namebox
 
         session = self.session
@@ -400,7 +500,17 @@ class Game:
                 session.paused = was_paused
             self.toast(f"Welcome to the Ville, {name}!  (F1: controls)")
 
-        namebox.install(self, done, default, validate)
+        newest = on_continue = None
+        menu = getattr(self, "savemenu", None)
+        if offer_continue and menu is not None:
+            from game.savegame import newest_save
+
+            newest = in_background(newest_save, menu.folder)
+
+            def on_continue(info):
+                return menu.load(info.path)
+
+        namebox.install(self, done, default, validate, newest, on_continue)
 
     def _update_hover(self) -> None:
         pos = self.mouse_pos
@@ -421,6 +531,20 @@ class Game:
         x, y = self.camera.tile_to_screen(*self.hovered_tile)
         s = round(self.tile_size * self.camera.zoom)
         pygame.draw.rect(surface, (255, 255, 255), (x, y, s, s), width=1)
+
+
+def in_background(fn, *args) -> Future:
+    """Run ``fn(*args)`` on a daemon thread (file reads the frame must not wait for)."""
+    fut: Future = Future()
+
+    def run() -> None:
+        try:
+            fut.set_result(fn(*args))
+        except BaseException as err:  # noqa: BLE001 - the caller reads it from the future
+            fut.set_exception(err)
+
+    threading.Thread(target=run, name="background", daemon=True).start()
+    return fut
 
 
 def _status_height() -> int:
@@ -509,7 +633,7 @@ def main_play(args, session=None) -> int:
                 # SaveError (a UserError): one clear line, nothing started.
                 load_into(game, load)
             if not headless and not given_name and not load:
-                game.ask_visitor_name(session.visitor_name)
+                game.ask_visitor_name(session.visitor_name, offer_continue=True)
         if headless and session is not None:
             game.add_overlay(_CrowdCamera(game))  # nobody walks the visitor: watch the residents
         if not headless:
@@ -530,12 +654,36 @@ def main_play(args, session=None) -> int:
                 + (f"; screenshot {screenshot}" if screenshot else "")
             )
     finally:
+        menu = getattr(game, "savemenu", None)
+        if menu is not None:
+            menu.close(wait=True)  # a save being written finishes whole (they take well under a second)
         if session is not None and own_session:
-            session.close()
+            session.close()  # mind jobs still thinking are abandoned, not waited for
         pygame.quit()
         fonts.reset()
         sprites.reset_caches()
     return 0
+
+
+def leave_process(code: int) -> None:
+    """End the `smallville` process now, without waiting for mind jobs still
+    thinking (a model call can take seconds; its result is not wanted): the
+    pool's worker threads are not daemons, so a normal exit would wait for
+    them. Saves are complete by now (main_play waited for the writer); the log
+    is flushed. Returns only when no such thread is left (a normal exit is then
+    just as quick)."""
+    busy = [t for t in threading.enumerate()
+            if t is not threading.main_thread() and t.is_alive() and not t.daemon]
+    if not busy:
+        return
+    log.info("leaving without waiting for %d thread(s): %s", len(busy), ", ".join(t.name for t in busy[:8]))
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - a closed stream: nothing to flush
+            pass
+    os._exit(code)
 
 
 class _CrowdCamera:
@@ -592,13 +740,15 @@ def _build_session(args, map_path: Path, visitor_name: str):
     return session
 
 
-def run(game: Game, *, frames: int | None = None, headless: bool = False) -> None:
+def run(game: Game, *, frames: int | None = None, headless: bool = False, paced: bool | None = None) -> None:
     """The main loop. Headless frames advance a fixed 1/60 s; without a town they
-    do not wait, with one they are paced at FPS (the minds think in real time)."""
+    do not wait, with one they are paced at FPS (the minds think in real time).
+    ``paced=False``: never wait between frames (tests drive the loop quickly)."""
     pygame = _pygame()
     clock = pygame.time.Clock()
     n = 0
-    paced = not headless or game.session is not None  # a living town runs on real time, minds included
+    if paced is None:
+        paced = not headless or game.session is not None  # a living town runs on real time, minds included
     while game.running:
         tick = clock.tick(FPS) / 1000.0 if paced else 0.0
         dt = 1.0 / FPS if headless else tick

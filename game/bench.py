@@ -363,6 +363,8 @@ def _bench_frame_session(ctx: Context) -> dict:
         upkeep = MindPool(FRAME_POOL)
 
         def centre():
+            if getattr(getattr(game, "follower", None), "target", None):
+                return  # the camera follows a resident (the residents list's phase)
             xs = [sim.bodies[n].tile[0] for n in names]
             ys = [sim.bodies[n].tile[1] for n in names]
             game.follow = False
@@ -392,6 +394,8 @@ def _bench_frame_session(ctx: Context) -> dict:
         times = [dt for dt, _ in rows]
         session.set_speed(5)  # the fastest speed: up to MAX_STEPS_PER_FRAME steps in a frame
         fast = [dt for dt, _ in _frame_loop(game, screen, ctx.n(600, 60), before)][10:]
+        session.set_speed(speed)
+        panels = _frames_with_panels(game, screen, ctx, before)
         out: dict[str, Any] = {"mode": "session", "residents": len(names), "frames": len(times), "speed": speed}
         sm = summarise_ms(times)
         out.update(p50_ms=sm["median_ms"], p90_ms=sm["p90_ms"], p99_ms=sm["p99_ms"], max_ms=sm["max_ms"])
@@ -402,6 +406,7 @@ def _bench_frame_session(ctx: Context) -> dict:
         out["p99_vs_paused"] = round(sm["p99_ms"] / out["p99_ms_sim_paused"], 2) if out["p99_ms_sim_paused"] else None
         out["p50_ms_speed5"] = round(statistics.median(fast), 3)
         out["p99_ms_speed5"] = round(percentile(fast, 99), 3)
+        out.update(panels)
         out["sim_steps"] = sim.steps - steps0
         if busy_samples:
             out["median_minds_busy_of_25"] = statistics.median(busy_samples)
@@ -413,7 +418,9 @@ def _bench_frame_session(ctx: Context) -> dict:
             f"decision to make does upkeep jobs of the same shape on a second pool of {FRAME_POOL}; frames paced at "
             "60/s; camera on the residents' median tile; the 'sim paused' baseline draws the same scene first, and "
             f"{ctx.n(600, 60)} more frames run at speed 5 (60 sim min/s); "
-            "pathing.prepare() ran before (as at load)"
+            "pathing.prepare() ran before (as at load); then, at speed 1 again, "
+            f"{ctx.n(600, 60)} frames with the residents list open (R: 25 live rows, the camera following one "
+            f"resident) and {ctx.n(600, 60)} more with the town map open over it (M)"
         )
         return out
     finally:
@@ -425,6 +432,100 @@ def _bench_frame_session(ctx: Context) -> dict:
         pygame.quit()
         fonts.reset()
         sprites.reset_caches()
+
+
+def _frames_with_panels(game, screen, ctx: Context, before) -> dict:
+    """Frame times with the residents list open (following a resident), then with
+    the town map open as well: what a player looking for someone sees."""
+    lst = getattr(game, "residents_list", None)
+    tm = getattr(game, "townmap", None)
+    if lst is None or tm is None:
+        return {}
+    out: dict[str, Any] = {}
+    lst.open()
+    game.follow_resident(sorted(game.session.minds)[0])
+    rows = [dt for dt, _ in _frame_loop(game, screen, ctx.n(600, 60), before)][10:]
+    out["p50_ms_residents_list"] = round(statistics.median(rows), 3)
+    out["p99_ms_residents_list"] = round(percentile(rows, 99), 3)
+    tm.open()
+    both = [dt for dt, _ in _frame_loop(game, screen, ctx.n(600, 60), before)][10:]
+    out["p50_ms_list_and_map"] = round(statistics.median(both), 3)
+    out["p99_ms_list_and_map"] = round(percentile(both, 99), 3)
+    tm.close()
+    lst.close()
+    return out
+
+
+_QUIT_CHILD = r"""
+import os, sys, threading, time
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+sys.path.insert(0, sys.argv[1])
+import pygame
+from game import app
+from game.__main__ import main
+from game.session import busy_minds_session
+
+def build(args, map_path, visitor_name):
+    # 25 residents whose every job waits 60-90 s: model calls are in flight when the player quits
+    s = busy_minds_session(map_path, residents=25, delay=(60.0, 90.0), concurrency=2, visitor_name=visitor_name)
+
+    def close_window():
+        while s.pool.in_flight() < 2:
+            time.sleep(0.05)
+        time.sleep(1.0)
+        print("quit", time.time(), flush=True)
+        pygame.event.post(pygame.event.Event(pygame.WINDOWCLOSE, window=None))  # the close button ...
+        pygame.event.post(pygame.event.Event(pygame.QUIT))  # ... asks, and Q quits without saving
+        pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_q, mod=0, unicode="q", scancode=0))
+    threading.Thread(target=close_window, daemon=True).start()
+    return s
+
+app._build_session = build
+sys.argv = ["smallville", "play", sys.argv[2], "--visitor-name", "Alex"]
+sys.exit(main())
+"""
+
+
+def bench_quit(ctx: Context) -> dict:
+    """`smallville play` with model calls in flight: seconds from closing the window
+    (then Q, quit without saving) to the process being gone, measured from outside."""
+    import subprocess
+    import tempfile
+
+    times = []
+    in_flight_at_exit = []
+    for _ in range(ctx.n(3, 1)):
+        with tempfile.TemporaryDirectory() as tmp:
+            proc = subprocess.Popen([sys.executable, "-c", _QUIT_CHILD, str(ROOT), str(ctx.map_path)], cwd=tmp,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            try:
+                asked = None
+                for line in proc.stdout:
+                    if line.startswith("quit "):
+                        asked = float(line.split()[1])
+                        break
+                proc.wait(timeout=120)
+                gone = time.time()
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                raise RuntimeError("the game did not end within 120 s of closing its window") from None
+            if asked is None or proc.returncode != 0:
+                raise RuntimeError(f"the game ended oddly (code {proc.returncode}): {proc.stderr.read()[-500:]}")
+            times.append(gone - asked)
+            log_text = (Path(tmp) / "logs" / "smallville.log").read_text(errors="replace") \
+                if (Path(tmp) / "logs" / "smallville.log").exists() else ""
+            in_flight_at_exit.append("leaving without waiting" in log_text)
+    return {
+        "quit_s_median": round(statistics.median(times), 3),
+        "quit_s_max": round(max(times), 3),
+        "runs": len(times),
+        "calls_abandoned_every_run": all(in_flight_at_exit),
+        "note": ("the real `smallville play` command in a process of its own (SDL's dummy driver) with 25 stand-in "
+                 "minds whose jobs wait 60-90 s, on a pool of 2: once two are in flight, the window is closed and "
+                 "Q (quit without saving) pressed; time until the process is gone, from outside"),
+    }
 
 
 def _bench_frame_own(ctx: Context) -> dict:
@@ -838,6 +939,7 @@ BENCHMARKS: dict[str, Callable[[Context], dict]] = {
     "saves": bench_saves,
     "economy": bench_economy,
     "chain": bench_chain,
+    "quit": bench_quit,
 }
 
 # (benchmark, figure) -> (label, unit, goal as (op, value) or None). The table shows these, in this order.
@@ -850,6 +952,12 @@ HEADLINES: list[tuple[str, str, str, str, tuple[str, float | str] | None]] = [
     ("frame", "p99_ms_speed5", "frame time p99 at speed 5 (60 sim min/s)", "ms", ("<=", 16.7)),
     ("frame", "p99_ms_sim_paused", "frame time p99, same scene, sim paused", "ms", ("<=", 16.7)),
     ("frame", "p99_ms_minds_idle", "frame time p99, same scene, sim paused and minds idle", "ms", ("<=", 16.7)),
+    ("frame", "p99_ms_residents_list", "frame time p99 with the residents list open (following one)", "ms",
+     ("<=", 16.7)),
+    ("frame", "p99_ms_list_and_map", "frame time p99 with the residents list and the town map open", "ms",
+     ("<=", 16.7)),
+    ("quit", "quit_s_median", "quit with model calls in flight: window closed -> process gone, median", "s",
+     ("<=", 1.0)),
     ("retrieval", "ms_1k", "retrieval per query, 1k memories", "ms", None),
     ("retrieval", "ms_10k", "retrieval per query, 10k memories", "ms", None),
     ("retrieval", "ms_100k", "retrieval per query, 100k memories", "ms", ("<=", 5.0)),

@@ -432,14 +432,20 @@ def resolve_path(name: str | Path, folder: str | Path = "saves") -> Path:
 
 
 def load_into(game_or_session: Any, name: str | Path, folder: str | Path = "saves") -> SaveInfo:
-    """Load a save (slot name or path) into a running game, blocking (start-up:
-    ``smallville play --load NAME``; the menu loads in the background). With a
+    """Load a save (slot name or path; ``NEWEST``: the newest in ``folder``) into a
+    running game, blocking (start-up: ``smallville play --load [NAME]``; the menu
+    loads in the background). With a
     window's Game, the visitor's figure moves to the saved tile. SaveError
     (the game untouched) when it cannot."""
     game = game_or_session if hasattr(game_or_session, "session") else None
     session = game.session if game is not None else game_or_session
     if session is None:
         raise SaveError("there is no running town to load into")
+    if name == NEWEST:
+        newest = newest_save(folder)
+        if newest is None:
+            raise SaveError(f"there is no save to continue in {folder}/ yet; start without --load")
+        name = newest.path
     path = resolve_path(name, folder)
     parts, info = load_state(path, expect_map=session.town, require=REQUIRED)
     restore(session, parts, info)
@@ -450,14 +456,28 @@ def load_into(game_or_session: Any, name: str | Path, folder: str | Path = "save
 
 def after_load(game: Any, info: SaveInfo | None = None) -> None:
     """Window bits after a load: the visitor's figure and name follow the save;
-    a chat with a resident (it does not survive a load) is closed."""
+    the chat with a resident (it does not survive a load) is closed and an
+    interview waiting for an answer asks again (their ``after_load``), so no
+    window waits for an answer the load dropped; a walk or a camera that
+    followed someone stops."""
     session = game.session
-    chat = getattr(game, "chat", None)
-    if chat is not None and getattr(chat, "is_open", False):
+    for attr in ("chat", "interview"):
+        panel = getattr(game, attr, None)
+        if panel is None:
+            continue
         try:
-            chat.close()
+            if callable(getattr(panel, "after_load", None)):
+                panel.after_load()
+            elif getattr(panel, "is_open", False):
+                panel.close()
         except Exception:  # noqa: BLE001 - cosmetic
-            log.exception("closing the chat after a load failed")
+            log.exception("tidying the %s after a load failed", attr)
+    for attr in ("walker", "follower"):
+        helper = getattr(game, attr, None)
+        if helper is not None and callable(getattr(helper, "stop", None)):
+            helper.stop()
+    if hasattr(game, "follow"):
+        game.follow = True
     sim = session.sim
     b = sim.bodies.get(sim.visitor) if getattr(sim, "visitor", None) else None
     vis = getattr(game, "visitor", None)
@@ -472,9 +492,21 @@ def after_load(game: Any, info: SaveInfo | None = None) -> None:
             pass
 
 
+NEWEST = "@newest"  # ``play --load`` without a name: the newest save
+
+
+def newest_save(folder: str | Path = "saves") -> SaveInfo | None:
+    """The newest loadable save in ``folder`` (by the real time it was made), or
+    None. Reads each file's meta only; still, call it off the frame."""
+    from game.saves import list_saves
+
+    good = [i for i in list_saves(folder) if i.ok]
+    return good[0] if good else None
+
+
 def save_meta_label(info: SaveInfo) -> str:
     return info.label()
 
 
 __all__ = ["capture", "materialize", "prepare", "commit", "restore", "load_into", "after_load", "resolve_path",
-           "Prepared", "job_tag_of", "REQUIRED"]
+           "Prepared", "job_tag_of", "REQUIRED", "NEWEST", "newest_save"]

@@ -162,8 +162,10 @@ def test_escape_closes_the_panel_before_quitting(tmp_path, display):
         key(game, pygame.K_ESCAPE)
         assert not game.inspector.is_open and game.running
         frame(game, display)
-        key(game, pygame.K_ESCAPE)
-        assert not game.running  # nothing left to close: Escape quits
+        key(game, pygame.K_ESCAPE)  # nothing left to close: Escape asks before quitting
+        assert game.quit_dialog.is_open and game.running
+        key(game, pygame.K_ESCAPE)  # ... and Escape again cancels the question
+        assert not game.quit_dialog.is_open and game.running
     finally:
         session.close()
 

@@ -126,6 +126,23 @@ def test_camera_clamps_to_the_map_and_centres_a_small_one():
     assert small.center == (160, 100)
 
 
+def test_side_panels_move_the_view_so_nothing_hides_behind_them():
+    from game.view.camera import Camera
+
+    cam = Camera((4480, 3200), (1280, 720), 32, zoom=1.0)
+    cam.insets = (400, 0, 380, 0)  # the residents list on the left, the inspector on the right
+    cam.look_at(*cam.focus(1000, 1600))
+    sx, _ = cam.world_to_screen(1000, 1600)
+    assert abs(sx - (400 + (1280 - 400 - 380) / 2)) <= 1  # in the middle of what is still visible
+    cam.look_at(*cam.focus(48, 1600))  # a point by the town's west edge ...
+    sx, _ = cam.world_to_screen(48, 1600)
+    assert sx >= 400 + 32  # ... is not behind the left panel: the map's edge slid to the panel's edge
+    assert cam.screen_to_world(400, 0)[0] == 0
+    cam.insets = (0, 0, 0, 0)
+    cam.clamp()
+    assert cam.screen_to_world(0, 0)[0] == 0  # no panels: clamped to the map as before
+
+
 # ---- the game on a tiny map --------------------------------------------------------------------------
 def test_the_visitor_starts_on_its_spawn_and_is_drawn(display, tmp_path, sheets_dir):
     game = make_game(tmp_path, sheets_dir)

@@ -8,7 +8,9 @@ speaker's head (above the emoji markers), and fades out after a few seconds
 (the clock stops while the game is paused, so a paused scene can be read).
 Bubbles never pile into mush: they are placed bottom-up and a bubble that
 would overlap one already placed moves up (and sideways if it must) until it
-is clear.
+is clear. The screen boxes other messages take (``game.reserved_rects()``:
+the HUD box, toasts, the console's output) count as placed, so bubbles keep
+clear of them too.
 """
 from __future__ import annotations
 
@@ -143,17 +145,26 @@ class Bubbles:
         if not items:
             return
         screen = surface.get_rect()
-        taken: list[pygame.Rect] = []
+        reserved_fn = getattr(self.game, "reserved_rects", None)
+        reserved = [pygame.Rect(x) for x in reserved_fn()] if callable(reserved_fn) else []
+        taken: list[pygame.Rect] = list(reserved)
         items.sort(key=lambda t: -t[0])  # lowest speakers first: bubbles above climb past them
         blits = []
         for top, cx, b in items:
             img = b.render()
             r = img.get_rect(midbottom=(cx, top - 1))
             r.clamp_ip(screen)
+            down = False  # under a message box at the top (the HUD, toasts): go below it, not around
             for _ in range(40):
                 hit = next((t for t in taken if t.inflate(GAP * 2, GAP * 2).colliderect(r)), None)
                 if hit is None:
                     break
+                if down or (hit in reserved and hit.top - GAP - r.height < screen.top):
+                    down = True
+                    r.top = hit.bottom + GAP
+                    if r.bottom > screen.bottom:
+                        break
+                    continue
                 r.bottom = hit.top - GAP
                 if r.top < screen.top:  # no room above: step sideways instead
                     r.top = screen.top

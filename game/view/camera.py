@@ -8,7 +8,13 @@ Three coordinate systems:
 The camera looks at `center` (world pixels). It follows a target smoothly,
 never shows beyond the map's edges (a map smaller than the window is centred),
 and zooms in steps around a screen point (the mouse cursor) so the world point
-under the cursor stays put. Zoom levels keep a tile an integer number of screen
+under the cursor stays put.
+
+Panels docked at the window's sides (the residents list on the left, the
+inspector on the right) set `insets` (screen pixels covered on each side):
+`focus(wx, wy)` is then the centre that puts a world point in the middle of
+the part of the window still showing the town, and the map's edge may slide
+under a panel, so a resident near the edge of town is never hidden behind one. Zoom levels keep a tile an integer number of screen
 pixels, so tiles and chunks line up without seams and pixel art stays crisp.
 """
 from __future__ import annotations
@@ -34,6 +40,7 @@ class Camera:
         self.tile_size = tile_size
         self.zoom = nearest_level(zoom)
         self.follow_rate = follow_rate  # 1/s: how fast the gap to the target closes
+        self.insets = (0, 0, 0, 0)  # (left, top, right, bottom) screen pixels covered by panels
         self.cx = self.map_w / 2
         self.cy = self.map_h / 2
         self.clamp()
@@ -107,18 +114,17 @@ class Camera:
             self.cy = wy
         self.clamp()
 
+    def focus(self, wx: float, wy: float) -> tuple[float, float]:
+        """The centre that shows world point (wx, wy) in the middle of the uncovered part of the window."""
+        left, top, right, bottom = self.insets
+        return (wx - (left - right) / (2 * self.zoom), wy - (top - bottom) / (2 * self.zoom))
+
     def clamp(self) -> None:
-        """Keep the view inside the map; centre a map smaller than the window."""
-        half_w = self.view_w / (2 * self.zoom)
-        half_h = self.view_h / (2 * self.zoom)
-        if 2 * half_w >= self.map_w:
-            self.cx = self.map_w / 2
-        else:
-            self.cx = min(max(self.cx, half_w), self.map_w - half_w)
-        if 2 * half_h >= self.map_h:
-            self.cy = self.map_h / 2
-        else:
-            self.cy = min(max(self.cy, half_h), self.map_h - half_h)
+        """Keep the view inside the map (its edges may go under side panels); centre a map
+        smaller than the uncovered part of the window in that part."""
+        left, top, right, bottom = self.insets
+        self.cx = _clamp_axis(self.cx, self.view_w, self.map_w, left, right, self.zoom)
+        self.cy = _clamp_axis(self.cy, self.view_h, self.map_h, top, bottom, self.zoom)
 
     # ---- zoom -------------------------------------------------------------------------
     def set_zoom(self, zoom: float, anchor: tuple[float, float] | None = None) -> bool:
@@ -144,6 +150,14 @@ class Camera:
         i = ZOOM_LEVELS.index(self.zoom)
         j = min(max(i + steps, 0), len(ZOOM_LEVELS) - 1)
         return self.set_zoom(ZOOM_LEVELS[j], anchor)
+
+
+def _clamp_axis(c: float, view: float, size: float, lo_cover: float, hi_cover: float, zoom: float) -> float:
+    """One axis of ``clamp``: the centre ``c`` kept so the map fills the uncovered span."""
+    half = view / (2 * zoom)
+    if (view - lo_cover - hi_cover) / zoom >= size:
+        return size / 2 - (lo_cover - hi_cover) / (2 * zoom)
+    return min(max(c, half - lo_cover / zoom), size - half + hi_cover / zoom)
 
 
 def nearest_level(zoom: float) -> float:

@@ -12,6 +12,12 @@ shows as a speech bubble over the resident.
 While the window is open the resident stands still, "talking with <visitor>"
 (``sim.hold`` / ``sim.release``). Escape (or the window's close button) ends
 the chat. Every exchange is stored in the resident's memory (remember=True).
+Residents' names in the transcript are links: a click follows them with the
+camera (game/view/follow.py).
+
+Loading a save ends the chat (``after_load``: the resident it held belongs to
+the old town, and an answer on its way is dropped with the old jobs), with a
+message, so it never waits on "thinking..." for an answer that cannot come.
 """
 from __future__ import annotations
 
@@ -284,8 +290,23 @@ class Chat:
     # ---- drawing ------------------------------------------------------------------------------
     def line_html(self, who: str, text: str) -> str:
         colour = C_YOU if who == self.visitor_name() else C_THEM
-        return (f"<font pixel_size={TEXT_PX} color='{C_TEXT}'><font color='{colour}'><b>{esc(who)}:</b></font> "
+        html = (f"<font pixel_size={TEXT_PX} color='{C_TEXT}'><font color='{colour}'><b>{esc(who)}:</b></font> "
                 f"{esc(text)}</font><br>")
+        if getattr(self.game, "follower", None) is None:
+            return html
+        from game.view.follow import link_names
+
+        return link_names(html, self._minds())
+
+    def after_load(self) -> None:
+        """A save was loaded: the chat belonged to the old town; end it and say so."""
+        partner, waiting = self.partner, self.pending or self.outbox
+        self.pending = 0
+        if self.is_open:
+            self.close()
+            if partner:
+                more = " before they answered" if waiting else ""
+                self.say_toast(f"The chat with {partner.split()[0]} ended{more}: a save was loaded.")
 
     def status(self) -> str:
         """What the window's title adds: thinking, or why the resident cannot talk yet."""

@@ -16,7 +16,10 @@ residents who see an unusual state react to it at the object).
 
 While the box has focus walking is off; Escape closes it. ``parse(text, town)``
 is pure (tests use it); ``Console.execute(text)`` runs a command and returns the
-message it shows (also as a toast).
+message it shows. Messages show in the console's own output box, just above
+its line (wrapped to the line's width, so ``help`` fits), while the console is
+open and for ``OUTPUT_S`` seconds after; the box never covers the HUD or the
+toasts (``reserved()`` keeps speech bubbles off it too).
 """
 from __future__ import annotations
 
@@ -31,6 +34,9 @@ log = logging.getLogger(__name__)
 
 HEIGHT = 34
 MARGIN = 8
+OUTPUT_S = 8.0  # seconds the output stays up after the console closes
+OUTPUT_PX = 18  # the status line's size: readable
+OUTPUT_LINES = 6
 HELP = ("Commands: '<sector: arena: object> is <state>' (e.g. <Isabella Rodriguez's apartment: main room: stove> "
         "is burning; 'is idle' resets) | 'play as <resident>' | 'release' (or F2) | 'help'")
 
@@ -135,6 +141,9 @@ class Console:
         self.entry = None
         self.last = ""  # the last message shown
         self.history: list[str] = []
+        self._shown_left = 0.0  # seconds the output stays up once the console is closed
+        self._output: tuple[str, int, object] | None = None  # (text, width, surface) cache
+        self.output_rect: pygame.Rect | None = None  # where the output was drawn (tests, bubbles)
 
     @property
     def is_open(self) -> bool:
@@ -162,8 +171,47 @@ class Console:
             msg = release(self.game)
         self.last = msg
         self.history.append(text)
-        self.game.toast(msg)
+        self._shown_left = OUTPUT_S
         return msg
+
+    # ---- the output box ----------------------------------------------------------------
+    def _line_rect(self) -> pygame.Rect:
+        from game.view.statusline import HEIGHT as STATUS_H
+
+        w, h = self.game.size
+        return pygame.Rect(MARGIN, h - STATUS_H - HEIGHT - 4, min(900, w - 2 * MARGIN), HEIGHT)
+
+    def _output_surface(self, width: int):
+        if self._output is None or self._output[:2] != (self.last, width):
+            from game.view import fonts
+            from game.view.bubbles import wrap
+
+            rows = wrap(self.last, width - 20, OUTPUT_PX, OUTPUT_LINES)
+            lh = fonts.font(OUTPUT_PX).get_linesize()
+            surf = pygame.Surface((width, lh * len(rows) + 12), pygame.SRCALPHA)
+            pygame.draw.rect(surf, (18, 20, 26, 215), surf.get_rect(), border_radius=6)
+            for i, r in enumerate(rows):
+                surf.blit(fonts.text(r, OUTPUT_PX, (236, 236, 226)), (10, 6 + i * lh))
+            self._output = (self.last, width, surf)
+        return self._output[2]
+
+    def _output_visible(self) -> bool:
+        return bool(self.last) and (self.is_open or self._shown_left > 0)
+
+    def reserved(self) -> list[pygame.Rect]:
+        return [self.output_rect] if self.output_rect is not None and self._output_visible() else []
+
+    def draw(self, surface) -> None:
+        if not self._output_visible():
+            self.output_rect = None
+            return
+        line = self._line_rect()
+        surf = self._output_surface(line.width)
+        self.output_rect = surf.get_rect(bottomleft=(line.x, line.y - 4))
+        if not self.is_open and self._shown_left < 1.0:
+            surf = surf.copy()
+            surf.set_alpha(int(255 * self._shown_left))
+        surface.blit(surf, self.output_rect.topleft)
 
     # ---- the box -------------------------------------------------------------------
     def open(self) -> None:
@@ -171,10 +219,7 @@ class Console:
 
         if self.is_open:
             return
-        w, h = self.game.size
-        from game.view.statusline import HEIGHT as STATUS_H
-
-        rect = pygame.Rect(MARGIN, h - STATUS_H - HEIGHT - 4, min(900, w - 2 * MARGIN), HEIGHT)
+        rect = self._line_rect()
         self.entry = UITextEntryLine(rect, self.game.ui, object_id="#console",
                                      placeholder_text="<sector: arena: object> is <state>  |  play as <name>  |  "
                                                       "release  |  help   (Enter runs, Escape closes)")
@@ -219,6 +264,8 @@ class Console:
         return False
 
     def update(self, dt: float) -> None:
+        if not self.is_open and self._shown_left > 0:
+            self._shown_left = max(0.0, self._shown_left - dt)
         if self.entry is not None and not self.entry.alive():
             self.close()
         elif self.is_open:

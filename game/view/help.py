@@ -13,6 +13,10 @@ CONTROLS = [
 ] + [(str(k), f"speed: {m:g} sim min per real second") for k, m in SPEEDS.items()] + [
     ("N  or  [Next morning]", "skip to the next 07:00 (Escape cancels)"),
     ("click a resident", "inspect: action, plan, memories"),
+    ("R  or  [Residents]", "everyone: what they do, where; click follows, double-click inspects"),
+    ("M  or  [Map]", "the town map: click looks there, a dot follows, right-click walks there"),
+    ("Shift+M", "minimap on / off"),
+    ("[Follow] / [Walk there] in a panel", "camera on them / walk up to them (a name in a panel follows too)"),
     ("T near a resident", "talk"),
     ("`  (backquote)", "console: <sector: arena: object> is burning / play as <name> / help"),
     ("click an object", "its state; type a new one and Set"),
@@ -20,7 +24,7 @@ CONTROLS = [
     ("F2", "hand the resident back to their mind"),
     ("F3", "frame rate"),
     ("F1  or  ?", "this help"),
-    ("Escape", "close a panel / cancel a skip / quit"),
+    ("Escape", "close a panel / stop following or walking / cancel a skip / quit (asks to save)"),
 ]
 
 

@@ -7,11 +7,23 @@ behind: N" when decisions lag, the gateway's status when it is not ok
 (``toast(text)``; ``Game.toast`` forwards here) and, while skipping, a
 progress box ("skipping to Tue 07:00 — 43%", Escape cancels).
 
+Messages never pile up: notes that last (``note(key, text)``: "Following
+Isabella Rodriguez", "Walking to ...") and toasts stack in one column at the
+top, between the HUD box and the buttons, each wrapped to that column's width
+(at most ``TOAST_LINES`` lines). ``reserved()`` gives the screen boxes they
+take, so speech bubbles keep clear of them. They are drawn last
+(``draw_top``), over panels such as the town map.
+
+Buttons along the top right (right to left): "Next morning (N)" and whatever
+others add with ``add_button`` (the residents list, the town map).
+
 Keys (the HUD takes them unless a text box has focus):
 space pause/resume · 1-5 speed · N skip to the next morning · Escape cancels
 a skip. A "Next morning" button does what N does.
 """
 from __future__ import annotations
+
+import logging
 
 import pygame
 
@@ -26,8 +38,13 @@ WARN = (255, 196, 92)
 BAD = (255, 120, 110)
 BG = (18, 20, 26, 190)
 PAD = 8
+GAP = 8  # between the message column and the HUD box / the buttons
 TOAST_S = 4.0
+TOAST_LINES = 3
+NOTE = (160, 220, 255)
+BUTTON_H = 30
 REFRESH_S = 0.25
+log = logging.getLogger(__name__)
 SPEED_KEYS = {pygame.K_1: 1, pygame.K_2: 2, pygame.K_3: 3, pygame.K_4: 4, pygame.K_5: 5,
               pygame.K_KP1: 1, pygame.K_KP2: 2, pygame.K_KP3: 3, pygame.K_KP4: 4, pygame.K_KP5: 5}
 
@@ -65,36 +82,106 @@ class HUD:
         self.game = game
         self.session = session
         self.toasts: list[tuple[str, float]] = []  # (text, seconds left)
+        self.notes: dict[str, str] = {}  # lasting one-line notes by key ("follow", "walkto")
         self.lines: list[tuple[str, tuple]] = []
         self._since = REFRESH_S
         self._bg = None
         self._bg_key = None
-        self.button = None
-        self._make_button()
+        self.box = pygame.Rect(8, 8, 0, 0)  # the HUD box drawn last frame
+        self.placed: list[tuple[pygame.Surface, pygame.Rect]] = []  # the message column, laid out in update
+        self._msg_cache: dict[tuple, pygame.Surface] = {}
+        self.buttons: list = []  # along the top right, right to left
+        self._handlers: dict = {}
+        self.button = self.add_button("Next morning (N)", 160, self.skip_to_morning,
+                                      "Fast-forward to 07:00 (Escape cancels)")
         session.on_skip_end.append(self._skip_ended)
 
-    # -- the button ------------------------------------------------------------------------
-    def _make_button(self) -> None:
+    # -- the buttons -----------------------------------------------------------------------
+    def add_button(self, text: str, width: int, on_press, tool_tip: str | None = None):
+        """A button in the top-right row (left of those already there); None without pygame_gui."""
         try:
             import pygame_gui
 
-            w, h = self.game.size
-            self.button = pygame_gui.elements.UIButton(
-                pygame.Rect(w - 170, 8, 160, 30), "Next morning (N)", manager=self.game.ui,
-                tool_tip_text="Fast-forward to 07:00 (Escape cancels)")
+            btn = pygame_gui.elements.UIButton(pygame.Rect(0, 8, width, BUTTON_H), text, manager=self.game.ui,
+                                               tool_tip_text=tool_tip)
         except Exception:  # noqa: BLE001 - keys still work
-            self.button = None
+            return None
+        self.buttons.append(btn)
+        self._handlers[btn] = on_press
+        self._place_buttons(force=True)
+        return btn
 
-    def _place_button(self) -> None:
-        if self.button is not None:
-            w, _ = self.game.size
-            if self.button.relative_rect.x != w - 170:
-                self.button.set_relative_position((w - 170, 8))
+    def _place_buttons(self, force: bool = False) -> None:
+        x = self.game.size[0] - 10
+        for btn in self.buttons:
+            x -= btn.relative_rect.width
+            if force or btn.relative_rect.x != x:
+                btn.set_relative_position((x, 8))
+            x -= 8
+
+    def buttons_left(self) -> int:
+        """The x where the button row begins (the message column ends before it)."""
+        return min((b.relative_rect.x for b in self.buttons), default=self.game.size[0])
 
     # -- messages --------------------------------------------------------------------------
     def toast(self, text: str, seconds: float = TOAST_S) -> None:
         self.toasts.append((str(text), seconds))
         del self.toasts[:-4]
+        self._layout()
+
+    def note(self, key: str, text: str | None) -> None:
+        """A message that stays until changed or removed (``text`` None)."""
+        if text:
+            self.notes[key] = str(text)
+        else:
+            self.notes.pop(key, None)
+        self._layout()
+
+    def reserved(self) -> list[pygame.Rect]:
+        """Screen boxes the HUD's box, messages and buttons take (speech bubbles avoid them)."""
+        out = [self.box] + [r for _, r in self.placed]
+        if self.buttons:
+            out.append(pygame.Rect(self.buttons_left(), 8, self.game.size[0] - self.buttons_left(), BUTTON_H))
+        return out
+
+    def _message_surface(self, text: str, colour, width: int) -> pygame.Surface:
+        """A message box: ``text`` wrapped to ``width`` px, at most TOAST_LINES lines (cached)."""
+        key = (text, colour, width)
+        surf = self._msg_cache.get(key)
+        if surf is None:
+            from game.view.bubbles import wrap
+
+            rows = [fonts.text(r, FONT, colour) for r in wrap(text, width - 2 * PAD, FONT, TOAST_LINES)]
+            lh = fonts.font(FONT).get_linesize()
+            surf = pygame.Surface((max(r.get_width() for r in rows) + 2 * PAD, lh * len(rows) + PAD),
+                                  pygame.SRCALPHA)
+            pygame.draw.rect(surf, (18, 20, 26, 200), surf.get_rect(), border_radius=6)
+            for i, r in enumerate(rows):
+                surf.blit(r, (PAD, PAD // 2 + i * lh))
+            if len(self._msg_cache) > 64:
+                self._msg_cache.clear()
+            self._msg_cache[key] = surf
+        return surf
+
+    def _layout(self) -> None:
+        """Place the notes and toasts in one column between the HUD box and the buttons."""
+        left = self.box.right + GAP
+        right = self.buttons_left() - GAP
+        if right - left < 240:  # a narrow window: the whole width, under the HUD box
+            left, right, top = 8, self.game.size[0] - 8, self.box.bottom + GAP
+        else:
+            top = 12
+        width = right - left
+        placed = []
+        y = top
+        items = [(t, NOTE) for t in self.notes.values()] + [(t, FG) for t, _ in self.toasts]
+        for text, colour in items:
+            surf = self._message_surface(text, colour, width)
+            rect = surf.get_rect(midtop=(left + width // 2, y))
+            placed.append((surf, rect))
+            y = rect.bottom + 4
+        self.placed = placed
+
 
     def _skip_ended(self, how: str) -> None:
         if how == "done":
@@ -108,11 +195,11 @@ class HUD:
         try:
             import pygame_gui
 
-            if event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element is self.button:
-                self.skip_to_morning()
+            if event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element in self._handlers:
+                self._handlers[event.ui_element]()
                 return True
         except Exception:  # noqa: BLE001
-            pass
+            log.exception("a HUD button failed")
         if event.type != pygame.KEYDOWN:
             return False
         if s.skipping and event.key == pygame.K_ESCAPE:
@@ -147,12 +234,15 @@ class HUD:
 
     # -- per frame --------------------------------------------------------------------------
     def update(self, dt: float) -> None:
+        n = len(self.toasts)
         self.toasts = [(t, left - dt) for t, left in self.toasts if left - dt > 0]
         self._since += dt
         if self._since >= REFRESH_S:
             self._since = 0.0
             self.lines = self.compose()
-        self._place_button()
+        self._place_buttons()
+        if n != len(self.toasts) or not self.placed and (self.notes or self.toasts):
+            self._layout()
 
     def compose(self) -> list[tuple[str, tuple]]:
         s = self.session
@@ -191,24 +281,29 @@ class HUD:
             pygame.draw.rect(self._bg, BG, self._bg.get_rect(), border_radius=6)
             self._bg_key = key
         blits = [(self._bg, (8, 8))]
+        if self.box.size != key:
+            self.box = pygame.Rect((8, 8), key)
+            self._layout()  # the message column starts right of the box
         y = 8 + PAD
         for r in rows:
             blits.append((r, (8 + PAD, y)))
             y += r.get_height() + 2
         surface.blits(blits, doreturn=False)
-        sw, sh = surface.get_size()
-        ty = 12
-        for text, left in self.toasts:
-            img = fonts.text(text, FONT, FG)
-            box = pygame.Rect(0, 0, img.get_width() + 2 * PAD, img.get_height() + PAD)
-            box.midtop = (sw // 2, ty)
-            bg = pygame.Surface(box.size, pygame.SRCALPHA)
-            pygame.draw.rect(bg, (18, 20, 26, int(200 * min(1.0, left))), bg.get_rect(), border_radius=6)
-            surface.blit(bg, box.topleft)
-            surface.blit(img, (box.x + PAD, box.y + PAD // 2))
-            ty = box.bottom + 4
         if self.session.skipping:
             self._draw_skip(surface)
+
+    def draw_top(self, surface) -> None:
+        """The notes and toasts, over everything else (the town map included)."""
+        if not self.placed:
+            return
+        fading = {i + len(self.notes): left for i, (_, left) in enumerate(self.toasts) if left < 1.0}
+        blits = []
+        for i, (surf, rect) in enumerate(self.placed):
+            if i in fading:
+                surf = surf.copy()
+                surf.set_alpha(int(255 * fading[i]))
+            blits.append((surf, rect.topleft))
+        surface.blits(blits, doreturn=False)
 
     def _draw_skip(self, surface) -> None:
         s = self.session

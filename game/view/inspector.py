@@ -10,7 +10,10 @@ calls a model) and only re-laid-out when it changed, keeping the scroll place.
 
 Click an object's tile: a small panel with its address and state. Escape
 closes the panel (before the game would quit). "Talk" opens the chat
-(game/view/chat.py, when installed).
+(game/view/chat.py, when installed). "Follow" keeps the camera on the
+resident (game/view/follow.py), "Walk there" walks the visitor to them
+(walkto.py); every resident's name in the text is a link that follows them.
+Clicking the resident the player plays opens their panel too.
 
 ``install(game)`` adds the overlay; it reads ``game.session`` (contract 11:
 ``sim``, ``minds``) each time, so it works before and after a load.
@@ -273,6 +276,7 @@ class Inspector:
         self.icon = None
         self.talk_button = None
         self.play_button = None  # "Play as" (issue 7; game/view/console.py play_as)
+        self.follow_button = self.walk_button = None  # "Follow", "Walk there" (issue 12)
         self.state_entry = self.state_button = None  # the object panel's state editor (issue 7)
         self._state_typing = False
         self.interview_button = None
@@ -313,6 +317,7 @@ class Inspector:
         self.window = self.box = self.head = self.icon = self.talk_button = None
         self.interview_button = self.voice_entry = self.voice_button = None
         self.play_button = self.state_entry = self.state_button = None
+        self.follow_button = self.walk_button = None
         if self._state_typing and getattr(self.game, "controls", None) is not None:
             self.game.controls.enabled = True
         self._state_typing = False
@@ -348,6 +353,15 @@ class Inspector:
                                             container=self.window,
                                             tool_tip_text="walk as this resident (F2 hands them back)")
             top = 40
+            if getattr(self.game, "follower", None) is not None:
+                self.follow_button = UIButton(pygame.Rect(4, top, 96, 30), "Follow", self.game.ui,
+                                              container=self.window,
+                                              tool_tip_text="keep the camera on them (walk or Esc stops)")
+            if getattr(self.game, "walker", None) is not None:
+                self.walk_button = UIButton(pygame.Rect(104, top, 110, 30), "Walk there", self.game.ui,
+                                            container=self.window, tool_tip_text="walk up to them, to talk")
+            if self.follow_button is not None or self.walk_button is not None:
+                top += 34
         if talk:
             self.head = UIImage(pygame.Rect(0, top, cw, HEAD_H), pygame.Surface((cw, HEAD_H), pygame.SRCALPHA),
                                 self.game.ui, container=self.window)
@@ -484,7 +498,7 @@ class Inspector:
         if body != self._body_text and (force or small or self.clock - self._body_at >= BODY_MIN_S):
             self._body_text = body
             self._body_at = self.clock
-            set_text_keep_scroll(self.box, body)
+            set_text_keep_scroll(self.box, self._linked(body))
         self.text = self._head_text + self._body_text  # what is shown (tests read it)
         if self.icon is not None and self.selected:
             sim = self._sim()
@@ -494,13 +508,21 @@ class Inspector:
                 self._emoji = e
                 self.icon.set_image(_emoji_surface(e))
 
+    def _linked(self, body: str) -> str:
+        """The body's markup with every resident's name a link (a click follows them)."""
+        if getattr(self.game, "follower", None) is None:
+            return body
+        from game.view.follow import link_names
+
+        return link_names(body, self._minds())
+
     # ---- overlay protocol -----------------------------------------------------------
     def pick(self, pos) -> tuple[str, str] | None:
-        """('resident', name) or ('object', address) under a screen position, or None."""
+        """('resident', name) or ('object', address) under a screen position, or None.
+        The visitor is nobody to inspect; a resident the player plays is."""
         minds = self._minds()
-        visitor = getattr(getattr(self.game, "visitor", None), "name", None)
         for fig, rect in reversed(self.game.drawn or []):  # the last drawn is in front
-            if rect.collidepoint(pos) and fig.name != visitor and fig.slug != "visitor" and fig.name in minds:
+            if rect.collidepoint(pos) and fig.slug != "visitor" and fig.name in minds:
                 return ("resident", fig.name)
         tile = self.game.camera.screen_to_tile(*pos)
         town = self.game.town
@@ -539,6 +561,13 @@ class Inspector:
             if self.inner_voice(self.voice_entry.get_text()):
                 self.voice_entry.set_text("")
             return True
+        if event.type == pygame_gui.UI_BUTTON_PRESSED and self.selected and event.ui_element is not None \
+                and event.ui_element in (self.follow_button, self.walk_button):
+            if event.ui_element is self.follow_button:
+                self.game.follow_resident(self.selected)
+            else:
+                self.game.walk_to_resident(self.selected)
+            return True
         if event.type == pygame_gui.UI_BUTTON_PRESSED and self.play_button is not None \
                 and event.ui_element is self.play_button and self.selected:
             from game.view.console import play_as
@@ -562,6 +591,12 @@ class Inspector:
             self.close()
             return True
         return False
+
+    def inset(self) -> tuple[int, int, int, int] | None:
+        """The panel covers the window's right side (the camera centres in the rest)."""
+        if not self.is_open:
+            return None
+        return (0, 0, max(0, self.game.size[0] - self.window.rect.left + 4), 0)
 
     def update(self, dt: float) -> None:
         if self.window is not None and not self.window.alive():

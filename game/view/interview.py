@@ -9,6 +9,11 @@ the resident, after any job in flight). With Remember off (the default) the
 interview leaves the world unchanged: no memory, no event, the resident keeps
 doing what they were doing (nobody is held). With it on, each exchange is
 stored as a chat memory, like talking to them in person.
+
+Loading a save keeps an interview open (it does not change the town unless
+Remember is on): a question still waiting for its answer is asked again of
+the loaded resident (``after_load``), so the window never stays on
+"thinking..." for an answer the load dropped.
 """
 from __future__ import annotations
 
@@ -103,6 +108,34 @@ class Interview(Chat):
         sim.call(name, respond, mind, me, text, now=sim.now, speaker_is=self.persona, history=history,
                  remember=self.remember,
                  on_result=lambda value, error: self._on_answer(name, text, history, value, error))
+
+    def after_load(self) -> None:
+        """A save was loaded: ask the questions still waiting again, of the loaded mind."""
+        waiting = self.pending
+        self.pending = 0  # the old jobs' answers were dropped with the old town
+        if not self.is_open:
+            return
+        name = self.partner
+        sim = self._sim()
+        if name not in self._minds() or sim is None:
+            self.close()
+            self.say_toast(f"The interview ended: {name} is not in the loaded town.")
+            return
+        if not waiting:
+            return
+        me = self.visitor_name()
+        # The unanswered questions are the visitor's last lines (answers come back in order).
+        unanswered = []
+        for who, text in reversed(self.lines):
+            if who != me:
+                break
+            unanswered.append(text)
+        unanswered.reverse()
+        for k, text in enumerate(unanswered):
+            history = list(self.lines[: len(self.lines) - len(unanswered) + k])
+            self.pending += 1
+            self._submit(sim, name, me, text, history)
+        self.refresh()
 
     # ---- events ------------------------------------------------------------------------------
     def handle_event(self, event) -> bool:

@@ -4,12 +4,20 @@ Enter or "Start" accepts (an empty box takes the default); Escape takes the
 default too. While the box is open the town is paused and walking is off.
 ``on_done(name)`` gets the name; a name a resident already has is refused
 with a message in the box (``validate(name)`` returns the problem or None).
+
+"Continue": when a save exists (``newest``: a Future of the newest save's
+SaveInfo, looked for off the frame), the box offers to resume it instead.
+``on_continue(info)`` starts loading it (a Future); the box closes once it is
+loaded, or says why not and still offers a new start.
 """
 from __future__ import annotations
 
+import logging
 from typing import Callable
 
 import pygame
+
+log = logging.getLogger(__name__)
 
 DEFAULT_NAME = "Alex"
 MAX_LEN = 24
@@ -17,28 +25,34 @@ MAX_LEN = 24
 
 class NameBox:
     def __init__(self, game, on_done: Callable[[str], None], default: str = DEFAULT_NAME,
-                 validate: Callable[[str], str | None] | None = None) -> None:
+                 validate: Callable[[str], str | None] | None = None, newest=None,
+                 on_continue: Callable | None = None) -> None:
         import pygame_gui
 
         self.game = game
         self.on_done = on_done
         self.default = default
         self.validate = validate
+        self.newest = newest  # Future[SaveInfo | None], or None
+        self.on_continue = on_continue
+        self.save_info = None  # the save "Continue" resumes, once found
+        self.loading = None  # the load's Future after "Continue"
+        self.continue_button = None
         self.done = False
         w, h = game.size
-        rect = pygame.Rect(0, 0, 420, 150)
+        rect = pygame.Rect(0, 0, 460, 200)
         rect.center = (w // 2, h // 2)
         ui = game.ui
         self.panel = pygame_gui.elements.UIPanel(rect, manager=ui)
-        pygame_gui.elements.UILabel(pygame.Rect(15, 10, 390, 28), "Welcome to the Ville! What is your name?",
+        pygame_gui.elements.UILabel(pygame.Rect(15, 10, 430, 28), "Welcome to the Ville! What is your name?",
                                     manager=ui, container=self.panel)
-        self.entry = pygame_gui.elements.UITextEntryLine(pygame.Rect(15, 45, 270, 34), manager=ui,
+        self.entry = pygame_gui.elements.UITextEntryLine(pygame.Rect(15, 45, 300, 34), manager=ui,
                                                          container=self.panel)
         self.entry.set_text_length_limit(MAX_LEN)
         self.entry.set_text(default)
-        self.button = pygame_gui.elements.UIButton(pygame.Rect(295, 45, 105, 34), "Start", manager=ui,
-                                                   container=self.panel)
-        self.message = pygame_gui.elements.UILabel(pygame.Rect(15, 90, 390, 28), "Enter to start", manager=ui,
+        self.button = pygame_gui.elements.UIButton(pygame.Rect(325, 45, 115, 34), "Start", manager=ui,
+                                                   container=self.panel, tool_tip_text="a new visit, from the start")
+        self.message = pygame_gui.elements.UILabel(pygame.Rect(15, 90, 430, 28), "Enter to start", manager=ui,
                                                    container=self.panel)
         self.entry.focus()
         self._was_enabled = game.controls.enabled
@@ -46,6 +60,8 @@ class NameBox:
         game.controls.release_all()
 
     def submit(self, text: str | None = None) -> bool:
+        if self.loading is not None:
+            return False  # continuing: wait for the load
         name = " ".join(str(self.entry.get_text() if text is None else text).split()) or self.default
         problem = self.validate(name) if self.validate else None
         if problem:
@@ -53,6 +69,19 @@ class NameBox:
             return False
         self.close()
         self.on_done(name)
+        return True
+
+    def resume(self) -> bool:
+        """Continue the newest save (the box closes when it is loaded)."""
+        if self.save_info is None or self.on_continue is None or self.loading is not None:
+            return False
+        self.loading = self.on_continue(self.save_info)
+        if self.loading is None:
+            self.message.set_text("That save cannot be loaded; start a new visit.")
+            return False
+        self.message.set_text("Loading your town…")
+        self.continue_button.disable()
+        self.button.disable()
         return True
 
     def close(self) -> None:
@@ -63,6 +92,37 @@ class NameBox:
         self.game.controls.enabled = self._was_enabled
         if self in self.game.overlays:
             self.game.overlays.remove(self)
+
+    def _offer_continue(self, info) -> None:
+        import pygame_gui
+
+        self.save_info = info
+        when = info.sim_time.strftime("%a %d %b %H:%M") if info.sim_time else "?"
+        saved = info.saved_at.astimezone().strftime("%d %b %H:%M") if info.saved_at else "?"
+        self.continue_button = pygame_gui.elements.UIButton(
+            pygame.Rect(15, 130, 425, 40), f"Continue: {when} (saved {saved})", manager=self.game.ui,
+            container=self.panel, tool_tip_text=f"resume the save '{info.slot}'")
+        self.message.set_text("Enter starts a new visit, or continue where you left off.")
+
+    def update(self, dt: float) -> None:
+        if self.done:
+            return
+        if self.newest is not None and self.newest.done():
+            fut, self.newest = self.newest, None
+            try:
+                info = fut.result()
+            except Exception:  # noqa: BLE001 - no Continue then; a new start still works
+                log.exception("looking for saves failed")
+                info = None
+            if info is not None and self.on_continue is not None:
+                self._offer_continue(info)
+        if self.loading is not None and self.loading.done():
+            fut, self.loading = self.loading, None
+            if fut.exception() is None:
+                self.close()
+                return
+            self.message.set_text(f"Cannot continue: {str(fut.exception())[:60]}")
+            self.button.enable()
 
     def handle_event(self, event) -> bool:
         import pygame_gui
@@ -75,6 +135,9 @@ class NameBox:
         if event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element is self.button:
             self.submit()
             return True
+        if event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element is self.continue_button:
+            self.resume()
+            return True
         if event.type == pygame.KEYDOWN:
             if event.key == pygame.K_ESCAPE:
                 self.submit(self.default)
@@ -85,8 +148,9 @@ class NameBox:
 
 
 def install(game, on_done: Callable[[str], None], default: str = DEFAULT_NAME,
-            validate: Callable[[str], str | None] | None = None) -> NameBox:
-    box = NameBox(game, on_done, default, validate)
+            validate: Callable[[str], str | None] | None = None, newest=None,
+            on_continue: Callable | None = None) -> NameBox:
+    box = NameBox(game, on_done, default, validate, newest, on_continue)
     game.add_overlay(box)
     game.namebox = box
     return box

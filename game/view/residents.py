@@ -97,20 +97,12 @@ class ResidentsView:
             if b.visitor or getattr(b, "controlled", False):
                 continue  # the visitor and a resident the player plays are the player's figure
             slug = self.slugs.get(name) or slugify(name)
-            x, y = b.tile
-            prev = b.prev_tile
-            moved = prev is not None and prev != b.tile
-            if moved:
-                px, py = prev
-                x, y = px + (x - px) * f, py + (y - py) * f
-                if stepped:
-                    self._walked[name] = self._walked.get(name, 0.0) + 1.0
+            moved = b.prev_tile is not None and b.prev_tile != b.tile
+            if moved and stepped:
+                self._walked[name] = self._walked.get(name, 0.0) + 1.0
             moving = moved or b.walking
             asleep = b.asleep and not moving and b.conversation is None
-            if asleep:
-                bed = self.beds.get(name)
-                if bed is not None and max(abs(bed[0] - b.tile[0]), abs(bed[1] - b.tile[1])) <= 2:
-                    x, y = bed  # in bed (the spawn is on it), not on the floor beside it
+            x, y = self._place(name, b, f)
             out.append(Figure(
                 name=name,
                 slug=slug + ASLEEP if asleep else slug,
@@ -121,6 +113,25 @@ class ResidentsView:
                 label=True,
             ))
         return out
+
+    def _place(self, name: str, b, f: float) -> tuple[float, float]:
+        """Where a body is drawn, in fractional tiles: glided between its last two
+        tiles by the step fraction, or in its bed while asleep near it."""
+        x, y = b.tile
+        prev = b.prev_tile
+        if prev is not None and prev != b.tile:
+            px, py = prev
+            return (px + (x - px) * f, py + (y - py) * f)
+        if b.asleep and not b.walking and b.conversation is None:
+            bed = self.beds.get(name)
+            if bed is not None and max(abs(bed[0] - x), abs(bed[1] - y)) <= 2:
+                return (float(bed[0]), float(bed[1]))  # in bed (the spawn is on it), not on the floor beside it
+        return (float(x), float(y))
+
+    def position(self, name: str) -> tuple[float, float] | None:
+        """Where the resident ``name`` is drawn now (fractional tiles), or None."""
+        b = self.session.sim.bodies.get(name)
+        return None if b is None else self._place(name, b, self.session.step_fraction)
 
     # -- blocking the visitor --------------------------------------------------------------
     def blocked(self, x: int, y: int) -> bool:

@@ -173,6 +173,18 @@ class TileMapRenderer:
             self._scaled_pixels -= old.get_width() * old.get_height()
         return surf
 
+    def base_chunks(self) -> list[tuple[int, int, pygame.Surface]]:
+        """Every prerendered chunk at the map's own scale, in drawing order (under,
+        then over): (chunk x, chunk y, surface). The town map scales these down."""
+        out = []
+        for group in ("under", "over"):
+            for cy in range(self.chunks_y):
+                for cx in range(self.chunks_x):
+                    surf = self._base.get((group, cx, cy))
+                    if surf is not None:
+                        out.append((cx, cy, surf))
+        return out
+
     def warm(self, camera) -> None:
         """Scale the chunks the camera sees now (call after a zoom change if a
         hitch on the next frame matters)."""

@@ -6,6 +6,12 @@ walking without a pause between steps; a quick tap (pressed and released
 within one frame) still makes one step. Pressing towards a wall turns the
 visitor to face it and does not move. The visitor's `tile` is the tile it
 stands on, or, mid-step, the tile it is stepping onto (it occupies it).
+
+Walking on its own: ``route`` is a list of tiles still to walk (an A* path
+from game/view/walkto.py, diagonal steps included). The visitor steps along
+it while no walking key is pressed; a walking key takes over and drops the
+route (the player walks again). A tile that is taken (a resident stands
+there) is waited for, not walked through.
 """
 from __future__ import annotations
 
@@ -27,6 +33,15 @@ KEY_DIRECTIONS = {
     pygame.K_d: "right",
     pygame.K_RIGHT: "right",
 }
+
+
+def facing_of(dx: int, dy: int, default: str = "down") -> str:
+    """The sheet row for a step (dx, dy); a diagonal step faces its sideways part."""
+    if dx:
+        return "right" if dx > 0 else "left"
+    if dy:
+        return "down" if dy > 0 else "up"
+    return default
 
 
 class WalkControls:
@@ -93,6 +108,8 @@ class Visitor:
         self.walked = 0.0  # tiles walked in the current run of steps (walk cycle)
         self.steps = 0  # tiles walked in total
         self.step_seconds = step_seconds
+        self.route: list[tuple[int, int]] = []  # tiles still to walk on its own (walk-to)
+        self.blocked = False  # the route's next tile was taken at the last try
 
     @property
     def pos(self) -> tuple[float, float]:
@@ -104,6 +121,7 @@ class Visitor:
         """Teleport (loading a save, tests)."""
         self.tile = self.prev = (int(tile[0]), int(tile[1]))
         self.progress, self.moving, self.walked = 1.0, False, 0.0
+        self.route = []
 
     def update(self, dt: float, controls: WalkControls, can_enter: Callable[[int, int], bool]) -> None:
         """Advance the current step by dt seconds; start the next one if a key asks for it."""
@@ -121,9 +139,17 @@ class Visitor:
                 self.progress, self.moving, self.prev = 1.0, False, self.tile
                 self.steps += 1
             want = controls.wanted()
+            if want is None and self.route:
+                if not self._route_step(can_enter):
+                    self.walked = 0.0
+                    return
+                if remaining <= 0.0:
+                    return
+                continue
             if want is None:
                 self.walked = 0.0
                 return
+            self.route = []  # a walking key: the player walks again
             self.facing = want
             dx, dy = DELTA[want]
             target = (self.tile[0] + dx, self.tile[1] + dy)
@@ -135,6 +161,23 @@ class Visitor:
             self.progress, self.moving = 0.0, True
             if remaining <= 0.0:
                 return
+
+    def _route_step(self, can_enter: Callable[[int, int], bool]) -> bool:
+        """Start the step to the route's next tile; False when it is taken (wait)."""
+        nxt = self.route[0]
+        dx, dy = nxt[0] - self.tile[0], nxt[1] - self.tile[1]
+        if max(abs(dx), abs(dy)) != 1:  # not next to us (the route is stale): drop it
+            self.route = []
+            return False
+        self.facing = facing_of(dx, dy, self.facing)
+        if not can_enter(*nxt):
+            self.blocked = True
+            return False
+        self.blocked = False
+        self.route.pop(0)
+        self.prev, self.tile = self.tile, nxt
+        self.progress, self.moving = 0.0, True
+        return True
 
     def figure(self) -> Figure:
         x, y = self.pos

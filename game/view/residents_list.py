@@ -1,0 +1,454 @@
+"""The residents list: who is where, doing what (R, or the "Residents (R)" button).
+
+A pygame_gui window on the left lists every resident, by name: their map
+colour (the same as their dot on the town map), the emoji and a few words of
+what they are doing, where they are (sector › arena, or where they are
+walking to), and markers: "thinking…" while their mind works, "routine"
+while their action is a routine rather than the model's (before the mind's
+first decision, or after a failed one), "fallback" when their latest model
+answer was unusable and a rule answered instead. A line at the top filters
+the rows by name, activity or place.
+
+Click a row: the camera goes to that resident, wherever they are, and
+follows them (game/view/follow.py) until the visitor walks or Escape.
+Double-click: their inspector panel too. Right-click: walk there
+(game/view/walkto.py).
+
+Cheap on the frame: the rows are drawn here, into one image (pygame fonts
+and the emoji atlas, not a pygame_gui text layout), under one transparent
+pygame_gui button that takes the clicks (the row is the one under the
+mouse); so opening the list creates a handful of widgets, not fifty. The
+rows' contents are compared a few times a second, at most ``ROWS_PER_FRAME``
+changed rows are redrawn in a frame, and the image is handed to pygame_gui
+at most once a frame.
+"""
+from __future__ import annotations
+
+import logging
+
+import pygame
+
+from game.view import fonts
+
+log = logging.getLogger(__name__)
+
+WIDTH = 400
+TOP = 124  # below the HUD box
+ROW_H = 46
+FILTER_H = 34
+REFRESH_S = 0.25
+ROWS_PER_FRAME = 3
+NAME_PX = 16
+LINE_PX = 14
+ICON = 24
+FG = (240, 240, 232)
+DIM = (176, 184, 194)
+THINK = (142, 226, 142)
+ROUTINE = (255, 190, 100)
+YOU = (156, 201, 255)
+ROW_THEME = {  # the button over the rows is invisible: the rows draw their own hover
+    "#resident_row": {
+        "colours": {
+            "normal_bg": "#00000000", "hovered_bg": "#00000000", "active_bg": "#00000000",
+            "selected_bg": "#00000000", "disabled_bg": "#00000000",
+            "normal_border": "#00000000", "hovered_border": "#00000000", "active_border": "#00000000",
+            "selected_border": "#00000000", "disabled_border": "#00000000",
+            "normal_text": "#00000000", "hovered_text": "#00000000", "active_text": "#00000000",
+        },
+        "misc": {"border_width": "0", "shadow_width": "0", "shape": "rectangle"},
+    }
+}
+
+
+def short_place(address: str | None) -> str:
+    """'the Ville:Hobbs Cafe:cafe:counter' -> 'Hobbs Cafe › cafe'; the world alone -> 'outdoors'."""
+    parts = str(address or "").split(":")
+    return " › ".join(parts[1:3]) if len(parts) > 1 else "outdoors"
+
+
+def is_routine_note(note) -> bool:
+    """Whether an action event's note says the action came from a routine or a fallback."""
+    n = str(note or "").casefold()
+    return "fallback" in n or "routine" in n
+
+
+def _clip(font, text: str, width: int) -> str:
+    if font.size(text)[0] <= width:
+        return text
+    while text and font.size(text + "…")[0] > width:
+        text = text[:-1]
+    return text.rstrip() + "…"
+
+
+class ResidentsList:
+    def __init__(self, game) -> None:
+        self.game = game
+        self.window = None
+        self.filter_entry = None
+        self.scroller = None
+        self.image = None  # every row, one pygame_gui UIImage in the scrolling box
+        self.button = None  # one transparent button over it: clicks, double-clicks, right-clicks
+        self.sheet: pygame.Surface | None = None  # what the image shows
+        self.rows: dict[str, tuple] = {}  # name -> the state its row was drawn from
+        self.order: list[str] = []  # the names shown, in order
+        self.hover: str | None = None  # the row under the mouse (drawn lighter)
+        self.routine: dict[str, bool] = {}  # resident -> the current action is a routine / fallback
+        self.fell_back: set[str] = set()  # residents whose latest model call fell back
+        self._sim = None
+        self._since = REFRESH_S
+        self._filter = ""
+        self._dirty: list[str] = []
+        self._typing = False
+        self._listening = None  # the sim whose events we hear
+        self._built_for = None  # the window size the panel was made for
+
+    @property
+    def is_open(self) -> bool:
+        return self.window is not None and self.window.alive() and bool(self.window.visible)
+
+    # ---- what the sim says -------------------------------------------------------------------
+    def _on_event(self, ev: dict) -> None:
+        if ev.get("kind") == "action" and ev.get("resident"):
+            self.routine[ev["resident"]] = is_routine_note(ev.get("note"))
+
+    def _watch(self) -> None:
+        """Hear the current sim's action events (after a load: read the latest from its log)."""
+        sim = self.game.session.sim
+        if sim is self._listening:
+            return
+        self._listening = sim
+        if self._on_event not in sim.listeners:
+            sim.listeners.append(self._on_event)
+        self.routine = {}
+        want = set(self.game.session.minds)
+        for ev in reversed(sim.events[-5000:]):
+            who = ev.get("resident")
+            if ev.get("kind") == "action" and who in want and who not in self.routine:
+                self.routine[who] = is_routine_note(ev.get("note"))
+                if len(self.routine) == len(want):
+                    break
+
+    def _read_fallbacks(self) -> None:
+        """Whose latest model call fell back (the gateway's recent call records)."""
+        acc = getattr(getattr(self.game.session, "gateway", None), "accounting", None)
+        records = getattr(acc, "records", None)
+        if not callable(records):
+            return
+        latest: dict[str, bool] = {}
+        for rec in reversed(records()):
+            who = getattr(rec, "resident", None)
+            if who and who not in latest:
+                latest[who] = getattr(rec, "outcome", "ok") == "fallback"
+        self.fell_back = {who for who, fb in latest.items() if fb}
+
+    def row_state(self, name: str) -> tuple:
+        """What a row shows (compared to find the rows to redraw)."""
+        session = self.game.session
+        sim = session.sim
+        b = sim.bodies.get(name)
+        if b is None:
+            return (name, "", "not in town", "", False, False, False)
+        if b.walking and b.target:
+            where = "→ " + short_place(b.target)
+        else:
+            where = short_place(sim.area(b.tile))
+        doing = b.doing
+        if b.conversation is not None:
+            conv = sim.conversation_of(name)
+            other = conv.other(name) if conv is not None and hasattr(conv, "other") else None
+            doing = f"talking with {other}" if other else "talking"
+        elif b.asleep:
+            doing = "asleep"
+        you = getattr(session, "controlled", None) == name
+        thinking = bool(sim.thinking(name)) and not you
+        followed = getattr(getattr(self.game, "follower", None), "target", None) == name
+        marker = "" if you else "routine" if self.routine.get(name) else "fallback" if name in self.fell_back else ""
+        return (name, b.emoji, doing, where, thinking, marker, you or followed, you)
+
+    # ---- the window --------------------------------------------------------------------------
+    # Made once (at install, before the first frame: pygame_gui's first scrolling box takes ~0.1 s)
+    # and then shown and hidden; its close button hides it too.
+    def build(self) -> None:
+        from pygame_gui.elements import UIScrollingContainer, UITextEntryLine, UIWindow
+
+        from game.view.statusline import HEIGHT as STATUS_H
+
+        class _Window(UIWindow):
+            def on_close_window_button_pressed(self) -> None:
+                self.hide()
+
+        ui = self.game.ui
+        w, h = self.game.size
+        self._built_for = self.game.size
+        height = max(200, h - TOP - STATUS_H - 8)
+        self.window = _Window(pygame.Rect(8, TOP, WIDTH, height), ui, window_display_title="Residents",
+                              object_id="#residents_list", resizable=False)
+        inner = self.window.get_container().get_rect()
+        cw, ch = inner.width, inner.height
+        self.filter_entry = UITextEntryLine(pygame.Rect(4, 4, cw - 8, FILTER_H - 2), ui, container=self.window,
+                                            placeholder_text="filter: a name, an activity or a place")
+        self.filter_entry.set_text_length_limit(40)
+        self.scroller = UIScrollingContainer(pygame.Rect(0, FILTER_H + 6, cw, ch - FILTER_H - 6), ui,
+                                             container=self.window, allow_scroll_x=False)
+        self.image = self.button = None
+        self.rows = {}
+        self.order = []
+        self._filter = None
+        self._update_filter()  # the image and the button under the rows, made now too
+        self.window.hide()  # made visible: pygame_gui cannot put a scrolling box into a hidden window
+
+    def open(self) -> None:
+        if self.is_open:
+            return
+        if self.window is None or not self.window.alive() or self._built_for != self.game.size:
+            self._kill()
+            self.build()
+        self.window.show()
+        self._filter = None  # the rows are laid out afresh ...
+        self._watch()
+        self._update_filter()
+        self._since = REFRESH_S
+        self._draw_rows(all_rows=True)  # ... and drawn at once (a few ms for 25 rows)
+
+    def close(self) -> None:
+        if self.window is not None and self.window.alive():
+            self.window.hide()
+        self._dirty = []
+        self.hover = None
+        if self._typing:
+            self._typing = False
+            self.game.controls.enabled = True
+
+    def _kill(self) -> None:
+        if self.window is not None:
+            self.window.kill()
+        self.window = self.filter_entry = self.scroller = self.image = self.button = None
+        self.sheet = None
+        self.rows = {}
+        self.order = []
+
+    def inset(self) -> tuple[int, int, int, int] | None:
+        """The list covers the window's left side (the camera centres in the rest)."""
+        return (self.window.rect.right + 4, 0, 0, 0) if self.is_open else None
+
+    def toggle(self) -> None:
+        self.close() if self.is_open else self.open()
+
+    def _update_filter(self) -> bool:
+        """Narrow the rows to what the filter line says, when it changed (typed or set)."""
+        text = " ".join(self.filter_entry.get_text().split())
+        if text == self._filter:
+            return False
+        self._filter = text
+        self._build_rows()
+        return True
+
+    def _row_width(self) -> int:
+        return self.scroller.get_container().get_rect().width - 20  # room for the scroll bar
+
+    def _names(self) -> list[str]:
+        minds = self.game.session.minds
+        names = sorted(minds)
+        f = self._filter.casefold()
+        if not f:
+            return names
+        out = []
+        for n in names:
+            st = self.row_state(n)
+            if f in " ".join(str(x) for x in st[:4]).casefold():
+                out.append(n)
+        return out
+
+    def _build_rows(self) -> None:
+        """The shown names (after the filter) on a fresh picture; the image and the button
+        stay as tall as every resident's rows (made again only when the cast changes size)."""
+        from pygame_gui.elements import UIButton, UIImage
+
+        ui = self.game.ui
+        names = self._names()
+        width = self._row_width()
+        size = (width, max(1, len(self.game.session.minds)) * ROW_H)
+        self.sheet = pygame.Surface(size, pygame.SRCALPHA)
+        if self.image is None or self.image.rect.size != size:
+            for el in (self.image, self.button):
+                if el is not None:
+                    el.kill()
+            rect = pygame.Rect((0, 0), size)
+            self.image = UIImage(rect, self.sheet, ui, container=self.scroller)
+            self.button = UIButton(rect, "", ui, container=self.scroller, object_id="#resident_row",
+                                   allow_double_clicks=True,
+                                   generate_click_events_from=(pygame.BUTTON_LEFT, pygame.BUTTON_RIGHT))
+        self.scroller.set_scrollable_area_dimensions((width, max(1, len(names) * ROW_H)))
+        self.order = names
+        self.rows = {n: self.rows.get(n) for n in names}
+        self._dirty = list(names)  # every row is drawn again onto the new picture
+        if not names:
+            self.image.set_image(self.sheet)
+
+    def render_row(self, name: str, state: tuple, width: int, hovered: bool = False) -> pygame.Surface:
+        """One row: colour bar, emoji, name, markers; below, the activity and the place."""
+        _, emoji, doing, where, thinking, routine, highlight, you = state
+        surf = pygame.Surface((width, ROW_H), pygame.SRCALPHA)
+        if highlight or hovered:
+            pygame.draw.rect(surf, (255, 255, 255, 22 + 18 * hovered + 14 * highlight), surf.get_rect(),
+                             border_radius=4)
+        tm = getattr(self.game, "townmap", None)
+        colour = tm.colour(name) if tm is not None else (200, 200, 200)
+        pygame.draw.rect(surf, colour, (2, 6, 5, ROW_H - 12), border_radius=2)
+        if emoji:
+            try:
+                from game.view.emoji import icon
+
+                surf.blit(icon(emoji, ICON), (12, (ROW_H - ICON) // 2))
+            except Exception:  # noqa: BLE001 - a missing icon is cosmetic
+                log.debug("no icon for %r", emoji, exc_info=True)
+        x = 12 + ICON + 8
+        markers = []
+        if you:
+            markers.append(("you", YOU))
+        if thinking:
+            markers.append(("thinking…", THINK))
+        if routine:
+            markers.append((routine, ROUTINE))
+        right = width - 6
+        for text, c in reversed(markers):
+            img = fonts.text(text, LINE_PX, c)
+            right -= img.get_width()
+            surf.blit(img, (right, 5))
+            right -= 8
+        name_font = fonts.font(NAME_PX, True)
+        surf.blit(fonts.text(_clip(name_font, name, right - x - 4), NAME_PX, FG, True), (x, 3))
+        line_font = fonts.font(LINE_PX)
+        line = f"{doing} · {where}" if doing else where
+        surf.blit(fonts.text(_clip(line_font, line, width - x - 6), LINE_PX, DIM), (x, 24))
+        return surf
+
+    def _draw_rows(self, all_rows: bool = False) -> None:
+        """Redraw the rows waiting (at most ROWS_PER_FRAME, unless ``all_rows``) and hand the image over."""
+        if self.sheet is None or not self._dirty:
+            return
+        width = self.sheet.get_width()
+        n = len(self._dirty) if all_rows else min(ROWS_PER_FRAME, len(self._dirty))
+        for _ in range(n):
+            name = self._dirty.pop(0)
+            if name not in self.rows:
+                continue
+            i = self.order.index(name)
+            state = self.row_state(name)
+            self.rows[name] = state
+            row = pygame.Rect(0, i * ROW_H, width, ROW_H)
+            self.sheet.fill((0, 0, 0, 0), row)
+            self.sheet.blit(self.render_row(name, state, width, hovered=name == self.hover), row.topleft)
+        self.image.set_image(self.sheet)
+
+    # ---- acting ---------------------------------------------------------------------------------
+    def row_rect(self, name: str) -> pygame.Rect:
+        """Where a resident's row is on screen (it may be scrolled out of the box)."""
+        i = self.order.index(name)
+        return pygame.Rect(self.image.rect.x, self.image.rect.y + i * ROW_H, self.image.rect.width, ROW_H)
+
+    def name_at(self, pos) -> str | None:
+        """The resident whose row is under a screen position (the list scrolls)."""
+        if pos is None or self.image is None:
+            return None
+        clip = self.scroller.get_container().get_rect() if self.scroller is not None else None
+        if clip is not None and not clip.collidepoint(pos):
+            return None
+        i = int((pos[1] - self.image.rect.top) // ROW_H)
+        return self.order[i] if 0 <= i < len(self.order) and self.image.rect.collidepoint(pos) else None
+
+    def follow(self, name: str) -> None:
+        self.game.follow_resident(name)
+        self._since = REFRESH_S  # show the highlight soon
+
+    def inspect(self, name: str) -> None:
+        insp = getattr(self.game, "inspector", None)
+        if insp is not None:
+            insp.select(name)
+
+    # ---- overlay protocol ------------------------------------------------------------------------
+    def handle_event(self, event) -> bool:
+        import pygame_gui
+
+        if event.type == pygame.KEYDOWN:
+            from game.view.hud import text_focused
+
+            if event.key == pygame.K_r and not text_focused(self.game):
+                self.toggle()
+                return True
+            if event.key == pygame.K_ESCAPE and self.is_open and not self._others_open():
+                self.close()
+                return True
+            return False
+        if not self.is_open:
+            return False
+        if event.type in (pygame_gui.UI_BUTTON_PRESSED, pygame_gui.UI_BUTTON_DOUBLE_CLICKED) \
+                and event.ui_element is self.button:
+            name = self.name_at(self.game.mouse_pos)
+            if name is None:
+                return True
+            if event.type == pygame_gui.UI_BUTTON_DOUBLE_CLICKED:
+                self.follow(name)
+                self.inspect(name)
+            elif getattr(event, "mouse_button", 1) == pygame.BUTTON_RIGHT:
+                self.game.walk_to_resident(name)
+            else:
+                self.follow(name)
+            return True
+        return False
+
+    def _others_open(self) -> bool:
+        """Escape closes the inspector, a chat and the town map before this list."""
+        g = self.game
+        return any(getattr(getattr(g, attr, None), "is_open", False)
+                   for attr in ("inspector", "chat", "interview", "townmap", "quit_dialog"))
+
+    def update(self, dt: float) -> None:
+        if not self.is_open:
+            if self._typing or self._dirty:  # hidden by its close button
+                self.close()
+            return
+        typing = bool(self.filter_entry is not None and self.filter_entry.is_focused)
+        if typing != self._typing:  # typing a filter: WASD are letters, not steps
+            self._typing = typing
+            self.game.controls.enabled = not typing
+            if typing:
+                self.game.controls.release_all()
+        self._watch()
+        if not self._update_filter():
+            minds = self.game.session.minds
+            if set(self.rows) - set(minds) or (not self._filter and len(self.rows) != len(minds)):
+                self._build_rows()  # a load with another cast
+        hover = self.name_at(self.game.mouse_pos)
+        if hover != self.hover:  # the row under the mouse is drawn lighter
+            for name in (self.hover, hover):
+                if name is not None and name not in self._dirty:
+                    self._dirty.insert(0, name)
+            self.hover = hover
+        self._since += dt
+        if self._since >= REFRESH_S:
+            self._since = 0.0
+            self._read_fallbacks()
+            for name in self.order:
+                if self.row_state(name) != self.rows.get(name) and name not in self._dirty:
+                    self._dirty.append(name)
+        self._draw_rows()
+
+
+def install(game) -> ResidentsList:
+    try:
+        game.ui.get_theme().load_theme(ROW_THEME)
+    except Exception:  # noqa: BLE001 - default buttons then: still clickable
+        log.exception("the residents list's theme did not load")
+    lst = ResidentsList(game)
+    lst.build()
+    game.add_overlay(lst)
+    game.residents_list = lst
+    hud = getattr(game, "hud", None)
+    if hud is not None and hasattr(hud, "add_button"):
+        lst.hud_button = hud.add_button("Residents (R)", 130, lst.toggle,
+                                        "everyone in town: where they are and what they do")
+    return lst
+
+
+__all__ = ["install", "ResidentsList", "short_place", "is_routine_note"]

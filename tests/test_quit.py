@@ -1,0 +1,236 @@
+"""Quitting never loses the game (issue 12), and what a load leaves behind.
+
+Headless through the real game loop (tests/driving.py) with scripted minds;
+one test runs the real `smallville play` command in a process of its own
+(tests/quit_worker.py) to see it end while a model call is still in flight.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+import pytest
+
+pygame = pytest.importorskip("pygame")
+pytest.importorskip("pygame_gui")
+
+from driving import MAP, click_element, frames, press, until, window  # noqa: E402
+from scripted_minds import plausible  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not built")
+TESTS = Path(__file__).resolve().parent
+
+
+@pytest.fixture
+def town(display, tmp_path):
+    made = []
+
+    def build(**kw):
+        kw.setdefault("saves_dir", tmp_path / "saves")
+        game, session = window(display, **kw)
+        made.append((game, session))
+        return game, session
+
+    yield build
+    for game, s in made:
+        menu = getattr(game, "savemenu", None)
+        if menu is not None:
+            menu.close()
+        s.close()
+
+
+def _actions(session) -> dict:
+    out = {}
+    for name, b in session.sim.bodies.items():
+        a = b.action
+        out[name] = (a.description, a.address, a.start) if a is not None else None
+    return out
+
+
+def close_window():
+    """What the window's close button sends: WINDOWCLOSE, then QUIT."""
+    pygame.event.post(pygame.event.Event(pygame.WINDOWCLOSE, window=None))
+    pygame.event.post(pygame.event.Event(pygame.QUIT))
+
+
+def _wait_for_writer(game):
+    game.savemenu.writer.wait(30)
+
+
+def test_escape_and_closing_the_window_ask_first(town, tmp_path):
+    game, session = town(agents=2)
+    frames(game, 5)
+    press(pygame.K_ESCAPE)  # nothing open: Escape asks
+    frames(game, 1)
+    q = game.quit_dialog
+    assert q.is_open and game.running and session.paused
+    assert "Save the town" in q.message
+    press(pygame.K_ESCAPE)  # Escape cancels the question
+    frames(game, 1)
+    assert not q.is_open and game.running and not session.paused
+    t = session.sim.now
+    frames(game, 60)
+    assert session.sim.now > t  # the town goes on
+
+    close_window()  # closing the window asks too
+    frames(game, 1)
+    assert q.is_open and game.running
+    click_element(game, q.buttons["cancel"])
+    assert not q.is_open and game.running
+
+    close_window()
+    frames(game, 1)
+    click_element(game, q.buttons["quit"])  # "Quit without saving"
+    assert not game.running
+    assert not (tmp_path / "saves" / "continue.sqlite").exists()
+
+
+def test_a_quit_signal_saves_and_quits_without_asking(town, tmp_path):
+    game, session = town(agents=2)
+    frames(game, 5)
+    pygame.event.post(pygame.event.Event(pygame.QUIT))  # Ctrl+C or kill: SDL turns it into QUIT alone
+    assert until(game, lambda: not game.running, limit=600, wait=_wait_for_writer)
+    assert (tmp_path / "saves" / "continue.sqlite").exists()
+
+
+def test_save_and_quit_then_load_resumes_the_same_time_and_actions(town, tmp_path):
+    from game.savegame import NEWEST, load_into
+
+    game, session = town(agents=4)
+    session.set_speed(3)
+    until(game, lambda: session.sim.now.minute >= 20, limit=3000, wait=lambda g: session.pool.wait(0.05))
+    press(pygame.K_ESCAPE)
+    frames(game, 1)
+    q = game.quit_dialog
+    assert q.is_open
+    click_element(game, q.buttons["save"])  # "Save and quit"
+    assert "Saving" in q.message and game.running  # the frame keeps drawing while the writer writes
+    assert until(game, lambda: not game.running, limit=600, wait=_wait_for_writer)
+    saved_now, saved_actions = session.sim.now, _actions(session)
+    assert (tmp_path / "saves" / "continue.sqlite").exists()
+
+    # `smallville play --load` (no name): the newest save, which this is
+    game2, session2 = town(agents=4)
+    assert session2.sim.now != saved_now
+    info = load_into(game2, NEWEST, folder=tmp_path / "saves")
+    assert info.slot == "continue"
+    assert session2.sim.now == saved_now
+    assert _actions(session2) == saved_actions
+    assert not session2.paused  # the question's pause is not what was saved: the loaded town runs
+    assert game2.visitor.tile == session2.sim.bodies[session2.sim.visitor].tile
+
+
+def test_continue_at_start_resumes_the_newest_save(town, tmp_path):
+    game, session = town(agents=3)
+    frames(game, 30)
+    session.paused = True
+    saved_now, saved_actions = session.sim.now, _actions(session)
+    game.savemenu.save("continue")
+    _wait_for_writer(game)
+    frames(game, 2)
+
+    game2, session2 = town(agents=3)
+    game2.ask_visitor_name("Alex", offer_continue=True)  # what a fresh `smallville play` shows
+    box = game2.namebox
+    assert session2.paused
+    assert until(game2, lambda: box.continue_button is not None, limit=300)  # found off the frame
+    assert "Continue" in box.continue_button.text
+    click_element(game2, box.continue_button)
+    assert until(game2, lambda: box.done and "loaded slot continue" in game2.savemenu.messages, limit=600,
+                 wait=_wait_for_writer)
+    assert session2.sim.now == saved_now and _actions(session2) == saved_actions
+    assert session2.paused == True and game2.controls.enabled  # noqa: E712 - saved paused, loaded paused
+
+
+def test_no_continue_without_a_save(town, tmp_path):
+    game, session = town(agents=2)
+    game.ask_visitor_name("Alex", offer_continue=True)
+    frames(game, 30)
+    assert game.namebox.continue_button is None
+    game.namebox.submit("Robin")
+    assert session.visitor_name == "Robin" and not session.paused
+
+
+def test_an_interview_waiting_at_load_time_is_asked_again(town):
+    gate = threading.Event()
+
+    def slow_answers(purpose, messages, schema):
+        if purpose == "respond":
+            gate.wait(30)
+            return {"answer": "I am opening the cafe early today."}
+        return plausible(purpose, messages, schema)
+
+    game, session = town(agents=2, responder=slow_answers)
+    frames(game, 5)
+    session.pool.wait(10)
+    press(pygame.K_F5)  # a quick save from before the question
+    _wait_for_writer(game)
+    frames(game, 2)
+    name = sorted(session.minds)[0]
+    iv = game.interview
+    iv.open(name)
+    iv.send("What are you doing today?")
+    frames(game, 3)
+    assert iv.pending == 1 and "thinking" in iv.status()
+    press(pygame.K_F9)  # load while the answer is on its way
+    assert until(game, lambda: any(m.startswith("loaded") for m in game.savemenu.messages), limit=600,
+                 wait=_wait_for_writer)
+    assert iv.is_open and iv.pending == 1  # asked again, of the loaded mind
+    gate.set()
+    assert until(game, lambda: iv.pending == 0, limit=600, wait=lambda g: session.pool.wait(0.05))
+    assert iv.lines[-1] == (name, "I am opening the cafe early today.")
+    assert "thinking" not in iv.status()
+    assert sum(1 for who, _ in iv.lines if who == name) == 1  # one answer: the dropped one never lands
+
+
+def test_a_chat_waiting_at_load_time_is_closed_with_a_message(town):
+    gate = threading.Event()
+
+    def slow_answers(purpose, messages, schema):
+        if purpose == "respond":
+            gate.wait(30)
+            return {"answer": "Hello!"}
+        return plausible(purpose, messages, schema)
+
+    game, session = town(agents=2, responder=slow_answers)
+    try:
+        frames(game, 5)
+        game.savemenu.save("quick")
+        _wait_for_writer(game)
+        name = sorted(session.minds)[0]
+        b = session.sim.bodies[name]
+        game.visitor.place(next(t for t in ((b.tile[0] + dx, b.tile[1] + dy) for dx, dy in
+                                            ((1, 0), (-1, 0), (0, 1), (0, -1))) if game.can_enter(*t)))
+        assert game.chat.open(name)
+        game.chat.send("Hi there")
+        frames(game, 2)
+        assert game.chat.pending == 1
+        press(pygame.K_F9)
+        assert until(game, lambda: any(m.startswith("loaded") for m in game.savemenu.messages), limit=600,
+                     wait=_wait_for_writer)
+        assert not game.chat.is_open and game.chat.pending == 0
+        assert any("ended before they answered" in t for t, _ in game.hud.toasts)
+    finally:
+        gate.set()
+
+
+def test_quitting_with_a_model_call_in_flight_does_not_wait_for_it(tmp_path):
+    """The real command in a process of its own: its minds' model call would take
+    300 s; the process saves and ends while that call is still in flight."""
+    from game.saves import read_info
+
+    proc = subprocess.run([sys.executable, str(TESTS / "quit_worker.py"), str(tmp_path / "saves")],
+                          capture_output=True, text=True, timeout=120)  # a hang guard, not a speed test
+    out = proc.stdout.split()
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "thinking" in out and "answered" not in out  # it ended with the call still in flight
+    assert "returned" not in out  # ended by leave_process, not by waiting for the threads
+    info = read_info(tmp_path / "saves" / "continue.sqlite")  # and the save is whole
+    assert info.slot == "continue" and len(info.residents) == 2
