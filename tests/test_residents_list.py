@@ -116,27 +116,29 @@ def test_the_hud_button_opens_it_and_the_filter_narrows_it(town):
     assert not lst.is_open
 
 
-def test_markers_for_thinking_and_routine(town):
+def test_markers_for_thinking_and_provenance(town):
+    from dataclasses import replace
+
     game, session = town(agents=2)
     press(pygame.K_r)
     frames(game, 3)
     lst = game.residents_list
     name = lst.order[0]
     # primed residents follow a routine until their mind decides: the row says so
-    assert lst.routine.get(name) is True
+    body = session.sim.bodies[name]
+    assert body.action.source.startswith("routine:")
     state = lst.row_state(name)
     assert state[5] == "routine"
     assert state[4] == session.sim.thinking(name)  # "thinking…" while the mind works
     image = lst.render_row(name, state, 360)
     assert image.get_size() == (360, 46)
-    # the mind decided: no longer a routine; its latest model answer unusable: "fallback"
-    lst.routine[name] = False
-    from agents.accounting import CallRecord
-
-    session.gateway.accounting.record(CallRecord(time=0.0, model="m", purpose="decompose", resident=name,
-                                                 outcome="fallback"))
-    lst._read_fallbacks()
-    assert lst.row_state(name)[5] == "fallback"
+    # the model's own action: no marker; a rule's (an unusable answer): "rule"; asleep: none
+    body.action = replace(body.action, source="model")
+    assert lst.row_state(name)[5] == ""
+    body.action = replace(body.action, source="rule: invalid answer: not an activity")
+    assert lst.row_state(name)[5] == "rule"
+    body.action = replace(body.action, description="sleeping", source="rule: asleep")
+    assert lst.row_state(name)[5] == ""
 
 
 def test_a_name_in_the_inspector_is_a_link_that_follows(town):

@@ -3,11 +3,12 @@
 A pygame_gui window on the left lists every resident, by name: their map
 colour (the same as their dot on the town map), the emoji and a few words of
 what they are doing, where they are (sector › arena, or where they are
-walking to), and markers: "thinking…" while their mind works, "routine"
-while their action is a routine rather than the model's (before the mind's
-first decision, or after a failed one), "fallback" when their latest model
-answer was unusable and a rule answered instead. A line at the top filters
-the rows by name, activity or place.
+walking to), and markers: "thinking…" while their mind works, and the
+provenance of what they are doing when the model did not choose it
+(agents/provenance.py): "routine" (before the mind's first decision, after a
+failed one, or where the model's plan was unusable) or "rule" (a rule stood in
+for an unusable answer). A line at the top filters the rows by name, activity
+or place.
 
 Click a row: the camera goes to that resident, wherever they are, and
 follows them (game/view/follow.py) until the visitor walks or Escape.
@@ -66,10 +67,16 @@ def short_place(address: str | None) -> str:
     return " › ".join(parts[1:3]) if len(parts) > 1 else "outdoors"
 
 
-def is_routine_note(note) -> bool:
-    """Whether an action event's note says the action came from a routine or a fallback."""
-    n = str(note or "").casefold()
-    return "fallback" in n or "routine" in n
+def provenance_marker(action) -> str:
+    """"routine" or "rule" when the model did not choose the action (sleep is no news), else ""."""
+    from agents import provenance as pv
+
+    if action is None or getattr(action, "talking_to", None):
+        return ""
+    kind = pv.kind_of(getattr(action, "source", ""))
+    if kind == pv.RULE and pv.why_of(action.source) == "asleep":
+        return ""
+    return kind if kind in (pv.ROUTINE, pv.RULE) else ""
 
 
 def _clip(font, text: str, width: int) -> str:
@@ -92,54 +99,16 @@ class ResidentsList:
         self.rows: dict[str, tuple] = {}  # name -> the state its row was drawn from
         self.order: list[str] = []  # the names shown, in order
         self.hover: str | None = None  # the row under the mouse (drawn lighter)
-        self.routine: dict[str, bool] = {}  # resident -> the current action is a routine / fallback
-        self.fell_back: set[str] = set()  # residents whose latest model call fell back
         self._sim = None
         self._since = REFRESH_S
         self._filter = ""
         self._dirty: list[str] = []
         self._typing = False
-        self._listening = None  # the sim whose events we hear
         self._built_for = None  # the window size the panel was made for
 
     @property
     def is_open(self) -> bool:
         return self.window is not None and self.window.alive() and bool(self.window.visible)
-
-    # ---- what the sim says -------------------------------------------------------------------
-    def _on_event(self, ev: dict) -> None:
-        if ev.get("kind") == "action" and ev.get("resident"):
-            self.routine[ev["resident"]] = is_routine_note(ev.get("note"))
-
-    def _watch(self) -> None:
-        """Hear the current sim's action events (after a load: read the latest from its log)."""
-        sim = self.game.session.sim
-        if sim is self._listening:
-            return
-        self._listening = sim
-        if self._on_event not in sim.listeners:
-            sim.listeners.append(self._on_event)
-        self.routine = {}
-        want = set(self.game.session.minds)
-        for ev in reversed(sim.events[-5000:]):
-            who = ev.get("resident")
-            if ev.get("kind") == "action" and who in want and who not in self.routine:
-                self.routine[who] = is_routine_note(ev.get("note"))
-                if len(self.routine) == len(want):
-                    break
-
-    def _read_fallbacks(self) -> None:
-        """Whose latest model call fell back (the gateway's recent call records)."""
-        acc = getattr(getattr(self.game.session, "gateway", None), "accounting", None)
-        records = getattr(acc, "records", None)
-        if not callable(records):
-            return
-        latest: dict[str, bool] = {}
-        for rec in reversed(records()):
-            who = getattr(rec, "resident", None)
-            if who and who not in latest:
-                latest[who] = getattr(rec, "outcome", "ok") == "fallback"
-        self.fell_back = {who for who, fb in latest.items() if fb}
 
     def row_state(self, name: str) -> tuple:
         """What a row shows (compared to find the rows to redraw)."""
@@ -162,7 +131,7 @@ class ResidentsList:
         you = getattr(session, "controlled", None) == name
         thinking = bool(sim.thinking(name)) and not you
         followed = getattr(getattr(self.game, "follower", None), "target", None) == name
-        marker = "" if you else "routine" if self.routine.get(name) else "fallback" if name in self.fell_back else ""
+        marker = "" if you else provenance_marker(b.action)
         return (name, b.emoji, doing, where, thinking, marker, you or followed, you)
 
     # ---- the window --------------------------------------------------------------------------
@@ -205,7 +174,6 @@ class ResidentsList:
             self.build()
         self.window.show()
         self._filter = None  # the rows are laid out afresh ...
-        self._watch()
         self._update_filter()
         self._since = REFRESH_S
         self._draw_rows(all_rows=True)  # ... and drawn at once (a few ms for 25 rows)
@@ -414,7 +382,6 @@ class ResidentsList:
             self.game.controls.enabled = not typing
             if typing:
                 self.game.controls.release_all()
-        self._watch()
         if not self._update_filter():
             minds = self.game.session.minds
             if set(self.rows) - set(minds) or (not self._filter and len(self.rows) != len(minds)):
@@ -428,7 +395,6 @@ class ResidentsList:
         self._since += dt
         if self._since >= REFRESH_S:
             self._since = 0.0
-            self._read_fallbacks()
             for name in self.order:
                 if self.row_state(name) != self.rows.get(name) and name not in self._dirty:
                     self._dirty.append(name)
@@ -451,4 +417,4 @@ def install(game) -> ResidentsList:
     return lst
 
 
-__all__ = ["install", "ResidentsList", "short_place", "is_routine_note"]
+__all__ = ["install", "ResidentsList", "short_place", "provenance_marker"]
