@@ -157,10 +157,18 @@ class Mind:
         return self.embedder.embed(list(texts))
 
     def retrieve(self, query: str, k: int | None = None):
+        """The paper's retrieval; nothing (and a note in the log) when the query cannot be
+        embedded: a prompt without memories beats a resident that stops."""
         if len(self.memory) == 0:
             return []
         s = self.settings
-        return self.memory.retrieve(self.embed([query])[0], self.now, k=k or s.retrieve_k,
+        try:
+            vec = self.embed([query])[0]
+        except Exception as err:  # noqa: BLE001 - an embedding server down must not stop the mind
+            log.warning("%s: retrieval without memories, the query could not be embedded (%s)", self.name, err)
+            self.fallbacks["retrieval: embedding failed"] += 1
+            return []
+        return self.memory.retrieve(vec, self.now, k=k or s.retrieve_k,
                                     char_budget=s.retrieve_chars, decay=s.recency_decay,
                                     weights=(s.w_recency, s.w_importance, s.w_relevance))
 

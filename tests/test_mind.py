@@ -164,3 +164,34 @@ def test_state_round_trip_continues_the_same_day():
     assert "day_plan" not in [p for p, _, _ in gw.fake.calls[calls:]]  # same day: no new plan
     with pytest.raises(EmbeddingMismatch, match="hash-test"):
         Mind.from_state(m.persona, gw, HashEmbedder(32), state)
+
+
+def test_a_failed_embedding_loses_nothing():
+    """Perceived and told things wait for their embedding when the embedder fails,
+    survive a save, and are stored by a later job."""
+    from agents.mind import Mind
+
+    class Flaky(HashEmbedder):
+        down = False
+
+        def embed(self, texts):
+            if self.down:
+                raise ConnectionError("embedding server down")
+            return super().embed(texts)
+
+    emb = Flaky(64)
+    gw = make_gateway(plausible, via_litellm=False)
+    m = Mind(make_mind(plausible)[0].persona, gw, emb)
+    m.decide(situation(START))
+    before = len(m.memory)
+    emb.down = True
+    t = START + timedelta(minutes=20)
+    m.decide(situation(t, events=[event("Maria Lopez", "painting a mural")], done=True))
+    assert len(m.memory) == before and any("painting a mural" in x["text"] for x in m.unembedded)
+    m2 = Mind.from_state(m.persona, gw, emb, m.to_state())
+    assert [x["text"] for x in m2.unembedded] == [x["text"] for x in m.unembedded]
+    emb.down = False
+    m2.decide(situation(t + timedelta(minutes=20), action=m2.action, done=True))
+    assert not m2.unembedded
+    stored = [x for x in m2.memory.nodes if x.description == "Maria Lopez is painting a mural"]
+    assert stored and stored[0].created == t  # remembered as of when it was seen
