@@ -3,8 +3,10 @@ custom provider ``scripted`` (model string ``scripted/<name>``), so they take
 the same road as any model: ``litellm.completion`` -> provider -> text ->
 the gateway's parsing, validation, retries, accounting.
 
-``scripted/competent`` (agents/competent.py) stands in for a capable model in
-tests and headless runs; the test suite registers its own fakes here too.
+``scripted/competent`` (lab/competent/) stands in for a capable model in
+tests and headless runs: importing ``lab.competent`` registers it here (the
+`smallville` command does), so the minds never depend on the lab. The test
+suite registers its own fakes here too.
 """
 from __future__ import annotations
 
@@ -33,14 +35,13 @@ def unregister(name: str) -> None:
 
 def lookup(name: str) -> Answerer | None:
     with _lock:
-        found = _registry.get(name)
-    if found is None and name == "competent":
-        from agents import competent  # registers itself on import
+        return _registry.get(name)
 
-        with _lock:
-            found = _registry.get(name)
-        del competent
-    return found
+
+def known() -> list[str]:
+    """The names registered so far."""
+    with _lock:
+        return sorted(_registry)
 
 
 def estimate_tokens(text: str) -> int:
@@ -59,8 +60,11 @@ def handler():
             name = str(kwargs.get("model") or "").split("/")[-1]
             answer = lookup(name)
             if answer is None:
-                raise litellm.NotFoundError(message=f"no scripted model {name!r} (known: competent)", model=name,
-                                            llm_provider=PROVIDER)
+                have = ", ".join(known()) or "none"
+                raise litellm.NotFoundError(
+                    message=f"no scripted model {name!r} (registered: {have}; scripted/competent is registered by "
+                            "importing lab.competent, as the smallville command does)",
+                    model=name, llm_provider=PROVIDER)
             timeout = kwargs.get("timeout")
             timeout = getattr(timeout, "read", timeout)
             messages = kwargs.get("messages") or []

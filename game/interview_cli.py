@@ -13,8 +13,9 @@ around when the town runs on) the changed mind goes into a new save next to the
 old one, ``<name>-interviewed.sqlite`` (``<name>-whispered.sqlite``), and the
 command says where.
 
-The save is read with ``game.evaluate``'s loader (``load_target``, the cast,
-the model set-up and ``end_minds``): one way to build minds from a save.
+The save is read with ``game.saved_run`` (``load_target``, the cast, the
+model set-up and ``end_minds``): one way to build minds from a save, shared
+with the lab's evaluations.
 """
 from __future__ import annotations
 
@@ -47,9 +48,9 @@ def load_minds(save: str | Path, args: Any = None, *, gateway: Any = None, embed
                names: list[str] | None = None, agent: str | None = None, default_map: str | Path | None = None):
     """(target, minds, now) of a save (slot name, .sqlite path or run folder): the minds of
     ``names`` (or the one ``agent`` names, see find_agent; default: every resident) as saved, on ``gateway`` and ``embedder`` (or the ones
-    the flags in ``args`` and the save's config name). ``target`` is game.evaluate's Target (its
+    the flags in ``args`` and the save's config name). ``target`` is game.saved_run's Target (its
     ``parts`` and ``info`` write a new save)."""
-    from game.evaluate import cast_of, end_minds, load_target, model_setup
+    from game.saved_run import cast_of, end_minds, load_target, model_setup
     from game.savegame import resolve_path
 
     path = resolve_path(save)

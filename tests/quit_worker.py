@@ -2,7 +2,7 @@
 
     python tests/quit_worker.py SAVES_DIR
 
-Runs the real command (``game.__main__.main()``, so the process ends the way
+Runs the real command (``smallville.cli.main()``, so the process ends the way
 `smallville play` ends) on the Ville with two residents whose model never
 answers within the run (each call waits 300 s). When the first call starts
 it prints "thinking", then closes the window twice, as a player would
@@ -34,7 +34,7 @@ def main() -> None:
 
     from fakes import HashEmbedder, make_gateway
     from game import app
-    from game.__main__ import main as smallville
+    from smallville.cli import main as smallville
     from game.session import Session
     from scripted_minds import plausible
 

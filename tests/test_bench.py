@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from game import bench
-from game.__main__ import main
 from game.errors import UserError
+from lab.bench import economy, report, runner
+from lab.bench.measure import Context, Skipped, percentile
+from smallville.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
@@ -51,12 +52,12 @@ def test_a_failing_benchmark_is_recorded_not_fatal(tmp_path, monkeypatch):
         raise RuntimeError("kaput")
 
     def absent(ctx):
-        raise bench.Skipped("game.saves is not written yet")
+        raise Skipped("game.saves is not written yet")
 
     def fine(ctx):
         return {"p50_ms": 1.0, "p99_ms": 20.0, "note": "a fake"}
 
-    monkeypatch.setattr(bench, "BENCHMARKS", {"boom": boom, "saves": absent, "frame": fine})
+    monkeypatch.setattr(runner, "BENCHMARKS", {"boom": boom, "saves": absent, "frame": fine})
     out = tmp_path / "results.json"
     code = main(["bench", "--only", "boom,saves,frame", "--out", str(out)])
     assert code == 1  # a broken benchmark shows in the exit status, after everything ran
@@ -76,14 +77,14 @@ def test_a_failing_benchmark_is_recorded_not_fatal(tmp_path, monkeypatch):
 
 def test_only_rejects_unknown_names_and_percentiles_interpolate():
     with pytest.raises(UserError, match="known: astar"):
-        bench.parse_only("astar,warp")
-    assert bench.parse_only(None) == list(bench.BENCHMARKS)
-    assert bench.parse_only("retrieval, astar,retrieval") == ["retrieval", "astar"]
-    assert bench.percentile([1, 2, 3, 4, 5], 50) == 3
-    assert bench.percentile([0, 10], 90) == pytest.approx(9.0)
-    assert bench.goal_met(4.0, ("<=", 5.0)) is True
-    assert bench.goal_met(6.0, ("<=", 5.0)) is False
-    assert bench.goal_met(6.0, None) is None
+        runner.parse_only("astar,warp")
+    assert runner.parse_only(None) == list(runner.BENCHMARKS)
+    assert runner.parse_only("retrieval, astar,retrieval") == ["retrieval", "astar"]
+    assert percentile([1, 2, 3, 4, 5], 50) == 3
+    assert percentile([0, 10], 90) == pytest.approx(9.0)
+    assert report.goal_met(4.0, ("<=", 5.0)) is True
+    assert report.goal_met(6.0, ("<=", 5.0)) is False
+    assert report.goal_met(6.0, None) is None
 
 
 def test_economy_reads_a_run_folder(tmp_path):
@@ -98,11 +99,11 @@ def test_economy_reads_a_run_folder(tmp_path):
         "totals": {"calls": 240, "tokens": 90000, "fallback": 4, "model_led_share": 0.8},
     }
     (run / "summary.json").write_text(json.dumps(summary))
-    out = bench.bench_economy(bench.Context(economy_run=str(run)))
+    out = economy.bench_economy(Context(economy_run=str(run)))
     assert out["guided_calls_per_resident_per_sim_day"] == 120.0  # 240 calls / 2 residents / 1 day
     assert out["guided_tokens_per_resident_per_sim_day"] == 45000.0
     assert out["guided_max_resident_calls_per_sim_day"] == 140.0
     assert out["guided_model_led_share"] == 0.8 and out["guided_reflections_per_resident_per_sim_day"] == 2.5
     assert out["guided_fallbacks"] == {"day plan: invalid answer": 3, "line: model error (timeout)": 1}
     with pytest.raises(UserError):
-        bench.bench_economy(bench.Context(economy_run=str(tmp_path / "nowhere")))
+        economy.bench_economy(Context(economy_run=str(tmp_path / "nowhere")))

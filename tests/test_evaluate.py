@@ -1,4 +1,4 @@
-"""game/evaluate.py and game/judge.py: the paper's evaluations on small synthetic runs with known answers."""
+"""lab/evaluate/ and its judge: the paper's evaluations on small synthetic runs with known answers."""
 from __future__ import annotations
 
 import argparse
@@ -10,9 +10,15 @@ import pytest
 
 from agents.mind import Mind
 from agents.persona import load_cast
-from game import evaluate as ev
-from game.judge import CANDIDACY, PARTY, memory_knows, rule_judge
+from game.saved_run import end_minds, load_target
 from game.saves import save_state
+from lab import evaluate as ev
+from lab.evaluate.coordination import coordination, presence
+from lab.evaluate.diffusion import diffusion
+from lab.evaluate.interviews import ask
+from lab.evaluate.judge import CANDIDACY, PARTY, memory_knows, model_judge, rule_judge
+from lab.evaluate.relationships import density, relationships, start_graph
+from smallville.cli import main
 from tests.fakes import HashEmbedder, make_gateway
 
 REPO = Path(__file__).resolve().parents[1]
@@ -68,8 +74,6 @@ def test_rule_judge_lets_the_holder_speak_of_its_own_news():
 
 
 def test_model_judge_asks_the_model_and_falls_back_to_the_rule():
-    from game.judge import model_judge
-
     gw = make_gateway(lambda purpose, messages, schema: {"knows": True}, via_litellm=False)
     v = model_judge(gw, PARTY, "Yes, I heard about it!", speaker="Maria Lopez")
     assert v.knows and v.extra["rule"] == "unclear"
@@ -87,7 +91,8 @@ def test_memory_judge_keyword_and_similarity():
     vecs = emb.embed(texts)
     assert memory_knows(PARTY, texts, vecs, emb.embed([PARTY.statement])[0]) == [True, False, False, False, False]
     # the candidacy needs the candidate: an election alone is not the news
-    assert memory_knows(CANDIDACY, texts, vecs, emb.embed([CANDIDACY.statement])[0]) == [False, False, False, False, True]
+    fact_vector = emb.embed([CANDIDACY.statement])[0]
+    assert memory_knows(CANDIDACY, texts, vecs, fact_vector) == [False, False, False, False, True]
     # no vectors: topic and detail
     assert memory_knows(PARTY, texts, None, None) == [True, False, False, False, False]
 
@@ -151,7 +156,8 @@ def _minds(gateway, emb):
         "February 14", t1, subject="Maria Lopez", object="Isabella Rodriguez")
     add("Maria Lopez", "plan", "Maria Lopez's plan for Tuesday February 14: 17:00-18:00 going to the Valentine's Day "
         "party at Hobbs Cafe", datetime(2023, 2, 14, 7, 0), subject="Maria Lopez")
-    add("Klaus Mueller", "chat", "conversed with Maria Lopez about Isabella's Valentine's Day party at Hobbs Cafe on February 14", t2,
+    add("Klaus Mueller", "chat", "conversed with Maria Lopez about Isabella's Valentine's Day party at Hobbs Cafe on "
+        "February 14", t2,
         subject="Klaus Mueller", object="Maria Lopez")
     add("Klaus Mueller", "observation", "Sam Moore is walking in the park", t2, subject="Sam Moore")
     minds["Isabella Rodriguez"].known_people |= {"Maria Lopez"}
@@ -192,10 +198,10 @@ def _personas():
 
 
 def test_diffusion_shares_from_memory_and_events(run):
-    tg = ev.load_target(run)
+    tg = load_target(run)
     assert tg.residents == NAMES and tg.start == START and tg.end == END
     personas, scenario = _personas()
-    d = ev.diffusion(tg, personas, scenario, HashEmbedder())["facts"]
+    d = diffusion(tg, personas, scenario, HashEmbedder())["facts"]
     party, cand = d["party"], d["candidacy"]
     assert party["memory_start"]["knows"] == ["Isabella Rodriguez"]          # the seed holder alone
     assert set(party["memory_end"]["knows"]) == {"Isabella Rodriguez", "Maria Lopez", "Klaus Mueller"}
@@ -204,23 +210,24 @@ def test_diffusion_shares_from_memory_and_events(run):
     assert cand["memory_end"]["knows"] == ["Sam Moore"]  # seeing Sam walk is not hearing the news
     heard = {h["resident"]: h for h in party["heard_over_time"]}
     assert heard["Isabella Rodriguez"]["how"] == "seed"
-    assert heard["Maria Lopez"]["time"] == "2023-02-13 09:00:10" and heard["Maria Lopez"]["from"] == "Isabella Rodriguez"
+    assert heard["Maria Lopez"]["time"] == "2023-02-13 09:00:10"
+    assert heard["Maria Lopez"]["from"] == "Isabella Rodriguez"
     assert heard["Klaus Mueller"]["time"] == "2023-02-13 12:00:10" and heard["Klaus Mueller"]["from"] == "Maria Lopez"
     assert "Sam Moore" not in heard and party["heard_end"]["count"] == 3
 
 
 def test_density_of_known_graphs(run):
     personas, _ = _personas()
-    g = ev.start_graph(NAMES, personas)
+    g = start_graph(NAMES, personas)
     # descriptions: Isabella names Maria; Maria names Isabella and Klaus; Klaus names Maria; Sam names none of them
     assert g == {"Isabella Rodriguez": {"Maria Lopez"}, "Maria Lopez": {"Isabella Rodriguez", "Klaus Mueller"},
                  "Klaus Mueller": {"Maria Lopez"}, "Sam Moore": set()}
-    assert ev.density(g) == round(2 / 6, 4)
-    assert ev.density({"a": {"b", "c"}, "b": set(), "c": {"a"}, "d": set()}) == round(2 / 6, 4)
-    assert ev.density({"a": {"b", "c"}, "b": set(), "c": {"a"}, "d": set()}, mutual=True) == round(1 / 6, 4)
-    assert ev.density({n: set(NAMES) - {n} for n in NAMES}) == 1.0
-    tg = ev.load_target(run)
-    rel = ev.relationships(tg, personas)
+    assert density(g) == round(2 / 6, 4)
+    assert density({"a": {"b", "c"}, "b": set(), "c": {"a"}, "d": set()}) == round(2 / 6, 4)
+    assert density({"a": {"b", "c"}, "b": set(), "c": {"a"}, "d": set()}, mutual=True) == round(1 / 6, 4)
+    assert density({n: set(NAMES) - {n} for n in NAMES}) == 1.0
+    tg = load_target(run)
+    rel = relationships(tg, personas)
     assert rel["start"]["density"] == round(2 / 6, 4)
     # end: + Klaus knows Sam (seen); Isabella-Maria, Maria-Klaus talked
     assert rel["end"]["density"] == 0.5
@@ -229,8 +236,8 @@ def test_density_of_known_graphs(run):
 
 
 def test_coordination_counts(run):
-    tg = ev.load_target(run)
-    co = ev.coordination(tg)
+    tg = load_target(run)
+    co = coordination(tg)
     assert set(co["invited"]) == {"Maria Lopez", "Klaus Mueller"}
     assert set(co["planned"]) == {"Maria Lopez"}
     assert set(co["attended"]) == {"Isabella Rodriguez", "Maria Lopez", "Sam Moore"}  # Klaus left at 16:50
@@ -240,7 +247,7 @@ def test_coordination_counts(run):
 
 
 def test_presence_intervals():
-    spans = ev.presence(_events(), "Hobbs Cafe")
+    spans = presence(_events(), "Hobbs Cafe")
     assert spans["Klaus Mueller"] == [(datetime(2023, 2, 14, 16, 0), datetime(2023, 2, 14, 16, 50))]
     assert spans["Isabella Rodriguez"] == [(datetime(2023, 2, 13, 9, 0), None)]  # from her first line there on
     assert spans["Maria Lopez"][-1] == (datetime(2023, 2, 14, 17, 15), datetime(2023, 2, 14, 18, 0))
@@ -253,9 +260,9 @@ def test_short_run_says_it_did_not_reach_the_party(tmp_path):
                                                      "kind": "action", "text": "x", "address": ""}) + "\n")
     (folder / "summary.json").write_text(json.dumps({"start": "2023-02-13 07:00", "end": "2023-02-13 09:00",
                                                      "residents": {"Maria Lopez": {}}}))
-    tg = ev.load_target(folder)
+    tg = load_target(folder)
     assert tg.save is None and "no loadable save" in tg.notes[0]
-    co = ev.coordination(tg)
+    co = coordination(tg)
     assert co["attended"] is None and any("did not reach Feb 14 17:00" in n for n in co["notes"])
 
 
@@ -267,8 +274,6 @@ def _args(target, **kw):
 
 
 def test_cli_no_interviews_writes_the_files(run, tmp_path):
-    from game.__main__ import main
-
     out = tmp_path / "out"
     assert main(["evaluate", str(run), "--no-interviews", "--out", str(out)]) == 0
     for f in ("evaluation.json", "evaluation.md", "diffusion.png", "relationships.png", "coordination.png"):
@@ -301,9 +306,9 @@ def test_interviews_and_the_save_alone(run, tmp_path):
     # a copy of the save outside its run folder: a save alone
     alone = tmp_path / "alone.sqlite"
     alone.write_bytes(save.read_bytes())
-    ev_end = ev.end_minds(ev.load_target(alone), _personas()[0], gw, HashEmbedder())
+    ev_end = end_minds(load_target(alone), _personas()[0], gw, HashEmbedder())
     n_before = len(ev_end["Maria Lopez"].memory)
-    ev.ask(ev_end["Maria Lopez"], PARTY.question, END)
+    ask(ev_end["Maria Lopez"], PARTY.question, END)
     assert len(ev_end["Maria Lopez"].memory) == n_before  # an interview leaves the mind untouched
     assert ev.main_evaluate(_args(alone), gateway=gw, embedder=HashEmbedder(), echo=None) == 0
     out = tmp_path / "alone-evaluation"
@@ -338,8 +343,6 @@ def test_battery_writes_a_transcript(run, tmp_path):
 @pytest.mark.slow
 def test_real_run_no_interviews(real_run, tmp_path):
     folder = real_run[0]
-    from game.__main__ import main
-
     assert main(["evaluate", str(folder), "--no-interviews", "--out", str(tmp_path)]) == 0
     res = json.loads((tmp_path / "evaluation.json").read_text())
     assert res["diffusion"]["facts"]["party"]["memory_end"] is not None
@@ -353,7 +356,7 @@ def test_real_run_with_interviews(real_run, tmp_path):
     from agents.embeddings import make_embedder
     from agents.llm import Gateway, load_config
 
-    tg = ev.load_target(folder)
+    tg = load_target(folder)
     keep = tg.residents[:2]
     tg.residents = keep
     tg.parts = {k: v for k, v in tg.parts.items() if not k.startswith("minds/") or k[6:] in keep}

@@ -160,7 +160,7 @@ def test_economy_text_lists_every_resident():
 @needs_minds
 @needs_map
 def test_main_sim_cli_with_unknown_resident(tmp_path, monkeypatch, capsys):
-    from game.__main__ import main
+    from smallville.cli import main
 
     monkeypatch.chdir(tmp_path)
     code = main(["sim", "--map", str(MAP), "--residents", "Nobody Here", "--hours", "0.1", "--out", str(tmp_path / "x")])

@@ -155,7 +155,7 @@ def test_whisper_queues_the_thought_in_a_new_save_that_loads(save):
 
 
 def test_cli_parser_has_the_subcommand():
-    from game.__main__ import build_parser
+    from smallville.cli import build_parser
 
     a = build_parser().parse_args(["interview", "--load", "x", "--agent", "John Lin", "--as", "a neighbour",
                                    "-q", "one", "--question", "two", "--remember"])

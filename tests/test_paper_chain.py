@@ -1,19 +1,21 @@
 """The paper's central result, end to end (issue 11): an invitation made in
 conversation on day 1 becomes a memory, is retrieved when the guest plans day 2,
 becomes a plan item at the party's time and place, and the guest turns up. Nothing
-puts it there: the competent stand-in model (agents/competent.py) answers from each
+puts it there: the competent stand-in model (lab/competent/) answers from each
 prompt's text alone, through litellm and the gateway like any model."""
 from __future__ import annotations
 
+import importlib
 import inspect
 import json
+import pkgutil
 import re
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 
-from agents import competent
+import lab.competent
 from agents import provenance as pv
 from agents.persona import load_cast
 from game import runstats
@@ -25,7 +27,10 @@ CAST = ["Isabella Rodriguez", "Maria Lopez", "Klaus Mueller", "Ayesha Khan", "Wo
 
 def test_the_stand_in_knows_no_resident_and_no_scenario():
     """It answers from the prompt: its code names no resident, place or event of the Ville."""
-    source = inspect.getsource(competent)
+    names = [m.name for m in pkgutil.iter_modules(lab.competent.__path__)]
+    modules = [lab.competent] + [importlib.import_module(f"lab.competent.{n}") for n in names]
+    assert len(modules) > 1  # the package and every module in it
+    source = "\n".join(inspect.getsource(m) for m in modules)
     cast, _ = load_cast(ROOT / "maps" / "the_ville")
     words = {w for p in cast for w in p.name.split()} | {"Hobbs", "Valentine", "Ville", "Willows", "Oak Hill",
                                                          "Johnson", "Rose and Crown", "Harvey"}

@@ -455,7 +455,7 @@ def test_main_play_headless_with_a_session(tmp_path):
 
 
 def test_busy_minds_session_frame_hook(display):
-    from game.session import busy_minds_session
+    from lab.standins import busy_minds_session
 
     s = busy_minds_session(residents=25, delay=(0.05, 0.1))
     try:

@@ -413,7 +413,7 @@ def test_resume_without_saves_says_so(tmp_path):
 
 
 def test_cli_resume_of_a_folder_without_saves(tmp_path, monkeypatch, capsys):
-    from game.__main__ import main
+    from smallville.cli import main
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "runs" / "old").mkdir(parents=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from game.bench_saves import synthetic_state
+from lab.bench.saves import synthetic_state
 from game.errors import UserError
 from game.saves import (SCHEMA, SaveError, SaveWriter, autosave, clean_stale_temps, freeze, list_saves,
                         load_state, map_fingerprint, read_info, save_state, slot_path, state_diff, states_equal)

@@ -389,7 +389,7 @@ def test_main_map_summary(town, capsys):
 
 
 def test_cli_broken_map_is_a_short_message(tmp_path, monkeypatch, capsys):
-    from game.__main__ import main
+    from smallville.cli import main
 
     monkeypatch.chdir(tmp_path)  # the log file goes to ./logs
     path = write_map(tmp_path, world=None)

@@ -341,7 +341,7 @@ def test_main_play_headless_writes_a_screenshot(tmp_path, sheets_dir, monkeypatc
 
 
 def test_a_broken_map_gives_a_message_not_a_traceback(tmp_path, capsys, monkeypatch):
-    from game.__main__ import main
+    from smallville.cli import main
 
     monkeypatch.chdir(tmp_path)  # the log file goes here
     cases = {
@@ -359,7 +359,7 @@ def test_a_broken_map_gives_a_message_not_a_traceback(tmp_path, capsys, monkeypa
 
 
 def test_a_missing_sprite_sheet_gives_a_message(tmp_path, capsys, monkeypatch):
-    from game.__main__ import main
+    from smallville.cli import main
     from game.view import sprites
 
     monkeypatch.chdir(tmp_path)

@@ -26,10 +26,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 from pydantic import BaseModel
+
+from agents.prompts import render
 
 # Cosine thresholds for the memory judge (all-MiniLM-L6-v2; the hashing test
 # embedder lands in the same ranges for texts that share their key words).
@@ -126,8 +128,8 @@ def rule_judge(fact: Fact, answer: str, *, speaker: str | None = None) -> Verdic
         if deny:
             return Verdict(False, "no", f"denies knowing ({deny.group(0).strip()!r})")
         other = re.search(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b", str(answer))
-        if topic and other and other.group(0).split()[0] not in ("The", "Oak", "Hobbs", "Johnson", "Interviewer", "Willows",
-                                                                                 "Harvey", "Rose", "Valentine"):
+        not_people = ("The", "Oak", "Hobbs", "Johnson", "Interviewer", "Willows", "Harvey", "Rose", "Valentine")
+        if topic and other and other.group(0).split()[0] not in not_people:
             return Verdict(False, "wrong", f"names someone else ({other.group(0)!r}): made up")
         return Verdict(False, "unclear", "names no candidate")
     if deny and not (detail and deny.start() > detail.start() and yes):
@@ -149,12 +151,10 @@ class JudgeAnswer(BaseModel):
 
 
 
-def model_judge(gateway, fact: Fact, answer: str, *, speaker: str | None = None) -> Verdict:
+def model_judge(gateway: Any, fact: Fact, answer: str, *, speaker: str | None = None) -> Verdict:
     """The model reads the answer; the rule verdict is the fallback (a failed call
     never decides for the model)."""
     rule = rule_judge(fact, answer, speaker=speaker)
-    from agents.prompts import render
-
     prompt = render("judge", statement=fact.statement, question=fact.question, answer=str(answer)[:400])
     got = gateway.ask(JudgeAnswer, prompt, purpose="judge", resident=speaker, fallback=JudgeAnswer(knows=rule.knows),
                       max_tokens=12)

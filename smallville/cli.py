@@ -1,19 +1,35 @@
-"""The `smallville` command: play | map | sim | bench | evaluate | interview (more subcommands join as they land).
+"""The `smallville` command: play | map | sim | interview (the game's) and
+bench | evaluate (the lab's). This module builds the argument parser and hands
+each subcommand to its module; it is the one place that wires the game and
+the lab together (the game never imports the lab).
 
-Each subcommand's work lives in its own module, imported only when used, so
-`smallville map --tree` never pays for pygame, torch or litellm.
+No subcommand pays for what it does not use: pygame loads only for `play`,
+litellm, torch and matplotlib only when a model, an embedder or a plot is
+first needed.
 """
 from __future__ import annotations
 
-import argparse
-import logging
 import os
-import sys
 
 # Before anything imports litellm or huggingface: no network at start-up.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+import argparse
+import logging
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import lab.competent  # noqa: F401 - registers the scripted/competent model for --model scripted/competent
+from game.errors import UserError
+from game.headless import main_sim
+from game.interview_cli import main_interview
+from game.logs import setup_logging
+from game.town import MapError, main_map
+from lab.bench.runner import main_bench
+from lab.evaluate.command import main_evaluate
 
 DEFAULT_MAP = "maps/the_ville/the_ville.tmx"
 
@@ -74,15 +90,18 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--quick", action="store_true", help="small N: a smoke run, not figures to quote")
     bench.add_argument("--out", default="bench/results.json", help="results file (the table goes beside it as .md)")
     bench.add_argument("--map", default=DEFAULT_MAP)
-    bench.add_argument("--economy-run", help="take the economy from this run folder's summary.json instead of a new run")
-    bench.add_argument("--economy-hours", type=float, help="sim hours of each economy run (default 24: a whole day; quick 2)")
+    bench.add_argument("--economy-run",
+                       help="take the economy from this run folder's summary.json instead of a new run")
+    bench.add_argument("--economy-hours", type=float,
+                       help="sim hours of each economy run (default 24: a whole day; quick 2)")
     bench.add_argument("--seed", type=int, default=0)
 
     ev = sub.add_parser("evaluate", help="the paper's evaluations of a run folder or a save: diffusion, relationships, "
                         "the party; or --battery: the interview battery")
     ev.add_argument("target", help="a run folder (runs/NAME: its events and newest save) or a save file")
     ev.add_argument("--out", help="folder for evaluation.md/.json and the plots (default: the run folder)")
-    ev.add_argument("--no-interviews", action="store_true", help="memory- and event-based measures only: no model calls")
+    ev.add_argument("--no-interviews", action="store_true",
+                    help="memory- and event-based measures only: no model calls")
     ev.add_argument("--judge", choices=("rule", "model"), default="rule",
                     help="who classifies interview answers: keyword rules (default, deterministic) or the model")
     ev.add_argument("--battery", action="store_true",
@@ -107,6 +126,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Every subcommand but `play`, which opens the window.
+COMMANDS: dict[str, Callable[[Any], int]] = {
+    "map": main_map,
+    "sim": main_sim,
+    "interview": main_interview,
+    "bench": main_bench,
+    "evaluate": main_evaluate,
+}
+
+
+def _play(args: argparse.Namespace) -> int:
+    from game.app import main_play  # lazy: the window (pygame, pygame_gui) loads only for `play`
+
+    return main_play(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command. Called without ``argv`` it is the `smallville` process itself
     (not a test calling ``main([...])``): then `play` ends the process as soon as
@@ -118,35 +153,12 @@ def main(argv: list[str] | None = None) -> int:
         argv = ["play", *argv]
     args = parser.parse_args(argv)
 
-    from game.errors import UserError
-    from game.logs import setup_logging
-    from game.town import MapError
-
     log_file = setup_logging()
     try:
-        if args.command == "map":
-            from game.town import main_map
-
-            return main_map(args)
-        if args.command == "sim":
-            from game.headless import main_sim
-
-            return main_sim(args)
-        if args.command == "bench":
-            from game.bench import main_bench
-
-            return main_bench(args)
-        if args.command == "evaluate":
-            from game.evaluate import main_evaluate
-
-            return main_evaluate(args)
-        if args.command == "interview":
-            from game.interview_cli import main_interview
-
-            return main_interview(args)
-        from game.app import main_play
-
-        return _leaving(own_process, main_play(args))
+        command = COMMANDS.get(args.command)
+        if command is not None:
+            return command(args)
+        return _leaving(own_process, _play(args))
     except (UserError, MapError) as err:
         print(f"smallville: {err}", file=sys.stderr)
         return _leaving(own_process and args.command == "play", 2)
@@ -161,11 +173,7 @@ def main(argv: list[str] | None = None) -> int:
 def _leaving(own_process: bool, code: int) -> int:
     """The game is over: in the `smallville` process, end it now (app.leave_process)."""
     if own_process:
-        from game.app import leave_process
+        from game.app import leave_process  # lazy: the window's module (pygame), as in _play
 
         leave_process(code)
     return code
-
-
-if __name__ == "__main__":
-    sys.exit(main())

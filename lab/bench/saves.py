@@ -1,13 +1,15 @@
 """Save and load timings on a synthetic town after "two sim days" (no pygame).
 
-    python -m game.bench_saves                  # 25 residents x 4000 memories
-    python -m game.bench_saves --memories 3000 --repeats 5
+    python -m lab.bench.saves                  # 25 residents x 4000 memories
+    python -m lab.bench.saves --memories 3000 --repeats 5
 
 ``synthetic_state`` builds parts shaped like the real ones (a mind's memory
 stream as MemoryStream.to_state() writes it: node dicts with ISO times, an
 (n, 384) float32 embedding matrix; plans, spatial memory, the sim's bodies and
 chats, accounting, random state). ``bench_saves(state_factory)`` times the
 main thread's part (freeze), the save and the load, and returns medians.
+``bench_game_saves`` does the same for a real game (game/savegame.py), and
+``bench_saves_figures(ctx)`` is both as `smallville bench`'s "saves".
 """
 from __future__ import annotations
 
@@ -19,11 +21,18 @@ import tempfile
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Callable
 
 import numpy as np
 
-from game.saves import freeze, load_state, save_state, states_equal
+from agents.mind import Mind
+from agents.persona import load_cast
+from game.savegame import capture, commit, materialize, prepare
+from game.saves import SaveWriter, freeze, load_state, save_state, states_equal
+from game.sim import Simulation
+from game.town import load_town
+from lab.bench.measure import MAP, Context
 
 NAMES = [
     "Isabella Rodriguez", "Maria Lopez", "Klaus Mueller", "Ayesha Khan", "Wolfgang Schulz", "Abigail Chen",
@@ -58,7 +67,8 @@ def synthetic_state(residents: int = 25, memories: int = 4000, dim: int = 384, s
             who = names[(r + i) % len(names)]
             nodes.append({
                 "id": i, "kind": KINDS[i % 5],
-                "description": f"{who} {_VERBS[i % len(_VERBS)]} at {_PLACES[i % len(_PLACES)]} (#{i}, gen {generation})",
+                "description": f"{who} {_VERBS[i % len(_VERBS)]} at {_PLACES[i % len(_PLACES)]} "
+                               f"(#{i}, gen {generation})",
                 "created": t.isoformat(), "last_accessed": (t + timedelta(minutes=i % 90)).isoformat(),
                 "importance": 1 + (i * 7 + r) % 10,
                 "evidence": [i - 1, i - 2, i - 5] if i % 5 == 1 and i > 5 else [],
@@ -170,18 +180,11 @@ class _NoPool:
         pass
 
 
-def game_town(residents: int = 25, memories: int = 3000, seed: int = 0, map_path: str | Path | None = None):
+def game_town(residents: int = 25, memories: int = 3000, seed: int = 0,
+              map_path: str | Path | None = None) -> SimpleNamespace:
     """A real game to save: the Ville, its real Minds with ``memories`` synthetic
     memories each (embedding rows given, no model), a Simulation (no pool)."""
-    from types import SimpleNamespace
-
-    from agents.mind import Mind
-    from agents.persona import load_cast
-    from game.sim import Simulation
-    from game.town import load_town
-
-    root = Path(__file__).resolve().parents[1]
-    map_path = Path(map_path) if map_path else root / "maps" / "the_ville" / "the_ville.tmx"
+    map_path = Path(map_path) if map_path else MAP
     town = load_town(map_path)
     cast, scenario = load_cast(map_path.parent)
     cast = cast[:residents]
@@ -211,9 +214,6 @@ def bench_game_saves(residents: int = 25, memories: int = 3000, repeats: int = 3
     """The whole road for a real game (game/savegame.py): capture on the main
     thread, the writer's save, then load_state + prepare (off the frame) and
     commit (the frame's swap). Medians."""
-    from game.savegame import capture, commit, materialize, prepare
-    from game.saves import SaveWriter
-
     t0 = time.perf_counter()
     game = game_town(residents, memories)
     build_s = time.perf_counter() - t0
@@ -260,6 +260,26 @@ def bench_game_saves(residents: int = 25, memories: int = 3000, repeats: int = 3
         "round_trip_equal": equal,
         "note": "real Minds on the Ville: capture and commit run on the main thread; save, load and prepare off it",
     }
+
+
+def bench_saves_figures(ctx: Context) -> dict:
+    """Save and load times after two sim days: a synthetic town, then the real game."""
+    repeats = ctx.n(5, 1)
+    factory = (lambda: synthetic_state(25, 200)) if ctx.quick else synthetic_state  # a small town for a smoke run
+    out = bench_saves(factory, repeats=repeats)
+    out["note"] = (f"lab.bench.saves.bench_saves: a synthetic town of {out.get('residents', '?')} residents with "
+                   f"{out.get('memories', '?')} memories in all, saved and loaded {repeats} times; "
+                   "'freeze' is the main thread's pause, save and load run off it")
+    per = 200 if ctx.quick else 3000
+    g = bench_game_saves(25, per, repeats=ctx.n(3, 1))
+    out["game"] = g
+    for key in ("capture_ms_median", "save_s_median", "load_total_s_median", "commit_ms_median", "round_trip_equal"):
+        if key in g:
+            out[f"game_{key}"] = g[key]
+    out["note"] += (f"; 'game': the Ville's 25 real Minds with {per} memories each, captured on the main thread "
+                    "(game/savegame.py), written by the SaveWriter, then read and rebuilt off the frame and "
+                    "swapped in ('commit')")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

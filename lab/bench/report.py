@@ -1,0 +1,231 @@
+"""The bench's results written down: the machine they ran on, results.json (all
+figures) and results.md (a table of the headline figures: benchmark, figure,
+value, goal, met?), with each benchmark's note below it."""
+from __future__ import annotations
+
+import json
+import os
+import platform
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from lab.bench.measure import ROOT
+
+# (benchmark, figure) -> (label, unit, goal as (op, value) or None). The table shows these, in this order.
+# A goal's value may name a figure of the benchmark's own ("goals.save_s": figures["goals"]["save_s"]).
+HEADLINES: list[tuple[str, str, str, str, tuple[str, float | str] | None]] = [
+    ("frame", "p50_ms", "frame time p50 (25 residents, minds busy)", "ms", None),
+    ("frame", "p99_ms", "frame time p99 (25 residents, minds busy)", "ms", ("<=", 16.7)),
+    ("frame", "p99_ms_frames_without_step", "frame time p99, frames without a sim step", "ms", ("<=", 16.7)),
+    ("frame", "sim_step_max_ms", "slowest sim step (inside a frame)", "ms", None),
+    ("frame", "p99_ms_speed5", "frame time p99 at speed 5 (60 sim min/s)", "ms", ("<=", 16.7)),
+    ("frame", "p99_ms_sim_paused", "frame time p99, same scene, sim paused", "ms", ("<=", 16.7)),
+    ("frame", "p99_ms_minds_idle", "frame time p99, same scene, sim paused and minds idle", "ms", ("<=", 16.7)),
+    ("frame", "p99_ms_residents_list", "frame time p99 with the residents list open (following one)", "ms",
+     ("<=", 16.7)),
+    ("frame", "p99_ms_list_and_map", "frame time p99 with the residents list and the town map open", "ms",
+     ("<=", 16.7)),
+    ("quit", "quit_s_median", "quit with model calls in flight: window closed -> process gone, median", "s",
+     ("<=", 1.0)),
+    ("retrieval", "ms_1k", "retrieval per query, 1k memories", "ms", None),
+    ("retrieval", "ms_10k", "retrieval per query, 10k memories", "ms", None),
+    ("retrieval", "ms_100k", "retrieval per query, 100k memories", "ms", ("<=", 5.0)),
+    ("retrieval", "ratio_100k_vs_1k", "retrieval 100k / 1k", "x", None),
+    ("retrieval", "scan_floor_ms_100k", "bare 100k x 384 float32 matrix-vector product (exact-scan floor)", "ms", None),
+    ("astar", "median_ms", "A* long path (>= 80 tiles apart), median", "ms", None),
+    ("astar", "p90_ms", "A* long path, p90 (one path fits in a frame)", "ms", ("<=", 16.7)),
+    ("models", "calls_per_s", "embedded model short calls", "calls/s", None),
+    ("models", "median_latency_s", "embedded model call latency, median", "s", None),
+    ("models", "total_tokens_per_s", "embedded model short calls, prompt + generated tokens", "tokens/s", None),
+    ("models", "decode_tokens_per_s", "embedded model decoding (day plans, ~150 tokens)", "tokens/s", None),
+    ("models", "plan_latency_s", "embedded model day plan, median latency", "s", None),
+    ("models", "embeddings_per_s", "local embeddings", "sentences/s", None),
+    ("saves", "freeze_ms_median", "save: main-thread pause (freeze), median", "ms", ("<=", "goals.main_thread_ms")),
+    ("saves", "save_s_median", "save after two sim days, median", "s", ("<=", "goals.save_s")),
+    ("saves", "load_s_median", "load after two sim days, median", "s", ("<=", "goals.load_s")),
+    ("saves", "file_mb", "save file size after two sim days", "MB", None),
+    ("saves", "round_trip_equal", "load(save(x)) equals x", "", None),
+    ("saves", "game_capture_ms_median", "save of the game: main-thread capture, median", "ms",
+     ("<=", "goals.main_thread_ms")),
+    ("saves", "game_save_s_median", "save of the game (25 real minds), median", "s", ("<=", "goals.save_s")),
+    ("saves", "game_load_total_s_median", "load of the game: read + rebuild, median", "s", ("<=", "goals.load_s")),
+    ("saves", "game_commit_ms_median", "load of the game: main-thread swap, median", "ms",
+     ("<=", "goals.main_thread_ms")),
+    ("saves", "game_round_trip_equal", "game: capture(load(save(x))) equals capture(x)", "", None),
+    ("economy", "paper_calls_per_resident_per_sim_day", "embedded, paper planning: model calls per resident per "
+     "sim day (a whole day)", "calls", ("<=", 150)),
+    ("economy", "paper_tokens_per_resident_per_sim_day", "embedded, paper planning: tokens per resident per sim day",
+     "tokens", ("<=", 60000)),
+    ("economy", "paper_model_led_share", "embedded, paper planning: model-led share of awake minutes", "", None),
+    ("economy", "paper_reflections_per_resident_per_sim_day", "embedded, paper planning: reflections per resident "
+     "per sim day", "", None),
+    ("economy", "guided_calls_per_resident_per_sim_day", "embedded, guided planning: model calls per resident per "
+     "sim day (a whole day)", "calls", ("<=", 150)),
+    ("economy", "guided_tokens_per_resident_per_sim_day", "embedded, guided planning: tokens per resident per sim "
+     "day", "tokens", ("<=", 60000)),
+    ("economy", "guided_model_led_share", "embedded, guided planning: model-led share of awake minutes", "", None),
+    ("economy", "guided_reflections_per_resident_per_sim_day", "embedded, guided planning: reflections per resident "
+     "per sim day", "", None),
+    ("chain", "model_led_share", "competent stand-in, 25 residents, 2 days: model-led share of awake minutes", "",
+     (">=", 0.95)),
+    ("chain", "calls_per_resident_per_sim_day", "competent stand-in: model calls per resident per sim day", "calls",
+     ("<=", 150)),
+    ("chain", "tokens_per_resident_per_sim_day", "competent stand-in: tokens per resident per sim day", "tokens",
+     ("<=", 60000)),
+    ("chain", "reflections_per_resident_per_sim_day", "competent stand-in: reflections per resident per sim day", "",
+     None),
+    ("chain", "party_invited", "competent stand-in: residents invited to the party", "", None),
+    ("chain", "party_planned", "competent stand-in: ... who planned to go", "", None),
+    ("chain", "party_attended", "competent stand-in: ... at Hobbs Cafe 17:00-19:00 on Feb 14", "", None),
+    ("chain", "candidacy_knew_at_end", "competent stand-in: residents who knew of Sam's candidacy at the end", "",
+     None),
+    ("chain", "party_knew_at_end", "competent stand-in: residents who knew of the party at the end", "", None),
+]
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def machine_info() -> dict:
+    cpu = None
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    ram_gib = None
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                ram_gib = round(int(line.split()[1]) / 1024 / 1024, 1)
+                break
+    except OSError:
+        pass
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count()
+    return {
+        "cpu": cpu or platform.processor() or platform.machine(),
+        "cores": cores,
+        "ram_gib": ram_gib,
+        "os": platform.platform(),
+        "python": platform.python_version(),
+        "versions": {d: _version(d) for d in ("pygame-ce", "pygame_gui", "numpy", "torch", "llama_cpp_python",
+                                              "sentence-transformers", "litellm")},
+        "commit": _commit(),
+    }
+
+
+def _commit() -> str | None:
+    head = ROOT / ".git" / "HEAD"
+    try:
+        ref = head.read_text().strip()
+        if ref.startswith("ref: "):
+            f = ROOT / ".git" / ref[5:]
+            if f.exists():
+                return f.read_text().strip()[:12]
+            packed = ROOT / ".git" / "packed-refs"
+            for line in packed.read_text().splitlines() if packed.exists() else []:
+                if line.endswith(" " + ref[5:]):
+                    return line.split()[0][:12]
+            return None
+        return ref[:12]
+    except OSError:
+        return None
+
+
+def loadavg() -> list[float] | None:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, bool) or v is None:
+        return str(v)
+    if isinstance(v, int):
+        return f"{v:,}"
+    if isinstance(v, float):
+        if v == 0:
+            return "0"
+        if abs(v) >= 1000:
+            return f"{v:,.0f}"
+        if abs(v) >= 100:
+            return f"{v:.0f}"
+        if abs(v) >= 10:
+            return f"{v:.1f}"
+        if abs(v) >= 1:
+            return f"{v:.2f}"
+        return f"{v:.3f}"
+    return str(v)
+
+
+def goal_met(value: Any, goal: tuple[str, float] | None) -> bool | None:
+    """Whether ``value`` meets ``goal`` (op, target); None without a goal or a number."""
+    if goal is None or not isinstance(value, (int, float)):
+        return None
+    op, target = goal
+    return value <= target if op == "<=" else value >= target
+
+
+def resolve_goal(goal: tuple[str, float | str] | None, figures: dict) -> tuple[str, float] | None:
+    """A goal with its value looked up in the figures when it names one; None when absent."""
+    if goal is None or not isinstance(goal[1], str):
+        return goal
+    node: Any = figures
+    for part in goal[1].split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    return (goal[0], float(node)) if isinstance(node, (int, float)) else None
+
+
+def render_markdown(doc: dict) -> str:
+    m = doc["machine"]
+    lines = [
+        "| benchmark | figure | value | goal | met? |",
+        "|---|---|---|---|---|",
+    ]
+    results = doc["results"]
+    for bench, entry in results.items():
+        if entry["status"] != "ok":
+            what = "skipped" if entry["status"] == "skipped" else "error"
+            why = (entry.get("reason") or entry.get("error") or "").replace("|", "/").replace("\n", " ")
+            lines.append(f"| {bench} | {what}: {why} | — | — | — |")
+            continue
+        figs = entry.get("figures", {})
+        rows = [h for h in HEADLINES if h[0] == bench and h[1] in figs]
+        if not rows:
+            lines.append(f"| {bench} | ran (figures in results.json) | — | — | — |")
+        for _, key, label, unit, goal in rows:
+            value = figs[key]
+            goal = resolve_goal(goal, figs)
+            goal_text = f"{goal[0]} {_fmt(float(goal[1]))} {unit}" if goal else "—"
+            met = goal_met(value, goal)
+            met_text = "—" if met is None else ("yes" if met else "**no**")
+            lines.append(f"| {bench} | {label} | {_fmt(value)} {unit}".rstrip() + f" | {goal_text} | {met_text} |")
+    notes = [f"- **{b}**: {e['note']}" for b, e in results.items() if e.get("note")]
+    head = [
+        f"Measured {doc['date']} on {m['cpu']}, {m['cores']} cores, {m['ram_gib']} GiB RAM, "
+        f"Python {m['python']}" + (f", commit {m['commit']}" if m.get("commit") else "")
+        + f"; load average {doc['load_before']} before, {doc['load_after']} after"
+        + (" (quick run: small N)" if doc.get("quick") else "") + ".",
+        "Figures are medians / percentiles over repeats; `smallville bench` (or `make bench`) reproduces them.",
+        "",
+    ]
+    return "\n".join(head + lines + ([""] + notes if notes else [])) + "\n"
+
+
+def write_results(doc: dict, out: Path) -> tuple[Path, Path]:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    md = out.with_suffix(".md")
+    md.write_text(render_markdown(doc), encoding="utf-8")
+    return out, md

@@ -1,0 +1,29 @@
+"""Questions from outside the town: a visitor's or an interviewer's question
+answered from the memories in the prompt, and the evaluation's model judge."""
+from __future__ import annotations
+
+import re
+
+from lab.competent.prompt import Prompt, clip_words, first_name
+
+
+def answer(p: Prompt) -> dict:
+    """A visitor's or an interviewer's question, answered from the memories in the prompt."""
+    said = p.find(r'says: "(.*)"\s*$', "", re.S) or ""
+    mems = p.block(r"You remember:")
+    words = {w for w in re.findall(r"[a-z]+", said.lower()) if len(w) > 3}
+    best = max(mems, key=lambda x: len(words & set(re.findall(r"[a-z]+", x.lower()))), default="")
+    overlap = len(words & set(re.findall(r"[a-z]+", best.lower())))
+    me = p.find(r"You are ([A-Z][a-z]+ [A-Z][a-z]+)")
+    if overlap == 0:
+        return {"answer": "I'm not sure, I don't know much about that."}
+    text = best.replace(me, "I").replace(f"{first_name(me)} ", "I ") if me else best
+    return {"answer": f"Yes: {clip_words(text, 40)}"}
+
+
+def judge(p: Prompt) -> dict:
+    fact = p.find(r"The fact: (.+?)\.\n")
+    said = p.find(r'answered: "(.*)"', "")
+    words = {w for w in re.findall(r"[a-z]+", fact.lower()) if len(w) > 3}
+    hit = len(words & set(re.findall(r"[a-z]+", said.lower())))
+    return {"knows": hit >= 2 and not re.search(r"don't know|not sure|no idea", said, re.I)}
