@@ -1,0 +1,115 @@
+"""The house's boundaries around the lab (issue 13): the game and the minds never
+import the lab or the command; the lab and the command import at the top (a
+lazy import only for a heavy library, with its reason) and have no import
+cycles; the command wires every subcommand it parses."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import lab.competent
+from agents import scripted
+from smallville import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+# Heavy libraries, and the game's window modules that import pygame when loaded.
+HEAVY = ("pygame", "pygame_gui", "matplotlib", "torch", "litellm", "llama_cpp", "sentence_transformers",
+         "game.app", "game.view")
+
+
+def _modules(*folders: str) -> dict[str, Path]:
+    """dotted name -> file, for every module under the folders."""
+    out = {}
+    for folder in folders:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            out[".".join(parts)] = path
+    return out
+
+
+def _imported(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+        return [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+    return []
+
+
+def _is_heavy(name: str) -> bool:
+    return any(name == h or name.startswith(h + ".") for h in HEAVY)
+
+
+def test_the_game_and_the_minds_never_import_the_lab_or_the_command():
+    found = []
+    for name, path in _modules("game", "agents").items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            for mod in _imported(node):
+                if mod.split(".")[0] in ("lab", "smallville"):
+                    found.append(f"{name} imports {mod}")
+    assert found == []
+
+
+def test_the_lab_imports_at_the_top_and_says_why_when_it_cannot():
+    """A function-level import is only for a heavy library, and a comment saying
+    "lazy" (and why) stands between the function's start and its first such import."""
+    wrong = []
+    for name, path in _modules("lab", "smallville").items():
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        for fn in ast.walk(ast.parse(text)):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            inner = [n for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom))]
+            for node in inner:
+                for mod in _imported(node)[:1]:
+                    if not _is_heavy(mod):
+                        wrong.append(f"{name}.{fn.name} imports {mod} inside a function")
+            if inner:
+                first = min(n.lineno for n in inner)
+                said = [ln for ln in lines[fn.lineno - 1:first] if "#" in ln and "lazy" in ln.lower()]
+                if not said:
+                    wrong.append(f"{name}.{fn.name}: a lazy import without a '# lazy: why' comment")
+    assert wrong == []
+
+
+def test_no_import_cycles_in_the_lab_and_the_command():
+    mods = _modules("lab", "smallville")
+    graph: dict[str, set[str]] = {}
+    for name, path in mods.items():
+        deps = set()
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:  # module-level imports
+            for mod in _imported(node):
+                if mod in mods and mod != name:
+                    deps.add(mod)
+        graph[name] = deps
+    # (A package importing its submodules is no cycle: a submodule needs its parent package to exist, not to
+    # have run, and no lab module imports its own package.)
+    state: dict[str, int] = {}
+    cycles = []
+
+    def visit(n: str, trail: list[str]) -> None:
+        state[n] = 1
+        for d in sorted(graph[n]):
+            if state.get(d) == 1:
+                cycles.append(trail[trail.index(d):] + [d] if d in trail else trail + [d])
+            elif not state.get(d):
+                visit(d, trail + [d])
+        state[n] = 2
+
+    for n in sorted(graph):
+        if not state.get(n):
+            visit(n, [n])
+    assert cycles == []
+
+
+def test_importing_the_lab_registers_the_competent_model():
+    assert scripted.lookup(lab.competent.MODEL) is lab.competent.respond
+    assert lab.competent.MODEL in scripted.known()
+
+
+def test_the_command_wires_every_subcommand_it_parses():
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    assert set(sub.choices) == set(cli.COMMANDS) | {"play"}
