@@ -49,8 +49,9 @@ def estimate_tokens(text: str) -> int:
     return max(1, round(len(text) / 4)) if text else 0
 
 
-def handler():
+def handler() -> Any:
     """The litellm provider (a ``litellm.CustomLLM``), built on first use."""
+    # Lazy: litellm is slow to import, and only a run on a scripted model needs it.
     import litellm
     from litellm import CustomLLM
     from litellm.types.utils import ModelResponse, Usage
@@ -83,7 +84,7 @@ def handler():
             resp = kwargs.get("model_response") or ModelResponse()
             resp.model = f"{PROVIDER}/{name}"
             resp.choices[0].message.content = text
-            resp.usage = Usage(prompt_tokens=pt, completion_tokens=ct, total_tokens=pt + ct)  # type: ignore[attr-defined]
+            resp.usage = Usage(prompt_tokens=pt, completion_tokens=ct, total_tokens=pt + ct)  # type: ignore[attr-defined,union-attr]
             return resp
 
     return ScriptedProvider()

@@ -131,7 +131,8 @@ def load_target(given: str | Path, default_map: str | Path | None = None) -> Tar
     tg.start = parse_time(clock.get("start")) or parse_time(summary.get("start"))
     tg.end = parse_time(clock.get("now")) or (tg.info.sim_time if tg.info else None) or parse_time(summary.get("end"))
     if tg.events:
-        last = max((parse_time(e.get("time")) for e in tg.events if parse_time(e.get("time"))), default=None)
+        times = [t for t in (parse_time(e.get("time")) for e in tg.events) if t is not None]
+        last = max(times, default=None)
         if last and (tg.end is None or (tg.save is None and last > tg.end)):
             tg.end = last
     mp = sess.get("map") or (tg.info.map_path if tg.info else None) or summary.get("map") or default_map
