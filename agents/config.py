@@ -87,7 +87,7 @@ class ModelConfig:
 _FIELDS = {f.name: f for f in fields(ModelConfig)}
 _INTS = {"concurrency", "retries", "seed", "budget"}
 _FLOATS = {"timeout", "deadline", "temperature", "backoff"}
-# The CLI's argparse names (game/__main__.py) map onto fields one to one,
+# The CLI's argparse names (smallville/cli.py) map onto fields one to one,
 # except that argparse spells --api-base as api_base already.
 _ALIASES = {"api-base": "api_base", "embedding-model": "embedding_model", "embedding-cache": "embedding_cache"}
 
