@@ -27,6 +27,8 @@ def start_minds(residents: Sequence[str], personas: dict[str, Any], scenario: An
             if who == r:
                 m.queue_thought(thought, imp)
         m.now = start
+        # What a mind does first on its first job (the day begins, queued thoughts become memories); Mind has
+        # no public name for it yet, so the lab calls the two private steps (as agents/interview.py does).
         m._roll_day()
         m._fold_queue()
         minds[r] = m
@@ -34,6 +36,7 @@ def start_minds(residents: Sequence[str], personas: dict[str, Any], scenario: An
 
 
 def ask(mind: Any, question: str, now: datetime) -> str:
+    """The interviewer's question answered in character; the mind is left unchanged."""
     return respond(mind, INTERVIEWER, question, now=now, speaker_is=INTERVIEWER_IS, remember=False)
 
 

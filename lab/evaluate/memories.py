@@ -25,6 +25,7 @@ class MemoryView:
 
 
 def view_of_state(state: dict) -> MemoryView:
+    """A saved mind's memory stream (``Mind.to_state()["memory"]``); vectors only when they match the nodes."""
     mem = state.get("memory") or {}
     nodes = list(mem.get("nodes") or [])
     emb = mem.get("embeddings")
