@@ -223,7 +223,8 @@ class _DirectCompletion:
         )
 
 
-def make_gateway(responder: Responder | None = None, *, via_litellm: bool = True, accounting=None, **config_overrides) -> Gateway:
+def make_gateway(responder: Responder | None = None, *, via_litellm: bool = True, accounting=None,
+                 **config_overrides) -> Gateway:
     """A Gateway on a scripted fake. ``gateway.fake`` is the ScriptedModel (its ``calls``).
 
     Test-friendly defaults: timeout 2 s, 2 retries, 10 ms backoff, 10 s deadline.
