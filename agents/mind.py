@@ -50,10 +50,9 @@ StateBuilder = Callable[[], dict]
 
 
 class _FromState:
-    """``Mind.from_state``: on a mind, the state contract's in-place restore; on the
-    class, the old constructor form ``Mind.from_state(persona, gateway, embedder,
-    state, settings)`` (deprecated: use ``Mind.restore``), kept only until
-    game/savegame.py and lab's evaluation call ``Mind.restore``."""
+    """``Mind.from_state``: on a mind, the in-place restore of the state contract; on the class, the
+    deprecated ``Mind.from_state(persona, gateway, embedder, state, settings)`` = ``Mind.restore``
+    (until game/savegame.py and lab call ``Mind.restore``; then delete this)."""
 
     def __get__(self, mind: Mind | None, cls: type[Mind]) -> Callable[..., Any]:
         return cls.restore if mind is None else mind._restore_in_place
@@ -64,7 +63,6 @@ class Mind:
         # Cheap: no model call, no embedding; memories are seeded in the first job.
         self.persona = persona
         self.name = persona.name
-        self.gateway = gateway
         self.embedder = embedder
         self.settings = settings or MindSettings()
         self.budget = Budget(gateway, self.settings.loop_guards)  # every model call of the mind goes through it
@@ -97,6 +95,14 @@ class Mind:
 
     # ------------------------------------------------------------------ plumbing
     @property
+    def gateway(self) -> Asker:  # the mind's language model, which its budget wraps
+        return self.budget.asker
+
+    @gateway.setter
+    def gateway(self, asker: Asker) -> None:
+        self.budget.asker = asker
+
+    @property
     def now(self) -> datetime:
         """The sim time of the job at hand (set by every job before anything reads it)."""
         if self._now is None:
@@ -114,8 +120,7 @@ class Mind:
         return self._memory
 
     @property
-    def plan(self) -> list[planning.PlanItem]:
-        """Today's plan (``today.plan``)."""
+    def plan(self) -> list[planning.PlanItem]:  # today.plan
         return self.today.plan
 
     @plan.setter
@@ -123,8 +128,7 @@ class Mind:
         self.today.plan = items
 
     @property
-    def pending(self) -> list[Action]:
-        """``today.pending``, kept for game/session.py until it calls decompose_afresh()."""
+    def pending(self) -> list[Action]:  # today.pending, for game/session.py until it calls decompose_afresh()
         return self.today.pending
 
     @pending.setter
@@ -132,8 +136,7 @@ class Mind:
         self.today.pending = actions
 
     @property
-    def known_people(self) -> set[str]:
-        """``social.known_people``: whom the resident knows."""
+    def known_people(self) -> set[str]:  # social.known_people
         return self.social.known_people
 
     @known_people.setter
@@ -141,8 +144,7 @@ class Mind:
         self.social.known_people = names
 
     @property
-    def budget_hit(self) -> datetime | None:
-        """When today's call budget ran out (the HUD counts residents on rules)."""
+    def budget_hit(self) -> datetime | None:  # budget.spent_at: when today's budget ran out (the HUD reads it)
         return self.budget.spent_at
 
     @budget_hit.setter
@@ -171,9 +173,8 @@ class Mind:
         self._fold_queue()
 
     def decompose_afresh(self) -> None:
-        """Drop the decomposed actions of the chunk at hand: the next decision
-        decomposes the plan's current item again (after the player played this
-        resident). Call it between jobs."""
+        """The next decision decomposes the plan's current item again (after the
+        player played this resident). Call it between jobs."""
         self.today.pending = []
 
     def ask(self, schema: Any, prompt: str, purpose: str, fallback: Any = None,
