@@ -196,3 +196,24 @@ def test_a_failed_embedding_loses_nothing():
     assert not m2.unembedded
     stored = [x for x in m2.memory.nodes if x.description == "Maria Lopez is painting a mural"]
     assert stored and stored[0].created == t  # remembered as of when it was seen
+
+
+def test_public_methods_for_jobs_and_panels_from_elsewhere():
+    """What other modules use instead of the mind's own steps: begin_job + start_turn
+    (a job run from elsewhere), memory_text (the inspector), decompose_afresh (after
+    the player played the resident)."""
+    from agents.jobs import job_tag
+
+    m, gw = make_mind(plausible)
+    assert m.memory_text(0) is None  # no memories yet, and none created by looking
+    m.queue_thought("I should repaint the cafe sign", 7)
+    m.begin_job(job_tag("respond"))
+    m.start_turn(START)
+    assert gw.fake.calls == []  # seeds and thoughts are folded in without a model call
+    texts = [x.description for x in m.memory.by_kind("thought")]
+    assert texts[-1] == "I should repaint the cafe sign" and m.memory_text(len(texts) - 1) == texts[-1]
+    assert m.memory_text(10_000) is None and m.memory_text("junk") is None  # a bad id from a panel
+    d = m.decide(situation(START + timedelta(minutes=5)))
+    assert d.action is not None and m.today.pending
+    m.decompose_afresh()
+    assert m.pending == [] and m.today.pending == []
