@@ -5,10 +5,9 @@ time; inspect(), queue_thought() and inner_voice() may be called from any thread
 
 Each part of the architecture is a module that takes the mind as a narrow
 protocol (agents/seams.py): perceive, reflect, day, decompose, react, converse,
-inner_voice. The state is grouped alike: ``today`` (agents/today.py), ``social``
-(agents/converse.py), ``senses`` (agents/perceive.py), ``budget``
-(agents/budget.py), each with the contract of agents/state.py; the mind's save
-is their states in one flat dict (the shape saves always had)."""
+inner_voice. The state is grouped alike: ``today`` (agents/today.py), ``social`` (agents/converse.py),
+``senses`` (agents/perceive.py), ``budget`` (agents/budget.py), each with the contract of
+agents/state.py; the mind's save is their states in one flat dict (the shape saves always had)."""
 from __future__ import annotations
 
 import copy
