@@ -44,7 +44,8 @@ NOT_GERUNDS = {"morning", "evening", "something", "nothing", "anything", "everyt
 SUBJECTS = ("he", "she", "they", "i", "we", "you", "then", "and", "also", "now", "first", "next", "finally",
             "still", "is", "was", "are", "will", "to", "starts", "begins", "continues", "keeps")
 VAGUE = {"living", "being", "existing", "spinning", "feeling", "doing", "activity", "happening", "going"}
-PHRASE_CUT = re.compile(r"\s*(?:[,;:.!?(]| - | -- | – | — | and then | while | so that | because | after which | before )")
+PHRASE_CUT = re.compile(r"\s*(?:[,;:.!?(]| - | -- | – | — "
+                        r"| and then | while | so that | because | after which | before )")
 DURATION = re.compile(r"^\W*\d+\s*(?:-\s*\d+\s*)?(?:min\w*|m|h|hr\w*|hour\w*|sec\w*)?\b", re.I)
 
 
@@ -111,8 +112,8 @@ def normalize(text: str, name: str = "") -> str:
     t = t.strip(" ,;:.!?-'()")
     words = t.split()
     if len(words) > 8:  # "opening the cafe and greeting her first customers with a smile"
-        cut = next((i for i, w in enumerate(words) if i >= 2 and w.lower() in ("and", "with", "while", "then")), None)
-        words = words[:cut] if cut else words
+        at = next((i for i, w in enumerate(words) if i >= 2 and w.lower() in ("and", "with", "while", "then")), None)
+        words = words[:at] if at else words
     if len(words) > 3 and words[0].lower() in ("going", "go", "goes") and words[1].lower() == "to" and not any(
             re.search(rx, " ".join(words[2:]).lower().split(" at ")[0]) for rx, _ in PLACE_WORDS):
         words = ["attending"] + words[2:]  # "going to the party": attending it (the sim does the walking)

@@ -17,7 +17,8 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 
-def cache_key(model: str, messages: list[dict], schema: dict | None, temperature: float | None, seed: int | None) -> str:
+def cache_key(model: str, messages: list[dict], schema: dict | None, temperature: float | None,
+              seed: int | None) -> str:
     blob = json.dumps(
         {"model": model, "messages": messages, "schema": schema, "temperature": temperature, "seed": seed},
         sort_keys=True,

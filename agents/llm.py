@@ -21,22 +21,26 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-import copy
 import json
 import logging
 import random
 import re
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Callable, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
+from agents import scripted
 from agents.accounting import Accounting, CallRecord
+from agents.answers import compact_schema, parse_json_answer, validate_answer
 from agents.cache import ResponseCache, cache_key
 from agents.config import EMBEDDED_MODEL, EMBEDDED_PROVIDER, ConfigError, ModelConfig, load_config
+from agents.local_model import handler as local_handler
 
 __all__ = [
     "Gateway",
@@ -62,29 +66,24 @@ SYSTEM_PROMPT = (
 # --------------------------------------------------------------------------------------
 # litellm, imported lazily (it costs seconds) and with our providers registered
 # --------------------------------------------------------------------------------------
-_litellm = None
+_litellm: ModuleType | None = None
 _litellm_lock = threading.RLock()
 _providers: dict[str, Any] = {}
 
 
-def _lm():
+def _lm() -> Any:
     """The litellm module, imported once, with our custom providers registered."""
     global _litellm
     if _litellm is None:
         with _litellm_lock:
             if _litellm is None:
-                import warnings
-
                 # litellm's own types trip a harmless pydantic warning; keep the player's terminal clean.
                 warnings.filterwarnings("ignore", message=r".*is using the `ReadOnly` qualifier", category=UserWarning)
-                import litellm
+                import litellm  # lazy: importing litellm costs seconds
 
                 litellm.telemetry = False
                 litellm.suppress_debug_info = True
                 _litellm = litellm
-                from agents import scripted
-                from agents.local_model import handler as local_handler
-
                 register_provider(EMBEDDED_PROVIDER, local_handler())
                 register_provider(scripted.PROVIDER, scripted.handler())
     return _litellm
@@ -98,7 +97,7 @@ def register_provider(name: str, handler: Any) -> None:
         others = [p for p in (lm.custom_provider_map or []) if p.get("provider") != name]
         lm.custom_provider_map = others + [{"provider": name, "custom_handler": handler}]
         try:
-            from litellm.utils import custom_llm_setup
+            from litellm.utils import custom_llm_setup  # lazy: part of litellm (seconds to import)
 
             custom_llm_setup()
         except ImportError:  # pragma: no cover - older litellm sets up inside completion()
@@ -123,126 +122,6 @@ _ctx = threading.local()
 def current_call() -> CallContext | None:
     """The ask() in progress on this thread, for in-process providers; None outside one."""
     return getattr(_ctx, "call", None)
-
-
-# --------------------------------------------------------------------------------------
-# schemas and lenient parsing
-# --------------------------------------------------------------------------------------
-_schema_cache: dict[type, dict] = {}
-_schema_lock = threading.Lock()
-
-
-def _strip_titles(node: Any) -> Any:
-    if isinstance(node, dict):
-        out = {}
-        for k, v in node.items():
-            if k == "title" and isinstance(v, str):
-                continue
-            if k == "properties" and isinstance(v, dict):
-                out[k] = {pk: _strip_titles(pv) for pk, pv in v.items()}  # keep a field named "title"
-            else:
-                out[k] = _strip_titles(v)
-        return out
-    if isinstance(node, list):
-        return [_strip_titles(x) for x in node]
-    return node
-
-
-def compact_schema(schema: type[BaseModel]) -> dict:
-    """The schema's JSON schema without titles (they cost tokens and say nothing)."""
-    with _schema_lock:
-        cached = _schema_cache.get(schema)
-        if cached is None:
-            cached = _strip_titles(schema.model_json_schema())
-            _schema_cache[schema] = cached
-    return copy.deepcopy(cached)
-
-
-_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
-
-
-def parse_json_answer(text: str | None) -> Any:
-    """The first JSON value in a model's answer: code fences stripped, prose around it ignored.
-
-    Raises ValueError when there is none.
-    """
-    if text is None or not text.strip():
-        raise ValueError("the answer was empty")
-    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
-    decoder = json.JSONDecoder()
-    for cand in candidates:
-        cand = cand.strip()
-        try:
-            return json.loads(cand)
-        except ValueError:
-            pass
-        for i, ch in enumerate(cand):
-            if ch in "{[":
-                try:
-                    value, _ = decoder.raw_decode(cand, i)
-                    return value
-                except ValueError:
-                    continue
-    raise ValueError("the answer held no JSON object")
-
-
-def _single_field(schema: type[BaseModel]) -> str | None:
-    required = [n for n, f in schema.model_fields.items() if f.is_required()]
-    if len(schema.model_fields) == 1:
-        return next(iter(schema.model_fields))
-    if len(required) == 1:
-        return required[0]
-    return None
-
-
-def _cut_off(text: str | None) -> bool:
-    """An answer that opens a JSON object or list and never closes it (hit max_tokens)."""
-    t = _FENCE.sub(lambda m: m.group(1), text or "").strip()
-    if not t.startswith(("{", "[")):
-        return False
-    try:
-        json.JSONDecoder().raw_decode(t)
-        return False
-    except ValueError as err:
-        return getattr(err, "pos", 0) >= len(t) - 2 or "Unterminated" in str(err)
-
-
-def _validate(schema: type[T], text: str | None) -> T:
-    """Parse leniently and validate; raises ValueError with a short, model-readable reason."""
-    if _cut_off(text):
-        raise ValueError("the JSON was cut off before it ended; answer again, much more briefly")
-    try:
-        value = parse_json_answer(text)
-    except ValueError:
-        # A bare value ("7") for a one-field schema is a fair answer from a small model.
-        field = _single_field(schema)
-        if field is None or text is None or not text.strip():
-            raise
-        stripped = text.strip().strip("`").strip()
-        try:
-            value = {field: json.loads(stripped)}
-        except ValueError:
-            value = {field: stripped}
-    if not isinstance(value, dict):
-        field = _single_field(schema)
-        if field is None:
-            raise ValueError(f"expected a JSON object, got {type(value).__name__}")
-        value = {field: value}
-    try:
-        return schema.model_validate(value)
-    except ValidationError as err:
-        raise ValueError(_describe_validation(err)) from None
-
-
-def _describe_validation(err: ValidationError) -> str:
-    parts = []
-    for e in err.errors()[:6]:
-        loc = ".".join(str(x) for x in e.get("loc", ())) or "(root)"
-        parts.append(f"{loc}: {e.get('msg', 'invalid')}")
-    more = len(err.errors()) - 6
-    if more > 0:
-        parts.append(f"... and {more} more")
-    return "; ".join(parts)
 
 
 # --------------------------------------------------------------------------------------
@@ -386,7 +265,7 @@ class Gateway:
             self._schema_mode = mode
         return self._schema_mode
 
-    def _response_format(self, schema: type[BaseModel], js: dict) -> dict:
+    def _response_format(self, schema: type[BaseModel], js: dict) -> dict | None:
         mode = self._mode()
         if mode == "json_object":
             return {"type": "json_object"}
@@ -401,7 +280,8 @@ class Gateway:
         else:
             messages = [dict(m) for m in prompt]
         if self._mode() in ("json_object", "prompt"):
-            hint = "\n\nAnswer with a JSON object that follows this JSON schema:\n" + json.dumps(js, separators=(",", ":"))
+            compact = json.dumps(js, separators=(",", ":"))
+            hint = "\n\nAnswer with a JSON object that follows this JSON schema:\n" + compact
             for m in reversed(messages):
                 if m.get("role") == "user" and isinstance(m.get("content"), str):
                     m["content"] = m["content"] + hint
@@ -513,7 +393,7 @@ class Gateway:
             hit = self.cache.get(key)
             if hit is not None:
                 try:
-                    value = _validate(schema, hit["content"])
+                    value = validate_answer(schema, hit["content"])
                 except ValueError:
                     value = None
                 if value is not None:
@@ -549,7 +429,7 @@ class Gateway:
                 rec.completion_tokens += ct
                 rec.cost_usd += self._cost(resp)
                 try:
-                    result = _validate(schema, text)
+                    result = validate_answer(schema, text)
                 except ValueError as err:
                     problem = str(err)
                     tally["error"] = "empty" if not (text or "").strip() else "invalid"

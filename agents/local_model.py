@@ -13,6 +13,7 @@ import os
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+import asyncio
 import atexit
 import importlib.util
 import json
@@ -50,7 +51,7 @@ def find_gguf() -> Path:
         spec = None
     if spec is None:
         raise ModelNotInstalled(MISSING)
-    roots = [Path(p) for p in (spec.submodule_search_locations or [])] or [Path(spec.origin).parent]
+    roots = [Path(p) for p in (spec.submodule_search_locations or [])] or [Path(spec.origin or ".").parent]
     for root in roots:
         found = sorted(root.rglob("*.gguf"))
         if found:
@@ -65,7 +66,7 @@ class LocalModel:
         self._path = path
         self.n_ctx = n_ctx
         self.n_threads = n_threads
-        self._llm = None
+        self._llm: Any = None  # a llama_cpp.Llama once loaded
         self._lock = threading.Lock()  # held while llama.cpp works
         self._load_lock = threading.Lock()
         self._grammars: dict[str, Any] = {}
@@ -80,7 +81,7 @@ class LocalModel:
                 if self._llm is None:
                     path = self._path or find_gguf()
                     try:
-                        from llama_cpp import Llama
+                        from llama_cpp import Llama  # lazy: llama.cpp loads native code
                     except ImportError as err:
                         raise ModelNotInstalled(
                             f"llama-cpp-python is not installed ({err}); run make play"
@@ -100,7 +101,7 @@ class LocalModel:
 
     def _grammar_ok(self, text: str) -> bool:
         """Whether llama.cpp accepts a GBNF grammar (a rejected one would crash it at sampling)."""
-        import llama_cpp
+        import llama_cpp  # lazy: llama.cpp loads native code
 
         sampler = llama_cpp.llama_sampler_init_grammar(self._llm._model.vocab, text.encode("utf-8"), b"root")
         if not sampler:
@@ -117,7 +118,7 @@ class LocalModel:
         key = json.dumps(schema, sort_keys=True)
         if key in self._grammars:
             return self._grammars[key]
-        from llama_cpp import LlamaGrammar
+        from llama_cpp import LlamaGrammar  # lazy: llama.cpp loads native code
         from llama_cpp.llama_grammar import json_schema_to_gbnf
 
         grammar = None
@@ -163,7 +164,7 @@ class LocalModel:
             if timeout and timeout > 0:
                 # create_chat_completion has no stopping criteria; a logits processor is called
                 # once per token, so it can end a generation that runs past the deadline.
-                from llama_cpp import LogitsProcessorList
+                from llama_cpp import LogitsProcessorList  # lazy: llama.cpp loads native code
 
                 end = t0 + timeout
 
@@ -283,7 +284,7 @@ def handler():
 
 
 def _make_handler_class():
-    import litellm
+    import litellm  # lazy: importing litellm costs seconds
     from litellm import CustomLLM
     from litellm.types.utils import ModelResponse, Usage
 
@@ -321,7 +322,8 @@ def _make_handler_class():
             except Exception as err:  # noqa: BLE001 - a local failure is not worth retrying
                 log.exception("embedded model failed")
                 raise litellm.APIError(
-                    status_code=500, message=f"embedded model failed: {err}", llm_provider="smallville", model=model_name
+                    status_code=500, message=f"embedded model failed: {err}", llm_provider="smallville",
+                    model=model_name,
                 ) from None
             choice = out["choices"][0]
             usage = out.get("usage") or {}
@@ -331,12 +333,10 @@ def _make_handler_class():
             resp.choices[0].finish_reason = choice.get("finish_reason") or "stop"
             pt = int(usage.get("prompt_tokens", 0))
             ct = int(usage.get("completion_tokens", 0))
-            resp.usage = Usage(prompt_tokens=pt, completion_tokens=ct, total_tokens=pt + ct)  # type: ignore[attr-defined]
+            resp.usage = Usage(prompt_tokens=pt, completion_tokens=ct, total_tokens=pt + ct)  # type: ignore[union-attr]
             return resp
 
         async def acompletion(self, *args, **kwargs) -> ModelResponse:  # type: ignore[override]
-            import asyncio
-
             return await asyncio.to_thread(self.completion, *args, **kwargs)
 
     return SmallvilleLLM

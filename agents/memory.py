@@ -9,9 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from operator import attrgetter
-from typing import Iterable, Literal
+from typing import Any, Iterable, Literal
 
 import numpy as np
+
+from agents.torch_threads import limit_torch_threads
 
 Kind = Literal["observation", "reflection", "plan", "chat", "thought"]
 KINDS = ("observation", "reflection", "plan", "chat", "thought")
@@ -99,17 +101,15 @@ class _HalfMirror:
     (rows never change once written). Falls back to float32 without torch."""
 
     def __init__(self) -> None:
-        self._rows = None  # torch bf16 tensor with spare capacity
+        self._rows: Any = None  # torch bf16 tensor with spare capacity (torch is imported lazily)
         self._count = 0
 
     def cosines(self, emb: np.ndarray, n: int, q: np.ndarray) -> np.ndarray:
         try:
-            import torch
+            import torch  # lazy: importing torch costs seconds, and only big streams need it
         except ImportError:  # embeddings from a litellm model: torch may be absent
             return emb[:n] @ q
         if self._rows is None:
-            from agents.embeddings import limit_torch_threads
-
             limit_torch_threads()  # the game's setting; two threads are slower on two cores
         if self._rows is None or self._rows.shape[0] < n or self._rows.shape[1] != emb.shape[1]:
             grown = torch.empty((max(n, 2 * self._count), emb.shape[1]), dtype=torch.bfloat16)
@@ -130,14 +130,18 @@ class MemoryStream:
         self.model = model  # which embedding model made every vector here
         self.dim = int(dim)
         self.nodes: list[MemoryNode] = []
+        self._allocate(capacity)
+        # Summed importance of everything stored since the last reflection.
+        self.importance_since_reflection = 0.0
+
+    def _allocate(self, capacity: int) -> None:
+        """Empty arrays for ``capacity`` rows (the nodes are the caller's to set)."""
         self._emb = np.zeros((capacity, self.dim), dtype=np.float32)
         self._half = _HalfMirror()  # bfloat16 copy of the rows, for big streams only
         self._imp = np.zeros(capacity, dtype=np.float32)
         self._last = np.zeros(capacity, dtype=np.float64)  # sim hours of last access
         self._kind = np.zeros(capacity, dtype=np.int8)
         self._exp = np.full(capacity, np.inf, dtype=np.float64)  # sim hours; inf = never
-        # Summed importance of everything stored since the last reflection.
-        self.importance_since_reflection = 0.0
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -327,20 +331,22 @@ class MemoryStream:
             }
         return build
 
-    @classmethod
-    def from_state(cls, state: dict) -> "MemoryStream":
+    def from_state(self, state: dict) -> None:
+        """Restore, in place, what ``to_state`` wrote: the stream takes the state's
+        embedding model and size. Everything is parsed before anything changes."""
         nodes = [MemoryNode.from_dict(d) for d in state["nodes"]]
-        emb = np.asarray(state["embeddings"], dtype=np.float32).reshape(len(nodes), int(state["dim"]))
-        s = cls(state["model"], int(state["dim"]), capacity=max(256, len(nodes)))
-        n = len(nodes)
-        s.nodes = nodes
-        s._emb[:n] = emb
+        dim, n = int(state["dim"]), len(nodes)
+        emb = np.asarray(state["embeddings"], dtype=np.float32).reshape(n, dim)
         for i, x in enumerate(nodes):
-            if x.id != i:
-                raise ValueError(f"memory state is corrupt: node {i} has id {x.id}")
-            s._imp[i] = x.importance
-            s._last[i] = sim_hours(x.last_accessed)
-            s._kind[i] = KINDS.index(x.kind)
-            s._exp[i] = sim_hours(x.expires) if x.expires else np.inf
-        s.importance_since_reflection = float(state.get("importance_since_reflection", 0.0))
-        return s
+            if x.id != i or x.kind not in KINDS:
+                raise ValueError(f"memory state is corrupt: node {i} has id {x.id}, kind {x.kind!r}")
+        self.model, self.dim = state["model"], dim
+        self._allocate(max(256, n))
+        self._emb[:n] = emb
+        for i, x in enumerate(nodes):
+            self._imp[i] = x.importance
+            self._last[i] = sim_hours(x.last_accessed)
+            self._kind[i] = KINDS.index(x.kind)
+            self._exp[i] = sim_hours(x.expires) if x.expires else np.inf
+        self.nodes = nodes
+        self.importance_since_reflection = float(state.get("importance_since_reflection", 0.0))

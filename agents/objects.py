@@ -71,7 +71,8 @@ OBJECT_HINTS = [
     (("toilet",), ["toilet"]),
     (("brush", "wash", "get ready", "morning routine", "freshen"), ["bathroom sink", "shower"]),
     (("dishes",), ["kitchen sink"]),
-    (("attend", "class", "lesson", "taking notes", "problems"), ["classroom student seating", "library tables", "desk"]),
+    (("attend", "class", "lesson", "taking notes", "problems"),
+     ["classroom student seating", "library tables", "desk"]),
     (("teach", "lecture"), ["lecturer's podium", "blackboard"]),
     (("bookshel", "brows"), ["bookshelves"]),
     (("paint", "canvas"), ["easel", "desk"]),
@@ -84,7 +85,8 @@ OBJECT_HINTS = [
     (("drink", "beer", "wine", "bar"), ["bar counter", "pub tables"]),
     (("medicine", "pharmacy", "prescription"), ["pharmacy counter", "pharmacy shelves"]),
     (("stock", "shelves", "shop", "buy", "grocer"), ["grocery shelves", "supply store shelves", "pharmacy shelves"]),
-    (("read", "book", "research", "study", "thesis", "homework"), ["library tables", "bookshelves", "desk", "classroom student seating"]),
+    (("read", "book", "research", "study", "thesis", "homework"),
+     ["library tables", "bookshelves", "desk", "classroom student seating"]),
     (("write", "work", "email", "code", "computer", "draw", "animat", "stream", "plan", "edit"), [
         "desk", "library tables", "cafe customer seating", "classroom student seating"]),
     (("walk", "stroll", "photo", "think", "pond"), ["park garden", "pond", "park bench"]),
@@ -126,7 +128,8 @@ def object_state(address: str, text: str) -> str | None:
 # a sofa, seating) suits most activities.
 SPECIAL_OBJECTS = {
     "bed": r"\b(sleep|nap|bed|rest|lie|lying|lay|wak|read|relax)",
-    "refrigerator": r"\b(fridge|refrigerator|groceries|food|snack|breakfast|lunch|dinner|cook|meal|milk|drink|ingredient|leftover)",
+    "refrigerator": r"\b(fridge|refrigerator|groceries|food|snack|breakfast|lunch|dinner|cook|meal|milk|drink"
+                    r"|ingredient|leftover)",
     "stove": r"\b(cook|boil|fry|frying|stove|breakfast|lunch|dinner|meal|soup|eggs|heat|kettle|tea|bak|prepar)",
     "kitchen sink": r"\b(dish|wash|rins|sink|clean|water|scrub)",
     "bathroom sink": r"\b(wash|teeth|brush|face|shav|sink|hands|floss|makeup|skincare|groom|ready)",

@@ -4,16 +4,70 @@ nearest first; here: own events out, attention bandwidth, retention, one
 batched importance call for everything new."""
 from __future__ import annotations
 
-from datetime import timedelta
+from collections import deque
+from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Annotated
+from typing import Annotated, Any, Protocol
 
-from pydantic import BaseModel, Field, conlist
+from pydantic import BaseModel, Field
 
 from agents import provenance as pv
-from agents.types import Event
+from agents.memory import MemoryNode, MemoryStream
+from agents.seams import Thinking
+from agents.types import Action, Event
 
 IDLE_WORDS = ("idle", "sleeping", "asleep", "walking", "is walking", "in bed")
+
+
+class Senses:
+    """What a resident perceived lately: the last few events (the paper's retention),
+    when each was last seen, objects' states as seen, and when it last weighed a
+    reaction (its save under the mind's keys)."""
+
+    def __init__(self, retention: int = 8) -> None:
+        self.retained: deque[tuple[str, ...]] = deque(maxlen=retention)
+        self.seen_at: dict[str, datetime] = {}  # "subject|predicate|object" -> last perceived
+        self.object_states: dict[str, str] = {}
+        self.last_react: datetime | None = None
+
+    def to_state(self) -> dict[str, Any]:
+        return {
+            "retained": [list(x) for x in self.retained],
+            "seen_at": {k: v.isoformat() for k, v in self.seen_at.items()},
+            "object_states": dict(self.object_states),
+            "last_react": self.last_react.isoformat() if self.last_react else None,
+        }
+
+    def from_state(self, state: dict[str, Any]) -> None:
+        dt = lambda v: datetime.fromisoformat(v) if v else None  # noqa: E731
+        self.retained.clear()
+        self.retained.extend(tuple(x) for x in state["retained"])
+        self.seen_at = {k: datetime.fromisoformat(v) for k, v in (state.get("seen_at") or {}).items()}
+        self.object_states = dict(state["object_states"])
+        self.last_react = dt(state["last_react"])
+
+
+class Perceiver(Thinking, Protocol):
+    """What perception needs of a mind (besides agents.seams.Thinking)."""
+
+    action: Action | None
+    senses: Senses
+    unrated: list[int]  # memory ids a rule rated, waiting for the model's rating
+
+    @property
+    def known_people(self) -> set[str]:
+        ...
+
+    @property
+    def memory(self) -> MemoryStream:
+        ...
+
+    @staticmethod
+    def sleeping(doing: str | None) -> bool:
+        ...
+
+    def remember_many(self, items: list[dict]) -> list[MemoryNode]:
+        ...
 
 
 def is_idle(ev: Event) -> bool:
@@ -35,13 +89,13 @@ def rule_importance(ev: Event) -> int:
 @lru_cache(maxsize=64)
 def importance_schema(n: int) -> type[BaseModel]:
     class Ratings(BaseModel):
-        ratings: conlist(Annotated[int, Field(ge=1, le=10)], min_length=n, max_length=n) = Field(
+        ratings: Annotated[list[Annotated[int, Field(ge=1, le=10)]], Field(min_length=n, max_length=n)] = Field(
             description=f"exactly {n} integers from 1 (mundane) to 10 (life-changing)")
 
     return Ratings
 
 
-def rate(m, texts: list[str]) -> tuple[list[int] | None, str | None]:
+def rate(m: Thinking, texts: list[str]) -> tuple[list[int] | None, str | None]:
     """One model call rating several things at once (paper: importance 1-10);
     (None, why) when the model gave no usable answer."""
     if not texts:
@@ -55,7 +109,7 @@ def rate(m, texts: list[str]) -> tuple[list[int] | None, str | None]:
     return [int(min(10, max(1, r))) for r in got.ratings], None
 
 
-def perceive(m, events: list[Event]) -> list[Event]:
+def perceive(m: Perceiver, events: list[Event]) -> list[Event]:
     """Store new events as observations; return the salient ones for reacting.
     Idle events are 1 by rule; the rest wait for the model's rating, which comes
     in batches (Mind.rate_waiting): one call for several observations."""
@@ -67,18 +121,19 @@ def perceive(m, events: list[Event]) -> list[Event]:
         # Rodriguez is brewing coffee"), stored once per action like anything perceived.
         attended.insert(0, Event(m.name, "is", doing, f"{m.name} is {doing}", m.action.address))
     fresh = []
+    senses, now = m.senses, m.now
     window = timedelta(minutes=s.retention_min)
     for ev in attended:
         spo = (ev.subject, ev.predicate, ev.object)
         key = "|".join(spo)
-        last = m.seen_at.get(key)
-        m.seen_at[key] = m.now
-        if spo in m.retained or (last is not None and timedelta(0) <= m.now - last < window):
+        last = senses.seen_at.get(key)
+        senses.seen_at[key] = now
+        if spo in senses.retained or (last is not None and timedelta(0) <= now - last < window):
             continue  # among the last few events, or seen within the hour: not news
-        m.retained.append(spo)  # a deque of maxlen retention (the paper's)
+        senses.retained.append(spo)  # a deque of maxlen retention (the paper's)
         fresh.append(ev)
-    if len(m.seen_at) > 400:
-        m.seen_at = {k: t for k, t in m.seen_at.items() if m.now - t < window}
+    if len(senses.seen_at) > 400:
+        senses.seen_at = {k: t for k, t in senses.seen_at.items() if now - t < window}
     if not fresh:
         return []
     waiting = pv.tag(pv.RULE, "until the model rates it")
@@ -91,7 +146,7 @@ def perceive(m, events: list[Event]) -> list[Event]:
         if ev.subject == m.name:
             continue  # one's own doing is remembered, not reacted to
         if is_object(ev):
-            m.object_states[ev.subject] = ev.object
+            senses.object_states[ev.subject] = ev.object
         else:
             m.known_people.add(ev.subject)
         # Fresh and not idle: another resident doing something, or an object
@@ -99,3 +154,25 @@ def perceive(m, events: list[Event]) -> list[Event]:
         if not is_idle(ev):
             salient.append(ev)
     return salient
+
+
+def rate_waiting(m: Perceiver, force: bool = False) -> None:
+    """The paper's importance, rated by the model for what a rule rated first
+    (observations, plans, the visitor's words), in one call for up to a dozen:
+    when enough wait, or the oldest has waited long enough. If the model gives
+    no usable answer the rule's rating stays, and says so."""
+    s = m.settings
+    nodes = [n for n in (m.memory.get(i) for i in m.unrated[:12]) if n is not None]
+    if not nodes or m.sleeping(m.doing()) and not force:
+        return
+    oldest = min(n.created for n in nodes)
+    if not force and len(nodes) < s.rate_batch and m.now - oldest < timedelta(minutes=s.rate_wait_min):
+        return
+    ratings, why = rate(m, [n.description for n in nodes])
+    for k, n in enumerate(nodes):
+        if ratings is not None:
+            m.memory.rerate(n.id, ratings[k], pv.MODEL)
+        else:
+            n.importance_source = pv.tag(pv.RULE, pv.reason_of_failure(why))
+    done = {n.id for n in nodes}
+    m.unrated = [i for i in m.unrated if i not in done]

@@ -23,13 +23,17 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Callable, Iterable, Literal, Protocol
 
 from pydantic import BaseModel, Field, conlist, create_model
 
 from agents import activity
 from agents import provenance as pv
 from agents.objects import is_sleep
+from agents.persona import Persona
+from agents.seams import Thinking
+from agents.settings import MindSettings
+from agents.spatial import SpatialMemory
 from agents.text import short_text
 
 MEAL_HOURS = {"breakfast": (5, 11), "lunch": (11, 15), "dinner": (16, 23)}
@@ -66,6 +70,18 @@ class PlanItem:
                    str(d.get("source") or ""))
 
 
+class Planner(Thinking, Protocol):
+    """What planning needs of a mind (besides agents.seams.Thinking): today's plan,
+    yesterday in a sentence, and the planning mode."""
+
+    plan: list[PlanItem]
+    yesterday: str
+
+    @property
+    def guided(self) -> bool:
+        ...
+
+
 def plan_source(plan: list[PlanItem]) -> str:
     """One provenance for a whole plan: the model's if any item came from it."""
     if any(pv.model_led(x.source) for x in plan):
@@ -86,7 +102,8 @@ def is_meal(text: str) -> bool:
 
 def _too_long(x: PlanItem) -> bool:
     """Half a day of one thing, or a three-hour breakfast, is not a plan."""
-    return not is_sleep(x.description) and (x.minutes > MAX_ITEM_HOURS * 60 or (is_meal(x.description) and x.minutes > 150))
+    return not is_sleep(x.description) and (x.minutes > MAX_ITEM_HOURS * 60
+                                            or (is_meal(x.description) and x.minutes > 150))
 
 
 def _close(items: list[PlanItem], next_wake: datetime) -> list[PlanItem]:
@@ -97,7 +114,7 @@ def _close(items: list[PlanItem], next_wake: datetime) -> list[PlanItem]:
     return items
 
 
-def wake_time(persona, day: datetime) -> datetime:
+def wake_time(persona: Persona, day: datetime) -> datetime:
     return day.replace(hour=persona.wake_hour, minute=0, second=0, microsecond=0)
 
 
@@ -123,7 +140,7 @@ def cut_in(plan: list[PlanItem], new: PlanItem) -> list[PlanItem]:
 # --------------------------------------------------------------------------------------
 # the routine: what a rule knows of a day
 # --------------------------------------------------------------------------------------
-def _home_arena(spatial, persona, words: tuple[str, ...]) -> str:
+def _home_arena(spatial: SpatialMemory, persona: Persona, words: tuple[str, ...]) -> str:
     """A known arena of the resident's home sector whose name has one of `words`."""
     sector = persona.home.split(":")[1]
     for a in spatial.arenas():
@@ -132,14 +149,15 @@ def _home_arena(spatial, persona, words: tuple[str, ...]) -> str:
     return persona.home
 
 
-def _public(spatial, arena_name: str, default: str) -> str:
+def _public(spatial: SpatialMemory, arena_name: str, default: str) -> str:
     for a in spatial.arenas():
         if a.split(":")[2] == arena_name:
             return a
     return default
 
 
-def routine(persona, spatial, day: datetime, settings, why: str = "") -> list[PlanItem]:
+def routine(persona: Persona, spatial: SpatialMemory, day: datetime, settings: MindSettings,
+            why: str = "") -> list[PlanItem]:
     """A plausible day for anyone: it stands in where the model's plan cannot be used
     (and gives the guided mode its times and places)."""
     src = pv.tag(pv.ROUTINE, why)
@@ -188,7 +206,7 @@ def _routine_over(routine_items: list[PlanItem], a: datetime, b: datetime, why: 
 # --------------------------------------------------------------------------------------
 # places
 # --------------------------------------------------------------------------------------
-def place_from_text(text: str, spatial, persona) -> str | None:
+def place_from_text(text: str, spatial: SpatialMemory, persona: Persona) -> str | None:
     """A known arena the activity names ("at Hobbs Cafe", "in the park"), or None."""
     t = text.lower()
     arenas = spatial.arenas()
@@ -207,7 +225,7 @@ def place_from_text(text: str, spatial, persona) -> str | None:
     return None
 
 
-def place_for(text: str, spatial, persona, near: str | None = None) -> str | None:
+def place_for(text: str, spatial: SpatialMemory, persona: Persona, near: str | None = None) -> str | None:
     """A known arena where the activity can happen: the one it names, else the
     workplace or home (or an arena of the same sector as ``near``) if it fits there,
     else any known arena that fits, home's first."""
@@ -240,8 +258,9 @@ def day_plan_schema(labels: tuple[str, ...], hours: tuple[str, ...], min_items: 
                     max_items: int = 8) -> type[BaseModel]:
     """Enumerations, not free text, for times, durations and places: a small model
     cannot write "29:00" or invent a place (the original crashed on those)."""
-    Item = create_model("Item", start=(Literal[hours], ...), minutes=(Literal[PLAN_MINUTES], ...),
-                        activity=(short_text(60), ...), place=(Literal[labels], ...))
+    item: dict[str, Any] = dict(start=(Literal[hours], ...), minutes=(Literal[PLAN_MINUTES], ...),
+                                activity=(short_text(60), ...), place=(Literal[labels], ...))
+    Item = create_model("Item", **item)
     return create_model("DayPlan", items=(conlist(Item, min_length=min_items, max_length=max_items), ...))
 
 
@@ -255,7 +274,8 @@ def _hhmm(text: str, base: datetime) -> datetime | None:
     return base + timedelta(hours=h, minutes=m)
 
 
-def repair_plan(raw_items, persona, spatial, start: datetime, next_wake: datetime, settings, resolve,
+def repair_plan(raw_items: Iterable[Any], persona: Persona, spatial: SpatialMemory, start: datetime,
+                next_wake: datetime, settings: MindSettings, resolve: Callable[[str], str | None] | None,
                 routine_items: list[PlanItem], counts: Counter | None = None,
                 earlier_plan: bool = False) -> list[PlanItem] | None:
     """The model's items from ``start`` (wake-up, or now when replanning) to the next
@@ -293,6 +313,7 @@ def repair_plan(raw_items, persona, spatial, start: datetime, next_wake: datetim
                 why = f"starts at {t:%H:%M}, before {start:%H:%M}"
         if why is None and text is None:
             why = "not an activity"
+        text = text or ""  # from here on only read while why is None, when it is the model's words
         if why is None and is_sleep(text) and 5 <= t.hour < 20:
             why = f"sleeping at {t:%H:%M}"
         if why is None and not activity.fits_time(text, t.hour):
@@ -320,9 +341,9 @@ def repair_plan(raw_items, persona, spatial, start: datetime, next_wake: datetim
                     addr = better
             if why is None and addr is None:
                 why = f"nowhere known fits {text}"
-        if why is not None:
+        if why is not None or addr is None:  # addr is None only with a why (see above)
             counts["plan item rejected"] += 1
-            holes.append((t, why))
+            holes.append((t, why or "nowhere known"))
             continue
         kept.append(PlanItem(t, minutes, text, addr, src))
     kept.sort(key=lambda x: x.start)
@@ -384,7 +405,7 @@ def repair_plan(raw_items, persona, spatial, start: datetime, next_wake: datetim
     return items
 
 
-def paper_day_plan(m, day: datetime, routine_items: list[PlanItem], memories: str, arranged: str,
+def paper_day_plan(m: Planner, day: datetime, routine_items: list[PlanItem], memories: str, arranged: str,
                    directive: str) -> list[PlanItem]:
     """One call: the day as the model writes it, repaired; the routine's day only when
     too little of it is usable."""
@@ -416,12 +437,12 @@ def paper_day_plan(m, day: datetime, routine_items: list[PlanItem], memories: st
 def slots_schema(times: tuple[str, ...]) -> type[BaseModel]:
     """{"07:00": activity, "07:30": activity, ...}: the times are the routine's (a
     135M model writes breakfast at 20:00 when it picks times), the words the model's."""
-    fields = {f"t{k.replace(':', '')}": (short_text(60), Field(alias=k)) for k in times}
+    fields: dict[str, Any] = {f"t{k.replace(':', '')}": (short_text(60), Field(alias=k)) for k in times}
     return create_model("DayPlan", **fields)
 
 
-def plan_from_slots(got, routine_items: list[PlanItem], persona, spatial, day: datetime,
-                    stats=None) -> list[PlanItem]:
+def plan_from_slots(got: Any, routine_items: list[PlanItem], persona: Persona, spatial: SpatialMemory, day: datetime,
+                    stats: Counter | None = None) -> list[PlanItem]:
     """The routine with each slot's words replaced by the model's where they are
     usable: verb-led, awake, at a fitting hour and place (else the routine's slot)."""
     out = []
@@ -447,7 +468,7 @@ def plan_from_slots(got, routine_items: list[PlanItem], persona, spatial, day: d
                 stats["day_plan_slot_rejected"] += 1
             elif text == x.description:
                 stats["day_plan_slot_copied"] += 1  # the usual day's words, kept
-        if why is None:
+        if why is None and text:  # text is set whenever why is None
             out.append(PlanItem(x.start, 0, text, addr, guided))
         else:
             out.append(PlanItem(x.start, 0, x.description, x.address, pv.tag(pv.ROUTINE, f"{pv.INVALID}: {why}")))
@@ -456,7 +477,7 @@ def plan_from_slots(got, routine_items: list[PlanItem], persona, spatial, day: d
                   routine_items[-1].end)
 
 
-def guided_day_plan(m, day: datetime, routine_items: list[PlanItem], directive: str,
+def guided_day_plan(m: Planner, day: datetime, routine_items: list[PlanItem], directive: str,
                     times_from: list[PlanItem] | None = None) -> list[PlanItem]:
     """One call: today's plan on the routine's times (see slots_schema)."""
     skeleton = times_from or routine_items
@@ -475,19 +496,19 @@ def guided_day_plan(m, day: datetime, routine_items: list[PlanItem], directive: 
 # --------------------------------------------------------------------------------------
 # replanning the rest of the day (a reaction, an arrangement, the inner voice)
 # --------------------------------------------------------------------------------------
-def _rest_lines(plan: list[PlanItem], now: datetime, spatial) -> str:
+def _rest_lines(plan: list[PlanItem], now: datetime, spatial: SpatialMemory) -> str:
     rest = [x for x in plan if x.end > now]
     return "\n".join(f"- {max(x.start, now):%H:%M}-{x.end:%H:%M} {x.description} ({spatial.label(x.address)})"
                      for x in rest) or "- (nothing)"
 
 
-def _home_and_work(m) -> dict:
+def _home_and_work(m: Planner) -> dict:
     """Where the resident lives and works, as the labels its plan items use (the
     original's "living area")."""
     return dict(home=m.spatial.label(m.persona.home), work=m.spatial.label(m.persona.workplace))
 
 
-def replan_rest(m, now: datetime, why_now: str, first: PlanItem | None = None) -> list[PlanItem]:
+def replan_rest(m: Planner, now: datetime, why_now: str, first: PlanItem | None = None) -> list[PlanItem]:
     """The paper's replanning: the model rewrites today's plan from ``now`` on
     (``first``, when given, is what the resident does now: the reaction). What is
     done stays; an unusable answer leaves the plan as it was, with ``first`` cut in
@@ -524,7 +545,7 @@ def replan_rest(m, now: datetime, why_now: str, first: PlanItem | None = None) -
     return sorted(done + head + [x for x in new if x.minutes > 0], key=lambda x: x.start)
 
 
-def replan_guided(m, now: datetime, directive: str) -> list[PlanItem]:
+def replan_guided(m: Planner, now: datetime, directive: str) -> list[PlanItem]:
     """The guided mode's replanning: the remaining slots' words asked again."""
     plan = m.plan
     cur = item_at(plan, now)
@@ -540,85 +561,3 @@ def replan_guided(m, now: datetime, directive: str) -> list[PlanItem]:
     day = wake_time(m.persona, now)
     new = guided_day_plan(m, day, rest, directive)
     return sorted(done + head + new, key=lambda x: x.start)
-
-
-# --------------------------------------------------------------------------------------
-# arrangements: plans made in conversation, for later today or another day
-# --------------------------------------------------------------------------------------
-@dataclass
-class Arrangement:
-    start: datetime
-    minutes: int
-    description: str
-    address: str
-    made: str  # "with Isabella Rodriguez on Monday February 13"
-    source: str = pv.MODEL
-
-    def item(self, source: str | None = None) -> PlanItem:
-        return PlanItem(self.start, self.minutes, self.description, self.address, source or self.source)
-
-    def line(self) -> str:
-        return f"{self.start:%A %B %d %H:%M}-{self.start + timedelta(minutes=self.minutes):%H:%M} {self.description}"
-
-    def to_dict(self) -> dict:
-        return dict(start=self.start.isoformat(), minutes=self.minutes, description=self.description,
-                    address=self.address, made=self.made, source=self.source)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "Arrangement":
-        return cls(datetime.fromisoformat(d["start"]), int(d["minutes"]), str(d["description"]), str(d["address"]),
-                   str(d.get("made") or ""), str(d.get("source") or ""))
-
-
-def day_labels(now: datetime, days: int = 7) -> tuple[str, ...]:
-    return tuple(f"{now + timedelta(days=i):%A %B %d}" for i in range(days))
-
-
-def arranged_lines(arrangements: list[Arrangement], day) -> str:
-    today = [a for a in arrangements if a.start.date() == day]
-    if not today:
-        return ""
-    return "Already arranged for today:\n" + "\n".join(
-        f"- {a.start:%H:%M}-{a.start + timedelta(minutes=a.minutes):%H:%M} {a.description} ({a.made})" for a in today) + "\n"
-
-
-def keep_arrangements(plan: list[PlanItem], arrangements: list[Arrangement], now: datetime) -> list[PlanItem]:
-    """The guided mode's rule: today's arrangements cut into the plan at their times
-    (the paper mode leaves that to the model, which sees them in its prompt)."""
-    for a in arrangements:
-        if a.start.date() == now.date() and a.start + timedelta(minutes=a.minutes) > now:
-            covered = any(x.start <= a.start < x.end and x.address == a.address
-                          and keywords_overlap(x.description, a.description) for x in plan)
-            if not covered:
-                plan = cut_in(plan, a.item(pv.tag(pv.RULE, f"{pv.GUIDED}: an arrangement {a.made}")))
-    return plan
-
-
-def keywords_overlap(a: str, b: str) -> bool:
-    words = lambda t: {w for w in re.findall(r"[a-z']+", t.lower()) if len(w) > 3}  # noqa: E731
-    return bool(words(a) & words(b))
-
-
-# --------------------------------------------------------------------------------------
-# yesterday, as it happened
-# --------------------------------------------------------------------------------------
-def yesterday_rule(log: list[str], chats: list[str]) -> str:
-    """A rule's summary of yesterday: what was done, whom it talked with."""
-    if not log and not chats:
-        return "nothing notable"
-    did = ", ".join(dict.fromkeys(x.split(" ", 1)[-1] for x in log[:8]))
-    talk = f"; talked {'; '.join(chats[-3:])}" if chats else ""
-    return f"{did}{talk}"[:400]
-
-
-def log_lines(log: list[str], limit: int = 24) -> str:
-    """The day's actions for the yesterday prompt: repeats merged, at most ``limit`` lines."""
-    out: list[str] = []
-    for x in log:
-        if out and out[-1].split(" ", 1)[-1] == x.split(" ", 1)[-1]:
-            continue
-        out.append(x)
-    if len(out) > limit:
-        step = len(out) / limit
-        out = [out[int(i * step)] for i in range(limit)]
-    return "\n".join(f"- {x}" for x in out) or "- (nothing recorded)"

@@ -6,32 +6,46 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Annotated, Protocol
 
-from pydantic import BaseModel, Field, conlist
+from pydantic import BaseModel, Field
 
 from agents import provenance as pv
-from agents.text import clean_text, short_text
+from agents.memory import MemoryNode, MemoryStream
+from agents.seams import Thinking
+from agents.text import Text100, Text160, clean_text
 
 
 class Questions(BaseModel):
-    questions: conlist(short_text(100), min_length=3, max_length=3)
+    questions: Annotated[list[Text100], Field(min_length=3, max_length=3)]
 
 
 class Insight(BaseModel):
-    insight: short_text(160)
-    evidence: conlist(int, min_length=1, max_length=5)  # record numbers as shown
+    insight: Text160
+    evidence: Annotated[list[int], Field(min_length=1, max_length=5)]  # record numbers as shown
     importance: int = Field(default=5, ge=1, le=10)  # the model rates its own insight
 
 
 @lru_cache(maxsize=16)
 def insights_schema(n: int) -> type[BaseModel]:
     class Insights(BaseModel):
-        insights: conlist(Insight, min_length=1, max_length=n)
+        insights: Annotated[list[Insight], Field(min_length=1, max_length=n)]
 
     return Insights
 
 
-def should_reflect(m) -> bool:
+class Reflector(Thinking, Protocol):
+    """What reflection needs of a mind (besides agents.seams.Thinking)."""
+
+    @property
+    def memory(self) -> MemoryStream:
+        ...
+
+    def remember_many(self, items: list[dict]) -> list[MemoryNode]:
+        ...
+
+
+def should_reflect(m: Reflector) -> bool:
     return m.memory.importance_since_reflection > m.settings.reflection_threshold
 
 
@@ -56,7 +70,7 @@ def insight_ok(text: str, name: str, records: list[str]) -> bool:
     return True
 
 
-def reflect(m) -> list:
+def reflect(m: Reflector) -> list[MemoryNode]:
     """Run one reflection; returns the new reflection nodes. A reflection the model
     failed to write is skipped (and counted), never invented."""
     s = m.settings

@@ -3,6 +3,8 @@ it knows. Every place a mind acts on comes from here, never from the model's
 free text (the original crashed on invented arena names)."""
 from __future__ import annotations
 
+from agents.persona import Persona
+
 # Objects the map contract (docs/contracts.md section 5) guarantees per kind of
 # arena, so a mind can know its home's things before it has seen them.
 _SLEEP = ["bed", "desk", "closet", "shelf"]
@@ -58,7 +60,7 @@ class SpatialMemory:
             if len(parts) >= 4 and parts[3] not in objs:
                 objs.append(parts[3])
 
-    def seed(self, persona) -> None:
+    def seed(self, persona: Persona) -> None:
         """Home, workplace and the few places the persona knows from the start."""
         for a in [persona.home, persona.workplace, *persona.places]:
             self.add(a, with_defaults=True)
@@ -127,11 +129,10 @@ class SpatialMemory:
                 return arena
         return fallback
 
+    # -- the state contract (agents/state.py) ------------------------------------
     def to_state(self) -> dict:
         return {"world": self.world, "tree": {s: {a: list(o) for a, o in ar.items()} for s, ar in self.tree.items()}}
 
-    @classmethod
-    def from_state(cls, state: dict) -> "SpatialMemory":
-        s = cls(state["world"])
-        s.tree = {k: {a: list(o) for a, o in v.items()} for k, v in state["tree"].items()}
-        return s
+    def from_state(self, state: dict) -> None:
+        tree = {k: {a: list(o) for a, o in v.items()} for k, v in state["tree"].items()}
+        self.world, self.tree = state["world"], tree

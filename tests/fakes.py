@@ -32,11 +32,13 @@ import json
 import re
 import threading
 import zlib
+from types import SimpleNamespace
 from typing import Any, Callable, Sequence
 
 import numpy as np
 from pydantic import BaseModel
 
+from agents import scripted
 from agents.config import ModelConfig
 from agents.llm import Gateway, compact_schema, current_call
 
@@ -194,8 +196,6 @@ class ScriptedModel:
 def _register(fake: ScriptedModel) -> None:
     """Serve the fake as ``scripted/<name>`` through the game's own scripted provider
     (agents/scripted.py); token counts are words, as the tests expect."""
-    from agents import scripted
-
     def answer(messages: list, response_format, timeout):
         text = fake.answer(messages, timeout)
         pt = sum(len(str(m.get("content", "")).split()) for m in messages)
@@ -211,8 +211,6 @@ class _DirectCompletion:
         self.fake = fake
 
     def __call__(self, *, model: str, messages: list, timeout: float | None = None, **_: Any):
-        from types import SimpleNamespace
-
         text = self.fake.answer(messages, timeout)
         pt = sum(len(str(m.get("content", "")).split()) for m in messages)
         ct = len(text.split())
@@ -223,7 +221,8 @@ class _DirectCompletion:
         )
 
 
-def make_gateway(responder: Responder | None = None, *, via_litellm: bool = True, accounting=None, **config_overrides) -> Gateway:
+def make_gateway(responder: Responder | None = None, *, via_litellm: bool = True, accounting=None,
+                 **config_overrides) -> Gateway:
     """A Gateway on a scripted fake. ``gateway.fake`` is the ScriptedModel (its ``calls``).
 
     Test-friendly defaults: timeout 2 s, 2 retries, 10 ms backoff, 10 s deadline.

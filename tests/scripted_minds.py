@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from agents.mind import Mind
 from agents.persona import Persona
 from agents.types import Event, Situation
 from tests.fakes import HashEmbedder, make_gateway
@@ -118,8 +119,6 @@ def persona(name="Isabella Rodriguez", wake=6) -> Persona:
 
 
 def make_mind(responder=plausible, settings=None, who=None):
-    from agents.mind import Mind
-
     gw = make_gateway(responder, via_litellm=False)
     return Mind(who or persona(), gw, HashEmbedder(64), settings), gw
 

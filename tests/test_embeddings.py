@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fakes import HashEmbedder
 
 from agents.embeddings import Embedder, LocalEmbedder, VectorCache, make_embedder
 from agents.llm import load_config
-from fakes import HashEmbedder
 
 
 def cos(a, b):

@@ -123,7 +123,7 @@ def test_a_save_keeps_the_directive():
     m.decide(situation(MORNING))
     m.inner_voice(DIRECTIVE, LATER)
     state = m.to_state()
-    back = Mind.from_state(m.persona, gw, m.embedder, state)
+    back = Mind.restore(m.persona, gw, m.embedder, state)
     assert back.directives == [THOUGHT] and [THOUGHT, 9] in [list(x) for x in state["queue"]]
 
 
@@ -135,7 +135,6 @@ pytest.importorskip("pygame_gui")
 
 def test_the_inspector_inner_voice_makes_her_replan(tmp_path, display):
     import pygame_gui
-
     from test_inspector import ISABELLA, frame, make_play, settle
 
     game, session = make_play(tmp_path)
@@ -180,12 +179,10 @@ def test_real_embedded_model_plans_the_directed_activity():
     gw = Gateway(load_config({"seed": 0}, env={}, toml_path=None))
     m = Mind(persona(), gw, HashEmbedder(64))
     # the morning's plan without the model (the routine), so only the replan is timed
-    m.now = MORNING
-    m._roll_day()
-    m._fold_queue()
+    m.start_turn(MORNING)
     day = MORNING.replace(hour=m.persona.wake_hour)
     m.plan = P.routine(m.persona, m.spatial, day, m.settings)
-    m.plan_day = MORNING.date()
+    m.today.planned_for = MORNING.date()
     m.inner_voice(DIRECTIVE, LATER)
     t0 = time.monotonic()
     d = m.decide(situation(LATER, action=None))

@@ -68,12 +68,12 @@ def test_remember_false_leaves_the_mind_untouched():
     before = [(x.description, x.last_accessed) for x in m.memory.nodes]
     last = m.memory._last[: len(m.memory)].copy()
     snap = m.inspect()
-    calls = dict(m.calls)
+    calls = dict(m.budget.calls)
     out = respond(m, "Alex", "Tell me about the party", now=datetime(2023, 2, 14, 12, 0), remember=False)
     assert out
     assert [(x.description, x.last_accessed) for x in m.memory.nodes] == before
     assert (m.memory._last[: len(m.memory)] == last).all()
-    assert m.inspect() == snap and dict(m.calls) == calls and "Alex" not in m.known_people
+    assert m.inspect() == snap and dict(m.budget.calls) == calls and "Alex" not in m.known_people
 
 
 def _down(purpose, messages, schema):
@@ -122,7 +122,7 @@ def test_a_fresh_mind_answers_from_its_persona():
     out = respond(m, "Alex", "Hi, what do you do?", now=NOW, remember=False)
     assert out
     assert "runs Hobbs Cafe" in prompts(gw)[-1][-1]["content"]
-    assert m._memory is None or len(m._memory) == 0
+    assert m.inspect()["memory_count"] == 0 and m.memory_text(0) is None
 
 
 def test_fallback_lines_are_never_empty():
@@ -145,13 +145,12 @@ needs_model = pytest.mark.skipif(
 @pytest.mark.timeout(180)
 def test_real_embedded_model_answers_and_remembers():
     from agents.llm import Gateway, load_config
-    from tests.fakes import HashEmbedder
     from agents.mind import Mind
+    from tests.fakes import HashEmbedder
 
     gw = Gateway(load_config({"seed": 0}, env={}, toml_path=None))
     m = Mind(persona(), gw, HashEmbedder(64))
-    m.now = NOW
-    m._fold_queue()  # seed memories without the day's planning calls
+    m.start_turn(NOW)  # seed memories without the day's planning calls
     t0 = time.monotonic()
     out = respond(m, "Alex", "Hi Isabella! What are you up to this week?", now=NOW)
     wall = time.monotonic() - t0

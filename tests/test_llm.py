@@ -7,10 +7,10 @@ import threading
 import time
 
 import pytest
+from fakes import HashEmbedder, make_gateway, minimal_instance
 from pydantic import BaseModel, Field
 
 from agents.llm import Gateway, load_config, parse_json_answer
-from fakes import HashEmbedder, make_gateway, minimal_instance
 
 
 class Rating(BaseModel):

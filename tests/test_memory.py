@@ -99,7 +99,9 @@ def test_growth_state_round_trip_and_recent():
     assert [x.description for x in s.recent(2)] == ["event 299", "insight"]
     assert len(s.by_kind("chat")) == 100
     state = s.to_state()
-    t = MemoryStream.from_state(state)
+    t = MemoryStream("other", 2)
+    t.from_state(state)  # the state contract: restored in place, the state's model and size
+    assert t.model == s.model and t.dim == s.dim
     assert len(t) == len(s) and t.importance_since_reflection == s.importance_since_reflection
     q = rng.normal(size=4)
     now = T0 + timedelta(days=1)

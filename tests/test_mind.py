@@ -56,12 +56,13 @@ def test_a_daily_budget_binds_visibly(responder):
     gw = make_gateway(responder, via_litellm=False, budget=150)
     m = Mind(make_mind(responder)[0].persona, gw, HashEmbedder(64))
     live_a_day(m)
-    day1 = m.calls_per_day.get("2023-02-13", sum(m.calls.values()))
-    assert day1 <= 150 and gw.accounting.summary()["by_resident"][m.name]["calls"] <= 150 + sum(m.calls.values())
+    budget = m.budget
+    day1 = budget.per_day.get("2023-02-13", budget.calls_today)
+    assert day1 <= 150 and gw.accounting.summary()["by_resident"][m.name]["calls"] <= 150 + budget.calls_today
     info = m.inspect()
     assert info["plan"] and info["memory_count"] > 100
     if responder is not garbage:
-        assert m.calls_history["2023-02-13"] and sum(m.calls_history["2023-02-13"].values()) == 150
+        assert budget.history["2023-02-13"] and sum(budget.history["2023-02-13"].values()) == 150
         assert any(k.endswith(": budget") for k in m.fallbacks), m.fallbacks
         purposes = {p for p, _, _ in gw.fake.calls}
         assert {"day_plan", "decompose", "importance", "reflect_questions", "reflect_insights",
@@ -71,9 +72,9 @@ def test_a_daily_budget_binds_visibly(responder):
 
 def test_without_a_budget_nothing_is_withheld():
     m, gw = make_mind(plausible)
-    assert m.budget == 0  # a scripted (local) model: no budget by default
+    assert m.budget.limit == 0  # a scripted (local) model: no budget by default
     live_a_day(m, hours=6)
-    assert not m.skipped and not any(k.endswith(": budget") for k in m.fallbacks)
+    assert not m.budget.skipped and not any(k.endswith(": budget") for k in m.fallbacks)
     assert m.inspect()["budget_hit"] is None
 
 
@@ -155,15 +156,15 @@ def test_state_round_trip_continues_the_same_day():
     live_a_day(m, hours=3)
     state = m.to_state()
     n = m.inspect()
-    m2 = Mind.from_state(m.persona, gw, HashEmbedder(64), state)
+    m2 = Mind.restore(m.persona, gw, HashEmbedder(64), state)
     assert m2.inspect() == n
-    assert len(m2.memory) == len(m.memory) and m2.plan_day == m.plan_day
+    assert len(m2.memory) == len(m.memory) and m2.today.planned_for == m.today.planned_for
     calls = len(gw.fake.calls)
     t = START + timedelta(hours=3, minutes=5)
     m2.decide(situation(t, action=m2.action, done=True))
     assert "day_plan" not in [p for p, _, _ in gw.fake.calls[calls:]]  # same day: no new plan
     with pytest.raises(EmbeddingMismatch, match="hash-test"):
-        Mind.from_state(m.persona, gw, HashEmbedder(32), state)
+        Mind.restore(m.persona, gw, HashEmbedder(32), state)
 
 
 def test_a_failed_embedding_loses_nothing():
@@ -188,10 +189,31 @@ def test_a_failed_embedding_loses_nothing():
     t = START + timedelta(minutes=20)
     m.decide(situation(t, events=[event("Maria Lopez", "painting a mural")], done=True))
     assert len(m.memory) == before and any("painting a mural" in x["text"] for x in m.unembedded)
-    m2 = Mind.from_state(m.persona, gw, emb, m.to_state())
+    m2 = Mind.restore(m.persona, gw, emb, m.to_state())
     assert [x["text"] for x in m2.unembedded] == [x["text"] for x in m.unembedded]
     emb.down = False
     m2.decide(situation(t + timedelta(minutes=20), action=m2.action, done=True))
     assert not m2.unembedded
     stored = [x for x in m2.memory.nodes if x.description == "Maria Lopez is painting a mural"]
     assert stored and stored[0].created == t  # remembered as of when it was seen
+
+
+def test_public_methods_for_jobs_and_panels_from_elsewhere():
+    """What other modules use instead of the mind's own steps: begin_job + start_turn
+    (a job run from elsewhere), memory_text (the inspector), decompose_afresh (after
+    the player played the resident)."""
+    from agents.jobs import job_tag
+
+    m, gw = make_mind(plausible)
+    assert m.memory_text(0) is None  # no memories yet, and none created by looking
+    m.queue_thought("I should repaint the cafe sign", 7)
+    m.begin_job(job_tag("respond"))
+    m.start_turn(START)
+    assert gw.fake.calls == []  # seeds and thoughts are folded in without a model call
+    texts = [x.description for x in m.memory.by_kind("thought")]
+    assert texts[-1] == "I should repaint the cafe sign" and m.memory_text(len(texts) - 1) == texts[-1]
+    assert m.memory_text(10_000) is None and m.memory_text("junk") is None  # a bad id from a panel
+    d = m.decide(situation(START + timedelta(minutes=5)))
+    assert d.action is not None and m.today.pending
+    m.decompose_afresh()
+    assert m.pending == [] and m.today.pending == []

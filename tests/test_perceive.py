@@ -80,7 +80,7 @@ def test_idle_events_are_rated_by_rule_and_objects_are_salient_when_active():
     by = {x.subject: x for x in m.memory.nodes}
     assert by["Maria Lopez"].importance == 1 and by["Maria Lopez"].importance_source == "rule: idle"
     assert len(m.unrated) == 1  # only the coffee machine waits for the model's rating
-    assert m.object_states["the Ville:Hobbs Cafe:cafe:coffee machine"] == "brewing coffee"
+    assert m.senses.object_states["the Ville:Hobbs Cafe:cafe:coffee machine"] == "brewing coffee"
     assert {"Maria Lopez", "Klaus Mueller"} <= m.known_people
 
 

@@ -134,7 +134,8 @@ def test_half_a_day_of_one_thing_is_cut():
                   item("08:00", 60, "open the cafe"), item("09:00", 720, "serve customers"),
                   item("22:00", 480, "sleep", HOME)])
     long = by_time(got)["09:00"]
-    assert long.minutes == 6 * 60 and got[got.index(long) + 1].source.startswith("routine: serving customers ran too long")
+    after = got[got.index(long) + 1]
+    assert long.minutes == 6 * 60 and after.source.startswith("routine: serving customers ran too long")
 
 
 def test_schema_enumerates_known_places_times_and_durations():

@@ -226,7 +226,8 @@ def test_day_plan_slots_keep_good_words_and_replace_the_rest():
     plan = P.plan_from_slots(got, routine, klaus, sp, day, stats)
     by = {f"{x.start:%H:%M}": x for x in plan}
     assert by["07:30"].description == "having breakfast"  # dinner at 07:30: the routine's words
-    assert by["12:00"].description == "having lunch at Hobbs Cafe with friends" and by["12:00"].address.endswith("Hobbs Cafe:cafe")
+    assert by["12:00"].description == "having lunch at Hobbs Cafe with friends"
+    assert by["12:00"].address.endswith("Hobbs Cafe:cafe")
     assert by["13:00"].description == routine[4].description
     assert by["19:00"].description == "taking a walk in the park" and by["19:00"].address.endswith("park")
     assert stats["day_plan_slot_rejected"] == 2
@@ -248,7 +249,6 @@ def test_relationship_summaries_may_only_name_people_in_memories():
 
 
 def test_a_junk_reaction_is_no_reaction_and_model_plans_are_used():
-    from datetime import timedelta
 
     from tests.scripted_minds import event, make_mind, plausible, situation
 
@@ -270,7 +270,8 @@ if __name__ == "__main__":
     for folder in sys.argv[1:]:
         r = check_run(folder)
         print(f"== {folder}: {r['actions']} actions, {r['bad']} bad ({r['bad_share']:.0%}) {r['why']}; "
-              f"emoji disagreeing with the keyword table: {r['emoji_disagrees']}; distinct texts {r['distinct_texts']}; "
+              f"emoji disagreeing with the keyword table: {r['emoji_disagrees']}; "
+              f"distinct texts {r['distinct_texts']}; "
               f"wall {r['wall_s']} s")
         print("   calls, fallbacks per purpose:", r["by_purpose"])
         for x in r["examples"]:

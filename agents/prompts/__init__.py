@@ -59,7 +59,8 @@ def render(name: str, /, **values: object) -> str:
     except KeyError as err:
         missing = sorted(placeholders(name) - set(values))
         raise PromptError(
-            f"prompt {path_of(name)} needs {', '.join(missing) or err.args[0]!s} (given: {', '.join(sorted(values)) or 'nothing'})"
+            f"prompt {path_of(name)} needs {', '.join(missing) or err.args[0]!s} "
+            f"(given: {', '.join(sorted(values)) or 'nothing'})"
         ) from None
     except (IndexError, ValueError) as err:
         raise PromptError(f"prompt {path_of(name)} is not a valid template: {err}") from None

@@ -1,0 +1,167 @@
+"""A resident's day (paper section 4.3): at wake-up, yesterday in a sentence, a
+fresh summary of who the resident is lately, and the day's plan (the paper's
+or the guided one); through the day, the next action (the chunk at hand
+decomposed lazily, asleep outside the plan). The day's state is
+agents/today.py; these functions change it for the mind they are given."""
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from typing import Any, Protocol, Sequence
+
+from pydantic import BaseModel
+
+from agents import inner_voice as voice
+from agents import plan as planning
+from agents import provenance as pv
+from agents.arrangements import arranged_lines, keep_arrangements
+from agents.decompose import chunk_end, decompose, fallback_actions
+from agents.memory import MemoryNode
+from agents.objects import is_sleep, make_action, pick_object
+from agents.text import clean_text
+from agents.types import Action
+
+
+class Summary(BaseModel):
+    summary: str  # truncated by the caller (a maxLength grammar is slow)
+
+
+class DayMind(voice.Directed, Protocol):
+    """What the day needs of a mind (besides planning and the inner voice)."""
+
+    identity: str
+    summary: str
+    summary_day: date | None
+
+    def remember(self, kind: str, text: str, importance: int, **fields: Any) -> MemoryNode | None:
+        ...
+
+
+def refresh_summary(m: DayMind) -> None:
+    n = m.name
+    seen: dict[int, MemoryNode] = {}
+    for q in (f"{n}'s core characteristics", f"{n}'s current daily occupation",
+              f"{n}'s feeling about recent progress in life"):
+        for x in m.retrieve(q, k=4):
+            seen.setdefault(x.id, x)
+    memories = "\n".join(f"- {x.description}" for x in list(seen.values())[:10]) or "- (nothing yet)"
+    core = "; ".join(m.persona.phrases[:2])
+    fb = Summary(summary="; ".join(m.persona.phrases[2:4]))
+    got, why = m.ask(Summary, "summary", "summary", fb, memories=memories)
+    if why is not None:
+        m.note_fallback("summary", why)
+    text = clean_text(got.summary, 200) or fb.summary
+    # Identity and occupation stay the seed's words; the model adds current concerns,
+    # so a weak model's slip cannot erase who the resident is.
+    m.summary = f"{m.identity} {core}. Lately: {text}"
+    m.summary_day = m.now.date()
+
+
+def summarise_yesterday(m: DayMind) -> None:
+    """What actually happened yesterday (actions and conversations), in the model's words."""
+    today = m.today
+    if not today.log and not today.chats:
+        return
+    rule = yesterday_rule(today.log, today.chats)
+    day = m.now - timedelta(days=1)
+    got, why = m.ask(Summary, "yesterday", "yesterday", Summary(summary=rule), date=f"{day:%A %B %d}",
+                     log=log_lines(today.log),
+                     chats="\n".join(f"- {c}" for c in today.chats[-8:]) or "- (none)")
+    if why is not None:
+        m.note_fallback("yesterday", why)
+    m.yesterday = clean_text(got.summary, 400) or rule
+
+
+def needs_day_plan(m: DayMind) -> bool:
+    now = m.now
+    if m.today.planned_for == now.date():
+        return False
+    wake = now.replace(hour=m.persona.wake_hour, minute=0, second=0, microsecond=0)
+    return now >= wake or not m.today.plan  # wake-up, or the story starts
+
+
+def new_day(m: DayMind, directives: Sequence[str] = ()) -> None:
+    today, now = m.today, m.now
+    if today.plan:
+        summarise_yesterday(m)
+    today.chats, today.log = [], []
+    today.arrangements = [a for a in today.arrangements if a.start.date() >= now.date()]
+    refresh_summary(m)
+    day = planning.wake_time(m.persona, now)
+    routine = planning.routine(m.persona, m.spatial, day, m.settings, pv.GUIDED if m.guided else "")
+    directive = voice.directive_line(m.persona, directives)
+    if m.guided:
+        today.plan = planning.guided_day_plan(m, day, routine, directive)
+        today.plan = keep_arrangements(today.plan, today.arrangements, now)
+    else:
+        n = m.name
+        seen: dict[int, MemoryNode] = {}
+        for q in (f"{n}'s plans for {day:%A %B %d}", f"events and meetings on {day:%A %B %d}"):
+            for x in m.retrieve(q, k=5):
+                seen.setdefault(x.id, x)
+        memories = "\n".join(f"- {x.description}" for x in list(seen.values())[:8]) or "- (nothing)"
+        arranged = arranged_lines(today.arrangements, day.date())
+        today.plan = planning.paper_day_plan(m, day, routine, memories, arranged, directive)
+    today.planned_for = now.date()
+    today.pending = []
+    if directives:
+        voice.follow_directives(m, list(directives), None, replan=False)
+    text = f"{m.name}'s plan for {now:%A %B %d}: " + "; ".join(x.line() for x in today.plan)
+    m.remember("plan", text, 5, subject=m.name, source=planning.plan_source(today.plan), rate=True,
+               importance_source=pv.tag(pv.RULE, "until the model rates it"))
+
+
+def sleep_action(m: DayMind, until: datetime) -> Action:
+    bed = pick_object(m.spatial, m.persona.home, "sleep")
+    minutes = max(1, int((until - m.now).total_seconds() // 60))
+    return make_action(m.spatial, "sleeping", bed, m.now, minutes, source=pv.tag(pv.RULE, "asleep"))
+
+
+def next_action(m: DayMind) -> Action:
+    now, today = m.now, m.today
+    # Drop queued actions whose time has passed; start the next one now.
+    while today.pending and today.pending[0].end <= now:
+        today.pending.pop(0)
+    if today.pending:
+        a = today.pending.pop(0)
+        a.duration_min = max(1, int((a.end - now).total_seconds() // 60))
+        a.start = now
+        return a
+    item = planning.item_at(today.plan, now)
+    if item is None:  # before the day's first item (or after the last): asleep
+        later = [x.start for x in today.plan if x.start > now]
+        wake = now.replace(hour=m.persona.wake_hour, minute=0, second=0, microsecond=0)
+        if wake <= now:
+            wake += timedelta(days=1)
+        return sleep_action(m, min(later) if later else wake)
+    if is_sleep(item.description):
+        return sleep_action(m, item.end)  # no call to decompose a night
+    end = chunk_end(item, now)
+    minutes = int((end - now).total_seconds() // 60)
+    if minutes < 15:  # too short to ask about: the plan item itself
+        acts = fallback_actions(m.spatial, item, now, end)
+    else:
+        acts = decompose(m, item, now, end, minutes)
+    today.pending = acts[1:]
+    return acts[0]
+
+
+def yesterday_rule(log: list[str], chats: list[str]) -> str:
+    """A rule's summary of yesterday: what was done, whom it talked with."""
+    if not log and not chats:
+        return "nothing notable"
+    did = ", ".join(dict.fromkeys(x.split(" ", 1)[-1] for x in log[:8]))
+    talk = f"; talked {'; '.join(chats[-3:])}" if chats else ""
+    return f"{did}{talk}"[:400]
+
+
+def log_lines(log: list[str], limit: int = 24) -> str:
+    """The day's actions for the yesterday prompt: repeats merged, at most ``limit`` lines."""
+    out: list[str] = []
+    for x in log:
+        if out and out[-1].split(" ", 1)[-1] == x.split(" ", 1)[-1]:
+            continue
+        out.append(x)
+    if len(out) > limit:
+        step = len(out) / limit
+        out = [out[int(i * step)] for i in range(limit)]
+    return "\n".join(f"- {x}" for x in out) or "- (nothing recorded)"

@@ -1,0 +1,77 @@
+"""The call budget (agents/budget.py): an Asker around the gateway that withholds
+calls past the day's budget or a purpose's loop guard, with no call made, and
+counts per sim day; and the typed seams it sits on (agents/seams.py)."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from pydantic import BaseModel
+
+from agents.budget import Budget
+from agents.embeddings import LocalEmbedder
+from agents.mind import Mind
+from agents.seams import Asker, Embedder
+from tests.fakes import HashEmbedder, make_gateway
+from tests.scripted_minds import make_mind, plausible, situation
+
+NOW = datetime(2023, 2, 13, 9, 0)
+
+
+class Word(BaseModel):
+    word: str
+
+
+def ask(b: Budget, purpose: str = "summary"):
+    return b.ask_traced(Word, "Say a word.", purpose=purpose, resident="Ann Lee", fallback=Word(word="rule"))
+
+
+def test_the_gateway_the_budget_and_the_embedders_fit_the_seams():
+    gw = make_gateway(lambda *a: {"word": "hello"}, via_litellm=False)
+    assert isinstance(gw, Asker) and isinstance(Budget(gw), Asker)
+    assert isinstance(HashEmbedder(8), Embedder) and isinstance(LocalEmbedder(cache_path=None), Embedder)
+
+
+def test_a_spent_budget_withholds_calls_until_the_next_day():
+    gw = make_gateway(lambda *a: {"word": "hello"}, via_litellm=False, budget=2)
+    b = Budget(gw)
+    b.at(NOW)
+    assert b.limit == 2 and ask(b) == (Word(word="hello"), None) and ask(b)[1] is None
+    assert ask(b) == (Word(word="rule"), "budget")  # withheld: the caller's rule stands in
+    assert len(gw.fake.calls) == 2 and b.calls_today == 2 and b.skipped == {"summary": 1}
+    assert b.spent_at == NOW
+    b.count("respond")  # the player's chat is counted, never withheld
+    assert b.calls["respond"] == 1
+    b.at(NOW + timedelta(days=1))
+    assert b.per_day == {"2023-02-13": 3} and b.history["2023-02-13"] == {"summary": 2, "respond": 1}
+    assert b.spent_at is None and not b.skipped and ask(b)[1] is None
+
+
+def test_a_loop_guard_binds_one_purpose_only():
+    gw = make_gateway(lambda *a: {"word": "hello"}, via_litellm=False)
+    b = Budget(gw, {"react": 1})
+    b.at(NOW)
+    assert ask(b, "react")[1] is None and ask(b, "react")[1] == "budget"
+    assert ask(b, "summary")[1] is None
+    assert b.spent_at is None  # a loop guard is not the day's budget
+    assert b.skipped == {"react": 1}
+
+
+def test_a_callable_fallback_is_made_only_when_needed():
+    gw = make_gateway(lambda *a: {"word": "hello"}, via_litellm=False, budget=1)
+    b = Budget(gw)
+    b.at(NOW)
+    made = []
+    fallback = lambda: made.append(1) or Word(word="rule")  # noqa: E731
+    assert b.ask_traced(Word, "x", purpose="p", fallback=fallback)[0] == Word(word="hello") and not made
+    assert b.ask_traced(Word, "x", purpose="p", fallback=fallback) == (Word(word="rule"), "budget") and made
+
+
+def test_the_mind_publishes_its_budget():
+    m, gw = make_mind(plausible)
+    assert isinstance(m.budget, Budget) and m.budget.asker is gw
+    m.decide(situation(NOW))
+    info = m.inspect()
+    assert info["calls_today"] == m.budget.calls_today > 0 and info["calls_by_purpose"] == dict(m.budget.calls)
+    assert info["budget"] == 0 and info["budget_hit"] is None and info["budget_fallbacks"] == {}
+    m.budget_hit = NOW  # the HUD's reading (agents.mind.Mind.budget_hit)
+    assert m.budget.spent_at == NOW and isinstance(m, Mind)
