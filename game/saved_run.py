@@ -182,7 +182,7 @@ def model_setup(args: Any, tg: Target, gateway: Any, embedder: Any,
 def end_minds(tg: Target, personas: dict[str, Any], gateway: Any, embedder: Any,
               settings: Any = None) -> dict[str, Mind]:
     """The residents' minds as the save holds them, on ``gateway`` and ``embedder``."""
-    return {r: Mind.from_state(personas[r], gateway, embedder, s, settings) for r, s in tg.states.items()
+    return {r: Mind.restore(personas[r], gateway, embedder, s, settings) for r, s in tg.states.items()
             if r in personas}
 
 

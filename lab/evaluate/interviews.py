@@ -26,11 +26,7 @@ def start_minds(residents: Sequence[str], personas: dict[str, Any], scenario: An
         for who, thought, imp in getattr(scenario, "seeds", None) or []:
             if who == r:
                 m.queue_thought(thought, imp)
-        m.now = start
-        # What a mind does first on its first job (the day begins, queued thoughts become memories); Mind has
-        # no public name for it yet, so the lab calls the two private steps (as agents/interview.py does).
-        m._roll_day()
-        m._fold_queue()
+        m.start_turn(start)  # what its first job does first: the day begins, queued thoughts become memories
         minds[r] = m
     return minds
 

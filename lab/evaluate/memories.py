@@ -41,7 +41,7 @@ def view_of_state(state: dict) -> MemoryView:
 
 def initial_texts(persona: Any, scenario: Any) -> list[str]:
     """What a resident's memory holds when the story starts: its description's
-    phrases and its seeded thoughts (agents.mind.Mind._fold_queue)."""
+    phrases and its seeded thoughts (agents.mind.Mind.start_turn)."""
     out = list(persona.phrases)
     for who, thought, _imp in getattr(scenario, "seeds", None) or []:
         if who == persona.name:
