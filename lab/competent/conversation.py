@@ -69,32 +69,44 @@ def utterance(p: Prompt) -> dict:
         if mood < 4:
             return {"utterance": "That sounds lovely, but I'm not sure I can make it. I'll see.", "ends": False}
         return {"utterance": "Thanks, but I already have plans then.", "ends": False}
-    if re.search(r"I'd love to come|I'll be there|count me in", last, re.I):
-        return {"utterance": f"Wonderful! See you there, {other_first}.", "ends": True}
-    if re.search(r"not sure I can make it|already have plans", last, re.I):
-        return {"utterance": f"No worries, {other_first}. Come by if you can!", "ends": True}
-    if len(mine) >= 2 or len(lines) >= 6:
-        return {"utterance": f"It was great talking with you, {other_first}. See you soon!", "ends": True}
-    if fresh:
-        h = fresh[0]
-        if h.hosting:
-            return {"utterance": f"I'm hosting a {h.what}{h.where()}{h.when()}. Would you like to come?", "ends": False}
-        host = f" {h.host} is hosting it." if h.host and first_name(h.host) != other_first else ""
-        return {"utterance": f"Have you heard? There's a {h.what}{h.where()}{h.when()}.{host} You should come!",
-                "ends": False}
     head = p.text.split("\n", 1)[0]  # the speaker's summary: its current concerns
-    gossip = [x for x in mems + [head] if re.search(r"\b(running for|run for) mayor\b|\bcandida|\belection\b", x,
-                                                     re.I) and "mayor" not in said]
-    if gossip:
-        g = gossip[0]
-        mine_news = re.search(r"\bI (?:have decided|decided|am going) to (run for [^;.,]+)", g) or re.search(
-            rf"\b{me} has decided on (running for [^;.,]+)", g)
-        if mine_news:
-            run = re.sub(r"^running", "run", mine_news.group(1))
+    mayoral = [x for x in mems + [head] if re.search(r"\b(running for|run for) mayor\b|\bcandida|\belection\b", x,
+                                                      re.I) and "mayor" not in said and "mayor" not in told]
+    own = next((m for g in mayoral for m in [re.search(r"\bI (?:have decided|decided|am going) to (run for [^;.,]+)", g)
+                                             or re.search(rf"\b{me} has decided on (running for [^;.,]+)", g)] if m),
+               None)
+    who = next((m.group(1) for g in mayoral for m in [re.search(
+        r"([A-Z][a-z]+ [A-Z][a-z]+) (?:is|has decided to|decided to|will be) (?:running|run)", g)]
+        if m and first_name(m.group(1)) != other_first), None)
+
+    def share() -> dict | None:
+        """The news worth telling, one's own first (a sensible person leads with it)."""
+        if own:
+            run = re.sub(r"^running", "run", own.group(1))
             return {"utterance": f"I have some news: I've decided to {run}.", "ends": False}
-        who = re.search(r"([A-Z][a-z]+ [A-Z][a-z]+) (?:is|has decided to|decided to|will be) (?:running|run)", g)
-        if who and first_name(who.group(1)) != other_first:
-            return {"utterance": f"Did you know {who.group(1)} is running for mayor?", "ends": False}
+        if fresh:
+            h = fresh[0]
+            if h.hosting:
+                return {"utterance": f"I'm hosting a {h.what}{h.where()}{h.when()}. Would you like to come?",
+                        "ends": False}
+            host = f" {h.host} is hosting it." if h.host and first_name(h.host) != other_first else ""
+            return {"utterance": f"Have you heard? There's a {h.what}{h.where()}{h.when()}.{host} You should come!",
+                    "ends": False}
+        if who:
+            return {"utterance": f"Did you know {who} is running for mayor?", "ends": False}
+        return None
+
+    if len(mine) >= 3 or len(lines) >= 7:
+        return {"utterance": f"It was great talking with you, {other_first}. See you soon!", "ends": True}
+    if re.search(r"I'd love to come|I'll be there|count me in", last, re.I):
+        return share() or {"utterance": f"Wonderful! See you there, {other_first}.", "ends": True}
+    if re.search(r"not sure I can make it|already have plans", last, re.I):
+        return share() or {"utterance": f"No worries, {other_first}. Come by if you can!", "ends": True}
+    if len(mine) >= 2:
+        return {"utterance": f"It was great talking with you, {other_first}. See you soon!", "ends": True}
+    news_now = share()
+    if news_now:
+        return news_now
     if not lines:
         return {"utterance": f"Hi {other_first}! How are you doing today?", "ends": False}
     if re.search(r"running for mayor|decided to run", last, re.I):
@@ -125,25 +137,27 @@ def chat_summary(p: Prompt) -> dict:
     theirs = [x.split(": ", 1)[1] for x in lines if x.startswith(other)]
     mine = [x.split(": ", 1)[1] for x in lines if not x.startswith(other)]
     events = find_happenings(theirs + mine)
-    news = [s for s in theirs if re.search(EVENT_WORDS + "|" + NEWS_WORDS, s, re.I)]
+    news = [s for s in theirs if re.search(NEWS_WORDS, s, re.I) and not re.search(EVENT_WORDS, s, re.I)]
+    mine_news = [s for s in mine if re.search(NEWS_WORDS, s, re.I) and not re.search(EVENT_WORDS, s, re.I)]
     told = [s for s in mine if re.search(EVENT_WORDS, s, re.I)]
     coming = any(re.search(r"I'd love to come|I'll be there|count me in", s, re.I) for s in theirs)
+    parts, importance = [], 2  # a memo keeps every topic: the party and the election may come up together
     if events:
         h = events[0]
         host = other if any(re.search(r"I'm hosting|I am hosting", s) for s in theirs) else (
             me if any(re.search(r"I'm hosting|I am hosting", s) for s in mine) else h.host)
         topic = f"the {h.what}" + (f" {host} is hosting" if host else "") + f"{h.where()}{h.when()}"
-        if told and not news:
-            summary = f"{topic}; {me} invited {other}" + (f", and {other} will come" if coming else "")
+        if told:
+            parts.append(f"{topic}; {me} invited {other}" + (f", and {other} will come" if coming else ""))
         else:
-            summary = f"{topic}; {other} invited {me}" if re.search(r"come|join", " ".join(theirs), re.I) else topic
+            parts.append(f"{topic}; {other} invited {me}" if re.search(r"come|join", " ".join(theirs), re.I)
+                         else topic)
         importance = 7
-    elif news:
-        summary = _third_person(re.split(r"(?<=[.!?])\s+", news[0])[0], other)
-        importance = 7 if re.search(r"mayor|election|candida", summary, re.I) else 5
-    else:
-        summary = f"how {me} and {other} are doing"
-        importance = 2
+    for line, who in [(x, other) for x in news[:1]] + [(x, me) for x in mine_news[:1]]:
+        sentence = next((x for x in re.split(r"(?<=[.!?])\s+", line) if re.search(NEWS_WORDS, x, re.I)), line)
+        parts.append(_third_person(re.sub(r"^I have some news:\s*", "", sentence), who))
+        importance = max(importance, 7 if re.search(r"mayor|election|candida", line, re.I) else 5)
+    summary = "; ".join(parts) or f"how {me} and {other} are doing"
     out: dict = {"summary": summary[:158], "importance": importance, "plans": False}
     accepted = any(re.search(r"I'd love to come|I'll be there|count me in|I will come", s, re.I) for s in mine)
     hosting = any(re.search(r"I'm hosting|I am hosting", s) for s in mine)
