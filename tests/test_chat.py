@@ -12,6 +12,7 @@ import pytest
 pygame = pytest.importorskip("pygame")
 pygame_gui = pytest.importorskip("pygame_gui")
 
+from game.sim import Job  # noqa: E402
 from test_inspector import ISABELLA, click, figure_rect, frame, key, make_play, plausible, responder, settle  # noqa: E402,F401
 
 
@@ -190,8 +191,7 @@ def test_a_busy_mind_answers_after_its_job(tmp_path, display):
     game, session = make_play(tmp_path)
     try:
         chat = open_chat(game, session, display)
-        assert session.pool.submit(ISABELLA, gate.wait, 10)  # something else of hers is running
-        session.sim._jobs[ISABELLA] = ("other",)
+        assert session.sim.jobs.submit(ISABELLA, Job("other"), gate.wait, 10)  # something else of hers is running
         type_and_send(game, "Hi!")
         frame(game, display, 10)
         assert chat.pending == 1 and len(chat.lines) == 1

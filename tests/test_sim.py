@@ -196,7 +196,7 @@ def test_visitor_is_perceived_but_not_a_talk_partner(tmp_path, pools):
     sim.set_visitor_doing("looking around")
     assert any(e.description == "Vera Visitor is looking around" for e in sim.perceive("Isabella Rodriguez"))
     run(sim, 3)  # the visitor never gets a job
-    assert sim.visitor not in sim._jobs
+    assert sim.jobs.current(sim.visitor) is None and not sim.jobs.has_waiting(sim.visitor)
     sim.move_visitor((5, 7))  # into the park: out of view
     assert "Vera Visitor" not in [e.subject for e in sim.perceive("Isabella Rodriguez")]
 

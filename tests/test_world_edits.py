@@ -98,7 +98,7 @@ class Quiet:
 def test_set_object_state_logs_and_is_perceived(town):
     sim = Simulation(town, {ISA: Quiet(ISA)}, MindPool(1), START, lockstep=True)
     b = sim.bodies[ISA]
-    sim._set_action(b, Action("reading a book", ROOM, START, 120))
+    sim.set_action(b, Action("reading a book", ROOM, START, 120))
     for _ in range(10):
         sim.step()
     addr = sim.set_object_state("Isabella Rodriguez's apartment : main room: stove", "burning")
@@ -128,7 +128,7 @@ def _react_with(town, react_answer):
     mind = Mind(isa, make_gateway(responder, via_litellm=False), HashEmbedder(64))
     sim = Simulation(town, {ISA: mind}, MindPool(1), START, lockstep=True, personas=[isa])
     b = sim.bodies[ISA]
-    sim._set_action(b, Action("reading a book", ROOM, START, 180))
+    sim.set_action(b, Action("reading a book", ROOM, START, 180))
     for _ in range(10):
         sim.step()
     assert not b.walking and sim.area(b.tile) == ROOM
