@@ -49,7 +49,7 @@ def make_play(tmp_path, respond=responder, visitor="Alex"):
     """A Game with a Session (one resident, a fake model), residents, inspector and chat installed."""
     from agents.persona import Persona
     from game.app import Game
-    from game.headless import build_minds
+    from game.build import build_minds
     from game.session import PlaySimulation, Session, build_parts
     from game.town import load_town
     from game.view import chat, inspector, residents
@@ -229,7 +229,7 @@ def test_the_panel_marks_what_the_model_did_not_write(tmp_path, display):
 
 
 def test_header_says_when_the_budget_binds():
-    from game.view.inspector import header_lines
+    from game.view.inspector_text import header_lines
 
     snap = {"action": {"description": "having lunch", "address": "the Ville:Hobbs Cafe:cafe",
                        "source": "routine: budget"}, "budget": 150, "budget_hit": "2023-02-13T15:20:00"}

@@ -18,6 +18,8 @@ from collections import OrderedDict
 from pathlib import Path
 
 import pygame
+import pytmx
+from pytmx.util_pygame import load_pygame
 
 from game.errors import UserError
 
@@ -35,8 +37,6 @@ def load_tmx(path: str | Path):
 
     Needs a display mode (pytmx converts the tileset images for fast blits).
     """
-    from pytmx.util_pygame import load_pygame
-
     try:
         return load_pygame(str(path))
     except FileNotFoundError as err:
@@ -50,8 +50,6 @@ class TileMapRenderer:
     """Draws a TMX map's tile layers through a Camera."""
 
     def __init__(self, tmx) -> None:
-        import pytmx
-
         self.tmx = tmx
         self.tile_w = int(tmx.tilewidth)
         self.tile_h = int(tmx.tileheight)
