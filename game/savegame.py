@@ -55,7 +55,9 @@ from agents.accounting import Accounting
 from agents.memory import EmbeddingMismatch
 from agents.mind import Mind
 from agents.persona import load_cast
+from agents.state import Stateful
 from game.saves import SaveError, SaveInfo, check_map, freeze, list_saves, load_state, no_gc, slot_path
+from game.session import play_state
 from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, UTTER, Job
 
 log = logging.getLogger(__name__)
@@ -149,16 +151,8 @@ def capture(session: Any, *, drain: bool | None = None) -> tuple[dict[str, Any],
         job = jobs.get(name)
         tag = job_tag_of(sim, name, job) if job is not None else None
         parts[f"minds/{name}"] = _mind_part(mind, name, tag)
-    visitor = sim.bodies.get(sim.visitor) if getattr(sim, "visitor", None) else None
-    parts["visitor"] = {
-        "name": getattr(session, "visitor_name", None) or getattr(sim, "visitor", None),
-        "tile": list(visitor.tile) if visitor else None,
-        "facing": visitor.facing if visitor else None,
-        "doing": visitor.doing if visitor else None,
-        "controlled": getattr(session, "controlled", None),
-    }
-    parts["clock"] = {"now": sim.now, "start": sim.start, "steps": sim.steps,
-                      "paused": bool(getattr(session, "paused", False)), "speed": getattr(session, "speed", None)}
+    # A Session saves its own parts ("visitor", "clock"); a headless run's Parts have no player.
+    parts.update(session.to_state() if isinstance(session, Stateful) else play_state(sim))
     town = session.town
     parts["session"] = {
         "residents": list(session.minds),
@@ -366,19 +360,8 @@ def commit(session: Any, prep: Prepared) -> Any:
         session.cast = list(prep.cast)
     parts = prep.parts
     vis = parts.get("visitor") or {}
-    if vis.get("name") and hasattr(session, "visitor_name"):
-        session.visitor_name = vis["name"]
-    if hasattr(session, "controlled"):
-        c = vis.get("controlled")
-        session.controlled = c if c in prep.minds else None
-    clock = parts.get("clock") or {}
-    if hasattr(session, "paused") and "paused" in clock:
-        session.paused = bool(clock["paused"])
-    if hasattr(session, "speed") and clock.get("speed") is not None:
-        session.speed = clock["speed"]
-    reset = getattr(session, "reset_pacing", None)  # a Session: no skip, no steps owed (Parts have none)
-    if callable(reset):
-        reset()
+    if isinstance(session, Stateful):  # a Session (a headless run's Parts have no player, no pause)
+        session.from_state({"visitor": vis, "clock": parts.get("clock") or {}})
     acc = getattr(getattr(session, "gateway", None), "accounting", None)
     if prep.accounting is not None and acc is not None and callable(getattr(acc, "from_state", None)):
         acc.from_state(prep.accounting.to_state())

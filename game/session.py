@@ -77,6 +77,23 @@ def next_morning(now: datetime, hour: int = MORNING_HOUR) -> datetime:
 # ---------------------------------------------------------------------------- the session
 
 
+def play_state(sim: Any, *, visitor_name: str | None = None, controlled: str | None = None, paused: bool = False,
+               speed: int | None = None) -> dict[str, Any]:
+    """The save's ``visitor`` and ``clock`` parts: who and where the player is, and the clock
+    (a headless run has no player and never pauses)."""
+    visitor = sim.bodies.get(sim.visitor) if sim.visitor else None
+    return {
+        "visitor": {
+            "name": visitor_name or sim.visitor,
+            "tile": list(visitor.tile) if visitor else None,
+            "facing": visitor.facing if visitor else None,
+            "doing": visitor.doing if visitor else None,
+            "controlled": controlled,
+        },
+        "clock": {"now": sim.now, "start": sim.start, "steps": sim.steps, "paused": bool(paused), "speed": speed},
+    }
+
+
 @dataclass
 class _Skip:
     target: datetime
@@ -100,13 +117,13 @@ class Session:
         self.sim = parts.sim
         self.paused = False
         self.speed = DEFAULT_SPEED
-        self._control: dict | None = None  # what the player did as the controlled resident
+        self.playing: dict | None = None  # what the player did as the controlled resident (name, start, places)
         self.visitor_name = visitor_name
         self.skip: _Skip | None = None
         self.step_fraction = 0.0  # 0..1 of the way to the next step (drawing interpolates by it)
         self.steps_last_frame = 0
         self.frames = 0
-        self._acc = 0.0  # sim steps owed
+        self._owed = 0.0  # sim steps owed (a fraction carries to the next frame)
         self.last_skip_result: str | None = None  # "done" | "cancelled"
         self.on_skip_end: list[Callable[[str], None]] = []
         self._closed = False
@@ -238,7 +255,7 @@ class Session:
         if self.controlled and self.controlled != name:
             self.release_control()
         b = self.sim.take_control(name)
-        self._control = {"name": name, "start": self.sim.now, "from": self._place(b.tile), "places": [],
+        self.playing = {"name": name, "start": self.sim.now, "from": self._place(b.tile), "places": [],
                          "events": len(self.sim.events)}
         return name
 
@@ -246,7 +263,7 @@ class Session:
         return self.sim.area(tuple(tile))
 
     def _note_place(self, b) -> None:
-        c = self._control
+        c = self.playing
         if c is None:
             return
         here = self._place(b.tile)
@@ -258,8 +275,8 @@ class Session:
         name = self.controlled
         if not name:
             return None
-        c = self._control if self._control and self._control.get("name") == name else None
-        self._control = None
+        c = self.playing if self.playing and self.playing.get("name") == name else None
+        self.playing = None
         thoughts = self.control_memories(name, c)
         self.sim.release_control()
         mind = self.minds.get(name)
@@ -348,11 +365,11 @@ class Session:
             if hasattr(self.sim, "collect_greetings"):
                 self.sim.collect_greetings()
             return
-        self._acc += max(0.0, dt) * steps_per_second(self.speed)
-        n = int(self._acc)
+        self._owed += max(0.0, dt) * steps_per_second(self.speed)
+        n = int(self._owed)
         if n > MAX_STEPS_PER_FRAME:
             n = MAX_STEPS_PER_FRAME
-            self._acc = n + (self._acc - int(self._acc))  # drop what a frame cannot carry
+            self._owed = n + (self._owed - int(self._owed))  # drop what a frame cannot carry
         t0 = time.perf_counter()
         done = 0
         last = 0.0  # the previous step's time: do not start one that would overrun the budget
@@ -363,11 +380,11 @@ class Session:
             self.sim.step()
             done += 1
             last = time.perf_counter() - ts
-        self._acc -= done
-        if self._acc >= 1.0:  # over budget: the town slows down rather than the frame
-            self._acc -= int(self._acc)
+        self._owed -= done
+        if self._owed >= 1.0:  # over budget: the town slows down rather than the frame
+            self._owed -= int(self._owed)
         self.steps_last_frame = done
-        self.step_fraction = min(1.0, max(0.0, self._acc))
+        self.step_fraction = min(1.0, max(0.0, self._owed))
 
     # -- fast-forward -----------------------------------------------------------------------
     def skip_to(self, target: datetime) -> None:
@@ -398,16 +415,21 @@ class Session:
         if self.skip is not None:
             self._end_skip("cancelled")
 
+    @property
+    def steps_owed(self) -> float:
+        """Sim steps the clock owes at this speed (under one after a frame: the rest is dropped)."""
+        return self._owed
+
     def reset_pacing(self) -> None:
         """Forget a skip and the steps owed (a load: the clock starts afresh)."""
         self.skip = None
-        self._acc = 0.0
+        self._owed = 0.0
         self.step_fraction = 0.0
 
     def _end_skip(self, how: str) -> None:
         s = self.skip
         self.skip = None
-        self._acc = 0.0
+        self._owed = 0.0
         self.step_fraction = 0.0
         self.paused = s.was_paused if s else self.paused
         self.last_skip_result = how
@@ -440,6 +462,28 @@ class Session:
             self._end_skip("done")
 
     # -- the end --------------------------------------------------------------------------
+    # -- state (agents.state.Stateful) -----------------------------------------------------------
+    def to_state(self) -> dict[str, Any]:
+        """The session's own parts of a save: ``visitor`` and ``clock`` (the simulation and
+        the minds are saved by themselves)."""
+        return play_state(self.sim, visitor_name=self.visitor_name, controlled=self.controlled, paused=self.paused,
+                          speed=self.speed)
+
+    def from_state(self, state: dict[str, Any]) -> None:
+        """Restore what ``to_state`` wrote, on a session whose sim and minds are already
+        the loaded ones: the visitor's name, whom the player plays, pause and speed."""
+        vis = state.get("visitor") or {}
+        if vis.get("name"):
+            self.visitor_name = vis["name"]
+        c = vis.get("controlled")
+        self.controlled = c if c in self.minds else None
+        clock = state.get("clock") or {}
+        if "paused" in clock:
+            self.paused = bool(clock["paused"])
+        if clock.get("speed") is not None:
+            self.speed = clock["speed"]
+        self.reset_pacing()
+
     def close(self) -> None:
         if self._closed:
             return

@@ -31,12 +31,12 @@ def main() -> None:
     saves = Path(sys.argv[1])
     os.chdir(saves.parent)  # the game's saves/ and logs/ go here
     import pygame
-
     from fakes import HashEmbedder, make_gateway
+    from scripted_minds import plausible
+
     from game import app
     from game.__main__ import main as smallville
     from game.session import Session
-    from scripted_minds import plausible
 
     started = threading.Event()
 

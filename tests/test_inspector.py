@@ -19,6 +19,7 @@ pygame = pytest.importorskip("pygame")
 pytest.importorskip("pygame_gui")
 
 import mapkit  # noqa: E402
+
 from tests.fakes import HashEmbedder, make_gateway  # noqa: E402
 from tests.scripted_minds import plausible  # noqa: E402
 

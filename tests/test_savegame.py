@@ -201,7 +201,7 @@ def test_save_while_a_line_is_being_said_resumes_the_conversation(tmp_path, sess
     gate = {"block": False}
     entered, release = threading.Event(), threading.Event()
     a = sessions(lockstep=False)
-    for name, mind in a.minds.items():
+    for mind in a.minds.values():
         def slow_fold(mind=mind, fold=mind._fold_queue):
             if gate["block"] and mind._job_tag and mind._job_tag[0] == "utter":
                 entered.set()

@@ -57,8 +57,8 @@ class TileMapRenderer:
         self.height = int(tmx.height)
         self.pixel_size = (self.width * self.tile_w, self.height * self.tile_h)
         tile_layers = [layer for layer in _walk_layers(tmx.layers) if isinstance(layer, pytmx.TiledTileLayer)]
-        self.under_layers = [l for l in tile_layers if (l.name or "").strip().lower() not in UNDER_SKIP]
-        self.over_layers = [l for l in tile_layers if (l.name or "").strip().lower() in OVER]
+        self.under_layers = [t for t in tile_layers if (t.name or "").strip().lower() not in UNDER_SKIP]
+        self.over_layers = [t for t in tile_layers if (t.name or "").strip().lower() in OVER]
         self.chunks_x = -(-self.width // CHUNK)
         self.chunks_y = -(-self.height // CHUNK)
         # (group, cx, cy) -> Surface at zoom 1, or None for an empty chunk
