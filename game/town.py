@@ -38,6 +38,7 @@ import math
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -273,7 +274,7 @@ class Town:
         if len(parts) == 2:
             return self._describe_arena(parts[0], parts[1])
         sector, arena, obj = parts
-        st = self.object_states.get(address, IDLE)
+        st = self.object_states.get(address or "", IDLE)
         return f"In {_the(arena)} of {_the(sector)} there is {_a(obj)}; it is {st}."
 
     # ---- checks ---------------------------------------------------------------------
@@ -356,7 +357,7 @@ def load_town(path: str | Path, *, strict: bool = False) -> Town:
     town.world = world
 
     # ---- layers
-    layers = {}
+    layers: dict[str | None, Any] = {}
     for layer in walk_layers(tmx.layers):
         layers.setdefault(getattr(layer, "name", None), layer)
     for name in TILE_LAYERS_REQUIRED:
@@ -495,7 +496,8 @@ def load_town(path: str | Path, *, strict: bool = False) -> Town:
     for o in objects:
         own = [(x, y) for x, y in o.tiles if walk[y, x]]
         if not own:
-            free, taken = [], []
+            free: list[Tile] = []
+            taken: list[Tile] = []
             cells = set(o.tiles)
             for x, y in o.tiles:
                 for nx, ny in ((x, y - 1), (x - 1, y), (x + 1, y), (x, y + 1)):
@@ -514,9 +516,9 @@ def load_town(path: str | Path, *, strict: bool = False) -> Town:
     for sp in layers["spawns"]:
         name = (sp.name or "").strip()
         oid = getattr(sp, "id", "?")
-        x, y = float(sp.x), float(sp.y)
+        px, py = float(sp.x), float(sp.y)
         w, h = float(sp.width or 0), float(sp.height or 0)
-        cx, cy = x + w / 2, y + h / 2
+        cx, cy = px + w / 2, py + h / 2
         tx, ty = int(math.floor(cx / ts)), int(math.floor(cy / ts))
         what = f"spawn {name!r} (id {oid}) at tile ({tx}, {ty})"
         if not name:
@@ -534,10 +536,10 @@ def load_town(path: str | Path, *, strict: bool = False) -> Town:
         town.spawns[name] = (tx, ty)
 
     # ---- the address table, in tree order (sorted case-insensitively)
-    def key(name: str):
+    def tree_order(name: str):
         return (name.casefold(), name)
 
-    sector_idx = sorted(range(len(sectors)), key=lambda i: key(sectors[i].name))
+    sector_idx = sorted(range(len(sectors)), key=lambda i: tree_order(sectors[i].name))
     arenas_in: dict[int, list[int]] = {i: [] for i in range(len(sectors))}
     for i, a in enumerate(arenas):
         arenas_in[a.parent].append(i)
@@ -561,7 +563,7 @@ def load_town(path: str | Path, *, strict: bool = False) -> Town:
         town._tiles[s_addr] = sorted_tiles(s.tiles)
         town._use[s_addr] = [t for t in town._tiles[s_addr] if walk[t[1], t[0]]]
         town.tree[s.name] = {}
-        for ai in sorted(arenas_in[si], key=lambda i: key(arenas[i].name)):
+        for ai in sorted(arenas_in[si], key=lambda i: tree_order(arenas[i].name)):
             a = arenas[ai]
             a_addr = f"{s_addr}:{a.name}"
             a_id[ai] = len(names)
@@ -569,7 +571,7 @@ def load_town(path: str | Path, *, strict: bool = False) -> Town:
             town._tiles[a_addr] = sorted_tiles(a.tiles)
             town._use[a_addr] = [t for t in town._tiles[a_addr] if walk[t[1], t[0]]]
             obj_names = []
-            for oi in sorted(objects_in[ai], key=lambda i: key(objects[i].name)):
+            for oi in sorted(objects_in[ai], key=lambda i: tree_order(objects[i].name)):
                 o = objects[oi]
                 o_addr = f"{a_addr}:{o.name}"
                 o_id[oi] = len(names)

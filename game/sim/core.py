@@ -66,9 +66,8 @@ class Simulation:
         settings: SimSettings | None = None,
         spawns: Mapping[str, Tile] | None = None,
     ) -> None:
-        if not isinstance(minds, Mapping):
-            minds = {m.name: m for m in minds}
-        self.minds: dict[str, Any] = dict(minds)
+        given: Any = minds  # residents' minds by name, or a list of minds that know their name
+        self.minds: dict[str, Any] = dict(given) if isinstance(given, Mapping) else {m.name: m for m in given}
         self.jobs = JobQueue(pool)  # one job per mind: in flight, and waiting behind it
         self.now: datetime = start
         self.start: datetime = start
@@ -77,11 +76,12 @@ class Simulation:
         self.rng = random.Random(seed)
         self.lockstep = lockstep
         self.settings = settings or SimSettings()
-        if personas is None:
-            personas = {n: getattr(m, "persona", None) for n, m in self.minds.items()}
-        elif not isinstance(personas, Mapping):
-            personas = {p.name: p for p in personas}
-        self.personas: dict[str, Any] = dict(personas)
+        people: Any = personas
+        if people is None:
+            people = {n: getattr(m, "persona", None) for n, m in self.minds.items()}
+        elif not isinstance(people, Mapping):
+            people = {p.name: p for p in people}
+        self.personas: dict[str, Any] = dict(people)
         self.places = Places(town, self.settings.vision_radius)  # static map lookups, cached
 
         self.events: list[dict] = []  # the event log

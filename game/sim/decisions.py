@@ -145,7 +145,7 @@ def log_reflections(sim: Simulation, name: str, note: str) -> None:
     the texts come from ``mind.inspect()["reflections"]``)."""
     if "reflected" not in (note or ""):
         return
-    mind = sim.minds.get(name)
+    mind: Any = sim.minds.get(name)
     last = sim.reflections_logged.get(name, -1)
     try:
         refl = (mind.inspect() or {}).get("reflections") or []
