@@ -84,7 +84,7 @@ def import_pytmx():
         sys.modules["pygame"] = None  # type: ignore[assignment]  # makes `import pygame` fail
         quiet.disabled = True
     try:
-        import pytmx
+        import pytmx  # lazy on purpose: imported here, with pygame hidden (see above)
     finally:
         if hide:
             quiet.disabled = was_disabled
