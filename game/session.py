@@ -595,5 +595,5 @@ def busy_minds_session(map_path=None, *, residents: int = 25, seed: int = 0, del
 
 __all__ = [
     "SPEEDS", "Session", "PlaySimulation", "Greeting", "Parts", "build_parts", "next_morning",
-    "busy_minds_session", "BusyMind", "steps_per_second",
+    "busy_minds_session", "BusyMind", "steps_per_second", "play_state",
 ]
