@@ -25,8 +25,18 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from tqdm import tqdm
+
+from agents.config import ConfigError
+from agents.llm import Gateway, load_config
+from agents.persona import CastError, load_cast
+from game import runstats
+from game.build import build_parts, select_residents
 from game.errors import UserError
+from game.savegame import capture, restore
+from game.saves import SaveError, SaveWriter, list_saves, load_state, read_info
 from game.timeline import render_timeline
+from game.town import load_town
 
 log = logging.getLogger(__name__)
 
@@ -35,35 +45,7 @@ AUTOSAVE_MIN = 60.0  # headless runs autosave every this many sim minutes
 AUTOSAVE_KEEP = 3
 
 
-# ---------------------------------------------------------------------------- choosing the cast
-
-
-def select_residents(cast: Sequence[Any], agents: int | None = None, names: str | Sequence[str] | None = None) -> list[Any]:
-    """``--agents N``: the first N in the scenario's order; ``--residents "A,B"``: by name.
-    Neither: everyone. Unknown names are an error that lists the known ones."""
-    if agents is not None and names:
-        raise UserError("give --agents or --residents, not both")
-    if names:
-        wanted = [n.strip() for n in (names.split(",") if isinstance(names, str) else names) if n.strip()]
-        by_name = {p.name.casefold(): p for p in cast}
-        unknown = [n for n in wanted if n.casefold() not in by_name]
-        if unknown:
-            known = ", ".join(p.name for p in cast)
-            raise UserError(f"unknown resident(s): {', '.join(unknown)}. Known residents: {known}")
-        out, seen = [], set()
-        for n in wanted:
-            p = by_name[n.casefold()]
-            if p.name not in seen:
-                seen.add(p.name)
-                out.append(p)
-        return out
-    if agents is not None:
-        if agents < 1:
-            raise UserError(f"--agents must be at least 1 (there are {len(cast)} residents)")
-        if agents > len(cast):
-            raise UserError(f"--agents {agents}: this town has only {len(cast)} residents")
-        return list(cast[:agents])
-    return list(cast)
+# ---------------------------------------------------------------------------- the command's arguments
 
 
 def parse_start(text: str | None, default: datetime) -> datetime:
@@ -85,18 +67,6 @@ class RunResult:
     sim: Any
     interrupted: bool = False
     files: dict[str, Path] = field(default_factory=dict)
-
-
-def build_minds(personas, gateway, embedder, scenario=None, settings=None) -> dict[str, Any]:
-    """One Mind per persona, with the scenario's seeded thoughts queued (each
-    Mind seeds its own description phrases as first memories in its first job)."""
-    from agents.mind import Mind
-
-    minds = {p.name: Mind(p, gateway, embedder, settings) for p in personas}
-    for who, thought, importance in getattr(scenario, "seeds", None) or []:
-        if who in minds:
-            minds[who].queue_thought(thought, importance)
-    return minds
 
 
 def run_headless(
@@ -131,15 +101,9 @@ def run_headless(
     ``game.saves.load_state``) continues a saved run: its events and model
     calls are appended to the folder's files, the timeline and summary cover
     the whole run."""
-    from game.savegame import capture, restore
-    from game.saves import SaveError, SaveWriter
-    from game.session import build_parts
-
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     if gateway is None:
-        from agents.llm import Gateway, load_config
-
         config = config or load_config()
         gateway = Gateway(config)
     config = config or getattr(gateway, "config", None)
@@ -196,8 +160,6 @@ def run_headless(
     steps = int(round((end - begin).total_seconds() / 10))
     bar = None
     if progress:
-        from tqdm import tqdm
-
         bar = tqdm(total=steps, unit="step", desc="sim", file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
     t0 = time.monotonic()
     interrupted = False
@@ -214,7 +176,8 @@ def run_headless(
                 bar.update(1)
                 if sim.steps % 30 == 0 or sim.now >= end:
                     tot = accounting.summary()["total"]
-                    bar.set_postfix_str(f"{sim.now:%a %H:%M} · {tot['calls']} calls · {tot['tokens']} tokens", refresh=False)
+                    bar.set_postfix_str(f"{sim.now:%a %H:%M} · {tot['calls']} calls · {tot['tokens']} tokens",
+                                        refresh=False)
         sim.drain()
     except KeyboardInterrupt:
         interrupted = True
@@ -235,8 +198,8 @@ def run_headless(
         events_fh.close()
         accounting.close()
     wall = prev_wall + time.monotonic() - t0
-    summary = make_summary(sim, personas, accounting, config, seed=seed, start=start, wall_s=wall, interrupted=interrupted,
-                           town=town)
+    summary = make_summary(sim, personas, accounting, config, seed=seed, start=start, wall_s=wall,
+                           interrupted=interrupted, town=town)
     summary["resumed_at"] = begin.strftime(TIME_FORMAT) if resume is not None else None
     summary["save"] = str(last_save) if last_save else None
     files["summary"].write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -249,8 +212,6 @@ def run_headless(
 
 
 def make_summary(sim, personas, accounting, config, *, seed, start, wall_s, interrupted, town=None) -> dict:
-    from game import runstats
-
     acc = accounting.summary()
     by_res = acc.get("by_resident", {})
     sim_hours = max(0.0, (sim.now - start).total_seconds() / 3600.0)
@@ -372,9 +333,6 @@ def economy_text(summary: dict) -> str:
 
 
 def main_sim(args) -> int:
-    from agents.persona import CastError, load_cast
-    from game.town import load_town
-
     if args.hours is None or args.hours <= 0:
         raise UserError("--hours must be more than 0")
     if getattr(args, "resume", None):
@@ -386,9 +344,6 @@ def main_sim(args) -> int:
         raise UserError(str(err)) from None
     personas = select_residents(cast, args.agents, args.residents)
     start = parse_start(args.start, scenario.start)
-    from agents.config import ConfigError
-    from agents.llm import Gateway, load_config
-
     try:
         config = load_config(args)
     except ConfigError as err:
@@ -413,8 +368,6 @@ def main_sim(args) -> int:
 def last_run_save(folder: str | Path):
     """The newest loadable save of a run folder (``<folder>/saves/``; a save
     file's path works too). UserError naming what is wrong when there is none."""
-    from game.saves import list_saves, read_info
-
     folder = Path(folder)
     if folder.is_file():
         return read_info(folder)
@@ -435,10 +388,6 @@ def resume_sim(args, *, gateway: Any = None, embedder: Any = None, progress: boo
                echo: Callable[[str], None] | None = print) -> int:
     """``smallville sim --resume runs/NAME --hours H``: continue the run folder's
     newest save for H more sim hours, appending to its files."""
-    from agents.persona import CastError, load_cast
-    from game.saves import load_state
-    from game.town import load_town
-
     info = last_run_save(args.resume)
     out = Path(args.resume) if Path(args.resume).is_dir() else info.path.parent.parent
     map_path = Path(info.map_path) if info.map_path and Path(info.map_path).exists() else Path(args.map)
@@ -452,9 +401,6 @@ def resume_sim(args, *, gateway: Any = None, embedder: Any = None, progress: boo
     personas = select_residents(cast, None, names)
     saved_cfg = dict(parts.get("config") or {})
     if gateway is None:
-        from agents.config import ConfigError
-        from agents.llm import Gateway, load_config
-
         given = {k: v for k, v in vars(args).items() if v is not None}
         overrides = {k: v for k, v in saved_cfg.items() if k in ("model", "api_base", "seed", "temperature",
                                                                    "planning", "budget") and k not in given}

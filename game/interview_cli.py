@@ -13,18 +13,27 @@ around when the town runs on) the changed mind goes into a new save next to the
 old one, ``<name>-interviewed.sqlite`` (``<name>-whispered.sqlite``), and the
 command says where.
 
-The save is read with ``game.saved_run`` (``load_target``, the cast, the
-model set-up and ``end_minds``): one way to build minds from a save, shared
-with the lab's evaluations.
+The save is read with game/saves.py and its minds rebuilt like a load does
+(``game.savegame.rebuild_mind``); the game never imports the measurement
+tools (lab/).
 """
 from __future__ import annotations
 
+import argparse
 import sys
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
+from agents.config import ConfigError
+from agents.embeddings import make_embedder
+from agents.interview import respond
+from agents.llm import Gateway, load_config
+from agents.persona import CastError, load_cast
 from game.errors import UserError
+from game.savegame import rebuild_mind, resolve_path
+from game.saves import SaveInfo, load_state, save_state
 
 DEFAULT_AS = "a news reporter"
 DEFAULT_SPEAKER = "Interviewer"
@@ -44,47 +53,82 @@ def find_agent(agent: str, names: list[str]) -> str:
     return match[0]
 
 
+@dataclass
+class SavedGame:
+    """A save as read: where it is, its parts and its info (a new save beside it reuses them)."""
+
+    save: Path
+    parts: dict[str, Any]
+    info: SaveInfo
+
+    @property
+    def states(self) -> dict[str, dict]:
+        """Resident -> its saved mind."""
+        return {k[6:]: v for k, v in self.parts.items() if k.startswith("minds/")}
+
+    @property
+    def now(self) -> datetime | None:
+        clock = self.parts.get("clock") or {}
+        now = clock.get("now")
+        if isinstance(now, str):
+            now = datetime.fromisoformat(now)
+        return now or self.info.sim_time
+
+
 def load_minds(save: str | Path, args: Any = None, *, gateway: Any = None, embedder: Any = None,
                names: list[str] | None = None, agent: str | None = None, default_map: str | Path | None = None):
-    """(target, minds, now) of a save (slot name, .sqlite path or run folder): the minds of
-    ``names`` (or the one ``agent`` names, see find_agent; default: every resident) as saved, on ``gateway`` and ``embedder`` (or the ones
-    the flags in ``args`` and the save's config name). ``target`` is game.saved_run's Target (its
-    ``parts`` and ``info`` write a new save)."""
-    from game.saved_run import cast_of, end_minds, load_target, model_setup
-    from game.savegame import resolve_path
-
+    """(saved, minds, now) of a save (slot name, .sqlite path or run folder): the minds of
+    ``names`` (or the one ``agent`` names, see find_agent; default: every resident) as saved, on
+    ``gateway`` and ``embedder`` (or the ones the flags in ``args`` and the save's config name).
+    ``saved`` is a SavedGame (its ``parts`` and ``info`` write a new save)."""
     path = resolve_path(save)
     if not path.exists():
         raise UserError(f"--load {save}: there is no such save ({path})")
     default_map = default_map or getattr(args, "map", None) or "maps/the_ville/the_ville.tmx"
-    tg = load_target(path, default_map)
-    if not tg.states:
+    parts, info = load_state(path, require=("sim", "session"))
+    saved = SavedGame(path, parts, info)
+    states = saved.states
+    if not states:
         raise UserError(f"--load {save}: {path} holds no residents' minds")
     if agent is not None:
-        names = [find_agent(agent, list(tg.states))]
-    personas, _scenario = cast_of(tg, default_map)
-    if args is None:
-        import argparse
-
-        args = argparse.Namespace()
-    gateway, embedder, _config = model_setup(args, tg, gateway, embedder, need_model=True)
-    if names is not None:
-        keep = {k: v for k, v in tg.states.items() if k in names}
-        minds = end_minds(_Only(tg, keep), personas, gateway, embedder)
-    else:
-        minds = end_minds(tg, personas, gateway, embedder)
-    now = tg.end or datetime.now()
-    return tg, minds, now
+        names = [find_agent(agent, list(states))]
+    personas = _cast_of(saved, default_map)
+    gateway = gateway or _gateway(args or argparse.Namespace(), parts)
+    if embedder is None:
+        embedder = make_embedder(getattr(gateway, "config", None) or load_config({}))
+    minds = {r: rebuild_mind(personas[r], gateway, embedder, st) for r, st in states.items()
+             if r in personas and (names is None or r in names)}
+    return saved, minds, saved.now or datetime.now()
 
 
-class _Only:
-    """A Target view with only some residents' states (building 25 minds costs seconds)."""
+def _cast_of(saved: SavedGame, default_map: str | Path) -> dict[str, Any]:
+    """The save's town's residents by name (the map beside which the cast lives)."""
+    sess = saved.parts.get("session") or {}
+    mp = sess.get("map") or saved.info.map_path or default_map
+    folder = Path(mp).parent if mp and Path(mp).exists() else Path(default_map).parent
+    try:
+        cast, _scenario = load_cast(folder)
+    except CastError as err:
+        raise UserError(str(err)) from None
+    personas = {p.name: p for p in cast}
+    residents = list(sess.get("residents") or saved.info.residents or saved.states)
+    unknown = [r for r in residents if r not in personas]
+    if unknown:
+        raise UserError(f"{saved.save}: residents this town does not know: {', '.join(unknown[:3])}")
+    return personas
 
-    def __init__(self, tg: Any, states: dict):
-        self._tg, self.states = tg, states
 
-    def __getattr__(self, k: str) -> Any:
-        return getattr(self._tg, k)
+def _gateway(args: Any, parts: dict[str, Any]) -> Gateway:
+    """The model the flags name, else the one the save was made with."""
+    saved = dict(parts.get("config") or {})
+    flags = ("model", "api_base", "concurrency", "cache")
+    given = {k: v for k, v in vars(args).items() if v is not None and k in flags}
+    overrides = {k: v for k, v in saved.items() if k in ("model", "api_base", "seed", "temperature") and k not in given}
+    overrides.update(given)
+    try:
+        return Gateway(load_config(overrides))
+    except ConfigError as err:
+        raise UserError(str(err)) from None
 
 
 def new_save_path(save: Path, suffix: str) -> Path:
@@ -92,10 +136,8 @@ def new_save_path(save: Path, suffix: str) -> Path:
     return out
 
 
-def write_with_mind(tg: Any, mind: Any, suffix: str) -> Path:
+def write_with_mind(tg: SavedGame, mind: Any, suffix: str) -> Path:
     """A new save beside the old: the same parts, this resident's mind replaced."""
-    from game.saves import save_state
-
     parts = dict(tg.parts)
     parts[f"minds/{mind.name}"] = mind.to_state()
     meta = {k: v for k, v in (tg.info.meta or {}).items() if k not in ("saved_at", "slot", "parts", "schema")}
@@ -117,8 +159,6 @@ def transcript_markdown(name: str, persona: str, now: datetime, rows: list[tuple
 def run_interview(mind: Any, questions, *, now: datetime, persona: str = DEFAULT_AS, remember: bool = False,
                   speaker: str | None = None, on_answer: Callable[[str, str], None] | None = None) -> list:
     """Ask each question in turn (the dialogue so far as history); [(question, answer), ...]."""
-    from agents.interview import respond
-
     who = speaker or _speaker_name(persona)
     history: list[tuple[str, str]] = []
     rows = []
@@ -191,8 +231,6 @@ def main_interview(args: Any, *, gateway: Any = None, embedder: Any = None, stdi
         def prompt() -> None:
             if tty:
                 print("you> ", end="", file=err, flush=True)
-
-        from agents.interview import respond
 
         for q in _lines(src, prompt):
             a = respond(mind, who, q, now=now, speaker_is=persona, history=list(history), remember=remember)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections import OrderedDict, deque
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -206,8 +206,8 @@ def _heuristic(g: _Graph, targets: list[int]) -> list[int]:
     xa, ya = g.xa, g.ya
     tx = xa[targets]
     ty = ya[targets]
+    h: Any = None
     if len(targets) <= 16:
-        h = None
         for gx, gy in zip(tx.tolist(), ty.tolist()):
             dx = np.abs(xa - gx)
             dy = np.abs(ya - gy)

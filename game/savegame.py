@@ -46,13 +46,19 @@ import logging
 import random
 import time
 from dataclasses import dataclass, field, fields, is_dataclass
-from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from game.saves import SaveError, SaveInfo, check_map, freeze, load_state, no_gc, slot_path
+from agents.accounting import Accounting
+from agents.memory import EmbeddingMismatch
+from agents.mind import Mind
+from agents.persona import load_cast
+from agents.state import Stateful
+from game.saves import SaveError, SaveInfo, check_map, freeze, list_saves, load_state, no_gc, slot_path
+from game.session import play_state
+from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, UTTER, Job
 
 log = logging.getLogger(__name__)
 
@@ -63,26 +69,26 @@ _SECRET_WORDS = ("key", "secret", "token", "password", "credential", "auth")
 # ---------------------------------------------------------------------------- capture
 
 
-def job_tag_of(sim: Any, name: str, job: tuple) -> Any:
+def job_tag_of(sim: Any, name: str, job: Job | None) -> Any:
     """The mind's tag (``agents.mind.job_tag``) of the simulation's job record
     ``job`` for resident ``name``, or a predicate over tags for jobs whose
     record does not name them exactly; None for jobs that touch no mind."""
-    kind = job[0] if job else None
-    if kind == "decide":
-        return ("decide", job[2])
-    if kind == "utter":
-        chat = sim.chats.get(job[1])
+    kind = job.kind if job is not None else None
+    if kind == DECIDE and job is not None and job.at is not None:
+        return ("decide", job.at.isoformat())
+    if kind == UTTER and job is not None and job.chat is not None:
+        chat = sim.chat(job.chat)
         if chat is None:
             return None
         c = chat.conv
         return ("utter", tuple(c.participants), c.started.isoformat(), len(c.lines))
-    if kind == "end_conversation":
-        c, now = job[2], job[3]
+    if kind == END_CONVERSATION and job is not None and job.conversation is not None and job.at is not None:
+        c, now = job.conversation, job.at
         return ("end_conversation", tuple(c.participants), c.started.isoformat(), now.isoformat())
-    if kind == "greet":  # PlaySimulation: one line for the visitor, then remembering it
-        pair = (name, job[1])
+    if kind == GREET and job is not None:  # PlaySimulation: one line for the visitor, then remembering it
+        pair = (name, job.partner)
         return lambda tag: len(tag) > 1 and tag[0] in ("utter", "end_conversation") and tag[1] == pair
-    if kind == "call":  # the visitor's chat (agents/interview.py)
+    if kind == CALL:  # the visitor's chat (agents/interview.py)
         return lambda tag: tag[0] == "respond"
     return None
 
@@ -128,13 +134,13 @@ def capture(session: Any, *, drain: bool | None = None) -> tuple[dict[str, Any],
     if drain:
         sim.drain()
     state = sim.to_state()
-    jobs = dict(getattr(sim, "_jobs", {}) or {})
+    jobs = sim.jobs.running()
     bodies = state.get("bodies", {})
     asked_again = []
     for name, job in jobs.items():
-        if job and job[0] == "decide" and name in bodies:
+        if job.kind == DECIDE and name in bodies:
             b = bodies[name]
-            reason = job[1]
+            reason = job.reason
             if reason == "react":
                 b["new_events"], b["last_decide"] = True, None
             elif reason == "new day":
@@ -143,18 +149,10 @@ def capture(session: Any, *, drain: bool | None = None) -> tuple[dict[str, Any],
     parts: dict[str, Any] = {"sim": state}
     for name, mind in session.minds.items():
         job = jobs.get(name)
-        tag = job_tag_of(sim, name, job) if job else None
+        tag = job_tag_of(sim, name, job) if job is not None else None
         parts[f"minds/{name}"] = _mind_part(mind, name, tag)
-    visitor = sim.bodies.get(sim.visitor) if getattr(sim, "visitor", None) else None
-    parts["visitor"] = {
-        "name": getattr(session, "visitor_name", None) or getattr(sim, "visitor", None),
-        "tile": list(visitor.tile) if visitor else None,
-        "facing": visitor.facing if visitor else None,
-        "doing": visitor.doing if visitor else None,
-        "controlled": getattr(session, "controlled", None),
-    }
-    parts["clock"] = {"now": sim.now, "start": sim.start, "steps": sim.steps,
-                      "paused": bool(getattr(session, "paused", False)), "speed": getattr(session, "speed", None)}
+    # A Session saves its own parts ("visitor", "clock"); a headless run's Parts have no player.
+    parts.update(session.to_state() if isinstance(session, Stateful) else play_state(sim))
     town = session.town
     parts["session"] = {
         "residents": list(session.minds),
@@ -236,13 +234,16 @@ class Prepared:
 
 def _full_cast(town: Any) -> dict:
     try:
-        from agents.persona import load_cast
-
         cast, _ = load_cast(Path(town.path).parent)
         return {p.name: p for p in cast}
     except Exception:  # noqa: BLE001 - only a fallback for residents not in the session
         log.exception("cannot read the cast beside %s", getattr(town, "path", "?"))
         return {}
+
+
+def rebuild_mind(persona: Any, gateway: Any, embedder: Any, state: dict[str, Any], settings: Any = None) -> Mind:
+    """A resident's mind as ``Mind.to_state()`` saved it, on this game's gateway and embedder."""
+    return Mind.restore(persona, gateway, embedder, state, settings)
 
 
 def _where(info: SaveInfo | None) -> str:
@@ -277,9 +278,6 @@ def prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None = None) -
     if unknown:
         raise SaveError(f"{where} has residents this town does not know ({', '.join(unknown[:3])}); "
                         "it was saved with another cast. Load another save")
-    from agents.memory import EmbeddingMismatch
-    from agents.mind import Mind
-
     old_minds = list(session.minds.values())
     settings = getattr(old_minds[0], "settings", None) if old_minds else None
     gateway, embedder = session.gateway, session.embedder
@@ -287,7 +285,7 @@ def prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None = None) -
     for n in names:
         try:
             with no_gc():  # 100,000 small objects: no collector passes over the whole game meanwhile
-                minds[n] = Mind.from_state(personas[n], gateway, embedder, parts[f"minds/{n}"], settings)
+                minds[n] = rebuild_mind(personas[n], gateway, embedder, parts[f"minds/{n}"], settings)
         except EmbeddingMismatch as err:
             raise SaveError(f"{where}: {err}; start the game with the save's embedding model to load it") from err
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as err:
@@ -312,8 +310,6 @@ def prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None = None) -
     acc = None
     if "accounting" in parts:
         try:
-            from agents.accounting import Accounting
-
             acc = Accounting()
             acc.from_state(parts["accounting"])
         except Exception as err:  # noqa: BLE001
@@ -363,19 +359,8 @@ def commit(session: Any, prep: Prepared) -> Any:
         session.cast = list(prep.cast)
     parts = prep.parts
     vis = parts.get("visitor") or {}
-    if vis.get("name") and hasattr(session, "visitor_name"):
-        session.visitor_name = vis["name"]
-    if hasattr(session, "controlled"):
-        c = vis.get("controlled")
-        session.controlled = c if c in prep.minds else None
-    clock = parts.get("clock") or {}
-    if hasattr(session, "paused") and "paused" in clock:
-        session.paused = bool(clock["paused"])
-    if hasattr(session, "speed") and clock.get("speed") is not None:
-        session.speed = clock["speed"]
-    for attr, val in (("skip", None), ("_acc", 0.0), ("step_fraction", 0.0)):
-        if hasattr(session, attr):
-            setattr(session, attr, val)
+    if isinstance(session, Stateful):  # a Session (a headless run's Parts have no player, no pause)
+        session.from_state({"visitor": vis, "clock": parts.get("clock") or {}})
     acc = getattr(getattr(session, "gateway", None), "accounting", None)
     if prep.accounting is not None and acc is not None and callable(getattr(acc, "from_state", None)):
         acc.from_state(prep.accounting.to_state())
@@ -419,8 +404,6 @@ def resolve_path(name: str | Path, folder: str | Path = "saves") -> Path:
     its newest loadable save."""
     p = Path(name)
     if p.is_dir():
-        from game.saves import list_saves
-
         for where in (p / "saves", p):
             good = [i for i in list_saves(where) if i.ok]
             if good:
@@ -498,8 +481,6 @@ NEWEST = "@newest"  # ``play --load`` without a name: the newest save
 def newest_save(folder: str | Path = "saves") -> SaveInfo | None:
     """The newest loadable save in ``folder`` (by the real time it was made), or
     None. Reads each file's meta only; still, call it off the frame."""
-    from game.saves import list_saves
-
     good = [i for i in list_saves(folder) if i.ok]
     return good[0] if good else None
 

@@ -25,31 +25,30 @@ minds keep up (no resident has waited for a decision longer than
 ``skip_progress()``; ``cancel_skip()`` stops it where it is. ``next_morning()``
 is the next 07:00 after now.
 
-The visitor: residents perceive the visitor like anyone (an event "Alex is
-visiting the town"), and ``PlaySimulation`` offers the visitor in
-``Situation.can_talk_to``. A mind that decides to talk to the visitor does not
-start a mind-to-mind conversation (the visitor has no mind): the resident says
-one greeting line, made by its own mind on the pool (``mind.utter`` on a
-one-sided conversation, then ``mind.end_conversation`` so it remembers it).
-The line lands in ``sim.greetings`` (a list of ``Greeting``; also
-``session.greetings``), is logged as a ``line`` event with
-``greeting=True`` and ``partner=<visitor>`` (bubbles show it), and the
-session's ``on_greeting`` callbacks run (the window toasts it). The player
-answers with the chat box. The same pair is not greeted again for the sim's
-``conversation_cooldown_min``.
+The visitor: residents perceive the visitor like anyone, and may greet the
+player (game/sim/greetings.py, ``PlaySimulation``); greetings land in
+``session.greetings``. What a run is built from (residents, minds, gateway,
+pool, simulation) is game/build.py, shared with headless runs.
+
+``update`` is the only place the simulation advances (views read the session
+and never step or pump it).
 """
 from __future__ import annotations
 
 import logging
-import queue
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from agents.types import Conversation, Utterance
-from game.sim import STEP, Simulation, _cheb, _facing, _pair
+from agents.config import ConfigError
+from agents.llm import load_config
+from agents.persona import CastError, load_cast
+from game.build import Parts, build_parts, select_residents
+from game.errors import UserError
+from game.sim import STEP, Greeting, PlaySimulation, routine_action
+from game.town import load_town
 
 log = logging.getLogger(__name__)
 
@@ -74,197 +73,24 @@ def next_morning(now: datetime, hour: int = MORNING_HOUR) -> datetime:
     return t if t > now else t + timedelta(days=1)
 
 
-@dataclass
-class Greeting:
-    """A resident greeted the visitor (the player answers in the chat box)."""
-
-    resident: str
-    visitor: str
-    text: str
-    time: datetime
-    answered: bool = False
-
-
-class PlaySimulation(Simulation):
-    """The simulation with the visitor as someone a resident may decide to talk to.
-
-    Talking to the visitor is one greeting line (see the module docstring),
-    never a mind-to-mind conversation.
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.greetings: list[Greeting] = []
-        self.greet_visitor = True  # False: residents never offer to talk to the visitor
-        self._greet_box: "queue.SimpleQueue[tuple]" = queue.SimpleQueue()
-        self._greet_epoch = 0
-        self.on_greeting: list[Callable[[Greeting], None]] = []
-
-    # -- offering the visitor -------------------------------------------------------
-    @property
-    def player(self) -> str | None:
-        """Whom the player walks: the controlled resident, else the visitor."""
-        return self.controlled or self.visitor
-
-    def _visitor_offerable(self, name: str) -> bool:
-        v = self.bodies.get(self.player) if self.player else None
-        if v is None or v.name == name or not self.greet_visitor:
-            return False
-        me = self.bodies[name]
-        if _cheb(v.tile, me.tile) > self.settings.talk_radius or self.area(v.tile) != self.area(me.tile):
-            return False
-        return not self._in_cooldown(name, v.name)
-
-    def can_talk_to(self, name: str) -> list[str]:
-        out = super().can_talk_to(name)
-        if self._visitor_offerable(name):
-            out.append(self.player)
-        return out
-
-    def _start_chat(self, name: str, partner: str, note: str = "", source: str = "") -> bool:
-        if self.player and partner == self.player:
-            return self._greet(name, note)
-        return super()._start_chat(name, partner, note, source)
-
-    # -- the greeting -----------------------------------------------------------------
-    def _greet(self, name: str, note: str = "") -> bool:
-        a = self.bodies[name]
-        v = self.bodies.get(self.player) if self.player else None
-        if v is None or a.conversation is not None or self._in_cooldown(name, v.name):
-            return False
-        self.cooldowns[_pair(name, v.name)] = self.now + timedelta(minutes=self.settings.conversation_cooldown_min)
-        a.facing = _facing(v.tile[0] - a.tile[0], v.tile[1] - a.tile[1], a.facing)
-        conv = Conversation(participants=(name, v.name), address=self.area(a.tile), started=self.now)
-        mind = self.minds[name]
-        doing = v.doing
-        now = self.now
-        epoch = self._greet_epoch
-        box = self._greet_box
-
-        def job() -> Utterance:
-            u = mind.utter(conv, now, doing)
-            box.put((epoch, name, v.name, u, now))
-            said = Conversation(conv.participants, conv.address, conv.started, [u])
-            try:
-                mind.end_conversation(said, now)  # it remembers greeting the visitor
-            except Exception:  # noqa: BLE001 - remembering is a bonus; the greeting stands
-                log.exception("%s could not remember greeting %s", name, v.name)
-            return u
-
-        if not self.pool.submit(name, job):
-            return False
-        self._jobs[name] = ("greet", v.name)
-        self.log_event(name, "chat", f"greets {v.name}", conv.address, partner=v.name, greeting=True, note=note or None)
-        return True
-
-    def collect_greetings(self) -> list[Greeting]:
-        """Greeting lines finished on the pool -> ``greetings``, events, callbacks (main thread)."""
-        got = []
-        while True:
-            try:
-                epoch, name, visitor, u, when = self._greet_box.get_nowait()
-            except queue.Empty:
-                break
-            if epoch != self._greet_epoch or name not in self.bodies:
-                continue  # asked before a load
-            text = str(getattr(u, "text", "") or "").strip()
-            if not text:
-                continue
-            g = Greeting(name, visitor, text, self.now)
-            self.greetings.append(g)
-            del self.greetings[:-50]
-            b = self.bodies[name]
-            self.log_event(name, "line", text, self.area(b.tile), partner=visitor, greeting=True)
-            for fn in list(self.on_greeting):
-                try:
-                    fn(g)
-                except Exception:  # noqa: BLE001 - a view callback must not stop the town
-                    log.exception("greeting callback failed")
-            got.append(g)
-        return got
-
-    def step(self) -> None:
-        super().step()
-        self.collect_greetings()
-
-    def from_state(self, state: dict) -> None:
-        self._greet_epoch += 1
-        super().from_state(state)
-
-
-# ---------------------------------------------------------------------------- building
-
-
-@dataclass
-class Parts:
-    """What a run is built from (shared by the window and headless runs)."""
-
-    town: Any
-    cast: list
-    scenario: Any
-    config: Any
-    gateway: Any
-    embedder: Any
-    pool: Any
-    minds: dict
-    sim: Any
-
-
-def build_parts(
-    town: Any,
-    personas: Sequence[Any],
-    start: datetime,
-    *,
-    scenario: Any = None,
-    config: Any = None,
-    gateway: Any = None,
-    embedder: Any = None,
-    minds: dict | None = None,
-    seed: int = 0,
-    lockstep: bool = False,
-    sim_settings: Any = None,
-    mind_settings: Any = None,
-    background_embedder: bool = False,
-    sim_class: type = Simulation,
-    pool: Any = None,
-) -> Parts:
-    """Gateway (from ``config``, else ``load_config()``), embedder, minds, pool and
-    simulation; anything given is used as is (tests inject fakes)."""
-    from agents.pool import MindPool
-
-    if gateway is None:
-        from agents.llm import Gateway, load_config
-
-        config = config or load_config()
-        gateway = Gateway(config)
-    config = config or getattr(gateway, "config", None)
-    if embedder is None and minds is None:
-        from agents.embeddings import make_embedder
-
-        embedder = make_embedder(config)
-        if background_embedder and hasattr(embedder, "load_in_background"):
-            embedder.load_in_background()  # torch's import stays off the main thread
-    if minds is None:
-        from game.headless import build_minds
-
-        minds = build_minds(personas, gateway, embedder, scenario, mind_settings)
-    if pool is None:
-        pool = MindPool(getattr(config, "concurrency", None) or 2)
-    try:
-        from game import pathing
-
-        if hasattr(pathing, "prepare"):
-            pathing.prepare(town.walkable)  # else the first long path builds landmarks inside a frame
-    except Exception:  # noqa: BLE001 - an optimisation only
-        log.exception("pathing.prepare failed")
-    sim = sim_class(
-        town, minds, pool, start, personas={p.name: p for p in personas}, seed=seed, lockstep=lockstep,
-        settings=sim_settings,
-    )
-    return Parts(town, list(personas), scenario, config, gateway, embedder, pool, minds, sim)
-
-
 # ---------------------------------------------------------------------------- the session
+
+
+def play_state(sim: Any, *, visitor_name: str | None = None, controlled: str | None = None, paused: bool = False,
+               speed: int | None = None) -> dict[str, Any]:
+    """The save's ``visitor`` and ``clock`` parts: who and where the player is, and the clock
+    (a headless run has no player and never pauses)."""
+    visitor = sim.bodies.get(sim.visitor) if sim.visitor else None
+    return {
+        "visitor": {
+            "name": visitor_name or sim.visitor,
+            "tile": list(visitor.tile) if visitor else None,
+            "facing": visitor.facing if visitor else None,
+            "doing": visitor.doing if visitor else None,
+            "controlled": controlled,
+        },
+        "clock": {"now": sim.now, "start": sim.start, "steps": sim.steps, "paused": bool(paused), "speed": speed},
+    }
 
 
 @dataclass
@@ -290,13 +116,13 @@ class Session:
         self.sim = parts.sim
         self.paused = False
         self.speed = DEFAULT_SPEED
-        self._control: dict | None = None  # what the player did as the controlled resident
+        self.playing: dict | None = None  # what the player did as the controlled resident (name, start, places)
         self.visitor_name = visitor_name
         self.skip: _Skip | None = None
         self.step_fraction = 0.0  # 0..1 of the way to the next step (drawing interpolates by it)
         self.steps_last_frame = 0
         self.frames = 0
-        self._acc = 0.0  # sim steps owed
+        self._owed = 0.0  # sim steps owed (a fraction carries to the next frame)
         self.last_skip_result: str | None = None  # "done" | "cancelled"
         self.on_skip_end: list[Callable[[str], None]] = []
         self._closed = False
@@ -311,8 +137,6 @@ class Session:
         while the minds make their first (slow) decisions. The mind is still asked
         at once (its first job plans the day) and takes over from the routine when
         the routine action ends. Returns how many were primed."""
-        from game.sim import routine_action
-
         sim = self.sim
         yesterday = (sim.now - timedelta(days=1)).date().isoformat()
         n = 0
@@ -320,8 +144,8 @@ class Session:
             if b.visitor or b.action is not None or name not in sim.minds:
                 continue
             try:
-                sim._set_action(b, routine_action(sim.personas.get(name), sim.now, sim.town, "the mind's first decision"),
-                                note="routine until the mind decides")
+                first = routine_action(sim.personas.get(name), sim.now, sim.town, "the mind's first decision")
+                sim.set_action(b, first, note="routine until the mind decides")
             except Exception:  # noqa: BLE001 - then the mind's first decision starts it
                 log.exception("priming %s failed", name)
                 continue
@@ -349,11 +173,6 @@ class Session:
         pool: Any = None,
     ) -> "Session":
         """Load the town and cast beside ``map_path``, build the parts, put the visitor in."""
-        from agents.persona import CastError, load_cast
-        from game.errors import UserError
-        from game.headless import select_residents
-        from game.town import load_town
-
         town = load_town(map_path)
         try:
             cast, scenario = load_cast(Path(map_path).parent)
@@ -363,9 +182,6 @@ class Session:
         if " ".join(str(visitor_name).split()) in {p.name for p in cast}:
             raise UserError(f"{visitor_name} already lives here; pick another visitor name")
         if config is None and gateway is None:
-            from agents.config import ConfigError
-            from agents.llm import load_config
-
             try:
                 config = load_config()
             except ConfigError as err:
@@ -438,7 +254,7 @@ class Session:
         if self.controlled and self.controlled != name:
             self.release_control()
         b = self.sim.take_control(name)
-        self._control = {"name": name, "start": self.sim.now, "from": self._place(b.tile), "places": [],
+        self.playing = {"name": name, "start": self.sim.now, "from": self._place(b.tile), "places": [],
                          "events": len(self.sim.events)}
         return name
 
@@ -446,7 +262,7 @@ class Session:
         return self.sim.area(tuple(tile))
 
     def _note_place(self, b) -> None:
-        c = self._control
+        c = self.playing
         if c is None:
             return
         here = self._place(b.tile)
@@ -458,8 +274,8 @@ class Session:
         name = self.controlled
         if not name:
             return None
-        c = self._control if self._control and self._control.get("name") == name else None
-        self._control = None
+        c = self.playing if self.playing and self.playing.get("name") == name else None
+        self.playing = None
         thoughts = self.control_memories(name, c)
         self.sim.release_control()
         mind = self.minds.get(name)
@@ -470,7 +286,7 @@ class Session:
                 except Exception:  # noqa: BLE001 - memories are a bonus; control is back
                     log.exception("queue_thought for %s failed", name)
             if hasattr(mind, "pending") and not self.pool.busy(name):
-                mind.pending = []  # replan from now (the plan's current item is decomposed afresh)
+                mind.decompose_afresh()  # replan from now (the plan's current item is decomposed afresh)
         return name
 
     def control_memories(self, name: str, c: dict | None = None) -> list[tuple[str, int]]:
@@ -548,11 +364,11 @@ class Session:
             if hasattr(self.sim, "collect_greetings"):
                 self.sim.collect_greetings()
             return
-        self._acc += max(0.0, dt) * steps_per_second(self.speed)
-        n = int(self._acc)
+        self._owed += max(0.0, dt) * steps_per_second(self.speed)
+        n = int(self._owed)
         if n > MAX_STEPS_PER_FRAME:
             n = MAX_STEPS_PER_FRAME
-            self._acc = n + (self._acc - int(self._acc))  # drop what a frame cannot carry
+            self._owed = n + (self._owed - int(self._owed))  # drop what a frame cannot carry
         t0 = time.perf_counter()
         done = 0
         last = 0.0  # the previous step's time: do not start one that would overrun the budget
@@ -563,11 +379,11 @@ class Session:
             self.sim.step()
             done += 1
             last = time.perf_counter() - ts
-        self._acc -= done
-        if self._acc >= 1.0:  # over budget: the town slows down rather than the frame
-            self._acc -= int(self._acc)
+        self._owed -= done
+        if self._owed >= 1.0:  # over budget: the town slows down rather than the frame
+            self._owed -= int(self._owed)
         self.steps_last_frame = done
-        self.step_fraction = min(1.0, max(0.0, self._acc))
+        self.step_fraction = min(1.0, max(0.0, self._owed))
 
     # -- fast-forward -----------------------------------------------------------------------
     def skip_to(self, target: datetime) -> None:
@@ -598,10 +414,21 @@ class Session:
         if self.skip is not None:
             self._end_skip("cancelled")
 
+    @property
+    def steps_owed(self) -> float:
+        """Sim steps the clock owes at this speed (under one after a frame: the rest is dropped)."""
+        return self._owed
+
+    def reset_pacing(self) -> None:
+        """Forget a skip and the steps owed (a load: the clock starts afresh)."""
+        self.skip = None
+        self._owed = 0.0
+        self.step_fraction = 0.0
+
     def _end_skip(self, how: str) -> None:
         s = self.skip
         self.skip = None
-        self._acc = 0.0
+        self._owed = 0.0
         self.step_fraction = 0.0
         self.paused = s.was_paused if s else self.paused
         self.last_skip_result = how
@@ -622,8 +449,7 @@ class Session:
                 break
             if not done and sim.behind(SKIP_SLACK_MIN) > 0:
                 # Apply what finished without advancing the clock, then look again.
-                pump = getattr(sim, "pump", None)
-                pump() if callable(pump) else sim._apply_results()
+                sim.pump()
                 if sim.behind(SKIP_SLACK_MIN) > 0:
                     break
             sim.step()
@@ -635,6 +461,28 @@ class Session:
             self._end_skip("done")
 
     # -- the end --------------------------------------------------------------------------
+    # -- state (agents.state.Stateful) -----------------------------------------------------------
+    def to_state(self) -> dict[str, Any]:
+        """The session's own parts of a save: ``visitor`` and ``clock`` (the simulation and
+        the minds are saved by themselves)."""
+        return play_state(self.sim, visitor_name=self.visitor_name, controlled=self.controlled, paused=self.paused,
+                          speed=self.speed)
+
+    def from_state(self, state: dict[str, Any]) -> None:
+        """Restore what ``to_state`` wrote, on a session whose sim and minds are already
+        the loaded ones: the visitor's name, whom the player plays, pause and speed."""
+        vis = state.get("visitor") or {}
+        if vis.get("name"):
+            self.visitor_name = vis["name"]
+        c = vis.get("controlled")
+        self.controlled = c if c in self.minds else None
+        clock = state.get("clock") or {}
+        if "paused" in clock:
+            self.paused = bool(clock["paused"])
+        if clock.get("speed") is not None:
+            self.speed = clock["speed"]
+        self.reset_pacing()
+
     def close(self) -> None:
         if self._closed:
             return
@@ -654,5 +502,5 @@ class Session:
 
 __all__ = [
     "SPEEDS", "Session", "PlaySimulation", "Greeting", "Parts", "build_parts", "next_morning",
-    "steps_per_second",
+    "steps_per_second", "play_state",
 ]

@@ -106,8 +106,8 @@ def render_timeline(
             if not said:
                 lines.append("  > *(nothing was said)*")
             for u in said:
-                lines.append(f"  > **{first(u.get('resident'))}** ({str(u.get('time', ''))[11:16]}): {u.get('text', '')}"
-                             + tag(u.get("source")))
+                at = str(u.get("time", ""))[11:16]
+                lines.append(f"  > **{first(u.get('resident'))}** ({at}): {u.get('text', '')}" + tag(u.get("source")))
             end = convo_end.get(cid)
             if end is None:
                 lines.append("  > *(still talking when the run ended)*")

@@ -26,17 +26,25 @@ Decisions beyond the contract (documented here, tested in tests/test_town.py):
 - Reachability (contract 1, last rule) is not a load error by default: it is
   reported by ``town.problems()`` and by ``smallville map``; ``load_town(path,
   strict=True)`` turns problems into a MapError.
+
+Reading the file (XML checks, pytmx without pygame) is game/tmx.py. The class
+and its loader stay together here (a little over 600 lines): ``load_town``
+fills the town's private address index, which splitting them would expose.
 """
 from __future__ import annotations
 
 import logging
 import math
+import os
 import sys
-import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Iterable
+from typing import Any
 
 import numpy as np
+
+from game.errors import MapError
+from game.pathing import components
+from game.tmx import check_xml, import_pytmx, object_shapes, walk_layers
 
 log = logging.getLogger(__name__)
 
@@ -44,10 +52,6 @@ TILE_LAYERS_REQUIRED = ("ground", "collision")
 OBJECT_LAYERS_REQUIRED = ("sectors", "arenas", "objects", "spawns")
 VISITOR = "visitor"
 IDLE = "idle"
-
-
-class MapError(Exception):
-    """A map that cannot be used; ``str()`` names the file and the offending thing."""
 
 
 Tile = tuple[int, int]
@@ -270,7 +274,7 @@ class Town:
         if len(parts) == 2:
             return self._describe_arena(parts[0], parts[1])
         sector, arena, obj = parts
-        st = self.object_states.get(address, IDLE)
+        st = self.object_states.get(address or "", IDLE)
         return f"In {_the(arena)} of {_the(sector)} there is {_a(obj)}; it is {st}."
 
     # ---- checks ---------------------------------------------------------------------
@@ -320,104 +324,14 @@ class _Thing:
         return f"{self.kind} {self.name!r} (id {self.oid}) at tile {self.pos}"
 
 
-def _check_xml(path: Path, shown: str) -> ET.Element:
-    """Read and sanity-check the TMX with ElementTree before pytmx sees it, so
-    errors name the file and the thing; check tileset images exist."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise MapError(f"{shown}: no such map file") from None
-    except IsADirectoryError:
-        raise MapError(f"{shown}: is a folder, not a map file") from None
-    except OSError as err:
-        raise MapError(f"{shown}: cannot read the map file ({err.strerror or err})") from None
-    try:
-        root = ET.fromstring(data)
-    except ET.ParseError as err:
-        raise MapError(f"{shown}: not a Tiled map: the XML is broken ({err})") from None
-    if root.tag != "map":
-        raise MapError(f"{shown}: not a Tiled map: the root element is <{root.tag}>, not <map>")
-    orientation = root.get("orientation", "orthogonal")
-    if orientation != "orthogonal":
-        raise MapError(f"{shown}: the map is {orientation}; only orthogonal maps are supported")
-    if root.get("infinite", "0") == "1":
-        raise MapError(f"{shown}: the map is infinite; make it fixed-size in Tiled (Map > Map Properties)")
-    tw, th = root.get("tilewidth"), root.get("tileheight")
-    if tw != th:
-        raise MapError(f"{shown}: tiles must be square; this map has {tw}x{th}")
-    for ts in root.iter("tileset"):
-        where, holder = path.parent, "the map's tileset"
-        node = ts
-        src = ts.get("source")
-        if src:
-            tsx = (path.parent / src)
-            holder = f"tileset {src}"
-            try:
-                node = ET.parse(tsx).getroot()
-            except FileNotFoundError:
-                raise MapError(f"{shown}: tileset file {src!r} not found (looked for {tsx})") from None
-            except (OSError, ET.ParseError) as err:
-                raise MapError(f"{shown}: tileset file {src!r} cannot be read ({err})") from None
-            where = tsx.parent
-        for img in node.iter("image"):
-            isrc = img.get("source")
-            if not isrc:
-                raise MapError(f"{shown}: {holder} has an image with no source")
-            if not (where / isrc).is_file():
-                raise MapError(f"{shown}: {holder} names image {isrc!r}, which does not exist "
-                               f"(looked for {where / isrc})")
-    return root
-
-
-def _shapes(root: ET.Element) -> dict[str, str]:
-    """object id -> 'rect' | 'point' | 'ellipse' | 'polygon' | 'polyline' | 'text' | 'tile'."""
-    out = {}
-    for obj in root.iter("object"):
-        kind = "tile" if obj.get("gid") else "rect"
-        for child in obj:
-            if child.tag in ("point", "ellipse", "polygon", "polyline", "text"):
-                kind = child.tag
-        out[obj.get("id", "")] = kind
-    return out
-
-
-def _import_pytmx():
-    """pytmx imports pygame (only for type hints) when it can; hide pygame
-    while importing pytmx, so that loading a town never pays for pygame."""
-    if "pytmx" in sys.modules:
-        return sys.modules["pytmx"]
-    hide = "pygame" not in sys.modules
-    quiet = logging.getLogger("pytmx.util_pygame")  # it logs an ERROR when pygame is missing
-    was_disabled = quiet.disabled
-    if hide:
-        sys.modules["pygame"] = None  # type: ignore[assignment]  # makes `import pygame` fail
-        quiet.disabled = True
-    try:
-        import pytmx
-    finally:
-        if hide:
-            quiet.disabled = was_disabled
-            if "pygame" in sys.modules and sys.modules["pygame"] is None:
-                del sys.modules["pygame"]
-    return pytmx
-
-
-def _walk_layers(layers):
-    for layer in layers:
-        yield layer
-        sub = getattr(layer, "layers", None)
-        if isinstance(sub, list):
-            yield from _walk_layers(sub)
-
-
 def load_town(path: str | Path, *, strict: bool = False) -> Town:
     """Load a Tiled town (contract section 1) or raise MapError. With
     ``strict``, unreachable arenas/objects (``Town.problems()``) are errors too."""
     shown = str(path)
     path = Path(path)
-    root = _check_xml(path, shown)
+    root = check_xml(path, shown)
     try:
-        pytmx = _import_pytmx()
+        pytmx = import_pytmx()
     except ImportError as err:  # pragma: no cover - environment problem
         raise MapError(f"{shown}: cannot read Tiled maps: pytmx is not installed ({err})") from None
     try:
@@ -443,8 +357,8 @@ def load_town(path: str | Path, *, strict: bool = False) -> Town:
     town.world = world
 
     # ---- layers
-    layers = {}
-    for layer in _walk_layers(tmx.layers):
+    layers: dict[str | None, Any] = {}
+    for layer in walk_layers(tmx.layers):
         layers.setdefault(getattr(layer, "name", None), layer)
     for name in TILE_LAYERS_REQUIRED:
         layer = layers.get(name)
@@ -470,7 +384,7 @@ def load_town(path: str | Path, *, strict: bool = False) -> Town:
                        f"the map {W}x{H}")
     town.walkable = collision == 0
 
-    shapes = _shapes(root)
+    shapes = object_shapes(root)
 
     def rect_tiles(obj, kind: str) -> _Thing:
         name = (obj.name or "").strip()
@@ -579,10 +493,11 @@ def load_town(path: str | Path, *, strict: bool = False) -> Town:
 
     # ---- use tiles of objects
     obj_use: list[list[Tile]] = []
-    for i, o in enumerate(objects):
+    for o in objects:
         own = [(x, y) for x, y in o.tiles if walk[y, x]]
         if not own:
-            free, taken = [], []
+            free: list[Tile] = []
+            taken: list[Tile] = []
             cells = set(o.tiles)
             for x, y in o.tiles:
                 for nx, ny in ((x, y - 1), (x - 1, y), (x + 1, y), (x, y + 1)):
@@ -601,9 +516,9 @@ def load_town(path: str | Path, *, strict: bool = False) -> Town:
     for sp in layers["spawns"]:
         name = (sp.name or "").strip()
         oid = getattr(sp, "id", "?")
-        x, y = float(sp.x), float(sp.y)
+        px, py = float(sp.x), float(sp.y)
         w, h = float(sp.width or 0), float(sp.height or 0)
-        cx, cy = x + w / 2, y + h / 2
+        cx, cy = px + w / 2, py + h / 2
         tx, ty = int(math.floor(cx / ts)), int(math.floor(cy / ts))
         what = f"spawn {name!r} (id {oid}) at tile ({tx}, {ty})"
         if not name:
@@ -621,10 +536,10 @@ def load_town(path: str | Path, *, strict: bool = False) -> Town:
         town.spawns[name] = (tx, ty)
 
     # ---- the address table, in tree order (sorted case-insensitively)
-    def key(name: str):
+    def tree_order(name: str):
         return (name.casefold(), name)
 
-    sector_idx = sorted(range(len(sectors)), key=lambda i: key(sectors[i].name))
+    sector_idx = sorted(range(len(sectors)), key=lambda i: tree_order(sectors[i].name))
     arenas_in: dict[int, list[int]] = {i: [] for i in range(len(sectors))}
     for i, a in enumerate(arenas):
         arenas_in[a.parent].append(i)
@@ -648,7 +563,7 @@ def load_town(path: str | Path, *, strict: bool = False) -> Town:
         town._tiles[s_addr] = sorted_tiles(s.tiles)
         town._use[s_addr] = [t for t in town._tiles[s_addr] if walk[t[1], t[0]]]
         town.tree[s.name] = {}
-        for ai in sorted(arenas_in[si], key=lambda i: key(arenas[i].name)):
+        for ai in sorted(arenas_in[si], key=lambda i: tree_order(arenas[i].name)):
             a = arenas[ai]
             a_addr = f"{s_addr}:{a.name}"
             a_id[ai] = len(names)
@@ -656,7 +571,7 @@ def load_town(path: str | Path, *, strict: bool = False) -> Town:
             town._tiles[a_addr] = sorted_tiles(a.tiles)
             town._use[a_addr] = [t for t in town._tiles[a_addr] if walk[t[1], t[0]]]
             obj_names = []
-            for oi in sorted(objects_in[ai], key=lambda i: key(objects[i].name)):
+            for oi in sorted(objects_in[ai], key=lambda i: tree_order(objects[i].name)):
                 o = objects[oi]
                 o_addr = f"{a_addr}:{o.name}"
                 o_id[oi] = len(names)
@@ -685,8 +600,6 @@ def load_town(path: str | Path, *, strict: bool = False) -> Town:
                     np.where(town.arena_ids >= 0, town.arena_ids, town.sector_ids))
     town._deep = deep.tolist()
 
-    from game.pathing import components
-
     town.component = components(town.walkable)
     if strict:
         problems = town.problems()
@@ -714,7 +627,5 @@ def main_map(args) -> int:
             print(line)
         sys.stdout.flush()
     except BrokenPipeError:  # `smallville map --tree | head`
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0

@@ -31,12 +31,12 @@ def main() -> None:
     saves = Path(sys.argv[1])
     os.chdir(saves.parent)  # the game's saves/ and logs/ go here
     import pygame
-
     from fakes import HashEmbedder, make_gateway
+    from scripted_minds import plausible
+
     from game import app
     from smallville.cli import main as smallville
     from game.session import Session
-    from scripted_minds import plausible
 
     started = threading.Event()
 
@@ -56,7 +56,7 @@ def main() -> None:
         gw = make_gateway(stuck, via_litellm=False, timeout=SLOW_S, deadline=2 * SLOW_S, retries=0)
         return Session.create(map_path, agents=2, gateway=gw, embedder=HashEmbedder(64), visitor_name=visitor_name)
 
-    app._build_session = session_for  # the scripted town instead of the embedded model's
+    app.build_session = session_for  # the scripted town instead of the embedded model's
     sys.argv = ["smallville", "play", "--visitor-name", "Alex"]
     code = smallville()
     print(f"returned {code}", flush=True)  # only when nothing was left thinking

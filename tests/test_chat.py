@@ -14,6 +14,8 @@ pygame_gui = pytest.importorskip("pygame_gui")
 
 from test_inspector import ISABELLA, click, figure_rect, frame, key, make_play, plausible, responder, settle  # noqa: E402,F401
 
+from game.sim import Job  # noqa: E402
+
 
 def near(game, session, name=ISABELLA):
     """Put the visitor next to a resident (game and sim agree on where)."""
@@ -132,7 +134,7 @@ def test_a_failed_job_gives_the_fallback_line(tmp_path, display, monkeypatch):
 
     game, session = make_play(tmp_path)
     try:
-        chat = open_chat(game, session, display)
+        open_chat(game, session, display)
         monkeypatch.setattr(agents.interview, "respond", broken)
         type_and_send(game, "Hello?")
         who, said = wait_answer(game, display, 2)
@@ -190,8 +192,7 @@ def test_a_busy_mind_answers_after_its_job(tmp_path, display):
     game, session = make_play(tmp_path)
     try:
         chat = open_chat(game, session, display)
-        assert session.pool.submit(ISABELLA, gate.wait, 10)  # something else of hers is running
-        session.sim._jobs[ISABELLA] = ("other",)
+        assert session.sim.jobs.submit(ISABELLA, Job("other"), gate.wait, 10)  # something else of hers is running
         type_and_send(game, "Hi!")
         frame(game, display, 10)
         assert chat.pending == 1 and len(chat.lines) == 1
@@ -211,7 +212,8 @@ def test_talk_button_in_the_inspector_opens_the_chat(tmp_path, display):
         frame(game, display)
         click(game, figure_rect(game, ISABELLA).center)
         btn = game.inspector.talk_button
-        game.handle_event(pygame.event.Event(pygame_gui.UI_BUTTON_PRESSED, ui_element=btn, ui_object_id="#inspector.#button"))
+        game.handle_event(pygame.event.Event(pygame_gui.UI_BUTTON_PRESSED, ui_element=btn,
+                                             ui_object_id="#inspector.#button"))
         assert game.chat.is_open and game.chat.partner == ISABELLA
         key(game, pygame.K_ESCAPE)  # the chat closes first ...
         assert not game.chat.is_open and game.inspector.is_open

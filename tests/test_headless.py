@@ -163,7 +163,8 @@ def test_main_sim_cli_with_unknown_resident(tmp_path, monkeypatch, capsys):
     from smallville.cli import main
 
     monkeypatch.chdir(tmp_path)
-    code = main(["sim", "--map", str(MAP), "--residents", "Nobody Here", "--hours", "0.1", "--out", str(tmp_path / "x")])
+    code = main(["sim", "--map", str(MAP), "--residents", "Nobody Here", "--hours", "0.1",
+                 "--out", str(tmp_path / "x")])
     assert code == 2
     assert "Known residents: Isabella Rodriguez" in capsys.readouterr().err
 
@@ -188,8 +189,8 @@ def test_real_embedded_model_three_residents_two_hours(real_run):
         if e["kind"] == "action":
             by[e["resident"]].append(e)
     known = set(town.addresses())
-    from game.sim import is_sleep
     from agents.types import Action
+    from game.sim import is_sleep
 
     for p in people:
         acts = by[p.name]

@@ -145,6 +145,7 @@ def test_bubble_grows_with_the_text(atlas):
     assert any(b.get_at((x, h - 1)).a == 255 for x in range(w // 2 - 2, w // 2 + 2))
     assert b.get_at((0, 0)).a == 0 and b.get_at((w - 1, h - 1)).a == 0
     # the text lands inside the white box
-    text = pygame.Surface((40, 10)); text.fill((255, 0, 0))
+    text = pygame.Surface((40, 10))
+    text.fill((255, 0, 0))
     b = em.bubble(text)
     assert b.get_at((b.get_width() // 2, 8))[:3] == (255, 0, 0)

@@ -19,6 +19,7 @@ pygame = pytest.importorskip("pygame")
 pytest.importorskip("pygame_gui")
 
 import mapkit  # noqa: E402
+
 from tests.fakes import HashEmbedder, make_gateway  # noqa: E402
 from tests.scripted_minds import plausible  # noqa: E402
 
@@ -49,7 +50,7 @@ def make_play(tmp_path, respond=responder, visitor="Alex"):
     """A Game with a Session (one resident, a fake model), residents, inspector and chat installed."""
     from agents.persona import Persona
     from game.app import Game
-    from game.headless import build_minds
+    from game.build import build_minds
     from game.session import PlaySimulation, Session, build_parts
     from game.town import load_town
     from game.view import chat, inspector, residents
@@ -229,7 +230,7 @@ def test_the_panel_marks_what_the_model_did_not_write(tmp_path, display):
 
 
 def test_header_says_when_the_budget_binds():
-    from game.view.inspector import header_lines
+    from game.view.inspector_text import header_lines
 
     snap = {"action": {"description": "having lunch", "address": "the Ville:Hobbs Cafe:cafe",
                        "source": "routine: budget"}, "budget": 150, "budget_hit": "2023-02-13T15:20:00"}

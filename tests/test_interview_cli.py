@@ -7,7 +7,6 @@ from argparse import Namespace
 from pathlib import Path
 
 import pytest
-
 from fakes import HashEmbedder, make_gateway
 
 from game.errors import UserError
@@ -128,7 +127,8 @@ def test_remember_writes_a_new_save(save):
 
 
 def test_whisper_queues_the_thought_in_a_new_save_that_loads(save):
-    rc, out, _ = run(args(save, agent="Klaus Mueller", whisper="You are going to run against Sam in the upcoming election"))
+    whisper = "You are going to run against Sam in the upcoming election"
+    rc, out, _ = run(args(save, agent="Klaus Mueller", whisper=whisper))
     assert rc == 0 and "I am going to run against Sam in the upcoming election" in out
     new = save.parent / "town-whispered.sqlite"
     parts, _ = load_state(new)

@@ -7,12 +7,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from types import SimpleNamespace
 
+import mapkit
 import pytest
 
-import mapkit
 from agents import objects as plan
 from agents.pool import MindPool
-from agents.types import Action, Decision
+from agents.types import Decision
 from game.sim import Simulation
 from game.town import load_town
 

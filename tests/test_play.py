@@ -155,7 +155,7 @@ def test_frame_steps_are_capped(play):
     s.set_speed(5)
     g.update(0.1)  # a long frame would owe 60 steps
     assert 0 < s.steps_last_frame <= MAX_STEPS_PER_FRAME
-    assert s._acc < 1.0  # the rest was dropped, not carried into the next frames
+    assert s.steps_owed < 1.0  # the rest was dropped, not carried into the next frames
 
 
 def test_skip_to_reaches_target_over_many_frames(play, display):

@@ -162,7 +162,7 @@ def test_busy_mind_is_saved_before_its_job_and_asked_again(tmp_path, sessions):
             if entered.wait(0.01):
                 break
         assert entered.is_set(), "the resident never asked the model"
-        assert who in a.sim._jobs and a.pool.busy(who)
+        assert a.sim.jobs.current(who) is not None and a.pool.busy(who)
         parts, meta = capture(a)
         assert parts[f"minds/{who}"] is mind._before  # the capture from when the job began
         mind.queue_thought("the fire alarm went off", 7)  # while the job runs: kept for after the load
@@ -184,7 +184,7 @@ def test_busy_mind_is_saved_before_its_job_and_asked_again(tmp_path, sessions):
         for _ in range(2000):
             b.sim.step()
             b.pool.wait(5)
-            asked = asked or who in b.sim._jobs
+            asked = asked or b.sim.jobs.current(who) is not None
             if asked and any(e["resident"] == who for e in b.sim.events[events:]):
                 break
         assert asked
@@ -201,7 +201,7 @@ def test_save_while_a_line_is_being_said_resumes_the_conversation(tmp_path, sess
     gate = {"block": False}
     entered, release = threading.Event(), threading.Event()
     a = sessions(lockstep=False)
-    for name, mind in a.minds.items():
+    for mind in a.minds.values():
         def slow_fold(mind=mind, fold=mind._fold_queue):
             if gate["block"] and mind._job_tag and mind._job_tag[0] == "utter":
                 entered.set()
@@ -220,8 +220,8 @@ def test_save_while_a_line_is_being_said_resumes_the_conversation(tmp_path, sess
             if entered.wait(0.01):
                 break
         assert entered.is_set(), "nobody was making a line"
-        speaker = next(n for n, j in a.sim._jobs.items() if j[0] == "utter")
-        cid = a.sim._jobs[speaker][1]
+        speaker = next(n for n, j in a.sim.jobs.running().items() if j.kind == "utter")
+        cid = a.sim.jobs.current(speaker).chat
         lines = list(a.sim.chats[cid].conv.lines)
         parts, meta = capture(a)
         snap = plain(parts)

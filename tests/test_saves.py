@@ -1,7 +1,6 @@
 """game/saves.py: the save file engine (plain state in, plain state out)."""
 from __future__ import annotations
 
-import math
 import os
 import random
 import shutil
@@ -18,8 +17,22 @@ import pytest
 
 from lab.bench.saves import synthetic_state
 from game.errors import UserError
-from game.saves import (SCHEMA, SaveError, SaveWriter, autosave, clean_stale_temps, freeze, list_saves,
-                        load_state, map_fingerprint, read_info, save_state, slot_path, state_diff, states_equal)
+from game.saves import (
+    SCHEMA,
+    SaveError,
+    SaveWriter,
+    autosave,
+    clean_stale_temps,
+    freeze,
+    list_saves,
+    load_state,
+    map_fingerprint,
+    read_info,
+    save_state,
+    slot_path,
+    state_diff,
+    states_equal,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"

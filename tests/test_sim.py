@@ -7,12 +7,12 @@ from datetime import datetime, timedelta
 from types import SimpleNamespace
 
 import pytest
+from mapkit import DEFAULT_SPAWNS, write_map
 
 from agents.pool import MindPool
 from agents.types import Action, Decision, Utterance
 from game.sim import STEP, SimSettings, Simulation, is_sleep, routine_action
 from game.town import load_town
-from mapkit import DEFAULT_SPAWNS, write_map
 
 W = "Testville"
 CAFE = f"{W}:Hobbs Cafe:cafe"
@@ -196,7 +196,7 @@ def test_visitor_is_perceived_but_not_a_talk_partner(tmp_path, pools):
     sim.set_visitor_doing("looking around")
     assert any(e.description == "Vera Visitor is looking around" for e in sim.perceive("Isabella Rodriguez"))
     run(sim, 3)  # the visitor never gets a job
-    assert sim.visitor not in sim._jobs
+    assert sim.jobs.current(sim.visitor) is None and not sim.jobs.has_waiting(sim.visitor)
     sim.move_visitor((5, 7))  # into the park: out of view
     assert "Vera Visitor" not in [e.subject for e in sim.perceive("Isabella Rodriguez")]
 
@@ -314,7 +314,8 @@ def test_routine_action_is_sane():
     assert is_sleep(night) and night.address == f"{HOME}:bed" and night.end == datetime(2023, 2, 13, 7, 0)
     day = routine_action(p, datetime(2023, 2, 13, 10, 0), town)
     assert day.address == CAFE and not is_sleep(day)
-    assert is_sleep(Action("sleeping", HOME, START, 60)) and not is_sleep(Action("getting ready for sleep", HOME, START, 5))
+    assert is_sleep(Action("sleeping", HOME, START, 60))
+    assert not is_sleep(Action("getting ready for sleep", HOME, START, 5))
 
 
 # ---------------------------------------------------------------------------- conversations
@@ -370,7 +371,8 @@ def test_conversation_starts_alternates_ends_and_both_remember(tmp_path, pools):
 def test_conversation_turn_limit(tmp_path, pools):
     never = lambda m, c: Utterance(m.name, "and another thing", False)  # noqa: E731
     sim, isa, maria = two_in_a_room(
-        tmp_path, pools, talk_when_possible, isa_line=never, maria_line=never, settings=SimSettings(max_conversation_lines=6)
+        tmp_path, pools, talk_when_possible, isa_line=never, maria_line=never,
+        settings=SimSettings(max_conversation_lines=6)
     )
     run(sim, 40)
     assert len([e for e in sim.events if e["kind"] == "line"]) == 6

@@ -8,9 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from game.pathing import find_path, reachable_mask
-from game.town import MapError, load_town, main_map
 from mapkit import (
     DEFAULT_ARENAS,
     DEFAULT_OBJECTS,
@@ -20,6 +17,9 @@ from mapkit import (
     set_tile,
     write_map,
 )
+
+from game.pathing import find_path, reachable_mask
+from game.town import MapError, load_town, main_map
 
 REPO = Path(__file__).resolve().parent.parent
 REAL_MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
@@ -405,6 +405,7 @@ needs_real_map = pytest.mark.skipif(
 )
 
 from conftest import RESIDENTS  # noqa: E402 - the cast of DESIGN.md
+
 DORM_ROOMS = ["Klaus Mueller's room", "Maria Lopez's room", "Ayesha Khan's room", "Wolfgang Schulz's room"]
 ARTISTS = ["Latoya Williams", "Rajiv Patel", "Abigail Chen", "Francisco Lopez", "Hailey Johnson"]
 APARTMENTS = ["Arthur Burton", "Ryan Park", "Isabella Rodriguez", "Giorgio Rossi", "Carlos Gomez"]
@@ -421,7 +422,8 @@ SECTORS: dict[str, list[str]] = {
     "Johnson Park": ["park"],
     "Harvey Oak Supply Store": ["supply store"],
     "The Willows Market and Pharmacy": ["store"],
-    "Dorm for Oak Hill College": DORM_ROOMS + ["man's bathroom", "woman's bathroom", "common room", "kitchen", "garden"],
+    "Dorm for Oak Hill College": DORM_ROOMS + ["man's bathroom", "woman's bathroom", "common room", "kitchen",
+                                               "garden"],
     "artist's co-living space": [f"{n}'s room" for n in ARTISTS] + [f"{n}'s bathroom" for n in ARTISTS]
     + ["common room", "kitchen"],
     **{f"{n}'s apartment": ["main room", "bathroom"] for n in APARTMENTS},

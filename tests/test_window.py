@@ -54,7 +54,8 @@ def make_game(tmp_path, sheets_dir, size=(1280, 720), zoom=None, **map_kwargs):
 
 
 def key(game, k, down=True):
-    game.handle_event(pygame.event.Event(pygame.KEYDOWN if down else pygame.KEYUP, key=k, mod=0, unicode="", scancode=0))
+    kind = pygame.KEYDOWN if down else pygame.KEYUP
+    game.handle_event(pygame.event.Event(kind, key=k, mod=0, unicode="", scancode=0))
 
 
 def tap(game, k):
@@ -74,7 +75,8 @@ def mouse_to(game, pos):
 
 
 def wheel(game, y):
-    game.handle_event(pygame.event.Event(pygame.MOUSEWHEEL, x=0, y=y, precise_x=0.0, precise_y=float(y), flipped=False, which=0))
+    game.handle_event(pygame.event.Event(pygame.MOUSEWHEEL, x=0, y=y, precise_x=0.0, precise_y=float(y), flipped=False,
+                                         which=0))
 
 
 def colours(surface) -> int:
@@ -386,7 +388,8 @@ def test_the_ville_renders_a_real_picture(display):
     assert display.get_rect().contains(rect)
     # elsewhere in town the picture differs
     game.follow = False
-    game.camera.look_at(game.camera.map_w - game.visitor_center_world()[0], game.camera.map_h - game.visitor_center_world()[1])
+    vx, vy = game.visitor_center_world()
+    game.camera.look_at(game.camera.map_w - vx, game.camera.map_h - vy)
     game.draw(display)
     assert pygame.image.tobytes(first, "RGB") != pygame.image.tobytes(display, "RGB")
 

@@ -2,23 +2,22 @@
 reacting at the object (a scripted model saying react; a junk model -> the rule)."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta
-
 import os
+from datetime import datetime
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
+import mapkit
 import pytest
 
-import mapkit
 from agents.pool import MindPool
 from agents.types import Action
 from game.sim import Simulation
 from game.town import load_town
 from game.view.console import parse
-from tests.scripted_minds import plausible
 from tests.fakes import HashEmbedder, make_gateway
+from tests.scripted_minds import plausible
 
 W = mapkit.DEFAULT_WORLD
 ISA = "Isabella Rodriguez"
@@ -98,7 +97,7 @@ class Quiet:
 def test_set_object_state_logs_and_is_perceived(town):
     sim = Simulation(town, {ISA: Quiet(ISA)}, MindPool(1), START, lockstep=True)
     b = sim.bodies[ISA]
-    sim._set_action(b, Action("reading a book", ROOM, START, 120))
+    sim.set_action(b, Action("reading a book", ROOM, START, 120))
     for _ in range(10):
         sim.step()
     addr = sim.set_object_state("Isabella Rodriguez's apartment : main room: stove", "burning")
@@ -123,12 +122,13 @@ def _react_with(town, react_answer):
             return react_answer
         return plausible(purpose, messages, schema)
 
-    isa = Persona(name=ISA, age=34, traits="warm", description="Isabella Rodriguez runs Hobbs Cafe; she lives in her apartment",
+    isa = Persona(name=ISA, age=34, traits="warm",
+                  description="Isabella Rodriguez runs Hobbs Cafe; she lives in her apartment",
                   home=ROOM, workplace=f"{W}:Hobbs Cafe:cafe", wake_hour=7)
     mind = Mind(isa, make_gateway(responder, via_litellm=False), HashEmbedder(64))
     sim = Simulation(town, {ISA: mind}, MindPool(1), START, lockstep=True, personas=[isa])
     b = sim.bodies[ISA]
-    sim._set_action(b, Action("reading a book", ROOM, START, 180))
+    sim.set_action(b, Action("reading a book", ROOM, START, 180))
     for _ in range(10):
         sim.step()
     assert not b.walking and sim.area(b.tile) == ROOM

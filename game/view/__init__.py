@@ -1,12 +1,25 @@
-"""What the player sees, one idea per module.
+"""What the player sees, one idea per module. game/window.py (``Game``) holds
+them; each overlay module has ``install(game)``. Views read the session
+(``game.session``: its sim, minds, clock) and change the world only through
+its public methods; they never step or pump the simulation (the session's
+``update`` does, once per frame).
 
 - camera.py     world <-> screen <-> tile conversions, smooth follow, clamping, zoom
 - tilemap.py    the Tiled layers, prerendered into chunks, scaled once per zoom level
 - sprites.py    character sheets (contract section 4), figures, y-sorted drawing, name labels
 - visitor.py    the player's character: tile-by-tile walking with smooth motion
+- residents.py  residents' figures from the simulation's bodies, markers over them
+- bubbles.py    speech bubbles over residents who talk
 - statusline.py the bottom line: the hovered tile's address
-- fonts.py      every font the game uses, cached in one place
+- hud.py        the HUD and the time controls; help.py the controls help
+- inspector.py  the inspector panel (inspector_text.py: what it says, no pygame)
+- chat.py       talking to a resident; interview.py the interview window (the chat's code)
+- console.py    the world-edit console; savemenu.py saving and loading; quit_dialog.py leaving
+- follow.py, walkto.py    the camera following a resident; the visitor walking somewhere
+- townmap.py, residents_list.py    the town map and minimap; the residents list
+- namebox.py    the visitor's name at the start
+- emoji.py, fonts.py, markup.py    icons, fonts and panel markup, each cached in one place
 
-Only app.py and these modules import pygame; game/town.py, pathing.py and
-sim.py never do.
+Only game/window.py, game/app.py and these modules import pygame; game/town.py,
+pathing.py, sim/ and saves.py never do.
 """

@@ -14,8 +14,9 @@ Panels docked at the window's sides (the residents list on the left, the
 inspector on the right) set `insets` (screen pixels covered on each side):
 `focus(wx, wy)` is then the centre that puts a world point in the middle of
 the part of the window still showing the town, and the map's edge may slide
-under a panel, so a resident near the edge of town is never hidden behind one. Zoom levels keep a tile an integer number of screen
-pixels, so tiles and chunks line up without seams and pixel art stays crisp.
+under a panel, so a resident near the edge of town is never hidden behind one.
+Zoom levels keep a tile an integer number of screen pixels, so tiles and
+chunks line up without seams and pixel art stays crisp.
 """
 from __future__ import annotations
 

@@ -15,6 +15,9 @@ the chat. Every exchange is stored in the resident's memory (remember=True).
 Residents' names in the transcript are links: a click follows them with the
 camera (game/view/follow.py).
 
+Answers land when the session applies finished jobs (its ``update``, paused
+or not): this window never steps or pumps the simulation.
+
 Loading a save ends the chat (``after_load``: the resident it held belongs to
 the old town, and an answer on its way is dropped with the old jobs), with a
 message, so it never waits on "thinking..." for an answer that cannot come.
@@ -25,7 +28,13 @@ import logging
 import textwrap
 
 import pygame
+import pygame_gui
+from pygame_gui.elements import UIButton, UITextBox, UITextEntryLine, UIWindow
 
+import agents.interview
+from game.grid import chebyshev
+from game.view import emoji, fonts
+from game.view.follow import link_names
 from game.view.markup import C_DIM, C_HEAD, C_TEXT, C_YOU, esc
 
 log = logging.getLogger(__name__)
@@ -102,7 +111,7 @@ class Chat:
         for name, b in sim.bodies.items():
             if getattr(b, "visitor", False) or getattr(b, "controlled", False) or name not in self._minds():
                 continue
-            d = max(abs(b.tile[0] - vx), abs(b.tile[1] - vy))
+            d = chebyshev(b.tile, (vx, vy))
             if d <= TALK_RANGE and (best is None or d < best[0]):
                 best = (d, name)
         return best[1] if best else None
@@ -113,7 +122,7 @@ class Chat:
         if b is None:
             return False
         vx, vy = self.game.visitor.tile
-        return max(abs(b.tile[0] - vx), abs(b.tile[1] - vy)) <= tiles
+        return chebyshev(b.tile, (vx, vy)) <= tiles
 
     def say_toast(self, text: str) -> None:
         if getattr(self.game, "hud", None) is not None and hasattr(self.game, "toast"):
@@ -148,8 +157,6 @@ class Chat:
 
     def _build(self, name: str) -> None:
         """The window: [extra row], the transcript, the text line and Send."""
-        from pygame_gui.elements import UIButton, UITextBox, UITextEntryLine, UIWindow
-
         w, h = self.game.size
         height = CHAT_H + self.TOP_H
         rect = pygame.Rect(MARGIN, max(0, h - height - 40), CHAT_W, height)
@@ -250,10 +257,8 @@ class Chat:
 
     def _submit(self, sim, name: str, me: str, text: str, history) -> None:
         """The answer as the resident's next pool job (keyed by the name, via sim.call)."""
-        from agents.interview import respond
-
         mind = self._minds()[name]
-        sim.call(name, respond, mind, me, text, now=sim.now, history=history, remember=True,
+        sim.call(name, agents.interview.respond, mind, me, text, now=sim.now, history=history, remember=True,
                  on_result=lambda value, error: self._on_answer(name, text, history, value, error))
 
     def _on_answer(self, name: str, said: str, history, value, error) -> None:
@@ -261,11 +266,9 @@ class Chat:
         text = value.strip() if isinstance(value, str) else ""
         if error is not None or not text:
             log.warning("%s's answer failed: %s", name, error or f"an odd answer {value!r}")
-            from agents.interview import fallback_answer
-
             mind = self._minds().get(name)
             if mind is not None:
-                text = fallback_answer(mind, self.visitor_name(), said, history)
+                text = agents.interview.fallback_answer(mind, self.visitor_name(), said, history)
             else:
                 text = "Sorry, what was that?"
         sim = self._sim()
@@ -294,8 +297,6 @@ class Chat:
                 f"{esc(text)}</font><br>")
         if getattr(self.game, "follower", None) is None:
             return html
-        from game.view.follow import link_names
-
         return link_names(html, self._minds())
 
     def after_load(self) -> None:
@@ -335,8 +336,6 @@ class Chat:
         self.text = "".join(self.line_html(*x) for x in self.lines[: self._shown]) + status
 
     def _bubble_surface(self, text: str):
-        from game.view import emoji, fonts
-
         f = fonts.font(14)
         rows = textwrap.wrap(text, 34)[:5] or [""]
         if len(textwrap.wrap(text, 34)) > 5:
@@ -373,8 +372,6 @@ class Chat:
     def draw(self, surface) -> None:
         if self.toast is None:
             return
-        from game.view import fonts
-
         text = fonts.text(self.toast[0], 16, (250, 250, 250))
         w, h = text.get_width() + 20, text.get_height() + 10
         x = (surface.get_width() - w) // 2
@@ -402,8 +399,6 @@ class Chat:
 
     def _window_event(self, event) -> bool:
         """Enter / Send / the close button / Escape of the window."""
-        import pygame_gui
-
         entry = self.entry
         if event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED and entry is not None and event.ui_element is entry:
             self.send(self.entry.get_text())
@@ -435,9 +430,7 @@ class Chat:
         if self.window is not None and not self.window.alive():
             self.close()
         if not self.is_open:
-            if self.pending:  # answers still on their way land in the memory and a bubble
-                self._pump()
-            return
+            return  # answers still on their way land (the session applies them) in the memory and a bubble
         if self._swallow:
             self._swallow = False
             if self.entry.get_text() in ("t", "T"):
@@ -453,26 +446,11 @@ class Chat:
             return
         self._keep_held()
         self._flush()
-        if self.pending:
-            self._pump()
         self.refresh()
-
-    def _pump(self) -> None:
-        sim = self._sim()
-        pump = getattr(sim, "pump", None)
-        if callable(pump):
-            pump()  # results land and waiting jobs go out even while the game is paused
 
 
 def install(game) -> Chat:
     chat = Chat(game)
     game.add_overlay(chat)
     game.chat = chat
-    try:  # the interview window shares this window's code (and the inspector's buttons open both)
-        from game.view import interview
-
-        if getattr(game, "interview", None) is None:
-            interview.install(game)
-    except Exception:  # noqa: BLE001 - the chat works without it
-        log.exception("installing the interview window failed")
     return chat

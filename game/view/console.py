@@ -29,6 +29,13 @@ import re
 from dataclasses import dataclass, field
 
 import pygame
+import pygame_gui
+from pygame_gui.elements import UITextEntryLine
+
+from game.view import fonts
+from game.view.bubbles import wrap
+from game.view.hud import text_focused
+from game.view.statusline import HEIGHT as STATUS_H
 
 log = logging.getLogger(__name__)
 
@@ -176,16 +183,11 @@ class Console:
 
     # ---- the output box ----------------------------------------------------------------
     def _line_rect(self) -> pygame.Rect:
-        from game.view.statusline import HEIGHT as STATUS_H
-
         w, h = self.game.size
         return pygame.Rect(MARGIN, h - STATUS_H - HEIGHT - 4, min(900, w - 2 * MARGIN), HEIGHT)
 
     def _output_surface(self, width: int):
         if self._output is None or self._output[:2] != (self.last, width):
-            from game.view import fonts
-            from game.view.bubbles import wrap
-
             rows = wrap(self.last, width - 20, OUTPUT_PX, OUTPUT_LINES)
             lh = fonts.font(OUTPUT_PX).get_linesize()
             surf = pygame.Surface((width, lh * len(rows) + 12), pygame.SRCALPHA)
@@ -215,8 +217,6 @@ class Console:
 
     # ---- the box -------------------------------------------------------------------
     def open(self) -> None:
-        from pygame_gui.elements import UITextEntryLine
-
         if self.is_open:
             return
         rect = self._line_rect()
@@ -237,8 +237,6 @@ class Console:
             self.game.controls.enabled = True
 
     def handle_event(self, event) -> bool:
-        import pygame_gui
-
         if self.is_open:
             if event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED and event.ui_element is self.entry:
                 text = self.entry.get_text()
@@ -251,8 +249,6 @@ class Console:
                 return True
             return False
         if event.type == pygame.KEYDOWN:
-            from game.view.hud import text_focused
-
             if text_focused(self.game):
                 return False
             if event.key == pygame.K_BACKQUOTE or getattr(event, "unicode", "") == "`":

@@ -53,7 +53,7 @@ class EmojiIcons:
     """
 
     def __init__(self, icon_dir: str | Path = ICON_DIR):
-        import pygame
+        import pygame  # lazy: the lookups above (VOCABULARY, nearest_known) work without pygame
 
         self._pg = pygame
         icon_dir = Path(icon_dir)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 import pygame
+import pygame_gui
 
 LINK_PREFIX = "resident:"
 NOTE_KEY = "follow"
@@ -79,8 +80,6 @@ class Follow:
             hud.note(NOTE_KEY, text)
 
     def handle_event(self, event) -> bool:
-        import pygame_gui
-
         if event.type == pygame_gui.UI_TEXT_BOX_LINK_CLICKED:
             target = str(getattr(event, "link_target", "") or "")
             if target.startswith(LINK_PREFIX):

@@ -5,6 +5,7 @@ import pygame
 
 from game.session import SPEEDS
 from game.view import fonts
+from game.view.hud import text_focused
 
 CONTROLS = [
     ("W A S D / arrows", "walk"),
@@ -37,8 +38,6 @@ class Help:
     def handle_event(self, event) -> bool:
         if event.type != pygame.KEYDOWN:
             return False
-        from game.view.hud import text_focused
-
         is_help = event.key == pygame.K_F1 or (event.unicode == "?" and not text_focused(self.game))
         if is_help:
             self.visible = not self.visible

@@ -26,9 +26,11 @@ from __future__ import annotations
 import logging
 
 import pygame
+import pygame_gui
 
 from game.session import SPEEDS
 from game.view import fonts
+from game.view.bubbles import wrap
 
 FONT = 16
 SMALL = 14
@@ -67,8 +69,6 @@ def short_model(model: str) -> str:
 def text_focused(game) -> bool:
     """Whether a pygame_gui text box has the keyboard (then keys are typing)."""
     try:
-        import pygame_gui
-
         for el in game.ui.get_focus_set() or ():
             if isinstance(el, (pygame_gui.elements.UITextEntryLine, pygame_gui.elements.UITextEntryBox)):
                 return True
@@ -100,8 +100,6 @@ class HUD:
     def add_button(self, text: str, width: int, on_press, tool_tip: str | None = None):
         """A button in the top-right row (left of those already there); None without pygame_gui."""
         try:
-            import pygame_gui
-
             btn = pygame_gui.elements.UIButton(pygame.Rect(0, 8, width, BUTTON_H), text, manager=self.game.ui,
                                                tool_tip_text=tool_tip)
         except Exception:  # noqa: BLE001 - keys still work
@@ -149,8 +147,6 @@ class HUD:
         key = (text, colour, width)
         surf = self._msg_cache.get(key)
         if surf is None:
-            from game.view.bubbles import wrap
-
             rows = [fonts.text(r, FONT, colour) for r in wrap(text, width - 2 * PAD, FONT, TOAST_LINES)]
             lh = fonts.font(FONT).get_linesize()
             surf = pygame.Surface((max(r.get_width() for r in rows) + 2 * PAD, lh * len(rows) + PAD),
@@ -193,8 +189,6 @@ class HUD:
     def handle_event(self, event) -> bool:
         s = self.session
         try:
-            import pygame_gui
-
             if event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element in self._handlers:
                 self._handlers[event.ui_element]()
                 return True

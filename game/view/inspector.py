@@ -21,12 +21,16 @@ Clicking the resident the player plays opens their panel too.
 from __future__ import annotations
 
 import logging
-from datetime import datetime
+from importlib import resources
 
 import pygame
+import pygame_gui
+from pygame_gui.elements import UIButton, UIImage, UITextBox, UITextEntryLine, UIWindow
 
-from agents import provenance as pv
-from game.view.markup import C_DIM, C_HEAD, C_IMP, C_NOW, C_RULE, C_TEXT, esc, source_colour, source_tag
+from game.view.console import play_as
+from game.view.emoji import icon
+from game.view.follow import link_names
+from game.view.inspector_text import SMALL_PX, TEXT_PX, body_html, header_lines, object_html, pretty
 
 log = logging.getLogger(__name__)
 
@@ -36,95 +40,8 @@ HEAD_H = 112  # the often-changing top box
 MARGIN = 8
 TOP = 40  # below the HUD's top line
 REFRESH_S = 0.25
-TEXT_PX = 15
-SMALL_PX = 13
-MAX_MEMORIES = 10
-MEMORY_CHARS = 110
 BODY_MIN_S = 3.0  # the big box is re-laid out at most this often (pygame_gui lays out ~1 ms per line)
 
-
-
-def pretty(address: str | None) -> str:
-    """'the Ville:Hobbs Cafe:cafe:coffee machine' -> 'Hobbs Cafe: cafe: coffee machine'."""
-    if not address:
-        return "somewhere"
-    parts = str(address).split(":")
-    return ": ".join(parts[1:]) if len(parts) > 1 else parts[0]
-
-
-def _hm(t) -> str:
-    if isinstance(t, str):
-        try:
-            t = datetime.fromisoformat(t)
-        except ValueError:
-            return t
-    return f"{t:%H:%M}" if isinstance(t, datetime) else "?"
-
-
-def _current_plan_index(plan: list[str], now: datetime | None) -> int | None:
-    """Which 'HH:MM-HH:MM description' line holds now (None if none)."""
-    if now is None:
-        return None
-    cur = f"{now:%H:%M}"
-    found = None
-    for i, line in enumerate(plan):
-        start, _, rest = line.partition("-")
-        end = rest[:5]
-        if len(start) == 5 and start <= cur and (end <= start or cur < end):  # end <= start: past midnight
-            found = i
-    return found
-
-
-def _clip(text, n: int) -> str:
-    text = str(text)
-    return text if len(text) <= n else text[: n - 1] + "…"
-
-
-def _h(title: str) -> str:
-    return f"<br><font color='{C_HEAD}' pixel_size={TEXT_PX}><b>{esc(title)}</b></font><br>"
-
-
-def resident_html(name: str, body, snap: dict, *, thinking: bool, now: datetime | None,
-                  memory_text=None) -> str:
-    """The inspector's whole text for one resident (pure: body and snapshot in, markup out)."""
-    return header_html(name, body, snap, thinking=thinking) + body_html(snap, now=now, memory_text=memory_text)
-
-
-def header_lines(name: str, body, snap: dict, *, thinking: bool) -> list[tuple[str, str, bool]]:
-    """What changes often -- the action, since/until, thinking -- as (text, colour, bold) lines.
-    Drawn straight into an image (a pygame_gui re-layout would cost ~10 ms each time)."""
-    out: list[tuple[str, str, bool]] = []
-    act = getattr(body, "action", None)
-    if act is not None:
-        where = act.address if act.talking_to else (getattr(body, "target", None) or act.address)
-        out.append((f"{name} is {act.description} @ {pretty(where)}", C_TEXT, True))
-        if act.talking_to:
-            out.append((f"since {_hm(act.start)}", C_DIM, False))
-        else:
-            walking = " (walking there)" if getattr(body, "walking", False) else ""
-            out.append((f"since {_hm(act.start)} until {_hm(act.end)}{walking}", C_DIM, False))
-    elif snap.get("action"):
-        a = snap["action"]
-        out.append((f"{name} is {a.get('description')} @ {pretty(a.get('address'))}", C_TEXT, True))
-    else:
-        out.append((f"{name} is just arriving", C_TEXT, True))
-    source = getattr(act, "source", None) if act is not None else (snap.get("action") or {}).get("source")
-    label = pv.short_label(source)
-    if label:  # what the model did not choose, said plainly
-        out.append((f"chosen by: {label}", source_colour(source) or C_RULE, False))
-    if snap.get("budget_hit"):
-        out.append((f"call budget ({snap.get('budget')}) spent at {_hm(snap['budget_hit'])}: rules stand in until "
-                    "tomorrow", C_RULE, False))
-    out.append(("thinking…" if thinking else "not thinking", C_NOW if thinking else C_DIM, False))
-    return out
-
-
-def header_html(name: str, body, snap: dict, *, thinking: bool) -> str:
-    parts = []
-    for text, colour, bold in header_lines(name, body, snap, thinking=thinking):
-        t = f"<b>{esc(text)}</b>" if bold else esc(text)
-        parts.append(f"<font color='{colour}'>{t}</font><br>")
-    return f"<font pixel_size={TEXT_PX}>" + "".join(parts) + "</font>"
 
 
 def _font(px: int, bold: bool, cache: dict) -> pygame.font.Font:
@@ -133,8 +50,6 @@ def _font(px: int, bold: bool, cache: dict) -> pygame.font.Font:
     f = cache.get((px, bold))
     if f is None:
         try:
-            from importlib import resources
-
             name = "NotoSans-Bold.ttf" if bold else "NotoSans-Regular.ttf"
             f = pygame.font.Font(str(resources.files("pygame_gui.data") / name), px)
         except Exception:  # noqa: BLE001 - any font will do
@@ -170,85 +85,6 @@ def render_lines(lines: list[tuple[str, str, bool]], size: tuple[int, int], px: 
             surf.blit(f.render(row, True, pygame.Color(colour)), (6, y))
             y += f.get_linesize()
     return surf
-
-
-def body_html(snap: dict, *, now: datetime | None, memory_text=None) -> str:
-    """What changes when the mind finishes a job: summary, plan, memories, reflections, people."""
-    out: list[str] = [f"<font pixel_size={TEXT_PX} color='{C_TEXT}'>"]
-    if snap.get("summary"):
-        out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>{esc(snap['summary'])}</font><br>")
-
-    plan = list(snap.get("plan") or [])
-    sources = list(snap.get("plan_sources") or []) + [""] * len(plan)
-    mode = f" ({snap['planning']} planning)" if snap.get("planning") else ""
-    out.append(_h(f"Today's plan{mode}"))
-    if plan:
-        cur = _current_plan_index(plan, now)
-        for i, line in enumerate(plan):
-            tag = source_tag(sources[i], SMALL_PX)
-            if i == cur:
-                out.append(f"<font color='{C_NOW}'><b>» {esc(line)}</b></font>{tag}<br>")
-            else:
-                colour = source_colour(sources[i]) or C_TEXT
-                out.append(f"<font color='{colour}'>   {esc(line)}</font>{tag}<br>")
-        for line in snap.get("arrangements") or []:
-            out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>arranged: {esc(line)}</font><br>")
-        pending = snap.get("pending") or []
-        if pending:
-            out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>next: {esc('; '.join(pending[:4]))}</font><br>")
-    else:
-        out.append(f"<font color='{C_DIM}'>(not planned yet)</font><br>")
-
-    mems = [m for m in (snap.get("memories") or []) if m.get("kind") != "reflection"]
-    out.append(_h(f"Recent memories ({snap.get('memory_count', len(mems))} in all)"))
-    if mems:
-        out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>[importance]; * rated by a rule, not the model"
-                   "</font><br>")
-        for m in reversed(mems[-MAX_MEMORIES:]):
-            rule = "*" if pv.kind_of(m.get("importance_source")) == pv.RULE else ""
-            out.append(f"<font pixel_size={SMALL_PX}><font color='{C_IMP}'>[{int(m.get('importance', 0))}{rule}]</font> "
-                       f"<font color='{C_DIM}'>{_hm(m.get('created'))} {esc(m.get('kind', ''))}</font> "
-                       f"{esc(_clip(m.get('description', ''), MEMORY_CHARS))}</font><br>")
-    else:
-        out.append(f"<font color='{C_DIM}'>(none yet)</font><br>")
-
-    refl = snap.get("reflections") or []
-    out.append(_h("Reflections"))
-    if refl:
-        by_id = {m.get("id"): m.get("description", "") for m in (snap.get("memories") or [])}
-        for r in reversed(refl):
-            out.append(f"<font color='{C_IMP}'>[{int(r.get('importance', 0))}]</font> "
-                       f"<i>{esc(r.get('description', ''))}</i>{source_tag(r.get('source'), SMALL_PX)}<br>")
-            for e in (r.get("cites") or r.get("evidence") or [])[:5]:
-                text = e if isinstance(e, str) else (by_id.get(e) or (memory_text(e) if memory_text else None))
-                if text:
-                    out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>   cites: {esc(text)}</font><br>")
-    else:
-        out.append(f"<font color='{C_DIM}'>(none yet)</font><br>")
-
-    people = snap.get("known_people") or []
-    out.append(_h(f"Knows ({len(people)})"))
-    if people:
-        opinions = snap.get("relationships") or {}
-        descs = [m.get("description", "") for m in reversed(snap.get("memories") or [])]
-        for p in people:
-            line = opinions.get(p) if isinstance(opinions, dict) else None
-            if not line:
-                first = p.split()[0]
-                line = next((d for d in descs if first in d), "")
-            out.append(f"<b>{esc(p)}</b>" + (f"<font pixel_size={SMALL_PX} color='{C_DIM}'> - {esc(line[:140])}</font>"
-                                             if line else "") + "<br>")
-    else:
-        out.append(f"<font color='{C_DIM}'>(nobody yet)</font><br>")
-    out.append("</font>")
-    return "".join(out)
-
-
-def object_html(address: str, state: str) -> str:
-    name = address.split(":")[-1]
-    return (f"<font pixel_size={TEXT_PX} color='{C_TEXT}'><b>{esc(name)}</b><br>"
-            f"<font color='{C_DIM}'>{esc(pretty(address))}</font><br>"
-            f"state: <font color='{C_NOW}'>{esc(state)}</font></font>")
 
 
 def set_text_keep_scroll(box, text: str, to_bottom: bool = False) -> None:
@@ -328,9 +164,6 @@ class Inspector:
         self.text = ""
 
     def _open(self, title: str, height: int, talk: bool) -> None:
-        import pygame_gui
-        from pygame_gui.elements import UIButton, UIImage, UITextBox, UITextEntryLine, UIWindow
-
         self.close()
         rect = self._rect(height)
         self.window = UIWindow(rect, self.game.ui, window_display_title=title, object_id="#inspector",
@@ -389,7 +222,6 @@ class Inspector:
         self._head_text = self._body_text = ""
         self._body_at = -1e9
         self._emoji = None
-        _ = pygame_gui  # imported for its side effects on first use
 
     def select(self, name: str) -> None:
         """Open the panel on a resident."""
@@ -446,17 +278,7 @@ class Inspector:
 
     # ---- content -----------------------------------------------------------------
     def _memory_text(self, name: str):
-        mind = self._minds().get(name)
-        mem = getattr(mind, "_memory", None)  # read-only peek; never created from here
-
-        def text(node_id):
-            try:
-                node = mem.get(int(node_id)) if mem is not None else None
-            except Exception:  # noqa: BLE001 - a panel never breaks the frame
-                return None
-            return node.description if node is not None else None
-
-        return text
+        return memory_lookup(self._minds().get(name))
 
     def compose(self) -> tuple[list, str]:
         """(header lines, body markup) of what the panel shows now."""
@@ -512,8 +334,6 @@ class Inspector:
         """The body's markup with every resident's name a link (a click follows them)."""
         if getattr(self.game, "follower", None) is None:
             return body
-        from game.view.follow import link_names
-
         return link_names(body, self._minds())
 
     # ---- overlay protocol -----------------------------------------------------------
@@ -533,8 +353,6 @@ class Inspector:
         return None
 
     def handle_event(self, event) -> bool:
-        import pygame_gui
-
         if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
             got = self.pick(event.pos)
             if got is None:
@@ -570,8 +388,6 @@ class Inspector:
             return True
         if event.type == pygame_gui.UI_BUTTON_PRESSED and self.play_button is not None \
                 and event.ui_element is self.play_button and self.selected:
-            from game.view.console import play_as
-
             self.game.toast(play_as(self.game, self.selected))
             return True
         if self.state_entry is not None and self.object and (
@@ -626,13 +442,25 @@ class Inspector:
             self.refresh()
 
 
+def memory_lookup(mind):
+    """node id -> its description, from the mind's memory stream as it is (never
+    created from here; None for an unknown id). A reflection's citations use it."""
+    recall = getattr(mind, "memory_text", None)
+
+    def text(node_id):
+        try:
+            return recall(int(node_id)) if callable(recall) else None
+        except Exception:  # noqa: BLE001 - a panel never breaks the frame
+            return None
+
+    return text
+
+
 def _emoji_surface(e: str):
     surf = pygame.Surface((32, 32), pygame.SRCALPHA)
     if not e:
         return surf
     try:
-        from game.view.emoji import icon
-
         surf.blit(icon(e, 32), (0, 0))
     except Exception:  # noqa: BLE001 - a missing icon is cosmetic
         log.debug("no icon for %r", e, exc_info=True)

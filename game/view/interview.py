@@ -20,7 +20,10 @@ from __future__ import annotations
 import logging
 
 import pygame
+import pygame_gui
+from pygame_gui.elements import UIButton, UILabel, UITextEntryLine
 
+import agents.interview
 from game.view.chat import Chat
 from game.view.markup import esc
 
@@ -51,8 +54,6 @@ class Interview(Chat):
                 "With Remember off, the interview leaves them as they were.")
 
     def _top_widgets(self, cw: int) -> None:
-        from pygame_gui.elements import UIButton, UILabel, UITextEntryLine
-
         UILabel(pygame.Rect(4, 4, 64, 32), "You are", self.game.ui, container=self.window)
         self.persona_entry = UITextEntryLine(pygame.Rect(70, 4, cw - 70 - 136, 32), self.game.ui,
                                              container=self.window)
@@ -100,12 +101,10 @@ class Interview(Chat):
         return super()._typing() or bool(self.persona_entry is not None and self.persona_entry.is_focused)
 
     def _submit(self, sim, name: str, me: str, text: str, history) -> None:
-        from agents.interview import respond
-
         if self.persona_entry is not None:
             self.set_persona(self.persona_entry.get_text())
         mind = self._minds()[name]
-        sim.call(name, respond, mind, me, text, now=sim.now, speaker_is=self.persona, history=history,
+        sim.call(name, agents.interview.respond, mind, me, text, now=sim.now, speaker_is=self.persona, history=history,
                  remember=self.remember,
                  on_result=lambda value, error: self._on_answer(name, text, history, value, error))
 
@@ -139,8 +138,6 @@ class Interview(Chat):
 
     # ---- events ------------------------------------------------------------------------------
     def handle_event(self, event) -> bool:
-        import pygame_gui
-
         if event.type == pygame_gui.UI_BUTTON_PRESSED and self.remember_button is not None \
                 and event.ui_element is self.remember_button:
             self.set_remember(not self.remember)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import html
 
+from agents import provenance as pv
+
 C_HEAD = "#FFD37A"  # names, headings (and the resident's lines in a chat)
 C_YOU = "#9CC9FF"  # the player's lines
 C_DIM = "#A8B0BC"
@@ -20,8 +22,6 @@ def esc(text) -> str:
 
 def source_colour(source: str | None) -> str | None:
     """The colour that marks what the model did not write as is (None: the model's own)."""
-    from agents import provenance as pv
-
     k = pv.kind_of(source)
     if k in (pv.RULE, pv.ROUTINE):
         return C_RULE
@@ -32,8 +32,6 @@ def source_colour(source: str | None) -> str | None:
 
 def source_tag(source: str | None, px: int = 13) -> str:
     """" [routine: invalid answer]" in its colour, or "" for the model's own words."""
-    from agents import provenance as pv
-
     label = pv.short_label(source)
     colour = source_colour(source)
     if not label or colour is None:

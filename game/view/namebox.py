@@ -16,6 +16,7 @@ import logging
 from typing import Callable
 
 import pygame
+import pygame_gui
 
 log = logging.getLogger(__name__)
 
@@ -27,8 +28,6 @@ class NameBox:
     def __init__(self, game, on_done: Callable[[str], None], default: str = DEFAULT_NAME,
                  validate: Callable[[str], str | None] | None = None, newest=None,
                  on_continue: Callable | None = None) -> None:
-        import pygame_gui
-
         self.game = game
         self.on_done = on_done
         self.default = default
@@ -94,8 +93,6 @@ class NameBox:
             self.game.overlays.remove(self)
 
     def _offer_continue(self, info) -> None:
-        import pygame_gui
-
         self.save_info = info
         when = info.sim_time.strftime("%a %d %b %H:%M") if info.sim_time else "?"
         saved = info.saved_at.astimezone().strftime("%d %b %H:%M") if info.saved_at else "?"
@@ -125,8 +122,6 @@ class NameBox:
             self.button.enable()
 
     def handle_event(self, event) -> bool:
-        import pygame_gui
-
         if self.done:
             return False
         if event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED and event.ui_element is self.entry:

@@ -20,6 +20,8 @@ from __future__ import annotations
 import logging
 
 import pygame
+import pygame_gui
+from pygame_gui.elements import UIButton, UILabel, UIWindow
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +47,6 @@ class QuitDialog:
     def open(self) -> None:
         if self.is_open:
             return
-        from pygame_gui.elements import UIButton, UILabel, UIWindow
-
         ui = self.game.ui
         sw, sh = self.game.size
         rect = pygame.Rect((sw - W) // 2, max(10, (sh - H) // 2 - 60), W, H)
@@ -134,8 +134,6 @@ class QuitDialog:
 
     # ---- overlay protocol -------------------------------------------------------------------
     def handle_event(self, event) -> bool:
-        import pygame_gui
-
         if not self.is_open:
             return False
         if event.type == pygame_gui.UI_BUTTON_PRESSED:

@@ -38,7 +38,7 @@ class SleepySheets(SheetLibrary):
     def get(self, slug: str) -> CharacterSheet:
         if not slug.endswith(ASLEEP):
             return super().get(slug)
-        sheet = self._sheets.get(slug)
+        sheet = self.sheets.get(slug)
         if sheet is None:
             base = super().get(slug[: -len(ASLEEP)])
             stand = base.frames[0][1]  # facing down, standing
@@ -56,7 +56,7 @@ class SleepySheets(SheetLibrary):
                     pygame.draw.rect(image, (92, 118, 170, 255), blanket, border_radius=4)
                     pygame.draw.rect(image, (60, 80, 125, 255), blanket, width=1, border_radius=4)
             sheet = CharacterSheet(image, name=slug)
-            self._sheets[slug] = sheet
+            self.sheets[slug] = sheet
         return sheet
 
     @classmethod
@@ -64,7 +64,7 @@ class SleepySheets(SheetLibrary):
         if isinstance(lib, SleepySheets):
             return lib
         new = cls(lib.folder)
-        new._sheets.update(lib._sheets)
+        new.sheets.update(lib.sheets)
         return new
 
 

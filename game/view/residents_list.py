@@ -28,8 +28,14 @@ from __future__ import annotations
 import logging
 
 import pygame
+import pygame_gui
+from pygame_gui.elements import UIButton, UIImage, UIScrollingContainer, UITextEntryLine, UIWindow
 
+from agents import provenance as pv
 from game.view import fonts
+from game.view.emoji import icon
+from game.view.hud import text_focused
+from game.view.statusline import HEIGHT as STATUS_H
 
 log = logging.getLogger(__name__)
 
@@ -69,8 +75,6 @@ def short_place(address: str | None) -> str:
 
 def provenance_marker(action) -> str:
     """"routine" or "rule" when the model did not choose the action (sleep is no news), else ""."""
-    from agents import provenance as pv
-
     if action is None or getattr(action, "talking_to", None):
         return ""
     kind = pv.kind_of(getattr(action, "source", ""))
@@ -138,10 +142,6 @@ class ResidentsList:
     # Made once (at install, before the first frame: pygame_gui's first scrolling box takes ~0.1 s)
     # and then shown and hidden; its close button hides it too.
     def build(self) -> None:
-        from pygame_gui.elements import UIScrollingContainer, UITextEntryLine, UIWindow
-
-        from game.view.statusline import HEIGHT as STATUS_H
-
         class _Window(UIWindow):
             def on_close_window_button_pressed(self) -> None:
                 self.hide()
@@ -230,8 +230,6 @@ class ResidentsList:
     def _build_rows(self) -> None:
         """The shown names (after the filter) on a fresh picture; the image and the button
         stay as tall as every resident's rows (made again only when the cast changes size)."""
-        from pygame_gui.elements import UIButton, UIImage
-
         ui = self.game.ui
         names = self._names()
         width = self._row_width()
@@ -265,8 +263,6 @@ class ResidentsList:
         pygame.draw.rect(surf, colour, (2, 6, 5, ROW_H - 12), border_radius=2)
         if emoji:
             try:
-                from game.view.emoji import icon
-
                 surf.blit(icon(emoji, ICON), (12, (ROW_H - ICON) // 2))
             except Exception:  # noqa: BLE001 - a missing icon is cosmetic
                 log.debug("no icon for %r", emoji, exc_info=True)
@@ -336,11 +332,7 @@ class ResidentsList:
 
     # ---- overlay protocol ------------------------------------------------------------------------
     def handle_event(self, event) -> bool:
-        import pygame_gui
-
         if event.type == pygame.KEYDOWN:
-            from game.view.hud import text_focused
-
             if event.key == pygame.K_r and not text_focused(self.game):
                 self.toggle()
                 return True

@@ -25,8 +25,12 @@ from pathlib import Path
 from typing import Any
 
 import pygame
+import pygame_gui
+from pygame_gui.elements import UIButton, UILabel, UISelectionList, UITextEntryLine, UIWindow
 
+from game.savegame import REQUIRED, after_load, capture, commit, prepare, resolve_path
 from game.saves import AUTOSAVE_PREFIX, SaveError, SaveInfo, SaveWriter, list_saves, slot_path
+from game.view import help as help_view
 
 log = logging.getLogger(__name__)
 
@@ -104,8 +108,6 @@ class SaveMenu:
         session = self.session
         if session is None:
             return None
-        from game.savegame import capture
-
         try:
             path = slot_path(slot, self.folder)
             parts, meta = capture(session)
@@ -126,8 +128,6 @@ class SaveMenu:
         session = self.session
         if session is None:
             return None
-        from game.savegame import capture
-
         try:
             parts, meta = capture(session)
         except Exception:  # noqa: BLE001 - an autosave failing must not stop the game
@@ -142,8 +142,6 @@ class SaveMenu:
         session = self.session
         if session is None:
             return None
-        from game.savegame import REQUIRED, prepare, resolve_path
-
         try:
             path = resolve_path(name, self.folder)
         except SaveError as err:
@@ -180,8 +178,6 @@ class SaveMenu:
             return
         result = fut.result()
         if kind == "load":
-            from game.savegame import after_load, commit
-
             session = self.session
             if session is None:
                 return
@@ -210,9 +206,6 @@ class SaveMenu:
     def open_menu(self) -> None:
         if self.window is not None:
             return
-        import pygame_gui
-        from pygame_gui.elements import UIButton, UILabel, UISelectionList, UITextEntryLine, UIWindow
-
         ui = self.game.ui
         w, h = 600, 440
         sw, sh = self.game.size
@@ -237,7 +230,6 @@ class SaveMenu:
             self._was_paused = session.paused
             session.paused = True
         self.refresh()
-        del pygame_gui
 
     def close_menu(self, resume: bool = True) -> None:
         if self.window is None:
@@ -282,8 +274,6 @@ class SaveMenu:
         return None
 
     def _menu_event(self, event) -> bool:
-        import pygame_gui
-
         w = self.widgets
         if event.type == pygame_gui.UI_WINDOW_CLOSE and event.ui_element is self.window:
             self.window = None  # pygame_gui killed it
@@ -397,8 +387,6 @@ def install(game, **kwargs) -> SaveMenu:
     game.add_overlay(menu)
     game.savemenu = menu
     try:  # list the keys in the controls help
-        from game.view import help as help_view
-
         for row in KEYS_HELP:
             if row not in help_view.CONTROLS:
                 help_view.CONTROLS.insert(max(0, len(help_view.CONTROLS) - 2), row)

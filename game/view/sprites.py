@@ -98,13 +98,13 @@ class SheetLibrary:
 
     def __init__(self, folder: str | Path | None = None) -> None:
         self.folder = Path(folder) if folder is not None else CHARACTERS
-        self._sheets: dict[str, CharacterSheet] = {}
+        self.sheets: dict[str, CharacterSheet] = {}  # slug -> sheet, loaded so far
 
     def get(self, slug: str) -> CharacterSheet:
-        sheet = self._sheets.get(slug)
+        sheet = self.sheets.get(slug)
         if sheet is None:
             sheet = CharacterSheet.load(sheet_path(slug, self.folder))
-            self._sheets[slug] = sheet
+            self.sheets[slug] = sheet
         return sheet
 
     def preload(self, slugs) -> None:
@@ -158,7 +158,8 @@ def draw_figures(surface: pygame.Surface, camera, figures, sheets: SheetLibrary)
     return drawn
 
 
-def draw_ghosts(surface: pygame.Surface, camera, drawn: list[tuple[Figure, pygame.Rect]], sheets: SheetLibrary, slugs) -> None:
+def draw_ghosts(surface: pygame.Surface, camera, drawn: list[tuple[Figure, pygame.Rect]], sheets: SheetLibrary,
+                slugs) -> None:
     """Faint copies of the chosen figures (e.g. the visitor) over the foreground."""
     for fig, rect in drawn:
         if fig.slug in slugs:

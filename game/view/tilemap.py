@@ -18,6 +18,8 @@ from collections import OrderedDict
 from pathlib import Path
 
 import pygame
+import pytmx
+from pytmx.util_pygame import load_pygame
 
 from game.errors import UserError
 
@@ -35,8 +37,6 @@ def load_tmx(path: str | Path):
 
     Needs a display mode (pytmx converts the tileset images for fast blits).
     """
-    from pytmx.util_pygame import load_pygame
-
     try:
         return load_pygame(str(path))
     except FileNotFoundError as err:
@@ -50,8 +50,6 @@ class TileMapRenderer:
     """Draws a TMX map's tile layers through a Camera."""
 
     def __init__(self, tmx) -> None:
-        import pytmx
-
         self.tmx = tmx
         self.tile_w = int(tmx.tilewidth)
         self.tile_h = int(tmx.tileheight)
@@ -59,8 +57,8 @@ class TileMapRenderer:
         self.height = int(tmx.height)
         self.pixel_size = (self.width * self.tile_w, self.height * self.tile_h)
         tile_layers = [layer for layer in _walk_layers(tmx.layers) if isinstance(layer, pytmx.TiledTileLayer)]
-        self.under_layers = [l for l in tile_layers if (l.name or "").strip().lower() not in UNDER_SKIP]
-        self.over_layers = [l for l in tile_layers if (l.name or "").strip().lower() in OVER]
+        self.under_layers = [t for t in tile_layers if (t.name or "").strip().lower() not in UNDER_SKIP]
+        self.over_layers = [t for t in tile_layers if (t.name or "").strip().lower() in OVER]
         self.chunks_x = -(-self.width // CHUNK)
         self.chunks_y = -(-self.height // CHUNK)
         # (group, cx, cy) -> Surface at zoom 1, or None for an empty chunk

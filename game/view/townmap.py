@@ -26,8 +26,13 @@ import time
 
 import numpy as np
 import pygame
+import pygame_gui
+from pygame_gui.elements import UIButton
 
 from game.view import fonts
+from game.view.bubbles import wrap
+from game.view.hud import text_focused
+from game.view.statusline import HEIGHT as STATUS_H
 from game.view.tilemap import BACKDROP, CHUNK
 
 log = logging.getLogger(__name__)
@@ -120,8 +125,6 @@ class TownMap:
 
     def _fit(self) -> tuple[float, pygame.Rect]:
         w, h = self.game.size
-        from game.view.statusline import HEIGHT as STATUS_H
-
         avail = pygame.Rect(MARGIN, HEADER_H, max(1, w - 2 * MARGIN), max(1, h - HEADER_H - FOOTER_H - STATUS_H))
         mw, mh = self.game.tilemap.pixel_size
         return min(avail.w / mw, avail.h / mh), avail
@@ -217,9 +220,6 @@ class TownMap:
         self.close() if self.is_open else self.open()
 
     def _make_buttons(self) -> None:
-        from pygame_gui.elements import UIButton
-        from game.view.statusline import HEIGHT as STATUS_H
-
         ui = self.game.ui
         w, h = self.game.size
         y = h - STATUS_H - FOOTER_H + 8
@@ -272,11 +272,7 @@ class TownMap:
 
     # ---- overlay protocol -------------------------------------------------------------------------
     def handle_event(self, event) -> bool:
-        import pygame_gui
-
         if event.type == pygame.KEYDOWN:
-            from game.view.hud import text_focused
-
             if event.key == pygame.K_m and not text_focused(self.game):
                 if event.mod & pygame.KMOD_SHIFT:
                     self.show_minimap = not self.show_minimap
@@ -403,8 +399,6 @@ class TownMap:
         surf = self._pills.get(key)
         if surf is None:
             if wrap_px:
-                from game.view.bubbles import wrap
-
                 rows = wrap(text, wrap_px, size, 3)
             else:
                 rows = [text]
@@ -432,8 +426,6 @@ class TownMap:
         return bool(insp is not None and insp.is_open)
 
     def _draw_mini(self, surface) -> None:
-        from game.view.statusline import HEIGHT as STATUS_H
-
         w, h = surface.get_size()
         img = self.mini
         r = img.get_rect(bottomright=(w - MARGIN, h - STATUS_H - MARGIN))
@@ -503,8 +495,6 @@ class TownMap:
         surface.blit(tag, r.topleft)
 
     def _draw_footer(self, surface, hover) -> None:
-        from game.view.statusline import HEIGHT as STATUS_H
-
         h = surface.get_height()
         y = h - STATUS_H - FOOTER_H + 16
         sel = self.selected

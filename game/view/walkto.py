@@ -18,6 +18,8 @@ import logging
 import pygame
 
 from game import pathing
+from game.grid import chebyshev
+from game.view.visitor import facing_of
 
 log = logging.getLogger(__name__)
 
@@ -25,10 +27,6 @@ NOTE_KEY = "walkto"
 REPLAN_S = 0.5  # how often a moving resident's position is checked
 DETOUR_AFTER_S = 1.0  # blocked this long: plan around whoever stands in the way
 GIVE_UP_AFTER_S = 6.0  # blocked this long in all: stop and say so
-
-
-def _cheb(a, b) -> int:
-    return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
 
 
 class WalkTo:
@@ -97,14 +95,14 @@ class WalkTo:
             return [(x + dx, y + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)
                     if (dx or dy) and g.can_enter(x + dx, y + dy)]
         if self.tile is not None:
-            return [g._nearest_walkable(self.tile)]
+            return [g.nearest_walkable(self.tile)]
         return []
 
     def _next_to_resident(self) -> bool:
         if self.resident is None:
             return False
         b = self.game.session.sim.bodies.get(self.resident)
-        return b is not None and _cheb(self.game.visitor.tile, b.tile) <= 1
+        return b is not None and chebyshev(self.game.visitor.tile, b.tile) <= 1
 
     def _plan(self, first: bool = False) -> bool:
         """A path from where the visitor is (or is stepping to) to the goal."""
@@ -140,8 +138,6 @@ class WalkTo:
         if who is not None:
             b = g.session.sim.bodies.get(who)
             if b is not None:  # face them
-                from game.view.visitor import facing_of
-
                 dx, dy = b.tile[0] - g.visitor.tile[0], b.tile[1] - g.visitor.tile[1]
                 g.visitor.facing = facing_of(dx if abs(dx) >= abs(dy) else 0, dy if abs(dy) > abs(dx) else 0,
                                              g.visitor.facing)
@@ -162,7 +158,7 @@ class WalkTo:
         for dx in (-1, 0, 1):
             for dy in (-1, 0, 1):
                 n = (here[0] + dx, here[1] + dy)
-                if n in (here, blocker) or _cheb(n, after) != 1 or not g.can_enter(*n):
+                if n in (here, blocker) or chebyshev(n, after) != 1 or not g.can_enter(*n):
                     continue
                 if self._step_ok(here, n) and self._step_ok(n, after):
                     v.route = [n, *v.route[1:]]
@@ -226,7 +222,7 @@ class WalkTo:
         b = self.game.session.sim.bodies.get(self.resident)
         if b is None:
             self.stop(f"{self.label} is not in town any more.")
-        elif self.goal is not None and _cheb(self.goal, b.tile) > 1:
+        elif self.goal is not None and chebyshev(self.goal, b.tile) > 1:
             self._plan()  # they moved on: follow them
 
 

@@ -38,7 +38,7 @@ def build(args, map_path, visitor_name):
     threading.Thread(target=close_window, daemon=True).start()
     return s
 
-app._build_session = build
+app.build_session = build
 sys.argv = ["smallville", "play", sys.argv[2], "--visitor-name", "Alex"]
 sys.exit(main())
 """

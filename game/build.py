@@ -1,0 +1,120 @@
+"""What a run is built from, for the window (game/session.py) and headless runs
+(game/headless.py) alike: the chosen residents, their minds, the model gateway,
+the embedder, the worker pool and the simulation."""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Sequence
+
+from agents.embeddings import make_embedder
+from agents.llm import Gateway, load_config
+from agents.mind import Mind
+from agents.pool import MindPool
+from game import pathing
+from game.errors import UserError
+from game.sim import Simulation
+
+log = logging.getLogger(__name__)
+
+
+def select_residents(cast: Sequence[Any], agents: int | None = None,
+                     names: str | Sequence[str] | None = None) -> list[Any]:
+    """``--agents N``: the first N in the scenario's order; ``--residents "A,B"``: by name.
+    Neither: everyone. Unknown names are an error that lists the known ones."""
+    if agents is not None and names:
+        raise UserError("give --agents or --residents, not both")
+    if names:
+        wanted = [n.strip() for n in (names.split(",") if isinstance(names, str) else names) if n.strip()]
+        by_name = {p.name.casefold(): p for p in cast}
+        unknown = [n for n in wanted if n.casefold() not in by_name]
+        if unknown:
+            known = ", ".join(p.name for p in cast)
+            raise UserError(f"unknown resident(s): {', '.join(unknown)}. Known residents: {known}")
+        out, seen = [], set()
+        for n in wanted:
+            p = by_name[n.casefold()]
+            if p.name not in seen:
+                seen.add(p.name)
+                out.append(p)
+        return out
+    if agents is not None:
+        if agents < 1:
+            raise UserError(f"--agents must be at least 1 (there are {len(cast)} residents)")
+        if agents > len(cast):
+            raise UserError(f"--agents {agents}: this town has only {len(cast)} residents")
+        return list(cast[:agents])
+    return list(cast)
+
+
+def build_minds(personas: Sequence[Any], gateway: Any, embedder: Any, scenario: Any = None,
+                settings: Any = None) -> dict[str, Any]:
+    """One Mind per persona, with the scenario's seeded thoughts queued (each
+    Mind seeds its own description phrases as first memories in its first job)."""
+    minds = {p.name: Mind(p, gateway, embedder, settings) for p in personas}
+    for who, thought, importance in getattr(scenario, "seeds", None) or []:
+        if who in minds:
+            minds[who].queue_thought(thought, importance)
+    return minds
+
+
+@dataclass
+class Parts:
+    """What a run is built from (shared by the window and headless runs)."""
+
+    town: Any
+    cast: list
+    scenario: Any
+    config: Any
+    gateway: Any
+    embedder: Any
+    pool: Any
+    minds: dict
+    sim: Any
+
+
+def build_parts(
+    town: Any,
+    personas: Sequence[Any],
+    start: datetime,
+    *,
+    scenario: Any = None,
+    config: Any = None,
+    gateway: Any = None,
+    embedder: Any = None,
+    minds: dict | None = None,
+    seed: int = 0,
+    lockstep: bool = False,
+    sim_settings: Any = None,
+    mind_settings: Any = None,
+    background_embedder: bool = False,
+    sim_class: type = Simulation,
+    pool: Any = None,
+) -> Parts:
+    """Gateway (from ``config``, else ``load_config()``), embedder, minds, pool and
+    simulation; anything given is used as is (tests inject fakes)."""
+    if gateway is None:
+        config = config or load_config()
+        gateway = Gateway(config)
+    config = config or getattr(gateway, "config", None)
+    if embedder is None and minds is None:
+        embedder = make_embedder(config)
+        if background_embedder and hasattr(embedder, "load_in_background"):
+            embedder.load_in_background()  # torch's import stays off the main thread
+    if minds is None:
+        minds = build_minds(personas, gateway, embedder, scenario, mind_settings)
+    if pool is None:
+        pool = MindPool(getattr(config, "concurrency", None) or 2)
+    try:
+        pathing.prepare(town.walkable)  # else the first long path builds landmarks inside a frame
+    except Exception:  # noqa: BLE001 - an optimisation only
+        log.exception("pathing.prepare failed")
+    sim = sim_class(
+        town, minds, pool, start, personas={p.name: p for p in personas}, seed=seed, lockstep=lockstep,
+        settings=sim_settings,
+    )
+    return Parts(town, list(personas), scenario, config, gateway, embedder, pool, minds, sim)
+
+
+__all__ = ["Parts", "build_parts", "build_minds", "select_residents"]

@@ -1,0 +1,65 @@
+"""A body: where a resident (or the visitor) is and what it is doing."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from agents.types import Action
+from game.grid import Tile
+
+_SLEEP_RE = re.compile(r"\b(asleep|sleep|sleeping|slept|napping|nap)\b", re.I)
+_NOT_SLEEP_RE = re.compile(r"\b(ready|prepar\w*|wak\w*|before|after|trouble|can't|cannot)\b", re.I)
+
+
+def is_sleep(action: Action | None) -> bool:
+    """Whether an action is sleeping (perception off, no decisions until it ends)."""
+    if action is None or action.talking_to:
+        return False
+    d = action.description
+    return bool(_SLEEP_RE.search(d)) and not _NOT_SLEEP_RE.search(d)
+
+
+@dataclass
+class Body:
+    """Where a resident (or the visitor) is and what it is doing."""
+
+    name: str
+    tile: Tile
+    path: list[Tile] = field(default_factory=list)  # tiles still to walk (excluding the current one)
+    prev_tile: Tile | None = None  # where it stood before this step's move (for smooth drawing)
+    facing: str = "down"  # down | left | right | up (the character sheet's rows)
+    action: Action | None = None
+    target: str | None = None  # resolved address of the action's place
+    arrived_at: datetime | None = None  # when it reached the action's place
+    held_object: str | None = None  # object address whose state this body set
+    conversation: int | None = None  # id of the conversation it is in
+    prev_action: Action | None = None  # what it did before the conversation
+    visitor: bool = False
+    controlled: bool = False  # the player walks it (``take_control``): no decisions, no own walking
+    seen: dict[str, datetime] = field(default_factory=dict)  # event key -> last seen (retention)
+    new_events: bool = False  # new salient events in view since the last decision
+    last_decide: datetime | None = None
+    waiting_since: datetime | None = None  # needs a decision since
+    not_before: datetime | None = None  # no decision before this (error back-off)
+    asked_day: str | None = None  # the date of the last decision (a new day asks again)
+    fallbacks: int = 0
+    errors: int = 0
+
+    @property
+    def walking(self) -> bool:
+        return bool(self.path)
+
+    @property
+    def asleep(self) -> bool:
+        return is_sleep(self.action)
+
+    @property
+    def emoji(self) -> str:
+        if self.conversation is not None:
+            return "💬"
+        return self.action.emoji if self.action else ""
+
+    @property
+    def doing(self) -> str:
+        return self.action.description if self.action else "idle"

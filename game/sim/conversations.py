@@ -1,0 +1,211 @@
+"""Conversations between residents.
+
+A mind that decides to talk to someone near starts a conversation: both stop
+what they do (it is put back as ``prev_action``), the initiator walks up to a
+free tile next to the partner (at most ``approach_max_steps``), then the two
+take turns, one ``mind.utter`` job at a time, until a line ends it or it
+reaches ``max_conversation_lines``. At the end both remember it
+(``mind.end_conversation``, queued behind any job in flight) and the pair does
+not talk again for ``conversation_cooldown_min``.
+
+Functions over a ``Simulation``'s public state (``chats``, ``cooldowns``,
+``bodies``, ``jobs``); the simulation calls them.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from agents import provenance as pv
+from agents.types import Action, Conversation, Utterance
+from game.grid import chebyshev, facing
+from game.sim import movement, objects
+from game.sim.bodies import Body
+from game.sim.jobs import Job
+
+if TYPE_CHECKING:  # type hints only: the simulation imports this module
+    from game.sim.core import Simulation
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Chat:
+    """A conversation in progress."""
+
+    id: int
+    conv: Conversation
+    phase: str = "approach"  # approach | talk
+    turn: str = ""  # whose line is next
+    steps: int = 0
+    partner_doing: dict[str, str] = field(default_factory=dict)  # speaker -> what the other was doing
+    waiting: bool = False  # an utterance job is in flight
+
+
+def pair_key(a: str, b: str) -> str:
+    """The cooldown key of two residents (either order)."""
+    return "|".join(sorted((a, b)))
+
+
+def copy_conversation(c: Conversation) -> Conversation:
+    """A copy a worker thread may read while the main thread adds lines to the original."""
+    return Conversation(c.participants, c.address, c.started, list(c.lines))
+
+
+def conversation_to_dict(c: Conversation) -> dict[str, Any]:
+    return {
+        "participants": list(c.participants),
+        "address": c.address,
+        "started": c.started.isoformat(),
+        "lines": [{"speaker": u.speaker, "text": u.text, "ends": u.ends, "source": u.source} for u in c.lines],
+    }
+
+
+def conversation_from_dict(d: dict[str, Any]) -> Conversation:
+    return Conversation(
+        participants=tuple(d["participants"]),
+        address=d["address"],
+        started=datetime.fromisoformat(d["started"]),
+        lines=[Utterance(**u) for u in d.get("lines", [])],
+    )
+
+
+def in_cooldown(sim: Simulation, a: str, b: str) -> bool:
+    until = sim.cooldowns.get(pair_key(a, b))
+    return until is not None and sim.now < until
+
+
+def start_cooldown(sim: Simulation, a: str, b: str) -> None:
+    sim.cooldowns[pair_key(a, b)] = sim.now + timedelta(minutes=sim.settings.conversation_cooldown_min)
+
+
+def free_to_talk(sim: Simulation, b: Body) -> bool:
+    """Awake, not in a conversation, not the player's, and its mind has nothing to do."""
+    if b.conversation is not None or b.asleep or b.visitor or b.controlled or sim.held(b.name):
+        return False
+    return sim.jobs.current(b.name) is None and not sim.jobs.has_waiting(b.name)
+
+
+def start(sim: Simulation, name: str, partner: str, note: str = "", source: str = "") -> bool:
+    """``name`` starts a conversation with ``partner``; False when they cannot talk now."""
+    a = sim.bodies[name]
+    b = sim.bodies.get(partner)
+    s = sim.settings
+    if b is None or b.visitor or partner not in sim.minds or partner == name:
+        log.info("%s wants to talk to %r, who is not a resident here", name, partner)
+        return False
+    if not free_to_talk(sim, b) or a.conversation is not None or in_cooldown(sim, name, partner):
+        return False
+    if sim.area(a.tile) != sim.area(b.tile) or chebyshev(a.tile, b.tile) > s.vision_radius:
+        return False
+    cid = sim.next_chat
+    sim.next_chat += 1
+    here = sim.town.address_at(*b.tile) or sim.area(b.tile)
+    conv = Conversation(participants=(name, partner), address=sim.area(b.tile), started=sim.now)
+    chat = Chat(id=cid, conv=conv, turn=name)
+    for me, other in ((a, b), (b, a)):
+        chat.partner_doing[me.name] = other.doing
+        objects.release_object(sim, me)
+        me.prev_action = me.action
+        me.conversation = cid
+        me.waiting_since = None
+        me.action = Action(f"conversing with {other.name}", here, sim.now, 30, "💬", None, other.name,
+                           source if me is a else pv.tag(pv.MODEL))
+        me.target = sim.area(b.tile)
+    b.path = []
+    sim.chats[cid] = chat
+    # The initiator walks to a free tile next to the partner.
+    near = movement.adjacent_free(sim, b.tile, a)
+    if near is not None and chebyshev(a.tile, b.tile) > 1:
+        path = movement.path_to(sim, a.tile, near)
+        a.path = path[1:] if path else []
+    else:
+        a.path = []
+    sim.log_event(name, "chat", f"starts a conversation with {partner}", conv.address, conversation=cid,
+                  partner=partner, note=note or None, source=source or None)
+    return True
+
+
+def advance(sim: Simulation) -> None:
+    """One step of every conversation: the approach, then asking for the next line."""
+    for cid in sorted(sim.chats):
+        chat = sim.chats.get(cid)
+        if chat is None:
+            continue
+        a_name, b_name = chat.conv.participants
+        a, b = sim.bodies[a_name], sim.bodies[b_name]
+        if chat.phase == "approach":
+            chat.steps += 1
+            if chebyshev(a.tile, b.tile) <= 1 or not a.path or chat.steps >= sim.settings.approach_max_steps:
+                a.path = []
+                chat.phase = "talk"
+                a.facing = facing(b.tile[0] - a.tile[0], b.tile[1] - a.tile[1], a.facing)
+                b.facing = facing(a.tile[0] - b.tile[0], a.tile[1] - b.tile[1], b.facing)
+            else:
+                continue
+        if chat.waiting:
+            continue
+        speaker = chat.turn
+        if not sim.jobs.free(speaker):
+            continue
+        mind = sim.minds[speaker]
+        ok = sim.jobs.submit(speaker, Job.utter(cid), mind.utter, copy_conversation(chat.conv), sim.now,
+                             chat.partner_doing.get(speaker, ""))
+        if ok:
+            chat.waiting = True
+
+
+def on_utterance(sim: Simulation, name: str, job: Job, value: Any, error: Any) -> None:
+    """A line came back: it is said (logged), then the other's turn, or the end."""
+    chat = sim.chats.get(job.chat) if job.chat is not None else None
+    if chat is None:
+        return
+    chat.waiting = False
+    if error is not None or not isinstance(value, Utterance) or not str(value.text or "").strip():
+        why = error if error is not None else f"an empty or odd utterance ({type(value).__name__})"
+        sim.error(name, f"utterance failed: {why}; the conversation ends")
+        end(sim, chat)
+        return
+    u = Utterance(speaker=name, text=str(value.text).strip(), ends=bool(value.ends),
+                  source=str(getattr(value, "source", "") or ""))
+    chat.conv.lines.append(u)
+    sim.log_event(name, "line", u.text, chat.conv.address, conversation=chat.id, partner=chat.conv.other(name),
+                  source=u.source or None)
+    if u.ends or len(chat.conv.lines) >= sim.settings.max_conversation_lines:
+        end(sim, chat)
+    else:
+        chat.turn = chat.conv.other(name)
+
+
+def end(sim: Simulation, chat: Chat) -> None:
+    """The conversation is over: both go back to deciding, and remember it."""
+    sim.chats.pop(chat.id, None)
+    conv = chat.conv
+    a_name, b_name = conv.participants
+    start_cooldown(sim, a_name, b_name)
+    elapsed = max(0, int((sim.now - conv.started).total_seconds() // 60))
+    for name in conv.participants:
+        b = sim.bodies[name]
+        b.conversation = None
+        b.path = []
+        if b.action is not None:  # over now: done, and no longer a live conversation
+            b.action = replace(b.action, start=conv.started, duration_min=elapsed, talking_to=None)
+        b.arrived_at = sim.now
+        b.prev_action = None
+        b.last_decide = sim.now
+        if conv.lines:
+            c = copy_conversation(conv)
+            sim.jobs.queue(name, Job.end_conversation(chat.id, c, sim.now), sim.minds[name].end_conversation,
+                           c, sim.now)
+    sim.log_event(
+        a_name, "chat", f"ends the conversation with {b_name} ({len(conv.lines)} lines)", conv.address,
+        conversation=chat.id, partner=b_name, ended=True,
+    )
+
+
+def on_remembered(sim: Simulation, name: str, job: Job, value: Any, error: Any) -> None:
+    """Remembering a conversation finished; only a failure is news."""
+    if error is not None:
+        sim.error(name, f"remembering the conversation failed: {error}")

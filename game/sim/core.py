@@ -1,0 +1,348 @@
+"""The simulation core: the clock, the bodies, the event log, the mind jobs, and
+``step()`` (no pygame).
+
+One step is 10 sim seconds. Per step, on the main thread:
+
+1. finished mind jobs are applied to the world (in resident-name order, so
+   lockstep runs are reproducible);
+2. bodies walk one tile along their A* paths; arrivals set object states
+   (game/sim/movement.py, objects.py);
+3. conversations advance (approach, then one utterance job at a time;
+   conversations.py);
+4. each resident's perception is gathered and, where a decision is due, a
+   ``mind.decide(situation)`` job goes to the MindPool (decisions.py,
+   perception.py);
+5. in lockstep mode the step waits for every job in flight; then the clock
+   advances.
+
+Minds run on worker threads and only return data (``agents.types``); nothing
+here ever waits on a mind except ``lockstep`` runs. A resident whose mind is
+thinking keeps doing what it was doing (``thinking(name)`` for a marker).
+
+``Simulation`` is the public interface: the modules beside this one (movement,
+perception, decisions, conversations, objects, visitor, play_as, state) are
+functions over its public attributes and methods, and everything outside
+``game/sim/`` uses only this class (and ``game.sim``'s ``__all__``).
+"""
+from __future__ import annotations
+
+import functools
+import logging
+import random
+from datetime import datetime, timedelta
+from typing import Any, Callable, Iterable, Mapping
+
+from agents.types import Action, Conversation, Event, Situation
+from game.grid import Tile
+from game.sim import conversations, decisions, movement, objects, perception, play_as, visitor
+from game.sim import state as sim_state
+from game.sim.bodies import Body
+from game.sim.conversations import Chat
+from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, UTTER, Job, JobQueue, Pool
+from game.sim.places import Places
+from game.sim.settings import STEP, SimSettings
+
+log = logging.getLogger(__name__)
+
+
+class Simulation:
+    """The town in motion. Main thread only (minds run on the pool).
+
+    ``minds``: resident name -> a Mind (``decide``, ``utter``, ``end_conversation``).
+    ``personas``: optional, name -> Persona (for the routine fallback; taken from
+    ``mind.persona`` when missing).
+    """
+
+    def __init__(
+        self,
+        town: Any,
+        minds: Mapping[str, Any] | Iterable[Any],
+        pool: Pool,
+        start: datetime,
+        *,
+        personas: Mapping[str, Any] | Iterable[Any] | None = None,
+        seed: int = 0,
+        lockstep: bool = False,
+        settings: SimSettings | None = None,
+        spawns: Mapping[str, Tile] | None = None,
+    ) -> None:
+        given: Any = minds  # residents' minds by name, or a list of minds that know their name
+        self.minds: dict[str, Any] = dict(given) if isinstance(given, Mapping) else {m.name: m for m in given}
+        self.jobs = JobQueue(pool)  # one job per mind: in flight, and waiting behind it
+        self.now: datetime = start
+        self.start: datetime = start
+        self.steps = 0
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.lockstep = lockstep
+        self.settings = settings or SimSettings()
+        people: Any = personas
+        if people is None:
+            people = {n: getattr(m, "persona", None) for n, m in self.minds.items()}
+        elif not isinstance(people, Mapping):
+            people = {p.name: p for p in people}
+        self.personas: dict[str, Any] = dict(people)
+        self.places = Places(town, self.settings.vision_radius)  # static map lookups, cached
+
+        self.events: list[dict] = []  # the event log
+        self.listeners: list[Callable[[dict], None]] = []  # called with each new event
+        self.bodies: dict[str, Body] = {}
+        self.visitor: str | None = None  # the visitor's body's name
+        self.controlled: str | None = None  # the resident the player walks (``take_control``)
+        self.chats: dict[int, Chat] = {}  # conversations in progress, by id
+        self.next_chat = 1
+        self.cooldowns: dict[str, datetime] = {}  # pair key -> no new conversation before
+        self.lingering: dict[str, tuple[str, datetime]] = {}  # object -> (after-use state, until)
+        self.reflections_logged: dict[str, int] = {}  # name -> id of the last reflection logged
+
+        spawns = dict(spawns or {})
+        for name in self.minds:
+            tile = spawns.get(name) or town.spawns.get(name)
+            if tile is None:
+                tile = self.places.any_walkable()
+                log.warning("no spawn for %s; starting at %s", name, tile)
+            self.bodies[name] = Body(name=name, tile=tuple(tile))
+
+    # ------------------------------------------------------------------ the parts it is built of
+
+    @property
+    def town(self) -> Any:
+        return self.places.town
+
+    @town.setter
+    def town(self, town: Any) -> None:  # a loaded game's sim is built on a copy, then given the running town
+        self.places.town = town
+
+    @property
+    def pool(self) -> Pool:
+        return self.jobs.pool
+
+    @pool.setter
+    def pool(self, pool: Pool) -> None:
+        self.jobs.pool = pool
+
+    @property
+    def residents(self) -> list[str]:
+        return list(self.minds)
+
+    # ------------------------------------------------------------------ time
+
+    def step(self) -> None:
+        """Advance one step (10 sim seconds). Never blocks on a mind unless lockstep."""
+        self._apply_results()
+        movement.walk(self)
+        conversations.advance(self)
+        decisions.schedule(self)
+        if self.lockstep:
+            self.pool.wait()
+        self.now += STEP
+        self.steps += 1
+
+    def run_until(self, end: datetime, on_step: Callable[[Simulation], None] | None = None) -> None:
+        while self.now < end:
+            self.step()
+            if on_step is not None:
+                on_step(self)
+
+    def drain(self) -> None:
+        """Wait for the jobs in flight and apply them, until nothing is left in
+        flight (the end of a run, or before ``to_state()`` for an exact save)."""
+        for _ in range(100):
+            self.pool.wait()
+            self._apply_results()
+            self.jobs.submit_all_waiting()
+            if self.jobs.idle():
+                break
+
+    def pump(self) -> None:
+        """Apply finished jobs and submit waiting ones without advancing the clock
+        (a paused game still hears the answers it asked for)."""
+        self._apply_results()
+        self.jobs.submit_all_waiting()
+
+    def thinking(self, name: str) -> bool:
+        """Whether the resident's mind is working on something (a marker)."""
+        return self.pool.busy(name)
+
+    def behind(self, minutes: int | None = None) -> int:
+        """How many residents have waited for a decision longer than ``minutes``."""
+        limit = timedelta(minutes=self.settings.behind_min if minutes is None else minutes)
+        return sum(
+            1
+            for b in self.bodies.values()
+            if not b.visitor and b.waiting_since is not None and self.now - b.waiting_since > limit
+        )
+
+    # ------------------------------------------------------------------ jobs
+
+    def call(self, name: str, fn: Callable, *args: Any, on_result: Callable[[Any, Any], None], **kwargs: Any) -> None:
+        """Run ``fn(*args, **kwargs)`` as the resident's next pool job (keyed by the
+        name: after any job in flight, so one job per mind still holds); when it is
+        back, ``on_result(value, error)`` is called on the main thread instead of
+        the decision machinery."""
+        if kwargs:
+            fn = functools.partial(fn, **kwargs)
+        self.jobs.queue(name, Job.call(on_result), fn, *args)
+
+    def _apply_results(self) -> None:
+        for res, job in self.jobs.finished():
+            try:
+                if job.kind == DECIDE:
+                    decisions.on_decision(self, res.key, job, res.value, res.error)
+                elif job.kind == UTTER:
+                    conversations.on_utterance(self, res.key, job, res.value, res.error)
+                elif job.kind == CALL and job.on_result is not None:
+                    job.on_result(res.value, res.error)
+                elif job.kind == END_CONVERSATION:
+                    conversations.on_remembered(self, res.key, job, res.value, res.error)
+            except Exception as err:  # never let one bad answer stop the town
+                log.exception("applying %s for %s failed", job.kind, res.key)
+                self.error(res.key, f"applying {job.kind} failed: {err}")
+                b = self.bodies.get(res.key)
+                if b is not None and b.conversation is None and (b.action is None or self.action_done(b)):
+                    decisions.fallback(self, b, f"applying the decision failed: {err}")
+
+    # ------------------------------------------------------------------ the event log
+
+    def log_event(self, resident: str | None, kind: str, text: str, address: str = "", **extra: Any) -> dict:
+        ev = {"time": self.now.isoformat(sep=" "), "resident": resident, "kind": kind, "text": text, "address": address}
+        ev.update({k: v for k, v in extra.items() if v is not None})
+        self.events.append(ev)
+        for fn in self.listeners:
+            try:
+                fn(ev)
+            except Exception:  # a listener must not stop the town
+                log.exception("event listener failed")
+        return ev
+
+    def error(self, name: str, text: str) -> None:
+        """Something went wrong for a resident: counted, logged as an ``error`` event."""
+        log.warning("%s: %s", name, text)
+        b = self.bodies.get(name)
+        if b is not None:
+            b.errors += 1
+        self.log_event(name, "error", text, (b.target or "") if b else "")
+
+    # ------------------------------------------------------------------ bodies and places
+
+    def body(self, name: str) -> Body:
+        return self.bodies[name]
+
+    def area(self, tile: Tile) -> str:
+        """The arena-level address of a tile (or its sector, or the world outdoors)."""
+        return self.places.area(tile)
+
+    def seen_addresses(self, tile: Tile) -> list[str]:
+        """Addresses of every tile in the vision box (spatial memory grows by these)."""
+        return self.places.seen_addresses(tile)
+
+    def resolve(self, address: str | None) -> str | None:
+        """The deepest known address on the way down ``address`` (invented names
+        fall back to their known parent); None when nothing is known."""
+        return self.places.resolve(address)
+
+    # ------------------------------------------------------------------ perception
+
+    def perceive(self, name: str, active: list[tuple[str, str]] | None = None) -> list[Event]:
+        """Events in view of a resident, nearest first (game/sim/perception.py)."""
+        return perception.perceive(self, name, active)
+
+    def can_talk_to(self, name: str) -> list[str]:
+        """Whom the resident may start a conversation with now."""
+        return perception.can_talk_to(self, name)
+
+    def situation(self, name: str) -> Situation:
+        return perception.situation(self, name)
+
+    # ------------------------------------------------------------------ actions and decisions
+
+    def set_action(self, b: Body, action: Action, note: str = "") -> None:
+        """``b`` does ``action`` from now and walks to its place (game/sim/decisions.py)."""
+        decisions.set_action(self, b, action, note)
+
+    def action_done(self, b: Body) -> bool:
+        return decisions.action_done(self, b)
+
+    def prompt_decision(self, name: str) -> None:
+        """Ask ``name`` for a decision at the next step, as if it had noticed
+        something, without the reaction cooldown (an inner voice, for one)."""
+        body = self.bodies.get(name)
+        if body is not None:
+            body.new_events = True
+            body.last_decide = None
+
+    # ------------------------------------------------------------------ conversations
+
+    def start_chat(self, name: str, partner: str, note: str = "", source: str = "") -> bool:
+        """``name`` starts talking with ``partner`` (False when it cannot now)."""
+        return conversations.start(self, name, partner, note, source)
+
+    def chat(self, cid: int) -> Chat | None:
+        """A conversation in progress, by id."""
+        return self.chats.get(cid)
+
+    def conversation_of(self, name: str) -> Conversation | None:
+        b = self.bodies.get(name)
+        if b is None or b.conversation is None:
+            return None
+        chat = self.chats.get(b.conversation)
+        return chat.conv if chat else None
+
+    def conversations(self) -> list[Conversation]:
+        return [c.conv for c in self.chats.values()]
+
+    # ------------------------------------------------------------------ world edits
+
+    def set_object_state(self, address: str, state: str | None, by: str = "the player") -> str:
+        """A world edit: set an object's state (game/sim/objects.py); residents in view react."""
+        return objects.set_object_state(self, address, state, by)
+
+    # ------------------------------------------------------------------ the visitor
+
+    def add_visitor(self, name: str, tile: Tile | None = None, doing: str = "visiting the town") -> Body:
+        return visitor.add_visitor(self, name, tile, doing)
+
+    def move_visitor(self, tile: Tile) -> None:
+        visitor.move_visitor(self, tile)
+
+    def set_visitor_doing(self, text: str) -> None:
+        visitor.set_visitor_doing(self, text)
+
+    def remove_visitor(self) -> None:
+        visitor.remove_visitor(self)
+
+    def held(self, name: str) -> bool:
+        """Whether the resident is stopped by ``hold`` (talking with the visitor)."""
+        return visitor.held(self, name)
+
+    def hold(self, name: str, partner: str, doing: str | None = None) -> bool:
+        """Stop the resident where it stands, talking with ``partner``, until ``release``."""
+        return visitor.hold(self, name, partner, doing)
+
+    def release(self, name: str) -> None:
+        """End a ``hold``: the resident resumes what it was doing."""
+        visitor.release(self, name)
+
+    # ------------------------------------------------------------------ playing as a resident
+
+    def take_control(self, name: str) -> Body:
+        """The player walks ``name`` (game/sim/play_as.py); KeyError for a non-resident."""
+        return play_as.take_control(self, name)
+
+    def move_controlled(self, tile: Tile) -> None:
+        play_as.move_controlled(self, tile)
+
+    def release_control(self) -> str | None:
+        """Hand the controlled resident back to its mind: it asks for a decision now."""
+        return play_as.release_control(self)
+
+    # ------------------------------------------------------------------ state (agents.state.Stateful)
+
+    def to_state(self) -> dict[str, Any]:
+        """Plain, JSON-safe state of the simulation's own parts (not the minds')."""
+        return sim_state.to_state(self)
+
+    def from_state(self, state: dict[str, Any]) -> None:
+        """Restore what ``to_state()`` wrote (the minds are restored separately).
+        Jobs that were in flight are simply asked again."""
+        sim_state.from_state(self, state)

@@ -1,0 +1,154 @@
+"""Greetings: the visitor as someone a resident may decide to talk to (the game's
+``PlaySimulation``).
+
+Residents perceive the visitor like anyone (an event "Alex is visiting the
+town"), and ``PlaySimulation`` offers the visitor (or the resident the player
+plays) in ``Situation.can_talk_to``. A mind that decides to talk to the player
+does not start a mind-to-mind conversation (the player has no mind here): the
+resident says one greeting line, made by its own mind on the pool
+(``mind.utter`` on a one-sided conversation, then ``mind.end_conversation`` so
+it remembers it). The line lands in ``greetings`` (a list of ``Greeting``), is
+logged as a ``line`` event with ``greeting=True`` and ``partner=<visitor>``
+(bubbles show it), and the ``on_greeting`` callbacks run (the window toasts
+it). The player answers with the chat box. The same pair is not greeted again
+for the sim's ``conversation_cooldown_min``.
+"""
+from __future__ import annotations
+
+import logging
+import queue
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Callable
+
+from agents.types import Conversation, Utterance
+from game.grid import chebyshev, facing
+from game.sim import conversations
+from game.sim.core import Simulation
+from game.sim.jobs import Job
+
+log = logging.getLogger(__name__)
+
+KEEP = 50  # greetings kept in ``greetings``
+
+
+@dataclass
+class Greeting:
+    """A resident greeted the visitor (the player answers in the chat box)."""
+
+    resident: str
+    visitor: str
+    text: str
+    time: datetime
+    answered: bool = False
+
+
+class PlaySimulation(Simulation):
+    """The simulation with the visitor as someone a resident may decide to talk to.
+
+    Talking to the visitor is one greeting line (see the module docstring),
+    never a mind-to-mind conversation.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.greetings: list[Greeting] = []
+        self.greet_visitor = True  # False: residents never offer to talk to the visitor
+        self.on_greeting: list[Callable[[Greeting], None]] = []
+        # Lines made on the pool wait here for the main thread: (epoch, resident, visitor, utterance, time).
+        self._said: queue.SimpleQueue[tuple[int, str, str, Any, datetime]] = queue.SimpleQueue()
+        self._epoch = 0  # a load starts a new epoch: lines asked before it are dropped
+
+    # -- offering the visitor -------------------------------------------------------
+    @property
+    def player(self) -> str | None:
+        """Whom the player walks: the controlled resident, else the visitor."""
+        return self.controlled or self.visitor
+
+    def offers_player(self, name: str) -> bool:
+        """Whether ``name`` may greet the player now (near, same arena, not greeted lately)."""
+        v = self.bodies.get(self.player) if self.player else None
+        if v is None or v.name == name or not self.greet_visitor:
+            return False
+        me = self.bodies[name]
+        if chebyshev(v.tile, me.tile) > self.settings.talk_radius or self.area(v.tile) != self.area(me.tile):
+            return False
+        return not conversations.in_cooldown(self, name, v.name)
+
+    def can_talk_to(self, name: str) -> list[str]:
+        out = super().can_talk_to(name)
+        if self.offers_player(name) and self.player:
+            out.append(self.player)
+        return out
+
+    def start_chat(self, name: str, partner: str, note: str = "", source: str = "") -> bool:
+        if self.player and partner == self.player:
+            return self.greet(name, note)
+        return super().start_chat(name, partner, note, source)
+
+    # -- the greeting -----------------------------------------------------------------
+    def greet(self, name: str, note: str = "") -> bool:
+        """``name`` greets the player: one line, made by its mind on the pool."""
+        a = self.bodies[name]
+        v = self.bodies.get(self.player) if self.player else None
+        if v is None or a.conversation is not None or conversations.in_cooldown(self, name, v.name):
+            return False
+        conversations.start_cooldown(self, name, v.name)
+        a.facing = facing(v.tile[0] - a.tile[0], v.tile[1] - a.tile[1], a.facing)
+        conv = Conversation(participants=(name, v.name), address=self.area(a.tile), started=self.now)
+        mind = self.minds[name]
+        doing = v.doing
+        now = self.now
+        epoch = self._epoch
+        box = self._said
+        visitor = v.name
+
+        def job() -> Utterance:
+            u = mind.utter(conv, now, doing)
+            box.put((epoch, name, visitor, u, now))
+            said = Conversation(conv.participants, conv.address, conv.started, [u])
+            try:
+                mind.end_conversation(said, now)  # it remembers greeting the visitor
+            except Exception:  # noqa: BLE001 - remembering is a bonus; the greeting stands
+                log.exception("%s could not remember greeting %s", name, visitor)
+            return u
+
+        if not self.jobs.submit(name, Job.greet(visitor), job):
+            return False
+        self.log_event(name, "chat", f"greets {visitor}", conv.address, partner=visitor, greeting=True,
+                       note=note or None)
+        return True
+
+    def collect_greetings(self) -> list[Greeting]:
+        """Greeting lines finished on the pool -> ``greetings``, events, callbacks (main thread)."""
+        got = []
+        while True:
+            try:
+                epoch, name, visitor, u, when = self._said.get_nowait()
+            except queue.Empty:
+                break
+            if epoch != self._epoch or name not in self.bodies:
+                continue  # asked before a load
+            text = str(getattr(u, "text", "") or "").strip()
+            if not text:
+                continue
+            g = Greeting(name, visitor, text, self.now)
+            self.greetings.append(g)
+            del self.greetings[:-KEEP]
+            b = self.bodies[name]
+            self.log_event(name, "line", text, self.area(b.tile), partner=visitor, greeting=True)
+            for fn in list(self.on_greeting):
+                try:
+                    fn(g)
+                except Exception:  # noqa: BLE001 - a view callback must not stop the town
+                    log.exception("greeting callback failed")
+            got.append(g)
+        return got
+
+    def step(self) -> None:
+        super().step()
+        self.collect_greetings()
+
+    def from_state(self, state: dict[str, Any]) -> None:
+        self._epoch += 1
+        super().from_state(state)

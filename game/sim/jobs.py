@@ -1,0 +1,175 @@
+"""Mind jobs: what a resident's pool job is for (``Job``) and the queue that keeps
+one job per mind in flight (``JobQueue``).
+
+A resident's mind runs at most one job at a time on the worker pool (keyed by
+the resident's name). A job that must not be dropped while another runs (a
+conversation to remember, the visitor's chat) waits in the queue behind it and
+goes out as soon as the key is free. Finished jobs come back, in resident-name
+order so lockstep runs are reproducible, with the ``Job`` that says how the
+simulation applies the result.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Callable, Protocol
+
+from agents.types import Conversation
+
+log = logging.getLogger(__name__)
+
+# Job kinds.
+DECIDE = "decide"  # mind.decide(situation): an action, or someone to talk to
+UTTER = "utter"  # mind.utter(...): the next line of a conversation
+END_CONVERSATION = "end_conversation"  # mind.end_conversation(...): remembering a finished conversation
+CALL = "call"  # any function for someone else (the visitor's chat); its result goes to ``on_result``
+GREET = "greet"  # a greeting line for the visitor (game/sim/greetings.py collects it)
+
+
+@dataclass(frozen=True)
+class Job:
+    """The simulation's record of one pool job (what it is for, and what to do with its result)."""
+
+    kind: str
+    reason: str = ""  # decide: start | done | new day | react
+    at: datetime | None = None  # decide: the sim time of the situation; end_conversation: when it ended
+    chat: int | None = None  # utter, end_conversation: the conversation's id
+    conversation: Conversation | None = None  # end_conversation: the conversation remembered (a copy)
+    partner: str | None = None  # greet: who is greeted
+    on_result: Callable[[Any, Any], None] | None = None  # call: (value, error), on the main thread
+
+    @classmethod
+    def decide(cls, reason: str, at: datetime) -> Job:
+        return cls(DECIDE, reason=reason, at=at)
+
+    @classmethod
+    def utter(cls, chat: int) -> Job:
+        return cls(UTTER, chat=chat)
+
+    @classmethod
+    def end_conversation(cls, chat: int, conversation: Conversation, at: datetime) -> Job:
+        return cls(END_CONVERSATION, chat=chat, conversation=conversation, at=at)
+
+    @classmethod
+    def call(cls, on_result: Callable[[Any, Any], None]) -> Job:
+        return cls(CALL, on_result=on_result)
+
+    @classmethod
+    def greet(cls, partner: str) -> Job:
+        return cls(GREET, partner=partner)
+
+
+class Pool(Protocol):
+    """What the simulation needs of a worker pool (``agents.pool.MindPool``)."""
+
+    def submit(self, key: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> bool: ...
+
+    def busy(self, key: str) -> bool: ...
+
+    def in_flight(self) -> int: ...
+
+    def results(self) -> list[Any]: ...
+
+    def wait(self, timeout: float | None = None) -> bool: ...
+
+    def cancel_all(self) -> None: ...
+
+
+@dataclass
+class Waiting:
+    """A job waiting for its resident's key to be free."""
+
+    job: Job
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+
+
+class JobQueue:
+    """One job per resident on the pool: the job in flight, and jobs waiting behind it."""
+
+    def __init__(self, pool: Pool) -> None:
+        self.pool = pool
+        self._running: dict[str, Job] = {}  # name -> the job in flight (or finished, not yet applied)
+        self._waiting: dict[str, list[Waiting]] = {}  # name -> jobs waiting for the key to be free
+
+    # -- looking -----------------------------------------------------------------------
+    def current(self, name: str) -> Job | None:
+        """The resident's job in flight (or finished and not yet applied), if any."""
+        return self._running.get(name)
+
+    def has_waiting(self, name: str) -> bool:
+        return bool(self._waiting.get(name))
+
+    def free(self, name: str) -> bool:
+        """No job recorded for the resident and none on the pool under its key."""
+        return name not in self._running and not self.pool.busy(name)
+
+    def running(self) -> dict[str, Job]:
+        """A copy: name -> job in flight."""
+        return dict(self._running)
+
+    def waiting(self) -> list[tuple[str, Job]]:
+        """Every waiting job, in order per resident."""
+        return [(name, w.job) for name, q in self._waiting.items() for w in q]
+
+    def idle(self) -> bool:
+        """Nothing on the pool and nothing waiting."""
+        return not self.pool.in_flight() and not self._waiting
+
+    # -- sending -----------------------------------------------------------------------
+    def submit(self, name: str, job: Job, fn: Callable[..., Any], *args: Any) -> bool:
+        """Run ``fn(*args)`` now as the resident's job; False when its key is taken."""
+        if not self.pool.submit(name, fn, *args):
+            return False
+        self._running[name] = job
+        return True
+
+    def queue(self, name: str, job: Job, fn: Callable[..., Any], *args: Any, submit: bool = True) -> None:
+        """Run ``fn(*args)`` as the resident's next job: now if its key is free, else
+        after the job in flight (``submit=False``: at the next step, a load)."""
+        self._waiting.setdefault(name, []).append(Waiting(job, fn, args))
+        if submit:
+            self.submit_waiting(name)
+
+    def submit_waiting(self, name: str) -> bool:
+        """Submit the resident's next waiting job if its key is free; True if one waits."""
+        q = self._waiting.get(name)
+        if not q:
+            return False
+        if name in self._running or self.pool.busy(name):
+            return True
+        w = q[0]
+        if self.pool.submit(name, w.fn, *w.args):
+            q.pop(0)
+            self._running[name] = w.job
+        if not q:
+            self._waiting.pop(name, None)
+        return True
+
+    def submit_all_waiting(self) -> None:
+        for name in list(self._waiting):
+            self.submit_waiting(name)
+
+    # -- results -----------------------------------------------------------------------
+    def finished(self) -> list[tuple[Any, Job]]:
+        """(result, job) for every job finished since the last call, in resident-name
+        order. Every finished job is popped first: a resident whose result is in
+        this batch is free (e.g. to be talked to) while the others are applied."""
+        results = self.pool.results()
+        batch = []
+        for res in sorted(results, key=lambda r: r.key):
+            job = self._running.pop(res.key, None)
+            if job is None:
+                log.warning("result for %s without a job record; ignored", res.key)
+                continue
+            batch.append((res, job))
+        return batch
+
+    def clear(self) -> None:
+        """Forget every job (a load: jobs in flight are asked again)."""
+        self._running = {}
+        self._waiting = {}
+
+
+__all__ = ["Job", "JobQueue", "Pool", "Waiting", "DECIDE", "UTTER", "END_CONVERSATION", "CALL", "GREET"]

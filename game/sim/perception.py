@@ -1,0 +1,115 @@
+"""Perception: what a resident sees and whom it may talk to, and the situation
+handed to its mind.
+
+A resident sees other bodies and objects with a non-idle state within the
+vision radius (a square box) in its own arena, nearest first. What it has not
+seen within the retention time is new, and new things at its place make it
+consider reacting (game/sim/decisions.py).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from agents.types import Event, Situation
+from game.grid import chebyshev, distance
+from game.sim import conversations, objects
+from game.sim.bodies import Body
+
+if TYPE_CHECKING:  # type hints only: the simulation imports this module
+    from game.sim.core import Simulation
+
+
+def doing(b: Body) -> str:
+    """What others see ``b`` doing."""
+    if b.conversation is not None and b.action and b.action.talking_to:
+        return f"conversing with {b.action.talking_to}"
+    return b.doing
+
+
+def perceive(sim: Simulation, name: str, active: list[tuple[str, str]] | None = None) -> list[Event]:
+    """Events in view of a resident: other bodies' actions and objects with
+    non-idle states, within the vision radius and in the same arena, nearest first."""
+    me = sim.bodies[name]
+    r = sim.settings.vision_radius
+    here = sim.area(me.tile)
+    found: list[tuple[float, str, Event]] = []
+    for other in sim.bodies.values():
+        if other is me or chebyshev(other.tile, me.tile) > r or sim.area(other.tile) != here:
+            continue
+        if other.visitor and sim.controlled:
+            continue  # the visitor is parked (not drawn) while the player plays a resident
+        what = doing(other)
+        found.append(
+            (
+                distance(other.tile, me.tile),
+                other.name,
+                Event(
+                    subject=other.name,
+                    predicate="is",
+                    object=what,
+                    description=f"{other.name} is {what}",
+                    address=sim.town.address_at(*other.tile) or here,
+                ),
+            )
+        )
+    for addr, state in objects.active_objects(sim) if active is None else active:
+        if addr == me.held_object:
+            continue
+        best = None
+        for t in sim.places.tiles_of_object(addr):
+            if chebyshev(t, me.tile) <= r and sim.area(t) == here:
+                d = distance(t, me.tile)
+                best = d if best is None or d < best else best
+        if best is None:
+            continue
+        obj = addr.split(":")[-1]
+        found.append((best, addr, Event(addr, "is", state, f"{obj} is {state}", addr)))
+    found.sort(key=lambda f: (f[0], f[1]))
+    return [e for _, _, e in found[: sim.settings.max_events]]
+
+
+def notice(sim: Simulation, name: str, active: list[tuple[str, str]]) -> None:
+    """Mark what is new in view of a resident at its place (``new_events``), and
+    remember when each thing was last seen (retention)."""
+    b = sim.bodies[name]
+    retention = timedelta(minutes=sim.settings.retention_min)
+    for ev in sim.perceive(name, active):
+        key = f"{ev.subject}|{ev.object}"
+        last = b.seen.get(key)
+        if last is None or sim.now - last > retention:
+            b.new_events = True
+        b.seen[key] = sim.now
+    if len(b.seen) > 200:
+        cut = sim.now - retention
+        b.seen = {k: t for k, t in b.seen.items() if t >= cut}
+
+
+def can_talk_to(sim: Simulation, name: str) -> list[str]:
+    """Residents near enough (talk radius, same arena) and free to talk with ``name``."""
+    me = sim.bodies[name]
+    here = sim.area(me.tile)
+    out = []
+    for other in sim.bodies.values():
+        if other is me or other.visitor or other.name not in sim.minds:
+            continue
+        if chebyshev(other.tile, me.tile) > sim.settings.talk_radius or sim.area(other.tile) != here:
+            continue
+        if conversations.free_to_talk(sim, other) and not conversations.in_cooldown(sim, name, other.name):
+            out.append(other.name)
+    return out
+
+
+def situation(sim: Simulation, name: str) -> Situation:
+    """What the resident's mind decides from: where it is, what it does, what it sees."""
+    b = sim.bodies[name]
+    return Situation(
+        now=sim.now,
+        address=sim.town.address_at(*b.tile) or sim.area(b.tile),
+        action=replace(b.action) if b.action else None,
+        events=sim.perceive(name),
+        seen_addresses=sim.seen_addresses(b.tile),
+        can_talk_to=sim.can_talk_to(name),
+        action_done=sim.action_done(b),
+    )

@@ -1,0 +1,26 @@
+"""The simulation's constants and tunables: the step, the event kinds, ``SimSettings``."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+STEP = timedelta(seconds=10)  # one sim step; a walking body moves one tile per step
+
+# Event-log kinds (the timeline and the HUD read these).
+KINDS = ("action", "chat", "line", "arrive", "reflect", "error", "edit")
+
+
+@dataclass
+class SimSettings:
+    vision_radius: int = 8  # tiles (square box), same arena only
+    max_events: int = 16  # events handed to a mind per decision (it applies its own bandwidth)
+    retention_min: int = 60  # an event seen again within this is not "new"
+    react_cooldown_min: int = 10  # at most one reaction decision per resident per this
+    react_max_in_flight: int = 8  # reactions wait while this many jobs are in flight (realtime)
+    talk_radius: int = 6  # tiles: who is near enough to be offered for a conversation
+    conversation_cooldown_min: int = 120  # the same pair does not talk again within this
+    max_conversation_lines: int = 8
+    approach_max_steps: int = 30  # the initiator stops walking to the partner after this
+    min_stay_min: int = 1  # an action that ended while walking lasts this long after arrival
+    behind_min: int = 10  # behind(): waiting for a decision longer than this
+    error_backoff_min: int = 10  # after a failed decision, no new one for this long

@@ -1,0 +1,177 @@
+"""What the inspector says (pure: a body and a mind's snapshot in, text and
+markup out; no pygame): the often-changing header lines, the plan, memories,
+reflections and people, an object's state. game/view/inspector.py shows them."""
+from __future__ import annotations
+
+from datetime import datetime
+
+from agents import provenance as pv
+from game.view.markup import C_DIM, C_HEAD, C_IMP, C_NOW, C_RULE, C_TEXT, esc, source_colour, source_tag
+
+TEXT_PX = 15
+SMALL_PX = 13
+MAX_MEMORIES = 10
+MEMORY_CHARS = 110
+
+
+def pretty(address: str | None) -> str:
+    """'the Ville:Hobbs Cafe:cafe:coffee machine' -> 'Hobbs Cafe: cafe: coffee machine'."""
+    if not address:
+        return "somewhere"
+    parts = str(address).split(":")
+    return ": ".join(parts[1:]) if len(parts) > 1 else parts[0]
+
+
+def _hm(t) -> str:
+    if isinstance(t, str):
+        try:
+            t = datetime.fromisoformat(t)
+        except ValueError:
+            return t
+    return f"{t:%H:%M}" if isinstance(t, datetime) else "?"
+
+
+def _current_plan_index(plan: list[str], now: datetime | None) -> int | None:
+    """Which 'HH:MM-HH:MM description' line holds now (None if none)."""
+    if now is None:
+        return None
+    cur = f"{now:%H:%M}"
+    found = None
+    for i, line in enumerate(plan):
+        start, _, rest = line.partition("-")
+        end = rest[:5]
+        if len(start) == 5 and start <= cur and (end <= start or cur < end):  # end <= start: past midnight
+            found = i
+    return found
+
+
+def _clip(text, n: int) -> str:
+    text = str(text)
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _h(title: str) -> str:
+    return f"<br><font color='{C_HEAD}' pixel_size={TEXT_PX}><b>{esc(title)}</b></font><br>"
+
+
+def resident_html(name: str, body, snap: dict, *, thinking: bool, now: datetime | None,
+                  memory_text=None) -> str:
+    """The inspector's whole text for one resident (pure: body and snapshot in, markup out)."""
+    return header_html(name, body, snap, thinking=thinking) + body_html(snap, now=now, memory_text=memory_text)
+
+
+def header_lines(name: str, body, snap: dict, *, thinking: bool) -> list[tuple[str, str, bool]]:
+    """What changes often -- the action, since/until, thinking -- as (text, colour, bold) lines.
+    Drawn straight into an image (a pygame_gui re-layout would cost ~10 ms each time)."""
+    out: list[tuple[str, str, bool]] = []
+    act = getattr(body, "action", None)
+    if act is not None:
+        where = act.address if act.talking_to else (getattr(body, "target", None) or act.address)
+        out.append((f"{name} is {act.description} @ {pretty(where)}", C_TEXT, True))
+        if act.talking_to:
+            out.append((f"since {_hm(act.start)}", C_DIM, False))
+        else:
+            walking = " (walking there)" if getattr(body, "walking", False) else ""
+            out.append((f"since {_hm(act.start)} until {_hm(act.end)}{walking}", C_DIM, False))
+    elif snap.get("action"):
+        a = snap["action"]
+        out.append((f"{name} is {a.get('description')} @ {pretty(a.get('address'))}", C_TEXT, True))
+    else:
+        out.append((f"{name} is just arriving", C_TEXT, True))
+    source = getattr(act, "source", None) if act is not None else (snap.get("action") or {}).get("source")
+    label = pv.short_label(source)
+    if label:  # what the model did not choose, said plainly
+        out.append((f"chosen by: {label}", source_colour(source) or C_RULE, False))
+    if snap.get("budget_hit"):
+        out.append((f"call budget ({snap.get('budget')}) spent at {_hm(snap['budget_hit'])}: rules stand in until "
+                    "tomorrow", C_RULE, False))
+    out.append(("thinking…" if thinking else "not thinking", C_NOW if thinking else C_DIM, False))
+    return out
+
+
+def header_html(name: str, body, snap: dict, *, thinking: bool) -> str:
+    parts = []
+    for text, colour, bold in header_lines(name, body, snap, thinking=thinking):
+        t = f"<b>{esc(text)}</b>" if bold else esc(text)
+        parts.append(f"<font color='{colour}'>{t}</font><br>")
+    return f"<font pixel_size={TEXT_PX}>" + "".join(parts) + "</font>"
+
+
+def body_html(snap: dict, *, now: datetime | None, memory_text=None) -> str:
+    """What changes when the mind finishes a job: summary, plan, memories, reflections, people."""
+    out: list[str] = [f"<font pixel_size={TEXT_PX} color='{C_TEXT}'>"]
+    if snap.get("summary"):
+        out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>{esc(snap['summary'])}</font><br>")
+
+    plan = list(snap.get("plan") or [])
+    sources = list(snap.get("plan_sources") or []) + [""] * len(plan)
+    mode = f" ({snap['planning']} planning)" if snap.get("planning") else ""
+    out.append(_h(f"Today's plan{mode}"))
+    if plan:
+        cur = _current_plan_index(plan, now)
+        for i, line in enumerate(plan):
+            tag = source_tag(sources[i], SMALL_PX)
+            if i == cur:
+                out.append(f"<font color='{C_NOW}'><b>» {esc(line)}</b></font>{tag}<br>")
+            else:
+                colour = source_colour(sources[i]) or C_TEXT
+                out.append(f"<font color='{colour}'>   {esc(line)}</font>{tag}<br>")
+        for line in snap.get("arrangements") or []:
+            out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>arranged: {esc(line)}</font><br>")
+        pending = snap.get("pending") or []
+        if pending:
+            out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>next: {esc('; '.join(pending[:4]))}</font><br>")
+    else:
+        out.append(f"<font color='{C_DIM}'>(not planned yet)</font><br>")
+
+    mems = [m for m in (snap.get("memories") or []) if m.get("kind") != "reflection"]
+    out.append(_h(f"Recent memories ({snap.get('memory_count', len(mems))} in all)"))
+    if mems:
+        out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>[importance]; * rated by a rule, not the model"
+                   "</font><br>")
+        for m in reversed(mems[-MAX_MEMORIES:]):
+            rule = "*" if pv.kind_of(m.get("importance_source")) == pv.RULE else ""
+            imp = int(m.get("importance", 0))
+            out.append(f"<font pixel_size={SMALL_PX}><font color='{C_IMP}'>[{imp}{rule}]</font> "
+                       f"<font color='{C_DIM}'>{_hm(m.get('created'))} {esc(m.get('kind', ''))}</font> "
+                       f"{esc(_clip(m.get('description', ''), MEMORY_CHARS))}</font><br>")
+    else:
+        out.append(f"<font color='{C_DIM}'>(none yet)</font><br>")
+
+    refl = snap.get("reflections") or []
+    out.append(_h("Reflections"))
+    if refl:
+        by_id = {m.get("id"): m.get("description", "") for m in (snap.get("memories") or [])}
+        for r in reversed(refl):
+            out.append(f"<font color='{C_IMP}'>[{int(r.get('importance', 0))}]</font> "
+                       f"<i>{esc(r.get('description', ''))}</i>{source_tag(r.get('source'), SMALL_PX)}<br>")
+            for e in (r.get("cites") or r.get("evidence") or [])[:5]:
+                text = e if isinstance(e, str) else (by_id.get(e) or (memory_text(e) if memory_text else None))
+                if text:
+                    out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>   cites: {esc(text)}</font><br>")
+    else:
+        out.append(f"<font color='{C_DIM}'>(none yet)</font><br>")
+
+    people = snap.get("known_people") or []
+    out.append(_h(f"Knows ({len(people)})"))
+    if people:
+        opinions = snap.get("relationships") or {}
+        descs = [m.get("description", "") for m in reversed(snap.get("memories") or [])]
+        for p in people:
+            line = opinions.get(p) if isinstance(opinions, dict) else None
+            if not line:
+                first = p.split()[0]
+                line = next((d for d in descs if first in d), "")
+            out.append(f"<b>{esc(p)}</b>" + (f"<font pixel_size={SMALL_PX} color='{C_DIM}'> - {esc(line[:140])}</font>"
+                                             if line else "") + "<br>")
+    else:
+        out.append(f"<font color='{C_DIM}'>(nobody yet)</font><br>")
+    out.append("</font>")
+    return "".join(out)
+
+
+def object_html(address: str, state: str) -> str:
+    name = address.split(":")[-1]
+    return (f"<font pixel_size={TEXT_PX} color='{C_TEXT}'><b>{esc(name)}</b><br>"
+            f"<font color='{C_DIM}'>{esc(pretty(address))}</font><br>"
+            f"state: <font color='{C_NOW}'>{esc(state)}</font></font>")
