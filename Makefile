@@ -8,13 +8,19 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=O
 export HF_HUB_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: play test bench clean-venv art map
+.PHONY: play test lint bench clean-venv art map
 
 play: $(STAMP)
 	$(VENV)/bin/smallville play $(ARGS)
 
 test: $(STAMP)
 	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(PY) -m pytest -q $(ARGS)
+
+# The lint gate: ruff (pyflakes, pycodestyle, bugbear, isort) everywhere, mypy on the
+# minds and the simulation core (both configured in pyproject.toml).
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 bench: $(STAMP)
 	$(VENV)/bin/smallville bench $(ARGS)

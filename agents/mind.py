@@ -48,15 +48,6 @@ MAX_TOKENS = {"day_plan": 420, "replan": 420, "decompose": 360, "utterance": 90,
 StateBuilder = Callable[[], dict]
 
 
-class _FromState:
-    """``Mind.from_state``: on a mind, the in-place restore of the state contract; on the class, the
-    deprecated ``Mind.from_state(persona, gateway, embedder, state, settings)`` = ``Mind.restore``
-    (until game/savegame.py and lab call ``Mind.restore``; then delete this)."""
-
-    def __get__(self, mind: Mind | None, cls: type[Mind]) -> Callable[..., Any]:
-        return cls.restore if mind is None else mind._restore_in_place
-
-
 class Mind:
     def __init__(self, persona: Persona, gateway: Asker, embedder: Embedder, settings: MindSettings | None = None):
         # Cheap: no model call, no embedding; memories are seeded in the first job.
@@ -554,9 +545,7 @@ class Mind:
             build = self._capture()
         return build()
 
-    from_state = _FromState()
-
-    def _restore_in_place(self, state: dict) -> None:
+    def from_state(self, state: dict) -> None:
         """The state contract's ``from_state`` (agents/state.py): this mind, built with
         its persona and services, continues where ``to_state`` left off. Raises
         EmbeddingMismatch when the saved memories were embedded by another model."""

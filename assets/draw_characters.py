@@ -1014,7 +1014,7 @@ def contact_sheet(path: str | Path, scale: int = 3) -> None:
     rows = (len(looks) + per_row - 1) // per_row
     board = pygame.Surface((cw * per_row, ch * rows), pygame.SRCALPHA, 32)
     board.fill((96, 160, 84, 255))
-    for i, (name, look) in enumerate(looks):
+    for i, (_name, look) in enumerate(looks):
         x, y = (i % per_row) * cw + 4, (i // per_row) * ch + 4
         pygame.draw.rect(board, (190, 170, 140, 255), pygame.Rect(x + 48, y, 48, FRAME_H * ROWS))
         board.blit(draw_sheet(look), (x, y))

@@ -35,8 +35,8 @@ def main() -> None:
     from scripted_minds import plausible
 
     from game import app
-    from smallville.cli import main as smallville
     from game.session import Session
+    from smallville.cli import main as smallville
 
     started = threading.Event()
 

@@ -19,6 +19,7 @@ TILES_DIR = REPO / "assets" / "tiles"
 MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
 
 from conftest import RESIDENTS  # noqa: E402 - the cast of DESIGN.md
+
 ARTISTS = ["Latoya Williams", "Rajiv Patel", "Abigail Chen", "Francisco Lopez", "Hailey Johnson"]
 SECTORS = {
     "Hobbs Cafe": {"cafe"},
@@ -83,7 +84,8 @@ def tiled():
 def test_tileset_reproduces_byte_for_byte(draw_tiles, tmp_path):
     draw_tiles.build(tmp_path)
     for name in ("ville_tiles.png", "ville_tiles.json"):
-        assert (tmp_path / name).read_bytes() == (TILES_DIR / name).read_bytes(), f"{name} differs: rerun assets/draw_tiles.py"
+        assert (tmp_path / name).read_bytes() == (TILES_DIR / name).read_bytes(), \
+            f"{name} differs: rerun assets/draw_tiles.py"
     meta = json.loads((tmp_path / "ville_tiles.json").read_text())
     assert meta["tile_size"] == 32 and meta["count"] == len(draw_tiles.TILE_NAMES)
 

@@ -15,7 +15,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lab.bench.saves import synthetic_state
 from game.errors import UserError
 from game.saves import (
     SCHEMA,
@@ -33,6 +32,7 @@ from game.saves import (
     state_diff,
     states_equal,
 )
+from lab.bench.saves import synthetic_state
 
 REPO = Path(__file__).resolve().parents[1]
 MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"

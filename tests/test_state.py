@@ -1,12 +1,15 @@
-"""The state contract (agents/state.py) of every stateful part of the minds, in
+"""The state contract (agents/state.py ``Stateful``) of every part a save holds, in
 one table: a part in use writes ``to_state()``; a fresh one, built with its
-services, ``from_state``s it in place and then writes the same state. Also: the
-state is plain data, and a mind's save keeps the flat shape old saves have."""
+services, ``from_state``s it in place and then writes the same state, which a
+save can store. The minds' parts and the simulation's (Simulation,
+PlaySimulation, Session) are rows of the same table. Also: a mind's save keeps
+the flat shape old saves have."""
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -18,14 +21,24 @@ from agents.converse import Social
 from agents.memory import MemoryStream
 from agents.mind import Mind
 from agents.perceive import Senses
+from agents.pool import MindPool
 from agents.spatial import SpatialMemory
 from agents.state import Stateful
 from agents.today import Today
 from agents.types import Conversation, Utterance
-from tests.fakes import HashEmbedder
+from game import sim as sim_api
+from game.build import build_parts
+from game.savecodec import encode_part
+from game.session import Session
+from game.town import load_town
+from tests.fakes import HashEmbedder, make_gateway, minimal_instance
 from tests.scripted_minds import event, make_mind, plausible, situation
 
 START = datetime(2023, 2, 13, 7, 0)
+REPO = Path(__file__).resolve().parents[1]
+MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
+DORM = ["Maria Lopez", "Klaus Mueller", "Ayesha Khan", "Wolfgang Schulz"]
+OPEN: list = []  # sessions a case started, closed after the test
 
 
 def lived_mind(hours: int = 3) -> Mind:
@@ -90,6 +103,67 @@ def used_parts(name: str) -> tuple[Stateful, Callable[[], Stateful]]:
     return getattr(m, name), fresh[name]
 
 
+# --- the simulation's parts: a few dorm residents on the real map, a fake model --------------
+def chatty(purpose, messages, schema):
+    """Residents talk when they meet; everything else minimal."""
+    if purpose == "talk_decision":
+        return {"talk": True}
+    if purpose == "utterance":
+        return {"utterance": "Good morning! How are you today?", "ends": len(str(messages)) > 6000}
+    return minimal_instance(schema)
+
+
+def _session(sim_class_name: str = "PlaySimulation") -> Session:
+    from agents.persona import load_cast
+
+    town = load_town(MAP)
+    cast, scenario = load_cast(MAP.parent)
+    personas = [p for p in cast if p.name in DORM]
+    parts = build_parts(town, personas, scenario.start, scenario=scenario,
+                        gateway=make_gateway(chatty, via_litellm=False), embedder=HashEmbedder(), seed=3,
+                        lockstep=True, sim_class=getattr(sim_api, sim_class_name), pool=MindPool(2))
+    session = Session(parts, visitor_name="Alex")
+    OPEN.append(session)
+    return session
+
+
+def _lived(session: Session, steps: int = 900) -> Session:
+    """A while in town: walking, a conversation or two, objects in use."""
+    for _ in range(steps):
+        session.sim.step()
+        if session.sim.chats and session.sim.steps > 300:
+            break
+    return session
+
+
+def _fresh_sim(session: Session):
+    """A new simulation on the same town, minds and pool (what a load builds)."""
+    old = session.sim
+    return type(old)(session.town, session.minds, old.pool, old.start, personas={p.name: p for p in session.cast},
+                     seed=old.seed, lockstep=old.lockstep, settings=old.settings)
+
+
+def used_simulation(kind: str) -> tuple[Stateful, Callable[[], Stateful]]:
+    s = _lived(_session(kind))
+    if kind == "PlaySimulation":
+        s.sim.set_object_state("the Ville:Dorm for Oak Hill College:kitchen:stove", "burning", by="a test")
+    return s.sim, lambda: _fresh_sim(s)
+
+
+def used_session() -> tuple[Stateful, Callable[[], Stateful]]:
+    s = _lived(_session(), 200)
+    s.set_speed(3)
+    s.paused = True
+    s.take_control("Maria Lopez")
+
+    def fresh() -> Session:
+        other = _session()
+        other.sim, other.minds = s.sim, s.minds  # a load swaps the sim and minds in first, then the session
+        return other
+
+    return s, fresh
+
+
 PARTS: dict[str, Callable[[], tuple[Stateful, Callable[[], Stateful]]]] = {
     "Mind": used_mind,
     "MemoryStream": used_stream,
@@ -99,6 +173,9 @@ PARTS: dict[str, Callable[[], tuple[Stateful, Callable[[], Stateful]]]] = {
     "Today": lambda: used_parts("today"),
     "Social": lambda: used_parts("social"),
     "Senses": lambda: used_parts("senses"),
+    "Simulation": lambda: used_simulation("Simulation"),
+    "PlaySimulation": lambda: used_simulation("PlaySimulation"),
+    "Session": used_session,
 }
 
 
@@ -115,13 +192,20 @@ def plain(value: Any) -> Any:
 
 @pytest.mark.parametrize("name", list(PARTS))
 def test_state_round_trip(name):
-    used, fresh = PARTS[name]()
-    assert isinstance(used, Stateful)
-    state = used.to_state()
-    json.dumps(plain(state))  # plain data: JSON types (and numpy arrays)
-    back = fresh()
-    assert back.from_state(state) is None  # restores in place
-    assert plain(back.to_state()) == plain(state)
+    try:
+        used, fresh = PARTS[name]()
+        assert isinstance(used, Stateful)
+        state = used.to_state()
+        assert isinstance(state, dict) and state
+        encode_part(name, state)  # a save can store it (JSON types, datetimes, numpy arrays)
+        json.dumps(plain(state), default=str)
+        back = fresh()
+        assert isinstance(back, Stateful)
+        assert back.from_state(state) is None  # restores in place
+        assert plain(back.to_state()) == plain(state)
+    finally:
+        while OPEN:
+            OPEN.pop().close()
 
 
 def test_a_restored_mind_goes_on_like_the_original():
@@ -149,11 +233,3 @@ def test_a_mind_save_keeps_its_flat_shape_and_old_saves_load():
     back = Mind.restore(m.persona, m.gateway, HashEmbedder(64), old)
     assert back.plan == m.plan and back.budget.spent_at is None and back.social.rel_cache == {}
     assert len(back.memory) == len(m.memory)
-
-
-def test_the_old_classmethod_form_still_builds_a_mind():
-    """``Mind.from_state(persona, gateway, embedder, state)`` (deprecated) = ``Mind.restore``."""
-    m, _ = make_mind(plausible)
-    m.decide(situation(START))
-    back = Mind.from_state(m.persona, m.gateway, HashEmbedder(64), m.to_state())
-    assert isinstance(back, Mind) and back.inspect() == m.inspect()

@@ -361,8 +361,8 @@ def test_a_broken_map_gives_a_message_not_a_traceback(tmp_path, capsys, monkeypa
 
 
 def test_a_missing_sprite_sheet_gives_a_message(tmp_path, capsys, monkeypatch):
-    from smallville.cli import main
     from game.view import sprites
+    from smallville.cli import main
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sprites, "CHARACTERS", tmp_path / "nowhere")
