@@ -27,11 +27,7 @@ MINUTES = (5, 10, 15)
 
 
 class Decomposer(Thinking, Protocol):
-    """What decomposition needs of a mind (agents.seams.Thinking and the planning mode)."""
-
-    @property
-    def guided(self) -> bool:
-        ...
+    """What decomposition needs of a mind (agents.seams.Thinking)."""
 
 
 @lru_cache(maxsize=1024)
@@ -112,8 +108,9 @@ def validate_steps(raw_steps: list[Any], spatial: SpatialMemory, item: PlanItem,
     """Model steps -> actions that tile [start, end) exactly, in the item's arena.
     The model's object is kept where it suits the step; a junk or misplaced step is
     replaced by one of the resident's own steps of the item (provenance "rule");
-    repeats are merged. ``examples``: the prompt's example steps (a copy of one is
-    the routine's words, not the model's)."""
+    repeats are merged. ``examples``: the prompt's example steps; a step that copies
+    one, or the plan item's own words, has the plan item's provenance (the routine's
+    words are the routine's, whoever repeats them)."""
     name = persona.name if persona is not None else ""
     spare = fallback_texts(item, persona)
     arena = spatial.arena_of(item.address) if item.address.count(":") >= 2 else item.address
@@ -146,10 +143,12 @@ def validate_steps(raw_steps: list[Any], spatial: SpatialMemory, item: PlanItem,
             add(text, pick_object(spatial, item.address, text), minutes, pv.tag(pv.RULE, f"{pv.INVALID}: {why}"))
         else:
             source = pv.MODEL
-            if text in examples:
+            if text in examples or text == item.description:
+                # The prompt's example (the plan item's own words): the words are the item's,
+                # so is their provenance (the routine's words when the item is the routine's).
                 if stats is not None:
                     stats["decompose_step_copied"] += 1
-                source = pv.tag(pv.REPAIRED, f"{pv.GUIDED}: the prompt's example")
+                source = pv.combine(item.source, pv.MODEL)
             if not addr or not object_fits(text, addr):
                 hint = pick_object(spatial, item.address, text)
                 if addr and hint != addr:
@@ -187,9 +186,9 @@ def decompose(m: Decomposer, item: PlanItem, start: datetime, end: datetime, min
     resolve = dict(zip(labels, objs)).get
     max_steps = max(1, min(4, -(-minutes // s.action_max_minutes)))
     schema = steps_schema(tuple(labels), max_steps, max_steps)
-    # The guided mode shows the resident's own steps as examples (a small model copies
-    # their form); the paper's mode shows only the plan item's own words.
-    examples = fallback_texts(item, m.persona)[:2] if m.guided else [item.description]
+    # The example is the plan item's own words (a small model copies examples word for word:
+    # routine steps shown here came back as most of its "own" actions).
+    examples = [item.description]
 
     def label_of(text: str) -> str:
         o = pick_object(sp, item.address, text)
@@ -206,4 +205,4 @@ def decompose(m: Decomposer, item: PlanItem, start: datetime, end: datetime, min
         return fallback_actions(sp, item, start, end, m.persona, s.action_max_minutes,
                                 pv.tag(pv.ROUTINE, pv.reason_of_failure(why)))
     return validate_steps(got.steps, sp, item, start, end, resolve, s.action_min_minutes, s.action_max_minutes,
-                          persona=m.persona, stats=m.rejected, examples=set(examples) if m.guided else set())
+                          persona=m.persona, stats=m.rejected, examples=set(examples))
