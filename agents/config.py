@@ -43,6 +43,10 @@ class ModelConfig:
     # -1: pick by model (off for the embedded model and local servers, 300 for
     # hosted ones); 0: off.
     budget: int = -1
+    # How minds answer and talk: "on" (grounded: the model picks which of a few
+    # retrieved memories answers, a rule words it in the first person; agents/grounding.py),
+    # "off" (the paper's free generation) or "auto": on for the embedded model only.
+    grounded: str = "auto"
 
     def __post_init__(self) -> None:
         # Resolve the model-dependent defaults once, so every reader sees numbers.
@@ -60,6 +64,11 @@ class ModelConfig:
         if mode == "auto":
             mode = "guided" if self.is_embedded else "paper"
         object.__setattr__(self, "planning", mode)
+        g = str(self.grounded or "auto").strip().lower()
+        g = {"true": "on", "yes": "on", "1": "on", "false": "off", "no": "off", "0": "off"}.get(g, g)
+        if g not in ("auto", "on", "off"):
+            raise ConfigError(f"grounded must be on, off or auto, not {self.grounded!r}")
+        object.__setattr__(self, "grounded", ("on" if self.is_embedded else "off") if g == "auto" else g)
         if self.budget < 0:
             object.__setattr__(self, "budget", 0 if self.is_embedded or self.is_local else HOSTED_BUDGET)
 

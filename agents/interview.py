@@ -22,11 +22,13 @@ uses only the Mind's public methods (``begin_job``, ``start_turn``, ``search``,
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Sequence
 
 from pydantic import BaseModel, Field
 
+from agents import grounding as gr
 from agents import provenance as pv
 from agents.jobs import job_tag
 from agents.memory import MemoryNode
@@ -45,6 +47,21 @@ NEWS_WORDS = ("party", "love", "secret", "news", "married", "wedding", "died", "
 
 class Answer(BaseModel):
     answer: str = Field(min_length=1)
+
+
+@dataclass
+class Reply:
+    """An answer and where it came from: its provenance ("model", "repaired: grounded:
+    memory #12 (...)", "rule: ...") and, for a grounded answer, the memory's id and text."""
+
+    text: str
+    source: str
+    memory_id: int | None = None
+    memory: str = ""
+    mode: str = "free"  # "grounded" | "free" (the paper's generation)
+
+    def __str__(self) -> str:
+        return self.text
 
 
 def rule_importance(text: str) -> int:
@@ -113,6 +130,13 @@ def _clean_answer(raw: str, mind: Mind, speaker: str, text: str, history: Sequen
 def respond(mind: Mind, speaker: str, text: str, *, now: datetime, speaker_is: str | None = None,
             history: Sequence[tuple[str, str]] = (), remember: bool = True) -> str:
     """One in-character answer of ``mind``'s resident to ``speaker`` saying ``text``."""
+    return respond_traced(mind, speaker, text, now=now, speaker_is=speaker_is, history=history,
+                          remember=remember).text
+
+
+def respond_traced(mind: Mind, speaker: str, text: str, *, now: datetime, speaker_is: str | None = None,
+                   history: Sequence[tuple[str, str]] = (), remember: bool = True) -> Reply:
+    """``respond``, with the answer's provenance and (grounded mode) the memory it came from."""
     text = " ".join(str(text or "").split())[:600]
     history = [(str(a), str(b)) for a, b in (history or ())]
     if remember:
@@ -122,8 +146,17 @@ def respond(mind: Mind, speaker: str, text: str, *, now: datetime, speaker_is: s
         mind.begin_job(job_tag("respond"))
         mind.start_turn(now)
     if not text:
-        return fallback_answer(mind, speaker, "", history)
+        return Reply(fallback_answer(mind, speaker, "", history), pv.tag(pv.RULE, "nothing was said"))
+    reply = (_grounded(mind, speaker, text, now, history, remember) if mind.grounded
+             else _free(mind, speaker, text, now, speaker_is, history, remember))
+    if remember:
+        _remember(mind, speaker, text, reply.text, now, rule_importance(text))
+    return reply
 
+
+def _free(mind: Mind, speaker: str, text: str, now: datetime, speaker_is: str | None,
+          history: list[tuple[str, str]], remember: bool) -> Reply:
+    """The paper's way: the model writes the answer from retrieved memories."""
     known = speaker in mind.known_people
     who = speaker_is or ("someone you have met before" if known else "a visitor to the town you do not know yet")
     s = mind.settings
@@ -148,13 +181,59 @@ def respond(mind: Mind, speaker: str, text: str, *, now: datetime, speaker_is: s
     got, why = mind.gateway.ask_traced(Answer, prompt, purpose="respond", resident=mind.name, fallback=fb,
                                        max_tokens=MAX_TOKENS)
     answer = _clean_answer(got.answer, mind, speaker, text, history)
+    source = pv.MODEL
     if not answer or why is not None:
         answer = fb.answer
+        source = pv.tag(pv.RULE, pv.reason_of_failure(why or "invalid"))
         if remember:  # counted on the mind (an interview leaves it unchanged)
             mind.fallbacks[f"answer: {pv.reason_of_failure(why or 'invalid')}"] += 1
-    if remember:
-        _remember(mind, speaker, text, answer, now, rule_importance(text))
-    return answer
+    return Reply(answer, source)
+
+
+def grounded_facts(mind: Mind, question: str, now: datetime, *, touch: bool,
+                   skip: Sequence[str] = ()) -> list[gr.Fact]:
+    """The few memories that could answer ``question``: the paper's retrieval on the
+    question (also asked about the resident by name), then ranked by how near each fact,
+    in the resident's own words, is to the question in the resident's words (names left
+    out: "Isabella ..." in every seed phrase would make each look relevant)."""
+    about = gr.third_person_question(question, mind.name)
+    nodes = mind.search([about, question], now, k=8, char_budget=2000, touch=touch)
+    if not nodes:
+        return []
+    mine = gr.my_question(question)
+    worded = [gr.first_person(x.description, mind.name) for x in nodes]
+    try:
+        vecs = mind.embed([mine] + worded)
+    except Exception:  # noqa: BLE001 - an embedding server down: no facts, "I don't know"
+        mind.fallbacks["retrieval: embedding failed"] += 1
+        return []
+    return gr.candidates(nodes, list(vecs[1:]), vecs[0], skip=skip,
+                         bonus=[gr.hint_bonus(mine, w) for w in worded])
+
+
+def _grounded(mind: Mind, speaker: str, text: str, now: datetime, history: list[tuple[str, str]],
+              remember: bool) -> Reply:
+    """The grounded mode: the model chooses which memory answers, a rule words it."""
+    sp = _first(speaker)
+    said = [b for a, b in history if a == mind.name]
+    facts = grounded_facts(mind, text, now, touch=remember, skip=said)
+    if remember and facts:
+        mind.budget.count("choose_fact")
+    got = gr.choose(mind.gateway, facts, name=mind.name, question=text, asked_by=speaker, purpose="choose_fact",
+                    fallback_first=True)
+    if got.why is not None and remember:
+        mind.fallbacks[f"answer: {pv.reason_of_failure(got.why)}"] += 1
+    if got.fact is None:
+        turn = len(history) // 2
+        line = (gr.dont_know(sp, turn) if gr.is_question(text)
+                else fallback_answer(mind, speaker, text, history))
+        if gr.is_greeting(text) and not history:
+            line = fallback_answer(mind, speaker, text, ())
+        return Reply(line, got.source, mode=gr.GROUNDED)
+    line = gr.first_person(got.fact.text, mind.name)
+    if gr.is_greeting(text) and not history:
+        line = f"Hi {sp}! {line}"
+    return Reply(line, got.source, got.fact.node_id, got.fact.text, gr.GROUNDED)
 
 
 def _remember(mind: Mind, speaker: str, text: str, answer: str, now: datetime, importance: int) -> None:
@@ -173,4 +252,4 @@ def _remember(mind: Mind, speaker: str, text: str, answer: str, now: datetime, i
     mind.publish()
 
 
-__all__ = ["respond", "Answer", "fallback_answer", "rule_importance"]
+__all__ = ["respond", "respond_traced", "Reply", "grounded_facts", "Answer", "fallback_answer", "rule_importance"]

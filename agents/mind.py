@@ -151,6 +151,14 @@ class Mind:
     def guided(self) -> bool:
         return self.planning_mode == "guided"
 
+    @property
+    def grounded(self) -> bool:
+        """Answers and lines from the resident's own memories (agents/grounding.py):
+        MindSettings.grounded, else the model configuration's (on for the embedded model)."""
+        if self.settings.grounded is not None:
+            return bool(self.settings.grounded)
+        return getattr(getattr(self.gateway, "config", None), "grounded", "off") == "on"
+
     def _roll_day(self) -> None:
         self.budget.at(self.now)
 
@@ -427,6 +435,7 @@ class Mind:
             "plan_sources": [x.source for x in today.plan],
             "arrangements": [x.line() for x in today.arrangements],
             "planning": self.planning_mode,
+            "grounded": self.grounded,
             "action": None if a is None else {
                 "description": a.description, "address": a.address, "start": a.start.isoformat(),
                 "duration_min": a.duration_min, "emoji": a.emoji, "object_state": a.object_state,

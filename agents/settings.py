@@ -33,6 +33,8 @@ class MindSettings:
 
     # Planning. None: the model configuration's mode (agents/config.py planning).
     planning: str | None = None  # "paper" | "guided"
+    # Grounded answers and dialogue (agents/grounding.py). None: the model configuration's.
+    grounded: bool | None = None
     plan_min_items: int = 5
     plan_max_items: int = 8
     action_min_minutes: int = 5

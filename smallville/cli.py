@@ -43,6 +43,9 @@ def _add_model_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--planning", choices=("paper", "guided", "auto"),
                    help="paper: the model writes the day; guided: the routine's times, the model's words "
                         "(auto: guided for the embedded model, paper for any other)")
+    g.add_argument("--grounded", choices=("on", "off", "auto"),
+                   help="on: answers and lines are the resident's own memories, chosen by the model and worded "
+                        "by a rule; off: the paper's free generation (auto: on for the embedded model only)")
     g.add_argument("--budget", type=int,
                    help="model calls per resident per sim day, then rules stand in (0: none; default: none for "
                         "local models, 300 for hosted ones)")
