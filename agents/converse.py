@@ -11,6 +11,7 @@ from typing import AbstractSet, Any, Literal, Protocol
 from pydantic import BaseModel, Field, create_model
 
 from agents import activity
+from agents import grounding as gr
 from agents import provenance as pv
 from agents.arrangements import Arrangement, day_labels, keep_arrangements
 from agents.memory import MemoryNode
@@ -59,6 +60,10 @@ class Talker(Planner, Protocol):
 
     @staticmethod
     def sleeping(doing: str | None) -> bool:
+        ...
+
+    @property
+    def grounded(self) -> bool:
         ...
 
 
@@ -206,6 +211,8 @@ NEWS_QUERY = "upcoming events, plans and news worth telling {other}"
 def utter(m: Talker, c: Conversation, now: datetime, partner_doing: str, doing: str) -> Utterance:
     """The next line: retrieval on the relationship, the partner's doing, the last line
     (the paper's focal points) and on news worth passing on."""
+    if m.grounded:
+        return grounded_line(m, c, now, partner_doing, doing)
     other = c.other(m.name)
     rel = relationship(m, c, partner_doing)
     last = c.lines[-1].text if c.lines else ""
@@ -242,6 +249,93 @@ def utter(m: Talker, c: Conversation, now: datetime, partner_doing: str, doing: 
     return Utterance(speaker=m.name, text=text, ends=ends, source=source)
 
 
+GROUNDED_LINES = 2  # lines each side says in a grounded conversation (then one closes it)
+TOPIC_KINDS = ("thought", "chat", "reflection", "plan")  # what residents tell each other (not what they saw)
+
+
+def topics(m: Talker, c: Conversation, partner_doing: str, doing: str) -> list[gr.Fact]:
+    """What the speaker could tell the other: its memories of news and upcoming events, of
+    the other and of what it is doing (the paper's focal points), most important first,
+    none already said in this conversation."""
+    other = c.other(m.name)
+    last = c.lines[-1].text if c.lines else ""
+    seen: dict[int, MemoryNode] = {}
+    for q in (NEWS_QUERY.format(other=other), f"{other}", f"{m.name} is {doing}", last):
+        if q:
+            for x in m.retrieve(q, k=6):
+                seen.setdefault(x.id, x)
+    said = {_norm(u.text) for u in c.lines}
+    out: list[gr.Fact] = []
+    for x in sorted(seen.values(), key=lambda x: (-x.importance, -x.id)):
+        if x.kind not in TOPIC_KINDS or x.description.startswith("conversed with"):
+            continue
+        worded = _norm(gr.first_person(x.description, m.name))
+        if any(worded and (worded in s or s in worded) for s in said if len(s) > 12):
+            continue
+        out.append(gr.Fact(x.id, gr._short(x.description), float(x.importance)))
+    return out[:gr.MAX_FACTS]
+
+
+def to_listener(line: str, other: str) -> str:
+    """A line about the listener, said to them: "Maria Lopez is ..." -> "you are ..."."""
+    first = other.split()[0]
+    for who in (re.escape(other), re.escape(first)):
+        line = re.sub(rf"\b{who} is\b", "you are", line)
+        line = re.sub(rf"\b{who}'s\b", "your", line)
+        line = re.sub(rf"\b{who}\b", "you", line)
+    return line[0].upper() + line[1:] if line else line
+
+
+def grounded_line(m: Talker, c: Conversation, now: datetime, partner_doing: str, doing: str) -> Utterance:
+    """The grounded mode's line: the model chooses which of the speaker's memories to tell
+    (news, the other, what it is doing; or none), a rule words it. Facts passed on this
+    way are remembered by the listener (``end_conversation``)."""
+    other = c.other(m.name)
+    first = other.split()[0]
+    mine = [u for u in c.lines if u.speaker == m.name]
+    closing = f"It was nice to talk, {first}. See you around!"
+    if len(mine) >= GROUNDED_LINES:
+        return Utterance(m.name, closing, True, pv.tag(pv.RULE, f"{gr.GROUNDED}: the talk has run its course"))
+    facts = topics(m, c, partner_doing, doing)
+    got = gr.Grounded(None, pv.tag(pv.RULE, f"{gr.GROUNDED}: nothing to tell"))
+    if facts:
+        schema = gr.choice_schema(len(facts))
+        answer, why = m.ask(schema, "choose_fact", "choose_line", schema(fact=gr.NONE), asked_by="You",
+                            question=f"What would you tell {other} now?", facts=gr.fact_list(facts))
+        if why is not None:
+            m.note_fallback("line", why)
+        got = gr.outcome(facts, answer, why, fallback_first=True)
+    heard = bool(c.lines) and gr.GROUNDED in c.lines[-1].source and "memory #" in c.lines[-1].source
+    if got.fact is None:
+        if not c.lines:
+            line, ends = f"Hi {first}! How are you doing today?", False
+        elif len(mine) == 0:
+            line, ends = f"Hi {first}, I'm well, thanks. I'm {doing or 'keeping busy'}.", False
+        else:
+            line, ends = (f"Oh, I didn't know that, {first}. " if heard else "") + closing, True
+        return Utterance(m.name, line, ends, got.source)
+    line = to_listener(gr.first_person(got.fact.text, m.name), other)
+    if not c.lines:
+        line = f"Hi {first}! {line}"
+    elif heard:
+        line = f"Oh, I didn't know that! {line}"
+    ends = len(c.lines) + 1 >= m.settings.max_conversation_lines
+    return Utterance(m.name, line, ends, got.source)
+
+
+def remember_heard(m: Talker, c: Conversation, now: datetime) -> None:
+    """Grounded mode: what the other told from their memories becomes the listener's own
+    memory ("Isabella Rodriguez told Maria: ..."), so it can be retrieved and passed on."""
+    other = c.other(m.name)
+    me = m.name.split()[0]
+    for u in c.lines:
+        if u.speaker == other and gr.memory_of(u.source) is not None:
+            text = re.sub(r"^(Hi \w+! |Oh, I didn't know that! )", "", u.text)
+            m.remember("chat", f"{other} told {me}: \"{text[:300]}\"", gr.news_importance(text), subject=other,
+                       predicate="told", object=m.name, source=pv.tag(pv.RULE, f"{gr.GROUNDED}: heard from {other}"),
+                       rate=True, importance_source=pv.tag(pv.RULE, "until the model rates it"))
+
+
 def end_conversation(m: Talker, c: Conversation, now: datetime) -> Arrangement | None:
     """Both sides remember the conversation (a memo, rated by the model); when it
     made a plan, the arrangement is returned (the mind plans around it)."""
@@ -251,6 +345,8 @@ def end_conversation(m: Talker, c: Conversation, now: datetime) -> Arrangement |
     m.social.known_people.add(other)
     if not c.lines:
         return None
+    if m.grounded:
+        remember_heard(m, c, now)
     theirs = [u.text for u in c.lines if u.speaker != m.name]
     fb_text = ("; ".join(theirs) or c.lines[0].text)[:150]
     sp = m.spatial

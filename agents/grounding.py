@@ -66,7 +66,8 @@ class Grounded:
 def choice_schema(n: int) -> type[BaseModel]:
     """{"fact": "1" | ... | "n" | "none"}: the only answers the grammar lets the model give."""
     options = tuple(str(i) for i in range(1, n + 1)) + (NONE,)
-    return create_model("FactChoice", fact=(Literal[options], ...))
+    fields: dict[str, Any] = {"fact": (Literal[options], ...)}
+    return create_model("FactChoice", **fields)
 
 
 def _norm(text: str) -> str:
@@ -86,7 +87,7 @@ def _short(text: str) -> str:
 def third_person_question(question: str, name: str) -> str:
     """ "What's your occupation?" -> "What is Isabella Rodriguez's occupation?": a query
     that lands near facts written about the resident (the descriptions are in the third person)."""
-    q = re.sub(r"\bwhat's\b", "what is", question, flags=re.I)
+    q = re.sub(r"\b([Ww])hat's\b", r"\1hat is", question)
     subs = [(r"\byourself\b", name), (r"\byour\b", f"{name}'s"), (r"\bare you\b", f"is {name}"),
             (r"\bdo you\b", f"does {name}"), (r"\bhave you\b", f"has {name}"), (r"\byou\b", name)]
     for rx, rep in subs:
@@ -98,7 +99,7 @@ def my_question(question: str) -> str:
     """ "What's your occupation?" -> "What is my occupation?": the question in the resident's
     own words, to compare with facts in the first person (no names: a name in both texts
     makes every fact about the resident look relevant)."""
-    q = re.sub(r"\bwhat's\b", "what is", str(question), flags=re.I)
+    q = re.sub(r"\b([Ww])hat's\b", r"\1hat is", str(question))
     subs = [(r"\byourself\b", "myself"), (r"\byours\b", "mine"), (r"\byour\b", "my"), (r"\bare you\b", "am I"),
             (r"\byou are\b", "I am"), (r"\byou're\b", "I'm"), (r"\byou\b", "I")]
     for rx, rep in subs:
@@ -169,14 +170,21 @@ def choose(asker: Any, facts: Sequence[Fact], *, name: str, question: str, asked
     prompt = render("choose_fact", full_name=name, asked_by=asked_by, question=question, facts=fact_list(facts))
     got, why = asker.ask_traced(schema, prompt, purpose=purpose, resident=name, fallback=schema(fact=NONE),
                                 max_tokens=8)
+    return outcome(facts, got, why, fallback_first=fallback_first)
+
+
+def outcome(facts: Sequence[Fact], got: Any, why: str | None, *, fallback_first: bool = False) -> Grounded:
+    """What the model's choice (``got.fact``: a number or "none"; ``why``: the gateway's
+    outcome) makes of ``facts``."""
     if why is not None:
-        if fallback_first:
+        if fallback_first and facts:
             return Grounded(facts[0], pv.tag(pv.RULE, f"{GROUNDED}: {source_note(facts[0])}; "
                                              f"{pv.reason_of_failure(why)}"), why)
         return Grounded(None, pv.tag(pv.RULE, f"{GROUNDED}: {pv.reason_of_failure(why)}"), why)
-    if got.fact == NONE:
+    choice = str(getattr(got, "fact", NONE))
+    if choice == NONE or not choice.isdigit() or not 1 <= int(choice) <= len(facts):
         return Grounded(None, pv.tag(pv.MODEL, f"{GROUNDED}: none of the memories fits"))
-    fact = facts[int(got.fact) - 1]
+    fact = facts[int(choice) - 1]
     return Grounded(fact, pv.tag(pv.REPAIRED, f"{GROUNDED}: {source_note(fact)}"))
 
 
@@ -279,6 +287,20 @@ def first_person(fact: str, name: str) -> str:
     return t if t.endswith((".", "!", "?", '"')) else t + "."
 
 
+# Words that make what someone says worth remembering (the rule when the model gives no rating).
+NEWS_WORDS = ("party", "love", "secret", "news", "married", "wedding", "died", "pregnant", "baby", "job", "hired",
+              "fired", "election", "mayor", "moving", "opening", "new ", "won ", "lost", "fire", "accident",
+              "tomorrow", "tonight", "next week", "valentine", "help", "invite", "sick", "birthday", "crush")
+
+
+def news_importance(text: str) -> int:
+    """How memorable a line someone said to you is, by rule (1-10)."""
+    t = str(text or "").lower()
+    # Someone talking to you directly is more memorable than what you merely see (observations: 1-3).
+    score = 4 + min(2, len(t) // 80) + (2 if any(w in t for w in NEWS_WORDS) else 0)
+    return max(1, min(10, score))
+
+
 def is_question(text: str) -> bool:
     t = str(text or "").strip().lower()
     return t.endswith("?") or bool(re.match(r"^(who|what|when|where|why|how|which|do|does|did|are|is|can|could|"
@@ -299,6 +321,7 @@ def dont_know(speaker_first: str, turn: int = 0) -> str:
     return _DONT_KNOW[turn % len(_DONT_KNOW)].format(sp=speaker_first)
 
 
-__all__ = ["Fact", "Grounded", "candidates", "choose", "choice_schema", "first_person", "base_verb", "memory_of",
-           "dont_know", "is_question", "is_greeting", "third_person_question", "source_note", "fact_list",
-           "MIN_RELEVANCE", "MAX_FACTS", "GROUNDED"]
+__all__ = ["Fact", "Grounded", "candidates", "choose", "outcome", "choice_schema", "first_person", "base_verb",
+           "memory_of", "dont_know", "is_question", "is_greeting", "news_importance", "NEWS_WORDS", "hint_bonus",
+           "my_question", "third_person_question", "source_note", "fact_list", "MIN_RELEVANCE", "MAX_FACTS",
+           "GROUNDED"]

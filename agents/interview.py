@@ -39,10 +39,7 @@ from agents.text import clean_text
 MAX_TOKENS = 120
 ANSWER_CHARS = 320
 HISTORY_LINES = 8
-# Words that make what a visitor says worth remembering (the rule when the model gives no rating).
-NEWS_WORDS = ("party", "love", "secret", "news", "married", "wedding", "died", "pregnant", "baby", "job", "hired",
-              "fired", "election", "mayor", "moving", "opening", "new ", "won ", "lost", "fire", "accident",
-              "tomorrow", "tonight", "next week", "valentine", "help", "invite", "sick", "birthday", "crush")
+NEWS_WORDS = gr.NEWS_WORDS
 
 
 class Answer(BaseModel):
@@ -65,10 +62,7 @@ class Reply:
 
 
 def rule_importance(text: str) -> int:
-    t = text.lower()
-    # Someone talking to you directly is more memorable than what you merely see (observations: 1-3).
-    score = 4 + min(2, len(t) // 80) + (2 if any(w in t for w in NEWS_WORDS) else 0)
-    return max(1, min(10, score))
+    return gr.news_importance(text)
 
 
 def _first(name: str) -> str:
@@ -201,13 +195,18 @@ def grounded_facts(mind: Mind, question: str, now: datetime, *, touch: bool,
     if not nodes:
         return []
     mine = gr.my_question(question)
+    said = [_norm(t) for t in skip]
+    nodes = [x for x in nodes  # what the resident already answered in this conversation is not said again
+             if not any(_norm(gr.first_person(x.description, mind.name)) in t for t in said if t)]
+    if not nodes:
+        return []
     worded = [gr.first_person(x.description, mind.name) for x in nodes]
     try:
         vecs = mind.embed([mine] + worded)
     except Exception:  # noqa: BLE001 - an embedding server down: no facts, "I don't know"
         mind.fallbacks["retrieval: embedding failed"] += 1
         return []
-    return gr.candidates(nodes, list(vecs[1:]), vecs[0], skip=skip,
+    return gr.candidates(nodes, list(vecs[1:]), vecs[0],
                          bonus=[gr.hint_bonus(mine, w) for w in worded])
 
 

@@ -161,7 +161,7 @@ def model_setup(args: Any, tg: Target, gateway: Any, embedder: Any,
     if gateway is None and need_model:
         saved = dict((tg.parts or {}).get("config") or {})
         given = {k: v for k, v in vars(args).items()
-                 if v is not None and k in ("model", "api_base", "concurrency", "cache")}
+                 if v is not None and k in ("model", "api_base", "concurrency", "cache", "grounded", "planning")}
         overrides = {k: v for k, v in saved.items()
                      if k in ("model", "api_base", "seed", "temperature") and k not in given}
         overrides.update(given)

@@ -108,7 +108,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--judge", choices=("rule", "model"), default="rule",
                     help="who classifies interview answers: keyword rules (default, deterministic) or the model")
     ev.add_argument("--battery", action="store_true",
-                    help="instead: ask the paper's 25 interview questions and write interviews.md")
+                    help="instead: ask the paper's 25 interview questions and the factual questions (a score), "
+                         "and write interviews.md")
+    ev.add_argument("--factual", action="store_true",
+                    help="with --battery: only the factual questions about the residents' own lives (the score)")
     ev.add_argument("--agent", help="with --battery: only this resident")
     ev.add_argument("--map", default=DEFAULT_MAP, help="the town's map, when the save does not name one")
     _add_model_flags(ev)

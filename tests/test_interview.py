@@ -148,7 +148,7 @@ def test_real_embedded_model_answers_and_remembers():
     from agents.mind import Mind
     from tests.fakes import HashEmbedder
 
-    gw = Gateway(load_config({"seed": 0}, env={}, toml_path=None))
+    gw = Gateway(load_config({"seed": 0, "grounded": "off"}, env={}, toml_path=None))  # the free path
     m = Mind(persona(), gw, HashEmbedder(64))
     m.start_turn(NOW)  # seed memories without the day's planning calls
     t0 = time.monotonic()

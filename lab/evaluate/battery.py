@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from lab.evaluate.interviews import ask, is_fallback
+from lab.evaluate.interviews import ask_traced, is_fallback
 
 BATTERY: dict[str, list[str]] = {
     "self-knowledge": [
@@ -68,9 +68,11 @@ def run_battery(minds: dict[str, Any], now: datetime, residents: Sequence[str], 
             for q in qs:
                 text = q.format(name1=n1, name2=n2)
                 t0 = time.monotonic()
-                a = ask(mind, text, now)
+                r = ask_traced(mind, text, now)
+                a = r.text
                 rows.append({"question": text, "answer": a, "seconds": round(time.monotonic() - t0, 2),
-                             "fallback": is_fallback(mind, text, a)})
+                             "fallback": is_fallback(mind, text, a), "source": r.source, "memory_id": r.memory_id,
+                             "memory": r.memory})
                 if echo is not None:
                     echo(f"  {name} [{cat}] {text} -> {a[:100]}")
             out[name][cat] = rows
@@ -88,7 +90,9 @@ def battery_markdown(battery: dict, title: str, now: datetime, model: str | None
             for r in rows:
                 fb = (" *(the interview path's stand-in line: the model's answer was unusable)*"
                       if r.get("fallback") else "")
-                L += [f"**Q:** {r['question']}  ", f"**A:** {r['answer']}{fb}", ""]
+                mem = (f" *(from memory #{r['memory_id']}: {r.get('memory', '')})*" if r.get("memory_id") is not None
+                       else "")
+                L += [f"**Q:** {r['question']}  ", f"**A:** {r['answer']}{fb}{mem}", ""]
     rows = [r for cats in battery.values() for rs in cats.values() for r in rs]
     if rows:
         L += [f"{sum(1 for r in rows if r.get('fallback'))} of {len(rows)} answers were stand-in lines; "

@@ -14,7 +14,10 @@ from game.saved_run import Target, cast_of, end_minds, load_target, model_setup
 from lab.evaluate.battery import battery_markdown, run_battery
 from lab.evaluate.coordination import coordination
 from lab.evaluate.diffusion import diffusion
+from lab.evaluate.factual import factual_markdown, factual_rows, factual_score
 from lab.evaluate.interviews import interview_diffusion, start_minds
+from lab.evaluate.memories import view_of_state
+from lab.evaluate.passing import fact_passing
 from lab.evaluate.relationships import relationships
 from lab.evaluate.report import json_default, summary_text, write_outputs
 
@@ -55,6 +58,7 @@ def evaluate(tg: Target, personas: dict[str, Any], scenario: Any, *, gateway: An
         result["notes"].append("--no-interviews: diffusion judged by memory and events only")
     result["relationships"] = relationships(tg, personas)
     result["coordination"] = coordination(tg)
+    result["fact_passing"] = fact_passing(tg.events, rs, {r: view_of_state(s) for r, s in (tg.states or {}).items()})
     result["seconds"] = round(time.monotonic() - t0, 1)
     return result
 
@@ -80,16 +84,22 @@ def main_evaluate(args: Any, *, gateway: Any = None, embedder: Any = None,
         gateway, embedder, config = model_setup(args, tg, gateway, embedder, need_model=True)
         minds = end_minds(tg, personas, gateway, embedder)
         minds = {n: minds[n] for n in names}
-        bat = run_battery(minds, tg.end, tg.residents, list(personas), say)
+        factual_only = bool(getattr(args, "factual", False))
+        bat = {} if factual_only else run_battery(minds, tg.end, tg.residents, list(personas), say)
+        rows = factual_rows(minds, tg.end, say)
+        score = factual_score(rows)
         out.mkdir(parents=True, exist_ok=True)
         model = getattr(getattr(gateway, "config", None), "model", None)
-        path = out / "interviews.md"
-        path.write_text(battery_markdown(bat, str(tg.given), tg.end, model), encoding="utf-8")
-        (out / "interviews.json").write_text(json.dumps({"model": model, "time": tg.end, "answers": bat}, indent=2,
-                                                        ensure_ascii=False, default=json_default) + "\n",
-                                             encoding="utf-8")
+        path = out / ("factual.md" if factual_only else "interviews.md")
+        text = battery_markdown(bat, str(tg.given), tg.end, model) + "\n" + "\n".join(factual_markdown(rows, score))
+        path.write_text(text, encoding="utf-8")
+        path.with_suffix(".json").write_text(
+            json.dumps({"model": model, "time": tg.end, "answers": bat, "factual": {"score": score, "rows": rows}},
+                       indent=2, ensure_ascii=False, default=json_default) + "\n", encoding="utf-8")
         if echo is not None:
-            echo(f"interview battery: {sum(len(r) for c in bat.values() for r in c.values())} answers -> {path}")
+            n = sum(len(r) for c in bat.values() for r in c.values())
+            echo(f"interview battery: {n} answers; factual: {score['correct']} of {score['questions']} correct "
+                 f"({score['share']:.0%}, mode {score['mode']}) -> {path}")
         return 0
     interviews = not getattr(args, "no_interviews", False)
     judge = getattr(args, "judge", None) or "rule"

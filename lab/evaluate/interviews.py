@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from agents.interview import fallback_answer, respond
+from agents.interview import Reply, fallback_answer, respond, respond_traced
 from agents.mind import Mind
 from lab.evaluate.diffusion import share
 from lab.evaluate.judge import FACTS, model_judge, rule_judge
@@ -34,6 +34,11 @@ def start_minds(residents: Sequence[str], personas: dict[str, Any], scenario: An
 def ask(mind: Any, question: str, now: datetime) -> str:
     """The interviewer's question answered in character; the mind is left unchanged."""
     return respond(mind, INTERVIEWER, question, now=now, speaker_is=INTERVIEWER_IS, remember=False)
+
+
+def ask_traced(mind: Any, question: str, now: datetime) -> Reply:
+    """``ask``, with the answer's provenance and the memory it came from (grounded mode)."""
+    return respond_traced(mind, INTERVIEWER, question, now=now, speaker_is=INTERVIEWER_IS, remember=False)
 
 
 def is_fallback(mind: Any, question: str, answer: str) -> bool:

@@ -12,6 +12,7 @@ import numpy as np
 from game.saved_run import Target
 from lab.evaluate.judge import FACTS
 from lab.evaluate.paper import PAPER_ATTENDED, PAPER_DENSITY, PAPER_INVITED, PAPER_N
+from lab.evaluate.passing import passing_markdown
 from lab.evaluate.plots import plot_coordination, plot_diffusion, plot_relationships
 
 
@@ -115,8 +116,10 @@ def render_markdown(result: dict) -> str:
         if v:
             L.append(f"- {key}{' (host included)' if key == 'attended' else ''}: "
                      + "; ".join(f"{r} ({x[0] if isinstance(x, list) and x else ''})" for r, x in v.items()))
-    L += ["", "![coordination](coordination.png)", "",
-          "Method: `lab/evaluate/` (the judge: `lab/evaluate/judge.py`); the paper's figures are from Park et al. "
+    L += ["", "![coordination](coordination.png)", ""]
+    if result.get("fact_passing") is not None:
+        L += passing_markdown(result["fact_passing"])
+    L += ["Method: `lab/evaluate/` (the judge: `lab/evaluate/judge.py`); the paper's figures are from Park et al. "
           "2023, section 7, as summarised in research notes.", ""]
     return "\n".join(L)
 
@@ -142,6 +145,10 @@ def summary_text(result: dict) -> str:
     att = c["attended"] if c["attended"] is not None else "n/a (" + "; ".join(result["coordination"]["notes"]) + ")"
     L.append(f"  party      invited {c['invited']}, planned {c['planned']}, attended {att}"
              f"   (paper {PAPER_ATTENDED} of {PAPER_INVITED} invitees)")
+    fp = result.get("fact_passing")
+    if fp is not None:
+        L.append(f"  passing    {fp['with_a_new_fact']} of {fp['conversations']} conversations told the listener "
+                 f"a fact new to them ({fp['rate']:.0%}); {fp['remembered']} of {fp['new']} such lines remembered")
     return "\n".join(L)
 
 

