@@ -144,6 +144,7 @@ def respond_traced(mind: Mind, speaker: str, text: str, *, now: datetime, speake
     reply = (_grounded(mind, speaker, text, now, history, remember) if mind.grounded
              else _free(mind, speaker, text, now, speaker_is, history, remember))
     if remember:
+        mind.note_said(speaker, reply.text, reply.source)
         _remember(mind, speaker, text, reply.text, now, rule_importance(text))
     return reply
 

@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from agents import converse
+from agents import converse, grounding
 from agents import day as days
 from agents import inner_voice as voice
 from agents import plan as planning
@@ -41,6 +41,7 @@ from agents.types import Action, Conversation, Decision, Situation, Utterance
 
 log = logging.getLogger(__name__)
 
+SAID_KEPT = 6  # lines kept for the inspector
 MAX_TOKENS = {"day_plan": 420, "replan": 420, "decompose": 360, "utterance": 90, "reflect_insights": 400,
               "summary": 110, "yesterday": 140, "relationship": 90, "chat_summary": 160, "reflect_questions": 120,
               "react": 50, "talk_decision": 12}
@@ -81,6 +82,9 @@ class Mind:
         self.unembedded: list[dict] = []  # memories whose embedding failed: stored on a later try
         self.rejected: Counter = Counter()  # answers (or parts) that parsed but failed validation
         self.fallbacks: Counter = Counter()  # "what: why" -> how often a rule stood in for the model
+        # The last lines this resident said, with where each came from (the inspector shows the
+        # memory a grounded line was chosen from).
+        self.said: list[dict] = []
         self.publish()
 
     # ------------------------------------------------------------------ plumbing
@@ -187,6 +191,12 @@ class Mind:
         return self.budget.ask_traced(schema, text, purpose=purpose, resident=self.name,
                                       fallback=fallback if fallback is not None else (lambda: None),
                                       max_tokens=MAX_TOKENS.get(purpose, 160))
+
+    def note_said(self, to: str, text: str, source: str) -> None:
+        """Keep a line this resident said (to a resident or the visitor) for the inspector."""
+        self.said.append({"time": self._now.isoformat() if self._now else None, "to": to, "text": text,
+                          "source": source, "memory": grounding.memory_of(source)})
+        del self.said[:-SAID_KEPT]
 
     def note_fallback(self, what: str, why: str) -> None:
         """Count a rule standing in for the model: "day plan: invalid answer"."""
@@ -407,6 +417,7 @@ class Mind:
         self._retry_embeddings()
         self._fold_queue()
         u = converse.utter(self, conversation, now, partner_doing, self.doing())
+        self.note_said(conversation.other(self.name), u.text, u.source)
         self.publish()
         return u
 
@@ -436,6 +447,7 @@ class Mind:
             "arrangements": [x.line() for x in today.arrangements],
             "planning": self.planning_mode,
             "grounded": self.grounded,
+            "said": [dict(x) for x in self.said],
             "action": None if a is None else {
                 "description": a.description, "address": a.address, "start": a.start.isoformat(),
                 "duration_min": a.duration_min, "emoji": a.emoji, "object_state": a.object_state,
@@ -532,6 +544,7 @@ class Mind:
             "summary": self.summary, "summary_day": iso(self.summary_day), "yesterday": self.yesterday,
             "seeded": self.seeded, "queue": [list(x) for x in self._queue], "now": iso(self._now),
             "directives": list(self.directives),
+            "said": [dict(x) for x in self.said],
         }
         mem = self._memory
         if mem is not None:
@@ -581,6 +594,8 @@ class Mind:
         self.summary, self.yesterday = state["summary"], state["yesterday"]
         self.summary_day = date.fromisoformat(state["summary_day"]) if state["summary_day"] else None
         self.seeded = state["seeded"]
+        said = state.get("said")  # saves from before grounding have none
+        self.said = [dict(x) for x in said if isinstance(x, dict)][-SAID_KEPT:] if isinstance(said, list) else []
         with self._lock:
             self._queue = [(str(x[0]), int(x[1])) for x in state["queue"]]
             self.directives = [str(x) for x in state.get("directives") or []]

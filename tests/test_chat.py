@@ -135,7 +135,7 @@ def test_a_failed_job_gives_the_fallback_line(tmp_path, display, monkeypatch):
     game, session = make_play(tmp_path)
     try:
         open_chat(game, session, display)
-        monkeypatch.setattr(agents.interview, "respond", broken)
+        monkeypatch.setattr(agents.interview, "respond_traced", broken)
         type_and_send(game, "Hello?")
         who, said = wait_answer(game, display, 2)
         assert who == ISABELLA and "Alex" in said and said.strip()

@@ -90,7 +90,7 @@ def choosing(answer):
 
 
 def grounded_mind(responder, who=None):
-    gw = make_gateway(responder)  # via litellm and the scripted provider
+    gw = make_gateway(responder, timeout=30.0, deadline=60.0)  # via litellm and the scripted provider
     m = Mind(who or persona(), gw, HashEmbedder(64), MindSettings(grounded=True))
     m.start_turn(NOW)  # the seed phrases become memories
     return m, gw
@@ -271,3 +271,26 @@ def test_factual_score_with_the_embedded_model():
     assert score["questions"] >= 8
     assert score["correct"] / score["questions"] >= 0.6
     assert all(r["memory_id"] is not None for r in rows if r["verdict"] == "correct")
+
+
+# ---------------------------------------------------------------------------- where it shows
+
+def test_the_inspector_and_the_timeline_show_the_memory():
+    from game.timeline import render_timeline
+    from game.view.inspector_text import body_html
+
+    m, _ = grounded_mind(choosing(lambda msgs: fact_number(msgs, "Maria")))
+    reply = respond_traced(m, "Alex", "Who is Maria Lopez?", now=NOW)  # the visitor's chat: remembered
+    snap = m.inspect()
+    assert snap["said"][-1]["memory"] == reply.memory_id and snap["said"][-1]["to"] == "Alex"
+    html = body_html(snap, now=NOW, memory_text=m.memory_text)
+    assert f"from memory #{reply.memory_id}: she is a friend of Maria Lopez" in html
+    assert "I am a friend of Maria Lopez." in html
+    events = [
+        {"time": "2023-02-13 10:00:00", "resident": m.name, "kind": "chat", "text": "", "address": "",
+         "conversation": 1, "partner": "Maria Lopez"},
+        {"time": "2023-02-13 10:00:10", "resident": m.name, "kind": "line", "text": reply.text, "address": "",
+         "conversation": 1, "partner": "Maria Lopez", "source": reply.source},
+    ]
+    md = render_timeline(events)
+    assert f"memory #{reply.memory_id} (she is a friend of Maria Lopez)" in md

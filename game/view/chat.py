@@ -258,11 +258,14 @@ class Chat:
     def _submit(self, sim, name: str, me: str, text: str, history) -> None:
         """The answer as the resident's next pool job (keyed by the name, via sim.call)."""
         mind = self._minds()[name]
-        sim.call(name, agents.interview.respond, mind, me, text, now=sim.now, history=history, remember=True,
+        sim.call(name, agents.interview.respond_traced, mind, me, text, now=sim.now, history=history, remember=True,
                  on_result=lambda value, error: self._on_answer(name, text, history, value, error))
 
     def _on_answer(self, name: str, said: str, history, value, error) -> None:
         self.pending = max(0, self.pending - 1)
+        # a Reply (its provenance names the memory a grounded answer came from), or plain text
+        source = str(getattr(value, "source", "") or "") or None
+        value = getattr(value, "text", value)
         text = value.strip() if isinstance(value, str) else ""
         if error is not None or not text:
             log.warning("%s's answer failed: %s", name, error or f"an odd answer {value!r}")
@@ -274,7 +277,8 @@ class Chat:
         sim = self._sim()
         if sim is not None and name in sim.bodies and self._log_lines():
             try:
-                sim.log_event(name, "line", text, sim.area(sim.bodies[name].tile), partner=self.visitor_name())
+                sim.log_event(name, "line", text, sim.area(sim.bodies[name].tile), partner=self.visitor_name(),
+                              source=source)
             except Exception:  # noqa: BLE001
                 log.debug("logging the answer failed", exc_info=True)
             self.show_bubble(name, text)

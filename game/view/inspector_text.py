@@ -138,6 +138,21 @@ def body_html(snap: dict, *, now: datetime | None, memory_text=None) -> str:
     else:
         out.append(f"<font color='{C_DIM}'>(none yet)</font><br>")
 
+    said = snap.get("said") or []
+    if said:
+        out.append(_h("Said lately" + (" (grounded: from memories)" if snap.get("grounded") else "")))
+        for x in reversed(said[-4:]):
+            mid = x.get("memory")
+            src = x.get("source")
+            if mid is not None:  # the memory is shown below in full; the tag says only who chose it
+                src = pv.tag(pv.kind_of(src), "grounded") if pv.kind_of(src) in pv.KINDS else src
+            out.append(f"<font color='{C_DIM}'>{_hm(x.get('time'))} to {esc(str(x.get('to', '')).split(' ')[0])}:"
+                       f"</font> {esc(_clip(x.get('text', ''), MEMORY_CHARS))}{source_tag(src, SMALL_PX)}<br>")
+            text = memory_text(mid) if (mid is not None and memory_text) else None
+            if mid is not None:
+                out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>   from memory #{mid}"
+                           + (f": {esc(_clip(text, MEMORY_CHARS))}" if text else "") + "</font><br>")
+
     refl = snap.get("reflections") or []
     out.append(_h("Reflections"))
     if refl:

@@ -104,7 +104,8 @@ class Interview(Chat):
         if self.persona_entry is not None:
             self.set_persona(self.persona_entry.get_text())
         mind = self._minds()[name]
-        sim.call(name, agents.interview.respond, mind, me, text, now=sim.now, speaker_is=self.persona, history=history,
+        sim.call(name, agents.interview.respond_traced, mind, me, text, now=sim.now, speaker_is=self.persona,
+                 history=history,
                  remember=self.remember,
                  on_result=lambda value, error: self._on_answer(name, text, history, value, error))
 
