@@ -249,6 +249,8 @@ def utter(m: Talker, c: Conversation, now: datetime, partner_doing: str, doing: 
     return Utterance(speaker=m.name, text=text, ends=ends, source=source)
 
 
+_TIMES = re.compile(r"\b\d{1,2}:\d\d\b")
+_SECRET = re.compile(r"\bsecret|\bnobody knows|\bnot told anyone|\bhave not told", re.I)
 GROUNDED_LINES = 2  # lines each side says in a grounded conversation (then one closes it)
 TOPIC_KINDS = ("thought", "chat", "reflection", "plan")  # what residents tell each other (not what they saw)
 
@@ -267,8 +269,12 @@ def topics(m: Talker, c: Conversation, partner_doing: str, doing: str) -> list[g
     said = {_norm(u.text) for u in c.lines}
     out: list[gr.Fact] = []
     for x in sorted(seen.values(), key=lambda x: (-x.importance, -x.id)):
-        if x.kind not in TOPIC_KINDS or x.description.startswith("conversed with"):
-            continue
+        d = x.description
+        if x.kind not in TOPIC_KINDS or d.startswith("conversed with") or len(_TIMES.findall(d)) >= 2:
+            continue  # what one saw, a memo of a talk, or a whole day's timetable is no topic
+        if _SECRET.search(d) and (other in d or other.split()[0] in d):
+            continue  # a secret about the listener is not told to them
+
         worded = _norm(gr.first_person(x.description, m.name))
         if any(worded and (worded in s or s in worded) for s in said if len(s) > 12):
             continue
@@ -280,6 +286,7 @@ def to_listener(line: str, other: str) -> str:
     """A line about the listener, said to them: "Maria Lopez is ..." -> "you are ..."."""
     first = other.split()[0]
     for who in (re.escape(other), re.escape(first)):
+        line = re.sub(rf"\b(of|like) {who}\b", r"\1 yours" if "friend" in line else r"\1 you", line)
         line = re.sub(rf"\b{who} is\b", "you are", line)
         line = re.sub(rf"\b{who}'s\b", "your", line)
         line = re.sub(rf"\b{who}\b", "you", line)
@@ -318,7 +325,8 @@ def grounded_line(m: Talker, c: Conversation, now: datetime, partner_doing: str,
     if not c.lines:
         line = f"Hi {first}! {line}"
     elif heard:
-        line = f"Oh, I didn't know that! {line}"
+        about_me = re.search(r"\byou\b|\byours\b", c.lines[-1].text, re.I)
+        line = f"{'That is nice to hear!' if about_me else 'Oh, I did not know that!'} {line}"
     ends = len(c.lines) + 1 >= m.settings.max_conversation_lines
     return Utterance(m.name, line, ends, got.source)
 
@@ -330,7 +338,7 @@ def remember_heard(m: Talker, c: Conversation, now: datetime) -> None:
     me = m.name.split()[0]
     for u in c.lines:
         if u.speaker == other and gr.memory_of(u.source) is not None:
-            text = re.sub(r"^(Hi \w+! |Oh, I didn't know that! )", "", u.text)
+            text = re.sub(r"^(Hi \w+! |Oh, I did not know that! |That is nice to hear! )", "", u.text)
             m.remember("chat", f"{other} told {me}: \"{text[:300]}\"", gr.news_importance(text), subject=other,
                        predicate="told", object=m.name, source=pv.tag(pv.RULE, f"{gr.GROUNDED}: heard from {other}"),
                        rate=True, importance_source=pv.tag(pv.RULE, "until the model rates it"))

@@ -211,8 +211,21 @@ def test_a_fact_passes_from_one_resident_to_another():
 
 def test_a_line_about_the_listener_is_said_to_them():
     from agents.converse import to_listener
-    assert to_listener("I am a friend of Maria Lopez.", "Maria Lopez") == "I am a friend of you."
+    assert to_listener("I am a friend of Maria Lopez.", "Maria Lopez") == "I am a friend of yours."
+    assert to_listener("I am good friends with Maria Lopez.", "Maria Lopez") == "I am good friends with you."
     assert to_listener("Maria Lopez is studying.", "Maria Lopez") == "You are studying."
+
+
+def test_secrets_about_the_listener_and_timetables_are_not_topics():
+    from agents.converse import topics
+    m, _ = grounded_mind(choosing({"fact": "1"}))
+    m.queue_thought("I have a secret crush on Klaus Mueller, and I have not told anyone", 9)
+    m.queue_thought("Isabella's plan for Monday: 07:00-08:00 breakfast; 08:00-12:00 work at the cafe", 9)
+    m.start_turn(NOW)
+    to_klaus = [f.text for f in topics(m, Conversation((m.name, "Klaus Mueller"), "x", NOW), "", "chatting")]
+    to_maria = [f.text for f in topics(m, Conversation((m.name, "Maria Lopez"), "x", NOW), "", "chatting")]
+    assert not any("crush" in t for t in to_klaus) and any("crush" in t for t in to_maria)
+    assert not any("07:00" in t for t in to_klaus + to_maria)
 
 
 def test_nothing_to_tell_is_small_talk_then_goodbye():
