@@ -67,6 +67,14 @@ HEADLINES: list[tuple[str, str, str, str, tuple[str, float | str] | None]] = [
     ("economy", "guided_model_led_share", "embedded, guided planning: model-led share of awake minutes", "", None),
     ("economy", "guided_reflections_per_resident_per_sim_day", "embedded, guided planning: reflections per resident "
      "per sim day", "", None),
+    ("factual", "embedded_grounded_share", "embedded, grounded answers: factual questions about a resident's own "
+     "life answered right and briefly", "", (">=", 0.7)),
+    ("factual", "embedded_free_share", "embedded, free answers (the paper's way): factual questions right and brief",
+     "", None),
+    ("factual", "competent_grounded_share", "competent stand-in, grounded answers: factual questions right", "", None),
+    ("factual", "competent_free_share", "competent stand-in, free answers: factual questions right", "", None),
+    ("factual", "embedded_grounded_s_per_answer", "embedded, grounded answers: seconds per answer", "s", None),
+    ("factual", "embedded_free_s_per_answer", "embedded, free answers: seconds per answer", "s", None),
     ("chain", "model_led_share", "competent stand-in, 25 residents, 2 days: model-led share of awake minutes", "",
      (">=", 0.95)),
     ("chain", "calls_per_resident_per_sim_day", "competent stand-in: model calls per resident per sim day", "calls",

@@ -26,6 +26,7 @@ from typing import Any
 from game.errors import UserError
 from lab.bench.astar import bench_astar
 from lab.bench.economy import bench_chain, bench_economy
+from lab.bench.factual import bench_factual
 from lab.bench.frame import bench_frame
 from lab.bench.measure import MAP, ROOT, Context, Skipped
 from lab.bench.models import bench_models_figures
@@ -46,6 +47,7 @@ BENCHMARKS: dict[str, Callable[[Context], dict]] = {
     "economy": bench_economy,
     "chain": bench_chain,
     "quit": bench_quit,
+    "factual": bench_factual,
 }
 
 

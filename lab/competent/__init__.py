@@ -28,7 +28,7 @@ import json
 
 from agents import scripted
 from lab.competent.conversation import chat_summary, relationship, talk, utterance
-from lab.competent.interview import answer, judge
+from lab.competent.interview import answer, choose, judge
 from lab.competent.memory import insights, questions, rate, summarise
 from lab.competent.planning import day_plan, guided_plan, react, replan, steps
 from lab.competent.prompt import Prompt
@@ -61,6 +61,8 @@ def dispatch(p: Prompt) -> dict:
         return insights(p)
     if "answer" in props:
         return answer(p)
+    if "fact" in props:
+        return choose(p)
     if "knows" in props:
         return judge(p)
     if "summary" in props:

@@ -21,6 +21,25 @@ def answer(p: Prompt) -> dict:
     return {"answer": f"Yes: {clip_words(text, 40)}"}
 
 
+_STOP = {"what", "your", "with", "about", "have", "does", "this", "that", "from", "they", "there", "would", "tell"}
+
+
+def choose(p: Prompt) -> dict:
+    """The grounded mode's chooser (agents/grounding.py): the numbered fact that shares the
+    most words with the question, or "none"; asked what to tell someone, the first (the
+    list comes most important first)."""
+    facts = p.numbered()
+    question = p.find(r'asks: "(.*)"', "")
+    if not facts:
+        return {"fact": "none"}
+    if question.startswith("What would you tell"):
+        return {"fact": "1"}
+    words = {w for w in re.findall(r"[a-z]+", question.lower()) if len(w) > 3} - _STOP
+    hits = [len(words & set(re.findall(r"[a-z]+", f.lower()))) for f in facts]
+    best = max(range(len(facts)), key=lambda i: hits[i])
+    return {"fact": str(best + 1)} if hits[best] > 0 else {"fact": "none"}
+
+
 def judge(p: Prompt) -> dict:
     fact = p.find(r"The fact: (.+?)\.\n")
     said = p.find(r'answered: "(.*)"', "")
