@@ -66,6 +66,10 @@ class Talker(Planner, Protocol):
     def grounded(self) -> bool:
         ...
 
+    def search(self, queries: list[str], now: datetime, *, k: int, char_budget: int, touch: bool = True,
+               kinds: tuple[str, ...] | None = None) -> list[MemoryNode]:
+        ...
+
 
 class Talk(BaseModel):
     talk: bool
@@ -261,11 +265,13 @@ def topics(m: Talker, c: Conversation, partner_doing: str, doing: str) -> list[g
     none already said in this conversation."""
     other = c.other(m.name)
     last = c.lines[-1].text if c.lines else ""
-    seen: dict[int, MemoryNode] = {}
-    for q in (NEWS_QUERY.format(other=other), f"{other}", f"{m.name} is {doing}", last):
-        if q:
-            for x in m.retrieve(q, k=6):
-                seen.setdefault(x.id, x)
+    queries = [q for q in (NEWS_QUERY.format(other=other), f"{other}", f"{m.name} is {doing}", last) if q]
+    # only what one thinks, was told, planned or concluded (what one saw crowds those out otherwise)
+    try:
+        seen = {x.id: x for x in m.search(queries, m.now, k=6, char_budget=4000, kinds=TOPIC_KINDS)}
+    except Exception:  # noqa: BLE001 - an embedding server down: nothing to tell, small talk
+        m.note_fallback("line", "error")
+        return []
     said = {_norm(u.text) for u in c.lines}
     out: list[gr.Fact] = []
     for x in sorted(seen.values(), key=lambda x: (-x.importance, -x.id)):

@@ -222,10 +222,10 @@ class Mind:
                                     weights=(s.w_recency, s.w_importance, s.w_relevance))
 
     def search(self, queries: list[str], now: datetime, *, k: int, char_budget: int,
-               touch: bool = True) -> list[MemoryNode]:
+               touch: bool = True, kinds: tuple[str, ...] | None = None) -> list[MemoryNode]:
         """Retrieval for several queries, embedded in one batch, their results merged
         in order; ``touch=False`` leaves last-access times as they are (an interview).
-        Never creates the memory stream."""
+        Never creates the memory stream. ``kinds``: only memories of these kinds."""
         mem = self._memory
         if mem is None or len(mem) == 0:
             return []
@@ -233,7 +233,8 @@ class Mind:
         seen: dict[int, MemoryNode] = {}
         for v in self.embed(queries):
             for x in mem.retrieve(v, now, k=k, char_budget=char_budget, decay=s.recency_decay,
-                                  weights=(s.w_recency, s.w_importance, s.w_relevance), touch=touch):
+                                  weights=(s.w_recency, s.w_importance, s.w_relevance), touch=touch,
+                                  kinds=kinds):
                 seen.setdefault(x.id, x)
         return list(seen.values())
 

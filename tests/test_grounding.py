@@ -228,6 +228,15 @@ def test_secrets_about_the_listener_and_timetables_are_not_topics():
     assert not any("07:00" in t for t in to_klaus + to_maria)
 
 
+def test_what_one_saw_does_not_crowd_out_the_topics():
+    from agents.converse import topics
+    m, _ = grounded_mind(choosing({"fact": "1"}))
+    for i in range(40):
+        m.remember("observation", f"Klaus Mueller is reading book {i} at the table", 3, subject="Klaus Mueller")
+    got = topics(m, Conversation((m.name, "Klaus Mueller"), "x", NOW), "reading", "chatting")
+    assert got and all("reading book" not in f.text for f in got)
+
+
 def test_nothing_to_tell_is_small_talk_then_goodbye():
     m, gw = grounded_mind(choosing({"fact": "none"}))
     c = Conversation((m.name, "Maria Lopez"), "the Ville:Hobbs Cafe:cafe", NOW)
