@@ -316,3 +316,46 @@ def test_the_inspector_and_the_timeline_show_the_memory():
     ]
     md = render_timeline(events)
     assert f"memory #{reply.memory_id} (she is a friend of Maria Lopez)" in md
+
+
+# ---------------------------------------------------------------------------- the measures
+
+def test_the_factual_judge():
+    from lab.evaluate.factual import judge_factual
+    phrases = ["Isabella Rodriguez runs Hobbs Cafe", "she lives alone in her apartment",
+               "she counts Maria Lopez among her closest friends", "she loves organising gatherings"]
+    assert judge_factual("I run Hobbs Cafe.", r"hobbs|cafe", phrases)[0] == "correct"
+    assert judge_factual("I love organising gatherings.", r"hobbs|cafe", phrases)[0] == "wrong"
+    assert judge_factual("I don't know much about that.", r"hobbs|cafe", phrases)[0] == "denies"
+    assert judge_factual("", r"hobbs", phrases)[0] == "wrong"
+    dump = ("I run Hobbs Cafe; I live alone in my apartment; I count Maria Lopez among my closest friends; "
+            "I love organising gatherings")
+    assert judge_factual(dump, r"hobbs|cafe", phrases, "Isabella Rodriguez")[0] == "long"  # a dump is no answer
+    assert judge_factual("I run Hobbs Cafe; I live alone.", r"hobbs", phrases, "Isabella Rodriguez")[0] == "correct"
+    assert judge_factual("word " * 50 + "Hobbs", r"hobbs", phrases)[0] == "long"
+
+
+def test_fact_passing_counts_news_new_to_the_listener_and_whether_it_stuck():
+    from lab.evaluate.memories import MemoryView
+    from lab.evaluate.passing import fact_passing
+    names = ["Isabella Rodriguez", "Maria Lopez", "Klaus Mueller"]
+    ev = [
+        {"time": "2023-02-13 08:00:00", "resident": "Isabella Rodriguez", "kind": "line", "conversation": 1,
+         "partner": "Maria Lopez", "text": "Hi Maria! I want to host a Valentine's Day party at Hobbs Cafe."},
+        {"time": "2023-02-13 08:00:10", "resident": "Maria Lopez", "kind": "line", "conversation": 1,
+         "partner": "Isabella Rodriguez", "text": "Oh, a party at Hobbs Cafe? Lovely."},  # Isabella knew: no pass
+        {"time": "2023-02-13 09:00:00", "resident": "Maria Lopez", "kind": "line", "conversation": 2,
+         "partner": "Klaus Mueller", "text": "Isabella told me: a Valentine's party at Hobbs Cafe!"},
+        {"time": "2023-02-13 10:00:00", "resident": "Maria Lopez", "kind": "line", "conversation": 3,
+         "partner": "Klaus Mueller", "text": "Hi Klaus, how are you?"},
+        {"time": "2023-02-13 10:00:00", "resident": "Maria Lopez", "kind": "line", "partner": "Alex",
+         "text": "The party at Hobbs Cafe!"},  # the visitor's chat: not a conversation between residents
+    ]
+    t = datetime(2023, 2, 13, 8, 0)
+    views = {"Maria Lopez": MemoryView(['Isabella Rodriguez told Maria: "a Valentine\'s Day party at Hobbs Cafe"'],
+                                       ["chat"], [t], [None], [None], None, None)}
+    fp = fact_passing(ev, names, views)
+    assert fp["conversations"] == 3 and fp["with_a_new_fact"] == 2 and fp["rate"] == round(2 / 3, 4)
+    assert [(p["from"], p["to"], p["remembered"]) for p in fp["passes"]] == [
+        ("Isabella Rodriguez", "Maria Lopez", True), ("Maria Lopez", "Klaus Mueller", False)]
+    assert fact_passing([], names, {})["rate"] == 0.0

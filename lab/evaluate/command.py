@@ -58,7 +58,9 @@ def evaluate(tg: Target, personas: dict[str, Any], scenario: Any, *, gateway: An
         result["notes"].append("--no-interviews: diffusion judged by memory and events only")
     result["relationships"] = relationships(tg, personas)
     result["coordination"] = coordination(tg)
-    result["fact_passing"] = fact_passing(tg.events, rs, {r: view_of_state(s) for r, s in (tg.states or {}).items()})
+    # lines up to the save's time: the listeners' memories are the save's
+    said = [e for e in (tg.events or []) if tg.end is None or str(e.get("time", "")) <= tg.end.isoformat(sep=" ")]
+    result["fact_passing"] = fact_passing(said, rs, {r: view_of_state(s) for r, s in (tg.states or {}).items()})
     result["seconds"] = round(time.monotonic() - t0, 1)
     return result
 

@@ -84,28 +84,30 @@ FACTUAL: dict[str, list[tuple[str, str, str]]] = {
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z]+", text.lower()) if len(w) > 3}
+    """Longer words, crudely stemmed ("lives" and "live" are one)."""
+    return {re.sub(r"s$", "", w) for w in re.findall(r"[a-z]+", text.lower()) if len(w) > 3}
 
 
-def phrases_in(answer: str, phrases: list[str]) -> int:
-    """How many of the description's phrases the answer repeats (most of their longer words)."""
+def phrases_in(answer: str, phrases: list[str], name: str = "") -> int:
+    """How many of the description's phrases the answer repeats (most of their longer words,
+    the resident's own name aside)."""
     got = _words(answer)
     n = 0
     for ph in phrases:
-        w = _words(ph) - {"she", "he", "her", "his", "lives", "with"}
+        w = _words(ph) - _words(name) - {"with"}
         if len(w) >= 2 and len(w & got) / len(w) >= 0.7:
             n += 1
     return n
 
 
-def judge_factual(answer: str, expected: str, phrases: list[str]) -> tuple[str, str]:
+def judge_factual(answer: str, expected: str, phrases: list[str], name: str = "") -> tuple[str, str]:
     """("correct" | "wrong" | "long" | "denies", why)."""
     a = " ".join(str(answer or "").split())
     if not a:
         return "wrong", "empty"
     if len(a.split()) > MAX_WORDS:
         return "long", f"{len(a.split())} words"
-    k = phrases_in(a, phrases)
+    k = phrases_in(a, phrases, name)
     if k > MAX_PHRASES:
         return "long", f"repeats {k} phrases of the description"
     if re.search(expected, a, re.I):
@@ -122,7 +124,7 @@ def factual_rows(minds: dict[str, Any], now: datetime, echo: Callable[[str], Non
         phrases = list(mind.persona.phrases)
         for cat, q, expected in FACTUAL.get(name, []):
             r = respond_traced(mind, INTERVIEWER, q, now=now, speaker_is=INTERVIEWER_IS, remember=False)
-            verdict, why = judge_factual(r.text, expected, phrases)
+            verdict, why = judge_factual(r.text, expected, phrases, name)
             rows.append({"resident": name, "category": cat, "question": q, "answer": r.text, "verdict": verdict,
                          "why": why, "mode": r.mode, "source": r.source, "memory_id": r.memory_id})
             if echo is not None:
