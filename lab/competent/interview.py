@@ -26,8 +26,9 @@ _STOP = {"what", "your", "with", "about", "have", "does", "this", "that", "from"
 
 def choose(p: Prompt) -> dict:
     """The grounded mode's chooser (agents/grounding.py): the numbered fact that shares the
-    most words with the question, or "none"; asked what to tell someone, the first (the
-    list comes most important first)."""
+    most words with the question, else the first (the list comes most relevant first, and
+    only facts relevant enough are listed); asked what to tell someone, the first (most
+    important first)."""
     facts = p.numbered()
     question = p.find(r'asks: "(.*)"', "")
     if not facts:
@@ -37,7 +38,7 @@ def choose(p: Prompt) -> dict:
     words = {w for w in re.findall(r"[a-z]+", question.lower()) if len(w) > 3} - _STOP
     hits = [len(words & set(re.findall(r"[a-z]+", f.lower()))) for f in facts]
     best = max(range(len(facts)), key=lambda i: hits[i])
-    return {"fact": str(best + 1)} if hits[best] > 0 else {"fact": "none"}
+    return {"fact": str(best + 1)} if hits[best] > 0 else {"fact": "1"}
 
 
 def judge(p: Prompt) -> dict:
