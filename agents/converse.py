@@ -256,7 +256,7 @@ def utter(m: Talker, c: Conversation, now: datetime, partner_doing: str, doing: 
 _TIMES = re.compile(r"\b\d{1,2}:\d\d\b")
 _SECRET = re.compile(r"\bsecret|\bnobody knows|\bnot told anyone|\bhave not told", re.I)
 GROUNDED_LINES = 2  # lines each side says in a grounded conversation (then one closes it)
-TOPIC_KINDS = ("thought", "chat", "reflection", "plan")  # what residents tell each other (not what they saw)
+TOPIC_KINDS = gr.DURABLE_KINDS  # what residents tell each other (not what they saw)
 
 
 def topics(m: Talker, c: Conversation, partner_doing: str, doing: str) -> list[gr.Fact]:

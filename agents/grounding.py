@@ -40,6 +40,11 @@ FACT_CHARS = 220  # one fact in a list, and in an answer (a whole description is
 # not offered, and with nothing left the answer is "I don't know" without a call.
 MIN_RELEVANCE = 0.22
 GROUNDED = "grounded"
+# What a resident thinks, was told, planned or concluded: durable facts about its life.
+DURABLE_KINDS = ("thought", "chat", "reflection", "plan")
+# What it merely saw ("Klaus Mueller is having breakfast") names people as well as a durable
+# fact does; it ranks this much lower, so "who is Klaus?" is answered by who he is.
+SEEN_PENALTY = 0.2
 NONE = "none"
 _MEMORY = re.compile(r"grounded: memory #(\d+)")
 
@@ -49,8 +54,9 @@ class Fact:
     """A memory offered to the chooser."""
 
     node_id: int
-    text: str
+    text: str  # the memory's description
     relevance: float
+    worded: str = ""  # ... in the resident's own words, as the chooser sees it
 
 
 @dataclass
@@ -133,7 +139,7 @@ def hint_bonus(question: str, fact_in_my_words: str) -> float:
 
 def candidates(nodes: Sequence[MemoryNode], vectors: Sequence[np.ndarray], query_vec: np.ndarray | Sequence[np.ndarray],
                *, floor: float = MIN_RELEVANCE, k: int = MAX_FACTS, skip: Sequence[str] = (),
-               bonus: Sequence[float] = ()) -> list[Fact]:
+               bonus: Sequence[float] = (), worded: Sequence[str] = ()) -> list[Fact]:
     """The retrieved memories worth offering, most relevant first (the best cosine to any
     of the query vectors): relevance at least ``floor``, no two alike, none of ``skip``
     (lines already said)."""
@@ -149,13 +155,15 @@ def candidates(nodes: Sequence[MemoryNode], vectors: Sequence[np.ndarray], query
         seen.add(key)
         rel = max(cosine(np.asarray(vec, dtype=np.float32), q) for q in queries) + (bonus[i] if i < len(bonus) else 0)
         if rel >= floor:
-            out.append(Fact(node.id, _short(node.description), rel))
+            out.append(Fact(node.id, _short(node.description), rel, _short(worded[i]) if i < len(worded) else ""))
     out.sort(key=lambda f: -f.relevance)
     return out[:k]
 
 
 def fact_list(facts: Sequence[Fact]) -> str:
-    return "\n".join(f"{i}. {f.text}" for i, f in enumerate(facts, 1))
+    """The numbered list the chooser sees (in the resident's own words where known: a small
+    model matches "your occupation" to "I run Hobbs Cafe" better than to "Isabella runs ...")."""
+    return "\n".join(f"{i}. {f.worded or f.text}" for i, f in enumerate(facts, 1))
 
 
 def choose(asker: Any, facts: Sequence[Fact], *, name: str, question: str, asked_by: str, purpose: str,
@@ -323,5 +331,5 @@ def dont_know(speaker_first: str, turn: int = 0) -> str:
 
 __all__ = ["Fact", "Grounded", "candidates", "choose", "outcome", "choice_schema", "first_person", "base_verb",
            "memory_of", "dont_know", "is_question", "is_greeting", "news_importance", "NEWS_WORDS", "hint_bonus",
-           "my_question", "third_person_question", "source_note", "fact_list", "MIN_RELEVANCE", "MAX_FACTS",
-           "GROUNDED"]
+           "my_question", "third_person_question", "DURABLE_KINDS", "SEEN_PENALTY", "source_note", "fact_list",
+           "MIN_RELEVANCE", "MAX_FACTS", "GROUNDED"]

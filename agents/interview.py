@@ -193,12 +193,19 @@ def grounded_facts(mind: Mind, question: str, now: datetime, *, touch: bool,
     out: "Isabella ..." in every seed phrase would make each look relevant)."""
     about = gr.third_person_question(question, mind.name)
     nodes = mind.search([about, question], now, k=8, char_budget=2000, touch=touch)
+    # ... and among what the resident thinks, was told, planned and concluded: after a few
+    # hours, what it saw ("Maria Lopez is having breakfast") fills the first search
+    seen = {x.id for x in nodes}
+    nodes += [x for x in mind.search([about, question], now, k=8, char_budget=2000, touch=touch,
+                                     kinds=gr.DURABLE_KINDS) if x.id not in seen]
     if not nodes:
         return []
     mine = gr.my_question(question)
     said = [_norm(t) for t in skip]
     nodes = [x for x in nodes  # what the resident already answered in this conversation is not said again
-             if not any(_norm(gr.first_person(x.description, mind.name)) in t for t in said if t)]
+             if not any(_norm(gr.first_person(x.description, mind.name)) in t for t in said if t)
+             # a talk's memo: in this mode what was told is a memory of its own ("X told me: ...")
+             and not x.description.startswith("conversed with")]
     if not nodes:
         return []
     worded = [gr.first_person(x.description, mind.name) for x in nodes]
@@ -207,8 +214,9 @@ def grounded_facts(mind: Mind, question: str, now: datetime, *, touch: bool,
     except Exception:  # noqa: BLE001 - an embedding server down: no facts, "I don't know"
         mind.fallbacks["retrieval: embedding failed"] += 1
         return []
-    return gr.candidates(nodes, list(vecs[1:]), vecs[0],
-                         bonus=[gr.hint_bonus(mine, w) for w in worded])
+    return gr.candidates(nodes, list(vecs[1:]), vecs[0], worded=worded,
+                         bonus=[gr.hint_bonus(mine, w) - (gr.SEEN_PENALTY if x.kind == "observation" else 0.0)
+                                for x, w in zip(nodes, worded)])
 
 
 def _grounded(mind: Mind, speaker: str, text: str, now: datetime, history: list[tuple[str, str]],
