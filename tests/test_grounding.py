@@ -291,7 +291,7 @@ def test_factual_score_with_the_embedded_model():
     score = factual_score(rows)
     print("\n" + "\n".join(f"{r['resident']}: {r['question']} -> {r['answer']} ({r['verdict']})" for r in rows))
     assert score["questions"] >= 8
-    assert score["correct"] / score["questions"] >= 0.6
+    assert score["correct"] / score["questions"] >= 0.7  # the bar
     assert all(r["memory_id"] is not None for r in rows if r["verdict"] == "correct")
 
 
