@@ -167,13 +167,19 @@ def test_the_same_fact_is_not_repeated_in_one_conversation():
     assert again.text != first.text
 
 
-def test_the_setting():
+def test_the_setting(tmp_path):
     assert ModelConfig().grounded == "on"  # the embedded model
     assert ModelConfig(model="ollama/qwen2.5:7b").grounded == "off"
     assert ModelConfig(model="ollama/qwen2.5:7b", grounded="on").grounded == "on"
     assert ModelConfig(grounded="false").grounded == "off"
     with pytest.raises(ConfigError, match="grounded must be on, off or auto"):
         ModelConfig(grounded="sometimes")
+    from agents.config import load_config
+    assert load_config({}, env={"SMALLVILLE_GROUNDED": "off"}, toml_path=None).grounded == "off"
+    assert load_config({"grounded": "on", "model": "ollama/x"}, env={}, toml_path=None).grounded == "on"
+    toml = tmp_path / "smallville.toml"
+    toml.write_text('model = "ollama/x"\ngrounded = true\n')
+    assert load_config({}, env={}, toml_path=toml).grounded == "on"
     m, _ = grounded_mind(choosing({"fact": "none"}))
     assert m.grounded
     free = Mind(persona(), make_gateway(plausible), HashEmbedder(64))
