@@ -121,7 +121,7 @@ def _cast_of(saved: SavedGame, default_map: str | Path) -> dict[str, Any]:
 def _gateway(args: Any, parts: dict[str, Any]) -> Gateway:
     """The model the flags name, else the one the save was made with."""
     saved = dict(parts.get("config") or {})
-    flags = ("model", "api_base", "concurrency", "cache")
+    flags = ("model", "api_base", "concurrency", "cache", "grounded", "planning")
     given = {k: v for k, v in vars(args).items() if v is not None and k in flags}
     overrides = {k: v for k, v in saved.items() if k in ("model", "api_base", "seed", "temperature") and k not in given}
     overrides.update(given)
