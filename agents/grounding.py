@@ -164,6 +164,16 @@ def candidates(nodes: Sequence[MemoryNode], vectors: Sequence[np.ndarray], query
     return out[:k]
 
 
+_ECHO = re.compile(r"\bsalient\b|\bhigh-level question|\binsights? from the records\b|^\s*\d+\.\s|"
+                   r"\babout \d+\.?$", re.I)
+
+
+def echoes_prompt(text: str) -> bool:
+    """A memory that repeats a prompt's words ("The most salient high-level questions ...":
+    a 135M model's reflection) or ends in a list number: it states no fact."""
+    return bool(_ECHO.search(str(text or "")))
+
+
 def fact_list(facts: Sequence[Fact]) -> str:
     """The numbered list the chooser sees (in the resident's own words where known: a small
     model matches "your occupation" to "I run Hobbs Cafe" better than to "Isabella runs ...")."""
@@ -338,5 +348,5 @@ def dont_know(speaker_first: str, turn: int = 0) -> str:
 
 __all__ = ["Fact", "Grounded", "candidates", "choose", "outcome", "choice_schema", "first_person", "base_verb",
            "memory_of", "dont_know", "is_question", "is_greeting", "news_importance", "NEWS_WORDS", "hint_bonus",
-           "my_question", "third_person_question", "DURABLE_KINDS", "SEEN_PENALTY", "source_note", "fact_list",
-           "MIN_RELEVANCE", "MAX_FACTS", "GROUNDED"]
+           "my_question", "third_person_question", "DURABLE_KINDS", "SEEN_PENALTY", "echoes_prompt", "source_note",
+           "fact_list", "MIN_RELEVANCE", "MAX_FACTS", "GROUNDED"]

@@ -198,6 +198,13 @@ def grounded_facts(mind: Mind, question: str, now: datetime, *, touch: bool,
     seen = {x.id for x in nodes}
     nodes += [x for x in mind.search([about, question], now, k=8, char_budget=2000, touch=touch,
                                      kinds=gr.DURABLE_KINDS) if x.id not in seen]
+    # ... and always who the resident is (its description's phrases, the first memories; by
+    # evening a day's memories outrank them in retrieval, as the paper's identity summary would not)
+    seen = {x.id for x in nodes}
+    nodes += [x for x in mind.memory.nodes[:len(mind.persona.phrases)]
+              if x.source == pv.tag(pv.RULE, pv.SEED) and x.id not in seen]
+    # a memory that repeats a prompt (a small model's failed reflection) answers nothing
+    nodes = [x for x in nodes if not gr.echoes_prompt(x.description)]
     if not nodes:
         return []
     mine = gr.my_question(question)

@@ -120,6 +120,21 @@ def test_the_model_chooses_the_fact_and_a_rule_words_it():
     assert enum[-1] == "none" and enum[:-1] == [str(i) for i in range(1, len(enum))]
 
 
+def test_who_the_resident_is_stays_in_reach_and_prompt_echoes_do_not():
+    from agents.interview import grounded_facts
+    m, gw = grounded_mind(choosing({"fact": "1"}))
+    for i in range(60):  # a long day of newer, important memories
+        m.remember("reflection", f"The most salient high-level questions about Maria Lopez number {i}", 9,
+                   subject=m.name)
+        m.remember("chat", f"Klaus Mueller told Isabella: we talked about Maria Lopez and the weather {i}", 8,
+                   subject="Klaus Mueller")
+    facts = grounded_facts(m, "Who is Maria Lopez?", NOW, touch=False)
+    assert any(f.text == "she is a friend of Maria Lopez" for f in facts)
+    assert not any("salient" in f.text for f in facts)
+    assert gr.echoes_prompt("The most salient high-level questions you can answer about me are: 1.")
+    assert gr.echoes_prompt("1. I am exploring") and not gr.echoes_prompt("I run Hobbs Cafe.")
+
+
 def test_none_says_so_in_character():
     m, gw = grounded_mind(choosing({"fact": "none"}))
     r = respond_traced(m, "Alex", "Who is Maria Lopez?", now=NOW, remember=False)
