@@ -10,7 +10,8 @@ nearest save (game/replay/minds.py). Nothing steps a simulation and no model
 is called.
 
 The clock: ``update(dt)`` plays at ``SPEEDS[speed]`` sim minutes per real
-second (the game's speeds, up to one sim hour per second), unless paused.
+second (the game's speeds, up to one sim hour per second; ``rate`` overrides
+it, for an export), unless paused.
 Moving forward a little hands the events on the way to ``sim.listeners`` (so
 bubbles show the lines said); ``seek(frame)`` jumps, and tells ``on_seek``.
 ``step(n)`` moves whole frames (10 sim seconds), paused. ``skip_to(when)``
@@ -143,6 +144,7 @@ class ReplaySession:
         self.position = 0.0  # frames, fractional while playing
         self.paused = False
         self.speed = DEFAULT_SPEED
+        self.rate: float | None = None  # sim minutes per real second instead of the speed's (an export)
         self.step_fraction = 1.0
         self.steps_last_frame = 0
         self.frames = 0
@@ -170,7 +172,7 @@ class ReplaySession:
 
     @property
     def minutes_per_second(self) -> float:
-        return SPEEDS[self.speed]
+        return self.rate if self.rate is not None else SPEEDS[self.speed]
 
     def move_visitor(self, tile: Any) -> None:
         """The player's figure does not walk in a replay."""
@@ -196,7 +198,8 @@ class ReplaySession:
             self.step_fraction = 1.0
             return
         last = self.recording.last
-        pos = self.position + max(0.0, dt) * steps_per_second(self.speed)
+        per_s = self.rate * 60.0 / self.recording.step.total_seconds() if self.rate else steps_per_second(self.speed)
+        pos = self.position + max(0.0, dt) * per_s
         if pos >= last:
             self._move_to(float(last))
             self.paused = True
