@@ -10,29 +10,21 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
-from fakes import HashEmbedder, make_gateway, minimal_instance
+from fakes import HashEmbedder
 
 from game.recording import BLOCK, FILE
 from game.replay.reader import RecordingError, find_recording, read_recording
 
 REPO = Path(__file__).resolve().parent.parent
 MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
+START = datetime(2023, 2, 14, 12, 0)
 MOMENTS = (1, 29, 30, 31, 97, 180, 263, 359)  # frames checked (block edges among them)
 
 needs_map = pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not built")
-
-
-def _chatty(purpose, messages, schema):
-    """Residents talk when they meet (so the recording has lines), the rest minimal."""
-    if purpose == "talk_decision":
-        return {"talk": True}
-    if purpose == "utterance":
-        n = sum(1 for m in messages if "utterance" in str(m.get("content", "")))
-        return {"utterance": "Good morning! How are you today?", "ends": n > 2 or len(str(messages)) > 3000}
-    return minimal_instance(schema)
 
 
 def _town_and_cast():
@@ -46,8 +38,12 @@ def _town_and_cast():
 
 @pytest.fixture(scope="module")
 def recorded_run(tmp_path_factory):
-    """A seeded 1-hour headless run of 5 residents (Isabella and the dorm), and
-    where everyone stood after every step (from the simulation itself)."""
+    """A seeded 1-hour headless run of 5 residents (Isabella and the dorm) on the
+    scripted competent model, from noon on Valentine's Day (they meet at Hobbs Cafe
+    and talk), and where everyone stood after every step (the simulation's own)."""
+    import lab.competent  # noqa: F401 - registers scripted/competent
+    from agents.config import ModelConfig
+    from agents.llm import Gateway
     from game.headless import run_headless
 
     town, cast, scenario = _town_and_cast()
@@ -61,9 +57,9 @@ def recorded_run(tmp_path_factory):
         facing[sim.steps] = {n: b.facing for n, b in sim.bodies.items() if not b.visitor}
         acts[sim.steps] = {n: (b.action.description if b.action else None) for n, b in sim.bodies.items()}
 
-    result = run_headless(town, cast[:5], start=scenario.start, hours=1, out=out, scenario=scenario,
-                          gateway=make_gateway(_chatty), embedder=HashEmbedder(), seed=2, progress=False,
-                          echo=None, on_step=note, autosave_min=20)
+    gateway = Gateway(ModelConfig(model="scripted/competent", embedding_cache=None))
+    result = run_headless(town, cast[:5], start=START, hours=1, out=out, scenario=scenario, gateway=gateway,
+                          embedder=HashEmbedder(), seed=2, progress=False, echo=None, on_step=note, autosave_min=20)
     return out, truth, facing, acts, result
 
 
@@ -164,3 +160,245 @@ def test_a_run_killed_with_sigkill_plays_up_to_its_last_flush(tmp_path):
         for i, name in enumerate(rec.residents):
             assert rec.tile(i, f) == truth[f][name], (f, name)
     assert not (out / "summary.json").exists()  # the killed run wrote nothing else at the end
+
+
+# ---------------------------------------------------------------------------- the window, headless
+
+
+def _open(display, run_dir, **kw):
+    from game.replay.app import load_personas, open_replay
+    from game.town import load_town
+
+    target = find_recording(run_dir)
+    rec = read_recording(target.recording)
+    return open_replay(rec, load_town(MAP), MAP, target=target, personas=load_personas(MAP),
+                       size=display.get_size(), **kw)
+
+
+def _drag(points) -> None:
+    import pygame
+
+    (x0, y0), *rest = points
+    pygame.event.post(pygame.event.Event(pygame.MOUSEMOTION, pos=(x0, y0), rel=(0, 0), buttons=(0, 0, 0)))
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=(x0, y0), button=1))
+    for x, y in rest:
+        pygame.event.post(pygame.event.Event(pygame.MOUSEMOTION, pos=(x, y), rel=(0, 0), buttons=(1, 0, 0)))
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONUP, pos=rest[-1] if rest else (x0, y0), button=1))
+
+
+def _figures(game) -> dict[str, tuple[int, int]]:
+    """Where the residents are drawn: the tile under each figure's feet."""
+    out = {}
+    for fig, rect in game.drawn:
+        out[fig.name] = game.camera.screen_to_tile(rect.centerx, rect.bottom - 4)
+    return out
+
+
+@needs_map
+def test_dragging_the_timeline_moves_the_town_through_the_game_loop(display, recorded_run):
+    from driving import frames, press
+
+    out, truth, *_ = recorded_run
+    game, session = _open(display, out)
+    try:
+        frames(game, 2)
+        assert not session.paused  # it plays at once
+        bar = game.timeline
+        y = bar.track_rect().centery
+        _drag([(bar.x_of(40), y), (bar.x_of(120), y), (bar.x_of(250), y)])
+        frames(game, 1)
+        f = session.frame
+        assert abs(f - 250) <= 2 and not bar.dragging
+        assert {n: b.tile for n, b in session.sim.bodies.items()} == truth[f]
+        press(pygame_key("SPACE"))
+        frames(game, 1)
+        assert session.paused
+        press(pygame_key("PERIOD"))
+        press(pygame_key("PERIOD"))
+        frames(game, 1)
+        assert session.frame == f + 2
+        assert {n: b.tile for n, b in session.sim.bodies.items()} == truth[f + 2]
+        game.follow_resident(rec_name := session.recording.residents[0])
+        frames(game, 30)  # the camera glides to them; they are drawn on their recorded tile
+        assert _figures(game)[rec_name] == truth[f + 2][rec_name]
+        press(pygame_key("HOME"))
+        frames(game, 1)
+        assert session.frame == 0
+    finally:
+        session.close()
+
+
+def pygame_key(name: str) -> int:
+    import pygame
+
+    return getattr(pygame, f"K_{name}")
+
+
+@needs_map
+def test_jumping_to_an_event_from_the_list(display, recorded_run):
+    from driving import click_element, frames, press, until
+
+    from game.replay.events import BEFORE
+
+    out, truth, *_ = recorded_run
+    game, session = _open(display, out)
+    try:
+        frames(game, 1)
+        events = game.replay_events
+        assert events.moments, "the chatty run has conversations to jump to"
+        press(pygame_key("e"))
+        frames(game, 2)
+        assert events.is_open
+        talk = next(m for m in events.moments if m.kind == "conversation")
+        who = talk.who[1]
+        events.set_filter(who.split()[0])  # by first name
+        frames(game, 1)
+        assert events.shown and all(who in m.who or who.split()[0] in m.text for m in events.shown)
+        assert len(events.shown) < len(events.moments)
+        i = next(k for k, m in enumerate(events.shown) if m.kind == "conversation")
+        target = events.shown[i]
+        item = events.list.item_list[i]["button_element"]
+        click_element(game, item)  # a real click on the row
+        assert until(game, lambda: session.frame != 0, limit=5)  # the list tells of the selection a frame later
+        assert session.frame == max(0, target.frame - BEFORE)
+        assert {n: b.tile for n, b in session.sim.bodies.items()} == truth[session.frame]
+        assert game.follower.target == [n for n in target.who if n in session.minds][0]
+        assert "talk" in target.text
+        press(pygame_key("RIGHTBRACKET"))  # the next moment
+        frames(game, 1)
+        later = [m for m in events.moments if m.frame > target.frame - BEFORE]
+        assert session.frame == max(0, later[0].frame - BEFORE)
+    finally:
+        session.close()
+
+
+@needs_map
+def test_clicking_a_resident_shows_the_recorded_action_and_the_nearest_save(display, recorded_run):
+    from driving import frames
+
+    out, *_ = recorded_run
+    game, session = _open(display, out)
+    try:
+        session.paused = True
+        session.seek(300)  # 12:50: the autosaves were at 12:20, 12:40, 13:00
+        name = session.recording.residents[0]
+        game.inspector.select(name)
+        session.saved.wait(30)
+        snap = session.minds[name].inspect()
+        assert "12:40" in snap["note"] and "before this moment" in snap["note"]
+        assert snap["memories"] and all(m["created"] <= "2023-02-14T12:40:00" for m in snap["memories"]
+                                        if "created" in m)
+        frames(game, 10)
+        text = game.inspector.compose()[1] if hasattr(game.inspector, "compose") else ""
+        assert "12:40" in str(text)
+        assert game.inspector.voice_entry is None  # a replay changes nothing
+    finally:
+        session.close()
+
+
+@needs_map
+def test_the_gif_export_writes_a_real_animation(tmp_path, recorded_run, capsys):
+    from PIL import Image
+
+    from smallville.cli import main
+
+    out, *_ = recorded_run
+    gif = tmp_path / "span.gif"
+    code = main(["replay", str(out), "--gif", str(gif), "--from", "2023-02-14 12:10", "--to", "12:30",
+                 "--rate", "2", "--fps", "5", "--size", "480x270", "--follow", "Maria"])
+    assert code == 0, capsys.readouterr().err
+    said = capsys.readouterr().out
+    assert "51 frames" in said  # 20 sim minutes at 2 a second: 10 s, at 5 a second, and the last
+    with Image.open(gif) as im:
+        assert im.format == "GIF" and im.size == (480, 270)
+        n = im.n_frames
+        assert n >= 2  # a GIF stores a picture that did not change as a longer one before it
+        total = 0
+        for k in range(n):
+            im.seek(k)
+            total += im.info["duration"]
+        assert total == 51 * 200
+    mp4 = main(["replay", str(out), "--gif", str(tmp_path / "x.webm")])
+    assert mp4 == 2 and ".gif" in capsys.readouterr().err
+
+
+@needs_map
+def test_a_headless_screenshot_at_a_moment(tmp_path, recorded_run, capsys):
+    import pygame
+
+    from smallville.cli import main
+
+    out, *_ = recorded_run
+    shot = tmp_path / "at.png"
+    assert main(["replay", str(out), "--headless", "--at", "12:45", "--screenshot", str(shot)]) == 0
+    assert "Tue 14 Feb 2023 12:45:00" in capsys.readouterr().out
+    assert pygame.image.load(str(shot)).get_size() == (1280, 720)
+    assert main(["replay", str(out), "--headless", "--at", "14:45"]) == 2
+    assert "outside the recording" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------- bad recordings
+
+
+def _copy_run(src: Path, dst: Path, lines=None) -> Path:
+    dst.mkdir(parents=True)
+    text = (src / FILE).read_text(encoding="utf-8")
+    (dst / FILE).write_text(lines(text) if lines else text, encoding="utf-8")
+    return dst
+
+
+@needs_map
+def test_a_truncated_recording_plays_as_far_as_it_goes(tmp_path, recorded_run):
+    out, truth, *_ = recorded_run
+    raw = (out / FILE).read_bytes()
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    (cut / FILE).write_bytes(raw[: int(len(raw) * 0.6)])
+    rec = read_recording(cut / FILE)
+    assert 0 < rec.last < 360
+    assert "ends in the middle of a line" in rec.stopped and "stops at Tue 12:" in rec.stopped
+    assert all(rec.tile(i, rec.last) == truth[rec.last][n] for i, n in enumerate(rec.residents))
+
+
+@needs_map
+def test_records_out_of_order_stop_the_replay_there(tmp_path, recorded_run):
+    out, truth, *_ = recorded_run
+
+    def shuffle(text: str) -> str:
+        lines = text.splitlines(keepends=True)
+        blocks = [i for i, x in enumerate(lines) if '"k":"m"' in x]
+        a, b = blocks[3], blocks[5]
+        lines[a], lines[b] = lines[b], lines[a]  # the 6th block comes before the 4th
+        return "".join(lines)
+
+    bad = _copy_run(out, tmp_path / "bad", shuffle)
+    rec = read_recording(find_recording(bad).recording)
+    assert "out of order" in rec.stopped and rec.last == 3 * BLOCK
+    assert all(rec.tile(i, 90) == truth[90][n] for i, n in enumerate(rec.residents))
+
+
+@needs_map
+def test_recordings_that_cannot_play_say_why(tmp_path, recorded_run, capsys):
+    from smallville.cli import main
+
+    out, *_ = recorded_run
+    with pytest.raises(RecordingError, match="no such run folder"):
+        find_recording(tmp_path / "nowhere")
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "events.jsonl").write_text("{}\n")
+    with pytest.raises(RecordingError, match="run before runs were recorded"):
+        find_recording(tmp_path / "old")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / FILE).write_text("")
+    with pytest.raises(RecordingError, match="empty"):
+        read_recording(tmp_path / "empty" / FILE)
+    (tmp_path / "junk.jsonl").write_text("hello\n")
+    with pytest.raises(RecordingError, match="not a Smallville recording"):
+        read_recording(tmp_path / "junk.jsonl")
+    newer = _copy_run(out, tmp_path / "newer", lambda t: t.replace('"format":1', '"format":99', 1))
+    with pytest.raises(RecordingError, match="newer Smallville"):
+        read_recording(newer / FILE)
+    other = _copy_run(out, tmp_path / "other", lambda t: t.replace('"world":"the Ville"', '"world":"Oak Town"', 1))
+    assert main(["replay", str(other), "--headless"]) == 2
+    err = capsys.readouterr().err
+    assert "recorded in 'Oak Town', not in 'the Ville'" in err and "--map" in err

@@ -36,10 +36,11 @@ MIN_RATE = 0.5  # sim minutes a second: slower than this shows nothing new
 @dataclass
 class Exported:
     path: Path
-    frames: int
+    frames: int  # pictures taken
     size: tuple[int, int]
     rate: float  # sim minutes per second of animation
     fps: int
+    stored: int = 0  # frames in the file: a GIF merges a picture that did not change into the one before
 
 
 def choose_rate(span_min: float, rate: float | None, fps: int) -> float:
@@ -96,6 +97,8 @@ def export_animation(game: Any, session: Any, path: str | Path, first: int, last
         for k in range(count):
             if k:
                 game.update(dt)
+                if k == count - 1 and session.frame < last:  # float steps fall short by a hair
+                    session.step(last - session.frame)
                 if session.frame >= last:
                     session.paused = True
             game.draw(surface)
@@ -111,10 +114,12 @@ def export_animation(game: Any, session: Any, path: str | Path, first: int, last
         session.rate = None
         session.paused = True
     log.info("exported %d frames (%s sim min/s) to %s", count, r, path)
-    return Exported(path, count, game.size, r, fps)
+    return Exported(path, count, game.size, r, fps, stored=writer.stored or count)
 
 
 class _Writer:
+    stored = 0
+
     def add(self, surface: Any) -> None:
         raise NotImplementedError
 
@@ -144,6 +149,8 @@ class _Gif(_Writer):
                        disposal=1)
         except OSError as err:
             raise UserError(f"cannot write {self.path}: {err}") from None
+        with Image.open(self.path) as done:
+            self.stored = int(getattr(done, "n_frames", 1))
 
 
 class _Mp4(_Writer):

@@ -520,7 +520,8 @@ def find_recording(given: str | Path) -> Target:
     if (p / FILE).exists():
         return Target(p / FILE, [p / "saves", p / "saves" / HISTORY_FOLDER], game=False)
     folder = p / GAME_FOLDER if (p / GAME_FOLDER).is_dir() else p
-    found = sorted(folder.glob("*.jsonl"), key=lambda q: (q.stat().st_mtime, q.name))
+    found = sorted(folder.glob("*.jsonl"), key=lambda q: (q.stat().st_mtime, q.name)) \
+        if folder.name == GAME_FOLDER else []  # (a run folder's other .jsonl files are not recordings)
     if found:
         base = folder.parent if folder.name == GAME_FOLDER else folder
         return Target(found[-1], [base], game=True)
