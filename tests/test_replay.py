@@ -402,3 +402,34 @@ def test_recordings_that_cannot_play_say_why(tmp_path, recorded_run, capsys):
     assert main(["replay", str(other), "--headless"]) == 2
     err = capsys.readouterr().err
     assert "recorded in 'Oak Town', not in 'the Ville'" in err and "--map" in err
+
+
+@needs_map
+def test_a_game_session_records_into_its_save_folder_and_replays(display, tmp_path):
+    from driving import frames, press, window
+
+    from game.recording import GAME_FOLDER
+
+    game, session = window(display, saves_dir=tmp_path, agents=3)
+    try:
+        session.record(tmp_path)
+        press(pygame_key("5"))  # an hour a second
+        seen: dict[int, dict] = {}
+        steps0 = session.sim.steps
+        for _ in range(4):
+            frames(game, 15)
+            press(pygame_key("d"))  # the visitor walks too
+            seen[session.sim.steps - steps0] = {n: tuple(b.tile) for n, b in session.sim.bodies.items()}
+        visitor = session.sim.visitor
+    finally:
+        session.close()  # closes the recording
+    found = find_recording(tmp_path)
+    assert found.game and found.recording.parent.name == GAME_FOLDER
+    rec = read_recording(found.recording)
+    assert rec.ended == "the game ended" and rec.kind == "game"
+    assert rec.visitor_at(rec.last) == visitor
+    assert rec.last >= max(seen)
+    for f, tiles in seen.items():
+        for name, tile in tiles.items():
+            slot = rec.visitor_slot if name == visitor else rec.names.index(name)
+            assert rec.tile(slot, f) == tile, (f, name)
