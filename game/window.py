@@ -532,10 +532,11 @@ class Game:
                 self.hovered_address = self.address_at(tile)
                 self.status.set_place(self.hovered_address, tile)
                 return
-        # Mouse away from the map: say where the visitor stands.
+        # Mouse away from the map: say where the visitor stands (a spectator: what the camera looks at).
         self.hovered_tile = None
         self.hovered_address = None
-        self.status.set_place(self.address_at(self.visitor.tile), self.visitor.tile)
+        tile = self.camera.screen_to_tile(self.size[0] / 2, self.size[1] / 2) if self.spectator else self.visitor.tile
+        self.status.set_place(self.address_at(tile), tile)
 
     def _draw_hover(self, surface) -> None:
         x, y = self.camera.tile_to_screen(*self.hovered_tile)

@@ -144,8 +144,11 @@ def open_replay(rec: Recording, town: Any, map_path: Path, *, target: Target | N
         game.help.visible = False
         game.overlays.remove(game.help)
         game.add_overlay(game.help)  # it hears F1 / ? / Escape first when shown
+    else:  # an animation: the town, the residents and the clock, no buttons
+        for button in game.hud.buttons:
+            button.hide()
     label = rec.path.parent.name if rec.path.name == FILE else rec.path.name
-    game.status.right = f"replay of {label}  ·  F1 / ? help"
+    game.status.right = f"replay of {label}" + ("  ·  F1 / ? help" if controls else "")
     aim_at_crowd(game)
     return game, session
 

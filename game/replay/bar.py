@@ -1,6 +1,6 @@
 """The replay's timeline bar, along the bottom of the window (above the status line).
 
-It shows the whole recording: a mark for every moment worth jumping to
+It shows the whole recording, between the panels docked at the sides: a mark for every moment worth jumping to
 (game/replay/moments.py; coloured by kind, a gathering as a span), the
 playhead, the time at both ends and under the mouse, and where the recording
 stops early (a killed or damaged run). Press on the bar and drag: the replay
@@ -54,8 +54,12 @@ class TimelineBar:
 
     # ---- geometry ------------------------------------------------------------------------
     def rect(self) -> pygame.Rect:
+        """Between the panels docked at the sides (the events list, the inspector)."""
         w, h = self.game.size
-        return pygame.Rect(0, h - STATUS_H - HEIGHT, w, HEIGHT)
+        left, _, right, _ = self.game.camera.insets
+        if w - left - right < 300:  # too narrow between them: the whole width, under the panels
+            left = right = 0
+        return pygame.Rect(left, h - STATUS_H - HEIGHT, w - left - right, HEIGHT)
 
     def button_rect(self) -> pygame.Rect:
         r = self.rect()
@@ -190,7 +194,7 @@ class TimelineBar:
         if mouse is not None and (self.dragging or r.collidepoint(mouse)) and not b.collidepoint(mouse):
             when = rec.time_of(self.frame_at_x(mouse[0]))
             label = fonts.text(f"{when:%a %d %b %H:%M:%S}", 14, FG, True)
-            x = min(max(mouse[0] - label.get_width() // 2, 0), r.width - label.get_width())
+            x = min(max(mouse[0] - label.get_width() // 2, r.x), r.right - label.get_width())
             box = pygame.Rect(x - 4, r.y - label.get_height() - 6, label.get_width() + 8, label.get_height() + 4)
             pygame.draw.rect(surface, (18, 20, 26), box, border_radius=4)
             surface.blit(label, (x, box.y + 2))
