@@ -433,3 +433,22 @@ def test_a_game_session_records_into_its_save_folder_and_replays(display, tmp_pa
         for name, tile in tiles.items():
             slot = rec.visitor_slot if name == visitor else rec.names.index(name)
             assert rec.tile(slot, f) == tile, (f, name)
+
+
+@needs_map
+def test_a_resumed_run_plays_back_as_one(tmp_path, capsys):
+    import numpy as np
+
+    from smallville.cli import main
+
+    run = tmp_path / "run"
+    common = ["--model", "scripted/competent"]
+    assert main(["sim", "--map", str(MAP), "--agents", "3", "--hours", "0.5", "--out", str(run), *common]) == 0
+    assert main(["sim", "--resume", str(run), "--hours", "0.5", *common]) == 0
+    capsys.readouterr()
+    rec = read_recording(run / FILE)
+    assert rec.stopped is None and rec.ended == "finished" and rec.last == 360
+    assert (run / FILE).read_text().count('"k":"start"') == 2  # the resumed run appended its part
+    steps = np.abs(np.diff(rec.tiles[:, :3].astype(int), axis=0)).max()
+    assert steps <= 1  # nobody jumps where the run was resumed: one walk, one recording
+    assert len({f for f, _ in zip(*rec.calls[:2])}) > 2
