@@ -221,6 +221,8 @@ def main_replay(args) -> int:
             game.follow_resident(follow)
         elif look is not None:
             game.look_at_tile(look)
+        else:
+            aim_at_crowd(game)  # where most residents are at that moment
         if headless:
             session.paused = True
             session.saved.wait(30)  # the inspector's save, when one is open
@@ -232,6 +234,9 @@ def main_replay(args) -> int:
             return 0
         if rec.stopped:
             game.toast(f"This recording stops early: {rec.stopped}")
+        game.session.on_end.append(lambda: game.toast(
+            f"The end of the recording ({rec.end:%a %H:%M})" + (f": {rec.stopped}" if rec.stopped else "")
+            + ". Space plays it again."))
         game.toast(f"Replay: {rec.start:%a %H:%M} – {rec.end:%a %H:%M}. Space pauses; drag the bar; E: events.")
         game.mouse_pos = pygame.mouse.get_pos() if pygame.mouse.get_focused() else None
         run(game)
