@@ -209,7 +209,8 @@ def main_replay(args) -> int:
         if gif:
             first, last = frame_span(rec, begin, end)
             done = export_animation(game, session, gif, first, last, rate=getattr(args, "rate", None),
-                                    fps=getattr(args, "fps", None) or FPS, follow=follow, look=look)
+                                    fps=getattr(args, "fps", None) or FPS, follow=follow, look=look,
+                                    aim=aim_at_crowd)
             same = f" ({done.stored} different)" if done.stored != done.frames else ""
             print(f"wrote {done.path}: {done.frames} frames{same} of {done.size[0]}x{done.size[1]} at {done.fps} fps, "
                   f"{rec.time_of(first):%a %H:%M} → {rec.time_of(min(last, session.frame)):%a %H:%M} "
