@@ -452,3 +452,22 @@ def test_a_resumed_run_plays_back_as_one(tmp_path, capsys):
     steps = np.abs(np.diff(rec.tiles[:, :3].astype(int), axis=0)).max()
     assert steps <= 1  # nobody jumps where the run was resumed: one walk, one recording
     assert len({f for f, _ in zip(*rec.calls[:2])}) > 2
+
+
+@needs_map
+def test_export_and_aim_mistakes_are_said_plainly(recorded_run, capsys, monkeypatch):
+    from game.replay import export
+    from smallville.cli import main
+
+    out, *_ = recorded_run
+    monkeypatch.setattr(export.shutil, "which", lambda name: None)
+    assert main(["replay", str(out), "--gif", "/tmp/never.mp4"]) == 2
+    assert "an MP4 needs ffmpeg, which is not installed here" in capsys.readouterr().err
+    assert main(["replay", str(out), "--headless", "--follow", "Nobody Here"]) == 2
+    assert "nobody of that name" in capsys.readouterr().err
+    assert main(["replay", str(out), "--headless", "--area", "the Moon"]) == 2
+    assert "no such place" in capsys.readouterr().err
+    assert main(["replay", str(out), "--headless", "--at", "tea time"]) == 2
+    assert "give a time like" in capsys.readouterr().err
+    assert main(["replay", str(out), "--gif", "/tmp/x.gif", "--from", "12:30", "--to", "12:10"]) == 2
+    assert "the span is empty" in capsys.readouterr().err
