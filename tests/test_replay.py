@@ -471,3 +471,33 @@ def test_export_and_aim_mistakes_are_said_plainly(recorded_run, capsys, monkeypa
     assert "give a time like" in capsys.readouterr().err
     assert main(["replay", str(out), "--gif", "/tmp/x.gif", "--from", "12:30", "--to", "12:10"]) == 2
     assert "the span is empty" in capsys.readouterr().err
+
+
+@needs_map
+def test_loading_a_save_in_the_game_starts_a_new_recording(display, tmp_path):
+    from driving import frames, press, until, window
+
+    from game.recording import GAME_FOLDER
+
+    game, session = window(display, saves_dir=tmp_path, agents=3)
+    try:
+        session.record(tmp_path)
+        press(pygame_key("5"))
+        frames(game, 20)
+        press(pygame_key("F5"))  # a quick save
+        assert until(game, lambda: (tmp_path / "quick.sqlite").exists() and not game.savemenu.writer.busy(),
+                     limit=600, wait=lambda g: time.sleep(0.01))
+        frames(game, 30)
+        old = session.sim
+        press(pygame_key("F9"))  # load it: the town goes back in time
+        assert until(game, lambda: session.sim is not old, limit=600, wait=lambda g: time.sleep(0.01))
+        frames(game, 20)
+        tiles = {n: tuple(b.tile) for n, b in session.sim.bodies.items() if not b.visitor}
+    finally:
+        session.close()
+    files = sorted((tmp_path / GAME_FOLDER).glob("*.jsonl"))
+    assert len(files) == 2
+    got = {r.ended: r for r in (read_recording(f) for f in files)}
+    first, second = got["a save was loaded"], got["the game ended"]
+    assert second.start < first.end  # the second begins at the save's moment, before the first ended
+    assert {n: second.tile(i, second.last) for i, n in enumerate(second.residents)} == tiles
