@@ -433,6 +433,16 @@ def test_a_game_session_records_into_its_save_folder_and_replays(display, tmp_pa
         for name, tile in tiles.items():
             slot = rec.visitor_slot if name == visitor else rec.names.index(name)
             assert rec.tile(slot, f) == tile, (f, name)
+    game, session = _open(display, tmp_path)  # the replay draws the player's figure where it was
+    try:
+        last = max(seen)
+        session.paused = True
+        session.seek(last)
+        game.look_at_tile(seen[last][visitor])
+        frames(game, 2)
+        assert _figures(game)[visitor] == seen[last][visitor]
+    finally:
+        session.close()
 
 
 @needs_map

@@ -39,6 +39,7 @@ from game.replay.reader import Recording, RecordingError, Target, find_recording
 from game.saves import map_fingerprint
 from game.town import load_town
 from game.view import fonts, inspector, residents_list, sprites, townmap
+from game.view.sprites import Figure
 from game.view.tilemap import TileMapRenderer
 from game.window import TITLE, WINDOW_SIZE, Game
 
@@ -127,6 +128,7 @@ def open_replay(rec: Recording, town: Any, map_path: Path, *, target: Target | N
     game = Game(town, TileMapRenderer.from_file(map_path), size=size, visitor_name=session.visitor_name)
     game.spectator = True
     game.attach_session(session, extras=False)
+    game.figure_sources.append(visitor_figures(session, game.visitor.slug))
     walker = getattr(game, "walker", None)  # nobody walks in a replay
     if walker in game.overlays:
         game.overlays.remove(walker)
@@ -151,6 +153,27 @@ def open_replay(rec: Recording, town: Any, map_path: Path, *, target: Target | N
     game.status.right = f"replay of {label}" + ("  ·  F1 / ? help" if controls else "")
     aim_at_crowd(game)
     return game, session
+
+
+def visitor_figures(session: ReplaySession, slug: str):
+    """A figure source for the player's figure in a recorded game (the residents
+    view leaves visitors out: in a game the player's own figure stands there)."""
+
+    def figures() -> list[Figure]:
+        name = session.sim.visitor
+        b = session.sim.bodies.get(name) if name else None
+        if b is None:
+            return []
+        x, y = (float(v) for v in b.tile)
+        moving = b.prev_tile is not None and b.prev_tile != b.tile
+        if moving:
+            f = session.step_fraction
+            px, py = b.prev_tile
+            x, y = px + (x - px) * f, py + (y - py) * f
+        return [Figure(name=str(name), slug=slug, x=x, y=y, facing=b.facing, moving=moving,
+                       walked=session.position, label=True)]
+
+    return figures
 
 
 def aim_at_crowd(game: Game) -> None:
