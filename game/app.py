@@ -109,6 +109,8 @@ def main_play(args, session=None) -> int:
                 load_into(game, load)
             if not headless and not given_name and not load:
                 game.ask_visitor_name(session.visitor_name, offer_continue=True)
+            if not headless:  # into the save folder's recordings/: `smallville replay saves` watches it again
+                session.record(getattr(getattr(game, "savemenu", None), "folder", None) or "saves")
         if headless and session is not None:
             game.add_overlay(_CrowdCamera(game))  # nobody walks the visitor: watch the residents
         if not headless:

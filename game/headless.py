@@ -10,6 +10,9 @@ cache) replays the same. The run folder gets:
 - ``events.jsonl``  the simulation's event log, one event per line (streamed)
 - ``llm_calls.jsonl`` one line per model call, with resident and purpose (streamed)
 - ``summary.json``  per resident calls, tokens, fallbacks; totals; wall time; sim span
+- ``recording.jsonl`` every resident's tile at every step, actions, lines, object
+  states, written as the run goes (game/recording.py; ``smallville replay`` plays
+  it back); ``saves/history/`` keeps an autosave every few sim hours for it
 
 Ctrl-C stops the run and still writes all four files.
 """
@@ -33,6 +36,8 @@ from agents.persona import CastError, load_cast
 from game import runstats
 from game.build import build_parts, select_residents
 from game.errors import UserError
+from game.recording import FILE as RECORDING_FILE
+from game.recording import HISTORY_FOLDER, Recorder, SaveHistory
 from game.savegame import capture, restore
 from game.saves import SaveError, SaveWriter, list_saves, load_state, read_info
 from game.timeline import render_timeline
@@ -155,6 +160,9 @@ def run_headless(
         events_fh.flush()
 
     sim.listeners.append(stream)
+    recorder = Recorder(out / RECORDING_FILE, sim, kind="run", model=getattr(config, "model", None),
+                        accounting=accounting, append=resume is not None)
+    history = SaveHistory(saves_dir / HISTORY_FOLDER)
     begin = sim.now
     end = begin + timedelta(hours=hours)
     steps = int(round((end - begin).total_seconds() / 10))
@@ -166,10 +174,11 @@ def run_headless(
     try:
         while sim.now < end:
             sim.step()
+            recorder.after_step(sim)
             if every is not None and sim.now - last_auto >= every:
                 last_auto = sim.now
                 snap, meta = capture(parts)  # drains (lockstep): the writer builds the rest meanwhile
-                writer.autosave(snap, meta, saves_dir, keep)
+                writer.autosave(snap, meta, saves_dir, keep).add_done_callback(history.saved)
             if on_step is not None:
                 on_step(sim)
             if bar is not None:
@@ -195,6 +204,7 @@ def run_headless(
             pool.cancel_all()
         pool.shutdown(wait=not interrupted)
         writer.close(wait=True)
+        recorder.close("interrupted" if interrupted else "finished")
         events_fh.close()
         accounting.close()
     wall = prev_wall + time.monotonic() - t0
@@ -202,6 +212,7 @@ def run_headless(
                            interrupted=interrupted, town=town)
     summary["resumed_at"] = begin.strftime(TIME_FORMAT) if resume is not None else None
     summary["save"] = str(last_save) if last_save else None
+    summary["recording"] = recorder.stats(len(personas), hours=summary["sim_hours"])
     files["summary"].write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     files["timeline"].write_text(timeline_text(sim, summary, town), encoding="utf-8")
     if echo is not None:

@@ -1,4 +1,4 @@
-"""The `smallville` command: play | map | sim | interview (the game's) and
+"""The `smallville` command: play | map | sim | interview | replay (the game's) and
 bench | evaluate (the lab's). This module builds the argument parser and hands
 each subcommand to its module; it is the one place that wires the game and
 the lab together (the game never imports the lab).
@@ -85,8 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_flags(sim)
 
     bench = sub.add_parser("bench", help="measure speed and cost on this machine; writes bench/results.json and .md")
-    bench.add_argument("--only", help="comma-separated: astar,retrieval,models,frame,saves,economy,chain,quit "
-                                      "(default: all)")
+    bench.add_argument("--only", help="comma-separated: astar,retrieval,models,frame,saves,economy,chain,quit,"
+                                      "recording (default: all)")
     bench.add_argument("--quick", action="store_true", help="small N: a smoke run, not figures to quote")
     bench.add_argument("--out", default="bench/results.json", help="results file (the table goes beside it as .md)")
     bench.add_argument("--map", default=DEFAULT_MAP)
@@ -123,7 +123,30 @@ def build_parser() -> argparse.ArgumentParser:
                     "and their plan makes room for it; written to a NEW save <name>-whispered.sqlite")
     iv.add_argument("--map", default=DEFAULT_MAP, help="the town's map, when the save does not name one")
     _add_model_flags(iv)
+
+    rp = sub.add_parser("replay", help="watch a recorded run or game (timeline, events, inspector; no model), "
+                        "or write a span of it as a GIF / MP4")
+    rp.add_argument("target", help="a run folder (runs/NAME), the game's save folder, or a recording (.jsonl)")
+    rp.add_argument("--map", help="the town's map (default: the one the recording names)")
+    rp.add_argument("--at", help='start at this moment, e.g. "2023-02-14 16:30" (or "16:30": the first day)')
+    rp.add_argument("--headless", action="store_true", help="render off-screen: with --screenshot, one frame")
+    rp.add_argument("--screenshot", help="with --headless: write a PNG of the frame at --at here")
+    rp.add_argument("--frames", type=int, help=argparse.SUPPRESS)
+    rp.add_argument("--gif", metavar="PATH", help="write an animation of --from .. --to here (.gif; .mp4 with ffmpeg)")
+    rp.add_argument("--from", dest="from_", metavar="TIME", help="the animation's start (default: the recording's)")
+    rp.add_argument("--to", metavar="TIME", help="the animation's end (default: the recording's)")
+    rp.add_argument("--follow", metavar="NAME", help="keep the camera on this resident")
+    rp.add_argument("--area", metavar="PLACE", help='keep the camera on this place, e.g. "Hobbs Cafe"')
+    rp.add_argument("--rate", type=float, help="animation: sim minutes per second (default: the span in ~15 s)")
+    rp.add_argument("--fps", type=int, help="animation: pictures per second (default 10)")
+    rp.add_argument("--size", help="picture size WIDTHxHEIGHT (default 800x450 for an animation, else 1280x720)")
     return parser
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from game.replay.app import main_replay  # lazy: the window (pygame), as for `play`
+
+    return main_replay(args)
 
 
 # Every subcommand but `play`, which opens the window.
@@ -133,6 +156,7 @@ COMMANDS: dict[str, Callable[[Any], int]] = {
     "interview": main_interview,
     "bench": main_bench,
     "evaluate": main_evaluate,
+    "replay": _replay,
 }
 
 

@@ -58,7 +58,7 @@ def clock_text(now) -> str:
 def speed_text(session) -> str:
     if session.paused:
         return "PAUSED"
-    m = SPEEDS[session.speed]
+    m = getattr(session, "minutes_per_second", None) or SPEEDS[session.speed]  # a replay's export has its own rate
     return f"x{m:g} min/s"
 
 

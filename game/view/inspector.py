@@ -13,7 +13,9 @@ closes the panel (before the game would quit). "Talk" opens the chat
 (game/view/chat.py, when installed). "Follow" keeps the camera on the
 resident (game/view/follow.py), "Walk there" walks the visitor to them
 (walkto.py); every resident's name in the text is a link that follows them.
-Clicking the resident the player plays opens their panel too.
+Clicking the resident the player plays opens their panel too. A replay's
+session (``read_only``) gets no inner voice and no state editor: its minds'
+snapshots say which save they come from (``note``).
 
 ``install(game)`` adds the overlay; it reads ``game.session`` (contract 11:
 ``sim``, ``minds``) each time, so it works before and after a load.
@@ -195,11 +197,13 @@ class Inspector:
                                             container=self.window, tool_tip_text="walk up to them, to talk")
             if self.follow_button is not None or self.walk_button is not None:
                 top += 34
+        live = not getattr(self.session, "read_only", False)  # a replay changes nothing
         if talk:
             self.head = UIImage(pygame.Rect(0, top, cw, HEAD_H), pygame.Surface((cw, HEAD_H), pygame.SRCALPHA),
                                 self.game.ui, container=self.window)
             self._head_size = (cw, HEAD_H)
             top += HEAD_H
+        if talk and live:
             self.voice_entry = UITextEntryLine(pygame.Rect(4, top + 2, cw - 118, 32), self.game.ui,
                                                container=self.window,
                                                placeholder_text="You are going to ... (their inner voice)")
@@ -209,7 +213,7 @@ class Inspector:
                                          tool_tip_text="they take it as their own thought (importance 9) and replan")
             top += 38
         bottom = ch
-        if not talk and self.session is not None:  # an object: edit its state
+        if not talk and self.session is not None and live:  # an object: edit its state
             self.state_entry = UITextEntryLine(pygame.Rect(4, ch - 36, cw - 80, 32), self.game.ui,
                                                container=self.window, placeholder_text="new state, e.g. burning")
             self.state_entry.set_text_length_limit(60)

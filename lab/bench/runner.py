@@ -30,6 +30,7 @@ from lab.bench.frame import bench_frame
 from lab.bench.measure import MAP, ROOT, Context, Skipped
 from lab.bench.models import bench_models_figures
 from lab.bench.quit import bench_quit
+from lab.bench.recording import bench_recording
 from lab.bench.report import HEADLINES, goal_met, loadavg, machine_info, render_markdown, resolve_goal, write_results
 from lab.bench.retrieval import bench_retrieval
 from lab.bench.saves import bench_saves_figures
@@ -46,6 +47,7 @@ BENCHMARKS: dict[str, Callable[[Context], dict]] = {
     "economy": bench_economy,
     "chain": bench_chain,
     "quit": bench_quit,
+    "recording": bench_recording,
 }
 
 
