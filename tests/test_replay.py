@@ -511,3 +511,78 @@ def test_loading_a_save_in_the_game_starts_a_new_recording(display, tmp_path):
     first, second = got["a save was loaded"], got["the game ended"]
     assert second.start < first.end  # the second begins at the save's moment, before the first ended
     assert {n: second.tile(i, second.last) for i, n in enumerate(second.residents)} == tiles
+
+
+# ------------------------------------------------- the HUD's messages, "Next morning" and following
+
+
+def _messages(game) -> list[tuple[str, "object"]]:
+    """(text, screen rect) of each note and toast in the HUD's column, as drawn."""
+    hud = game.hud
+    texts = list(hud.notes.values()) + [t for t, _ in hud.toasts]
+    assert len(texts) == len(hud.placed)
+    return [(t, r) for t, (_, r) in zip(texts, hud.placed)]
+
+
+def _assert_clear(game) -> None:
+    """No message overlaps another, the HUD box, the buttons or an open panel; none is cut short."""
+    import pygame
+
+    from game.view import fonts
+    from game.view.bubbles import wrap
+    from game.view.hud import BUTTON_H, FONT, PAD
+
+    hud = game.hud
+    shown = _messages(game)
+    screen = pygame.Rect((0, 0), game.size)
+    panels = [hud.box, pygame.Rect(hud.buttons_left(), 8, game.size[0] - hud.buttons_left(), BUTTON_H)]
+    events = getattr(game, "replay_events", None)
+    if events is not None and events.is_open:
+        panels.append(events.window.rect)
+    lh = fonts.font(FONT).get_linesize()
+    for i, (text, rect) in enumerate(shown):
+        assert screen.contains(rect), text
+        for other_text, other in shown[i + 1:]:
+            assert not rect.colliderect(other), (text, other_text)
+        for p in panels:
+            assert not rect.colliderect(p), (text, p)
+        whole = wrap(text, hud.column.width - 2 * PAD, FONT, 99)  # every line of it
+        assert len(whole) <= hud.column_lines, f"cut: {text!r}"
+        assert rect.height == lh * len(whole) + PAD and hud.column.contains(rect), text
+
+
+@needs_map
+def test_replay_messages_stack_wrapped_and_never_overlap(display, recorded_run):
+    """A jump from the events list, with toasts already shown: the notes and
+    toasts stack in the HUD's column, clear of the events list, whole (wrapped)."""
+    from driving import click_element, frames, press, until
+
+    from game.replay.events import BEFORE
+
+    out, *_ = recorded_run
+    game, session = _open(display, out)
+    try:
+        frames(game, 1)
+        for key in ("2", "3", "4"):  # "Speed 2: ...": toasts, a long column beside the list
+            press(pygame_key(key))
+        press(pygame_key("e"))
+        frames(game, 2)
+        events = game.replay_events
+        i = max(range(len(events.shown)), key=lambda k: len(events.shown[k].text))  # the longest line
+        moment = events.shown[i]
+        seeks: list[int] = []
+        session.on_seek.append(seeks.append)
+        click_element(game, events.list.item_list[i]["button_element"])
+        assert until(game, lambda: bool(seeks), limit=5) and seeks == [max(0, moment.frame - BEFORE)]
+        frames(game, 2)
+        texts = [t for t, _ in _messages(game)]
+        jump = f"{session.recording.time_of(moment.frame):%a %H:%M}: {moment.text}"
+        assert jump in texts  # the whole line, at the moment's time
+        if moment.kind != "gathering":
+            assert any(t.startswith("Following ") for t in texts)
+        _assert_clear(game)
+        assert game.hud.column.bottom > events.window.rect.top + 40  # beside the list, and clear of it
+        frames(game, 3)
+        _assert_clear(game)
+    finally:
+        session.close()

@@ -129,7 +129,8 @@ class EventsList:
                 self.game.look_at_tile((cx, cy))
         else:
             self.game.follow_resident(who[0])
-        self.game.toast(f"{s.now:%a %H:%M}: {moment.text[:90]}")
+        # the whole line, as listed (the HUD wraps it); the moment's time, not the few seconds before it
+        self.game.toast(f"{s.recording.time_of(moment.frame):%a %H:%M}: {moment.text}")
 
     def handle_event(self, event) -> bool:
         if event.type == pygame_gui.UI_TEXT_ENTRY_CHANGED and event.ui_element is self.filter:
