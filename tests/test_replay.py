@@ -586,3 +586,62 @@ def test_replay_messages_stack_wrapped_and_never_overlap(display, recorded_run):
         _assert_clear(game)
     finally:
         session.close()
+
+
+@needs_map
+def test_next_morning_in_a_replay_is_the_next_07_00_in_the_recording(display, tmp_path, recorded_run):
+    """The HUD's "Next morning (N)" in a replay jumps to the next 07:00 in the
+    recording and says so once; with none left, to its end, with one message."""
+    from driving import click_element, frames, press
+
+    out, truth, *_ = recorded_run
+    header = '"time":"2023-02-14 12:00:00"'
+    assert header in (out / FILE).read_text(encoding="utf-8")
+    early = _copy_run(out, tmp_path / "early", lambda t: t.replace(header, '"time":"2023-02-14 06:30:00"', 1))
+    game, session = _open(display, early)  # the same run, as if from 06:30 to 07:30
+    try:
+        frames(game, 2)
+        press(pygame_key("SPACE"))
+        frames(game, 1)
+        assert session.paused and session.now < datetime(2023, 2, 14, 7, 0)
+        click_element(game, game.hud.button)  # "Next morning (N)"
+        frames(game, 1)
+        assert session.now == datetime(2023, 2, 14, 7, 0) and session.frame == 180 and session.paused
+        assert {n: b.tile for n, b in session.sim.bodies.items()} == truth[180]  # the town at that moment
+        texts = [t for t, _ in _messages(game)]
+        assert texts.count("It is Tue 07:00.") == 1 and not any(t.startswith("Skipping") for t in texts), texts
+        for _ in range(2):  # no 07:00 left: the end, said once however often N is pressed
+            press(pygame_key("n"))
+            frames(game, 2)
+        assert session.frame == session.recording.last and session.paused and session.at_end
+        texts = [t for t, _ in _messages(game)]
+        end = [t for t in texts if "end" in t]
+        assert end == ["No 07:00 left in the recording: this is its end (Tue 07:30). Space plays it again."], texts
+        assert len(texts) == len(set(texts)) and not any(t.startswith("Skipping") for t in texts)
+        _assert_clear(game)
+        press(pygame_key("SPACE"))  # plays it again
+        frames(game, 1)
+        assert not session.paused and session.frame < 10
+    finally:
+        session.close()
+
+
+@needs_map
+def test_next_morning_at_the_end_of_a_recording_that_ends_at_07_00(display, tmp_path, recorded_run):
+    """A recording ending exactly at 07:00: N lands on its end with the end's own message, once."""
+    from driving import frames, press
+
+    out, *_ = recorded_run
+    header = '"time":"2023-02-14 12:00:00"'
+    early = _copy_run(out, tmp_path / "dawn", lambda t: t.replace(header, '"time":"2023-02-14 06:00:00"', 1))
+    game, session = _open(display, early)
+    try:
+        frames(game, 1)
+        press(pygame_key("n"))
+        frames(game, 2)
+        assert session.now == datetime(2023, 2, 14, 7, 0) and session.frame == session.recording.last
+        texts = [t for t, _ in _messages(game)]
+        assert [t for t in texts if "end" in t or t.startswith("It is")] == [
+            "The end of the recording (Tue 07:00). Space plays it again."], texts
+    finally:
+        session.close()

@@ -60,7 +60,7 @@ CONTROLS = [
     ("click a resident", "what they were doing; plan and memories from the nearest save"),
     ("arrows / WASD", "move the camera"),
     ("wheel, + / -", "zoom"),
-    ("N", "next morning"),
+    ("N", "the next 07:00 in the recording (or its end)"),
     ("Esc", "close a panel; quit"),
 ]
 
@@ -146,6 +146,10 @@ def open_replay(rec: Recording, town: Any, map_path: Path, *, target: Target | N
         game.help.visible = False
         game.overlays.remove(game.help)
         game.add_overlay(game.help)  # it hears F1 / ? / Escape first when shown
+        session.on_end.append(lambda: game.toast(end_message(session)))
+        morning = getattr(game.hud, "button", None)  # "Next morning (N)": a jump, in a replay
+        if morning is not None:
+            morning.set_tooltip("the next 07:00 in the recording (or its end)")
     else:  # an animation: the town, the residents and the clock, no buttons
         for button in game.hud.buttons:
             button.hide()
@@ -153,6 +157,15 @@ def open_replay(rec: Recording, town: Any, map_path: Path, *, target: Target | N
     game.status.right = f"replay of {label}" + ("  ·  F1 / ? help" if controls else "")
     aim_at_crowd(game)
     return game, session
+
+
+def end_message(session: ReplaySession) -> str:
+    """The toast at the end of the recording (played into, or reached by "Next morning")."""
+    rec = session.recording
+    why = session.end_reason
+    head = f"{why}: this is its end" if why else "The end of the recording"
+    return (f"{head} ({rec.end:%a %H:%M})" + (f": {rec.stopped}" if rec.stopped else "")
+            + ". Space plays it again.")
 
 
 def visitor_figures(session: ReplaySession, slug: str):
@@ -258,9 +271,6 @@ def main_replay(args) -> int:
             return 0
         if rec.stopped:
             game.toast(f"This recording stops early: {rec.stopped}")
-        game.session.on_end.append(lambda: game.toast(
-            f"The end of the recording ({rec.end:%a %H:%M})" + (f": {rec.stopped}" if rec.stopped else "")
-            + ". Space plays it again."))
         game.toast(f"Replay: {rec.start:%a %H:%M} – {rec.end:%a %H:%M}. Space pauses; drag the bar; E: events.")
         game.mouse_pos = pygame.mouse.get_pos() if pygame.mouse.get_focused() else None
         run(game)
@@ -294,5 +304,5 @@ def _size(text: str | None, default: tuple[int, int]) -> tuple[int, int]:
     return (w, h)
 
 
-__all__ = ["main_replay", "open_replay", "check_town", "parse_time", "find_place", "CONTROLS"]
+__all__ = ["main_replay", "open_replay", "end_message", "check_town", "parse_time", "find_place", "CONTROLS"]
 

@@ -14,9 +14,10 @@ second (the game's speeds, up to one sim hour per second; ``rate`` overrides
 it, for an export), unless paused.
 Moving forward a little hands the events on the way to ``sim.listeners`` (so
 bubbles show the lines said); ``seek(frame)`` jumps, and tells ``on_seek``.
-``step(n)`` moves whole frames (10 sim seconds), paused. ``skip_to(when)``
-(the HUD's "Next morning") jumps too. At the end of the recording it pauses
-and tells ``on_end``.
+``step(n)`` moves whole frames (10 sim seconds), paused. The HUD's "Next
+morning (N)" (``skip_to_morning``) jumps at once to the next 07:00 in the
+recording, or, with none left, to its end. At the end of the recording it
+pauses and tells ``on_end``.
 """
 from __future__ import annotations
 
@@ -151,6 +152,7 @@ class ReplaySession:
         self.at_end = False
         self.on_seek: list[Callable[[int], None]] = []
         self.on_end: list[Callable[[], None]] = []
+        self.end_reason: str | None = None  # why the end came, when "Next morning" found no morning left
         self.on_skip_end: list[Callable[[str], None]] = []
         self.gateway = ReplayGateway(rec, self)
         self._action_cache: dict[int, Action] = {}
@@ -203,12 +205,16 @@ class ReplaySession:
         if pos >= last:
             self._move_to(float(last))
             self.paused = True
-            self.at_end = True
-            self.step_fraction = 1.0
-            for fn in list(self.on_end):
-                _call(fn)
+            self.end_reason = None
+            self._ended()
             return
         self._move_to(pos)
+
+    def _ended(self) -> None:
+        self.at_end = True
+        self.step_fraction = 1.0
+        for fn in list(self.on_end):
+            _call(fn)
 
     def seek(self, frame: float) -> int:
         """Jump to ``frame`` (clamped); the views hear ``on_seek``. Returns the frame shown."""
@@ -235,15 +241,26 @@ class ReplaySession:
         return self.frame
 
     def skip_to(self, target: datetime) -> None:
-        """A jump to ``target`` (the HUD's "Next morning"); clamped to the recording."""
+        """A jump to ``target``, clamped to the recording; ``on_skip_end`` hears "done"
+        (the HUD says "It is Tue 07:00.")."""
         self.seek_time(target)
         for fn in list(self.on_skip_end):
             _call(fn, "done")
 
     def skip_to_morning(self) -> datetime:
-        t = min(next_morning(self.now), self.recording.end)
-        self.skip_to(t)
-        return t
+        """The HUD's "Next morning (N)": a jump to the next 07:00 in the recording.
+        With none before its end: the end, paused there, and ``on_end`` tells once
+        (``end_reason`` says why it came). Returns where it landed."""
+        t = next_morning(self.now)
+        if t < self.recording.end:
+            self.skip_to(t)
+            return t
+        self.end_reason = (None if t == self.recording.end
+                           else f"No {t:%H:%M} left in the recording")
+        self.paused = True
+        self.seek(self.recording.last)
+        self._ended()
+        return self.now
 
     def cancel_skip(self) -> None:
         """Nothing to cancel: a replay's jumps are instant."""

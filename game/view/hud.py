@@ -21,7 +21,8 @@ others add with ``add_button`` (the residents list, the town map).
 
 Keys (the HUD takes them unless a text box has focus):
 space pause/resume · 1-5 speed · N skip to the next morning · Escape cancels
-a skip. A "Next morning" button does what N does.
+a skip. A "Next morning" button does what N does (a replay jumps at once:
+``session.skipping`` stays False, and the session says where it landed).
 """
 from __future__ import annotations
 
@@ -248,7 +249,8 @@ class HUD:
         if self.session.skipping:
             return
         t = self.session.skip_to_morning()
-        self.toast(f"Skipping to {t:%a %H:%M} (Escape cancels)")
+        if self.session.skipping:  # a replay jumps at once and says where it landed (on_skip_end)
+            self.toast(f"Skipping to {t:%a %H:%M} (Escape cancels)")
 
     # -- per frame --------------------------------------------------------------------------
     def update(self, dt: float) -> None:
