@@ -645,3 +645,58 @@ def test_next_morning_at_the_end_of_a_recording_that_ends_at_07_00(display, tmp_
             "The end of the recording (Tue 07:00). Space plays it again."], texts
     finally:
         session.close()
+
+
+@needs_map
+def test_the_following_note_goes_when_following_stops(display, recorded_run):
+    """"Following X (walk or Esc to stop)" stays while the camera follows and goes
+    when it stops: Escape, the walking keys (a replay's camera pan), a jump that
+    looks at a place."""
+    from driving import click, click_element, frames, press, until
+
+    out, *_ = recorded_run
+    game, session = _open(display, out)
+
+    def following() -> list[str]:
+        return [t for t, _ in _messages(game) if t.startswith("Following ")]
+
+    try:
+        frames(game, 1)
+        press(pygame_key("e"))
+        frames(game, 2)
+        events = game.replay_events
+        i = next(k for k, m in enumerate(events.shown) if m.kind == "conversation")
+        click_element(game, events.list.item_list[i]["button_element"])  # a jump: the camera on who talks
+        assert until(game, lambda: game.follower.target is not None, limit=5)
+        name = game.follower.target
+        assert following() == [f"Following {name}  (walk or Esc to stop)"]
+        press(pygame_key("ESCAPE"))  # the first Escape closes the list ...
+        frames(game, 2)
+        assert not events.is_open and following() and game.running
+        press(pygame_key("ESCAPE"))  # ... the second stops following (and does not quit)
+        frames(game, 2)
+        assert game.follower.target is None and following() == [] and game.running
+        _assert_clear(game)
+
+        press(pygame_key("r"))  # the residents list: a click on a row follows
+        frames(game, 2)
+        rows = game.residents_list
+        click(rows.row_rect(name).center)
+        frames(game, 2)
+        assert game.follower.target == name and following()
+        press(pygame_key("LEFT"))  # the walking keys move a replay's camera: following stops
+        frames(game, 3)
+        assert game.follower.target is None and following() == []
+
+        gathering = next(m for m in events.moments if m.kind == "gathering")  # they meet at Hobbs Cafe
+        game.follow_resident(name)
+        frames(game, 1)
+        assert following()
+        events.open()
+        frames(game, 2)
+        i = events.shown.index(gathering)
+        click_element(game, events.list.item_list[i]["button_element"])  # a jump that looks at the place
+        assert until(game, lambda: game.follower.target is None, limit=5)
+        assert following() == []
+    finally:
+        session.close()
