@@ -3,7 +3,8 @@
 
 The shape is the save files' ``sim`` part (version 1): bodies, clock, object
 states, conversations, cooldowns, the event log and the RNG. Older saves that
-lack a newer field load with its default. Jobs that were in flight are not
+lack a newer field load with its default (a body's ``routing``: it was waiting
+for its path, and asks again). Jobs that were in flight are not
 saved: after a load they are simply asked again (the scheduler asks for
 decisions; the next line of a conversation is asked again), except
 remembering a finished conversation, which is saved and queued again.
@@ -47,6 +48,7 @@ def body_to_dict(b: Body) -> dict[str, Any]:
     return {
         "tile": list(b.tile),
         "path": [list(t) for t in b.path],
+        "routing": b.routing,
         "facing": b.facing,
         "action": _action_to_dict(b.action),
         "target": b.target,
@@ -72,6 +74,7 @@ def body_from_dict(name: str, d: dict[str, Any]) -> Body:
         name=name,
         tile=tuple(d["tile"]),  # type: ignore[arg-type]  # a pair of ints
         path=[tuple(t) for t in d.get("path", [])],  # type: ignore[misc]
+        routing=bool(d.get("routing")),
         facing=d.get("facing", "down"),
         action=_action_from_dict(d.get("action")),
         target=d.get("target"),
@@ -199,3 +202,9 @@ def from_state(sim: Simulation, state: dict[str, Any]) -> None:
         if b.controlled and b.name != sim.controlled:
             b.controlled = False
     sim.lingering = {a: (s, datetime.fromisoformat(t)) for a, (s, t) in (state.get("lingering") or {}).items()}
+    sim.paths.queue.clear()
+    for b in sim.bodies.values():  # a body that waited for its path asks again
+        if b.routing:
+            b.routing = False
+            if b.conversation is None and b.target and not b.controlled and not b.visitor:
+                sim.paths.request(b, b.target)
