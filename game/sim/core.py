@@ -39,6 +39,7 @@ from game.sim import conversations, decisions, movement, objects, perception, pl
 from game.sim import state as sim_state
 from game.sim.bodies import Body
 from game.sim.conversations import Chat
+from game.sim.eventlog import EventLog
 from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, UTTER, Job, JobQueue, Pool
 from game.sim.paths import PathService
 from game.sim.places import Places
@@ -87,7 +88,7 @@ class Simulation:
         self.places = Places(town, self.settings.vision_radius)  # static map lookups, cached
         self.paths = PathService(self)  # A* requests, searched within each step's budget
 
-        self.events: list[dict] = []  # the event log
+        self.events = EventLog()  # the event log: the newest events in memory, older ones on disk
         self.listeners: list[Callable[[dict], None]] = []  # called with each new event
         self.bodies: dict[str, Body] = {}
         self.visitor: str | None = None  # the visitor's body's name
@@ -342,9 +343,11 @@ class Simulation:
 
     # ------------------------------------------------------------------ state (agents.state.Stateful)
 
-    def to_state(self) -> dict[str, Any]:
-        """Plain, JSON-safe state of the simulation's own parts (not the minds')."""
-        return sim_state.to_state(self)
+    def to_state(self, *, events: bool = True) -> dict[str, Any]:
+        """Plain, JSON-safe state of the simulation's own parts (not the minds').
+        ``events=False`` leaves the event log out (a save takes it with
+        ``events.snapshot()``, reading older events off the main thread)."""
+        return sim_state.to_state(self, events=events)
 
     def from_state(self, state: dict[str, Any]) -> None:
         """Restore what ``to_state()`` wrote (the minds are restored separately).

@@ -135,6 +135,36 @@ class PathService:
         for name in list(self.queue):
             self.cancel(name)
 
+    # -- state (the save's ``sim`` part keeps the requests, in order) --------------------
+    def to_state(self) -> list[list[Any]]:
+        """The waiting requests, first first: [name, "place", address] or [name, "tile", [x, y]]."""
+        return [[r.name, r.kind, r.target if r.kind == PLACE else list(r.goal or ())] for r in self.queue.values()]
+
+    def from_state(self, rows: list[list[Any]] | None) -> None:
+        """Ask again, in the same order, for the paths that were waiting (a search in
+        progress starts afresh). Bodies marked as waiting without a request (an older
+        save) ask for their target's path."""
+        self.queue.clear()
+        bodies = self.sim.bodies
+        for row in rows or []:
+            try:
+                name, kind, where = row
+            except (TypeError, ValueError):
+                log.warning("a saved path request %r is not readable; skipped", row)
+                continue
+            b = bodies.get(name)
+            if b is None:
+                continue
+            if kind == TILE and isinstance(where, (list, tuple)) and len(where) == 2:
+                self.request_tile(b, (int(where[0]), int(where[1])))
+            elif kind == PLACE and isinstance(where, str):
+                self.request(b, where)
+        for b in bodies.values():
+            if b.routing and b.name not in self.queue:
+                b.routing = False
+                if b.conversation is None and b.target and not b.controlled and not b.visitor:
+                    self.request(b, b.target)
+
     # -- working ----------------------------------------------------------------------
     def run(self) -> None:
         """This step's path work: requests in order until the budget is spent."""
