@@ -188,6 +188,13 @@ class _HalfMirror:
         query = torch.from_numpy(np.ascontiguousarray(q, dtype=np.float32)).to(dtype)
         return torch.mv(self._rows[:n], query).float().numpy()
 
+    @staticmethod
+    def top(score: np.ndarray, k: int) -> np.ndarray:
+        """The indices of the k highest scores (any order)."""
+        import torch  # lazy: loaded already by cosines (big streams only)
+
+        return torch.topk(torch.from_numpy(np.ascontiguousarray(score)), k, sorted=False).indices.numpy()
+
 
 class MemoryStream:
     def __init__(self, model: str, dim: int, capacity: int = 256):
@@ -362,7 +369,12 @@ class MemoryStream:
         if ids.size == 0 or k <= 0:
             return []
         k = min(k, ids.size)
-        top = np.argpartition(-score, k - 1)[:k] if k < ids.size else np.arange(ids.size)
+        if k >= ids.size:
+            top = np.arange(ids.size)
+        elif ids.size >= HALF_PRECISION_FROM and scan_kernel() != "float32":
+            top = self._half.top(score, k)  # torch is loaded already: its top-k is 5x numpy's argpartition
+        else:
+            top = np.argpartition(score, ids.size - k)[ids.size - k:]
         top = top[np.argsort(-score[top], kind="stable")]
         chosen = ids[top]
         if char_budget is not None:
