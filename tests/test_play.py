@@ -494,3 +494,11 @@ def test_busy_minds_session_frame_hook(display):
         assert s.pool.in_flight() > 0
     finally:
         s.close()
+
+
+def test_the_window_installs_the_gc_policy(play):
+    from game import gcpolicy
+
+    s, g = play(agents=1)
+    assert gcpolicy.POLICY.installed
+    g.update(1 / 60)  # a frame ticks it
