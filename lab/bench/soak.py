@@ -59,10 +59,10 @@ class _Recorder:
         self.steps = 0
 
     def __call__(self, sim: Any) -> None:
-        if self.t is None:
+        self.steps += 1
+        if self.t is None:  # the first step (the models load) is counted, not timed
             self.t = time.perf_counter()
             return
-        self.steps += 1
         if self.steps % STEPS_PER_HOUR:
             return
         wall = time.perf_counter() - self.t
