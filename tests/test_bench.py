@@ -45,6 +45,7 @@ def test_quick_astar_and_retrieval_write_json_and_markdown(tmp_path):
     md = out.with_suffix(".md").read_text()
     assert "| benchmark | figure | value | goal | met? |" in md
     assert "retrieval at 100k / that floor" in md and "<= 1.50 x" in md and ">= 100 x" in md
+    assert r["figures"]["embedding_mb_100k"] == 153.6
     assert "A* long path" in md
     assert m["cpu"] in md
 
