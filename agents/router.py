@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -143,6 +144,18 @@ class Health:
         return self.down_until > now
 
 
+def short_error(err: BaseException, limit: int = 48) -> str:
+    """What went wrong, for the HUD: "connection refused", not the client's class names."""
+    text = " ".join(str(err).split("Traceback (most recent call last)")[0].split())
+    text = re.sub(r"^((litellm\.)?\w+(Error|Exception)(:| -)\s*)+", "", text) or type(err).__name__
+    low = text.lower()
+    for words, say in ((("refused", "connection error", "connect"), "connection refused"),
+                       (("timed out", "timeout"), "timed out"), (("rate limit", "429"), "rate limited")):
+        if any(w in low for w in words):
+            return say
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def is_transient(err: BaseException) -> bool:
     text = f"{type(err).__name__} {err}".lower()
     return isinstance(err, (ConnectionError, TimeoutError)) or any(w in text for w in TRANSIENT_WORDS)
@@ -173,6 +186,9 @@ class ModelRouter:
     def _router(self) -> Any:
         if self.router is None:
             from litellm import Router  # lazy: importing litellm costs seconds
+            from litellm._logging import verbose_router_logger
+
+            verbose_router_logger.setLevel(logging.WARNING)  # not a line per call on the player's terminal
 
             model_list = []
             for name, d in zip(self._names, self.deployments):
@@ -258,7 +274,7 @@ class ModelRouter:
                 h.streak += 1
                 rest = min(MAX_COOLDOWN_S, self.cooldown * 2 ** (h.streak - 1))
                 h.down_until = self.clock() + rest
-                h.last_error = " ".join(str(err).split())[:80] or type(err).__name__
+                h.last_error = short_error(err)
                 if h.streak == 1:
                     log.warning("model server %s is down (%s); resting it %.0f s", self.deployments[i].label,
                                 h.last_error, rest)

@@ -64,7 +64,7 @@ def test_two_servers_share_the_calls_within_their_limits_and_one_dying_costs_no_
     assert all(why is None and v.text == "hello from b" for v, why in second), second  # nobody lost a turn
     assert b.served - before_b == 24
     lines = dict(gw.deployment_lines())
-    assert any(text.startswith("gpu-a: down") and not ok for text, ok in lines.items()), lines
+    assert lines.get("gpu-a: down (connection refused)") is False, lines
     assert any(text.startswith("gpu-b: ok") and ok for text, ok in lines.items()), lines
     assert gw.healthy and gw.status == "ok"
 
@@ -168,3 +168,18 @@ def test_a_full_router_waits_for_room_instead_of_overfilling():
         gate.set()
         assert all(f.result(5) for f in futs)
     assert sum(h.served for h in r.health) == 6
+
+
+@pytest.mark.parametrize("err, said", [
+    (ConnectionRefusedError(111, "Connection refused"), "connection refused"),
+    (RuntimeError("litellm.APIConnectionError: APIConnectionError: OpenAIException - Connection error."),
+     "connection refused"),
+    (TimeoutError("Request timed out."), "timed out"),
+    (RuntimeError("litellm.RateLimitError: RateLimitError: OpenAIException - 429 Too Many Requests"), "rate limited"),
+    (RuntimeError("litellm.InternalServerError: InternalServerError: OpenAIException - the GPU fell over badly today"),
+     "the GPU fell over badly today"),
+])
+def test_the_hud_says_why_a_server_is_down_in_a_few_words(err, said):
+    from agents.router import short_error
+
+    assert short_error(err) == said
