@@ -176,6 +176,7 @@ class ModelRouter:
             raise RouterConfigError("a router needs at least one deployment")
         self.health = [Health() for _ in self.deployments]
         self._cond = threading.Condition()
+        self._build_lock = threading.Lock()
         self._names = [f"smallville-d{i}" for i in range(len(self.deployments))]
         self._turn = 0  # round-robin among equally free deployments
 
@@ -184,6 +185,10 @@ class ModelRouter:
         return sum(d.concurrency for d in self.deployments)
 
     def _router(self) -> Any:
+        with self._build_lock:  # the first calls arrive together, from several workers
+            return self._build_router()
+
+    def _build_router(self) -> Any:
         if self.router is None:
             from litellm import Router  # lazy: importing litellm costs seconds
             from litellm._logging import verbose_router_logger
