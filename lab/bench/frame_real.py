@@ -20,6 +20,7 @@ from agents.embeddings import LocalEmbedder
 from agents.llm import Gateway, load_config
 from agents.persona import load_cast
 from game.headless import run_headless
+from game.session import Session
 from game.town import load_town
 from lab.bench.frame import _frame_loop
 from lab.bench.measure import ROOT, Context, Skipped, percentile
@@ -49,7 +50,6 @@ def bench_frame_real(ctx: Context) -> dict:
     import pygame
 
     from game.app import WINDOW_SIZE, Game
-    from game.session import Session
     from game.view import fonts, sprites
     from game.view.tilemap import TileMapRenderer
 
