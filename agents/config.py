@@ -13,6 +13,8 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
+from agents.router import Deployment, RouterConfigError, deployment_from, load_router_yaml
+
 EMBEDDED_PROVIDER = "smallville"
 EMBEDDED_MODEL = f"{EMBEDDED_PROVIDER}/smollm2-135m"
 LOCAL_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
@@ -43,8 +45,23 @@ class ModelConfig:
     # -1: pick by model (off for the embedded model and local servers, 300 for
     # hosted ones); 0: off.
     budget: int = -1
+    # Several servers of one model (agents/router.py): ``[[models]]`` tables in
+    # smallville.toml, or ``router``, the path of a litellm router YAML. Empty: one
+    # server (model, api_base above).
+    deployments: tuple[Deployment, ...] = ()
+    router: str | None = None
 
     def __post_init__(self) -> None:
+        if self.router:  # a router YAML, where given, wins over [[models]] tables
+            try:
+                object.__setattr__(self, "deployments", load_router_yaml(self.router))
+            except RouterConfigError as err:
+                raise ConfigError(str(err)) from None
+        if self.deployments:
+            if self.model == EMBEDDED_MODEL:  # no model named: the deployments' own
+                object.__setattr__(self, "model", self.deployments[0].model)
+            if self.concurrency <= 0:  # as many calls in flight as the servers take together
+                object.__setattr__(self, "concurrency", sum(d.concurrency for d in self.deployments))
         # Resolve the model-dependent defaults once, so every reader sees numbers.
         if self.concurrency <= 0:
             object.__setattr__(self, "concurrency", 2 if self.is_embedded else 8)
@@ -67,6 +84,8 @@ class ModelConfig:
     def is_local(self) -> bool:
         """A model served on this machine or this network (Ollama, a local OpenAI-compatible
         server, an in-process provider): nobody pays per token."""
+        if self.deployments:
+            return all(d.is_local for d in self.deployments)
         if self.provider in ("ollama", "ollama_chat", "scripted", EMBEDDED_PROVIDER):
             return True
         base = (self.api_base or "").lower()
@@ -86,6 +105,7 @@ class ModelConfig:
 
 _FIELDS = {f.name: f for f in fields(ModelConfig)}
 _INTS = {"concurrency", "retries", "seed", "budget"}
+_TOML_ONLY = {"deployments"}  # [[models]] tables, read by _from_toml
 _FLOATS = {"timeout", "deadline", "temperature", "backoff"}
 # The CLI's argparse names (smallville/cli.py) map onto fields one to one,
 # except that argparse spells --api-base as api_base already.
@@ -119,7 +139,7 @@ def _from_mapping(data: Mapping[str, Any], source: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in data.items():
         name = _ALIASES.get(key, key)
-        if name not in _FIELDS:
+        if name not in _FIELDS or name in _TOML_ONLY:
             continue  # unknown keys (other CLI flags, other tables) are not ours
         if value is None:
             continue  # an unset CLI flag
@@ -130,6 +150,8 @@ def _from_mapping(data: Mapping[str, Any], source: str) -> dict[str, Any]:
 def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in _FIELDS:
+        if name in _TOML_ONLY:
+            continue
         raw = env.get(ENV_PREFIX + name.upper())
         if raw is not None and raw != "":
             out[name] = _coerce(name, raw, f"environment {ENV_PREFIX + name.upper()}")
@@ -155,7 +177,16 @@ def _from_toml(path: str | os.PathLike | None) -> dict[str, Any]:
     for key in ("api_key", "api-key"):
         if key in merged:
             raise ConfigError(f"{p}: do not put API keys in files; set the provider's environment variable")
-    return _from_mapping(merged, str(p))
+    out = _from_mapping(merged, str(p))
+    models = data.get("models")
+    if models is not None:
+        if not isinstance(models, list) or not models:
+            raise ConfigError(f"{p}: models must be [[models]] tables, one per server (model, api_base, concurrency)")
+        try:
+            out["deployments"] = tuple(deployment_from(m, f"{p}: [[models]] #{i + 1}") for i, m in enumerate(models))
+        except RouterConfigError as err:
+            raise ConfigError(str(err)) from None
+    return out
 
 
 def load_config(

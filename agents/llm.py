@@ -41,6 +41,7 @@ from agents.answers import compact_schema, parse_json_answer, validate_answer
 from agents.cache import ResponseCache, cache_key
 from agents.config import EMBEDDED_MODEL, EMBEDDED_PROVIDER, ConfigError, ModelConfig, load_config
 from agents.local_model import handler as local_handler
+from agents.router import ModelRouter
 
 __all__ = [
     "Gateway",
@@ -203,6 +204,11 @@ class Gateway:
         if cache is None and self.config.cache:
             cache = self.config.cache
         self.cache: ResponseCache | None = ResponseCache(cache) if isinstance(cache, (str, Path)) else cache
+        # Several servers ([[models]] / --router): the router places each call (agents/router.py).
+        self.router: ModelRouter | None = None
+        if self.config.deployments and completion is None:
+            self.router = ModelRouter(self.config.deployments)
+            completion = self.router.completion
         self._completion = completion
         self._lock = threading.Lock()
         self._fail_streak = 0
@@ -223,6 +229,10 @@ class Gateway:
                 return "ok"
             since = time.strftime("%H:%M", time.localtime(self._fail_since or time.time()))
             return f"model unreachable: {self._last_error} (since {since})"
+
+    def deployment_lines(self) -> list[tuple[str, bool]]:
+        """Per-server health when several serve the model ([[models]]); empty otherwise."""
+        return self.router.status_lines() if self.router is not None else []
 
     @property
     def healthy(self) -> bool:

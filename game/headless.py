@@ -227,14 +227,18 @@ def make_summary(sim, personas, accounting, config, *, seed, start, wall_s, inte
     by_res = acc.get("by_resident", {})
     sim_hours = max(0.0, (sim.now - start).total_seconds() / 3600.0)
     days = sim_hours / 24.0 if sim_hours > 0 else 0.0
-    led = runstats.model_led(sim.events, sim.now)
-    reflections = runstats.reflections_per_day(sim.events, days)
-    lines = runstats.lines_by_source(sim.events)
+    events = list(sim.events)  # once: older events are read from the log's journal on disk
+    led = runstats.model_led(events, sim.now)
+    reflections = runstats.reflections_per_day(events, days)
+    lines = runstats.lines_by_source(events)
+    by_name: dict[str, list[dict]] = {}
+    for e in events:
+        by_name.setdefault(e.get("resident") or "", []).append(e)
     residents = {}
     for p in personas:
         t = by_res.get(p.name, {})
         b = sim.bodies.get(p.name)
-        ev = [e for e in sim.events if e.get("resident") == p.name]
+        ev = by_name.get(p.name, [])
         calls, tokens = int(t.get("calls", 0)), int(t.get("tokens", 0))
         snap = _inspect(sim.minds.get(p.name))
         share = led.get(p.name, {})
@@ -279,8 +283,8 @@ def make_summary(sim, personas, accounting, config, *, seed, start, wall_s, inte
         "residents": residents,
         "totals": total,
         "by_purpose": acc.get("by_purpose", {}),
-        "events": len(sim.events),
-        "conversations": sum(1 for e in sim.events if e["kind"] == "chat" and not e.get("ended")),
+        "events": len(events),
+        "conversations": sum(1 for e in events if e["kind"] == "chat" and not e.get("ended")),
     }
 
 
@@ -304,7 +308,8 @@ def timeline_text(sim, summary: dict, town=None) -> str:
         + " of awake minutes · ⚙ marks what the model did not write (a rule's or the routine's choice, and why)",
     ]
     world = getattr(town, "world", None)
-    return render_timeline(sim.events, title=f"Smallville run — {world or 'the town'}", header=header, world=world)
+    return render_timeline(list(sim.events), title=f"Smallville run — {world or 'the town'}", header=header,
+                           world=world)
 
 
 def economy_text(summary: dict) -> str:

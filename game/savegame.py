@@ -15,7 +15,8 @@ The parts:
 
 - ``sim``          ``Simulation.to_state()``: clock, bodies (position, path, action,
                    conversation, perception memory), conversations with their lines,
-                   object states, cooldowns, the event log and the sim's RNG
+                   object states, cooldowns, the event log and the sim's RNG (built
+                   on the writer's thread: the event log's older part is on disk)
 - ``minds/<name>`` ``Mind.snapshot()``: the memory stream with embeddings, plans,
                    current action, spatial memory, counters (built on the writer's
                    thread from a cheap capture)
@@ -47,7 +48,7 @@ import random
 import time
 from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -133,7 +134,8 @@ def capture(session: Any, *, drain: bool | None = None) -> tuple[dict[str, Any],
         drain = bool(getattr(sim, "lockstep", False))
     if drain:
         sim.drain()
-    state = sim.to_state()
+    state = sim.to_state(events=False)
+    events = sim.events.snapshot()  # the window's references now; older events are read by the writer
     jobs = sim.jobs.running()
     bodies = state.get("bodies", {})
     asked_again = []
@@ -170,6 +172,7 @@ def capture(session: Any, *, drain: bool | None = None) -> tuple[dict[str, Any],
     if cfg is not None:
         parts["config"] = cfg
     parts = freeze(parts)
+    parts["sim"] = _with_events(parts["sim"], events)
     emb = getattr(session, "embedder", None)
     meta = {
         "world": getattr(town, "world", None),
@@ -185,6 +188,14 @@ def capture(session: Any, *, drain: bool | None = None) -> tuple[dict[str, Any],
         "capture_ms": round(1000 * (time.perf_counter() - t0), 2),
     }
     return parts, meta
+
+
+def _with_events(state: dict[str, Any], events: Callable[[], list[dict]]) -> Callable[[], dict[str, Any]]:
+    """The ``sim`` part as a callable the save writer runs: the state taken on the
+    main thread plus the event log, read from its journal off the frame."""
+    def build() -> dict[str, Any]:
+        return {**state, "events": events()}
+    return build
 
 
 def materialize(parts: dict[str, Any]) -> dict[str, Any]:

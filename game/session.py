@@ -322,7 +322,7 @@ class Session:
         else:
             out.append((f"I stayed around {start} for {mins} minutes", 3))
         talks: dict[str, list[str]] = {}
-        for ev in sim.events[c["events"]:]:
+        for ev in sim.events.since(c["events"]):
             if ev.get("kind") != "line":
                 continue
             if ev.get("resident") == name and ev.get("partner"):

@@ -39,6 +39,8 @@ def _add_model_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--model", help="litellm model string, e.g. ollama/qwen2.5:7b or gpt-4o-mini")
     g.add_argument("--api-base", help="base URL of an OpenAI-compatible or Ollama server")
     g.add_argument("--concurrency", type=int, help="model calls in flight at once")
+    g.add_argument("--router", metavar="YAML",
+                   help="several servers of one model: a litellm router config (model_list)")
     g.add_argument("--cache", help="SQLite response cache file (replays seeded runs for free)")
     g.add_argument("--planning", choices=("paper", "guided", "auto"),
                    help="paper: the model writes the day; guided: the routine's times, the model's words "

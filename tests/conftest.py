@@ -71,3 +71,14 @@ def real_run(tmp_path_factory):
     )
     result.wall_s = time.monotonic() - t0
     return out, result, town, people
+
+
+@pytest.fixture(autouse=True)
+def _gc_policy_per_test():
+    """The window's GC policy (game/gcpolicy.py: freeze, higher threshold) lasts a
+    process in the game; in tests it ends with each test, so frozen objects of one
+    test's town do not outlive it."""
+    yield
+    from game import gcpolicy
+
+    gcpolicy.POLICY.uninstall()

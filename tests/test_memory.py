@@ -138,10 +138,14 @@ def test_retrieval_is_vectorised_over_a_big_stream():
     assert CountingList.touched <= 2 * 30
 
 
-def test_big_streams_scan_in_bfloat16_with_the_same_top_results():
-    # Past HALF_PRECISION_FROM rows the relevance scan uses a bfloat16 copy
-    # (memory bandwidth); the ranking must match the exact float32 scores.
+@pytest.mark.parametrize("kernel", ["float32", "float16", "bfloat16"])
+def test_big_streams_scan_in_16_bits_with_the_same_top_results(kernel, monkeypatch):
+    # Past HALF_PRECISION_FROM rows the relevance scan may use a 16-bit copy
+    # (memory bandwidth); the ranking must match the exact float32 scores, whichever
+    # kernel this CPU found fastest.
     from agents import memory as mem
+
+    monkeypatch.setattr(mem, "_kernel", kernel)
 
     rng = np.random.default_rng(7)
     n, dim = mem.HALF_PRECISION_FROM + 500, 32
@@ -167,3 +171,19 @@ def test_big_streams_scan_in_bfloat16_with_the_same_top_results():
         stream.add("observation", f"m{i}", start + timedelta(seconds=i), importance=1 + i % 10, embedding=vecs[i])
     got = [x.id for x in stream.retrieve(query, now, k=10, touch=False)]
     assert got == exact_top(n + 100)
+
+
+def test_the_scan_kernel_is_the_fastest_measured_or_the_one_asked_for(monkeypatch):
+    from agents import memory as mem
+
+    timings = mem.kernel_timings(rows=2000, dim=32, repeat=3)
+    assert set(timings) <= set(mem.KERNELS) and "float32" in timings and all(v > 0 for v in timings.values())
+    monkeypatch.setattr(mem, "_kernel", None)
+    monkeypatch.setattr(mem, "kernel_timings", lambda: {"float32": 3.0, "float16": 1.0, "bfloat16": 2.0})
+    assert mem.scan_kernel() == "float16"
+    monkeypatch.setattr(mem, "_kernel", None)
+    monkeypatch.setenv("SMALLVILLE_SCAN_KERNEL", "bfloat16")
+    assert mem.scan_kernel() == "bfloat16"
+    monkeypatch.setattr(mem, "_kernel", None)
+    monkeypatch.setenv("SMALLVILLE_SCAN_KERNEL", "int4")  # not a kernel: measured instead
+    assert mem.scan_kernel() == "float16"

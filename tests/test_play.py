@@ -433,6 +433,34 @@ def test_gateway_trouble_shows_in_the_hud(play):
     assert g.hud.toasts[-1][0] == "saved"
 
 
+def test_each_model_server_shows_its_health_in_the_hud(play, tmp_path):
+    """Several servers ([[models]]): one HUD line each, the dead one in red."""
+    from fake_openai import FakeOpenAI
+    from pydantic import BaseModel
+
+    from agents.config import load_config
+    from agents.llm import Gateway
+    from game.view.hud import BAD
+
+    class Say(BaseModel):
+        text: str
+
+    s, g = play(agents=1)
+    a, b = FakeOpenAI("a"), FakeOpenAI("b")
+    toml = tmp_path / "smallville.toml"
+    toml.write_text("".join(f'[[models]]\nmodel = "openai/m"\napi_base = "{x.api_base}"\nname = "{x.name}"\n\n'
+                            for x in (a, b)))
+    s.gateway = Gateway(load_config({}, env={}, toml_path=toml).with_(cache=None, timeout=3.0))
+    a.kill()
+    for _ in range(3):
+        s.gateway.ask(Say, "hi", purpose="t", fallback=Say(text="F"))
+    lines = dict(g.hud.compose())
+    b.kill()
+    assert lines.get("b: ok 0/4 · 3 served") is not None, lines
+    down = [t for t in lines if t.startswith("a: down")]
+    assert down and lines[down[0]] == BAD and "model unreachable" not in " ".join(lines)
+
+
 def test_a_spent_call_budget_shows_in_the_hud(play):
     s, g = play(agents=2)
     assert not any("budget" in t for t, _ in g.hud.compose())
@@ -466,3 +494,11 @@ def test_busy_minds_session_frame_hook(display):
         assert s.pool.in_flight() > 0
     finally:
         s.close()
+
+
+def test_the_window_installs_the_gc_policy(play):
+    from game import gcpolicy
+
+    s, g = play(agents=1)
+    assert gcpolicy.POLICY.installed
+    g.update(1 / 60)  # a frame ticks it

@@ -535,11 +535,11 @@ def _key(game, k, mod=0):
 
 def _settle(game, screen, frames=5):
     menu = game.savemenu
-    menu.writer.wait(30)
+    menu.wait(30)
     for _ in range(frames):
         game.update(1 / 60)
         game.draw(screen)
-        menu.writer.wait(30)
+        menu.wait(30)
 
 
 def test_quick_save_quick_load_menu_and_autosave_in_the_window(window_game):
@@ -572,6 +572,7 @@ def test_quick_save_quick_load_menu_and_autosave_in_the_window(window_game):
     # the menu: F6 opens it (pausing), it lists the save, Save as, Escape closes it
     _key(game, pygame.K_F6)
     assert menu.open and session.paused
+    _settle(game, screen, frames=2)  # the list is read off the frame
     assert "quick" in menu.infos
     menu.widgets["name"].set_text("before the party")
     menu._save_as()
@@ -606,3 +607,44 @@ def test_quick_save_quick_load_menu_and_autosave_in_the_window(window_game):
             break
     menu.writer.wait(30)
     assert any(p.name.startswith("autosave-") for p in game.saves_dir.iterdir())
+
+
+def test_the_save_menu_reads_and_deletes_off_the_frame(window_game, monkeypatch):
+    """Opening the menu never reads the saves folder on the main thread: the list
+    arrives a few frames later; deleting runs on the same reader thread, and a
+    deletion that fails says so."""
+    import pygame
+
+    import game.view.savemenu as savemenu
+
+    game, screen = window_game
+    menu = game.savemenu
+    _key(game, pygame.K_F5)
+    _settle(game, screen)
+    seen = []
+    gate = threading.Event()
+    real = savemenu.list_saves
+
+    def slow_list(folder):
+        seen.append(threading.current_thread().name)
+        gate.wait(10)  # a slow disk: the frame must not wait for it
+        return real(folder)
+
+    monkeypatch.setattr(savemenu, "list_saves", slow_list)
+    menu.infos = {}
+    _key(game, pygame.K_F6)
+    for _ in range(3):
+        game.update(1 / 60)  # frames go on while the folder is read
+        game.draw(screen)
+    assert menu.open and menu.infos == {} and menu.widgets["status"].text == "reading saves…"
+    gate.set()
+    _settle(game, screen, frames=2)
+    assert seen and all(name.startswith("save-list") for name in seen)
+    assert "quick" in menu.infos
+    menu.delete("quick")
+    _settle(game, screen, frames=2)
+    assert "deleted slot quick" in menu.messages and not (game.saves_dir / "quick.sqlite").exists()
+    assert "quick" not in menu.infos
+    menu.delete("quick")  # gone already: a message, not a crash
+    _settle(game, screen, frames=2)
+    assert any(m.startswith("cannot delete quick") for m in menu.messages), menu.messages

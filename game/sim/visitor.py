@@ -73,7 +73,7 @@ def hold(sim: Simulation, name: str, partner: str, doing: str | None = None) -> 
     if held(sim, name):
         return True
     b.prev_action = b.action
-    b.path = []
+    movement.stop(sim, b)
     b.prev_tile = b.tile  # standing still (drawing glides from prev_tile)
     other = sim.bodies.get(partner)
     if other is not None:
@@ -94,9 +94,7 @@ def release(sim: Simulation, name: str) -> None:
     b.last_decide = sim.now
     if prev is None or not b.target:
         return
-    path = movement.plan_path(sim, b, b.target)
-    if path and len(path) > 1:
-        b.path = path[1:]
-        b.arrived_at = None
-    else:
-        movement.arrive(sim, b, quiet=True)
+    if b.arrived_at is not None and not b.walking:
+        movement.arrive(sim, b, quiet=True)  # it was at its place: it carries on there
+        return
+    movement.go_to(sim, b, b.target)  # on its way again (its path from the path service)

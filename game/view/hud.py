@@ -284,6 +284,9 @@ class HUD:
         spent = sum(1 for m in sim.minds.values() if getattr(m, "budget_hit", None) is not None)
         if spent:  # ModelConfig.budget: past it, rules stand in for the model until tomorrow
             lines.append((f"call budget spent: {spent} resident{'s' if spent > 1 else ''} on rules", WARN))
+        servers = getattr(gw, "deployment_lines", None)
+        for text, ok in (servers() if callable(servers) else []):  # several model servers: one line each
+            lines.append((text[:70], DIM if ok else BAD))
         status = str(getattr(gw, "status", "ok") or "ok")
         if status != "ok":
             lines.append((status[:70], BAD))

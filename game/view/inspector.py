@@ -425,7 +425,8 @@ class Inspector:
         if not self.is_open:
             return
         if self.window.rect.right > self.game.size[0]:  # the window shrank
-            self.window.set_position((self.game.size[0] - PANEL_W - MARGIN, TOP))
+            # by the panel's own width (its frame is wider than PANEL_W): once, not every frame
+            self.window.set_position((max(0, self.game.size[0] - self.window.rect.width - MARGIN), TOP))
         editing = bool(self.state_entry is not None and self.state_entry.is_focused)
         if editing != self._state_typing:  # typing a state: WASD are letters, not steps
             self._state_typing = editing

@@ -26,6 +26,7 @@ class Context:
     economy_run: str | None = None
     economy_hours: float | None = None
     seed: int = 0
+    out_dir: Path | None = None  # where results (and plots) go
     notes: list[str] = field(default_factory=list)
 
     def n(self, full: int, quick: int) -> int:
