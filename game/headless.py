@@ -141,9 +141,8 @@ def run_headless(
     def save_end(drain: bool) -> Path | None:
         try:
             snap, meta = capture(parts, drain=drain)
-            writer.save(saves_dir / "end.sqlite", snap, {**meta, "slot": "end"})
-            writer.wait()
-            return saves_dir / "end.sqlite" if writer.status.state == "saved" else None
+            # The future's result, not the writer's status: it is the save's own outcome.
+            return writer.save(saves_dir / "end.sqlite", snap, {**meta, "slot": "end"}).result().path
         except SaveError as err:
             log.warning("the run's end save failed: %s", err)
             if echo is not None:

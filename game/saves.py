@@ -50,6 +50,7 @@ import os
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as futures_wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -108,6 +109,7 @@ class SaveWriter:
         self._lock = threading.Lock()
         self._status = SaveStatus()
         self._pending = 0
+        self._futures: list[Future] = []  # jobs not known to be done
         self._on_done = on_done
 
     @property
@@ -129,29 +131,35 @@ class SaveWriter:
             self._status = SaveStatus("saving" if kind == "save" else "loading", start_text, time.monotonic())
 
         def job():
+            # The status says "saved" (and on_done has run) before the job counts as
+            # finished: whoever waits (wait(), the future) then reads the final status.
             t0 = time.perf_counter()
             try:
-                self._set("saving" if kind == "save" else "loading", start_text)
-                result = fn()
-            except SaveError as err:
-                self._set("failed", f"{kind} failed: {err}", time.perf_counter() - t0)
-                log.warning("%s failed: %s", kind, err)
-                raise
-            except Exception as err:
-                log.exception("%s failed", kind)
-                self._set("failed", f"{kind} failed: {type(err).__name__}: {err}", time.perf_counter() - t0)
-                raise SaveError(f"{kind} failed: {err}") from err
+                try:
+                    self._set("saving" if kind == "save" else "loading", start_text)
+                    result = fn()
+                except SaveError as err:
+                    self._set("failed", f"{kind} failed: {err}", time.perf_counter() - t0)
+                    log.warning("%s failed: %s", kind, err)
+                    raise
+                except Exception as err:
+                    log.exception("%s failed", kind)
+                    self._set("failed", f"{kind} failed: {type(err).__name__}: {err}", time.perf_counter() - t0)
+                    raise SaveError(f"{kind} failed: {err}") from err
+                self._set("saved" if kind == "save" else "loaded", done_text(result), time.perf_counter() - t0)
+                if self._on_done:
+                    try:
+                        self._on_done(kind, result)
+                    except Exception:
+                        log.exception("save callback failed")
+                return result
             finally:
                 with self._lock:
                     self._pending -= 1
-            self._set("saved" if kind == "save" else "loaded", done_text(result), time.perf_counter() - t0)
-            if self._on_done:
-                try:
-                    self._on_done(kind, result)
-                except Exception:
-                    log.exception("save callback failed")
-            return result
-        return self._pool.submit(job)
+        fut = self._pool.submit(job)
+        with self._lock:
+            self._futures = [f for f in self._futures if not f.done()] + [fut]
+        return fut
 
     def save(self, path: str | os.PathLike, parts: dict[str, Any], meta: dict | None = None) -> Future:
         """Write an already-frozen snapshot (see freeze) in the background."""
@@ -176,13 +184,19 @@ class SaveWriter:
         return self._submit("load", job, "loading…", lambda r: f"loaded slot {slot_of(path)}")
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Until every queued job has finished; False on timeout."""
+        """Until every queued job has finished (its status set, its future resolved),
+        including jobs queued meanwhile; False on timeout."""
         end = None if timeout is None else time.monotonic() + timeout
-        while self.busy():
-            if end is not None and time.monotonic() > end:
+        while True:
+            with self._lock:
+                self._futures = [f for f in self._futures if not f.done()]
+                pending = list(self._futures)
+            if not pending:
+                return True
+            left = None if end is None else max(0.0, end - time.monotonic())
+            _done, not_done = futures_wait(pending, timeout=left)
+            if not_done:
                 return False
-            time.sleep(0.005)
-        return True
 
     def close(self, wait: bool = True) -> None:
         self._pool.shutdown(wait=wait)

@@ -371,6 +371,29 @@ def test_save_writer_status_and_deferred_parts(tmp_path):
     w.close()
 
 
+def test_save_writer_is_done_only_once_its_status_says_so(tmp_path):
+    """The race a headless run hit ("save": null): the writer counted a save as
+    finished before its status said "saved". Here the final status is held back;
+    wait() and the future must still only return once it is set."""
+
+    class SlowStatus(SaveWriter):
+        def _set(self, state, text, seconds=None):
+            if state in ("saved", "loaded", "failed"):
+                time.sleep(0.2)  # a descheduled writer thread, between the write and the status
+            super()._set(state, text, seconds)
+
+    w = SlowStatus()
+    fut = w.save(tmp_path / "race.sqlite", {"clock": {"n": 1}}, {})
+    assert w.wait(10)
+    assert w.status.state == "saved" and not w.busy()
+    assert fut.result().slot == "race"
+    bad = w.save(tmp_path / "race.sqlite", {"x": {"y": object()}}, {})
+    assert w.wait(10) and w.status.state == "failed"
+    with pytest.raises(SaveError):
+        bad.result()
+    w.close()
+
+
 # ------------------------------------------------------------------ kill -9
 
 def test_killed_saves_leave_the_previous_save_loadable(tmp_path):
