@@ -371,6 +371,52 @@ def test_a_mind_that_wants_to_talk_to_the_visitor_greets_them(display):
         s.close()
 
 
+class BrokenGreeter(GreeterMind):
+    """Wants to talk to the visitor, and then its line fails (raises, or comes back empty)."""
+
+    def __init__(self, persona, how):
+        super().__init__(persona)
+        self.how = how
+
+    def utter(self, conversation, now, partner_doing):
+        if self.how == "raise":
+            raise RuntimeError("the model broke mid-greeting")
+        return Utterance(self.name, "   ", ends=True)
+
+
+@pytest.mark.parametrize("how", ["raise", "empty"])
+def test_a_greeting_that_fails_is_logged_and_a_plain_hello_stands_in(display, how, caplog):
+    from agents import provenance as pv
+    from agents.persona import load_cast
+    from game.session import Session
+
+    cast, _ = load_cast(MAP.parent)
+    isa = next(p for p in cast if p.name == "Isabella Rodriguez")
+    gw = make_gateway(plausible, via_litellm=False)
+    s = Session.create(MAP, residents=isa.name, gateway=gw, minds={isa.name: BrokenGreeter(isa, how)},
+                       visitor_name="Alex")
+    try:
+        g = make_game(s, display)
+        g.visitor.place(_next_to(s, isa.name))
+        look_at(g, isa.name)
+        with caplog.at_level("WARNING"):
+            for _ in range(60):
+                frames(g, 1, display, wait=1.0)
+                if s.greetings:
+                    break
+        assert s.greetings, "the failed greeting vanished without a trace"
+        assert s.greetings[0].text == "Hello, Alex!"
+        line = [e for e in s.sim.events if e["kind"] == "line" and e.get("greeting")][0]
+        assert pv.kind_of(line["source"]) == pv.RULE  # says a rule wrote it, not the model
+        if how == "raise":
+            errors = [e for e in s.sim.events if e["kind"] == "error"]
+            assert errors and "the model broke mid-greeting" in errors[0]["text"]
+            assert s.sim.bodies[isa.name].errors == 1
+        assert "greeting" in caplog.text
+    finally:
+        s.close()
+
+
 def test_real_minds_may_greet_the_visitor_without_breaking(play, display):
     """Real Mind objects on the scripted model (which always says yes to talking)."""
     s, g = play(residents="Isabella Rodriguez", start=None)
