@@ -249,8 +249,11 @@ class Gateway:
     def _mode(self) -> str:
         if self._schema_mode is None:
             provider = self.config.provider
-            if not self.config.is_embedded and self._completion is None:
-                _lm()  # registers the in-process providers (scripted/...) before we look them up
+            if not self.config.is_embedded:
+                # Registers the in-process providers (scripted/...) before we look them up, also
+                # for an injected completion: else the mode would hang on whether litellm was
+                # already imported (a loaded game's prompts then differed from the saved one's).
+                _lm()
             if provider in _providers or self.config.is_embedded:
                 mode = "grammar"  # in-process providers take the schema itself
             elif provider in ("ollama", "ollama_chat"):
