@@ -30,7 +30,7 @@ from tqdm import tqdm
 from agents.config import ConfigError
 from agents.llm import Gateway, load_config
 from agents.persona import CastError, load_cast
-from game import runstats
+from game import paths, runstats
 from game.build import build_parts, select_residents
 from game.errors import UserError
 from game.savegame import capture, restore
@@ -347,7 +347,7 @@ def main_sim(args) -> int:
         config = load_config(args)
     except ConfigError as err:
         raise UserError(str(err)) from None
-    out = Path(args.out) if args.out else Path("runs") / datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = Path(args.out) if args.out else paths.runs_dir() / datetime.now().strftime("%Y%m%d-%H%M%S")
     print(
         f"smallville sim: {len(personas)} residents, {start:%Y-%m-%d %H:%M} + {args.hours:g} h, "
         f"model {config.model}, seed {args.seed} -> {out}",

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from game import paths
 from game.errors import SaveError
 from game.savecodec import decode_hook, encode_part, key_is_secret, no_gc, scrub_text
 
@@ -96,7 +97,7 @@ _SLOT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,63}$")
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
 
 
-def slot_path(name_or_path: str | os.PathLike, folder: str | os.PathLike = "saves") -> Path:
+def slot_path(name_or_path: str | os.PathLike, folder: str | os.PathLike | None = None) -> Path:
     """A slot name -> <folder>/<name>.sqlite; a path ending in .sqlite is used as is.
     Names are letters, digits, space, '_', '-', '.' (up to 64, starting with a
     letter or digit); anything else (slashes, '..', control characters) is refused."""
@@ -108,7 +109,7 @@ def slot_path(name_or_path: str | os.PathLike, folder: str | os.PathLike = "save
         raise SaveError(
             f"'{s}' is not a usable save name: use up to 64 letters, digits, spaces, '-', '_' or '.', "
             f"starting with a letter or digit (or give a path ending in {SUFFIX})")
-    return Path(folder) / f"{s}{SUFFIX}"
+    return Path(folder if folder is not None else paths.saves_dir()) / f"{s}{SUFFIX}"
 
 
 def slot_of(path: Path) -> str:
@@ -311,10 +312,11 @@ def save_state(path: str | os.PathLike, parts: dict[str, Any], meta: dict | None
     return info
 
 
-def autosave(parts: dict[str, Any], meta: dict | None, folder: str | os.PathLike = "saves", keep: int = 3) -> SaveInfo:
+def autosave(parts: dict[str, Any], meta: dict | None, folder: str | os.PathLike | None = None,
+             keep: int = 3) -> SaveInfo:
     """Write slot autosave-<n> (n one more than the newest) and delete the
     oldest autosaves beyond `keep`, only after the new one is safely written."""
-    folder = Path(folder)
+    folder = Path(folder if folder is not None else paths.saves_dir())
     existing = _autosaves(folder)
     n = (existing[-1][0] + 1) if existing else 1
     path = folder / f"{AUTOSAVE_PREFIX}{n}{SUFFIX}"
@@ -348,7 +350,7 @@ def _open_ro(path: Path) -> sqlite3.Connection:
         if path.suffix.lower() != SUFFIX and Path(str(path) + SUFFIX).exists():
             path = Path(str(path) + SUFFIX)
         else:
-            raise SaveError(f"there is no save at {path}; check the name (saves live in the saves/ folder; "
+            raise SaveError(f"there is no save at {path}; check the name (saves live in {paths.saves_dir()}; "
                             "the save menu lists them)")
     if path.is_dir():
         raise SaveError(f"{path} is a folder, not a save file; give a slot name or a path to a {SUFFIX} file")
@@ -515,10 +517,10 @@ def load_state(path: str | os.PathLike, expect_map: Any = None,
 
 # ------------------------------------------------------------ listing
 
-def list_saves(folder: str | os.PathLike = "saves") -> list[SaveInfo]:
+def list_saves(folder: str | os.PathLike | None = None) -> list[SaveInfo]:
     """Every *.sqlite in `folder`, newest first (by real time saved). A file that
     cannot be read is listed with .broken set to the reason. Never raises."""
-    folder = Path(folder)
+    folder = Path(folder if folder is not None else paths.saves_dir())
     out: list[SaveInfo] = []
     try:
         names = sorted(os.listdir(folder))

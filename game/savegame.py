@@ -56,6 +56,7 @@ from agents.memory import EmbeddingMismatch
 from agents.mind import Mind
 from agents.persona import load_cast
 from agents.state import Stateful
+from game import paths
 from game.saves import SaveError, SaveInfo, check_map, freeze, list_saves, load_state, no_gc, slot_path
 from game.session import play_state
 from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, UTTER, Job
@@ -398,7 +399,7 @@ def restore(target: Any, parts: dict[str, Any], info: SaveInfo | None = None) ->
     return commit(session, prepare(session, parts, info))
 
 
-def resolve_path(name: str | Path, folder: str | Path = "saves") -> Path:
+def resolve_path(name: str | Path, folder: str | Path | None = None) -> Path:
     """A slot name -> saves/<name>.sqlite; a path to a file (with or without the
     .sqlite ending) as it is; a folder (a headless run's, or a saves folder) ->
     its newest loadable save."""
@@ -414,7 +415,7 @@ def resolve_path(name: str | Path, folder: str | Path = "saves") -> Path:
     return slot_path(str(name), folder)
 
 
-def load_into(game_or_session: Any, name: str | Path, folder: str | Path = "saves") -> SaveInfo:
+def load_into(game_or_session: Any, name: str | Path, folder: str | Path | None = None) -> SaveInfo:
     """Load a save (slot name or path; ``NEWEST``: the newest in ``folder``) into a
     running game, blocking (start-up: ``smallville play --load [NAME]``; the menu
     loads in the background). With a
@@ -424,10 +425,11 @@ def load_into(game_or_session: Any, name: str | Path, folder: str | Path = "save
     session = game.session if game is not None else game_or_session
     if session is None:
         raise SaveError("there is no running town to load into")
+    folder = Path(folder or getattr(game, "saves_dir", None) or paths.saves_dir())
     if name == NEWEST:
         newest = newest_save(folder)
         if newest is None:
-            raise SaveError(f"there is no save to continue in {folder}/ yet; start without --load")
+            raise SaveError(f"there is no save to continue in {folder} yet; start without --load")
         name = newest.path
     path = resolve_path(name, folder)
     parts, info = load_state(path, expect_map=session.town, require=REQUIRED)
@@ -478,7 +480,7 @@ def after_load(game: Any, info: SaveInfo | None = None) -> None:
 NEWEST = "@newest"  # ``play --load`` without a name: the newest save
 
 
-def newest_save(folder: str | Path = "saves") -> SaveInfo | None:
+def newest_save(folder: str | Path | None = None) -> SaveInfo | None:
     """The newest loadable save in ``folder`` (by the real time it was made), or
     None. Reads each file's meta only; still, call it off the frame."""
     good = [i for i in list_saves(folder) if i.ok]

@@ -167,7 +167,7 @@ class SaveWriter:
         return self._submit("save", lambda: save_state(path, parts, meta), "saving…",
                             lambda info: f"saved slot {info.slot}")
 
-    def autosave(self, parts: dict[str, Any], meta: dict | None, folder: str | os.PathLike = "saves",
+    def autosave(self, parts: dict[str, Any], meta: dict | None, folder: str | os.PathLike | None = None,
                  keep: int = 3) -> Future:
         return self._submit("save", lambda: autosave(parts, meta, folder, keep), "autosaving…",
                             lambda info: f"autosaved ({info.slot})")

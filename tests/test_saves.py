@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from game import paths
 from game.errors import UserError
 from game.saves import (
     SCHEMA,
@@ -150,7 +151,7 @@ def test_freeze_is_a_deep_copy(tmp_path):
 # ------------------------------------------------------------------ slots
 
 def test_slot_names(tmp_path):
-    assert slot_path("quick") == Path("saves/quick.sqlite")
+    assert slot_path("quick") == paths.saves_dir() / "quick.sqlite"  # the game's own saves/, from any folder
     assert slot_path("My save 2.b", folder=tmp_path) == tmp_path / "My save 2.b.sqlite"
     assert slot_path("runs/demo/save.sqlite") == Path("runs/demo/save.sqlite")
     assert slot_path(tmp_path / "x.SQLITE") == tmp_path / "x.SQLITE"

@@ -391,7 +391,7 @@ def test_main_map_summary(town, capsys):
 def test_cli_broken_map_is_a_short_message(tmp_path, monkeypatch, capsys):
     from smallville.cli import main
 
-    monkeypatch.chdir(tmp_path)  # the log file goes to ./logs
+    monkeypatch.chdir(tmp_path)  # any folder will do: the log goes to $SMALLVILLE_HOME/logs
     path = write_map(tmp_path, world=None)
     assert main(["map", str(path)]) == 2
     err = capsys.readouterr().err

@@ -6,11 +6,12 @@ font files. If a TTF appears at assets/fonts/ui.ttf it is used instead.
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 
 import pygame
 
-FONT_FILE = Path(__file__).resolve().parents[2] / "assets" / "fonts" / "ui.ttf"
+from game import paths
+
+FONT_FILE = paths.assets_dir() / "fonts" / "ui.ttf"
 
 
 def _ensure_init() -> None:

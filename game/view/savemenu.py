@@ -28,6 +28,7 @@ import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UILabel, UISelectionList, UITextEntryLine, UIWindow
 
+from game import paths
 from game.savegame import REQUIRED, after_load, capture, commit, prepare, resolve_path
 from game.saves import AUTOSAVE_PREFIX, SaveError, SaveInfo, SaveWriter, list_saves, slot_path
 from game.view import help as help_view
@@ -63,7 +64,7 @@ class SaveMenu:
     def __init__(self, game, folder: str | Path | None = None, autosave_min: float | None = None,
                  keep: int = AUTOSAVE_KEEP) -> None:
         self.game = game
-        self.folder = Path(folder or getattr(game, "saves_dir", None) or "saves")
+        self.folder = Path(folder or getattr(game, "saves_dir", None) or paths.saves_dir())
         self.autosave_min = _autosave_minutes() if autosave_min is None else max(0.0, float(autosave_min))
         self.keep = keep
         self.writer = SaveWriter()
