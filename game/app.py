@@ -97,7 +97,10 @@ def main_play(args, session=None) -> int:
             if load:
                 # Before the first frame, so blocking is fine; a bad save is a
                 # SaveError (a UserError): one clear line, nothing started.
-                load_into(game, load)
+                loaded = load_into(game, load)
+                for warning in loaded.warnings:  # an older version's save, a changed map: loaded, but say so
+                    print(f"smallville: {loaded.path}: {warning}", file=sys.stderr)
+                    game.toast(warning)
             if not headless and not given_name and not load:
                 game.ask_visitor_name(session.visitor_name, offer_continue=True)
         if headless and session is not None:

@@ -3,7 +3,6 @@ meta, checking it fits the map, slot names and listing. The format is
 described in game/saves.py, the public face of saving."""
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -22,10 +21,10 @@ import numpy as np
 from game import paths
 from game.errors import SaveError
 from game.savecodec import decode_hook, encode_part, key_is_secret, no_gc, scrub_text
+from game.savecompat import SCHEMA, check_map, map_fingerprint, migrate
 
 log = logging.getLogger(__name__)
 
-SCHEMA = 1                      # the newest layout this code writes and reads
 APP_ID = 0x534D5631             # "SMV1" in PRAGMA application_id
 SUFFIX = ".sqlite"
 TMP_PREFIX = ".saving-"         # hidden temporary files: .saving-<slot>.<pid>.<rand>.tmp
@@ -62,6 +61,7 @@ class SaveInfo:
     meta: dict = field(default_factory=dict)   # every meta key, decoded
     broken: str | None = None           # why it cannot be read (list_saves only)
     timings: dict = field(default_factory=dict)   # seconds per phase of the save/load that made this
+    warnings: list[str] = field(default_factory=list)   # loaded anyway, but: (an older version's, a changed map)
 
     @property
     def ok(self) -> bool:
@@ -74,21 +74,6 @@ class SaveInfo:
         sim = self.sim_time.strftime("%a %d %b %Y %H:%M") if self.sim_time else "?"
         real = self.saved_at.astimezone().strftime("%Y-%m-%d %H:%M") if self.saved_at else "?"
         return f"{self.slot}: {sim} (saved {real})"
-
-
-# ------------------------------------------------------------ the map
-
-_fp_cache: dict[tuple[str, int, int], str] = {}
-
-
-def map_fingerprint(path: str | os.PathLike) -> str:
-    """sha256 (hex) of the .tmx file's bytes."""
-    p = Path(path)
-    st = p.stat()
-    key = (str(p.resolve()), st.st_mtime_ns, st.st_size)
-    if key not in _fp_cache:
-        _fp_cache[key] = hashlib.sha256(p.read_bytes()).hexdigest()
-    return _fp_cache[key]
 
 
 # ------------------------------------------------------------ file names
@@ -395,7 +380,7 @@ def _parse_dt(v: Any) -> datetime | None:
         return None
 
 
-def _info_from_meta(path: Path, m: dict) -> SaveInfo:
+def _info_from_meta(path: Path, m: dict, warnings: list[str] | None = None) -> SaveInfo:
     try:
         size = path.stat().st_size
     except OSError:
@@ -407,7 +392,7 @@ def _info_from_meta(path: Path, m: dict) -> SaveInfo:
         sim_time=_parse_dt(m.get("sim_time")), world=m.get("world"), map_path=m.get("map_path"),
         map_sha256=m.get("map_sha256"), residents=list(m.get("residents") or []),
         embedding_model=m.get("embedding_model"), embedding_dim=int(dim) if dim is not None else None,
-        parts=list(m.get("parts") or []), meta=m)
+        parts=list(m.get("parts") or []), meta=m, warnings=list(warnings or []))
 
 
 def read_info(path: str | os.PathLike) -> SaveInfo:
@@ -424,36 +409,6 @@ def read_info(path: str | os.PathLike) -> SaveInfo:
     return _info_from_meta(path, m)
 
 
-def _map_label(world: str | None, mpath: str | None, sha: str | None) -> str:
-    bits = [f"'{world}'" if world else "an unnamed world"]
-    extra = ", ".join(x for x in (mpath, f"fingerprint {sha[:12]}" if sha else None) if x)
-    return f"{bits[0]} ({extra})" if extra else bits[0]
-
-
-def check_map(info: SaveInfo, expect_map: Any) -> None:
-    """SaveError unless the save was made for `expect_map` (a .tmx path, or an
-    object with .path and optionally .world, such as a Town)."""
-    mp = getattr(expect_map, "path", expect_map)
-    world = getattr(expect_map, "world", None)
-    try:
-        sha = map_fingerprint(mp)
-    except OSError as err:
-        raise SaveError(f"cannot read the map {mp} to check the save {info.path} against it: {err}") from err
-    if info.map_sha256 == sha and (world is None or info.world in (None, world)):
-        return
-    mine = _map_label(world, str(mp), sha)
-    theirs = _map_label(info.world, info.map_path, info.map_sha256)
-    if info.map_sha256 is None:
-        why = "it records no map"
-    elif info.map_sha256 != sha and info.world == world and world is not None:
-        why = "the map file has changed since"
-    else:
-        why = "another map"
-    hint = f" (--map {info.map_path})" if info.map_path else ""
-    raise SaveError(f"{info.path} was saved on {theirs} but this game runs {mine} ({why}); "
-                    f"start the game on the save's map to load it" + hint)
-
-
 def load_state(path: str | os.PathLike, expect_map: Any = None,
                require: tuple[str, ...] | list[str] = ()) -> tuple[dict[str, Any], SaveInfo]:
     """Read every part of a save. Pure (touches nothing but the file; safe on a
@@ -468,8 +423,7 @@ def load_state(path: str | os.PathLike, expect_map: Any = None,
         if isinstance(info.schema, int) and info.schema > SCHEMA:
             raise SaveError(f"{path}: this save was made by a newer Smallville (schema {info.schema}; this one "
                             f"reads up to {SCHEMA}); update the game to load it")
-        if expect_map is not None:
-            check_map(info, expect_map)
+        fit = check_map(info, expect_map) if expect_map is not None else "same"
         try:
             rows = con.execute("SELECT name, json, crc, arrays FROM state").fetchall()
             arows = con.execute("SELECT part, idx, dtype, shape, nbytes, data FROM arrays").fetchall()
@@ -504,6 +458,11 @@ def load_state(path: str | os.PathLike, expect_map: Any = None,
                                      lambda d, got=got: decode_hook(d, got))
         except (ValueError, TypeError, KeyError, IndexError) as err:
             raise SaveError(f"{path} is damaged (part '{name}' cannot be read: {err}); load another save") from err
+    info.warnings += migrate(m, parts, path)  # an older version's save: up to SCHEMA, step by step
+    if m.get("migrated_from"):
+        info = _info_from_meta(path, m, info.warnings)
+    if fit == "changed":  # the map's file changed: every address the save uses must still be there
+        check_map(info, expect_map, parts)
     t_end = time.perf_counter()
     info.timings = {"read": round(t_read - t_start, 4), "decode": round(t_end - t_read, 4),
                     "total": round(t_end - t_start, 4)}

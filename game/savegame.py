@@ -57,7 +57,7 @@ from agents.mind import Mind
 from agents.persona import load_cast
 from agents.state import Stateful
 from game import paths
-from game.saves import SaveError, SaveInfo, check_map, freeze, list_saves, load_state, no_gc, slot_path
+from game.saves import SaveError, SaveInfo, check_map, freeze, list_saves, load_state, map_size, no_gc, slot_path
 from game.session import play_state
 from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, UTTER, Job
 
@@ -175,6 +175,7 @@ def capture(session: Any, *, drain: bool | None = None) -> tuple[dict[str, Any],
     meta = {
         "world": getattr(town, "world", None),
         "map_path": str(getattr(town, "path", "") or "") or None,
+        "map_size": map_size(town),  # the map's identity: its world, size and addresses (game/savecompat.py)
         "sim_time": sim.now,
         "residents": list(session.minds),
         "embedding_model": getattr(emb, "model_name", None),
@@ -262,7 +263,7 @@ def prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None = None) -
         raise SaveError(f"{where} is not a saved game (it lacks {', '.join(missing)}); load another save")
     town = session.town
     if info is not None and getattr(town, "path", None):
-        check_map(info, town)
+        check_map(info, town, parts)  # a changed map: the addresses the save uses must still be there
     sess = parts["session"] or {}
     world = sess.get("world")
     if world and getattr(town, "world", None) and world != town.world:

@@ -12,7 +12,7 @@ The file::
     PRAGMA application_id = 0x534D5631 ("SMV1": this is a Smallville save)
     PRAGMA user_version   = SCHEMA (what this file's layout is)
     meta(key, value)            one JSON value per key: schema, game version,
-                                map path + sha256, world, sim time, real time
+                                map path + sha256 + size, world, sim time, real time
                                 saved, slot, residents, embedding model + dim,
                                 the list of parts
     state(name, json, crc, arrays)   one row per part: the part as JSON (crc32
@@ -39,7 +39,9 @@ cheap snapshot that is expensive to render as plain data). Loading is pure:
 ``SaveError`` (a message for people) and never touches the running game.
 
 The code: game/savefile.py (the file: write, read, list, names),
-game/savecodec.py (plain copies, encoding, scrubbing) and, here, the
+game/savecodec.py (plain copies, encoding, scrubbing), game/savecompat.py
+(migrations from older schemas; the map's identity: world, size, addresses)
+and, here, the
 ``SaveWriter`` that does the slow part on its own thread. Import from here:
 ``__all__`` is the public API.
 """
@@ -57,6 +59,7 @@ from typing import Any, Callable
 
 from game.errors import SaveError
 from game.savecodec import freeze, no_gc, scrub_text, state_diff, states_equal
+from game.savecompat import map_size, migrate
 from game.savefile import (
     AUTOSAVE_PREFIX,
     SCHEMA,
@@ -79,7 +82,8 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "SaveError", "SaveInfo", "SaveStatus", "SaveWriter", "SCHEMA", "SUFFIX", "AUTOSAVE_PREFIX", "save_state",
-    "autosave", "load_state", "read_info", "list_saves", "slot_path", "check_map", "map_fingerprint",
+    "autosave", "load_state", "read_info", "list_saves", "slot_path", "check_map", "map_fingerprint", "map_size",
+    "migrate",
     "clean_stale_temps", "game_version", "freeze", "no_gc", "scrub_text", "states_equal", "state_diff",
 ]
 

@@ -241,13 +241,27 @@ def test_foreign_sqlite(tmp_path):
     assert "SQLite file but not a Smallville save" in _err(p)
 
 
-def test_newer_schema(good_save):
+def test_a_part_edited_behind_its_checksum_is_refused(good_save):
+    """The crc32 of every part is compared on load: a byte changed in a part's JSON
+    (a disk error, a hand edit) is a damaged save, never a silently different game."""
     con = sqlite3.connect(good_save)
-    con.execute("PRAGMA user_version = 3")
+    name, text = con.execute("SELECT name, json FROM state ORDER BY name LIMIT 1").fetchone()
+    edited = text.replace("1", "2", 1) if "1" in text else text + " "
+    assert edited != text
+    con.execute("UPDATE state SET json = ? WHERE name = ?", (edited, name))
     con.commit()
     con.close()
     msg = _err(good_save)
-    assert "newer Smallville (schema 3; this one reads up to 1); update the game" in msg
+    assert f"part '{name}' fails its checksum" in msg and "damaged" in msg
+
+
+def test_newer_schema(good_save):
+    con = sqlite3.connect(good_save)
+    con.execute(f"PRAGMA user_version = {SCHEMA + 1}")
+    con.commit()
+    con.close()
+    msg = _err(good_save)
+    assert f"newer Smallville (schema {SCHEMA + 1}; this one reads up to {SCHEMA}); update the game" in msg
     with pytest.raises(SaveError):
         read_info(good_save)
 

@@ -190,7 +190,8 @@ class SaveMenu:
                 self.toast(f"load failed: {type(err).__name__}: {err}")
                 return
             self.last_auto = session.sim.now
-            self.toast(f"loaded slot {result.info.slot if result.info else slot}")
+            warned = f" ({result.info.warnings[0]})" if result.info and result.info.warnings else ""
+            self.toast(f"loaded slot {result.info.slot if result.info else slot}{warned}")
             self.close_menu(resume=False)
         elif kind == "save":
             self.toast(f"saved slot {result.slot}")
