@@ -135,6 +135,8 @@ def error_kind(err: BaseException) -> str:
     text = str(err).lower()
     if "missing credentials" in text or "api_key" in text and ("missing" in text or "must be set" in text):
         return "auth"  # litellm reports a missing key as a server error; retrying cannot help
+    if "connection error" in text or "connection refused" in text or "connecterror" in text:
+        return "connection"  # litellm reports a refused connection as an InternalServerError
     lm = _litellm
     if lm is not None:
         checks = [

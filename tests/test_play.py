@@ -479,6 +479,38 @@ def test_gateway_trouble_shows_in_the_hud(play):
     assert g.hud.toasts[-1][0] == "saved"
 
 
+def test_an_unreachable_model_shows_in_the_hud_through_the_real_path(display):
+    """No stub: a real Gateway (litellm) pointed at a loopback port nobody listens on.
+    The residents' calls fail to connect, fall back, and the HUD says so."""
+    import socket
+
+    from agents.llm import Gateway, load_config
+    from game.session import Session
+
+    with socket.socket() as sock:  # a port that was free a moment ago: nothing listens there now
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    config = load_config({"model": "openai/qwen2.5-7b", "api_base": f"http://127.0.0.1:{port}/v1", "timeout": 2,
+                          "retries": 0, "deadline": 4, "concurrency": 1}, env={}, toml_path=None)
+    gw = Gateway(config)
+    s = Session.create(MAP, gateway=gw, embedder=HashEmbedder(64), agents=1, visitor_name="Alex")
+    try:
+        g = make_game(s, display)
+        for _ in range(1200):  # (the first call may instead time out while litellm loads the client)
+            frames(g, 1, wait=0.05)
+            if any(r.error == "connection" for r in gw.accounting.records()):
+                break
+        assert gw.status.startswith("model unreachable:"), gw.status
+        lines = [t for t, _ in g.hud.compose()]
+        assert any(t.startswith("model unreachable") for t in lines) and "residents follow their routines" in lines
+        recs = gw.accounting.records()
+        assert any(r.error == "connection" for r in recs), [r.error for r in recs]
+        assert all(r.outcome == "fallback" for r in recs)
+        g.draw(display)  # and it draws
+    finally:
+        s.close()
+
+
 def test_a_spent_call_budget_shows_in_the_hud(play):
     s, g = play(agents=2)
     assert not any("budget" in t for t, _ in g.hud.compose())
