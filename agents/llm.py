@@ -179,6 +179,19 @@ def _short(err: BaseException, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _why(kind: str, err: BaseException, model: str, api_base: str | None) -> str:
+    """What went wrong, for the HUD and the log. A model the server does not have is
+    the commonest first-run mistake with a local server: say what to do."""
+    if kind == "not_found":
+        provider, _, name = model.partition("/")
+        if provider in ("ollama", "ollama_chat"):
+            return f'Ollama has no model "{name}"; run: ollama pull {name}'
+        if "model" in str(err).lower():
+            where = f" at {api_base}" if api_base else ""
+            return f'the server{where} does not serve "{name or model}"; check --model (its /v1/models lists them)'
+    return f"{kind.replace('_', ' ')}: {_short(err)}"
+
+
 class _Deadline(Exception):
     pass
 
@@ -334,7 +347,7 @@ class Gateway:
             except Exception as err:  # noqa: BLE001 - model trouble of every kind ends here
                 kind = error_kind(err)
                 tally["error"] = kind
-                tally["why"] = f"{kind.replace('_', ' ')}: {_short(err)}"
+                tally["why"] = _why(kind, err, cfg.model, cfg.api_base)
                 if kind == "bad_request" and "response_format" in str(err) and response_format is not None:
                     # The server refused this structured-output format: step down for good
                     # (json_schema -> json_object -> schema in the prompt only).

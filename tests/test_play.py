@@ -475,6 +475,9 @@ def test_gateway_trouble_shows_in_the_hud(play):
     lines = [t for t, _ in g.hud.compose()]
     assert any(t.startswith("model unreachable") for t in lines)
     assert "residents follow their routines" in lines
+    # A long status (what to do is at its end) is wrapped, not cut.
+    Down.status = 'model unreachable: Ollama has no model "llama3.1:8b"; run: ollama pull llama3.1:8b (since 07:00)'
+    assert "ollama pull llama3.1:8b" in " ".join(t for t, _ in g.hud.compose())
     g.toast("saved")
     assert g.hud.toasts[-1][0] == "saved"
 

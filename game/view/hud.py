@@ -24,6 +24,7 @@ a skip. A "Next morning" button does what N does.
 from __future__ import annotations
 
 import logging
+import textwrap
 
 import pygame
 import pygame_gui
@@ -258,8 +259,8 @@ class HUD:
         if spent:  # ModelConfig.budget: past it, rules stand in for the model until tomorrow
             lines.append((f"call budget spent: {spent} resident{'s' if spent > 1 else ''} on rules", WARN))
         status = str(getattr(gw, "status", "ok") or "ok")
-        if status != "ok":
-            lines.append((status[:70], BAD))
+        if status != "ok":  # up to two lines: what to do ("run: ollama pull ...") is at its end
+            lines += [(part, BAD) for part in textwrap.wrap(status, 64)[:2]]
             lines.append(("residents follow their routines", BAD))
         return lines
 
