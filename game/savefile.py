@@ -91,8 +91,9 @@ def slot_path(name_or_path: str | os.PathLike, folder: str | os.PathLike | None 
         return Path(s)
     if (not _SLOT_RE.match(s) or ".." in s or s.endswith((".", " "))
             or s.split(".")[0].strip().lower() in _RESERVED):
+        shown = s if s.isprintable() and len(s) <= 64 else repr(s[:64])[1:-1] + ("…" if len(s) > 64 else "")
         raise SaveError(
-            f"'{s}' is not a usable save name: use up to 64 letters, digits, spaces, '-', '_' or '.', "
+            f"'{shown}' is not a usable save name: use up to 64 letters, digits, spaces, '-', '_' or '.', "
             f"starting with a letter or digit (or give a path ending in {SUFFIX})")
     return Path(folder if folder is not None else paths.saves_dir()) / f"{s}{SUFFIX}"
 

@@ -82,3 +82,16 @@ def test_the_command_works_from_another_folder(tmp_path):
     assert where.returncode == 0 and str(tmp_path / "home" / "saves") in where.stdout
     assert (tmp_path / "home" / "logs" / "smallville.log").is_file()  # the log went home, not to ./logs
     assert not (tmp_path / "logs").exists()
+
+
+def test_a_town_in_a_folder_with_spaces_and_non_ascii_names(tmp_path, capsys):
+    import shutil
+
+    from smallville.cli import main
+
+    root = tmp_path / "Mes villes ü 北 (copy)"
+    shutil.copytree(REPO / "maps" / "the_ville", root / "maps" / "the_ville", ignore=shutil.ignore_patterns("*.py"))
+    (root / "assets").symlink_to(REPO / "assets")
+    tmx = root / "maps" / "the_ville" / "the_ville.tmx"
+    assert main(["map", str(tmx)]) == 0
+    assert "the Ville" in capsys.readouterr().out

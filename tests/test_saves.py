@@ -316,6 +316,78 @@ def test_cannot_write_folder(tmp_path):
     assert "save folder" in str(e.value) or "could not write" in str(e.value)
 
 
+def test_a_save_path_that_is_a_folder_is_refused_and_the_folder_untouched(tmp_path):
+    folder = tmp_path / "quick.sqlite"
+    folder.mkdir()
+    (folder / "keep.txt").write_text("mine")
+    with pytest.raises(SaveError) as e:
+        save_state(folder, {"a": 1}, {})
+    assert str(folder) in str(e.value) and "previous save" in str(e.value)
+    assert (folder / "keep.txt").read_text() == "mine"
+    assert "is a folder" in _err(folder)
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root writes anywhere")
+def test_an_unwritable_folder_keeps_the_previous_save(tmp_path):
+    p = tmp_path / "ro" / "keep.sqlite"
+    save_state(p, {"clock": {"n": 1}}, {})
+    p.parent.chmod(0o500)
+    try:
+        with pytest.raises(SaveError, match="folder is writable"):
+            save_state(p, {"clock": {"n": 2}}, {})
+    finally:
+        p.parent.chmod(0o700)
+    assert load_state(p)[0] == {"clock": {"n": 1}}
+
+
+@pytest.mark.parametrize("where", ["write", "fsync", "replace"])
+def test_a_full_disk_keeps_the_previous_save(tmp_path, monkeypatch, where):
+    """ENOSPC at each step of the write: one clear message, the old save loads, no temp left."""
+    import errno
+
+    from game import savefile
+
+    p = tmp_path / "keep.sqlite"
+    save_state(p, {"clock": {"n": 1}}, {})
+    full = OSError(errno.ENOSPC, "No space left on device")
+
+    def boom(*a, **k):
+        raise full
+    if where == "write":
+        real_connect = sqlite3.connect
+
+        def connect(*a, **k):
+            con = real_connect(*a, **k)
+            return _FullDisk(con)
+        monkeypatch.setattr(savefile.sqlite3, "connect", connect)
+    elif where == "fsync":
+        monkeypatch.setattr(savefile.os, "fsync", boom)
+    else:
+        monkeypatch.setattr(savefile.os, "replace", boom)
+    with pytest.raises(SaveError) as e:
+        save_state(p, {"clock": {"n": 2}}, {})
+    msg = str(e.value)
+    assert str(p) in msg and "unchanged" in msg and ("space" in msg.lower() or "full" in msg.lower()), msg
+    monkeypatch.undo()
+    assert load_state(p)[0] == {"clock": {"n": 1}}
+    assert [x.name for x in tmp_path.iterdir()] == ["keep.sqlite"]
+
+
+class _FullDisk:
+    """A sqlite3 connection whose COMMIT fails as on a full disk."""
+
+    def __init__(self, con):
+        self._con = con
+
+    def execute(self, sql, *a):
+        if sql.strip().upper() == "COMMIT":
+            raise sqlite3.OperationalError("database or disk is full")
+        return self._con.execute(sql, *a)
+
+    def __getattr__(self, name):
+        return getattr(self._con, name)
+
+
 # ------------------------------------------------------------------ secrets
 
 def test_api_keys_never_reach_the_file(tmp_path):

@@ -36,7 +36,9 @@ def text(message: str, size: int, color: tuple[int, int, int] = (240, 240, 240),
     Rendering text is one of the slower things a frame can do; labels and the
     status line repeat the same strings frame after frame, so cache them.
     """
-    return font(size, bold).render(message, True, color)
+    # SDL_ttf refuses a NUL ("A null character was found in the text"): whatever text
+    # reaches the screen (a typed name in a message, a model's line) draws without it.
+    return font(size, bold).render(str(message).replace("\x00", ""), True, color)
 
 
 def reset() -> None:

@@ -30,7 +30,7 @@ from pygame_gui.elements import UIButton, UILabel, UISelectionList, UITextEntryL
 
 from game import paths
 from game.savegame import REQUIRED, after_load, capture, commit, prepare, resolve_path
-from game.saves import AUTOSAVE_PREFIX, SaveError, SaveInfo, SaveWriter, list_saves, slot_path
+from game.saves import AUTOSAVE_PREFIX, SUFFIX, SaveError, SaveInfo, SaveWriter, list_saves, slot_path
 from game.view import help as help_view
 
 log = logging.getLogger(__name__)
@@ -110,6 +110,8 @@ class SaveMenu:
         if session is None:
             return None
         try:
+            if slot.lower().endswith(SUFFIX) or Path(slot).name != slot:  # the menu names slots, not files elsewhere
+                raise SaveError(f"'{slot[:64]}' is not a save name; type a name (letters, digits, spaces, '-', '_')")
             path = slot_path(slot, self.folder)
             parts, meta = capture(session)
         except SaveError as err:
