@@ -66,8 +66,10 @@ install_torch() {
     py=$1
     if [ "$(os_name)" = "Linux" ] && [ -n "$TORCH_INDEX" ]; then
         # Only Linux needs this: PyPI's Linux wheel pulls CUDA (gigabytes the game never uses);
-        # macOS wheels are CPU-only already.
-        if "$py" -m pip install --index-url "$TORCH_INDEX" "torch==$TORCH_VERSION"; then
+        # macOS wheels are CPU-only already. A quick look first: pip itself would wait
+        # minutes (its timeout, its retries) on an index it cannot reach.
+        if "$py" -c "import urllib.request as u; u.urlopen('$TORCH_INDEX/torch/', timeout=10)" >/dev/null 2>&1 \
+           && "$py" -m pip install --index-url "$TORCH_INDEX" "torch==$TORCH_VERSION"; then
             return 0
         fi
         echo "install.sh: the CPU-only torch index ($TORCH_INDEX) could not be used; installing torch from PyPI" \

@@ -24,8 +24,8 @@ def run(*args: str, env: dict | None = None, path: str | None = None) -> subproc
 
 
 def fake_python(tmp_path: Path, fail_when: str = "") -> tuple[Path, Path]:
-    """A 'python' whose `-m pip install ...` appends its arguments (and CMAKE_ARGS) to
-    a log, and exits 1 when they contain ``fail_when``."""
+    """A 'python' that appends its arguments (and CMAKE_ARGS) to a log, and exits 1
+    when they contain ``fail_when`` (``-c ...urlopen...``: the index probe)."""
     log = tmp_path / "pip.log"
     py = tmp_path / "python"
     py.write_text(f'#!/bin/sh\necho "$* | CMAKE_ARGS=$CMAKE_ARGS" >> "{log}"\n'
@@ -60,16 +60,19 @@ def test_torch_comes_from_the_cpu_index_on_linux(tmp_path):
     py, log = fake_python(tmp_path)
     out = run("torch", str(py), env={"SMALLVILLE_OS": "Linux"})
     assert out.returncode == 0, out.stderr
-    assert log.read_text().splitlines() == [
-        "-m pip install --index-url https://download.pytorch.org/whl/cpu torch==2.13.0 | CMAKE_ARGS="]
+    calls = log.read_text().splitlines()
+    assert calls[0].startswith("-c import urllib.request") and "download.pytorch.org/whl/cpu/torch/" in calls[0]
+    assert calls[1:] == ["-m pip install --index-url https://download.pytorch.org/whl/cpu torch==2.13.0 | CMAKE_ARGS="]
 
 
-def test_torch_falls_back_to_pypi_when_the_cpu_index_cannot_be_reached(tmp_path):
-    py, log = fake_python(tmp_path, fail_when="download.pytorch.org")
+@pytest.mark.parametrize("fails", ["urlopen", "--index-url"])  # unreachable, or reachable but pip fails there
+def test_torch_falls_back_to_pypi_when_the_cpu_index_cannot_be_used(tmp_path, fails):
+    py, log = fake_python(tmp_path, fail_when=fails)
     out = run("torch", str(py), env={"SMALLVILLE_OS": "Linux"})
     assert out.returncode == 0
-    calls = log.read_text().splitlines()
-    assert len(calls) == 2 and calls[1].startswith("-m pip install torch==2.13.0")
+    pips = [c for c in log.read_text().splitlines() if c.startswith("-m pip")]
+    assert pips[-1].startswith("-m pip install torch==2.13.0")
+    assert len(pips) == (1 if fails == "urlopen" else 2)  # an unreachable index is not handed to pip
     assert "could not be used" in out.stderr and "PyPI" in out.stderr
 
 
@@ -77,7 +80,7 @@ def test_torch_on_macos_and_with_no_index_is_the_plain_name(tmp_path):
     py, log = fake_python(tmp_path)
     assert run("torch", str(py), env={"SMALLVILLE_OS": "Darwin"}).returncode == 0
     assert run("torch", str(py), env={"SMALLVILLE_OS": "Linux", "TORCH_INDEX": ""}).returncode == 0
-    assert [c.split(" |")[0] for c in log.read_text().splitlines()] == ["-m pip install torch==2.13.0"] * 2
+    assert [c.split(" |")[0] for c in log.read_text().splitlines()] == ["-m pip install torch==2.13.0"] * 2  # no probe
 
 
 def test_llama_is_built_with_the_machine_flags(tmp_path):
