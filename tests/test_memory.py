@@ -167,3 +167,50 @@ def test_big_streams_scan_in_bfloat16_with_the_same_top_results():
         stream.add("observation", f"m{i}", start + timedelta(seconds=i), importance=1 + i % 10, embedding=vecs[i])
     got = [x.id for x in stream.retrieve(query, now, k=10, touch=False)]
     assert got == exact_top(n + 100)
+
+
+# ---- what the mutation pass (mutmut over agents/memory.py) showed no test guarded
+
+def _stream_with_everything():
+    s = MemoryStream("m", 4)
+    t0 = datetime(2023, 2, 13, 8)
+    s.add("observation", "the stove is on", t0, 3, np.array([1.0, 0, 0, 0]))
+    s.add("thought", "I should plan the party", t0 + timedelta(minutes=5), 7, np.array([0, 1.0, 0, 0]),
+          source="model", importance_source="rule: too short", expires=t0 + timedelta(days=1))
+    s.add("plan", "bake at 10", t0 + timedelta(minutes=9), 5, np.array([0, 0, 1.0, 0]), source="routine")
+    s.add("thought", "Sam seems tired", t0 + timedelta(minutes=12), 4, np.array([0, 0, 0, 1.0]), source="model")
+    return s, t0
+
+
+def test_recent_filters_by_kind_and_counts():
+    s, _ = _stream_with_everything()
+    assert [x.description for x in s.recent(5, kinds=["thought"])] == ["I should plan the party", "Sam seems tired"]
+    assert [x.kind for x in s.recent(2)] == ["plan", "thought"]
+    assert s.recent(0) == [] and s.recent(-3) == []
+    assert len(s.recent(1)) == 1
+
+
+def test_a_saved_stream_keeps_provenance_expiry_and_float32_rows():
+    s, t0 = _stream_with_everything()
+    back = MemoryStream("m", 4)
+    back.from_state(s.to_state())
+    node = back.nodes[1]
+    assert node.source == "model" and node.importance_source == "rule: too short"
+    assert node.expires == t0 + timedelta(days=1) and back.nodes[0].expires is None
+    assert back.nodes[2].source == "routine" and back.nodes[0].source == ""
+    assert back.embedding(1).dtype == np.float32
+    state = s.to_state()
+    state["embeddings"] = np.asarray(state["embeddings"], dtype=np.float64)  # e.g. an older save's rows
+    back.from_state(state)
+    assert back._emb.dtype == np.float32
+
+
+def test_a_snapshot_keeps_the_last_access_of_its_moment():
+    s, t0 = _stream_with_everything()
+    build = s.snapshot()
+    later = t0 + timedelta(hours=3)
+    s.retrieve(np.array([0, 1.0, 0, 0]), later, k=4)  # touches every node after the snapshot
+    assert all(x.last_accessed == later for x in s.nodes)
+    saved = build()
+    assert [d["last_accessed"] for d in saved["nodes"]] == [
+        (t0 + timedelta(minutes=m)).isoformat() for m in (0, 5, 9, 12)]

@@ -255,6 +255,45 @@ def test_a_part_edited_behind_its_checksum_is_refused(good_save):
     assert f"part '{name}' fails its checksum" in msg and "damaged" in msg
 
 
+def test_array_blobs_that_do_not_match_their_shape_are_damage(good_save, tmp_path):
+    """Both length checks of an array row: its bytes against its nbytes, and nbytes
+    against dtype x shape (found unguarded by the mutation pass)."""
+    cut = tmp_path / "cut.sqlite"
+    shutil.copy(good_save, cut)
+    con = sqlite3.connect(cut)
+    part, idx = con.execute("SELECT part, idx FROM arrays WHERE nbytes > 16 LIMIT 1").fetchone()
+    con.execute("UPDATE arrays SET data = substr(data, 1, 16) WHERE part = ? AND idx = ?", (part, idx))
+    con.commit()
+    con.close()
+    assert "damaged" in _err(cut) and "expected" in _err(cut)
+    shape = tmp_path / "shape.sqlite"
+    shutil.copy(good_save, shape)
+    con = sqlite3.connect(shape)
+    con.execute("UPDATE arrays SET shape = '[1, 1]' WHERE part = ? AND idx = ?", (part, idx))
+    con.commit()
+    con.close()
+    assert "damaged" in _err(shape)
+
+
+def test_empty_arrays_keep_their_shape_and_dtype(tmp_path):
+    """A mind with no memories yet: its (0, 384) float32 rows come back as such."""
+    p = tmp_path / "empty.sqlite"
+    save_state(p, {"m": {"rows": np.zeros((0, 384), dtype=np.float32), "ids": np.zeros(0, dtype=np.int64)}}, {})
+    got = load_state(p)[0]["m"]
+    assert got["rows"].shape == (0, 384) and got["rows"].dtype == np.float32
+    assert got["ids"].shape == (0,) and got["ids"].dtype == np.int64
+
+
+def test_a_meta_that_says_newer_is_refused_by_read_info_too(good_save):
+    con = sqlite3.connect(good_save)
+    con.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA + 1),))
+    con.commit()
+    con.close()
+    with pytest.raises(SaveError, match="newer Smallville"):
+        read_info(good_save)
+    assert "newer Smallville" in _err(good_save)
+
+
 def test_newer_schema(good_save):
     con = sqlite3.connect(good_save)
     con.execute(f"PRAGMA user_version = {SCHEMA + 1}")
