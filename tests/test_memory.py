@@ -214,3 +214,21 @@ def test_a_snapshot_keeps_the_last_access_of_its_moment():
     saved = build()
     assert [d["last_accessed"] for d in saved["nodes"]] == [
         (t0 + timedelta(minutes=m)).isoformat() for m in (0, 5, 9, 12)]
+
+
+def test_retrieve_honours_its_weights_k_and_budget():
+    """Found unguarded by the mutation pass: the weights and decay reach the score,
+    k = 1 gives one memory, k = 0 none, and a tiny budget still gives the best one."""
+    s, t0 = _stream_with_everything()
+    now = t0 + timedelta(hours=1)
+    q = np.array([1.0, 0, 0, 0])  # most like the oldest, least important memory
+    assert s.retrieve(q, now, k=1, weights=(0.0, 0.0, 1.0), touch=False)[0].description == "the stove is on"
+    assert s.retrieve(q, now, k=1, weights=(1.0, 0.0, 0.0), touch=False)[0].description == "Sam seems tired"
+    assert s.retrieve(q, now, k=1, weights=(0.0, 1.0, 0.0), touch=False)[0].description == "I should plan the party"
+    assert len(s.retrieve(q, now, k=1, touch=False)) == 1 and s.retrieve(q, now, k=0, touch=False) == []
+    best = s.retrieve(q, now, k=1, touch=False)
+    assert s.retrieve(q, now, k=4, char_budget=1, touch=False) == best  # always at least one: the best
+    # Recency against relevance: with the usual decay the newest wins; with none, recency ties.
+    assert s.retrieve(q, now, k=1, weights=(1.0, 0.0, 0.6), touch=False)[0].description == "Sam seems tired"
+    flat = s.retrieve(q, now, k=1, weights=(1.0, 0.0, 0.6), decay=1.0, touch=False)
+    assert flat[0].description == "the stove is on"
