@@ -136,6 +136,8 @@ def error_kind(err: BaseException) -> str:
     text = str(err).lower()
     if "missing credentials" in text or "api_key" in text and ("missing" in text or "must be set" in text):
         return "auth"  # litellm reports a missing key as a server error; retrying cannot help
+    if "connection error" in text or "connection refused" in text or "connecterror" in text:
+        return "connection"  # litellm reports a refused connection as an InternalServerError
     lm = _litellm
     if lm is not None:
         checks = [
@@ -176,6 +178,19 @@ def _short(err: BaseException, limit: int = 100) -> str:
     text = " ".join(text.split()) or type(err).__name__
     text = re.sub(r"^((litellm\.)?\w+(Error|Exception)(:| -)\s*)+", "", text)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _why(kind: str, err: BaseException, model: str, api_base: str | None) -> str:
+    """What went wrong, for the HUD and the log. A model the server does not have is
+    the commonest first-run mistake with a local server: say what to do."""
+    if kind == "not_found":
+        provider, _, name = model.partition("/")
+        if provider in ("ollama", "ollama_chat"):
+            return f'Ollama has no model "{name}"; run: ollama pull {name}'
+        if "model" in str(err).lower():
+            where = f" at {api_base}" if api_base else ""
+            return f'the server{where} does not serve "{name or model}"; check --model (its /v1/models lists them)'
+    return f"{kind.replace('_', ' ')}: {_short(err)}"
 
 
 class _Deadline(Exception):
@@ -259,8 +274,11 @@ class Gateway:
     def _mode(self) -> str:
         if self._schema_mode is None:
             provider = self.config.provider
-            if not self.config.is_embedded and self._completion is None:
-                _lm()  # registers the in-process providers (scripted/...) before we look them up
+            if not self.config.is_embedded:
+                # Registers the in-process providers (scripted/...) before we look them up, also
+                # for an injected completion: else the mode would hang on whether litellm was
+                # already imported (a loaded game's prompts then differed from the saved one's).
+                _lm()
             if provider in _providers or self.config.is_embedded:
                 mode = "grammar"  # in-process providers take the schema itself
             elif provider in ("ollama", "ollama_chat"):
@@ -339,7 +357,7 @@ class Gateway:
             except Exception as err:  # noqa: BLE001 - model trouble of every kind ends here
                 kind = error_kind(err)
                 tally["error"] = kind
-                tally["why"] = f"{kind.replace('_', ' ')}: {_short(err)}"
+                tally["why"] = _why(kind, err, cfg.model, cfg.api_base)
                 if kind == "bad_request" and "response_format" in str(err) and response_format is not None:
                     # The server refused this structured-output format: step down for good
                     # (json_schema -> json_object -> schema in the prompt only).

@@ -33,7 +33,7 @@ from tqdm import tqdm
 from agents.config import ConfigError
 from agents.llm import Gateway, load_config
 from agents.persona import CastError, load_cast
-from game import runstats
+from game import paths, runstats
 from game.build import build_parts, select_residents
 from game.errors import UserError
 from game.recording import FILE as RECORDING_FILE
@@ -146,9 +146,8 @@ def run_headless(
     def save_end(drain: bool) -> Path | None:
         try:
             snap, meta = capture(parts, drain=drain)
-            writer.save(saves_dir / "end.sqlite", snap, {**meta, "slot": "end"})
-            writer.wait()
-            return saves_dir / "end.sqlite" if writer.status.state == "saved" else None
+            # The future's result, not the writer's status: it is the save's own outcome.
+            return writer.save(saves_dir / "end.sqlite", snap, {**meta, "slot": "end"}).result().path
         except SaveError as err:
             log.warning("the run's end save failed: %s", err)
             if echo is not None:
@@ -364,7 +363,7 @@ def main_sim(args) -> int:
         config = load_config(args)
     except ConfigError as err:
         raise UserError(str(err)) from None
-    out = Path(args.out) if args.out else Path("runs") / datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = Path(args.out) if args.out else paths.runs_dir() / datetime.now().strftime("%Y%m%d-%H%M%S")
     print(
         f"smallville sim: {len(personas)} residents, {start:%Y-%m-%d %H:%M} + {args.hours:g} h, "
         f"model {config.model}, seed {args.seed} -> {out}",

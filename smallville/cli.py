@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 import lab.competent  # noqa: F401 - registers the scripted/competent model for --model scripted/competent
+from game import paths
 from game.errors import UserError
 from game.headless import main_sim
 from game.interview_cli import main_interview
@@ -31,7 +32,9 @@ from game.town import MapError, main_map
 from lab.bench.runner import main_bench
 from lab.evaluate.command import main_evaluate
 
-DEFAULT_MAP = "maps/the_ville/the_ville.tmx"
+# None: the Ville that ships with the game (game/paths.py), found from any folder.
+DEFAULT_MAP = None
+MAP_HELP = "a Tiled .tmx town (default: the Ville that ships with the game)"
 
 
 def _add_model_flags(p: argparse.ArgumentParser) -> None:
@@ -61,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
 
     play = sub.add_parser("play", help="open the game window (default)")
-    play.add_argument("map", nargs="?", default=DEFAULT_MAP)
+    play.add_argument("map", nargs="?", default=DEFAULT_MAP, help=MAP_HELP)
     play.add_argument("--headless", action="store_true", help="render off-screen (no window)")
     play.add_argument("--frames", type=int, help="stop after N frames")
     play.add_argument("--screenshot", help="write a PNG of the last frame here")
@@ -72,11 +75,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_flags(play)
 
     mp = sub.add_parser("map", help="inspect a Tiled town")
-    mp.add_argument("map", nargs="?", default=DEFAULT_MAP)
+    mp.add_argument("map", nargs="?", default=DEFAULT_MAP, help=MAP_HELP)
     mp.add_argument("--tree", action="store_true", help="print every address, one per line")
 
     sim = sub.add_parser("sim", help="run the town headless and write a run folder")
-    sim.add_argument("--map", default=DEFAULT_MAP)
+    sim.add_argument("--map", default=DEFAULT_MAP, help=MAP_HELP)
     sim.add_argument("--start", help='sim start, e.g. "2023-02-13 07:00" (default: the scenario\'s)')
     sim.add_argument("--hours", type=float, default=2.0, help="sim hours to run")
     sim.add_argument("--out", help="run folder (default runs/<timestamp>)")
@@ -91,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
                                       "recording (default: all)")
     bench.add_argument("--quick", action="store_true", help="small N: a smoke run, not figures to quote")
     bench.add_argument("--out", default="bench/results.json", help="results file (the table goes beside it as .md)")
-    bench.add_argument("--map", default=DEFAULT_MAP)
+    bench.add_argument("--map", default=DEFAULT_MAP, help=MAP_HELP)
     bench.add_argument("--economy-run",
                        help="take the economy from this run folder's summary.json instead of a new run")
     bench.add_argument("--economy-hours", type=float,
@@ -142,6 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--rate", type=float, help="animation: sim minutes per second (default: the span in ~15 s)")
     rp.add_argument("--fps", type=int, help="animation: pictures per second (default 10)")
     rp.add_argument("--size", help="picture size WIDTHxHEIGHT (default 800x450 for an animation, else 1280x720)")
+    sub.add_parser("where", help="say where the towns, saves, logs, runs and settings are")
     return parser
 
 
@@ -152,7 +156,13 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 # Every subcommand but `play`, which opens the window.
+def main_where(args: Any) -> int:
+    print(paths.describe())
+    return 0
+
+
 COMMANDS: dict[str, Callable[[Any], int]] = {
+    "where": main_where,
     "map": main_map,
     "sim": main_sim,
     "interview": main_interview,
@@ -178,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help"):
         argv = ["play", *argv]
     args = parser.parse_args(argv)
+    if hasattr(args, "map"):  # relative to this folder, else to the game's own data; default: the Ville
+        args.map = str(paths.resolve_map(args.map))
 
     log_file = setup_logging()
     try:

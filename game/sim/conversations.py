@@ -205,6 +205,18 @@ def end(sim: Simulation, chat: Chat) -> None:
 
 
 def on_remembered(sim: Simulation, name: str, job: Job, value: Any, error: Any) -> None:
-    """Remembering a conversation finished; only a failure is news."""
-    if error is not None:
-        sim.error(name, f"remembering the conversation failed: {error}")
+    """Remembering a conversation finished; only a failure is news. Then a plain
+    note of who said what stands in for the mind's memo (queued as a thought,
+    folded into memory at its next job), so the conversation is not forgotten."""
+    if error is None:
+        return
+    sim.error(name, f"remembering the conversation failed: {error}; a plain note of it stands in")
+    conv, mind = job.conversation, sim.minds.get(name)
+    if conv is None or mind is None:
+        return
+    other = conv.other(name)
+    said = "; ".join(f"{u.speaker.split()[0]}: {u.text}" for u in conv.lines[:4])
+    try:
+        mind.queue_thought(f"I talked with {other}" + (f" ({said})" if said else ""), 4)
+    except Exception:  # noqa: BLE001 - the error above is already logged
+        log.exception("%s could not even note the conversation with %s", name, other)

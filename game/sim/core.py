@@ -40,7 +40,7 @@ from game.sim import state as sim_state
 from game.sim.bodies import Body
 from game.sim.conversations import Chat
 from game.sim.eventlog import EventLog
-from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, UTTER, Job, JobQueue, Pool
+from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, UTTER, Job, JobQueue, Pool
 from game.sim.paths import PathService
 from game.sim.places import Places
 from game.sim.settings import STEP, SimSettings
@@ -170,12 +170,15 @@ class Simulation:
         return self.pool.busy(name)
 
     def behind(self, minutes: int | None = None) -> int:
-        """How many residents have waited for a decision longer than ``minutes``."""
+        """How many residents have waited for a decision longer than ``minutes``.
+        A resident in a conversation, held by the player's chat or played by the
+        player waits for no decision of its mind, so it is never behind."""
         limit = timedelta(minutes=self.settings.behind_min if minutes is None else minutes)
         return sum(
             1
             for b in self.bodies.values()
             if not b.visitor and b.waiting_since is not None and self.now - b.waiting_since > limit
+            and b.conversation is None and not b.controlled and not self.held(b.name)
         )
 
     # ------------------------------------------------------------------ jobs
@@ -200,12 +203,21 @@ class Simulation:
                     job.on_result(res.value, res.error)
                 elif job.kind == END_CONVERSATION:
                     conversations.on_remembered(self, res.key, job, res.value, res.error)
+                elif job.kind == GREET:
+                    self.on_greeted(res.key, job, res.value, res.error)
+                elif res.error is not None:  # a kind nobody applies: its failure is still news
+                    self.error(res.key, f"{job.kind} job failed: {res.error}")
             except Exception as err:  # never let one bad answer stop the town
                 log.exception("applying %s for %s failed", job.kind, res.key)
                 self.error(res.key, f"applying {job.kind} failed: {err}")
                 b = self.bodies.get(res.key)
                 if b is not None and b.conversation is None and (b.action is None or self.action_done(b)):
                     decisions.fallback(self, b, f"applying the decision failed: {err}")
+
+    def on_greeted(self, name: str, job: Job, value: Any, error: Any) -> None:
+        """A greeting job came back (only ``PlaySimulation`` greets; it overrides this)."""
+        if error is not None:
+            self.error(name, f"greeting {job.partner} failed: {error}")
 
     # ------------------------------------------------------------------ the event log
 

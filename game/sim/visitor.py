@@ -75,6 +75,7 @@ def hold(sim: Simulation, name: str, partner: str, doing: str | None = None) -> 
     b.prev_action = b.action
     movement.stop(sim, b)
     b.prev_tile = b.tile  # standing still (drawing glides from prev_tile)
+    b.waiting_since = None  # talking, not waiting: after the release the wait starts afresh
     other = sim.bodies.get(partner)
     if other is not None:
         b.facing = facing(other.tile[0] - b.tile[0], other.tile[1] - b.tile[1], b.facing)

@@ -27,6 +27,7 @@ a skip. A "Next morning" button does what N does (a replay jumps at once:
 from __future__ import annotations
 
 import logging
+import textwrap
 
 import pygame
 import pygame_gui
@@ -288,8 +289,8 @@ class HUD:
         for text, ok in (servers() if callable(servers) else []):  # several model servers: one line each
             lines.append((text[:70], DIM if ok else BAD))
         status = str(getattr(gw, "status", "ok") or "ok")
-        if status != "ok":
-            lines.append((status[:70], BAD))
+        if status != "ok":  # up to two lines: what to do ("run: ollama pull ...") is at its end
+            lines += [(part, BAD) for part in textwrap.wrap(status, 64)[:2]]
             lines.append(("residents follow their routines", BAD))
         return lines
 

@@ -33,6 +33,7 @@ from game.view.console import play_as
 from game.view.emoji import icon
 from game.view.follow import link_names
 from game.view.inspector_text import SMALL_PX, TEXT_PX, body_html, header_lines, object_html, pretty
+from game.view.markup import typed
 
 log = logging.getLogger(__name__)
 
@@ -241,7 +242,7 @@ class Inspector:
     def inner_voice(self, text: str) -> str:
         """Tell the selected resident something as their inner voice: their own
         high-importance thought; they replan at their next decision (asked for soon)."""
-        text = " ".join(str(text or "").split())
+        text = typed(text, 200)
         name = self.selected
         mind = self._minds().get(name) if name else None
         sim = self._sim()
@@ -266,7 +267,7 @@ class Inspector:
     def set_state(self, text: str) -> str:
         """The object panel's editor: set the object's state like the console does."""
         sim = self._sim()
-        text = " ".join(str(text or "").split())
+        text = typed(text, 120)
         if sim is None or not self.object or not text or not hasattr(sim, "set_object_state"):
             return ""
         try:

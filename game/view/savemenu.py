@@ -31,8 +31,9 @@ import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UILabel, UISelectionList, UITextEntryLine, UIWindow
 
+from game import paths
 from game.savegame import REQUIRED, after_load, capture, commit, prepare, resolve_path
-from game.saves import AUTOSAVE_PREFIX, SaveError, SaveInfo, SaveWriter, list_saves, slot_path
+from game.saves import AUTOSAVE_PREFIX, SUFFIX, SaveError, SaveInfo, SaveWriter, list_saves, slot_path
 from game.view import help as help_view
 
 log = logging.getLogger(__name__)
@@ -66,7 +67,7 @@ class SaveMenu:
     def __init__(self, game, folder: str | Path | None = None, autosave_min: float | None = None,
                  keep: int = AUTOSAVE_KEEP) -> None:
         self.game = game
-        self.folder = Path(folder or getattr(game, "saves_dir", None) or "saves")
+        self.folder = Path(folder or getattr(game, "saves_dir", None) or paths.saves_dir())
         self.autosave_min = _autosave_minutes() if autosave_min is None else max(0.0, float(autosave_min))
         self.keep = keep
         self.writer = SaveWriter()
@@ -128,6 +129,8 @@ class SaveMenu:
         if session is None:
             return None
         try:
+            if slot.lower().endswith(SUFFIX) or Path(slot).name != slot:  # the menu names slots, not files elsewhere
+                raise SaveError(f"'{slot[:64]}' is not a save name; type a name (letters, digits, spaces, '-', '_')")
             path = slot_path(slot, self.folder)
             parts, meta = capture(session)
         except SaveError as err:
@@ -215,7 +218,8 @@ class SaveMenu:
                 self.toast(f"load failed: {type(err).__name__}: {err}")
                 return
             self.last_auto = session.sim.now
-            self.toast(f"loaded slot {result.info.slot if result.info else slot}")
+            warned = f" ({result.info.warnings[0]})" if result.info and result.info.warnings else ""
+            self.toast(f"loaded slot {result.info.slot if result.info else slot}{warned}")
             self.close_menu(resume=False)
         elif kind == "save":
             self.toast(f"saved slot {result.slot}")

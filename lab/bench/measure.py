@@ -9,10 +9,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from game import paths
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
-MAP = ROOT / "maps" / "the_ville" / "the_ville.tmx"
+MAP = paths.default_map()
 
 
 class Skipped(Exception):
