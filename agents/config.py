@@ -234,7 +234,8 @@ def check_settings(data: Mapping[str, Any], source: str) -> list[str]:
                 problems.append(f"{source}: {name} {why}")
             continue
         if name == "models" and not (isinstance(value, list) and value and all(isinstance(m, dict) for m in value)):
-            problems.append(f"{source}: models must be [[models]] tables, one per server (model, api_base, concurrency)")
+            problems.append(f"{source}: models must be [[models]] tables, "
+                            "one per server (model, api_base, concurrency)")
             continue
         if name in EXTRA_KEYS:
             want = EXTRA_KEYS[name]
