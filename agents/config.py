@@ -7,15 +7,23 @@ variables (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ...).
 """
 from __future__ import annotations
 
+import difflib
 import os
+import re
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
+from agents import home
+from agents.router import Deployment, RouterConfigError, deployment_from, load_router_yaml
+
 EMBEDDED_PROVIDER = "smallville"
 EMBEDDED_MODEL = f"{EMBEDDED_PROVIDER}/smollm2-135m"
 LOCAL_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+
+SETTINGS_FILE = "smallville.toml"
+DEFAULT_EMBEDDING_CACHE = ".cache/embeddings.sqlite"  # relative: placed in agents.home's folder
 
 ENV_PREFIX = "SMALLVILLE_"
 HOSTED_BUDGET = 300  # model calls per resident per sim day when someone pays per token
@@ -34,7 +42,7 @@ class ModelConfig:
     seed: int | None = 0
     cache: str | None = None  # SQLite response cache path; None: no cache
     embedding_model: str = LOCAL_EMBEDDING_MODEL  # or any litellm embedding model string
-    embedding_cache: str | None = ".cache/embeddings.sqlite"  # None: memory only
+    embedding_cache: str | None = DEFAULT_EMBEDDING_CACHE  # None: memory only; the default: under agents.home
     # How minds plan: "paper" (the model writes the day: times, places, words) or
     # "guided" (the resident's routine gives the times and places, the model the
     # words). "auto": guided for the embedded model, paper for every other model.
@@ -43,12 +51,27 @@ class ModelConfig:
     # -1: pick by model (off for the embedded model and local servers, 300 for
     # hosted ones); 0: off.
     budget: int = -1
+    # Several servers of one model (agents/router.py): ``[[models]]`` tables in
+    # smallville.toml, or ``router``, the path of a litellm router YAML. Empty: one
+    # server (model, api_base above).
+    deployments: tuple[Deployment, ...] = ()
+    router: str | None = None
     # How minds answer and talk: "on" (grounded: the model picks which of a few
     # retrieved memories answers, a rule words it in the first person; agents/grounding.py),
     # "off" (the paper's free generation) or "auto": on for the embedded model only.
     grounded: str = "auto"
 
     def __post_init__(self) -> None:
+        if self.router:  # a router YAML, where given, wins over [[models]] tables
+            try:
+                object.__setattr__(self, "deployments", load_router_yaml(self.router))
+            except RouterConfigError as err:
+                raise ConfigError(str(err)) from None
+        if self.deployments:
+            if self.model == EMBEDDED_MODEL:  # no model named: the deployments' own
+                object.__setattr__(self, "model", self.deployments[0].model)
+            if self.concurrency <= 0:  # as many calls in flight as the servers take together
+                object.__setattr__(self, "concurrency", sum(d.concurrency for d in self.deployments))
         # Resolve the model-dependent defaults once, so every reader sees numbers.
         if self.concurrency <= 0:
             object.__setattr__(self, "concurrency", 2 if self.is_embedded else 8)
@@ -71,11 +94,15 @@ class ModelConfig:
         object.__setattr__(self, "grounded", ("on" if self.is_embedded else "off") if g == "auto" else g)
         if self.budget < 0:
             object.__setattr__(self, "budget", 0 if self.is_embedded or self.is_local else HOSTED_BUDGET)
+        if self.embedding_cache == DEFAULT_EMBEDDING_CACHE:  # the same cache whatever folder the game starts in
+            object.__setattr__(self, "embedding_cache", str(home.cache_dir() / "embeddings.sqlite"))
 
     @property
     def is_local(self) -> bool:
         """A model served on this machine or this network (Ollama, a local OpenAI-compatible
         server, an in-process provider): nobody pays per token."""
+        if self.deployments:
+            return all(d.is_local for d in self.deployments)
         if self.provider in ("ollama", "ollama_chat", "scripted", EMBEDDED_PROVIDER):
             return True
         base = (self.api_base or "").lower()
@@ -95,14 +122,32 @@ class ModelConfig:
 
 _FIELDS = {f.name: f for f in fields(ModelConfig)}
 _INTS = {"concurrency", "retries", "seed", "budget"}
+_TOML_ONLY = {"deployments"}  # [[models]] tables, read by _from_toml
 _FLOATS = {"timeout", "deadline", "temperature", "backoff"}
+_OFF_ABLE = {"cache", "embedding_cache", "seed", "budget"}  # `false` (or "off") turns these off
 # The CLI's argparse names (smallville/cli.py) map onto fields one to one,
 # except that argparse spells --api-base as api_base already.
 _ALIASES = {"api-base": "api_base", "embedding-model": "embedding_model", "embedding-cache": "embedding_cache"}
 
+# Every key smallville.toml may hold, in one place. ModelConfig's fields are known
+# by themselves; a key another part of the game reads from the file (a setting of
+# its own, a table such as [[models]]) is added here with the TOML type it holds
+# (str, int, float, bool, list or dict), so the file's check knows it.
+EXTRA_KEYS: dict[str, type] = {"models": list}  # [[models]]: several servers (agents/router.py)
+TABLES = ("model",)  # [model] holds the same keys as the top level
+
+_SECRET_NAMES = ("api_key", "apikey", "api-key", "secret", "token", "password", "credential")
+_SECRET_VALUE = re.compile(r"^(sk-[A-Za-z0-9_-]{16,}|sk-ant-|ghp_[A-Za-z0-9]{20,}|gsk_[A-Za-z0-9]{20,}"
+                           r"|xai-[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|hf_[A-Za-z0-9]{30,})")
+
 
 class ConfigError(ValueError):
-    """A configuration value that cannot be used; the message names its source."""
+    """A configuration value that cannot be used; the message names its source,
+    one line per problem."""
+
+
+def known_keys() -> list[str]:
+    return sorted(set(_FIELDS) | set(EXTRA_KEYS))
 
 
 def _coerce(name: str, value: Any, source: str) -> Any:
@@ -128,7 +173,7 @@ def _from_mapping(data: Mapping[str, Any], source: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in data.items():
         name = _ALIASES.get(key, key)
-        if name not in _FIELDS:
+        if name not in _FIELDS or name in _TOML_ONLY:
             continue  # unknown keys (other CLI flags, other tables) are not ours
         if value is None:
             continue  # an unset CLI flag
@@ -136,43 +181,152 @@ def _from_mapping(data: Mapping[str, Any], source: str) -> dict[str, Any]:
     return out
 
 
+def _toml_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int):
+        return "a whole number"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a table"
+    return type(value).__name__
+
+
+def _check_value(name: str, value: Any) -> str | None:
+    """What is wrong with a TOML value for field ``name`` (None: nothing)."""
+    if value is False and name in _OFF_ABLE:
+        return None
+    if name == "grounded" and isinstance(value, bool):  # grounded = true / false
+        return None
+    if name in _INTS:
+        if isinstance(value, bool) or not isinstance(value, int):
+            return f"must be a whole number (like {name} = 4), not {_toml_type(value)} {value!r}"
+        if name in ("concurrency", "retries") and value < 0 or name == "budget" and value < -1:
+            return f"must be 0 or more, not {value}"
+        return None
+    if name in _FLOATS:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return f"must be a number (like {name} = 30), not {_toml_type(value)} {value!r}"
+        if value < 0:
+            return f"must be 0 or more, not {value}"
+        return None
+    if not isinstance(value, str):
+        return f'must be text in quotes (like {name} = "..."), not {_toml_type(value)} {value!r}'
+    return None
+
+
+def check_settings(data: Mapping[str, Any], source: str) -> list[str]:
+    """Every problem of a settings table (the top level of smallville.toml, or its
+    [model] table), one line each: unknown keys (with the likeliest meant one),
+    values of the wrong type, API keys. Nothing is read from it here."""
+    problems: list[str] = []
+    for key, value in data.items():
+        low = str(key).lower()
+        if any(w in low for w in _SECRET_NAMES) and low not in _FIELDS:
+            problems.append(f"{source}: '{key}' looks like an API key or secret; do not put API keys in files, "
+                            "set the provider's environment variable (e.g. OPENAI_API_KEY) instead")
+            continue
+        if isinstance(value, str) and _SECRET_VALUE.match(value.strip()):
+            problems.append(f"{source}: the value of '{key}' looks like an API key; do not put API keys in files, "
+                            "set the provider's environment variable instead")
+            continue
+        name = _ALIASES.get(key, key)
+        if name in TABLES and isinstance(value, dict):
+            problems += check_settings(value, f"{source} [{name}]")
+            continue
+        if name in _FIELDS:
+            why = _check_value(name, value)
+            if why:
+                problems.append(f"{source}: {name} {why}")
+            continue
+        if name == "models" and not (isinstance(value, list) and value and all(isinstance(m, dict) for m in value)):
+            problems.append(f"{source}: models must be [[models]] tables, "
+                            "one per server (model, api_base, concurrency)")
+            continue
+        if name in EXTRA_KEYS:
+            want = EXTRA_KEYS[name]
+            ok = isinstance(value, want) and not (want in (int, float) and isinstance(value, bool))
+            if not ok and not (want is float and isinstance(value, int) and not isinstance(value, bool)):
+                problems.append(f"{source}: {name} must be {_toml_type(want())}, not {_toml_type(value)} {value!r}")
+            continue
+        near = difflib.get_close_matches(low, known_keys(), n=1, cutoff=0.6)
+        hint = f" (did you mean '{near[0]}'?)" if near else f"; known keys: {', '.join(known_keys())}"
+        problems.append(f"{source}: unknown key '{key}'{hint}")
+    return problems
+
+
 def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in _FIELDS:
+        if name in _TOML_ONLY:
+            continue
         raw = env.get(ENV_PREFIX + name.upper())
         if raw is not None and raw != "":
             out[name] = _coerce(name, raw, f"environment {ENV_PREFIX + name.upper()}")
     return out
 
 
-def _from_toml(path: str | os.PathLike | None) -> dict[str, Any]:
-    if not path:
-        return {}
+def read_settings_file(path: str | os.PathLike) -> dict[str, Any]:
+    """The raw tables of a settings file; ConfigError (naming the file) when it cannot be
+    read or has any problem (see check_settings). Other readers of smallville.toml
+    (EXTRA_KEYS) take their keys from here."""
     p = Path(path)
-    if not p.is_file():
-        return {}
     try:
         with p.open("rb") as fh:
             data = tomllib.load(fh)
-    except (OSError, tomllib.TOMLDecodeError) as err:
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{p}: it is not valid TOML ({err}); fix that line or delete the file") from None
+    except (OSError, UnicodeDecodeError) as err:
         raise ConfigError(f"{p}: cannot read it: {err}") from None
+    problems = check_settings(data, str(p))
+    if problems:
+        raise ConfigError("\n".join(problems))
+    return data
+
+
+def _from_toml(path: str | os.PathLike | None) -> dict[str, Any]:
+    if not path:
+        return {}
+    if os.fspath(path) == SETTINGS_FILE:  # the default: ./smallville.toml, else the one in agents.home's folder
+        found = home.config_file(SETTINGS_FILE)
+        if found is None:
+            return {}
+        path = found
+    p = Path(path)
+    if not p.is_file():
+        return {}
+    data = read_settings_file(p)
     # Accept the keys at top level or under a [model] table.
-    merged = {k: v for k, v in data.items() if not isinstance(v, dict)}
+    merged = {k: v for k, v in data.items() if _ALIASES.get(k, k) in _FIELDS and not isinstance(v, dict)}
     if isinstance(data.get("model"), dict):
         merged.pop("model", None)
         merged.update(data["model"])
-    for key in ("api_key", "api-key"):
-        if key in merged:
-            raise ConfigError(f"{p}: do not put API keys in files; set the provider's environment variable")
-    return _from_mapping(merged, str(p))
+    merged = {k: ("off" if v is False else v) for k, v in merged.items()}  # `cache = false`: off
+    out = _from_mapping(merged, str(p))
+    models = data.get("models")
+    if models is not None:
+        if not isinstance(models, list) or not models:
+            raise ConfigError(f"{p}: models must be [[models]] tables, one per server (model, api_base, concurrency)")
+        try:
+            out["deployments"] = tuple(deployment_from(m, f"{p}: [[models]] #{i + 1}") for i, m in enumerate(models))
+        except RouterConfigError as err:
+            raise ConfigError(str(err)) from None
+    return out
 
 
 def load_config(
     overrides: Mapping[str, Any] | Any | None = None,
     env: Mapping[str, str] | None = None,
-    toml_path: str | os.PathLike | None = "smallville.toml",
+    toml_path: str | os.PathLike | None = SETTINGS_FILE,
 ) -> ModelConfig:
     """The configuration, strongest first: overrides, environment, TOML file, defaults.
+    The TOML file by default is ./smallville.toml, else <home>/smallville.toml
+    (agents/home.py); ``toml_path=None``: none.
 
     ``overrides`` is a dict or an argparse Namespace (keys model, api_base,
     concurrency, cache, ...); None values mean "not given".

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
-META_FILE = Path(__file__).resolve().parents[1] / "assets" / "icons" / "emoji.json"
+from agents.home import data_root
+
+META_FILE = data_root() / "assets" / "icons" / "emoji.json"
 DEFAULT = "🙂"
 VS16, ZWJ = "\ufe0f", "\u200d"
 

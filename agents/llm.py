@@ -41,6 +41,7 @@ from agents.answers import compact_schema, parse_json_answer, validate_answer
 from agents.cache import ResponseCache, cache_key
 from agents.config import EMBEDDED_MODEL, EMBEDDED_PROVIDER, ConfigError, ModelConfig, load_config
 from agents.local_model import handler as local_handler
+from agents.router import ModelRouter
 
 __all__ = [
     "Gateway",
@@ -135,6 +136,8 @@ def error_kind(err: BaseException) -> str:
     text = str(err).lower()
     if "missing credentials" in text or "api_key" in text and ("missing" in text or "must be set" in text):
         return "auth"  # litellm reports a missing key as a server error; retrying cannot help
+    if "connection error" in text or "connection refused" in text or "connecterror" in text:
+        return "connection"  # litellm reports a refused connection as an InternalServerError
     lm = _litellm
     if lm is not None:
         checks = [
@@ -177,6 +180,19 @@ def _short(err: BaseException, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _why(kind: str, err: BaseException, model: str, api_base: str | None) -> str:
+    """What went wrong, for the HUD and the log. A model the server does not have is
+    the commonest first-run mistake with a local server: say what to do."""
+    if kind == "not_found":
+        provider, _, name = model.partition("/")
+        if provider in ("ollama", "ollama_chat"):
+            return f'Ollama has no model "{name}"; run: ollama pull {name}'
+        if "model" in str(err).lower():
+            where = f" at {api_base}" if api_base else ""
+            return f'the server{where} does not serve "{name or model}"; check --model (its /v1/models lists them)'
+    return f"{kind.replace('_', ' ')}: {_short(err)}"
+
+
 class _Deadline(Exception):
     pass
 
@@ -203,6 +219,11 @@ class Gateway:
         if cache is None and self.config.cache:
             cache = self.config.cache
         self.cache: ResponseCache | None = ResponseCache(cache) if isinstance(cache, (str, Path)) else cache
+        # Several servers ([[models]] / --router): the router places each call (agents/router.py).
+        self.router: ModelRouter | None = None
+        if self.config.deployments and completion is None:
+            self.router = ModelRouter(self.config.deployments)
+            completion = self.router.completion
         self._completion = completion
         self._lock = threading.Lock()
         self._fail_streak = 0
@@ -223,6 +244,10 @@ class Gateway:
                 return "ok"
             since = time.strftime("%H:%M", time.localtime(self._fail_since or time.time()))
             return f"model unreachable: {self._last_error} (since {since})"
+
+    def deployment_lines(self) -> list[tuple[str, bool]]:
+        """Per-server health when several serve the model ([[models]]); empty otherwise."""
+        return self.router.status_lines() if self.router is not None else []
 
     @property
     def healthy(self) -> bool:
@@ -249,8 +274,11 @@ class Gateway:
     def _mode(self) -> str:
         if self._schema_mode is None:
             provider = self.config.provider
-            if not self.config.is_embedded and self._completion is None:
-                _lm()  # registers the in-process providers (scripted/...) before we look them up
+            if not self.config.is_embedded:
+                # Registers the in-process providers (scripted/...) before we look them up, also
+                # for an injected completion: else the mode would hang on whether litellm was
+                # already imported (a loaded game's prompts then differed from the saved one's).
+                _lm()
             if provider in _providers or self.config.is_embedded:
                 mode = "grammar"  # in-process providers take the schema itself
             elif provider in ("ollama", "ollama_chat"):
@@ -329,7 +357,7 @@ class Gateway:
             except Exception as err:  # noqa: BLE001 - model trouble of every kind ends here
                 kind = error_kind(err)
                 tally["error"] = kind
-                tally["why"] = f"{kind.replace('_', ' ')}: {_short(err)}"
+                tally["why"] = _why(kind, err, cfg.model, cfg.api_base)
                 if kind == "bad_request" and "response_format" in str(err) and response_format is not None:
                     # The server refused this structured-output format: step down for good
                     # (json_schema -> json_object -> schema in the prompt only).

@@ -6,6 +6,9 @@ handful of vectorised operations over the whole stream, never a loop per node.
 """
 from __future__ import annotations
 
+import logging
+import os
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from operator import attrgetter
@@ -14,6 +17,8 @@ from typing import Any, Iterable, Literal
 import numpy as np
 
 from agents.torch_threads import limit_torch_threads
+
+log = logging.getLogger(__name__)
 
 Kind = Literal["observation", "reflection", "plan", "chat", "thought"]
 KINDS = ("observation", "reflection", "plan", "chat", "thought")
@@ -88,41 +93,118 @@ def minmax(x: np.ndarray) -> np.ndarray:
     return (x - lo) / (hi - lo)
 
 
+def _add_scaled(score: np.ndarray, x: np.ndarray, w: float) -> None:
+    """score += w * minmax(x), in place, without minmax's temporaries."""
+    lo, hi = float(x.min()), float(x.max())
+    if hi - lo < 1e-12:
+        score += np.float32(0.5 * w)  # minmax's constant column
+        return
+    t = np.subtract(x, np.float32(lo), dtype=np.float32)
+    t *= np.float32(w / (hi - lo))
+    score += t
+
+
 # The relevance scan is bound by memory bandwidth: 100k x 384 float32 rows are
-# 154 MB per query (about 16 ms here). A bfloat16 copy halves the bytes, and
-# torch's bf16 kernels (AVX512-BF16/AMX) scan it in about 4 ms. Cosines then
-# differ by under 1e-3 (the top results are the same), so small streams, where
-# speed is no issue, keep the exact float32 product.
+# 154 MB per query. A 16-bit copy halves the bytes; which 16-bit format scans
+# fast depends on the CPU: torch's bfloat16 kernels are quick where the CPU has
+# AMX/AVX512-BF16 paths for them (an Intel Xeon here: 4 ms), but ran at 40 ms on
+# this AMD EPYC, whose float16 scan took 9 ms against a 7 ms pass over the same
+# bytes. So the kernel is chosen by measuring, once per process (``scan_kernel``):
+# the fastest of float32 (numpy), float16 and bfloat16 (torch) on a synthetic
+# block. Cosines then differ by under 1e-3 (bf16) or 2e-4 (f16), so the top
+# results are the same; small streams, where speed is no issue, keep the exact
+# float32 product.
 HALF_PRECISION_FROM = 20_000
+KERNELS = ("float32", "float16", "bfloat16")
+_kernel: str | None = None
+
+
+def _time_ms(f, repeat: int = 5) -> float:
+    f()
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t)
+    return 1000.0 * sorted(times)[len(times) // 2]
+
+
+def kernel_timings(rows: int = HALF_PRECISION_FROM, dim: int = 384, repeat: int = 5) -> dict[str, float]:
+    """ms per scan of ``rows`` unit vectors with each kernel (the median of ``repeat``);
+    a kernel that cannot run here (no torch) is left out."""
+    import torch  # lazy: importing torch costs seconds, and only big streams need it
+
+    limit_torch_threads()
+    rng = np.random.default_rng(0)
+    emb = rng.standard_normal((rows, dim), dtype=np.float32)
+    emb /= np.linalg.norm(emb, axis=1, keepdims=True)
+    q = emb[0].copy()
+    out = {"float32": _time_ms(lambda: emb @ q, repeat)}
+    for name in ("float16", "bfloat16"):
+        dtype = getattr(torch, name)
+        try:
+            m, v = torch.from_numpy(emb).to(dtype), torch.from_numpy(q).to(dtype)
+            out[name] = _time_ms(lambda m=m, v=v: torch.mv(m, v), repeat)
+        except (RuntimeError, TypeError):  # pragma: no cover - a torch build without that kernel
+            continue
+    return out
+
+
+def scan_kernel() -> str:
+    """The fastest relevance-scan kernel on this CPU, measured once (a few tens of ms);
+    SMALLVILLE_SCAN_KERNEL (float32, float16, bfloat16) overrides."""
+    global _kernel
+    if _kernel is None:
+        forced = os.environ.get("SMALLVILLE_SCAN_KERNEL", "").strip().lower()
+        if forced in KERNELS:
+            _kernel = forced
+        else:
+            try:
+                timings = kernel_timings()
+            except ImportError:  # embeddings from a litellm model: torch may be absent
+                timings = {"float32": 0.0}
+            _kernel = min(timings, key=lambda k: timings[k])
+            log.info("relevance scan kernel: %s (ms per %d rows: %s)", _kernel, HALF_PRECISION_FROM,
+                     ", ".join(f"{k} {v:.2f}" for k, v in timings.items()))
+    return _kernel
 
 
 class _HalfMirror:
-    """A bfloat16 copy of a stream's embedding rows, extended as rows are added
-    (rows never change once written). Falls back to float32 without torch."""
+    """A 16-bit copy of a stream's embedding rows (float16 or bfloat16, whichever
+    ``scan_kernel`` found fastest), extended as rows are added (rows never change
+    once written). Where float32 is fastest, or without torch, no copy is kept."""
 
     def __init__(self) -> None:
-        self._rows: Any = None  # torch bf16 tensor with spare capacity (torch is imported lazily)
+        self._rows: Any = None  # torch 16-bit tensor with spare capacity (torch is imported lazily)
         self._count = 0
 
     def cosines(self, emb: np.ndarray, n: int, q: np.ndarray) -> np.ndarray:
-        try:
-            import torch  # lazy: importing torch costs seconds, and only big streams need it
-        except ImportError:  # embeddings from a litellm model: torch may be absent
+        kernel = scan_kernel()
+        if kernel == "float32":
             return emb[:n] @ q
-        if self._rows is None:
-            limit_torch_threads()  # the game's setting; two threads are slower on two cores
-        if self._rows is None or self._rows.shape[0] < n or self._rows.shape[1] != emb.shape[1]:
-            grown = torch.empty((max(n, 2 * self._count), emb.shape[1]), dtype=torch.bfloat16)
-            if self._rows is not None and self._rows.shape[1] == emb.shape[1]:
+        import torch  # lazy: importing torch costs seconds, and only big streams need it
+
+        dtype = getattr(torch, kernel)
+        if self._rows is None or self._rows.shape[0] < n or self._rows.shape[1] != emb.shape[1] \
+                or self._rows.dtype != dtype:
+            grown = torch.empty((max(n, 2 * self._count), emb.shape[1]), dtype=dtype)
+            if self._rows is not None and self._rows.shape[1] == emb.shape[1] and self._rows.dtype == dtype:
                 grown[: self._count] = self._rows[: self._count]
             else:
                 self._count = 0
             self._rows = grown
         if self._count < n:
-            self._rows[self._count:n] = torch.from_numpy(emb[self._count:n]).to(torch.bfloat16)
+            self._rows[self._count:n] = torch.from_numpy(emb[self._count:n]).to(dtype)
             self._count = n
-        query = torch.from_numpy(np.ascontiguousarray(q, dtype=np.float32)).to(torch.bfloat16)
+        query = torch.from_numpy(np.ascontiguousarray(q, dtype=np.float32)).to(dtype)
         return torch.mv(self._rows[:n], query).float().numpy()
+
+    @staticmethod
+    def top(score: np.ndarray, k: int) -> np.ndarray:
+        """The indices of the k highest scores (any order)."""
+        import torch  # lazy: loaded already by cosines (big streams only)
+
+        return torch.topk(torch.from_numpy(np.ascontiguousarray(score)), k, sorted=False).indices.numpy()
 
 
 class MemoryStream:
@@ -254,21 +336,32 @@ class MemoryStream:
         q = self.check_vector(query)
         qn = float(np.linalg.norm(q))
         q = q / qn if qn > 0 else q
-        mask = self._exp[:n] > sim_hours(now)  # expired memories are forgotten
-        if kinds:
-            mask &= np.isin(self._kind[:n], [KINDS.index(k) for k in kinds])
-        ids = np.nonzero(mask)[0]
+        h_now = sim_hours(now)
+        if kinds or float(self._exp[:n].min(initial=np.inf)) <= h_now:
+            mask = self._exp[:n] > h_now  # expired memories are forgotten
+            if kinds:
+                mask &= np.isin(self._kind[:n], [KINDS.index(k) for k in kinds])
+            ids = np.nonzero(mask)[0]
+        else:  # every memory is a candidate: slices, no gathered copies
+            ids = np.arange(n)
         if ids.size == 0:
             return ids, np.zeros(0)
-        hours = np.maximum(sim_hours(now) - self._last[ids], 0.0)
-        recency = np.exp(np.log(decay) * hours)  # decay ** hours, four times faster than np.power
-        importance = self._imp[ids].astype(np.float64)
+        every = ids.size == n
+        last = self._last[:n] if every else self._last[ids]
+        # decay ** hours: exp of a product is four times faster than np.power; float32
+        # is plenty for scores that are min-max scaled to [0, 1].
+        recency = np.minimum(last - h_now, 0.0).astype(np.float32)
+        recency *= np.float32(-np.log(decay))
+        np.exp(recency, out=recency)
+        importance = self._imp[:n] if every else self._imp[ids]
         # One matrix-vector product over the contiguous block (no fancy-indexed
         # copy of the matrix), then pick the candidates' cosines.
         cos = self._half.cosines(self._emb, n, q) if n >= HALF_PRECISION_FROM else self._emb[:n] @ q
-        relevance = cos[ids] if ids.size < n else cos
+        relevance = cos if every else cos[ids]
         w_rec, w_imp, w_rel = weights
-        score = w_rec * minmax(recency) + w_imp * minmax(importance) + w_rel * minmax(relevance.astype(np.float64))
+        score = np.zeros(ids.size, dtype=np.float32)
+        for x, w in ((recency, w_rec), (importance, w_imp), (relevance, w_rel)):
+            _add_scaled(score, x, w)
         return ids, score
 
     def retrieve(
@@ -289,7 +382,12 @@ class MemoryStream:
         if ids.size == 0 or k <= 0:
             return []
         k = min(k, ids.size)
-        top = np.argpartition(-score, k - 1)[:k] if k < ids.size else np.arange(ids.size)
+        if k >= ids.size:
+            top = np.arange(ids.size)
+        elif ids.size >= HALF_PRECISION_FROM and scan_kernel() != "float32":
+            top = self._half.top(score, k)  # torch is loaded already: its top-k is 5x numpy's argpartition
+        else:
+            top = np.argpartition(score, ids.size - k)[ids.size - k:]
         top = top[np.argsort(-score[top], kind="stable")]
         chosen = ids[top]
         if char_budget is not None:

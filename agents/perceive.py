@@ -19,16 +19,39 @@ from agents.types import Action, Event
 IDLE_WORDS = ("idle", "sleeping", "asleep", "walking", "is walking", "in bed")
 
 
+SEEN_LIMIT = 4000  # subjects remembered as seen; past it the longest unseen are forgotten
+
+
 class Senses:
     """What a resident perceived lately: the last few events (the paper's retention),
-    when each was last seen, objects' states as seen, and when it last weighed a
-    reaction (its save under the mind's keys)."""
+    what each subject (object or person) was last seen doing and when, objects'
+    states as seen, and when it last weighed a reaction (its save under the mind's keys).
+
+    ``seen_at`` holds one entry per subject, its latest "subject|predicate|object",
+    so it is bounded by what there is to see in the town, not by time: an idle
+    object seen unchanged is never stored again, however often it is passed by."""
 
     def __init__(self, retention: int = 8) -> None:
         self.retained: deque[tuple[str, ...]] = deque(maxlen=retention)
         self.seen_at: dict[str, datetime] = {}  # "subject|predicate|object" -> last perceived
+        self._key_of: dict[str, str] = {}  # subject -> its key in seen_at (derived; not saved)
         self.object_states: dict[str, str] = {}
         self.last_react: datetime | None = None
+
+    def saw(self, subject: str, key: str, now: datetime) -> datetime | None:
+        """Note that ``subject`` was seen as ``key`` now; when it was last seen so (None:
+        never, or it has changed since)."""
+        old = self._key_of.get(subject)
+        if old is not None and old != key:
+            self.seen_at.pop(old, None)  # its state changed: what it was is no longer what it is
+        last = self.seen_at.pop(key, None)  # re-inserted last: the dict stays in order of sight
+        self.seen_at[key] = now
+        self._key_of[subject] = key
+        if len(self.seen_at) > SEEN_LIMIT:
+            for k in list(self.seen_at)[: len(self.seen_at) - SEEN_LIMIT]:
+                del self.seen_at[k]
+                self._key_of.pop(k.split("|", 1)[0], None)
+        return last
 
     def to_state(self) -> dict[str, Any]:
         return {
@@ -42,7 +65,10 @@ class Senses:
         dt = lambda v: datetime.fromisoformat(v) if v else None  # noqa: E731
         self.retained.clear()
         self.retained.extend(tuple(x) for x in state["retained"])
-        self.seen_at = {k: datetime.fromisoformat(v) for k, v in (state.get("seen_at") or {}).items()}
+        seen = sorted(((datetime.fromisoformat(v), k) for k, v in (state.get("seen_at") or {}).items()))
+        self.seen_at, self._key_of = {}, {}
+        for t, k in seen:  # oldest first; a subject's latest sight wins (older saves kept one per triple)
+            self.saw(k.split("|", 1)[0], k, t)
         self.object_states = dict(state["object_states"])
         self.last_react = dt(state["last_react"])
 
@@ -125,15 +151,13 @@ def perceive(m: Perceiver, events: list[Event]) -> list[Event]:
     window = timedelta(minutes=s.retention_min)
     for ev in attended:
         spo = (ev.subject, ev.predicate, ev.object)
-        key = "|".join(spo)
-        last = senses.seen_at.get(key)
-        senses.seen_at[key] = now
+        last = senses.saw(ev.subject, "|".join(spo), now)
+        if last is not None and is_idle(ev):
+            continue  # idle and unchanged since we last saw it: never news again
         if spo in senses.retained or (last is not None and timedelta(0) <= now - last < window):
-            continue  # among the last few events, or seen within the hour: not news
+            continue  # among the last few events, or seen doing this within the hour: not news
         senses.retained.append(spo)  # a deque of maxlen retention (the paper's)
         fresh.append(ev)
-    if len(senses.seen_at) > 400:
-        senses.seen_at = {k: t for k, t in senses.seen_at.items() if now - t < window}
     if not fresh:
         return []
     waiting = pv.tag(pv.RULE, "until the model rates it")

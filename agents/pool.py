@@ -10,6 +10,7 @@ with the key, never lost.
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import threading
 from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
@@ -30,10 +31,31 @@ class JobResult:
         return self.error is None
 
 
+def lower_this_thread(nice: int) -> bool:
+    """Lower the calling thread's scheduling priority by ``nice`` (Linux: per thread);
+    False where it cannot (other systems, a sandbox)."""
+    if nice <= 0 or not hasattr(os, "setpriority"):
+        return False
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + nice))
+        return True
+    except OSError:
+        return False
+
+
 class MindPool:
-    def __init__(self, concurrency: int) -> None:
+    """``nice``: how much lower the workers' scheduling priority is than the main
+    thread's. In the window the minds' model calls, embeddings and retrieval
+    compete with the frame for a few cores; with a lower priority the frame
+    thread gets a core back at once when it wakes (Linux schedules threads
+    one by one)."""
+
+    def __init__(self, concurrency: int, nice: int = 0) -> None:
         self.concurrency = max(1, int(concurrency))
-        self._executor = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="mind")
+        self.nice = max(0, int(nice))
+        self._executor = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="mind",
+                                            initializer=lower_this_thread, initargs=(self.nice,))
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         self._jobs: dict[str, tuple[Future, int]] = {}  # key -> (future, generation)

@@ -25,6 +25,7 @@ import pygame
 from agents.config import ConfigError
 from agents.llm import load_config
 from game.errors import UserError
+from game.paths import resolve_map
 from game.savegame import load_into
 from game.session import Session
 from game.town import load_town
@@ -32,20 +33,10 @@ from game.view import fonts, sprites
 from game.view.tilemap import TileMapRenderer
 from game.window import FPS, TITLE, WINDOW_SIZE, Game, in_background
 
-ROOT = Path(__file__).resolve().parents[1]
-
 log = logging.getLogger(__name__)
 
 __all__ = ["main_play", "build_session", "run", "leave_process", "resolve_map", "frame_stats", "Game",
            "WINDOW_SIZE", "in_background"]
-
-
-def resolve_map(path: str | Path) -> Path:
-    """A map path as given, or relative to the repository when run from elsewhere."""
-    p = Path(path)
-    if not p.exists() and not p.is_absolute() and (ROOT / p).exists():
-        return ROOT / p
-    return p
 
 
 def frame_stats(frame_ms) -> dict[str, float]:
@@ -69,7 +60,7 @@ def main_play(args, session=None) -> int:
         os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
         if frames is None:
             frames = 1
-    map_path = resolve_map(getattr(args, "map", None) or "maps/the_ville/the_ville.tmx")
+    map_path = resolve_map(getattr(args, "map", None))
     screenshot = getattr(args, "screenshot", None)
     given_name = getattr(args, "visitor_name", None)
     own_session = session is None
@@ -106,9 +97,14 @@ def main_play(args, session=None) -> int:
             if load:
                 # Before the first frame, so blocking is fine; a bad save is a
                 # SaveError (a UserError): one clear line, nothing started.
-                load_into(game, load)
+                loaded = load_into(game, load)
+                for warning in loaded.warnings:  # an older version's save, a changed map: loaded, but say so
+                    print(f"smallville: {loaded.path}: {warning}", file=sys.stderr)
+                    game.toast(warning)
             if not headless and not given_name and not load:
                 game.ask_visitor_name(session.visitor_name, offer_continue=True)
+            if not headless:  # into the save folder's recordings/: `smallville replay saves` watches it again
+                session.record(getattr(getattr(game, "savemenu", None), "folder", None) or "saves")
         if headless and session is not None:
             game.add_overlay(_CrowdCamera(game))  # nobody walks the visitor: watch the residents
         if not headless:

@@ -19,6 +19,9 @@ from game.sim import Simulation
 log = logging.getLogger(__name__)
 
 
+PLAY_WORKER_NICE = 5  # the minds' worker threads in play, below the frame thread (agents.pool.MindPool)
+
+
 def select_residents(cast: Sequence[Any], agents: int | None = None,
                      names: str | Sequence[str] | None = None) -> list[Any]:
     """``--agents N``: the first N in the scenario's order; ``--residents "A,B"``: by name.
@@ -105,7 +108,8 @@ def build_parts(
     if minds is None:
         minds = build_minds(personas, gateway, embedder, scenario, mind_settings)
     if pool is None:
-        pool = MindPool(getattr(config, "concurrency", None) or 2)
+        # In play the frame shares the cores with the minds: their workers run at a lower priority.
+        pool = MindPool(getattr(config, "concurrency", None) or 2, nice=0 if lockstep else PLAY_WORKER_NICE)
     try:
         pathing.prepare(town.walkable)  # else the first long path builds landmarks inside a frame
     except Exception:  # noqa: BLE001 - an optimisation only

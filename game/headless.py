@@ -10,6 +10,9 @@ cache) replays the same. The run folder gets:
 - ``events.jsonl``  the simulation's event log, one event per line (streamed)
 - ``llm_calls.jsonl`` one line per model call, with resident and purpose (streamed)
 - ``summary.json``  per resident calls, tokens, fallbacks; totals; wall time; sim span
+- ``recording.jsonl`` every resident's tile at every step, actions, lines, object
+  states, written as the run goes (game/recording.py; ``smallville replay`` plays
+  it back); ``saves/history/`` keeps an autosave every few sim hours for it
 
 Ctrl-C stops the run and still writes all four files.
 """
@@ -30,9 +33,11 @@ from tqdm import tqdm
 from agents.config import ConfigError
 from agents.llm import Gateway, load_config
 from agents.persona import CastError, load_cast
-from game import runstats
+from game import paths, runstats
 from game.build import build_parts, select_residents
 from game.errors import UserError
+from game.recording import FILE as RECORDING_FILE
+from game.recording import HISTORY_FOLDER, Recorder, SaveHistory
 from game.savegame import capture, restore
 from game.saves import SaveError, SaveWriter, list_saves, load_state, read_info
 from game.timeline import render_timeline
@@ -141,9 +146,8 @@ def run_headless(
     def save_end(drain: bool) -> Path | None:
         try:
             snap, meta = capture(parts, drain=drain)
-            writer.save(saves_dir / "end.sqlite", snap, {**meta, "slot": "end"})
-            writer.wait()
-            return saves_dir / "end.sqlite" if writer.status.state == "saved" else None
+            # The future's result, not the writer's status: it is the save's own outcome.
+            return writer.save(saves_dir / "end.sqlite", snap, {**meta, "slot": "end"}).result().path
         except SaveError as err:
             log.warning("the run's end save failed: %s", err)
             if echo is not None:
@@ -155,6 +159,9 @@ def run_headless(
         events_fh.flush()
 
     sim.listeners.append(stream)
+    recorder = Recorder(out / RECORDING_FILE, sim, kind="run", model=getattr(config, "model", None),
+                        accounting=accounting, append=resume is not None)
+    history = SaveHistory(saves_dir / HISTORY_FOLDER)
     begin = sim.now
     end = begin + timedelta(hours=hours)
     steps = int(round((end - begin).total_seconds() / 10))
@@ -166,10 +173,11 @@ def run_headless(
     try:
         while sim.now < end:
             sim.step()
+            recorder.after_step(sim)
             if every is not None and sim.now - last_auto >= every:
                 last_auto = sim.now
                 snap, meta = capture(parts)  # drains (lockstep): the writer builds the rest meanwhile
-                writer.autosave(snap, meta, saves_dir, keep)
+                writer.autosave(snap, meta, saves_dir, keep).add_done_callback(history.saved)
             if on_step is not None:
                 on_step(sim)
             if bar is not None:
@@ -195,6 +203,7 @@ def run_headless(
             pool.cancel_all()
         pool.shutdown(wait=not interrupted)
         writer.close(wait=True)
+        recorder.close("interrupted" if interrupted else "finished")
         events_fh.close()
         accounting.close()
     wall = prev_wall + time.monotonic() - t0
@@ -202,6 +211,7 @@ def run_headless(
                            interrupted=interrupted, town=town)
     summary["resumed_at"] = begin.strftime(TIME_FORMAT) if resume is not None else None
     summary["save"] = str(last_save) if last_save else None
+    summary["recording"] = recorder.stats(len(personas), hours=summary["sim_hours"])
     files["summary"].write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     files["timeline"].write_text(timeline_text(sim, summary, town), encoding="utf-8")
     if echo is not None:
@@ -216,14 +226,18 @@ def make_summary(sim, personas, accounting, config, *, seed, start, wall_s, inte
     by_res = acc.get("by_resident", {})
     sim_hours = max(0.0, (sim.now - start).total_seconds() / 3600.0)
     days = sim_hours / 24.0 if sim_hours > 0 else 0.0
-    led = runstats.model_led(sim.events, sim.now)
-    reflections = runstats.reflections_per_day(sim.events, days)
-    lines = runstats.lines_by_source(sim.events)
+    events = list(sim.events)  # once: older events are read from the log's journal on disk
+    led = runstats.model_led(events, sim.now)
+    reflections = runstats.reflections_per_day(events, days)
+    lines = runstats.lines_by_source(events)
+    by_name: dict[str, list[dict]] = {}
+    for e in events:
+        by_name.setdefault(e.get("resident") or "", []).append(e)
     residents = {}
     for p in personas:
         t = by_res.get(p.name, {})
         b = sim.bodies.get(p.name)
-        ev = [e for e in sim.events if e.get("resident") == p.name]
+        ev = by_name.get(p.name, [])
         calls, tokens = int(t.get("calls", 0)), int(t.get("tokens", 0))
         snap = _inspect(sim.minds.get(p.name))
         share = led.get(p.name, {})
@@ -268,8 +282,8 @@ def make_summary(sim, personas, accounting, config, *, seed, start, wall_s, inte
         "residents": residents,
         "totals": total,
         "by_purpose": acc.get("by_purpose", {}),
-        "events": len(sim.events),
-        "conversations": sum(1 for e in sim.events if e["kind"] == "chat" and not e.get("ended")),
+        "events": len(events),
+        "conversations": sum(1 for e in events if e["kind"] == "chat" and not e.get("ended")),
     }
 
 
@@ -293,7 +307,8 @@ def timeline_text(sim, summary: dict, town=None) -> str:
         + " of awake minutes · ⚙ marks what the model did not write (a rule's or the routine's choice, and why)",
     ]
     world = getattr(town, "world", None)
-    return render_timeline(sim.events, title=f"Smallville run — {world or 'the town'}", header=header, world=world)
+    return render_timeline(list(sim.events), title=f"Smallville run — {world or 'the town'}", header=header,
+                           world=world)
 
 
 def economy_text(summary: dict) -> str:
@@ -348,7 +363,7 @@ def main_sim(args) -> int:
         config = load_config(args)
     except ConfigError as err:
         raise UserError(str(err)) from None
-    out = Path(args.out) if args.out else Path("runs") / datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = Path(args.out) if args.out else paths.runs_dir() / datetime.now().strftime("%Y%m%d-%H%M%S")
     print(
         f"smallville sim: {len(personas)} residents, {start:%Y-%m-%d %H:%M} + {args.hours:g} h, "
         f"model {config.model}, seed {args.seed} -> {out}",

@@ -31,6 +31,7 @@ from agents.embeddings import make_embedder
 from agents.interview import respond
 from agents.llm import Gateway, load_config
 from agents.persona import CastError, load_cast
+from game import paths
 from game.errors import UserError
 from game.savegame import rebuild_mind, resolve_path
 from game.saves import SaveInfo, load_state, save_state
@@ -84,7 +85,7 @@ def load_minds(save: str | Path, args: Any = None, *, gateway: Any = None, embed
     path = resolve_path(save)
     if not path.exists():
         raise UserError(f"--load {save}: there is no such save ({path})")
-    default_map = default_map or getattr(args, "map", None) or "maps/the_ville/the_ville.tmx"
+    default_map = default_map or getattr(args, "map", None) or paths.default_map()
     parts, info = load_state(path, require=("sim", "session"))
     saved = SavedGame(path, parts, info)
     states = saved.states

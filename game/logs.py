@@ -1,21 +1,39 @@
-"""One log file for the whole game; people see short messages, the file keeps traces."""
+"""One log file for the whole game; people see short messages, the file keeps traces.
+
+The file is ``<logs>/smallville.log`` (game/paths.py: the checkout's ``logs/``
+when run from a checkout, else the per-user data folder; ``$SMALLVILLE_LOG_DIR``
+overrides), so it is the same file whatever folder the command starts in."""
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 
-LOG_DIR = Path(os.environ.get("SMALLVILLE_LOG_DIR", "logs"))
-LOG_FILE = LOG_DIR / "smallville.log"
+from game import paths
+
 HANDLER_NAME = "smallville"  # our file handler, added once
+LOG_NAME = "smallville.log"
+
+
+def log_file() -> Path:
+    return paths.logs_dir() / LOG_NAME
 
 
 def setup_logging(level: int = logging.INFO) -> Path:
-    """Send every module's log to logs/smallville.log (created on demand)."""
-    LOG_DIR.mkdir(parents=True, exist_ok=True)
+    """Send every module's log to the log file (created on demand) and return its path.
+    When the folder cannot be written, the log goes nowhere rather than stopping the game."""
     root = logging.getLogger()
-    if not any(h.get_name() == HANDLER_NAME for h in root.handlers):
-        handler = logging.FileHandler(LOG_FILE, encoding="utf-8")
+    existing = next((h for h in root.handlers if h.get_name() == HANDLER_NAME), None)
+    target = log_file()
+    if existing is not None and Path(getattr(existing, "baseFilename", "")) != target.resolve():
+        root.removeHandler(existing)  # $SMALLVILLE_HOME changed (tests): follow it
+        existing.close()
+        existing = None
+    if existing is None:
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            handler: logging.Handler = logging.FileHandler(target, encoding="utf-8")
+        except OSError:
+            handler = logging.NullHandler()
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         handler.set_name(HANDLER_NAME)
         root.addHandler(handler)
@@ -23,4 +41,4 @@ def setup_logging(level: int = logging.INFO) -> Path:
     # litellm and httpx are chatty at INFO; keep their warnings only.
     for noisy in ("LiteLLM", "litellm", "httpx", "httpcore", "sentence_transformers"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
-    return LOG_FILE
+    return target

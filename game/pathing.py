@@ -15,19 +15,27 @@ Public API::
     components(walkable) -> numpy int32 array, -1 on blocked tiles
     path_cost(path) -> float
     prepare(walkable) -> None            (optional warm-up of the caches below)
+    graph_of(walkable) -> Graph          (the grid's search structures, built once)
+    Search(graph, start, goals, cover=None)   an A* search run in slices: .run(expansions)
 
 Each grid's neighbour table (and, on first need, its connected components and
 landmarks) is built once and cached by the grid's contents (a few ms for the
 table of the 136x96 Ville, about 0.2 s for its landmarks), so passing the same
-array again is cheap, and an edited array is never served stale. Measured on
-the Ville (2 busy cores): a path between two spawns takes about 4 ms on
-average, 10 ms at worst (long detours included); an unreachable goal is
-rejected at once through the component labels.
+array again is cheap, and an edited array is never served stale. A caller that
+searches one grid all day (the simulation's path service, game/sim/paths.py)
+keeps its ``Graph`` and never hashes the grid again. Heuristic tables are
+computed once per goal set and kept (an LRU of ``HEURISTIC_TABLES`` per grid):
+residents walk to the same beds, desks and counters all day.
+
+``Search`` runs a search in slices of node expansions, so a caller with a
+time budget (the game's frame) can spread one long search over several
+steps; ``find_path`` and friends run one to the end.
 """
 from __future__ import annotations
 
 import heapq
 import math
+from array import array
 from collections import OrderedDict, deque
 from typing import Any, Iterable, Sequence
 
@@ -45,11 +53,14 @@ _DD = DIAG - 2 * ORTH  # octile: ORTH * (dx + dy) + (DIAG - 2 * ORTH) * min(dx, 
 Tile = tuple[int, int]
 
 
-class _Graph:
+HEURISTIC_TABLES = 96  # goal sets whose heuristic table a grid keeps (about 100 KB each on the Ville)
+
+
+class Graph:
     """The walkable grid flattened to node ids ``y * width + x`` with, per node,
     a tuple of ``(neighbour id, step cost)`` honouring the corner rule."""
 
-    __slots__ = ("width", "height", "walk", "nbrs", "xs", "ys", "xa", "ya", "_comp", "landmarks")
+    __slots__ = ("width", "height", "walk", "nbrs", "xs", "ys", "xa", "ya", "_comp", "landmarks", "tables")
 
     def __init__(self, walkable: np.ndarray):
         w = np.ascontiguousarray(walkable, dtype=bool)
@@ -84,6 +95,39 @@ class _Graph:
         self._comp: list[int] | None = None
         # component label -> (K, n) int64 exact distances from K landmarks (-1: unreachable)
         self.landmarks: dict[int, np.ndarray] = {}
+        # goal set (sorted node ids) -> heuristic per node, as an int64 array (an LRU)
+        self.tables: OrderedDict[tuple[int, ...], array] = OrderedDict()
+
+    def add_landmarks(self, comp: int, rows: np.ndarray) -> None:
+        self.landmarks[comp] = rows
+        self.tables.clear()  # tables made before are valid but weaker: make them again
+
+    def node(self, tile: Sequence[int]) -> int | None:
+        """Node id of a walkable in-bounds tile, else None."""
+        x, y = int(tile[0]), int(tile[1])
+        if 0 <= x < self.width and 0 <= y < self.height:
+            i = y * self.width + x
+            if self.walk[i]:
+                return i
+        return None
+
+    def tile(self, i: int) -> Tile:
+        return (self.xs[i], self.ys[i])
+
+    def heuristic(self, targets: Iterable[int]) -> array:
+        """A lower bound on the cost from every node to the nearest of ``targets``
+        (consistent), computed once per goal set and kept."""
+        key = tuple(sorted(set(targets)))
+        table = self.tables.get(key)
+        if table is None:
+            table = array("q")
+            table.frombytes(np.ascontiguousarray(_heuristic(self, list(key)), dtype=np.int64).tobytes())
+            self.tables[key] = table
+            while len(self.tables) > HEURISTIC_TABLES:
+                self.tables.popitem(last=False)
+        else:
+            self.tables.move_to_end(key)
+        return table
 
     @property
     def comp(self) -> list[int]:
@@ -109,16 +153,17 @@ class _Graph:
         return self._comp
 
 
-_CACHE: "OrderedDict[tuple, _Graph]" = OrderedDict()
+_CACHE: "OrderedDict[tuple, Graph]" = OrderedDict()
 _CACHE_SIZE = 4
 
 
-def _graph(walkable: np.ndarray) -> _Graph:
+def graph_of(walkable: np.ndarray) -> Graph:
+    """The grid's search structures (built once per grid contents, then cached)."""
     arr = np.asarray(walkable, dtype=bool)
     key = (arr.shape, arr.tobytes())
     g = _CACHE.get(key)
     if g is None:
-        g = _Graph(arr)
+        g = Graph(arr)
         _CACHE[key] = g
         while len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
@@ -127,17 +172,14 @@ def _graph(walkable: np.ndarray) -> _Graph:
     return g
 
 
-def _node(g: _Graph, tile: Sequence[int]) -> int | None:
-    """Node id of a walkable in-bounds tile, else None."""
-    x, y = int(tile[0]), int(tile[1])
-    if 0 <= x < g.width and 0 <= y < g.height:
-        i = y * g.width + x
-        if g.walk[i]:
-            return i
-    return None
+_graph = graph_of  # the name the tests and older callers know
 
 
-def _unwind(g: _Graph, came: dict, end: int) -> list[Tile]:
+def _node(g: Graph, tile: Sequence[int]) -> int | None:
+    return g.node(tile)
+
+
+def _unwind(g: Graph, came: dict, end: int) -> list[Tile]:
     xs, ys = g.xs, g.ys
     out = []
     i = end
@@ -163,7 +205,7 @@ LANDMARKS = 6
 _BUDGET = 2500  # expansions before a component gets landmarks
 
 
-def _dijkstra_all(g: _Graph, s: int) -> list[int]:
+def _dijkstra_all(g: Graph, s: int) -> list[int]:
     """Exact integer cost from s to every node; -1 where unreachable."""
     dist = [-1] * len(g.walk)
     dist[s] = 0
@@ -186,7 +228,7 @@ def _dijkstra_all(g: _Graph, s: int) -> list[int]:
     return dist
 
 
-def _build_landmarks(g: _Graph, seed: int) -> np.ndarray:
+def _build_landmarks(g: Graph, seed: int) -> np.ndarray:
     """K landmarks in seed's component by farthest-point selection."""
     first = np.array(_dijkstra_all(g, seed), dtype=np.int64)
     far = int(np.argmax(first))
@@ -202,7 +244,7 @@ def _build_landmarks(g: _Graph, seed: int) -> np.ndarray:
     return np.stack(rows)
 
 
-def _heuristic(g: _Graph, targets: list[int]) -> list[int]:
+def _heuristic(g: Graph, targets: list[int]) -> np.ndarray:
     xa, ya = g.xa, g.ya
     tx = xa[targets]
     ty = ya[targets]
@@ -224,57 +266,98 @@ def _heuristic(g: _Graph, targets: list[int]) -> list[int]:
         hi = dt.max(axis=1)[:, None]
         alt = np.maximum(lo - lm, lm - hi).max(axis=0)
         h = np.maximum(h, alt)
-    return h.tolist()
+    return h
 
 
 _OVER = object()
 
 
-def _search(g: _Graph, s: int, goals: set[int], H: list[int], budget: int | None):
-    """A* from s to the cheapest-to-reach node of ``goals`` with heuristic
-    list H. Ties in f go to the node nearer the goal (smaller h). Returns the
-    path, None when unreachable, or _OVER after ``budget`` expansions."""
-    nbrs = g.nbrs
-    came = {s: -1}
-    gbest = {s: 0}
-    closed = set()
-    heap = [(H[s], H[s], s)]
-    pop, push = heapq.heappop, heapq.heappush
-    left = -1 if budget is None else budget
-    while heap:
-        _, _, i = pop(heap)
-        if i in closed:
-            continue
-        if i in goals:
-            return _unwind(g, came, i)
-        if left == 0:
-            return _OVER
-        left -= 1
-        closed.add(i)
-        gi = gbest[i]
-        for j, c in nbrs[i]:
-            if j in closed:
+class Search:
+    """A* from ``start`` to the cheapest-to-reach node of ``goals``, run in slices.
+
+    ``cover`` (optional) is a superset of ``goals`` whose heuristic table is
+    used: a lower bound to the nearest of a superset is one to the nearest of
+    any subset, so a caller that picks a few free tiles of an object (or a
+    random sample of an arena) still gets the object's cached table. Ties in f
+    go to the node nearer the goal (smaller h), so paths are deterministic.
+
+        s = Search(g, start, goals)
+        while not s.run(256):   # True once finished; s.path is the path or None
+            ...                  # (another frame)
+    """
+
+    __slots__ = ("g", "goals", "H", "came", "gbest", "closed", "heap", "done", "path", "expanded")
+
+    def __init__(self, g: Graph, start: int, goals: Iterable[int], cover: Iterable[int] | None = None) -> None:
+        self.g = g
+        self.goals = set(goals)
+        self.expanded = 0
+        self.path: list[Tile] | None = None
+        self.done = False
+        if not self.goals:
+            self.done = True
+            return
+        H = self.H = g.heuristic(cover if cover is not None else self.goals)
+        self.came = {start: -1}
+        self.gbest = {start: 0}
+        self.closed: set[int] = set()
+        self.heap = [(H[start], H[start], start)]
+
+    def run(self, expansions: int | None = None) -> bool:
+        """Expand up to ``expansions`` nodes (None: to the end). True when the
+        search is over (``path`` is then the path, or None: unreachable)."""
+        if self.done:
+            return True
+        nbrs, H, goals = self.g.nbrs, self.H, self.goals
+        came, gbest, closed, heap = self.came, self.gbest, self.closed, self.heap
+        pop, push = heapq.heappop, heapq.heappush
+        left = -1 if expansions is None else max(1, int(expansions))
+        while heap:
+            _, _, i = pop(heap)
+            if i in closed:
                 continue
-            ng = gi + c
-            old = gbest.get(j)
-            if old is None or ng < old:
-                gbest[j] = ng
-                came[j] = i
-                hj = H[j]
-                push(heap, (ng + hj, hj, j))
-    return None
+            if i in goals:
+                self.path = _unwind(self.g, came, i)
+                self.done = True
+                return True
+            if left == 0:
+                push(heap, (gbest[i] + H[i], H[i], i))  # not expanded: back for the next slice
+                return False
+            left -= 1
+            self.expanded += 1
+            closed.add(i)
+            gi = gbest[i]
+            for j, c in nbrs[i]:
+                if j in closed:
+                    continue
+                ng = gi + c
+                old = gbest.get(j)
+                if old is None or ng < old:
+                    gbest[j] = ng
+                    came[j] = i
+                    hj = H[j]
+                    push(heap, (ng + hj, hj, j))
+        self.done = True
+        return True
 
 
-def _route(g: _Graph, s: int, targets: set[int]) -> list[Tile] | None:
+def _search(g: Graph, s: int, goals: set[int], budget: int | None):
+    """A* to the end (None: unreachable), or _OVER after ``budget`` expansions."""
+    search = Search(g, s, goals)
+    if search.run(budget):
+        return search.path
+    return _OVER
+
+
+def _route(g: Graph, s: int, targets: set[int]) -> list[Tile] | None:
     if s in targets:
         return [(g.xs[s], g.ys[s])]
     comp = g.comp[s]
-    tl = sorted(targets)
     have = comp in g.landmarks
-    found = _search(g, s, targets, _heuristic(g, tl), None if have else _BUDGET)
+    found = _search(g, s, targets, None if have else _BUDGET)
     if found is _OVER:
-        g.landmarks[comp] = _build_landmarks(g, s)
-        found = _search(g, s, targets, _heuristic(g, tl), None)
+        g.add_landmarks(comp, _build_landmarks(g, s))
+        found = _search(g, s, targets, None)
     return found
 
 
@@ -289,7 +372,7 @@ def prepare(walkable: np.ndarray) -> None:
     sizes = np.bincount(np.array([c for c in comp if c >= 0]))
     big = int(np.argmax(sizes))
     if big not in g.landmarks:
-        g.landmarks[big] = _build_landmarks(g, comp.index(big))
+        g.add_landmarks(big, _build_landmarks(g, comp.index(big)))
 
 
 # --------------------------------------------------------------------------- public

@@ -3,7 +3,6 @@ meta, checking it fits the map, slot names and listing. The format is
 described in game/saves.py, the public face of saving."""
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -19,12 +18,13 @@ from typing import Any
 
 import numpy as np
 
+from game import paths
 from game.errors import SaveError
 from game.savecodec import decode_hook, encode_part, key_is_secret, no_gc, scrub_text
+from game.savecompat import SCHEMA, check_map, map_fingerprint, migrate
 
 log = logging.getLogger(__name__)
 
-SCHEMA = 1                      # the newest layout this code writes and reads
 APP_ID = 0x534D5631             # "SMV1" in PRAGMA application_id
 SUFFIX = ".sqlite"
 TMP_PREFIX = ".saving-"         # hidden temporary files: .saving-<slot>.<pid>.<rand>.tmp
@@ -61,6 +61,7 @@ class SaveInfo:
     meta: dict = field(default_factory=dict)   # every meta key, decoded
     broken: str | None = None           # why it cannot be read (list_saves only)
     timings: dict = field(default_factory=dict)   # seconds per phase of the save/load that made this
+    warnings: list[str] = field(default_factory=list)   # loaded anyway, but: (an older version's, a changed map)
 
     @property
     def ok(self) -> bool:
@@ -75,28 +76,13 @@ class SaveInfo:
         return f"{self.slot}: {sim} (saved {real})"
 
 
-# ------------------------------------------------------------ the map
-
-_fp_cache: dict[tuple[str, int, int], str] = {}
-
-
-def map_fingerprint(path: str | os.PathLike) -> str:
-    """sha256 (hex) of the .tmx file's bytes."""
-    p = Path(path)
-    st = p.stat()
-    key = (str(p.resolve()), st.st_mtime_ns, st.st_size)
-    if key not in _fp_cache:
-        _fp_cache[key] = hashlib.sha256(p.read_bytes()).hexdigest()
-    return _fp_cache[key]
-
-
 # ------------------------------------------------------------ file names
 
 _SLOT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,63}$")
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
 
 
-def slot_path(name_or_path: str | os.PathLike, folder: str | os.PathLike = "saves") -> Path:
+def slot_path(name_or_path: str | os.PathLike, folder: str | os.PathLike | None = None) -> Path:
     """A slot name -> <folder>/<name>.sqlite; a path ending in .sqlite is used as is.
     Names are letters, digits, space, '_', '-', '.' (up to 64, starting with a
     letter or digit); anything else (slashes, '..', control characters) is refused."""
@@ -105,10 +91,11 @@ def slot_path(name_or_path: str | os.PathLike, folder: str | os.PathLike = "save
         return Path(s)
     if (not _SLOT_RE.match(s) or ".." in s or s.endswith((".", " "))
             or s.split(".")[0].strip().lower() in _RESERVED):
+        shown = s if s.isprintable() and len(s) <= 64 else repr(s[:64])[1:-1] + ("…" if len(s) > 64 else "")
         raise SaveError(
-            f"'{s}' is not a usable save name: use up to 64 letters, digits, spaces, '-', '_' or '.', "
+            f"'{shown}' is not a usable save name: use up to 64 letters, digits, spaces, '-', '_' or '.', "
             f"starting with a letter or digit (or give a path ending in {SUFFIX})")
-    return Path(folder) / f"{s}{SUFFIX}"
+    return Path(folder if folder is not None else paths.saves_dir()) / f"{s}{SUFFIX}"
 
 
 def slot_of(path: Path) -> str:
@@ -311,10 +298,11 @@ def save_state(path: str | os.PathLike, parts: dict[str, Any], meta: dict | None
     return info
 
 
-def autosave(parts: dict[str, Any], meta: dict | None, folder: str | os.PathLike = "saves", keep: int = 3) -> SaveInfo:
+def autosave(parts: dict[str, Any], meta: dict | None, folder: str | os.PathLike | None = None,
+             keep: int = 3) -> SaveInfo:
     """Write slot autosave-<n> (n one more than the newest) and delete the
     oldest autosaves beyond `keep`, only after the new one is safely written."""
-    folder = Path(folder)
+    folder = Path(folder if folder is not None else paths.saves_dir())
     existing = _autosaves(folder)
     n = (existing[-1][0] + 1) if existing else 1
     path = folder / f"{AUTOSAVE_PREFIX}{n}{SUFFIX}"
@@ -348,7 +336,7 @@ def _open_ro(path: Path) -> sqlite3.Connection:
         if path.suffix.lower() != SUFFIX and Path(str(path) + SUFFIX).exists():
             path = Path(str(path) + SUFFIX)
         else:
-            raise SaveError(f"there is no save at {path}; check the name (saves live in the saves/ folder; "
+            raise SaveError(f"there is no save at {path}; check the name (saves live in {paths.saves_dir()}; "
                             "the save menu lists them)")
     if path.is_dir():
         raise SaveError(f"{path} is a folder, not a save file; give a slot name or a path to a {SUFFIX} file")
@@ -393,7 +381,7 @@ def _parse_dt(v: Any) -> datetime | None:
         return None
 
 
-def _info_from_meta(path: Path, m: dict) -> SaveInfo:
+def _info_from_meta(path: Path, m: dict, warnings: list[str] | None = None) -> SaveInfo:
     try:
         size = path.stat().st_size
     except OSError:
@@ -405,7 +393,7 @@ def _info_from_meta(path: Path, m: dict) -> SaveInfo:
         sim_time=_parse_dt(m.get("sim_time")), world=m.get("world"), map_path=m.get("map_path"),
         map_sha256=m.get("map_sha256"), residents=list(m.get("residents") or []),
         embedding_model=m.get("embedding_model"), embedding_dim=int(dim) if dim is not None else None,
-        parts=list(m.get("parts") or []), meta=m)
+        parts=list(m.get("parts") or []), meta=m, warnings=list(warnings or []))
 
 
 def read_info(path: str | os.PathLike) -> SaveInfo:
@@ -422,36 +410,6 @@ def read_info(path: str | os.PathLike) -> SaveInfo:
     return _info_from_meta(path, m)
 
 
-def _map_label(world: str | None, mpath: str | None, sha: str | None) -> str:
-    bits = [f"'{world}'" if world else "an unnamed world"]
-    extra = ", ".join(x for x in (mpath, f"fingerprint {sha[:12]}" if sha else None) if x)
-    return f"{bits[0]} ({extra})" if extra else bits[0]
-
-
-def check_map(info: SaveInfo, expect_map: Any) -> None:
-    """SaveError unless the save was made for `expect_map` (a .tmx path, or an
-    object with .path and optionally .world, such as a Town)."""
-    mp = getattr(expect_map, "path", expect_map)
-    world = getattr(expect_map, "world", None)
-    try:
-        sha = map_fingerprint(mp)
-    except OSError as err:
-        raise SaveError(f"cannot read the map {mp} to check the save {info.path} against it: {err}") from err
-    if info.map_sha256 == sha and (world is None or info.world in (None, world)):
-        return
-    mine = _map_label(world, str(mp), sha)
-    theirs = _map_label(info.world, info.map_path, info.map_sha256)
-    if info.map_sha256 is None:
-        why = "it records no map"
-    elif info.map_sha256 != sha and info.world == world and world is not None:
-        why = "the map file has changed since"
-    else:
-        why = "another map"
-    hint = f" (--map {info.map_path})" if info.map_path else ""
-    raise SaveError(f"{info.path} was saved on {theirs} but this game runs {mine} ({why}); "
-                    f"start the game on the save's map to load it" + hint)
-
-
 def load_state(path: str | os.PathLike, expect_map: Any = None,
                require: tuple[str, ...] | list[str] = ()) -> tuple[dict[str, Any], SaveInfo]:
     """Read every part of a save. Pure (touches nothing but the file; safe on a
@@ -466,8 +424,7 @@ def load_state(path: str | os.PathLike, expect_map: Any = None,
         if isinstance(info.schema, int) and info.schema > SCHEMA:
             raise SaveError(f"{path}: this save was made by a newer Smallville (schema {info.schema}; this one "
                             f"reads up to {SCHEMA}); update the game to load it")
-        if expect_map is not None:
-            check_map(info, expect_map)
+        fit = check_map(info, expect_map) if expect_map is not None else "same"
         try:
             rows = con.execute("SELECT name, json, crc, arrays FROM state").fetchall()
             arows = con.execute("SELECT part, idx, dtype, shape, nbytes, data FROM arrays").fetchall()
@@ -502,6 +459,11 @@ def load_state(path: str | os.PathLike, expect_map: Any = None,
                                      lambda d, got=got: decode_hook(d, got))
         except (ValueError, TypeError, KeyError, IndexError) as err:
             raise SaveError(f"{path} is damaged (part '{name}' cannot be read: {err}); load another save") from err
+    info.warnings += migrate(m, parts, path)  # an older version's save: up to SCHEMA, step by step
+    if m.get("migrated_from"):
+        info = _info_from_meta(path, m, info.warnings)
+    if fit == "changed":  # the map's file changed: every address the save uses must still be there
+        check_map(info, expect_map, parts)
     t_end = time.perf_counter()
     info.timings = {"read": round(t_read - t_start, 4), "decode": round(t_end - t_read, 4),
                     "total": round(t_end - t_start, 4)}
@@ -515,10 +477,10 @@ def load_state(path: str | os.PathLike, expect_map: Any = None,
 
 # ------------------------------------------------------------ listing
 
-def list_saves(folder: str | os.PathLike = "saves") -> list[SaveInfo]:
+def list_saves(folder: str | os.PathLike | None = None) -> list[SaveInfo]:
     """Every *.sqlite in `folder`, newest first (by real time saved). A file that
     cannot be read is listed with .broken set to the reason. Never raises."""
-    folder = Path(folder)
+    folder = Path(folder if folder is not None else paths.saves_dir())
     out: list[SaveInfo] = []
     try:
         names = sorted(os.listdir(folder))

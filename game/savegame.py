@@ -15,7 +15,8 @@ The parts:
 
 - ``sim``          ``Simulation.to_state()``: clock, bodies (position, path, action,
                    conversation, perception memory), conversations with their lines,
-                   object states, cooldowns, the event log and the sim's RNG
+                   object states, cooldowns, the event log and the sim's RNG (built
+                   on the writer's thread: the event log's older part is on disk)
 - ``minds/<name>`` ``Mind.snapshot()``: the memory stream with embeddings, plans,
                    current action, spatial memory, counters (built on the writer's
                    thread from a cheap capture)
@@ -47,7 +48,7 @@ import random
 import time
 from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -56,7 +57,8 @@ from agents.memory import EmbeddingMismatch
 from agents.mind import Mind
 from agents.persona import load_cast
 from agents.state import Stateful
-from game.saves import SaveError, SaveInfo, check_map, freeze, list_saves, load_state, no_gc, slot_path
+from game import paths
+from game.saves import SaveError, SaveInfo, check_map, freeze, list_saves, load_state, map_size, no_gc, slot_path
 from game.session import play_state
 from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, UTTER, Job
 
@@ -133,7 +135,8 @@ def capture(session: Any, *, drain: bool | None = None) -> tuple[dict[str, Any],
         drain = bool(getattr(sim, "lockstep", False))
     if drain:
         sim.drain()
-    state = sim.to_state()
+    state = sim.to_state(events=False)
+    events = sim.events.snapshot()  # the window's references now; older events are read by the writer
     jobs = sim.jobs.running()
     bodies = state.get("bodies", {})
     asked_again = []
@@ -170,10 +173,12 @@ def capture(session: Any, *, drain: bool | None = None) -> tuple[dict[str, Any],
     if cfg is not None:
         parts["config"] = cfg
     parts = freeze(parts)
+    parts["sim"] = _with_events(parts["sim"], events)
     emb = getattr(session, "embedder", None)
     meta = {
         "world": getattr(town, "world", None),
         "map_path": str(getattr(town, "path", "") or "") or None,
+        "map_size": map_size(town),  # the map's identity: its world, size and addresses (game/savecompat.py)
         "sim_time": sim.now,
         "residents": list(session.minds),
         "embedding_model": getattr(emb, "model_name", None),
@@ -185,6 +190,14 @@ def capture(session: Any, *, drain: bool | None = None) -> tuple[dict[str, Any],
         "capture_ms": round(1000 * (time.perf_counter() - t0), 2),
     }
     return parts, meta
+
+
+def _with_events(state: dict[str, Any], events: Callable[[], list[dict]]) -> Callable[[], dict[str, Any]]:
+    """The ``sim`` part as a callable the save writer runs: the state taken on the
+    main thread plus the event log, read from its journal off the frame."""
+    def build() -> dict[str, Any]:
+        return {**state, "events": events()}
+    return build
 
 
 def materialize(parts: dict[str, Any]) -> dict[str, Any]:
@@ -261,7 +274,7 @@ def prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None = None) -
         raise SaveError(f"{where} is not a saved game (it lacks {', '.join(missing)}); load another save")
     town = session.town
     if info is not None and getattr(town, "path", None):
-        check_map(info, town)
+        check_map(info, town, parts)  # a changed map: the addresses the save uses must still be there
     sess = parts["session"] or {}
     world = sess.get("world")
     if world and getattr(town, "world", None) and world != town.world:
@@ -398,7 +411,7 @@ def restore(target: Any, parts: dict[str, Any], info: SaveInfo | None = None) ->
     return commit(session, prepare(session, parts, info))
 
 
-def resolve_path(name: str | Path, folder: str | Path = "saves") -> Path:
+def resolve_path(name: str | Path, folder: str | Path | None = None) -> Path:
     """A slot name -> saves/<name>.sqlite; a path to a file (with or without the
     .sqlite ending) as it is; a folder (a headless run's, or a saves folder) ->
     its newest loadable save."""
@@ -414,7 +427,7 @@ def resolve_path(name: str | Path, folder: str | Path = "saves") -> Path:
     return slot_path(str(name), folder)
 
 
-def load_into(game_or_session: Any, name: str | Path, folder: str | Path = "saves") -> SaveInfo:
+def load_into(game_or_session: Any, name: str | Path, folder: str | Path | None = None) -> SaveInfo:
     """Load a save (slot name or path; ``NEWEST``: the newest in ``folder``) into a
     running game, blocking (start-up: ``smallville play --load [NAME]``; the menu
     loads in the background). With a
@@ -424,10 +437,11 @@ def load_into(game_or_session: Any, name: str | Path, folder: str | Path = "save
     session = game.session if game is not None else game_or_session
     if session is None:
         raise SaveError("there is no running town to load into")
+    folder = Path(folder or getattr(game, "saves_dir", None) or paths.saves_dir())
     if name == NEWEST:
         newest = newest_save(folder)
         if newest is None:
-            raise SaveError(f"there is no save to continue in {folder}/ yet; start without --load")
+            raise SaveError(f"there is no save to continue in {folder} yet; start without --load")
         name = newest.path
     path = resolve_path(name, folder)
     parts, info = load_state(path, expect_map=session.town, require=REQUIRED)
@@ -478,7 +492,7 @@ def after_load(game: Any, info: SaveInfo | None = None) -> None:
 NEWEST = "@newest"  # ``play --load`` without a name: the newest save
 
 
-def newest_save(folder: str | Path = "saves") -> SaveInfo | None:
+def newest_save(folder: str | Path | None = None) -> SaveInfo | None:
     """The newest loadable save in ``folder`` (by the real time it was made), or
     None. Reads each file's meta only; still, call it off the frame."""
     good = [i for i in list_saves(folder) if i.ok]

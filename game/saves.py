@@ -12,7 +12,7 @@ The file::
     PRAGMA application_id = 0x534D5631 ("SMV1": this is a Smallville save)
     PRAGMA user_version   = SCHEMA (what this file's layout is)
     meta(key, value)            one JSON value per key: schema, game version,
-                                map path + sha256, world, sim time, real time
+                                map path + sha256 + size, world, sim time, real time
                                 saved, slot, residents, embedding model + dim,
                                 the list of parts
     state(name, json, crc, arrays)   one row per part: the part as JSON (crc32
@@ -39,7 +39,9 @@ cheap snapshot that is expensive to render as plain data). Loading is pure:
 ``SaveError`` (a message for people) and never touches the running game.
 
 The code: game/savefile.py (the file: write, read, list, names),
-game/savecodec.py (plain copies, encoding, scrubbing) and, here, the
+game/savecodec.py (plain copies, encoding, scrubbing), game/savecompat.py
+(migrations from older schemas; the map's identity: world, size, addresses)
+and, here, the
 ``SaveWriter`` that does the slow part on its own thread. Import from here:
 ``__all__`` is the public API.
 """
@@ -50,12 +52,14 @@ import os
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as futures_wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from game.errors import SaveError
 from game.savecodec import freeze, no_gc, scrub_text, state_diff, states_equal
+from game.savecompat import map_size, migrate
 from game.savefile import (
     AUTOSAVE_PREFIX,
     SCHEMA,
@@ -78,7 +82,8 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "SaveError", "SaveInfo", "SaveStatus", "SaveWriter", "SCHEMA", "SUFFIX", "AUTOSAVE_PREFIX", "save_state",
-    "autosave", "load_state", "read_info", "list_saves", "slot_path", "check_map", "map_fingerprint",
+    "autosave", "load_state", "read_info", "list_saves", "slot_path", "check_map", "map_fingerprint", "map_size",
+    "migrate",
     "clean_stale_temps", "game_version", "freeze", "no_gc", "scrub_text", "states_equal", "state_diff",
 ]
 
@@ -108,6 +113,7 @@ class SaveWriter:
         self._lock = threading.Lock()
         self._status = SaveStatus()
         self._pending = 0
+        self._futures: list[Future] = []  # jobs not known to be done
         self._on_done = on_done
 
     @property
@@ -129,29 +135,35 @@ class SaveWriter:
             self._status = SaveStatus("saving" if kind == "save" else "loading", start_text, time.monotonic())
 
         def job():
+            # The status says "saved" (and on_done has run) before the job counts as
+            # finished: whoever waits (wait(), the future) then reads the final status.
             t0 = time.perf_counter()
             try:
-                self._set("saving" if kind == "save" else "loading", start_text)
-                result = fn()
-            except SaveError as err:
-                self._set("failed", f"{kind} failed: {err}", time.perf_counter() - t0)
-                log.warning("%s failed: %s", kind, err)
-                raise
-            except Exception as err:
-                log.exception("%s failed", kind)
-                self._set("failed", f"{kind} failed: {type(err).__name__}: {err}", time.perf_counter() - t0)
-                raise SaveError(f"{kind} failed: {err}") from err
+                try:
+                    self._set("saving" if kind == "save" else "loading", start_text)
+                    result = fn()
+                except SaveError as err:
+                    self._set("failed", f"{kind} failed: {err}", time.perf_counter() - t0)
+                    log.warning("%s failed: %s", kind, err)
+                    raise
+                except Exception as err:
+                    log.exception("%s failed", kind)
+                    self._set("failed", f"{kind} failed: {type(err).__name__}: {err}", time.perf_counter() - t0)
+                    raise SaveError(f"{kind} failed: {err}") from err
+                self._set("saved" if kind == "save" else "loaded", done_text(result), time.perf_counter() - t0)
+                if self._on_done:
+                    try:
+                        self._on_done(kind, result)
+                    except Exception:
+                        log.exception("save callback failed")
+                return result
             finally:
                 with self._lock:
                     self._pending -= 1
-            self._set("saved" if kind == "save" else "loaded", done_text(result), time.perf_counter() - t0)
-            if self._on_done:
-                try:
-                    self._on_done(kind, result)
-                except Exception:
-                    log.exception("save callback failed")
-            return result
-        return self._pool.submit(job)
+        fut = self._pool.submit(job)
+        with self._lock:
+            self._futures = [f for f in self._futures if not f.done()] + [fut]
+        return fut
 
     def save(self, path: str | os.PathLike, parts: dict[str, Any], meta: dict | None = None) -> Future:
         """Write an already-frozen snapshot (see freeze) in the background."""
@@ -159,7 +171,7 @@ class SaveWriter:
         return self._submit("save", lambda: save_state(path, parts, meta), "saving…",
                             lambda info: f"saved slot {info.slot}")
 
-    def autosave(self, parts: dict[str, Any], meta: dict | None, folder: str | os.PathLike = "saves",
+    def autosave(self, parts: dict[str, Any], meta: dict | None, folder: str | os.PathLike | None = None,
                  keep: int = 3) -> Future:
         return self._submit("save", lambda: autosave(parts, meta, folder, keep), "autosaving…",
                             lambda info: f"autosaved ({info.slot})")
@@ -176,13 +188,19 @@ class SaveWriter:
         return self._submit("load", job, "loading…", lambda r: f"loaded slot {slot_of(path)}")
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Until every queued job has finished; False on timeout."""
+        """Until every queued job has finished (its status set, its future resolved),
+        including jobs queued meanwhile; False on timeout."""
         end = None if timeout is None else time.monotonic() + timeout
-        while self.busy():
-            if end is not None and time.monotonic() > end:
+        while True:
+            with self._lock:
+                self._futures = [f for f in self._futures if not f.done()]
+                pending = list(self._futures)
+            if not pending:
+                return True
+            left = None if end is None else max(0.0, end - time.monotonic())
+            _done, not_done = futures_wait(pending, timeout=left)
+            if not_done:
                 return False
-            time.sleep(0.005)
-        return True
 
     def close(self, wait: bool = True) -> None:
         self._pool.shutdown(wait=wait)

@@ -32,6 +32,10 @@ pool, simulation) is game/build.py, shared with headless runs.
 
 ``update`` is the only place the simulation advances (views read the session
 and never step or pump it).
+
+Recording: ``record(folder)`` records the game into
+``<folder>/recordings/<stamp>.jsonl`` as it goes (game/recording.py; ``smallville
+replay`` plays it back); a loaded save starts a new recording there.
 """
 from __future__ import annotations
 
@@ -47,6 +51,7 @@ from agents.llm import load_config
 from agents.persona import CastError, load_cast
 from game.build import Parts, build_parts, select_residents
 from game.errors import UserError
+from game.recording import Recorder, game_recording_path
 from game.sim import STEP, Greeting, PlaySimulation, routine_action
 from game.town import load_town
 
@@ -126,6 +131,8 @@ class Session:
         self.last_skip_result: str | None = None  # "done" | "cancelled"
         self.on_skip_end: list[Callable[[str], None]] = []
         self._closed = False
+        self.recorder: Recorder | None = None  # ``record(folder)``
+        self.recording_folder: Path | None = None
         if not getattr(self.sim, "visitor", None):
             self.sim.add_visitor(visitor_name, visitor_tile)
         if prime:
@@ -315,7 +322,7 @@ class Session:
         else:
             out.append((f"I stayed around {start} for {mins} minutes", 3))
         talks: dict[str, list[str]] = {}
-        for ev in sim.events[c["events"]:]:
+        for ev in sim.events.since(c["events"]):
             if ev.get("kind") != "line":
                 continue
             if ev.get("resident") == name and ev.get("partner"):
@@ -377,6 +384,7 @@ class Session:
             if done and (ts - t0) + last > FRAME_BUDGET_S:
                 break
             self.sim.step()
+            self._record()
             done += 1
             last = time.perf_counter() - ts
         self._owed -= done
@@ -453,12 +461,35 @@ class Session:
                 if sim.behind(SKIP_SLACK_MIN) > 0:
                     break
             sim.step()
+            self._record()
             done += 1
             if time.perf_counter() - t0 > SKIP_BUDGET_S:
                 break
         self.steps_last_frame = done
         if sim.now >= s.target:
             self._end_skip("done")
+
+    # -- recording ------------------------------------------------------------------------
+    def record(self, folder: str | Path) -> Recorder:
+        """Record this game as it goes into ``<folder>/recordings/`` (the save folder)."""
+        self.recording_folder = Path(folder)
+        if self.recorder is not None:
+            self.recorder.close("closed")
+        self.recorder = Recorder(game_recording_path(folder), self.sim, kind="game",
+                                 model=getattr(self.config, "model", None),
+                                 accounting=getattr(self.gateway, "accounting", None))
+        return self.recorder
+
+    def _record(self) -> None:
+        """After each step: the recorder samples the town (a load starts a new recording)."""
+        rec = self.recorder
+        if rec is None:
+            return
+        if rec.sim is not self.sim and self.recording_folder is not None:
+            rec.close("a save was loaded", also=self.sim)
+            self.record(self.recording_folder)
+            return
+        rec.after_step(self.sim)
 
     # -- the end --------------------------------------------------------------------------
     # -- state (agents.state.Stateful) -----------------------------------------------------------
@@ -487,6 +518,11 @@ class Session:
         if self._closed:
             return
         self._closed = True
+        if self.recorder is not None:
+            try:
+                self.recorder.close("the game ended")
+            except Exception:  # noqa: BLE001 - the recording is a bonus; closing goes on
+                log.exception("closing the recording failed")
         try:
             self.pool.cancel_all()
             self.pool.shutdown(wait=False)

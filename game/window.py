@@ -44,6 +44,10 @@ resident (game/view/follow.py), `game.walk_to_resident(name)` /
 moves the camera; the residents list (residents_list.py) and the town map
 (townmap.py) use them.
 
+Watching a replay (game/replay/): ``game.spectator = True`` draws no visitor
+figure and lets the walking keys pan the camera instead; the replay's
+session stands in for a running one.
+
 Quitting: closing the window or Escape with nothing else to close asks first
 (quit_dialog.py: save and quit / quit without saving / cancel) when a town is
 running; `request_quit()` is that question. After the loop, `main_play`
@@ -63,6 +67,7 @@ from typing import Callable, Iterable
 import pygame
 import pygame_gui
 
+from game import gcpolicy
 from game.savegame import newest_save
 from game.town import load_town
 from game.view import (
@@ -92,6 +97,7 @@ from game.view.visitor import Visitor, WalkControls
 WINDOW_SIZE = (1280, 720)
 TITLE = "Smallville"
 FPS = 60
+PAN_TILES_S = 18.0  # a spectator's camera pans this many tiles a second
 MAX_DT = 0.1  # after a stall (window dragged, breakpoint) do not jump ahead further
 
 # The panels, in install order: later ones hear events first (the quit question
@@ -132,6 +138,7 @@ class Game:
         self.show_labels = True
         self.ghosted = {self.visitor.slug}  # slugs shown faintly through the foreground
         self.show_hover = True
+        self.spectator = False  # a replay: no visitor figure; the walking keys pan the camera
         self.follow = True  # camera follows the visitor; a wheel zoom pauses it until the visitor moves
         self.running = True
         self.mouse_pos: tuple[int, int] | None = None
@@ -203,7 +210,7 @@ class Game:
         return self._address_cache[tile] or self.town.world
 
     def figures(self) -> list:
-        figs = [self.visitor.figure()]
+        figs = [] if self.spectator else [self.visitor.figure()]
         for source in self.figure_sources:
             figs.extend(source())
         return figs
@@ -263,19 +270,23 @@ class Game:
         dt = min(max(dt, 0.0), MAX_DT)
         self.clock_time += dt
         self.frame += 1
-        self.visitor.update(dt, self.controls, self.can_enter)
-        if self.visitor.moving:
-            self.follow = True
+        if self.spectator:
+            self._pan(dt)
+        else:
+            self.visitor.update(dt, self.controls, self.can_enter)
+            if self.visitor.moving:
+                self.follow = True
         if self.session is not None:
             if getattr(self.session, "controlled", None) != self._playing:
                 self.sync_control()  # control changed elsewhere (a load, the console)
             self.session.move_visitor(self.visitor.tile)
             self.session.update(dt)
+            gcpolicy.POLICY.tick()
         insets = self._panel_insets()
         if insets != self.camera.insets:  # a side panel opened or closed: the view makes room
             self.camera.insets = insets
             self.camera.clamp()
-        if self.follow:
+        if self.follow and not self.spectator:
             self.camera.follow(*self.camera.focus(*self.visitor_center_world()), dt)
         self._update_hover()
         for overlay in self.overlays:
@@ -318,6 +329,17 @@ class Game:
             if fn is not None:
                 fn(surface)
         self.ui.draw_ui(surface)
+
+    def _pan(self, dt: float) -> None:
+        """A spectator's walking keys move the camera (and stop it following anyone)."""
+        held = self.controls.held[-1] if self.controls.held else self.controls.tapped
+        self.controls.tapped = None
+        if not held:
+            return
+        dx, dy = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}[held]
+        speed = PAN_TILES_S * self.tile_size  # world pixels a second
+        self.follow = True  # the player took the camera: a follower stops
+        self.camera.look_at(self.camera.cx + dx * speed * dt, self.camera.cy + dy * speed * dt)
 
     def _panel_insets(self) -> tuple[int, int, int, int]:
         """Screen pixels side panels cover (overlays' ``inset()``: (left, top, right, bottom))."""
@@ -414,6 +436,7 @@ class Game:
         # back sooner (measured: frame p99 at speed 5 with 25 busy minds 17 -> 13 ms).
         if sys.getswitchinterval() > 0.001:
             sys.setswitchinterval(0.001)
+        gcpolicy.POLICY.install()  # no full collection of the whole town inside a frame (game/gcpolicy.py)
         self.session = session
         self._playing, self._parked = None, None
         self.visitor.name = session.visitor_name
@@ -512,10 +535,11 @@ class Game:
                 self.hovered_address = self.address_at(tile)
                 self.status.set_place(self.hovered_address, tile)
                 return
-        # Mouse away from the map: say where the visitor stands.
+        # Mouse away from the map: say where the visitor stands (a spectator: what the camera looks at).
         self.hovered_tile = None
         self.hovered_address = None
-        self.status.set_place(self.address_at(self.visitor.tile), self.visitor.tile)
+        tile = self.camera.screen_to_tile(self.size[0] / 2, self.size[1] / 2) if self.spectator else self.visitor.tile
+        self.status.set_place(self.address_at(tile), tile)
 
     def _draw_hover(self, surface) -> None:
         x, y = self.camera.tile_to_screen(*self.hovered_tile)

@@ -1,4 +1,4 @@
-"""The `smallville` command: play | map | sim | interview (the game's) and
+"""The `smallville` command: play | map | sim | interview | replay (the game's) and
 bench | evaluate (the lab's). This module builds the argument parser and hands
 each subcommand to its module; it is the one place that wires the game and
 the lab together (the game never imports the lab).
@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 import lab.competent  # noqa: F401 - registers the scripted/competent model for --model scripted/competent
+from game import paths
 from game.errors import UserError
 from game.headless import main_sim
 from game.interview_cli import main_interview
@@ -31,7 +32,9 @@ from game.town import MapError, main_map
 from lab.bench.runner import main_bench
 from lab.evaluate.command import main_evaluate
 
-DEFAULT_MAP = "maps/the_ville/the_ville.tmx"
+# None: the Ville that ships with the game (game/paths.py), found from any folder.
+DEFAULT_MAP = None
+MAP_HELP = "a Tiled .tmx town (default: the Ville that ships with the game)"
 
 
 def _add_model_flags(p: argparse.ArgumentParser) -> None:
@@ -39,6 +42,8 @@ def _add_model_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--model", help="litellm model string, e.g. ollama/qwen2.5:7b or gpt-4o-mini")
     g.add_argument("--api-base", help="base URL of an OpenAI-compatible or Ollama server")
     g.add_argument("--concurrency", type=int, help="model calls in flight at once")
+    g.add_argument("--router", metavar="YAML",
+                   help="several servers of one model: a litellm router config (model_list)")
     g.add_argument("--cache", help="SQLite response cache file (replays seeded runs for free)")
     g.add_argument("--planning", choices=("paper", "guided", "auto"),
                    help="paper: the model writes the day; guided: the routine's times, the model's words "
@@ -62,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
 
     play = sub.add_parser("play", help="open the game window (default)")
-    play.add_argument("map", nargs="?", default=DEFAULT_MAP)
+    play.add_argument("map", nargs="?", default=DEFAULT_MAP, help=MAP_HELP)
     play.add_argument("--headless", action="store_true", help="render off-screen (no window)")
     play.add_argument("--frames", type=int, help="stop after N frames")
     play.add_argument("--screenshot", help="write a PNG of the last frame here")
@@ -73,11 +78,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_flags(play)
 
     mp = sub.add_parser("map", help="inspect a Tiled town")
-    mp.add_argument("map", nargs="?", default=DEFAULT_MAP)
+    mp.add_argument("map", nargs="?", default=DEFAULT_MAP, help=MAP_HELP)
     mp.add_argument("--tree", action="store_true", help="print every address, one per line")
 
     sim = sub.add_parser("sim", help="run the town headless and write a run folder")
-    sim.add_argument("--map", default=DEFAULT_MAP)
+    sim.add_argument("--map", default=DEFAULT_MAP, help=MAP_HELP)
     sim.add_argument("--start", help='sim start, e.g. "2023-02-13 07:00" (default: the scenario\'s)')
     sim.add_argument("--hours", type=float, default=2.0, help="sim hours to run")
     sim.add_argument("--out", help="run folder (default runs/<timestamp>)")
@@ -88,11 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_flags(sim)
 
     bench = sub.add_parser("bench", help="measure speed and cost on this machine; writes bench/results.json and .md")
-    bench.add_argument("--only", help="comma-separated: astar,retrieval,models,frame,saves,economy,chain,quit,factual "
-                                      "(default: all)")
+    bench.add_argument("--only", help="comma-separated: astar,retrieval,models,frame,saves,economy,chain,quit,"
+                                      "recording,factual (default: all)")
     bench.add_argument("--quick", action="store_true", help="small N: a smoke run, not figures to quote")
     bench.add_argument("--out", default="bench/results.json", help="results file (the table goes beside it as .md)")
-    bench.add_argument("--map", default=DEFAULT_MAP)
+    bench.add_argument("--map", default=DEFAULT_MAP, help=MAP_HELP)
     bench.add_argument("--economy-run",
                        help="take the economy from this run folder's summary.json instead of a new run")
     bench.add_argument("--economy-hours", type=float,
@@ -129,16 +134,47 @@ def build_parser() -> argparse.ArgumentParser:
                     "and their plan makes room for it; written to a NEW save <name>-whispered.sqlite")
     iv.add_argument("--map", default=DEFAULT_MAP, help="the town's map, when the save does not name one")
     _add_model_flags(iv)
+
+    rp = sub.add_parser("replay", help="watch a recorded run or game (timeline, events, inspector; no model), "
+                        "or write a span of it as a GIF / MP4")
+    rp.add_argument("target", help="a run folder (runs/NAME), the game's save folder, or a recording (.jsonl)")
+    rp.add_argument("--map", help="the town's map (default: the one the recording names)")
+    rp.add_argument("--at", help='start at this moment, e.g. "2023-02-14 16:30" (or "16:30": the first day)')
+    rp.add_argument("--headless", action="store_true", help="render off-screen: with --screenshot, one frame")
+    rp.add_argument("--screenshot", help="with --headless: write a PNG of the frame at --at here")
+    rp.add_argument("--frames", type=int, help=argparse.SUPPRESS)
+    rp.add_argument("--gif", metavar="PATH", help="write an animation of --from .. --to here (.gif; .mp4 with ffmpeg)")
+    rp.add_argument("--from", dest="from_", metavar="TIME", help="the animation's start (default: the recording's)")
+    rp.add_argument("--to", metavar="TIME", help="the animation's end (default: the recording's)")
+    rp.add_argument("--follow", metavar="NAME", help="keep the camera on this resident")
+    rp.add_argument("--area", metavar="PLACE", help='keep the camera on this place, e.g. "Hobbs Cafe"')
+    rp.add_argument("--rate", type=float, help="animation: sim minutes per second (default: the span in ~15 s)")
+    rp.add_argument("--fps", type=int, help="animation: pictures per second (default 10)")
+    rp.add_argument("--size", help="picture size WIDTHxHEIGHT (default 800x450 for an animation, else 1280x720)")
+    sub.add_parser("where", help="say where the towns, saves, logs, runs and settings are")
     return parser
 
 
+def _replay(args: argparse.Namespace) -> int:
+    from game.replay.app import main_replay  # lazy: the window (pygame), as for `play`
+
+    return main_replay(args)
+
+
 # Every subcommand but `play`, which opens the window.
+def main_where(args: Any) -> int:
+    print(paths.describe())
+    return 0
+
+
 COMMANDS: dict[str, Callable[[Any], int]] = {
+    "where": main_where,
     "map": main_map,
     "sim": main_sim,
     "interview": main_interview,
     "bench": main_bench,
     "evaluate": main_evaluate,
+    "replay": _replay,
 }
 
 
@@ -158,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help"):
         argv = ["play", *argv]
     args = parser.parse_args(argv)
+    if hasattr(args, "map"):  # relative to this folder, else to the game's own data; default: the Ville
+        args.map = str(paths.resolve_map(args.map))
 
     log_file = setup_logging()
     try:

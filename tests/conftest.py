@@ -2,7 +2,11 @@
 `import game`, `import agents` and `from mapkit import write_map`)."""
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,6 +16,14 @@ REPO = TESTS.parent
 for p in (str(REPO), str(TESTS)):
     if p not in sys.path:
         sys.path.insert(0, p)
+
+# What the game writes (saves/, logs/, runs/, .cache/: agents/home.py) goes to a
+# folder of the test session's own, never into the checkout or the user's data;
+# processes the tests start inherit it.
+TEST_HOME = tempfile.mkdtemp(prefix="smallville-tests-")
+os.environ["SMALLVILLE_HOME"] = TEST_HOME
+os.environ.pop("SMALLVILLE_LOG_DIR", None)
+atexit.register(shutil.rmtree, TEST_HOME, True)
 
 # The 25 residents of DESIGN.md, written out here (not read from the game's
 # files) so that tests check the map, art and cast against an independent list.
@@ -71,3 +83,14 @@ def real_run(tmp_path_factory):
     )
     result.wall_s = time.monotonic() - t0
     return out, result, town, people
+
+
+@pytest.fixture(autouse=True)
+def _gc_policy_per_test():
+    """The window's GC policy (game/gcpolicy.py: freeze, higher threshold) lasts a
+    process in the game; in tests it ends with each test, so frozen objects of one
+    test's town do not outlive it."""
+    yield
+    from game import gcpolicy
+
+    gcpolicy.POLICY.uninstall()

@@ -29,7 +29,8 @@ SLOW_S = 300.0
 
 def main() -> None:
     saves = Path(sys.argv[1])
-    os.chdir(saves.parent)  # the game's saves/ and logs/ go here
+    os.chdir(saves.parent)
+    os.environ["SMALLVILLE_HOME"] = str(saves.parent)  # the game's saves/ and logs/ go here
     import pygame
     from fakes import HashEmbedder, make_gateway
     from scripted_minds import plausible

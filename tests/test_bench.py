@@ -38,11 +38,14 @@ def test_quick_astar_and_retrieval_write_json_and_markdown(tmp_path):
     assert a["figures"]["median_path_tiles"] >= 80  # long paths
     r = doc["results"]["retrieval"]
     assert r["status"] == "ok", r
-    for key in ("ms_1k", "ms_10k", "ms_100k", "ratio_100k_vs_1k"):
+    for key in ("ms_1k", "ms_10k", "ms_100k", "ratio_100k_vs_1k", "scan_floor_ms_100k", "ratio_100k_vs_floor",
+                "scan_kernel", "speedup_vs_loop_1k", "speedup_vs_loop_100k"):
         assert key in r["figures"]
+    assert r["figures"]["scan_kernel"] in ("float32", "float16", "bfloat16")
     md = out.with_suffix(".md").read_text()
     assert "| benchmark | figure | value | goal | met? |" in md
-    assert "retrieval per query, 100k memories" in md and "<= 5.00 ms" in md
+    assert "retrieval at 100k / that floor" in md and "<= 1.50 x" in md and ">= 100 x" in md
+    assert r["figures"]["embedding_mb_100k"] == 153.6
     assert "A* long path" in md
     assert m["cpu"] in md
 
@@ -107,3 +110,50 @@ def test_economy_reads_a_run_folder(tmp_path):
     assert out["guided_fallbacks"] == {"day plan: invalid answer": 3, "line: model error (timeout)": 1}
     with pytest.raises(UserError):
         economy.bench_economy(Context(economy_run=str(tmp_path / "nowhere")))
+
+
+def test_the_side_by_side_loop_ranks_like_the_stream():
+    """The per-node loop the retrieval bench compares with computes the same formula."""
+    from datetime import datetime, timedelta
+
+    import numpy as np
+
+    from agents.memory import MemoryStream
+    from lab.bench.retrieval import per_node_retrieve
+
+    rng = np.random.default_rng(3)
+    start = datetime(2023, 2, 13, 7)
+    s = MemoryStream("m", 16)
+    vecs = rng.standard_normal((300, 16)).astype(np.float32)
+    for i in range(300):
+        s.add("observation", f"m{i}", start + timedelta(minutes=7 * i), 1 + (i * 7) % 10, vecs[i])
+    q = rng.standard_normal(16).astype(np.float32)
+    now = start + timedelta(hours=40)
+    assert per_node_retrieve(s, q, now, 300) == [n.id for n in s.retrieve(q, now, k=12, touch=False)]
+
+
+def test_the_soak_records_each_sim_hour_and_finds_slopes(tmp_path):
+    from types import SimpleNamespace
+
+    from lab.bench import soak
+
+    assert soak.slope_per_day([1, 2, 3], [10, 11, 12]) == pytest.approx(24.0)
+    assert soak.slope_per_day([1], [5]) == 0.0
+    assert soak.rss_mb() > 10
+    (tmp_path / "saves").mkdir()
+    (tmp_path / "saves" / "autosave-1.sqlite").write_bytes(b"x" * 2_000_000)
+    sim = SimpleNamespace(now=datetime_at(8), minds={"a": SimpleNamespace(memory=[1, 2, 3])}, events=[{}] * 5,
+                          paths=SimpleNamespace(stats=SimpleNamespace(max_ms=1.5)))
+    rec = soak._Recorder(tmp_path / "saves")
+    for _ in range(1 + 2 * soak.STEPS_PER_HOUR):  # the first step starts the clock
+        rec(sim)
+    assert [r["hour"] for r in rec.rows] == [1, 2]
+    row = rec.rows[0]
+    assert row["memories"] == 3 and row["events_total"] == 5 and row["save_mb"] == 2.0 and row["path_ms_max"] == 1.5
+    assert row["step_ms"] >= 0 and row["rss_mb"] > 0
+
+
+def datetime_at(hour):
+    from datetime import datetime
+
+    return datetime(2023, 2, 13, hour)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from datetime import timedelta
 
 import pytest
 
@@ -66,6 +67,34 @@ def test_t_opens_the_chat_and_holds_the_resident(tmp_path, display):
         key(game, pygame.K_ESCAPE)
         assert not chat.is_open and game.running and game.controls.enabled
         assert session.sim.bodies[ISABELLA].action is before  # back to what she was doing
+    finally:
+        session.close()
+
+
+def test_a_resident_in_a_chat_is_not_a_mind_behind_and_a_skip_goes_on(tmp_path, display):
+    """A resident held by the chat waits for no decision: the HUD's "minds behind"
+    leaves it out, and a skip started during the chat reaches its target (it
+    never advanced when the held resident had been waiting for a decision)."""
+    game, session = make_play(tmp_path)
+    try:
+        open_chat(game, session, display)
+        sim = session.sim
+        body = sim.bodies[ISABELLA]
+        assert sim.held(ISABELLA) and body.waiting_since is None  # talking, not waiting
+        body.waiting_since = sim.now - timedelta(hours=1)  # as if a decision had been in flight when the chat began
+        assert sim.behind() == 0 and sim.behind(0) == 0
+        from game.view.hud import HUD
+
+        assert not any(t.startswith("minds behind") for t, _ in HUD(game, session).compose())
+        target = sim.now + timedelta(minutes=30)
+        session.skip_to(target)
+        for _ in range(400):
+            if not session.skipping:
+                break
+            frame(game, display)
+            session.pool.wait(1)
+        assert not session.skipping and session.last_skip_result == "done" and sim.now >= target
+        assert game.chat.is_open and sim.held(ISABELLA)  # the chat is still there after the skip
     finally:
         session.close()
 

@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import argparse
+import re
+from pathlib import Path
 
 import pytest
 
+from agents import config
 from agents.config import EMBEDDED_MODEL, ConfigError, ModelConfig, load_config
 
 
@@ -57,3 +60,77 @@ def test_bad_values_name_their_source(tmp_path):
     keyed.write_text('api_key = "sk-secret"\n')
     with pytest.raises(ConfigError, match="API keys"):
         load_config(env={}, toml_path=keyed)
+
+
+# ------------------------------------------------- smallville.toml mistakes: one clear line each
+
+@pytest.mark.parametrize("text, expect", [
+    ("concurrency = \"four\"\n", r"concurrency must be a whole number .*not text 'four'"),
+    ("concurrency = 2.5\n", r"concurrency must be a whole number"),
+    ("concurrency = true\n", r"concurrency must be a whole number .*not true/false"),
+    ("timeout = \"slow\"\n", r"timeout must be a number"),
+    ("retries = -1\n", r"retries must be 0 or more"),
+    ("model = 7\n", r'model must be text in quotes'),
+    ("model = [\"a\", \"b\"]\n", r"model must be text in quotes .*not a list"),
+    ("modle = \"ollama/x\"\n", r"unknown key 'modle' \(did you mean 'model'\?\)"),
+    ("zzqq = 1\n", r"unknown key 'zzqq'; known keys: .*model"),
+    ("[model]\ntemprature = 0.3\n", r"\[model\]: unknown key 'temprature' \(did you mean 'temperature'\?\)"),
+    ("openai_api_key = \"abc\"\n", r"'openai_api_key' looks like an API key"),
+    ("api_base = \"sk-abcdefghijklmnopqrstuvwxyz\"\n", r"the value of 'api_base' looks like an API key"),
+    ("model = \"a\"\nmodel = \"b\"\n", r"not valid TOML"),
+])
+def test_settings_file_mistakes_are_one_clear_line(tmp_path, text, expect):
+    toml = tmp_path / "smallville.toml"
+    toml.write_text(text)
+    with pytest.raises(ConfigError) as err:
+        load_config(env={}, toml_path=toml)
+    msg = str(err.value)
+    assert str(toml) in msg  # names the file
+    assert len(msg.splitlines()) == 1, msg  # one problem, one line
+    assert re.search(expect, msg), msg
+
+
+def test_every_problem_of_the_file_is_listed_at_once(tmp_path):
+    toml = tmp_path / "smallville.toml"
+    toml.write_text('modle = "x"\nconcurrency = "lots"\napi_key = "k"\n')
+    with pytest.raises(ConfigError) as err:
+        load_config(env={}, toml_path=toml)
+    lines = str(err.value).splitlines()
+    assert len(lines) == 3 and all(line.startswith(str(toml)) for line in lines)
+
+
+def test_settings_that_switch_things_off_and_extra_keys(tmp_path, monkeypatch):
+    toml = tmp_path / "smallville.toml"
+    toml.write_text('cache = false\nembedding_cache = false\nseed = false\ntimeout = 12\n')
+    cfg = load_config(env={}, toml_path=toml)
+    assert cfg.cache is None and cfg.embedding_cache is None and cfg.seed is None and cfg.timeout == 12.0
+    # A key another part of the game reads is declared once in EXTRA_KEYS, with its type.
+    monkeypatch.setitem(config.EXTRA_KEYS, "autosave_minutes", float)
+    toml.write_text("autosave_minutes = 5\n")
+    assert load_config(env={}, toml_path=toml).model  # accepted (an int is a fine float), ignored by ModelConfig
+    assert config.read_settings_file(toml)["autosave_minutes"] == 5
+    toml.write_text('autosave_minutes = "often"\n')
+    with pytest.raises(ConfigError, match="autosave_minutes must be a number, not text 'often'"):
+        load_config(env={}, toml_path=toml)
+
+
+def test_an_unreadable_settings_file_is_named(tmp_path):
+    toml = tmp_path / "smallville.toml"
+    toml.write_bytes(b"model = \"\xff\xfe\"\n")
+    with pytest.raises(ConfigError, match="smallville.toml"):
+        load_config(env={}, toml_path=toml)
+
+
+def test_the_default_settings_file_is_found_from_any_folder(tmp_path, monkeypatch):
+    home_dir, elsewhere = tmp_path / "home", tmp_path / "elsewhere"
+    home_dir.mkdir()
+    elsewhere.mkdir()
+    monkeypatch.setenv("SMALLVILLE_HOME", str(home_dir))
+    monkeypatch.chdir(elsewhere)
+    assert load_config(env={}).model == EMBEDDED_MODEL  # no file anywhere: defaults
+    (home_dir / "smallville.toml").write_text('model = "ollama/from-home"\n')
+    assert load_config(env={}).model == "ollama/from-home"
+    (elsewhere / "smallville.toml").write_text('model = "ollama/from-here"\n')
+    assert load_config(env={}).model == "ollama/from-here"  # the working folder's file wins
+    # The default embedding cache is the home's, whatever the folder.
+    assert Path(load_config(env={}).embedding_cache or "") == home_dir / ".cache" / "embeddings.sqlite"

@@ -211,4 +211,6 @@ def test_real_embedded_model_three_residents_two_hours(real_run):
     )
     print(economy_text(s))
     print((result.out / "timeline.md").read_text()[:3000])
-    assert wall < 900
+    # Its speed is `make bench`'s (lab/bench/models.py), not asserted here; that the run
+    # went through the model (not only its fallbacks) is.
+    assert s["totals"]["calls"] > 0 and s["totals"].get("fallback", 0) < s["totals"]["calls"]

@@ -130,9 +130,7 @@ def test_timeout_uses_fallback_without_hanging():
         return {"rating": 9}
 
     gw = make_gateway(slow, timeout=0.2, retries=1, deadline=3)
-    t0 = time.monotonic()
-    assert ask(gw) is FALLBACK
-    assert time.monotonic() - t0 < 2.0
+    assert ask(gw) is FALLBACK  # a hang would be pytest-timeout's, not a slow machine's
     rec = gw.accounting.records()[0]
     assert rec.outcome == "fallback" and rec.error == "timeout" and rec.attempts == 2
     assert "timeout" in gw.status
@@ -143,9 +141,10 @@ def test_deadline_bounds_all_retries():
         time.sleep(2.0)
 
     gw = make_gateway(slow, timeout=0.5, retries=10, backoff=0.01, deadline=1.2)
-    t0 = time.monotonic()
     assert ask(gw) is FALLBACK
-    assert time.monotonic() - t0 < 2.0
+    rec = gw.accounting.records()[0]
+    # Eleven attempts were allowed; the 1.2 s deadline left room for at most three 0.5 s ones.
+    assert rec.outcome == "fallback" and 1 <= rec.attempts <= 3, rec
 
 
 def test_rate_limit_then_success():

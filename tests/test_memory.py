@@ -138,10 +138,14 @@ def test_retrieval_is_vectorised_over_a_big_stream():
     assert CountingList.touched <= 2 * 30
 
 
-def test_big_streams_scan_in_bfloat16_with_the_same_top_results():
-    # Past HALF_PRECISION_FROM rows the relevance scan uses a bfloat16 copy
-    # (memory bandwidth); the ranking must match the exact float32 scores.
+@pytest.mark.parametrize("kernel", ["float32", "float16", "bfloat16"])
+def test_big_streams_scan_in_16_bits_with_the_same_top_results(kernel, monkeypatch):
+    # Past HALF_PRECISION_FROM rows the relevance scan may use a 16-bit copy
+    # (memory bandwidth); the ranking must match the exact float32 scores, whichever
+    # kernel this CPU found fastest.
     from agents import memory as mem
+
+    monkeypatch.setattr(mem, "_kernel", kernel)
 
     rng = np.random.default_rng(7)
     n, dim = mem.HALF_PRECISION_FROM + 500, 32
@@ -167,3 +171,84 @@ def test_big_streams_scan_in_bfloat16_with_the_same_top_results():
         stream.add("observation", f"m{i}", start + timedelta(seconds=i), importance=1 + i % 10, embedding=vecs[i])
     got = [x.id for x in stream.retrieve(query, now, k=10, touch=False)]
     assert got == exact_top(n + 100)
+
+
+def test_the_scan_kernel_is_the_fastest_measured_or_the_one_asked_for(monkeypatch):
+    from agents import memory as mem
+
+    timings = mem.kernel_timings(rows=2000, dim=32, repeat=3)
+    assert set(timings) <= set(mem.KERNELS) and "float32" in timings and all(v > 0 for v in timings.values())
+    monkeypatch.setattr(mem, "_kernel", None)
+    monkeypatch.setattr(mem, "kernel_timings", lambda: {"float32": 3.0, "float16": 1.0, "bfloat16": 2.0})
+    assert mem.scan_kernel() == "float16"
+    monkeypatch.setattr(mem, "_kernel", None)
+    monkeypatch.setenv("SMALLVILLE_SCAN_KERNEL", "bfloat16")
+    assert mem.scan_kernel() == "bfloat16"
+    monkeypatch.setattr(mem, "_kernel", None)
+    monkeypatch.setenv("SMALLVILLE_SCAN_KERNEL", "int4")  # not a kernel: measured instead
+    assert mem.scan_kernel() == "float16"
+
+
+# ---- what the mutation pass (mutmut over agents/memory.py) showed no test guarded
+
+def _stream_with_everything():
+    s = MemoryStream("m", 4)
+    t0 = datetime(2023, 2, 13, 8)
+    s.add("observation", "the stove is on", t0, 3, np.array([1.0, 0, 0, 0]))
+    s.add("thought", "I should plan the party", t0 + timedelta(minutes=5), 7, np.array([0, 1.0, 0, 0]),
+          source="model", importance_source="rule: too short", expires=t0 + timedelta(days=1))
+    s.add("plan", "bake at 10", t0 + timedelta(minutes=9), 5, np.array([0, 0, 1.0, 0]), source="routine")
+    s.add("thought", "Sam seems tired", t0 + timedelta(minutes=12), 4, np.array([0, 0, 0, 1.0]), source="model")
+    return s, t0
+
+
+def test_recent_filters_by_kind_and_counts():
+    s, _ = _stream_with_everything()
+    assert [x.description for x in s.recent(5, kinds=["thought"])] == ["I should plan the party", "Sam seems tired"]
+    assert [x.kind for x in s.recent(2)] == ["plan", "thought"]
+    assert s.recent(0) == [] and s.recent(-3) == []
+    assert len(s.recent(1)) == 1
+
+
+def test_a_saved_stream_keeps_provenance_expiry_and_float32_rows():
+    s, t0 = _stream_with_everything()
+    back = MemoryStream("m", 4)
+    back.from_state(s.to_state())
+    node = back.nodes[1]
+    assert node.source == "model" and node.importance_source == "rule: too short"
+    assert node.expires == t0 + timedelta(days=1) and back.nodes[0].expires is None
+    assert back.nodes[2].source == "routine" and back.nodes[0].source == ""
+    assert back.embedding(1).dtype == np.float32
+    state = s.to_state()
+    state["embeddings"] = np.asarray(state["embeddings"], dtype=np.float64)  # e.g. an older save's rows
+    back.from_state(state)
+    assert back._emb.dtype == np.float32
+
+
+def test_a_snapshot_keeps_the_last_access_of_its_moment():
+    s, t0 = _stream_with_everything()
+    build = s.snapshot()
+    later = t0 + timedelta(hours=3)
+    s.retrieve(np.array([0, 1.0, 0, 0]), later, k=4)  # touches every node after the snapshot
+    assert all(x.last_accessed == later for x in s.nodes)
+    saved = build()
+    assert [d["last_accessed"] for d in saved["nodes"]] == [
+        (t0 + timedelta(minutes=m)).isoformat() for m in (0, 5, 9, 12)]
+
+
+def test_retrieve_honours_its_weights_k_and_budget():
+    """Found unguarded by the mutation pass: the weights and decay reach the score,
+    k = 1 gives one memory, k = 0 none, and a tiny budget still gives the best one."""
+    s, t0 = _stream_with_everything()
+    now = t0 + timedelta(hours=1)
+    q = np.array([1.0, 0, 0, 0])  # most like the oldest, least important memory
+    assert s.retrieve(q, now, k=1, weights=(0.0, 0.0, 1.0), touch=False)[0].description == "the stove is on"
+    assert s.retrieve(q, now, k=1, weights=(1.0, 0.0, 0.0), touch=False)[0].description == "Sam seems tired"
+    assert s.retrieve(q, now, k=1, weights=(0.0, 1.0, 0.0), touch=False)[0].description == "I should plan the party"
+    assert len(s.retrieve(q, now, k=1, touch=False)) == 1 and s.retrieve(q, now, k=0, touch=False) == []
+    best = s.retrieve(q, now, k=1, touch=False)
+    assert s.retrieve(q, now, k=4, char_budget=1, touch=False) == best  # always at least one: the best
+    # Recency against relevance: with the usual decay the newest wins; with none, recency ties.
+    assert s.retrieve(q, now, k=1, weights=(1.0, 0.0, 0.6), touch=False)[0].description == "Sam seems tired"
+    flat = s.retrieve(q, now, k=1, weights=(1.0, 0.0, 0.6), decay=1.0, touch=False)
+    assert flat[0].description == "the stove is on"

@@ -137,6 +137,9 @@ def test_edge_cases():
     assert find_path(walk, (0, 0), (5, 4)) is not None
     assert find_path(walk, (0, 0), (6, 0)) is None  # goal outside
     assert find_path(walk, (-1, 0), (1, 0)) is None  # start outside
+    # Just below the last row: outside, not a tile of the next column's row (found by the mutation pass).
+    assert find_path(walk, (0, 0), (0, 5)) is None and find_path(walk, (0, 5), (0, 0)) is None
+    assert find_path(walk, (5, 0), (0, 5)) is None
     walk[0, 1] = False
     assert find_path(walk, (0, 0), (1, 0)) is None  # goal blocked
     assert find_path(walk, (1, 0), (0, 0)) is None  # start blocked

@@ -99,3 +99,46 @@ def test_importance_schema_bounds_each_rating():
     js = importance_schema(2).model_json_schema()
     items = js["properties"]["ratings"]["items"]
     assert items.get("minimum") == 1 and items.get("maximum") == 10
+
+
+def test_unchanged_idle_objects_are_stored_once_however_long_the_town_runs():
+    """Per object: what it was seen doing and when. A bed seen idle all day is one
+    memory; when it changes it is news, and idle again afterwards is news once more."""
+    m, _ = mind()
+    bed = "the Ville:Lin family's house:Eddy Lin's bedroom:bed"
+    desk = "the Ville:Lin family's house:Eddy Lin's bedroom:desk"
+    for k in range(3 * 24 * 6):  # three sim days, every ten minutes
+        m.now = NOW + timedelta(minutes=10 * k)
+        perceive(m, [event(bed, "idle"), event(desk, "idle")] + [event(f"Person {i} Smith", "idle") for i in range(6)])
+    assert len(m.memory) == 8  # each seen once
+    assert len(m.senses.seen_at) == 8  # bounded by what there is to see, not by time
+    perceive(m, [event(bed, "being slept in")])
+    perceive(m, [event(bed, "idle")])
+    assert [x.object for x in m.memory.nodes if x.subject == bed] == ["idle", "being slept in", "idle"]
+    assert len(m.senses.seen_at) == 8  # the bed's older states are gone from it
+
+
+def test_what_was_seen_survives_a_save_and_an_old_save_keeps_the_latest_sight():
+    from agents.perceive import Senses
+
+    m, _ = mind()
+    stove = "the Ville:Hobbs Cafe:cafe:stove"
+    perceive(m, [event(stove, "idle")])
+    again = Senses()
+    again.from_state(m.senses.to_state())
+    assert again.to_state() == m.senses.to_state()
+    old = {"retained": [], "object_states": {}, "last_react": None,  # a save from before: one entry per triple
+           "seen_at": {f"{stove}|is|idle": "2023-02-13T08:00:00", f"{stove}|is|cooking": "2023-02-13T09:00:00"}}
+    again.from_state(old)
+    assert again.seen_at == {f"{stove}|is|cooking": datetime(2023, 2, 13, 9, 0)}
+    assert again.saw(stove, f"{stove}|is|cooking", NOW) is not None
+
+
+def test_what_was_seen_is_capped(monkeypatch):
+    import agents.perceive as perceive_mod
+
+    monkeypatch.setattr(perceive_mod, "SEEN_LIMIT", 5)
+    m, _ = mind()
+    for i in range(9):
+        perceive(m, [event(f"the Ville:cafe:chair {i}", "idle")])
+    assert len(m.senses.seen_at) == 5 and all(f"chair {i}" in "".join(m.senses.seen_at) for i in range(4, 9))

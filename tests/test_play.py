@@ -371,6 +371,52 @@ def test_a_mind_that_wants_to_talk_to_the_visitor_greets_them(display):
         s.close()
 
 
+class BrokenGreeter(GreeterMind):
+    """Wants to talk to the visitor, and then its line fails (raises, or comes back empty)."""
+
+    def __init__(self, persona, how):
+        super().__init__(persona)
+        self.how = how
+
+    def utter(self, conversation, now, partner_doing):
+        if self.how == "raise":
+            raise RuntimeError("the model broke mid-greeting")
+        return Utterance(self.name, "   ", ends=True)
+
+
+@pytest.mark.parametrize("how", ["raise", "empty"])
+def test_a_greeting_that_fails_is_logged_and_a_plain_hello_stands_in(display, how, caplog):
+    from agents import provenance as pv
+    from agents.persona import load_cast
+    from game.session import Session
+
+    cast, _ = load_cast(MAP.parent)
+    isa = next(p for p in cast if p.name == "Isabella Rodriguez")
+    gw = make_gateway(plausible, via_litellm=False)
+    s = Session.create(MAP, residents=isa.name, gateway=gw, minds={isa.name: BrokenGreeter(isa, how)},
+                       visitor_name="Alex")
+    try:
+        g = make_game(s, display)
+        g.visitor.place(_next_to(s, isa.name))
+        look_at(g, isa.name)
+        with caplog.at_level("WARNING"):
+            for _ in range(60):
+                frames(g, 1, display, wait=1.0)
+                if s.greetings:
+                    break
+        assert s.greetings, "the failed greeting vanished without a trace"
+        assert s.greetings[0].text == "Hello, Alex!"
+        line = [e for e in s.sim.events if e["kind"] == "line" and e.get("greeting")][0]
+        assert pv.kind_of(line["source"]) == pv.RULE  # says a rule wrote it, not the model
+        if how == "raise":
+            errors = [e for e in s.sim.events if e["kind"] == "error"]
+            assert errors and "the model broke mid-greeting" in errors[0]["text"]
+            assert s.sim.bodies[isa.name].errors == 1
+        assert "greeting" in caplog.text
+    finally:
+        s.close()
+
+
 def test_real_minds_may_greet_the_visitor_without_breaking(play, display):
     """Real Mind objects on the scripted model (which always says yes to talking)."""
     s, g = play(residents="Isabella Rodriguez", start=None)
@@ -429,8 +475,71 @@ def test_gateway_trouble_shows_in_the_hud(play):
     lines = [t for t, _ in g.hud.compose()]
     assert any(t.startswith("model unreachable") for t in lines)
     assert "residents follow their routines" in lines
+    # A long status (what to do is at its end) is wrapped, not cut.
+    Down.status = 'model unreachable: Ollama has no model "llama3.1:8b"; run: ollama pull llama3.1:8b (since 07:00)'
+    assert "ollama pull llama3.1:8b" in " ".join(t for t, _ in g.hud.compose())
     g.toast("saved")
     assert g.hud.toasts[-1][0] == "saved"
+
+
+def test_each_model_server_shows_its_health_in_the_hud(play, tmp_path):
+    """Several servers ([[models]]): one HUD line each, the dead one in red."""
+    from fake_openai import FakeOpenAI
+    from pydantic import BaseModel
+
+    from agents.config import load_config
+    from agents.llm import Gateway
+    from game.view.hud import BAD
+
+    class Say(BaseModel):
+        text: str
+
+    s, g = play(agents=1)
+    a, b = FakeOpenAI("a"), FakeOpenAI("b")
+    toml = tmp_path / "smallville.toml"
+    toml.write_text("".join(f'[[models]]\nmodel = "openai/m"\napi_base = "{x.api_base}"\nname = "{x.name}"\n\n'
+                            for x in (a, b)))
+    s.gateway = Gateway(load_config({}, env={}, toml_path=toml).with_(cache=None, timeout=3.0))
+    a.kill()
+    for _ in range(3):
+        s.gateway.ask(Say, "hi", purpose="t", fallback=Say(text="F"))
+    lines = dict(g.hud.compose())
+    b.kill()
+    assert lines.get("b: ok 0/4 · 3 served") is not None, lines
+    down = [t for t in lines if t.startswith("a: down")]
+    assert down and lines[down[0]] == BAD and "model unreachable" not in " ".join(lines)
+
+
+def test_an_unreachable_model_shows_in_the_hud_through_the_real_path(display):
+    """No stub: a real Gateway (litellm) pointed at a loopback port nobody listens on.
+    The residents' calls fail to connect, fall back, and the HUD says so."""
+    import socket
+
+    from agents.llm import Gateway, load_config
+    from game.session import Session
+
+    with socket.socket() as sock:  # a port that was free a moment ago: nothing listens there now
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    config = load_config({"model": "openai/qwen2.5-7b", "api_base": f"http://127.0.0.1:{port}/v1", "timeout": 2,
+                          "retries": 0, "deadline": 4, "concurrency": 1}, env={}, toml_path=None)
+    gw = Gateway(config)
+    s = Session.create(MAP, gateway=gw, embedder=HashEmbedder(64), agents=1, visitor_name="Alex")
+    try:
+        g = make_game(s, display)
+        for _ in range(1200):  # (the first call may instead time out while litellm loads the client)
+            frames(g, 1, wait=0.05)
+            if any(r.error == "connection" for r in gw.accounting.records()):
+                break
+        assert gw.status.startswith("model unreachable:"), gw.status
+        lines = [t for t, _ in g.hud.compose()]
+        assert any(t.startswith("model unreachable") for t in lines) and "residents follow their routines" in lines
+        recs = gw.accounting.records()
+        assert any(r.error == "connection" for r in recs), [r.error for r in recs]
+        assert all(r.outcome == "fallback" for r in recs)
+        g.draw(display)  # and it draws
+    finally:
+        s.close()
 
 
 def test_a_spent_call_budget_shows_in_the_hud(play):
@@ -466,3 +575,11 @@ def test_busy_minds_session_frame_hook(display):
         assert s.pool.in_flight() > 0
     finally:
         s.close()
+
+
+def test_the_window_installs_the_gc_policy(play):
+    from game import gcpolicy
+
+    s, g = play(agents=1)
+    assert gcpolicy.POLICY.installed
+    g.update(1 / 60)  # a frame ticks it

@@ -102,3 +102,31 @@ def test_wait_times_out():
     gate.set()
     assert pool.wait(5) is True
     pool.shutdown()
+
+
+def test_play_workers_run_below_the_frame_thread():
+    """MindPool(nice=N): each worker thread's priority is N below the caller's (Linux,
+    per thread), so the frame gets a core back at once; nice=0 leaves it alone."""
+    import os
+    import sys
+    import threading
+
+    import pytest
+
+    from agents.pool import MindPool
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("per-thread priorities are Linux's")
+    me = os.getpriority(os.PRIO_PROCESS, 0)
+
+    def prio():
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    for nice, want in ((3, min(19, me + 3)), (0, me)):
+        pool = MindPool(1, nice=nice)
+        assert pool.submit("a", prio)
+        assert pool.wait(5)
+        (res,) = pool.results()
+        assert res.ok and res.value == want, (nice, res)
+        pool.shutdown()
+    assert os.getpriority(os.PRIO_PROCESS, 0) == me  # the caller's own priority is untouched

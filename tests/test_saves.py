@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from game import paths
 from game.errors import UserError
 from game.saves import (
     SCHEMA,
@@ -150,7 +151,7 @@ def test_freeze_is_a_deep_copy(tmp_path):
 # ------------------------------------------------------------------ slots
 
 def test_slot_names(tmp_path):
-    assert slot_path("quick") == Path("saves/quick.sqlite")
+    assert slot_path("quick") == paths.saves_dir() / "quick.sqlite"  # the game's own saves/, from any folder
     assert slot_path("My save 2.b", folder=tmp_path) == tmp_path / "My save 2.b.sqlite"
     assert slot_path("runs/demo/save.sqlite") == Path("runs/demo/save.sqlite")
     assert slot_path(tmp_path / "x.SQLITE") == tmp_path / "x.SQLITE"
@@ -240,13 +241,66 @@ def test_foreign_sqlite(tmp_path):
     assert "SQLite file but not a Smallville save" in _err(p)
 
 
-def test_newer_schema(good_save):
+def test_a_part_edited_behind_its_checksum_is_refused(good_save):
+    """The crc32 of every part is compared on load: a byte changed in a part's JSON
+    (a disk error, a hand edit) is a damaged save, never a silently different game."""
     con = sqlite3.connect(good_save)
-    con.execute("PRAGMA user_version = 3")
+    name, text = con.execute("SELECT name, json FROM state ORDER BY name LIMIT 1").fetchone()
+    edited = text.replace("1", "2", 1) if "1" in text else text + " "
+    assert edited != text
+    con.execute("UPDATE state SET json = ? WHERE name = ?", (edited, name))
     con.commit()
     con.close()
     msg = _err(good_save)
-    assert "newer Smallville (schema 3; this one reads up to 1); update the game" in msg
+    assert f"part '{name}' fails its checksum" in msg and "damaged" in msg
+
+
+def test_array_blobs_that_do_not_match_their_shape_are_damage(good_save, tmp_path):
+    """Both length checks of an array row: its bytes against its nbytes, and nbytes
+    against dtype x shape (found unguarded by the mutation pass)."""
+    cut = tmp_path / "cut.sqlite"
+    shutil.copy(good_save, cut)
+    con = sqlite3.connect(cut)
+    part, idx = con.execute("SELECT part, idx FROM arrays WHERE nbytes > 16 LIMIT 1").fetchone()
+    con.execute("UPDATE arrays SET data = substr(data, 1, 16) WHERE part = ? AND idx = ?", (part, idx))
+    con.commit()
+    con.close()
+    assert "damaged" in _err(cut) and "expected" in _err(cut)
+    shape = tmp_path / "shape.sqlite"
+    shutil.copy(good_save, shape)
+    con = sqlite3.connect(shape)
+    con.execute("UPDATE arrays SET shape = '[1, 1]' WHERE part = ? AND idx = ?", (part, idx))
+    con.commit()
+    con.close()
+    assert "damaged" in _err(shape)
+
+
+def test_empty_arrays_keep_their_shape_and_dtype(tmp_path):
+    """A mind with no memories yet: its (0, 384) float32 rows come back as such."""
+    p = tmp_path / "empty.sqlite"
+    save_state(p, {"m": {"rows": np.zeros((0, 384), dtype=np.float32), "ids": np.zeros(0, dtype=np.int64)}}, {})
+    got = load_state(p)[0]["m"]
+    assert got["rows"].shape == (0, 384) and got["rows"].dtype == np.float32
+    assert got["ids"].shape == (0,) and got["ids"].dtype == np.int64
+
+
+def test_a_meta_that_says_newer_is_refused_by_read_info_too(good_save):
+    con = sqlite3.connect(good_save)
+    con.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA + 1),))
+    con.commit()
+    con.close()
+    with pytest.raises(SaveError, match="newer Smallville"):
+        read_info(good_save)
+    assert "newer Smallville" in _err(good_save)
+
+
+def test_newer_schema(good_save):
+    con = sqlite3.connect(good_save)
+    con.execute(f"PRAGMA user_version = {SCHEMA + 1}")
+    con.commit()
+    con.close()
+    msg = _err(good_save)
+    assert f"newer Smallville (schema {SCHEMA + 1}; this one reads up to {SCHEMA}); update the game" in msg
     with pytest.raises(SaveError):
         read_info(good_save)
 
@@ -299,6 +353,78 @@ def test_cannot_write_folder(tmp_path):
     with pytest.raises(SaveError) as e:
         save_state(blocker / "s.sqlite", {"a": 1}, {})
     assert "save folder" in str(e.value) or "could not write" in str(e.value)
+
+
+def test_a_save_path_that_is_a_folder_is_refused_and_the_folder_untouched(tmp_path):
+    folder = tmp_path / "quick.sqlite"
+    folder.mkdir()
+    (folder / "keep.txt").write_text("mine")
+    with pytest.raises(SaveError) as e:
+        save_state(folder, {"a": 1}, {})
+    assert str(folder) in str(e.value) and "previous save" in str(e.value)
+    assert (folder / "keep.txt").read_text() == "mine"
+    assert "is a folder" in _err(folder)
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root writes anywhere")
+def test_an_unwritable_folder_keeps_the_previous_save(tmp_path):
+    p = tmp_path / "ro" / "keep.sqlite"
+    save_state(p, {"clock": {"n": 1}}, {})
+    p.parent.chmod(0o500)
+    try:
+        with pytest.raises(SaveError, match="folder is writable"):
+            save_state(p, {"clock": {"n": 2}}, {})
+    finally:
+        p.parent.chmod(0o700)
+    assert load_state(p)[0] == {"clock": {"n": 1}}
+
+
+@pytest.mark.parametrize("where", ["write", "fsync", "replace"])
+def test_a_full_disk_keeps_the_previous_save(tmp_path, monkeypatch, where):
+    """ENOSPC at each step of the write: one clear message, the old save loads, no temp left."""
+    import errno
+
+    from game import savefile
+
+    p = tmp_path / "keep.sqlite"
+    save_state(p, {"clock": {"n": 1}}, {})
+    full = OSError(errno.ENOSPC, "No space left on device")
+
+    def boom(*a, **k):
+        raise full
+    if where == "write":
+        real_connect = sqlite3.connect
+
+        def connect(*a, **k):
+            con = real_connect(*a, **k)
+            return _FullDisk(con)
+        monkeypatch.setattr(savefile.sqlite3, "connect", connect)
+    elif where == "fsync":
+        monkeypatch.setattr(savefile.os, "fsync", boom)
+    else:
+        monkeypatch.setattr(savefile.os, "replace", boom)
+    with pytest.raises(SaveError) as e:
+        save_state(p, {"clock": {"n": 2}}, {})
+    msg = str(e.value)
+    assert str(p) in msg and "unchanged" in msg and ("space" in msg.lower() or "full" in msg.lower()), msg
+    monkeypatch.undo()
+    assert load_state(p)[0] == {"clock": {"n": 1}}
+    assert [x.name for x in tmp_path.iterdir()] == ["keep.sqlite"]
+
+
+class _FullDisk:
+    """A sqlite3 connection whose COMMIT fails as on a full disk."""
+
+    def __init__(self, con):
+        self._con = con
+
+    def execute(self, sql, *a):
+        if sql.strip().upper() == "COMMIT":
+            raise sqlite3.OperationalError("database or disk is full")
+        return self._con.execute(sql, *a)
+
+    def __getattr__(self, name):
+        return getattr(self._con, name)
 
 
 # ------------------------------------------------------------------ secrets
@@ -368,6 +494,29 @@ def test_save_writer_status_and_deferred_parts(tmp_path):
     with pytest.raises(SaveError):
         bad_load.result()
     assert seen == ["save", "load", "save"]
+    w.close()
+
+
+def test_save_writer_is_done_only_once_its_status_says_so(tmp_path):
+    """The race a headless run hit ("save": null): the writer counted a save as
+    finished before its status said "saved". Here the final status is held back;
+    wait() and the future must still only return once it is set."""
+
+    class SlowStatus(SaveWriter):
+        def _set(self, state, text, seconds=None):
+            if state in ("saved", "loaded", "failed"):
+                time.sleep(0.2)  # a descheduled writer thread, between the write and the status
+            super()._set(state, text, seconds)
+
+    w = SlowStatus()
+    fut = w.save(tmp_path / "race.sqlite", {"clock": {"n": 1}}, {})
+    assert w.wait(10)
+    assert w.status.state == "saved" and not w.busy()
+    assert fut.result().slot == "race"
+    bad = w.save(tmp_path / "race.sqlite", {"x": {"y": object()}}, {})
+    assert w.wait(10) and w.status.state == "failed"
+    with pytest.raises(SaveError):
+        bad.result()
     w.close()
 
 

@@ -267,6 +267,29 @@ def test_realtime_step_never_blocks_thinking_and_behind(tmp_path, pools):
     assert sim.behind() == 0
 
 
+def test_behind_leaves_out_who_waits_for_no_decision(tmp_path, pools):
+    """Talking (a conversation, or held by the player's chat) or played by the player:
+    such a resident's mind owes no decision, so it is never "behind"."""
+    isa = StandIn("Isabella Rodriguez", lambda m, s: Decision(Action("reading", HOME, s.now, 30)))
+    sim = make_sim(tmp_path, [isa], pool=pools(), lockstep=False)
+    b = sim.bodies["Isabella Rodriguez"]
+    b.waiting_since = sim.now - timedelta(hours=1)
+    assert sim.behind() == 1
+    b.conversation = 7
+    assert sim.behind() == 0
+    b.conversation = None
+    b.controlled = True
+    assert sim.behind() == 0
+    b.controlled = False
+    b.action = Action("reading", HOME, sim.now, 30)
+    sim.add_visitor("Alex", b.tile)
+    assert sim.hold("Isabella Rodriguez", "Alex") and sim.behind() == 0
+    assert b.waiting_since is None  # the hold itself ends the wait
+    sim.release("Isabella Rodriguez")
+    b.waiting_since = sim.now - timedelta(hours=1)
+    assert sim.behind() == 1
+
+
 # ---------------------------------------------------------------------------- failures
 
 
@@ -391,6 +414,28 @@ def test_partner_failure_ends_the_conversation_cleanly(tmp_path, pools):
         assert sim.bodies[n].conversation is None
     run(sim, 10)
     assert sim.bodies["Maria Lopez"].action.talking_to is None  # asked again, acting again
+
+
+def test_a_mind_that_cannot_remember_a_conversation_gets_a_plain_note_of_it(tmp_path, pools):
+    class Forgetful(StandIn):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            self.thoughts = []
+
+        def end_conversation(self, conversation, now):
+            raise RuntimeError("memory full")
+
+        def queue_thought(self, text, importance=8):
+            self.thoughts.append((text, importance))
+
+    sim, isa, maria = two_in_a_room(tmp_path, pools, talk_when_possible)
+    forgetful = Forgetful("Maria Lopez", maria._decide, maria._line)
+    sim.minds["Maria Lopez"] = forgetful
+    run(sim, 30)
+    errors = [e for e in sim.events if e["kind"] == "error" and e["resident"] == "Maria Lopez"]
+    assert errors and "remembering the conversation failed: memory full" in errors[0]["text"]
+    assert len(isa.ended) == 1  # the other side remembers as usual
+    assert forgetful.thoughts and forgetful.thoughts[0][0].startswith("I talked with Isabella Rodriguez (Isabella: ")
 
 
 # ---------------------------------------------------------------------------- sleep

@@ -391,7 +391,7 @@ def test_main_map_summary(town, capsys):
 def test_cli_broken_map_is_a_short_message(tmp_path, monkeypatch, capsys):
     from smallville.cli import main
 
-    monkeypatch.chdir(tmp_path)  # the log file goes to ./logs
+    monkeypatch.chdir(tmp_path)  # any folder will do: the log goes to $SMALLVILLE_HOME/logs
     path = write_map(tmp_path, world=None)
     assert main(["map", str(path)]) == 2
     err = capsys.readouterr().err
@@ -541,23 +541,22 @@ def test_real_map_cast_agrees(ville):
 
 
 @needs_real_map
-def test_real_map_paths_are_fast(ville):
-    import time
-
+def test_real_map_paths_join_every_home(ville):
+    """Every resident's spawn reaches every other by a path of walkable, adjacent
+    tiles. How fast: `make bench`'s "astar" (lab/bench/astar.py), not asserted here."""
     from game.pathing import path_cost, prepare
 
     prepare(ville.walkable)  # neighbour table, components, landmarks: once per grid
     names = sorted(ville.spawns)
-    times, longest = [], []
+    longest: list = []
     for a in names[::5]:
         for b in names:
-            t = time.perf_counter()
             path = find_path(ville.walkable, ville.spawns[a], ville.spawns[b])
-            times.append(time.perf_counter() - t)
             assert path is not None, (a, b)
+            assert path[0] == ville.spawns[a] and path[-1] == ville.spawns[b]
+            assert all(ville.walkable[y, x] for x, y in path), (a, b)
+            assert all(max(abs(x1 - x0), abs(y1 - y0)) == 1 for (x0, y0), (x1, y1) in zip(path, path[1:])), (a, b)
             longest = max(longest, path, key=path_cost)
-    mean = sum(times) / len(times)
-    assert mean < 0.02, f"mean {mean * 1000:.1f} ms over {len(times)} paths"
     assert len(longest) > 100
 
 

@@ -345,7 +345,7 @@ def test_main_play_headless_writes_a_screenshot(tmp_path, sheets_dir, monkeypatc
 def test_a_broken_map_gives_a_message_not_a_traceback(tmp_path, capsys, monkeypatch):
     from smallville.cli import main
 
-    monkeypatch.chdir(tmp_path)  # the log file goes here
+    monkeypatch.chdir(tmp_path)  # any folder will do: the log goes to $SMALLVILLE_HOME/logs
     cases = {
         "collision": dict(omit_layers=("collision",)),
         "tiles.png": dict(write_image=False),

@@ -27,6 +27,7 @@ class Body:
     name: str
     tile: Tile
     path: list[Tile] = field(default_factory=list)  # tiles still to walk (excluding the current one)
+    routing: bool = False  # waiting for its path (game/sim/paths.py): on its way, not yet walking
     prev_tile: Tile | None = None  # where it stood before this step's move (for smooth drawing)
     facing: str = "down"  # down | left | right | up (the character sheet's rows)
     action: Action | None = None
@@ -48,7 +49,8 @@ class Body:
 
     @property
     def walking(self) -> bool:
-        return bool(self.path)
+        """On its way: walking its path, or waiting for the path service to find it."""
+        return bool(self.path) or self.routing
 
     @property
     def asleep(self) -> bool:

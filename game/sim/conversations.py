@@ -114,15 +114,14 @@ def start(sim: Simulation, name: str, partner: str, note: str = "", source: str 
         me.action = Action(f"conversing with {other.name}", here, sim.now, 30, "💬", None, other.name,
                            source if me is a else pv.tag(pv.MODEL))
         me.target = sim.area(b.tile)
-    b.path = []
+    movement.stop(sim, b)
     sim.chats[cid] = chat
-    # The initiator walks to a free tile next to the partner.
+    # The initiator walks to a free tile next to the partner (its path from the path service).
     near = movement.adjacent_free(sim, b.tile, a)
     if near is not None and chebyshev(a.tile, b.tile) > 1:
-        path = movement.path_to(sim, a.tile, near)
-        a.path = path[1:] if path else []
+        movement.walk_to_tile(sim, a, near)
     else:
-        a.path = []
+        movement.stop(sim, a)
     sim.log_event(name, "chat", f"starts a conversation with {partner}", conv.address, conversation=cid,
                   partner=partner, note=note or None, source=source or None)
     return True
@@ -138,8 +137,8 @@ def advance(sim: Simulation) -> None:
         a, b = sim.bodies[a_name], sim.bodies[b_name]
         if chat.phase == "approach":
             chat.steps += 1
-            if chebyshev(a.tile, b.tile) <= 1 or not a.path or chat.steps >= sim.settings.approach_max_steps:
-                a.path = []
+            if chebyshev(a.tile, b.tile) <= 1 or not a.walking or chat.steps >= sim.settings.approach_max_steps:
+                movement.stop(sim, a)
                 chat.phase = "talk"
                 a.facing = facing(b.tile[0] - a.tile[0], b.tile[1] - a.tile[1], a.facing)
                 b.facing = facing(a.tile[0] - b.tile[0], a.tile[1] - b.tile[1], b.facing)
@@ -189,7 +188,7 @@ def end(sim: Simulation, chat: Chat) -> None:
     for name in conv.participants:
         b = sim.bodies[name]
         b.conversation = None
-        b.path = []
+        movement.stop(sim, b)
         if b.action is not None:  # over now: done, and no longer a live conversation
             b.action = replace(b.action, start=conv.started, duration_min=elapsed, talking_to=None)
         b.arrived_at = sim.now
@@ -206,6 +205,18 @@ def end(sim: Simulation, chat: Chat) -> None:
 
 
 def on_remembered(sim: Simulation, name: str, job: Job, value: Any, error: Any) -> None:
-    """Remembering a conversation finished; only a failure is news."""
-    if error is not None:
-        sim.error(name, f"remembering the conversation failed: {error}")
+    """Remembering a conversation finished; only a failure is news. Then a plain
+    note of who said what stands in for the mind's memo (queued as a thought,
+    folded into memory at its next job), so the conversation is not forgotten."""
+    if error is None:
+        return
+    sim.error(name, f"remembering the conversation failed: {error}; a plain note of it stands in")
+    conv, mind = job.conversation, sim.minds.get(name)
+    if conv is None or mind is None:
+        return
+    other = conv.other(name)
+    said = "; ".join(f"{u.speaker.split()[0]}: {u.text}" for u in conv.lines[:4])
+    try:
+        mind.queue_thought(f"I talked with {other}" + (f" ({said})" if said else ""), 4)
+    except Exception:  # noqa: BLE001 - the error above is already logged
+        log.exception("%s could not even note the conversation with %s", name, other)

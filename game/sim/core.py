@@ -5,8 +5,9 @@ One step is 10 sim seconds. Per step, on the main thread:
 
 1. finished mind jobs are applied to the world (in resident-name order, so
    lockstep runs are reproducible);
-2. bodies walk one tile along their A* paths; arrivals set object states
-   (game/sim/movement.py, objects.py);
+2. the path service searches the paths bodies asked for, within the step's
+   budget (game/sim/paths.py); bodies walk one tile along their A* paths;
+   arrivals set object states (game/sim/movement.py, objects.py);
 3. conversations advance (approach, then one utterance job at a time;
    conversations.py);
 4. each resident's perception is gathered and, where a decision is due, a
@@ -38,7 +39,9 @@ from game.sim import conversations, decisions, movement, objects, perception, pl
 from game.sim import state as sim_state
 from game.sim.bodies import Body
 from game.sim.conversations import Chat
-from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, UTTER, Job, JobQueue, Pool
+from game.sim.eventlog import EventLog
+from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, UTTER, Job, JobQueue, Pool
+from game.sim.paths import PathService
 from game.sim.places import Places
 from game.sim.settings import STEP, SimSettings
 
@@ -83,8 +86,9 @@ class Simulation:
             people = {p.name: p for p in people}
         self.personas: dict[str, Any] = dict(people)
         self.places = Places(town, self.settings.vision_radius)  # static map lookups, cached
+        self.paths = PathService(self)  # A* requests, searched within each step's budget
 
-        self.events: list[dict] = []  # the event log
+        self.events = EventLog()  # the event log: the newest events in memory, older ones on disk
         self.listeners: list[Callable[[dict], None]] = []  # called with each new event
         self.bodies: dict[str, Body] = {}
         self.visitor: str | None = None  # the visitor's body's name
@@ -130,6 +134,7 @@ class Simulation:
     def step(self) -> None:
         """Advance one step (10 sim seconds). Never blocks on a mind unless lockstep."""
         self._apply_results()
+        self.paths.run()
         movement.walk(self)
         conversations.advance(self)
         decisions.schedule(self)
@@ -165,12 +170,15 @@ class Simulation:
         return self.pool.busy(name)
 
     def behind(self, minutes: int | None = None) -> int:
-        """How many residents have waited for a decision longer than ``minutes``."""
+        """How many residents have waited for a decision longer than ``minutes``.
+        A resident in a conversation, held by the player's chat or played by the
+        player waits for no decision of its mind, so it is never behind."""
         limit = timedelta(minutes=self.settings.behind_min if minutes is None else minutes)
         return sum(
             1
             for b in self.bodies.values()
             if not b.visitor and b.waiting_since is not None and self.now - b.waiting_since > limit
+            and b.conversation is None and not b.controlled and not self.held(b.name)
         )
 
     # ------------------------------------------------------------------ jobs
@@ -195,12 +203,21 @@ class Simulation:
                     job.on_result(res.value, res.error)
                 elif job.kind == END_CONVERSATION:
                     conversations.on_remembered(self, res.key, job, res.value, res.error)
+                elif job.kind == GREET:
+                    self.on_greeted(res.key, job, res.value, res.error)
+                elif res.error is not None:  # a kind nobody applies: its failure is still news
+                    self.error(res.key, f"{job.kind} job failed: {res.error}")
             except Exception as err:  # never let one bad answer stop the town
                 log.exception("applying %s for %s failed", job.kind, res.key)
                 self.error(res.key, f"applying {job.kind} failed: {err}")
                 b = self.bodies.get(res.key)
                 if b is not None and b.conversation is None and (b.action is None or self.action_done(b)):
                     decisions.fallback(self, b, f"applying the decision failed: {err}")
+
+    def on_greeted(self, name: str, job: Job, value: Any, error: Any) -> None:
+        """A greeting job came back (only ``PlaySimulation`` greets; it overrides this)."""
+        if error is not None:
+            self.error(name, f"greeting {job.partner} failed: {error}")
 
     # ------------------------------------------------------------------ the event log
 
@@ -338,9 +355,11 @@ class Simulation:
 
     # ------------------------------------------------------------------ state (agents.state.Stateful)
 
-    def to_state(self) -> dict[str, Any]:
-        """Plain, JSON-safe state of the simulation's own parts (not the minds')."""
-        return sim_state.to_state(self)
+    def to_state(self, *, events: bool = True) -> dict[str, Any]:
+        """Plain, JSON-safe state of the simulation's own parts (not the minds').
+        ``events=False`` leaves the event log out (a save takes it with
+        ``events.snapshot()``, reading older events off the main thread)."""
+        return sim_state.to_state(self, events=events)
 
     def from_state(self, state: dict[str, Any]) -> None:
         """Restore what ``to_state()`` wrote (the minds are restored separately).

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable
 
+from agents import provenance as pv
 from agents.types import Conversation, Utterance
 from game.grid import chebyshev, facing
 from game.sim import conversations
@@ -41,6 +42,11 @@ class Greeting:
     text: str
     time: datetime
     answered: bool = False
+
+
+def plain_hello(visitor: str) -> str:
+    """The rule's greeting, when the resident's mind could not make one."""
+    return f"Hello, {str(visitor).split()[0] if str(visitor).split() else 'there'}!"
 
 
 class PlaySimulation(Simulation):
@@ -130,13 +136,16 @@ class PlaySimulation(Simulation):
             if epoch != self._epoch or name not in self.bodies:
                 continue  # asked before a load
             text = str(getattr(u, "text", "") or "").strip()
+            source = str(getattr(u, "source", "") or "")
             if not text:
-                continue
+                log.warning("%s's greeting for %s came back empty; a plain hello stands in", name, visitor)
+                text, source = plain_hello(visitor), pv.fallback("an empty greeting")
             g = Greeting(name, visitor, text, self.now)
             self.greetings.append(g)
             del self.greetings[:-KEEP]
             b = self.bodies[name]
-            self.log_event(name, "line", text, self.area(b.tile), partner=visitor, greeting=True)
+            self.log_event(name, "line", text, self.area(b.tile), partner=visitor, greeting=True,
+                           source=source or None)
             for fn in list(self.on_greeting):
                 try:
                     fn(g)
@@ -144,6 +153,17 @@ class PlaySimulation(Simulation):
                     log.exception("greeting callback failed")
             got.append(g)
         return got
+
+    def on_greeted(self, name: str, job: Job, value: Any, error: Any) -> None:
+        """A greeting job came back. Its line went to ``collect_greetings`` on the
+        pool; a job that failed (the model, or the mind, broke) says so in the log
+        and the event log, and a plain hello, marked as a rule's, stands in."""
+        if error is None or job.partner is None or name not in self.bodies:
+            return
+        self.error(name, f"greeting {job.partner} failed: {error}; a plain hello stands in")
+        u = Utterance(speaker=name, text=plain_hello(job.partner), ends=True,
+                      source=pv.fallback(f"the greeting job failed ({type(error).__name__})"))
+        self._said.put((self._epoch, name, job.partner, u, self.now))
 
     def step(self) -> None:
         super().step()

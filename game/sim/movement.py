@@ -1,10 +1,11 @@
 """Movement: A* paths to a place, one tile per step, arriving.
 
-A body on its way walks one tile per step along its path; the last tile is
-an arrival (logged, and the action's object state holds). Paths avoid tiles
-other bodies stand on or walk to when there is a free alternative; a place
-bigger than an object (an arena, a sector) spreads residents over a seeded
-sample of its tiles.
+A body sent somewhere (``go_to``) asks the path service (game/sim/paths.py)
+for its path and stands until it has one (``Body.routing``); then it walks
+one tile per step along it; the last tile is an arrival (logged, and the
+action's object state holds). Paths avoid tiles other bodies stand on or walk
+to when there is a free alternative; a place bigger than an object (an arena,
+a sector) spreads residents over a seeded sample of its tiles.
 """
 from __future__ import annotations
 
@@ -30,9 +31,33 @@ def occupied(sim: Simulation, me: Body) -> set[Tile]:
     return out
 
 
+def goal_tiles(sim: Simulation, b: Body, target: str, start: Tile) -> tuple[list[Tile], list[Tile]]:
+    """Where ``b`` (about to set off from ``start``) may stop to be at ``target``:
+    (every stand-on tile of the place it can reach, the ones to search for). The
+    free tiles are preferred; an arena or sector gives a seeded sample of six,
+    so residents spread over it. ``start`` itself when it is one of them."""
+    town = sim.town
+    cands = list(town.use_tiles(target))
+    if not cands:
+        cands = [t for t in town.tiles_of(target) if town.walkable[t[1], t[0]]]
+    reach = getattr(town, "reachable", None)
+    if callable(reach):
+        cands = [t for t in cands if reach(start, t)]
+    if not cands:
+        return [], []
+    taken = occupied(sim, b)
+    free = [t for t in cands if t not in taken] or cands
+    if start in free:
+        return cands, [start]
+    if target.count(":") < 3 and len(free) > 6:
+        free = sim.rng.sample(free, 6)
+    return cands, free
+
+
 def plan_path(sim: Simulation, b: Body, target: str) -> list[Tile] | None:
-    """A path from ``b``'s tile to a free use tile of ``target`` (its first tile is
-    where ``b`` stands); None when it cannot get there."""
+    """A path from ``b``'s tile to a free use tile of ``target`` at once (its first
+    tile is where ``b`` stands); None when it cannot get there. The simulation
+    asks the path service instead (``go_to``); this is for one-off callers."""
     town = sim.town
     if not town.walkable[b.tile[1], b.tile[0]]:
         # Standing somewhere blocked (a spawn on furniture): step off first.
@@ -41,24 +66,11 @@ def plan_path(sim: Simulation, b: Body, target: str) -> list[Tile] | None:
             return None
         rest = plan_path(sim, replace(b, tile=off), target)
         return [b.tile, *rest] if rest else None
-    cands = list(town.use_tiles(target))
-    if not cands:
-        cands = [t for t in town.tiles_of(target) if town.walkable[t[1], t[0]]]
-    if not cands:
+    _, free = goal_tiles(sim, b, target, b.tile)
+    if not free:
         return None
-    reach = getattr(town, "reachable", None)
-    if callable(reach):
-        cands = [t for t in cands if reach(b.tile, t)]
-        if not cands:
-            return None
-    taken = occupied(sim, b)
-    free = [t for t in cands if t not in taken] or cands
-    if b.tile in free:
+    if free == [b.tile]:
         return [b.tile]
-    if target.count(":") < 3 and len(free) > 6:
-        # An arena or sector: spread residents over it (a seeded sample),
-        # then walk to the nearest of the sample.
-        free = sim.rng.sample(free, 6)
     return find_path_to_any(town.walkable, b.tile, free)
 
 
@@ -106,9 +118,16 @@ def arrive(sim: Simulation, b: Body, quiet: bool = False) -> None:
 
 
 def go_to(sim: Simulation, b: Body, target: str) -> None:
-    """Start ``b`` walking to ``target`` (it arrives at once when already there, and
-    acts where it stands, with an error event, when it cannot get there)."""
-    path = plan_path(sim, b, target)
+    """Send ``b`` to ``target``: it asks the path service and stands until its path
+    is found (``follow`` then starts the walk)."""
+    b.arrived_at = None
+    sim.paths.request(b, target)
+
+
+def follow(sim: Simulation, b: Body, target: str, path: list[Tile] | None) -> None:
+    """``b``'s path to ``target`` is found: it walks it (it arrives at once when
+    already there, and acts where it stands, with an error event, when it
+    cannot get there)."""
     b.arrived_at = None
     if path is None:
         sim.error(b.name, f"cannot reach {target}; acting where it stands")
@@ -119,6 +138,18 @@ def go_to(sim: Simulation, b: Body, target: str) -> None:
         arrive(sim, b, quiet=True)
     else:
         b.path = path[1:]
+
+
+def walk_to_tile(sim: Simulation, b: Body, tile: Tile) -> None:
+    """Send ``b`` to a tile (a conversation's approach), through the path service."""
+    sim.paths.request_tile(b, tile)
+
+
+def stop(sim: Simulation, b: Body) -> None:
+    """``b`` stops walking where it stands (and stops waiting for a path)."""
+    b.path = []
+    if b.routing:
+        sim.paths.cancel(b.name)
 
 
 def walk(sim: Simulation) -> None:

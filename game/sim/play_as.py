@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from agents.types import Action
 from game.grid import Tile, facing
-from game.sim import conversations, objects
+from game.sim import conversations, movement, objects
 from game.sim.bodies import Body
 
 if TYPE_CHECKING:  # type hints only: the simulation imports this module
@@ -36,7 +36,7 @@ def take_control(sim: Simulation, name: str) -> Body:
     if sim.held(name):
         sim.release(name)
     objects.release_object(sim, b)
-    b.path = []
+    movement.stop(sim, b)
     b.prev_tile = b.tile
     b.controlled = True
     b.waiting_since = None
@@ -75,7 +75,7 @@ def release_control(sim: Simulation) -> str | None:
     b.controlled = False
     b.action = None  # the next schedule asks the mind (reason "start")
     b.target = None
-    b.path = []
+    movement.stop(sim, b)
     b.arrived_at = None
     b.not_before = None
     b.new_events = False

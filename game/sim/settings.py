@@ -24,3 +24,4 @@ class SimSettings:
     min_stay_min: int = 1  # an action that ended while walking lasts this long after arrival
     behind_min: int = 10  # behind(): waiting for a decision longer than this
     error_backoff_min: int = 10  # after a failed decision, no new one for this long
+    path_budget_ms: float = 3.0  # realtime: A* work per step (the rest waits for the next step; lockstep: none)

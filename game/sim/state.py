@@ -3,7 +3,9 @@
 
 The shape is the save files' ``sim`` part (version 1): bodies, clock, object
 states, conversations, cooldowns, the event log and the RNG. Older saves that
-lack a newer field load with its default. Jobs that were in flight are not
+lack a newer field load with its default (``routing``: the path requests
+waiting for the path service, in order, asked again after a load; a body's
+``routing`` flag says it was one of them). Jobs that were in flight are not
 saved: after a load they are simply asked again (the scheduler asks for
 decisions; the next line of a conversation is asked again), except
 remembering a finished conversation, which is saved and queued again.
@@ -47,6 +49,7 @@ def body_to_dict(b: Body) -> dict[str, Any]:
     return {
         "tile": list(b.tile),
         "path": [list(t) for t in b.path],
+        "routing": b.routing,
         "facing": b.facing,
         "action": _action_to_dict(b.action),
         "target": b.target,
@@ -72,6 +75,7 @@ def body_from_dict(name: str, d: dict[str, Any]) -> Body:
         name=name,
         tile=tuple(d["tile"]),  # type: ignore[arg-type]  # a pair of ints
         path=[tuple(t) for t in d.get("path", [])],  # type: ignore[misc]
+        routing=bool(d.get("routing")),
         facing=d.get("facing", "down"),
         action=_action_from_dict(d.get("action")),
         target=d.get("target"),
@@ -114,11 +118,12 @@ def chat_from_dict(c: dict[str, Any]) -> Chat:
     )
 
 
-def to_state(sim: Simulation) -> dict[str, Any]:
-    """Plain, JSON-safe state of the simulation's own parts (not the minds')."""
+def to_state(sim: Simulation, events: bool = True) -> dict[str, Any]:
+    """Plain, JSON-safe state of the simulation's own parts (not the minds');
+    ``events=False``: without the event log (the caller takes it separately)."""
     st = sim.rng.getstate()
     jobs = list(sim.jobs.running().items()) + sim.jobs.waiting()
-    return {
+    out = {
         "version": VERSION,
         "now": sim.now.isoformat(),
         "start": sim.start.isoformat(),
@@ -139,10 +144,13 @@ def to_state(sim: Simulation) -> dict[str, Any]:
             if job.kind == END_CONVERSATION and job.conversation is not None and job.at is not None
         ],
         "reflections": dict(sim.reflections_logged),
-        "events": list(sim.events),
         "controlled": sim.controlled,
         "lingering": {a: [s, t.isoformat()] for a, (s, t) in sim.lingering.items()},
+        "routing": sim.paths.to_state(),  # path requests not yet searched, in order
     }
+    if events:
+        out["events"] = list(sim.events)
+    return out
 
 
 def from_state(sim: Simulation, state: dict[str, Any]) -> None:
@@ -192,10 +200,11 @@ def from_state(sim: Simulation, state: dict[str, Any]) -> None:
             sim.jobs.queue(n, Job.end_conversation(q["chat"], c, t), sim.minds[n].end_conversation, c, t,
                            submit=False)
     sim.reflections_logged = {k: int(v) for k, v in state.get("reflections", {}).items()}
-    sim.events = list(state.get("events", []))
+    sim.events.reset(state.get("events", []))
     c = state.get("controlled")
     sim.controlled = c if c in sim.bodies and sim.bodies[c].controlled else None
     for b in sim.bodies.values():
         if b.controlled and b.name != sim.controlled:
             b.controlled = False
     sim.lingering = {a: (s, datetime.fromisoformat(t)) for a, (s, t) in (state.get("lingering") or {}).items()}
+    sim.paths.from_state(state.get("routing"))  # bodies that waited for their paths ask again, in order

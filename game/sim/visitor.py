@@ -73,8 +73,9 @@ def hold(sim: Simulation, name: str, partner: str, doing: str | None = None) -> 
     if held(sim, name):
         return True
     b.prev_action = b.action
-    b.path = []
+    movement.stop(sim, b)
     b.prev_tile = b.tile  # standing still (drawing glides from prev_tile)
+    b.waiting_since = None  # talking, not waiting: after the release the wait starts afresh
     other = sim.bodies.get(partner)
     if other is not None:
         b.facing = facing(other.tile[0] - b.tile[0], other.tile[1] - b.tile[1], b.facing)
@@ -94,9 +95,7 @@ def release(sim: Simulation, name: str) -> None:
     b.last_decide = sim.now
     if prev is None or not b.target:
         return
-    path = movement.plan_path(sim, b, b.target)
-    if path and len(path) > 1:
-        b.path = path[1:]
-        b.arrived_at = None
-    else:
-        movement.arrive(sim, b, quiet=True)
+    if b.arrived_at is not None and not b.walking:
+        movement.arrive(sim, b, quiet=True)  # it was at its place: it carries on there
+        return
+    movement.go_to(sim, b, b.target)  # on its way again (its path from the path service)

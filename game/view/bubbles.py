@@ -27,17 +27,31 @@ FADE_S = 1.0
 GAP = 3
 
 
+def _fits(font, text: str, width: int) -> int:
+    """How many leading characters of ``text`` fit in ``width`` px (at least 1): a binary search,
+    so a 10,000-character word costs a few dozen measurements, not millions."""
+    lo, hi = 1, len(text)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if font.size(text[:mid])[0] <= width:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 def wrap(text: str, width: int = MAX_WIDTH, size: int = FONT, max_lines: int = MAX_LINES) -> list[str]:
-    """Words into lines no wider than ``width`` px; past ``max_lines`` the last line ends in an ellipsis."""
+    """Words into lines no wider than ``width`` px; past ``max_lines`` the last line ends in an ellipsis.
+    Only the lines shown are measured (any length of text costs the same)."""
     font = fonts.font(size)
     words = str(text).split()
     lines: list[str] = []
     cur = ""
     for w in words:
-        while font.size(w)[0] > width and len(w) > 1:  # a word wider than a line: cut it
-            cut = len(w)
-            while cut > 1 and font.size(w[:cut])[0] > width:
-                cut -= 1
+        if len(lines) > max_lines:
+            break  # enough to know the last shown line needs an ellipsis
+        while len(w) > 1 and len(lines) <= max_lines and font.size(w)[0] > width:  # a word wider than a line: cut it
+            cut = _fits(font, w, width)
             if cur:
                 lines.append(cur)
                 cur = ""
@@ -53,7 +67,7 @@ def wrap(text: str, width: int = MAX_WIDTH, size: int = FONT, max_lines: int = M
         lines.append(cur)
     if len(lines) > max_lines:
         last = lines[max_lines - 1]
-        while last and font.size(last + "…")[0] > width:
+        while last and font.size(last + "…")[0] > width:  # a line's width: a few characters at most
             last = last[:-1].rstrip()
         lines = lines[: max_lines - 1] + [last + "…"]
     return lines or [""]

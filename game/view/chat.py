@@ -35,11 +35,12 @@ import agents.interview
 from game.grid import chebyshev
 from game.view import emoji, fonts
 from game.view.follow import link_names
-from game.view.markup import C_DIM, C_HEAD, C_TEXT, C_YOU, esc
+from game.view.markup import C_DIM, C_HEAD, C_TEXT, C_YOU, esc, typed
 
 log = logging.getLogger(__name__)
 
 TALK_RANGE = 2  # tiles (Chebyshev) between the visitor and the resident
+LINE_MAX = 300  # characters in one typed line
 WALK_AWAY = 3  # the chat ends when the visitor walks this much further away
 CHAT_W, CHAT_H = 440, 340
 MARGIN = 8
@@ -171,7 +172,7 @@ class Chat:
         self._shown, self._title = 0, ""
         self.entry = UITextEntryLine(pygame.Rect(4, ch - 36, cw - 84, 32), self.game.ui, container=self.window,
                                      placeholder_text="Say something, then Enter")
-        self.entry.set_text_length_limit(300)
+        self.entry.set_text_length_limit(LINE_MAX)
         self.send_button = UIButton(pygame.Rect(cw - 76, ch - 36, 72, 32), "Send", self.game.ui, container=self.window)
 
     def _hold(self) -> bool:
@@ -223,7 +224,7 @@ class Chat:
 
     # ---- talking ---------------------------------------------------------------------------
     def send(self, text: str) -> bool:
-        text = " ".join(str(text or "").split())
+        text = typed(text, LINE_MAX)  # the box's limit also for text that arrives another way (a paste, a test)
         if not text or not self.is_open:
             return False
         self.outbox.append(text)

@@ -35,6 +35,7 @@ from pygame_gui.elements import UITextEntryLine
 from game.view import fonts
 from game.view.bubbles import wrap
 from game.view.hud import text_focused
+from game.view.markup import typed
 from game.view.statusline import HEIGHT as STATUS_H
 
 log = logging.getLogger(__name__)
@@ -158,6 +159,7 @@ class Console:
 
     # ---- commands ------------------------------------------------------------------
     def execute(self, text: str) -> str:
+        text = typed(text, 300)  # as the entry line allows, whatever way the text came
         session = getattr(self.game, "session", None)
         town = getattr(session, "town", None) or self.game.town
         cmd = parse(text, town)

@@ -19,8 +19,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from agents.emoji import VOCABULARY, nearest, split_emoji  # noqa: F401 - the one lookup, shared with the minds (re-exported)
+from game import paths
 
-ICON_DIR = Path(__file__).resolve().parents[2] / "assets" / "icons"
+ICON_DIR = paths.assets_dir() / "icons"
 META_FILE = ICON_DIR / "emoji.json"
 UNKNOWN = "❓"
 

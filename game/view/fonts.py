@@ -6,11 +6,12 @@ font files. If a TTF appears at assets/fonts/ui.ttf it is used instead.
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 
 import pygame
 
-FONT_FILE = Path(__file__).resolve().parents[2] / "assets" / "fonts" / "ui.ttf"
+from game import paths
+
+FONT_FILE = paths.assets_dir() / "fonts" / "ui.ttf"
 
 
 def _ensure_init() -> None:
@@ -35,7 +36,9 @@ def text(message: str, size: int, color: tuple[int, int, int] = (240, 240, 240),
     Rendering text is one of the slower things a frame can do; labels and the
     status line repeat the same strings frame after frame, so cache them.
     """
-    return font(size, bold).render(message, True, color)
+    # SDL_ttf refuses a NUL ("A null character was found in the text"): whatever text
+    # reaches the screen (a typed name in a message, a model's line) draws without it.
+    return font(size, bold).render(str(message).replace("\x00", ""), True, color)
 
 
 def reset() -> None:

@@ -30,8 +30,9 @@ CONTROLS = [
 
 
 class Help:
-    def __init__(self, game) -> None:
+    def __init__(self, game, controls: list[tuple[str, str]] | None = None) -> None:
         self.game = game
+        self.controls = CONTROLS if controls is None else controls  # a replay lists its own
         self.visible = False
         self._surf = None
 
@@ -49,7 +50,7 @@ class Help:
 
     def _render(self):
         rows = [(fonts.text("Controls", 20, (255, 255, 240), True), None)]
-        for k, what in CONTROLS:
+        for k, what in self.controls:
             rows.append((fonts.text(k, 16, (255, 220, 140)), fonts.text(what, 16, (232, 232, 226))))
         kw = max(r[0].get_width() for r in rows[1:])
         w = max(kw + 24 + max(r[1].get_width() for r in rows[1:]), rows[0][0].get_width()) + 40
@@ -73,8 +74,8 @@ class Help:
         surface.blit(self._surf, r.topleft)
 
 
-def install(game) -> Help:
-    h = Help(game)
+def install(game, controls: list[tuple[str, str]] | None = None) -> Help:
+    h = Help(game, controls)
     game.add_overlay(h)
     game.help = h
     return h

@@ -9,8 +9,10 @@ progress box ("skipping to Tue 07:00 — 43%", Escape cancels).
 
 Messages never pile up: notes that last (``note(key, text)``: "Following
 Isabella Rodriguez", "Walking to ...") and toasts stack in one column at the
-top, between the HUD box and the buttons, each wrapped to that column's width
-(at most ``TOAST_LINES`` lines). ``reserved()`` gives the screen boxes they
+top, between the HUD box and the buttons and clear of the panels docked at
+the sides, each wrapped to that column's width (at most ``TOAST_LINES`` lines;
+twice that in a column a panel makes narrow). The same toast again is shown
+once. ``reserved()`` gives the screen boxes they
 take, so speech bubbles keep clear of them. They are drawn last
 (``draw_top``), over panels such as the town map.
 
@@ -19,11 +21,13 @@ others add with ``add_button`` (the residents list, the town map).
 
 Keys (the HUD takes them unless a text box has focus):
 space pause/resume · 1-5 speed · N skip to the next morning · Escape cancels
-a skip. A "Next morning" button does what N does.
+a skip. A "Next morning" button does what N does (a replay jumps at once:
+``session.skipping`` stays False, and the session says where it landed).
 """
 from __future__ import annotations
 
 import logging
+import textwrap
 
 import pygame
 import pygame_gui
@@ -43,6 +47,7 @@ PAD = 8
 GAP = 8  # between the message column and the HUD box / the buttons
 TOAST_S = 4.0
 TOAST_LINES = 3
+WIDE = 520  # a message column narrower than this (a side panel open) wraps to twice TOAST_LINES
 NOTE = (160, 220, 255)
 BUTTON_H = 30
 REFRESH_S = 0.25
@@ -58,7 +63,7 @@ def clock_text(now) -> str:
 def speed_text(session) -> str:
     if session.paused:
         return "PAUSED"
-    m = SPEEDS[session.speed]
+    m = getattr(session, "minutes_per_second", None) or SPEEDS[session.speed]  # a replay's export has its own rate
     return f"x{m:g} min/s"
 
 
@@ -90,6 +95,9 @@ class HUD:
         self.box = pygame.Rect(8, 8, 0, 0)  # the HUD box drawn last frame
         self.placed: list[tuple[pygame.Surface, pygame.Rect]] = []  # the message column, laid out in update
         self._msg_cache: dict[tuple, pygame.Surface] = {}
+        self._laid_for: tuple[int, int, int] | None = None  # (left panel, right panel, window width)
+        self.column = pygame.Rect(0, 12, 0, 0)  # where the messages go, and at most how many lines each
+        self.column_lines = TOAST_LINES
         self.buttons: list = []  # along the top right, right to left
         self._handlers: dict = {}
         self.button = self.add_button("Next morning (N)", 160, self.skip_to_morning,
@@ -123,7 +131,10 @@ class HUD:
 
     # -- messages --------------------------------------------------------------------------
     def toast(self, text: str, seconds: float = TOAST_S) -> None:
-        self.toasts.append((str(text), seconds))
+        """A message for a few seconds; the same text again is shown once, for longer."""
+        text = str(text)
+        self.toasts = [(t, left) for t, left in self.toasts if t != text]
+        self.toasts.append((text, seconds))
         del self.toasts[:-4]
         self._layout()
 
@@ -142,12 +153,12 @@ class HUD:
             out.append(pygame.Rect(self.buttons_left(), 8, self.game.size[0] - self.buttons_left(), BUTTON_H))
         return out
 
-    def _message_surface(self, text: str, colour, width: int) -> pygame.Surface:
-        """A message box: ``text`` wrapped to ``width`` px, at most TOAST_LINES lines (cached)."""
-        key = (text, colour, width)
+    def _message_surface(self, text: str, colour, width: int, lines: int = TOAST_LINES) -> pygame.Surface:
+        """A message box: ``text`` wrapped to ``width`` px, at most ``lines`` lines (cached)."""
+        key = (text, colour, width, lines)
         surf = self._msg_cache.get(key)
         if surf is None:
-            rows = [fonts.text(r, FONT, colour) for r in wrap(text, width - 2 * PAD, FONT, TOAST_LINES)]
+            rows = [fonts.text(r, FONT, colour) for r in wrap(text, width - 2 * PAD, FONT, lines)]
             lh = fonts.font(FONT).get_linesize()
             surf = pygame.Surface((max(r.get_width() for r in rows) + 2 * PAD, lh * len(rows) + PAD),
                                   pygame.SRCALPHA)
@@ -159,24 +170,39 @@ class HUD:
             self._msg_cache[key] = surf
         return surf
 
+    def _panels(self) -> tuple[int, int]:
+        """Screen pixels the panels docked at the left and right cover (the camera's insets)."""
+        camera = getattr(self.game, "camera", None)
+        left, _, right, _ = getattr(camera, "insets", None) or (0, 0, 0, 0)
+        return int(left), int(right)
+
     def _layout(self) -> None:
-        """Place the notes and toasts in one column between the HUD box and the buttons."""
-        left = self.box.right + GAP
-        right = self.buttons_left() - GAP
-        if right - left < 240:  # a narrow window: the whole width, under the HUD box
-            left, right, top = 8, self.game.size[0] - 8, self.box.bottom + GAP
+        """Place the notes and toasts in one column between the HUD box and the buttons,
+        clear of the panels docked at the sides (the residents list, the inspector)."""
+        w = self.game.size[0]
+        panel_l, panel_r = self._panels()
+        self._laid_for = (panel_l, panel_r, w)
+        left = max(self.box.right, panel_l) + GAP
+        right = min(self.buttons_left(), w - panel_r) - GAP
+        if right - left < 240:  # a narrow window: its width between the panels, under the HUD box
+            left, right, top = max(8, panel_l + GAP), w - max(8, panel_r + GAP), self.box.bottom + GAP
+            if right - left < 240:
+                left, right = 8, w - 8
         else:
             top = 12
         width = right - left
+        lines = TOAST_LINES if width >= WIDE else 2 * TOAST_LINES  # a narrow column: wrapped, not cut
         placed = []
         y = top
         items = [(t, NOTE) for t in self.notes.values()] + [(t, FG) for t, _ in self.toasts]
         for text, colour in items:
-            surf = self._message_surface(text, colour, width)
+            surf = self._message_surface(text, colour, width, lines)
             rect = surf.get_rect(midtop=(left + width // 2, y))
             placed.append((surf, rect))
             y = rect.bottom + 4
         self.placed = placed
+        self.column = pygame.Rect(left, top, width, max(0, y - 4 - top))
+        self.column_lines = lines
 
 
     def _skip_ended(self, how: str) -> None:
@@ -224,7 +250,8 @@ class HUD:
         if self.session.skipping:
             return
         t = self.session.skip_to_morning()
-        self.toast(f"Skipping to {t:%a %H:%M} (Escape cancels)")
+        if self.session.skipping:  # a replay jumps at once and says where it landed (on_skip_end)
+            self.toast(f"Skipping to {t:%a %H:%M} (Escape cancels)")
 
     # -- per frame --------------------------------------------------------------------------
     def update(self, dt: float) -> None:
@@ -235,7 +262,8 @@ class HUD:
             self._since = 0.0
             self.lines = self.compose()
         self._place_buttons()
-        if n != len(self.toasts) or not self.placed and (self.notes or self.toasts):
+        panels = (*self._panels(), self.game.size[0])
+        if n != len(self.toasts) or not self.placed and (self.notes or self.toasts) or panels != self._laid_for:
             self._layout()
 
     def compose(self) -> list[tuple[str, tuple]]:
@@ -257,9 +285,12 @@ class HUD:
         spent = sum(1 for m in sim.minds.values() if getattr(m, "budget_hit", None) is not None)
         if spent:  # ModelConfig.budget: past it, rules stand in for the model until tomorrow
             lines.append((f"call budget spent: {spent} resident{'s' if spent > 1 else ''} on rules", WARN))
+        servers = getattr(gw, "deployment_lines", None)
+        for text, ok in (servers() if callable(servers) else []):  # several model servers: one line each
+            lines.append((text[:70], DIM if ok else BAD))
         status = str(getattr(gw, "status", "ok") or "ok")
-        if status != "ok":
-            lines.append((status[:70], BAD))
+        if status != "ok":  # up to two lines: what to do ("run: ollama pull ...") is at its end
+            lines += [(part, BAD) for part in textwrap.wrap(status, 64)[:2]]
             lines.append(("residents follow their routines", BAD))
         return lines
 

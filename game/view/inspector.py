@@ -13,7 +13,9 @@ closes the panel (before the game would quit). "Talk" opens the chat
 (game/view/chat.py, when installed). "Follow" keeps the camera on the
 resident (game/view/follow.py), "Walk there" walks the visitor to them
 (walkto.py); every resident's name in the text is a link that follows them.
-Clicking the resident the player plays opens their panel too.
+Clicking the resident the player plays opens their panel too. A replay's
+session (``read_only``) gets no inner voice and no state editor: its minds'
+snapshots say which save they come from (``note``).
 
 ``install(game)`` adds the overlay; it reads ``game.session`` (contract 11:
 ``sim``, ``minds``) each time, so it works before and after a load.
@@ -31,6 +33,7 @@ from game.view.console import play_as
 from game.view.emoji import icon
 from game.view.follow import link_names
 from game.view.inspector_text import SMALL_PX, TEXT_PX, body_html, header_lines, object_html, pretty
+from game.view.markup import typed
 
 log = logging.getLogger(__name__)
 
@@ -195,11 +198,13 @@ class Inspector:
                                             container=self.window, tool_tip_text="walk up to them, to talk")
             if self.follow_button is not None or self.walk_button is not None:
                 top += 34
+        live = not getattr(self.session, "read_only", False)  # a replay changes nothing
         if talk:
             self.head = UIImage(pygame.Rect(0, top, cw, HEAD_H), pygame.Surface((cw, HEAD_H), pygame.SRCALPHA),
                                 self.game.ui, container=self.window)
             self._head_size = (cw, HEAD_H)
             top += HEAD_H
+        if talk and live:
             self.voice_entry = UITextEntryLine(pygame.Rect(4, top + 2, cw - 118, 32), self.game.ui,
                                                container=self.window,
                                                placeholder_text="You are going to ... (their inner voice)")
@@ -209,7 +214,7 @@ class Inspector:
                                          tool_tip_text="they take it as their own thought (importance 9) and replan")
             top += 38
         bottom = ch
-        if not talk and self.session is not None:  # an object: edit its state
+        if not talk and self.session is not None and live:  # an object: edit its state
             self.state_entry = UITextEntryLine(pygame.Rect(4, ch - 36, cw - 80, 32), self.game.ui,
                                                container=self.window, placeholder_text="new state, e.g. burning")
             self.state_entry.set_text_length_limit(60)
@@ -237,7 +242,7 @@ class Inspector:
     def inner_voice(self, text: str) -> str:
         """Tell the selected resident something as their inner voice: their own
         high-importance thought; they replan at their next decision (asked for soon)."""
-        text = " ".join(str(text or "").split())
+        text = typed(text, 200)
         name = self.selected
         mind = self._minds().get(name) if name else None
         sim = self._sim()
@@ -262,7 +267,7 @@ class Inspector:
     def set_state(self, text: str) -> str:
         """The object panel's editor: set the object's state like the console does."""
         sim = self._sim()
-        text = " ".join(str(text or "").split())
+        text = typed(text, 120)
         if sim is None or not self.object or not text or not hasattr(sim, "set_object_state"):
             return ""
         try:
@@ -421,7 +426,8 @@ class Inspector:
         if not self.is_open:
             return
         if self.window.rect.right > self.game.size[0]:  # the window shrank
-            self.window.set_position((self.game.size[0] - PANEL_W - MARGIN, TOP))
+            # by the panel's own width (its frame is wider than PANEL_W): once, not every frame
+            self.window.set_position((max(0, self.game.size[0] - self.window.rect.width - MARGIN), TOP))
         editing = bool(self.state_entry is not None and self.state_entry.is_focused)
         if editing != self._state_typing:  # typing a state: WASD are letters, not steps
             self._state_typing = editing

@@ -100,6 +100,8 @@ def header_html(name: str, body, snap: dict, *, thinking: bool) -> str:
 def body_html(snap: dict, *, now: datetime | None, memory_text=None) -> str:
     """What changes when the mind finishes a job: summary, plan, memories, reflections, people."""
     out: list[str] = [f"<font pixel_size={TEXT_PX} color='{C_TEXT}'>"]
+    if snap.get("note"):  # where this snapshot comes from, when not the live mind (a replay's save)
+        out.append(f"<font pixel_size={SMALL_PX} color='{C_NOW}'><i>{esc(snap['note'])}</i></font><br>")
     if snap.get("summary"):
         out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>{esc(snap['summary'])}</font><br>")
 

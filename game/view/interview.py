@@ -25,7 +25,7 @@ from pygame_gui.elements import UIButton, UILabel, UITextEntryLine
 
 import agents.interview
 from game.view.chat import Chat
-from game.view.markup import esc
+from game.view.markup import esc, typed
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ class Interview(Chat):
             self.remember_button.set_text(self._remember_label())
 
     def set_persona(self, text: str) -> None:
-        self.persona = " ".join(str(text or "").split())[:80] or DEFAULT_PERSONA
+        self.persona = typed(text, 80) or DEFAULT_PERSONA
         if self.persona_entry is not None and self.persona_entry.get_text() != self.persona:
             self.persona_entry.set_text(self.persona)
 

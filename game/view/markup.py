@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import html
+import unicodedata
 
 from agents import provenance as pv
 
@@ -13,6 +14,27 @@ C_IMP = "#F2A65A"  # importance
 C_TEXT = "#ECECEC"
 C_RULE = "#F08C8C"  # what a rule or the routine chose instead of the model
 C_REPAIRED = "#D8C98A"  # the model's, with a detail a rule fixed
+
+
+_KEEP_FORMAT = {"\u200d"}  # the zero-width joiner: emoji sequences (a family, a flag) need it
+
+
+def typed(text, limit: int) -> str:
+    """What a player typed (or pasted), made safe to show, store and save: control
+    characters, lone surrogates (they cannot be written as UTF-8) and invisible format
+    characters (a right-to-left override, a zero-width space) are dropped; whitespace
+    runs (newlines, tabs) become one space; at most ``limit`` characters. Right-to-left
+    scripts and emoji are kept. Markup stays text: showing it is esc()'s job."""
+    out = []
+    for ch in str(text or ""):
+        cat = unicodedata.category(ch)
+        if cat in ("Cc", "Cs") or cat == "Cf" and ch not in _KEEP_FORMAT:
+            out.append(" " if ch in "\t\n\r\x0b\x0c" else "")
+        elif cat in ("Zl", "Zp"):
+            out.append(" ")
+        else:
+            out.append(ch)
+    return " ".join("".join(out).split())[:limit].rstrip()
 
 
 def esc(text) -> str:

@@ -18,6 +18,8 @@ from typing import Callable
 import pygame
 import pygame_gui
 
+from game.view.markup import typed
+
 log = logging.getLogger(__name__)
 
 DEFAULT_NAME = "Alex"
@@ -61,7 +63,7 @@ class NameBox:
     def submit(self, text: str | None = None) -> bool:
         if self.loading is not None:
             return False  # continuing: wait for the load
-        name = " ".join(str(self.entry.get_text() if text is None else text).split()) or self.default
+        name = typed(self.entry.get_text() if text is None else text, MAX_LEN) or self.default
         problem = self.validate(name) if self.validate else None
         if problem:
             self.message.set_text(problem)

@@ -11,6 +11,8 @@ The frame never waits for the disk: a save costs the main thread the capture
 (``game.savegame.capture``, a few ms) and the ``SaveWriter``'s thread does the
 rest; a load reads the file and builds the new minds and sim on that thread
 (``savegame.prepare``) and the frame only swaps them in (``savegame.commit``).
+The menu's list of saves (each file's meta) is read, and a save deleted, on a
+thread of its own; the list shows "reading saves…" until it is back.
 The outcome is a toast ("saved slot quick", "loaded slot quick", "save failed:
 ..."); the details of a failure go to the log. A failed load leaves the game
 as it was.
@@ -19,7 +21,8 @@ from __future__ import annotations
 
 import logging
 import os
-from concurrent.futures import Future
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -28,8 +31,9 @@ import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UILabel, UISelectionList, UITextEntryLine, UIWindow
 
+from game import paths
 from game.savegame import REQUIRED, after_load, capture, commit, prepare, resolve_path
-from game.saves import AUTOSAVE_PREFIX, SaveError, SaveInfo, SaveWriter, list_saves, slot_path
+from game.saves import AUTOSAVE_PREFIX, SUFFIX, SaveError, SaveInfo, SaveWriter, list_saves, slot_path
 from game.view import help as help_view
 
 log = logging.getLogger(__name__)
@@ -63,17 +67,22 @@ class SaveMenu:
     def __init__(self, game, folder: str | Path | None = None, autosave_min: float | None = None,
                  keep: int = AUTOSAVE_KEEP) -> None:
         self.game = game
-        self.folder = Path(folder or getattr(game, "saves_dir", None) or "saves")
+        self.folder = Path(folder or getattr(game, "saves_dir", None) or paths.saves_dir())
         self.autosave_min = _autosave_minutes() if autosave_min is None else max(0.0, float(autosave_min))
         self.keep = keep
         self.writer = SaveWriter()
         self.jobs: list[tuple[str, str, Future]] = []  # (kind, slot, future), oldest first
+        # The menu's disk work (listing the saves, deleting one) runs here, never on the frame.
+        self.reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="save-list")
+        self.listing: Future | None = None  # the saves folder being read
+        self.deleting: list[tuple[str, Future]] = []
         self.last_auto = None  # sim time of the last autosave (None: from the first update)
         self.window = None
         self.widgets: dict[str, Any] = {}
         self.infos: dict[str, SaveInfo] = {}
         self.selected: str | None = None
         self.confirm_delete: str | None = None
+        self._again = False
         self._was_paused: bool | None = None
         self.messages: list[str] = []  # every toast shown (tests)
 
@@ -102,6 +111,17 @@ class SaveMenu:
     def busy(self) -> bool:
         return any(not f.done() for _, _, f in self.jobs)
 
+    def wait(self, timeout: float = 30.0) -> bool:
+        """Until saves, loads, the listing and deletions are done (tests, quitting); False on timeout."""
+        end = time.monotonic() + timeout
+        if not self.writer.wait(timeout):
+            return False
+        while (self.listing is not None and not self.listing.done()) or any(not f.done() for _, f in self.deleting):
+            if time.monotonic() > end:
+                return False
+            time.sleep(0.005)
+        return True
+
     # ---- saving and loading --------------------------------------------------------------
     def save(self, slot: str) -> Future | None:
         """Capture now (main thread) and write in the background."""
@@ -109,6 +129,8 @@ class SaveMenu:
         if session is None:
             return None
         try:
+            if slot.lower().endswith(SUFFIX) or Path(slot).name != slot:  # the menu names slots, not files elsewhere
+                raise SaveError(f"'{slot[:64]}' is not a save name; type a name (letters, digits, spaces, '-', '_')")
             path = slot_path(slot, self.folder)
             parts, meta = capture(session)
         except SaveError as err:
@@ -156,17 +178,24 @@ class SaveMenu:
         self.toast(f"loading {path.stem}…")
         return fut
 
-    def delete(self, slot: str) -> bool:
+    def delete(self, slot: str) -> Future:
+        """Delete a save on the menu's reader thread; the outcome is a toast."""
         info = self.infos.get(slot)
         path = info.path if info else slot_path(slot, self.folder)
-        try:
-            path.unlink()
-        except OSError as err:
-            self.toast(f"cannot delete {slot}: {err.strerror or err}")
-            return False
-        self.toast(f"deleted slot {slot}")
+        fut = self.reader.submit(path.unlink)
+        self.deleting.append((slot, fut))
+        self._say(f"deleting {slot}…")
+        return fut
+
+    def _deleted(self, slot: str, fut: Future) -> None:
+        err = fut.exception()
+        if err is not None:
+            why = getattr(err, "strerror", None) or str(err)
+            log.warning("deleting save %s failed: %s", slot, err)
+            self.toast(f"cannot delete {slot}: {why}")
+        else:
+            self.toast(f"deleted slot {slot}")
         self.refresh()
-        return True
 
     def _finish(self, kind: str, slot: str, fut: Future) -> None:
         err = fut.exception()
@@ -189,7 +218,8 @@ class SaveMenu:
                 self.toast(f"load failed: {type(err).__name__}: {err}")
                 return
             self.last_auto = session.sim.now
-            self.toast(f"loaded slot {result.info.slot if result.info else slot}")
+            warned = f" ({result.info.warnings[0]})" if result.info and result.info.warnings else ""
+            self.toast(f"loaded slot {result.info.slot if result.info else slot}{warned}")
             self.close_menu(resume=False)
         elif kind == "save":
             self.toast(f"saved slot {result.slot}")
@@ -250,8 +280,24 @@ class SaveMenu:
         return session.sim.now.strftime("%a %H%M").lower()
 
     def refresh(self) -> None:
-        """Re-read the saves folder (cheap: each file's meta only)."""
-        infos = list_saves(self.folder)
+        """Re-read the saves folder (each file's meta) on the reader thread; the list
+        is filled in by ``update`` when it is back."""
+        if self.listing is not None and not self.listing.done():
+            self._again = True  # one more read when this one is back (a save finished meanwhile)
+            return
+        self._again = False
+        self.listing = self.reader.submit(list_saves, self.folder)
+        lst = self.widgets.get("list")
+        if lst is not None and not self.infos:
+            self._say("reading saves…")
+
+    def _listed(self, fut: Future) -> None:
+        try:
+            infos = fut.result()
+        except Exception as err:  # noqa: BLE001 - list_saves never raises; a broken thread must not crash the menu
+            log.exception("listing the saves failed")
+            self._say(f"cannot read {self.folder}/: {err}")
+            return
         self.infos = {i.slot: i for i in infos}
         lst = self.widgets.get("list")
         if lst is None:
@@ -259,6 +305,8 @@ class SaveMenu:
         lst.set_item_list([i.label() for i in infos])
         if not infos:
             self._say(f"no saves yet in {self.folder}/")
+        elif self.widgets["status"].text == "reading saves…":
+            self._say("F5 quick save · F9 quick load")
 
     def _selected_slot(self) -> str | None:
         lst = self.widgets.get("list")
@@ -360,6 +408,16 @@ class SaveMenu:
         return False
 
     def update(self, dt: float) -> None:
+        if self.listing is not None and self.listing.done():
+            fut, self.listing = self.listing, None
+            self._listed(fut)
+            if self._again:
+                self.refresh()
+        if self.deleting:
+            done = [d for d in self.deleting if d[1].done()]
+            self.deleting = [d for d in self.deleting if not d[1].done()]
+            for slot, fut in done:
+                self._deleted(slot, fut)
         if self.jobs:
             done = [j for j in self.jobs if j[2].done()]
             if done:
@@ -380,6 +438,7 @@ class SaveMenu:
     def close(self, wait: bool = True) -> None:
         """At quit: let a save in progress finish (its file stays whole either way)."""
         self.writer.close(wait=wait)
+        self.reader.shutdown(wait=False, cancel_futures=True)
 
 
 def install(game, **kwargs) -> SaveMenu:

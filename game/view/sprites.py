@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pygame
 
+from game import paths
 from game.errors import UserError
 from game.view import fonts
 
@@ -26,7 +27,7 @@ WALK_CYCLE = (0, 1, 2, 1)
 STAND = 1
 FRAME_W, FRAME_H = 32, 48
 GHOST_ALPHA = 90
-ASSETS = Path(__file__).resolve().parents[2] / "assets"
+ASSETS = paths.assets_dir()
 CHARACTERS = ASSETS / "characters"
 
 

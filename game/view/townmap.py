@@ -172,8 +172,9 @@ class TownMap:
                 pos = view.position(name)
                 if pos is not None:
                     out.append((name, pos[0], pos[1]))
-        vx, vy = self.game.visitor.pos
-        out.append((self.game.visitor.name, vx, vy))
+        if not getattr(self.game, "spectator", False):  # a replay has no player's figure
+            vx, vy = self.game.visitor.pos
+            out.append((self.game.visitor.name, vx, vy))
         return out
 
     def pick(self, pos) -> tuple[str, object] | None:
@@ -227,9 +228,10 @@ class TownMap:
             "close": UIButton(pygame.Rect(w - MARGIN - 120, y, 120, 34), "Close (M)", ui),
             "inspect": UIButton(pygame.Rect(w - MARGIN - 230, y, 100, 34), "Inspect", ui,
                                 tool_tip_text="open the resident's panel"),
-            "walk": UIButton(pygame.Rect(w - MARGIN - 350, y, 110, 34), "Walk there", ui,
-                             tool_tip_text="walk the visitor there (right-click on the map does too)"),
         }
+        if not getattr(self.game, "spectator", False):  # a replay: nobody to walk
+            self.buttons["walk"] = UIButton(pygame.Rect(w - MARGIN - 350, y, 110, 34), "Walk there", ui,
+                                            tool_tip_text="walk the visitor there (right-click on the map does too)")
         self._update_buttons()
 
     def _update_buttons(self) -> None:
@@ -237,7 +239,9 @@ class TownMap:
             return
         sel = self.selected
         for key, on in (("walk", sel is not None), ("inspect", sel is not None and sel[0] == "resident")):
-            b = self.buttons[key]
+            b = self.buttons.get(key)
+            if b is None:
+                continue
             if on and not b.is_enabled:
                 b.enable()
             elif not on and b.is_enabled:
@@ -498,7 +502,9 @@ class TownMap:
         h = surface.get_height()
         y = h - STATUS_H - FOOTER_H + 16
         sel = self.selected
-        if sel is None:
+        if sel is None and getattr(self.game, "spectator", False):
+            text = "Click: look there · a dot: follow · double-click: go and look"
+        elif sel is None:
             text = "Click: look there · a dot: follow · right-click: walk there · double-click: go and look"
         elif sel[0] == "resident":
             b = self.game.session.sim.bodies.get(sel[1])
@@ -511,7 +517,8 @@ class TownMap:
         if walking:
             text += f"      walking to {walking}"
         left = self.map_rect.x
-        right = self.buttons["walk"].relative_rect.x - MARGIN if self.buttons else surface.get_width() - MARGIN
+        first = self.buttons.get("walk") or self.buttons.get("inspect")
+        right = first.relative_rect.x - MARGIN if first is not None else surface.get_width() - MARGIN
         img = fonts.text(_clip_px(text, 16, right - left), 16, FG)
         surface.blit(img, (left, y))
 

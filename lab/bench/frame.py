@@ -140,6 +140,8 @@ def bench_frame(ctx: Context) -> dict:
         out["p99_ms_speed5"] = round(percentile(fast, 99), 3)
         out.update(panels)
         out["sim_steps"] = sim.steps - steps0
+        out["path_ms_max_per_step"] = round(sim.paths.stats.max_ms, 3)  # the path service's budget holds?
+        out["path_searches"] = sim.paths.stats.searches
         if busy_samples:
             out["median_minds_busy_of_25"] = statistics.median(busy_samples)
         out["actions_started"] = sum(1 for e in sim.events if e.get("kind") == "action")

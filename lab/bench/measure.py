@@ -9,10 +9,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from game import paths
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
-MAP = ROOT / "maps" / "the_ville" / "the_ville.tmx"
+MAP = paths.default_map()
 
 
 class Skipped(Exception):
@@ -26,6 +28,7 @@ class Context:
     economy_run: str | None = None
     economy_hours: float | None = None
     seed: int = 0
+    out_dir: Path | None = None  # where results (and plots) go
     notes: list[str] = field(default_factory=list)
 
     def n(self, full: int, quick: int) -> int:

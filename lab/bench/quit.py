@@ -3,6 +3,7 @@ of its own, its window closed while stand-in minds wait on slow calls; the
 seconds until the process is gone, measured from outside."""
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -52,6 +53,7 @@ def bench_quit(ctx: Context) -> dict:
     for _ in range(ctx.n(3, 1)):
         with tempfile.TemporaryDirectory() as tmp:
             proc = subprocess.Popen([sys.executable, "-c", _QUIT_CHILD, str(ROOT), str(ctx.map_path)], cwd=tmp,
+                                    env={**os.environ, "SMALLVILLE_HOME": tmp},  # its saves/ and logs/ go here
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             try:
                 asked = None

@@ -28,12 +28,15 @@ from lab.bench.astar import bench_astar
 from lab.bench.economy import bench_chain, bench_economy
 from lab.bench.factual import bench_factual
 from lab.bench.frame import bench_frame
+from lab.bench.frame_real import bench_frame_real, bench_simspeed
 from lab.bench.measure import MAP, ROOT, Context, Skipped
 from lab.bench.models import bench_models_figures
 from lab.bench.quit import bench_quit
+from lab.bench.recording import bench_recording
 from lab.bench.report import HEADLINES, goal_met, loadavg, machine_info, render_markdown, resolve_goal, write_results
 from lab.bench.retrieval import bench_retrieval
 from lab.bench.saves import bench_saves_figures
+from lab.bench.soak import bench_soak
 
 log = logging.getLogger(__name__)
 
@@ -43,10 +46,14 @@ BENCHMARKS: dict[str, Callable[[Context], dict]] = {
     "retrieval": bench_retrieval,
     "models": bench_models_figures,
     "frame": bench_frame,
+    "frame_real": bench_frame_real,
     "saves": bench_saves_figures,
     "economy": bench_economy,
     "chain": bench_chain,
     "quit": bench_quit,
+    "recording": bench_recording,
+    "soak": bench_soak,
+    "simspeed": bench_simspeed,
     "factual": bench_factual,
 }
 
@@ -120,6 +127,7 @@ def main_bench(args: Any) -> int:
         economy_run=getattr(args, "economy_run", None),
         economy_hours=getattr(args, "economy_hours", None),
         seed=int(getattr(args, "seed", 0) or 0),
+        out_dir=out.parent,
     )
     doc: dict[str, Any] = {
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),

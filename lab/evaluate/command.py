@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from game import paths
 from game.errors import UserError
 from game.saved_run import Target, cast_of, end_minds, load_target, model_setup
 from lab.evaluate.battery import battery_markdown, run_battery
@@ -67,7 +68,7 @@ def evaluate(tg: Target, personas: dict[str, Any], scenario: Any, *, gateway: An
 
 def main_evaluate(args: Any, *, gateway: Any = None, embedder: Any = None,
                   echo: Callable[[str], None] | None = print) -> int:
-    default_map = getattr(args, "map", None) or "maps/the_ville/the_ville.tmx"
+    default_map = getattr(args, "map", None) or paths.default_map()
     tg = load_target(args.target, default_map)
     out = Path(args.out) if getattr(args, "out", None) else default_out(tg)
     personas, scenario = cast_of(tg, default_map)

@@ -1,0 +1,11 @@
+"""Watching a recorded run: ``smallville replay`` (see game/recording.py for what is recorded).
+
+    reader.py     a recording file -> arrays a replay can seek in (no pygame)
+    playback.py   a recording as a read-only session the game's views show (no pygame)
+    minds.py      plans and memories from the run's nearest save (no pygame)
+    moments.py    the moments worth jumping to: conversations, reactions, gatherings ... (no pygame)
+    bar.py        the timeline bar (pygame)
+    events.py     the events list (pygame_gui)
+    export.py     a span as an animated GIF (Pillow) or an MP4 (ffmpeg)
+    app.py        `smallville replay`: the window, a screenshot, an export
+"""

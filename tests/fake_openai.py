@@ -1,0 +1,77 @@
+"""A fake OpenAI-compatible chat server on loopback, for router tests.
+
+Standard library only (``http.server`` in a thread). It answers
+``POST /v1/chat/completions`` with a fixed JSON answer and counts what it
+served; ``kill()`` closes the socket mid-run, so the next call finds nobody
+listening, the way a machine that died would look.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class FakeOpenAI:
+    def __init__(self, name: str, answer: str | None = None, delay: float = 0.0) -> None:
+        self.name = name
+        self.answer = answer if answer is not None else json.dumps({"text": f"hello from {name}"})
+        self.delay = delay
+        self.served = 0
+        self.active = 0
+        self.peak = 0  # most requests in progress at once
+        self._lock = threading.Lock()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # quiet
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with fake._lock:
+                    fake.active += 1
+                    fake.peak = max(fake.peak, fake.active)
+                try:
+                    if fake.delay:
+                        time.sleep(fake.delay)
+                    out = {
+                        "id": f"chatcmpl-{fake.name}-{fake.served}",
+                        "object": "chat.completion",
+                        "created": int(time.time()),
+                        "model": body.get("model", "fake"),
+                        "choices": [{"index": 0, "finish_reason": "stop",
+                                     "message": {"role": "assistant", "content": fake.answer}}],
+                        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+                    }
+                    data = json.dumps(out).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    with fake._lock:
+                        fake.served += 1
+                finally:
+                    with fake._lock:
+                        fake.active -= 1
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, name=f"fake-{name}", daemon=True)
+        self.thread.start()
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def kill(self) -> None:
+        """Stop listening: later connections are refused."""
+        self.server.shutdown()
+        self.server.server_close()
