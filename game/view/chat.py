@@ -78,6 +78,7 @@ class Chat:
         self.toast: tuple[str, float] | None = None
         self._shown = 0  # transcript lines in the box
         self._title = ""
+        self._text_for: tuple[int, str] | None = None  # (lines shown, status) ``text`` was made for
         self._swallow = False  # the "t" typed by the key that opened the chat
 
     # ---- the session -----------------------------------------------------------------
@@ -169,7 +170,7 @@ class Chat:
         hint = f"<font pixel_size={TEXT_PX} color='{C_DIM}'><i>{self.hint(name)}</i></font>"
         top = self.TOP_H
         self.box = UITextBox(hint, pygame.Rect(0, top, cw, ch - 40 - top), self.game.ui, container=self.window)
-        self._shown, self._title = 0, ""
+        self._shown, self._title, self._text_for = 0, "", None
         self.entry = UITextEntryLine(pygame.Rect(4, ch - 36, cw - 84, 32), self.game.ui, container=self.window,
                                      placeholder_text="Say something, then Enter")
         self.entry.set_text_length_limit(LINE_MAX)
@@ -338,7 +339,9 @@ class Chat:
         if title != self._title:
             self._title = title
             self.window.set_display_title(title)
-        self.text = "".join(self.line_html(*x) for x in self.lines[: self._shown]) + status
+        if (self._shown, status) != self._text_for:  # runs every frame: the markup only when it changed
+            self._text_for = (self._shown, status)
+            self.text = "".join(self.line_html(*x) for x in self.lines[: self._shown]) + status
 
     def _bubble_surface(self, text: str):
         f = fonts.font(14)

@@ -5,7 +5,10 @@ menu (a pygame_gui window listing every save with its sim time and the real
 time it was made; "Save as" a name, Load, Delete; the game pauses while it is
 open). The town autosaves every ``autosave_min`` sim minutes (default 30;
 environment ``SMALLVILLE_AUTOSAVE_MIN``, 0 turns it off) into slots
-autosave-<n>, keeping the last ``keep`` (5).
+autosave-<n>, keeping the last ``keep`` (5), and at most once every
+``AUTOSAVE_REAL_S`` seconds of play: at speed 5 (an hour a second) 30 sim
+minutes pass twice a second, and saving that often kept a save thread busy
+beside the frame and filled the five slots with the last 2.5 seconds.
 
 The frame never waits for the disk: a save costs the main thread the capture
 (``game.savegame.capture``, a few ms) and the ``SaveWriter``'s thread does the
@@ -41,6 +44,7 @@ log = logging.getLogger(__name__)
 QUICK = "quick"
 AUTOSAVE_MIN = 30.0
 AUTOSAVE_KEEP = 5
+AUTOSAVE_REAL_S = 20.0  # real seconds (frame time) at least between two autosaves
 TOAST_CHARS = 90
 KEYS_HELP = [("F5 / F9", "quick save / quick load"), ("F6  or  Ctrl+S", "save / load menu")]
 
@@ -77,6 +81,7 @@ class SaveMenu:
         self.listing: Future | None = None  # the saves folder being read
         self.deleting: list[tuple[str, Future]] = []
         self.last_auto = None  # sim time of the last autosave (None: from the first update)
+        self.real_since_auto = AUTOSAVE_REAL_S  # frame seconds since the last autosave (the first is not held back)
         self.window = None
         self.widgets: dict[str, Any] = {}
         self.infos: dict[str, SaveInfo] = {}
@@ -427,12 +432,15 @@ class SaveMenu:
         session = self.session
         if session is None or not self.autosave_min:
             return
+        self.real_since_auto += max(0.0, dt)
         now = session.sim.now
         if self.last_auto is None or now < self.last_auto:
             self.last_auto = now
             return
-        if now - self.last_auto >= timedelta(minutes=self.autosave_min) and not self.busy():
+        if now - self.last_auto >= timedelta(minutes=self.autosave_min) and not self.busy() \
+                and self.real_since_auto >= AUTOSAVE_REAL_S:
             self.last_auto = now
+            self.real_since_auto = 0.0
             self.autosave()
 
     def close(self, wait: bool = True) -> None:

@@ -10,6 +10,12 @@ Each group is prerendered once into chunks of CHUNK x CHUNK tiles at the map's
 own scale; a chunk is scaled to a zoom level the first time it is shown at
 that level and kept in a bounded cache. A frame is then a handful of blits
 (one per visible chunk), however many tiles the town has.
+
+The foreground is mostly empty (in the Ville 7% of its chunks' pixels show):
+its chunks are run-length encoded (SDL's RLE blits skip the transparent runs),
+so drawing it over the characters costs a tenth of a plain alpha blit (0.19 ->
+0.02 ms a frame at zoom 1; the blend differs from a plain blit by at most 1
+in a colour channel on semi-transparent pixels).
 """
 from __future__ import annotations
 
@@ -103,7 +109,7 @@ class TileMapRenderer:
                     if surf is None and opaque:
                         surf = self._new_chunk((cx, cy), True)  # backdrop only
                     if surf is not None and have_display:
-                        surf = surf.convert() if opaque else surf.convert_alpha()
+                        surf = surf.convert() if opaque else _rle(surf.convert_alpha())
                     self._base[(group, cx, cy)] = surf
 
     def _new_chunk(self, key: tuple[int, int], opaque: bool) -> pygame.Surface:
@@ -164,6 +170,8 @@ class TileMapRenderer:
             surf = pygame.transform.smoothscale(base, size)  # zoomed out: average, don't drop pixels
         else:
             surf = pygame.transform.scale(base, size)  # nearest neighbour: crisp pixel art
+        if group == "over":
+            surf = _rle(surf)
         self._scaled[key] = surf
         self._scaled_pixels += size[0] * size[1]
         while self._scaled_pixels > CACHE_PIXELS and len(self._scaled) > 1:
@@ -189,6 +197,12 @@ class TileMapRenderer:
         for group in ("under", "over"):
             surface = pygame.Surface((1, 1))
             self._draw_group(surface, camera, group)
+
+
+def _rle(surf: pygame.Surface) -> pygame.Surface:
+    """Run-length encode a mostly transparent chunk (its per-pixel alpha kept)."""
+    surf.set_alpha(255, pygame.RLEACCEL)
+    return surf
 
 
 def _walk_layers(layers):

@@ -38,9 +38,12 @@ def _slow_job(rng: random.Random, delay: tuple[float, float] = (0.3, 1.5),
     _python_work(rng.uniform(*work_ms) / 2)
 
 
-def _frame_loop(game: Any, screen: Any, n: int, before: Callable[[], Any] | None = None) -> list[tuple[float, Any]]:
+def _frame_loop(game: Any, screen: Any, n: int, before: Callable[[], Any] | None = None,
+                cpu: list[float] | None = None) -> list[tuple[float, Any]]:
     """n frames paced at 60/s like the window's clock (so minds answer over real
-    time); per frame (work ms, what ``before()`` returned)."""
+    time); per frame (work ms, what ``before()`` returned). ``cpu``: the main
+    thread's own CPU ms per frame are appended to it (what the frame costs
+    without waiting for a core or the GIL)."""
     import pygame  # lazy: pygame (SDL) loads only when the frame benchmark runs
 
     out = []
@@ -52,12 +55,15 @@ def _frame_loop(game: Any, screen: Any, n: int, before: Callable[[], Any] | None
             time.sleep(wait)
         next_at = max(next_at + pace, time.perf_counter() - pace)
         tag = before() if before else None
+        c0 = time.thread_time()
         t0 = time.perf_counter()
         for event in pygame.event.get():
             game.handle_event(event)
         game.update(pace)
         game.draw(screen)
         dt = (time.perf_counter() - t0) * 1000.0
+        if cpu is not None:
+            cpu.append((time.thread_time() - c0) * 1000.0)
         pygame.display.flip()
         out.append((dt, tag))
     return out
