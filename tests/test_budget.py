@@ -21,18 +21,24 @@ class Word(BaseModel):
     word: str
 
 
+def hello_gateway(**config):
+    """A gateway that always says hello. These tests count calls, not time: generous
+    limits, so a slow first answer on a loaded machine is not taken for a timeout."""
+    return make_gateway(lambda *a: {"word": "hello"}, via_litellm=False, timeout=30.0, deadline=60.0, **config)
+
+
 def ask(b: Budget, purpose: str = "summary"):
     return b.ask_traced(Word, "Say a word.", purpose=purpose, resident="Ann Lee", fallback=Word(word="rule"))
 
 
 def test_the_gateway_the_budget_and_the_embedders_fit_the_seams():
-    gw = make_gateway(lambda *a: {"word": "hello"}, via_litellm=False)
+    gw = hello_gateway()
     assert isinstance(gw, Asker) and isinstance(Budget(gw), Asker)
     assert isinstance(HashEmbedder(8), Embedder) and isinstance(LocalEmbedder(cache_path=None), Embedder)
 
 
 def test_a_spent_budget_withholds_calls_until_the_next_day():
-    gw = make_gateway(lambda *a: {"word": "hello"}, via_litellm=False, budget=2)
+    gw = hello_gateway(budget=2)
     b = Budget(gw)
     b.at(NOW)
     assert b.limit == 2 and ask(b) == (Word(word="hello"), None) and ask(b)[1] is None
@@ -47,7 +53,7 @@ def test_a_spent_budget_withholds_calls_until_the_next_day():
 
 
 def test_a_loop_guard_binds_one_purpose_only():
-    gw = make_gateway(lambda *a: {"word": "hello"}, via_litellm=False)
+    gw = hello_gateway()
     b = Budget(gw, {"react": 1})
     b.at(NOW)
     assert ask(b, "react")[1] is None and ask(b, "react")[1] == "budget"
@@ -57,7 +63,7 @@ def test_a_loop_guard_binds_one_purpose_only():
 
 
 def test_a_callable_fallback_is_made_only_when_needed():
-    gw = make_gateway(lambda *a: {"word": "hello"}, via_litellm=False, budget=1)
+    gw = hello_gateway(budget=1)
     b = Budget(gw)
     b.at(NOW)
     made = []
