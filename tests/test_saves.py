@@ -217,6 +217,16 @@ def test_autosave_keeps_the_last_k(tmp_path):
     assert read_info(tmp_path / "autosave-5.sqlite").world == "the Ville"   # the caller's meta is kept
 
 
+def test_list_saves_reads_the_saves_folder_and_steps_over_what_is_not_a_save(tmp_path, monkeypatch):
+    monkeypatch.setattr(paths, "saves_dir", lambda: tmp_path)
+    (tmp_path / "a folder.sqlite").mkdir()             # sorts first: a folder, not a save
+    (tmp_path / "b.txt").write_text("notes")
+    (tmp_path / ".saving-c.1.x.tmp").write_bytes(b"")
+    save_state(tmp_path / "d.sqlite", {"clock": {}}, {})
+    save_state(tmp_path / "e.sqlite", {"clock": {}}, {})
+    assert sorted(s.slot for s in list_saves()) == ["d", "e"]
+
+
 def test_autosave_defaults_to_the_saves_folder_and_the_last_three(tmp_path, monkeypatch):
     monkeypatch.setattr(paths, "saves_dir", lambda: tmp_path)
     for i in range(5):
