@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from game import paths
+from game import paths, savefile
 from game.errors import UserError
 from game.saves import (
     SCHEMA,
@@ -215,6 +215,8 @@ def test_autosave_keeps_the_last_k(tmp_path):
     assert load_state(tmp_path / "autosave-5.sqlite")[0]["clock"] == {"i": 4}
     assert read_info(tmp_path / "autosave-5.sqlite").meta["autosave"] is True
     assert read_info(tmp_path / "autosave-5.sqlite").world == "the Ville"   # the caller's meta is kept
+    autosave({"clock": {"i": 5}}, None, folder=tmp_path, keep=1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["autosave-6.sqlite"]
 
 
 def test_list_saves_reads_the_saves_folder_and_steps_over_what_is_not_a_save(tmp_path, monkeypatch):
@@ -225,6 +227,26 @@ def test_list_saves_reads_the_saves_folder_and_steps_over_what_is_not_a_save(tmp
     save_state(tmp_path / "d.sqlite", {"clock": {}}, {})
     save_state(tmp_path / "e.sqlite", {"clock": {}}, {})
     assert sorted(s.slot for s in list_saves()) == ["d", "e"]
+
+
+def test_list_saves_lists_a_save_it_cannot_read_for_any_reason_with_its_size_and_file_time(tmp_path, monkeypatch):
+    save_state(tmp_path / "good.sqlite", {"clock": {}}, {})
+    (tmp_path / "odd.sqlite").write_bytes(b"x" * 100)
+    real = savefile.read_info
+
+    def read_info_that_trips(p):
+        if p.name == "odd.sqlite":
+            raise RuntimeError("something unforeseen")
+        return real(p)
+
+    monkeypatch.setattr(savefile, "read_info", read_info_that_trips)
+    listed = {s.slot: s for s in list_saves(tmp_path)}   # never raises: the menu must open
+    odd = listed["odd"]
+    assert odd.path == tmp_path / "odd.sqlite" and odd.broken == "RuntimeError: something unforeseen"
+    assert odd.size == 100
+    mtime = datetime.fromtimestamp((tmp_path / "odd.sqlite").stat().st_mtime, timezone.utc)
+    assert odd.saved_at == mtime and odd.saved_at.tzinfo is not None
+    assert listed["good"].ok
 
 
 def test_autosave_defaults_to_the_saves_folder_and_the_last_three(tmp_path, monkeypatch):
