@@ -149,6 +149,25 @@ def test_freeze_is_a_deep_copy(tmp_path):
         freeze({"x": object()})
 
 
+def test_freeze_copies_sets_bytearrays_and_long_lists_of_lists():
+    lists = [[i, i + 1] for i in range(12)]    # e.g. a path's waypoints: long, but not rows of dicts
+    pairs = [(i, [i]) for i in range(12)]      # tuples holding something mutable
+    state = {"s": {1, 2, (3, 4)}, "f": frozenset({"a", "b"}), "b": bytearray(b"ab"), "l": lists, "p": pairs}
+    out = freeze(state)
+    assert out == state and type(out["s"]) is set and type(out["f"]) is frozenset
+    assert out["s"] is not state["s"] and out["b"] == b"ab" and type(out["b"]) is bytes
+    lists[0].append(99)
+    pairs[0][1].append(99)
+    assert out["l"][0] == [0, 1] and out["p"][0] == (0, [0])   # a deep copy, not the live lists
+
+
+def test_tuple_keys_come_back_as_tuples(tmp_path):
+    parts = {"grid": {"cells": {(3, 4): "stove", (0, 1): "bed"}, "plain": {"a": 1}}}
+    save_state(tmp_path / "t.sqlite", parts, {})
+    back = load_state(tmp_path / "t.sqlite")[0]
+    assert back["grid"]["cells"] == {(3, 4): "stove", (0, 1): "bed"} and back["grid"]["plain"] == {"a": 1}
+
+
 # ------------------------------------------------------------------ slots
 
 def test_slot_names(tmp_path):
