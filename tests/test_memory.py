@@ -261,9 +261,24 @@ def test_add_clamps_importance_keeps_evidence_zero_and_defaults_provenance_to_no
     assert s.add("observation", "a", t0, 15, np.ones(4)).importance == 10   # the paper's 1..10 scale
     assert s.add("observation", "b", t0, 1, np.ones(4)).importance == 1
     assert s.add("observation", "c", t0, -4, np.ones(4)).importance == 1
-    r = s.add("reflection", "Sam and I bake", t0, 6, np.ones(4), evidence=[0, 3, 99, -1])
-    assert r.evidence == [0, 3]   # the first memory is evidence too; ids not yet stored are dropped
+    before = s.importance_since_reflection
+    r = s.add("reflection", "Sam and I bake", t0, 6, np.ones(4), evidence=[0, 3, 7, 99, -1])
+    assert r.id == 7 and r.evidence == [0, 3]   # the first memory counts; itself and ids not yet stored do not
     assert r.source == "" and r.importance_source == ""
+    assert s.importance_since_reflection == before   # a reflection never counts toward the next one
+    t = s.add("observation", "the stove is on", t0, 3, np.ones(4), subject="stove", predicate="is", object="on")
+    assert (t.subject, t.predicate, t.object) == ("stove", "is", "on")
+    assert s.importance_since_reflection == before + 3
+
+
+def test_rows_are_stored_as_unit_vectors_and_a_zero_vector_stays_zero():
+    s = MemoryStream("m", 2)
+    small = s.add("observation", "a", T0, 5, np.array([0.3, 0.4]))   # norm 0.5
+    big = s.add("observation", "b", T0, 5, np.array([30.0, 40.0]))
+    zero = s.add("observation", "c", T0, 5, np.zeros(2))
+    assert np.allclose(s.embedding(small.id), [0.6, 0.8]) and np.allclose(s.embedding(big.id), [0.6, 0.8])
+    assert np.array_equal(s.embedding(zero.id), [0.0, 0.0])   # no NaN row to poison every score
+    assert np.isfinite(s.scores(np.array([1.0, 0.0]), T0)).all()
 
 
 def test_a_row_vector_is_one_vector_and_a_bad_kind_is_named():
