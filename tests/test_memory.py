@@ -252,3 +252,98 @@ def test_retrieve_honours_its_weights_k_and_budget():
     assert s.retrieve(q, now, k=1, weights=(1.0, 0.0, 0.6), touch=False)[0].description == "Sam seems tired"
     flat = s.retrieve(q, now, k=1, weights=(1.0, 0.0, 0.6), decay=1.0, touch=False)
     assert flat[0].description == "the stove is on"
+
+
+# ---- the second mutation pass (the stream's bookkeeping, outside retrieval)
+
+def test_add_clamps_importance_keeps_evidence_zero_and_defaults_provenance_to_none():
+    s, t0 = _stream_with_everything()
+    assert s.add("observation", "a", t0, 15, np.ones(4)).importance == 10   # the paper's 1..10 scale
+    assert s.add("observation", "b", t0, 1, np.ones(4)).importance == 1
+    assert s.add("observation", "c", t0, -4, np.ones(4)).importance == 1
+    before = s.importance_since_reflection
+    r = s.add("reflection", "Sam and I bake", t0, 6, np.ones(4), evidence=[0, 3, 7, 99, -1])
+    assert r.id == 7 and r.evidence == [0, 3]   # the first memory counts; itself and ids not yet stored do not
+    assert r.source == "" and r.importance_source == ""
+    assert s.importance_since_reflection == before   # a reflection never counts toward the next one
+    t = s.add("observation", "the stove is on", t0, 3, np.ones(4), subject="stove", predicate="is", object="on")
+    assert (t.subject, t.predicate, t.object) == ("stove", "is", "on")
+    assert s.importance_since_reflection == before + 3
+
+
+def test_rows_are_stored_as_unit_vectors_and_a_zero_vector_stays_zero():
+    s = MemoryStream("m", 2)
+    small = s.add("observation", "a", T0, 5, np.array([0.3, 0.4]))   # norm 0.5
+    big = s.add("observation", "b", T0, 5, np.array([30.0, 40.0]))
+    zero = s.add("observation", "c", T0, 5, np.zeros(2))
+    assert np.allclose(s.embedding(small.id), [0.6, 0.8]) and np.allclose(s.embedding(big.id), [0.6, 0.8])
+    assert np.array_equal(s.embedding(zero.id), [0.0, 0.0])   # no NaN row to poison every score
+    assert np.isfinite(s.scores(np.array([1.0, 0.0]), T0)).all()
+
+
+def test_a_row_vector_is_one_vector_and_a_bad_kind_is_named():
+    s = MemoryStream("m", 3)
+    node = s.add("observation", "x", T0, 5, np.array([[0.0, 3.0, 4.0]]))   # (1, dim), as some embedders give
+    assert np.allclose(s.embedding(node.id), [0.0, 0.6, 0.8])
+    with pytest.raises(ValueError, match="unknown memory kind 'dream'"):
+        s.add("dream", "x", T0, 5, np.ones(3))
+
+
+def test_get_finds_every_stored_id_and_nothing_else():
+    s, _ = _stream_with_everything()
+    assert [s.get(i).description for i in range(4)] == [x.description for x in s.nodes]
+    assert s.get(4) is None and s.get(-1) is None and s.get(99) is None
+
+
+def test_rerate_clamps_and_counts_toward_reflection_only_outside_reflections():
+    s, t0 = _stream_with_everything()
+    before = s.importance_since_reflection   # 3 + 7 + 5 + 4
+    assert before == 19
+    s.rerate(0, 12, "model")   # 3 -> 10
+    assert s.nodes[0].importance == 10 and s.nodes[0].importance_source == "model"
+    assert s.importance_since_reflection == before + 7
+    s.rerate(1, 0, "model")    # 7 -> 1
+    assert s.nodes[1].importance == 1 and s.importance_since_reflection == before + 1
+    r = s.add("reflection", "a thought about thoughts", t0, 4, np.ones(4))
+    s.rerate(r.id, 9, "model")   # reflections never count toward the next reflection
+    assert s.nodes[r.id].importance == 9 and s.importance_since_reflection == before + 1
+
+
+def test_a_grown_stream_keeps_float32_rows_and_its_expiry_through_a_save():
+    s = MemoryStream("m", 4, capacity=2)
+    t0 = datetime(2023, 2, 13, 8)
+    for i in range(5):   # past its capacity twice
+        s.add("plan", f"p{i}", t0, 5, np.eye(4)[i % 4], expires=t0 + timedelta(hours=1) if i == 4 else None)
+    assert s._emb.dtype == np.float32 and s._kind.dtype == np.int8
+    state = s.to_state()
+    assert state["embeddings"].dtype == np.float32 and state["embeddings"].shape == (5, 4)
+    back = MemoryStream("m", 4)
+    back.from_state(state)
+    later = t0 + timedelta(hours=2)   # p4 has expired by then, in the loaded stream too
+    assert "p4" not in [x.description for x in back.retrieve(np.eye(4)[0], later, k=10)]
+    assert "p4" in [x.description for x in back.retrieve(np.eye(4)[0], t0, k=10)]
+
+
+def test_a_corrupt_memory_state_is_refused_and_a_missing_counter_is_zero():
+    s, _ = _stream_with_everything()
+    state = s.to_state()
+    state["nodes"][2]["id"] = 7   # ids out of order: the rows would no longer match
+    with pytest.raises(ValueError, match="memory state is corrupt: node 2 has id 7"):
+        MemoryStream("m", 4).from_state(state)
+    state = s.to_state()
+    del state["importance_since_reflection"]   # an older save's
+    back = MemoryStream("m", 4)
+    back.from_state(state)
+    assert back.importance_since_reflection == 0.0
+
+
+def test_without_torch_the_scan_is_float32(monkeypatch):
+    from agents import memory as mem
+
+    def no_torch(*a, **k):
+        raise ImportError("No module named 'torch'")
+
+    monkeypatch.setattr(mem, "_kernel", None)
+    monkeypatch.delenv("SMALLVILLE_SCAN_KERNEL", raising=False)
+    monkeypatch.setattr(mem, "kernel_timings", no_torch)
+    assert mem.scan_kernel() == "float32"

@@ -15,11 +15,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from game import paths
+from game import paths, savefile
 from game.errors import UserError
 from game.saves import (
     SCHEMA,
     SaveError,
+    SaveInfo,
     SaveWriter,
     autosave,
     clean_stale_temps,
@@ -148,6 +149,25 @@ def test_freeze_is_a_deep_copy(tmp_path):
         freeze({"x": object()})
 
 
+def test_freeze_copies_sets_bytearrays_and_long_lists_of_lists():
+    lists = [[i, i + 1] for i in range(12)]    # e.g. a path's waypoints: long, but not rows of dicts
+    pairs = [(i, [i]) for i in range(12)]      # tuples holding something mutable
+    state = {"s": {1, 2, (3, 4)}, "f": frozenset({"a", "b"}), "b": bytearray(b"ab"), "l": lists, "p": pairs}
+    out = freeze(state)
+    assert out == state and type(out["s"]) is set and type(out["f"]) is frozenset
+    assert out["s"] is not state["s"] and out["b"] == b"ab" and type(out["b"]) is bytes
+    lists[0].append(99)
+    pairs[0][1].append(99)
+    assert out["l"][0] == [0, 1] and out["p"][0] == (0, [0])   # a deep copy, not the live lists
+
+
+def test_tuple_keys_come_back_as_tuples(tmp_path):
+    parts = {"grid": {"cells": {(3, 4): "stove", (0, 1): "bed"}, "plain": {"a": 1}}}
+    save_state(tmp_path / "t.sqlite", parts, {})
+    back = load_state(tmp_path / "t.sqlite")[0]
+    assert back["grid"]["cells"] == {(3, 4): "stove", (0, 1): "bed"} and back["grid"]["plain"] == {"a": 1}
+
+
 # ------------------------------------------------------------------ slots
 
 def test_slot_names(tmp_path):
@@ -155,10 +175,32 @@ def test_slot_names(tmp_path):
     assert slot_path("My save 2.b", folder=tmp_path) == tmp_path / "My save 2.b.sqlite"
     assert slot_path("runs/demo/save.sqlite") == Path("runs/demo/save.sqlite")
     assert slot_path(tmp_path / "x.SQLITE") == tmp_path / "x.SQLITE"
-    for bad in ["", "../x", "a/b", "a\\b", ".hidden", "x..y", "CON", "nul", "a\x00b", "a" * 65, "end.", "-x"]:
+    for bad in ["", "../x", "a/b", "a\\b", ".hidden", "x..y", "CON", "nul", "a\x00b", "a" * 65, "end.", "-x",
+                "end ", "con.txt", "Lpt1.old", "com9"]:   # Windows drops a trailing dot or space, reserves CON.*
         with pytest.raises(SaveError) as e:
             slot_path(bad)
         assert "not a usable save name" in str(e.value)
+
+
+def test_a_refused_save_name_is_shown_as_typed_or_escaped_and_cut():
+    with pytest.raises(SaveError) as e:
+        slot_path("my/save")
+    assert str(e.value).startswith("'my/save' is not a usable save name")
+    with pytest.raises(SaveError) as e:
+        slot_path("a\x00b")   # a control character is shown escaped, never raw
+    assert str(e.value).startswith("'a\\x00b' is not")
+    with pytest.raises(SaveError) as e:
+        slot_path("/" + "x" * 99)   # a long name is cut at 64 characters, and says so
+    assert str(e.value).startswith("'/" + "x" * 63 + "…' is not")
+
+
+def test_a_save_label_shows_its_slot_sim_time_and_local_save_time(tmp_path):
+    saved = datetime(2024, 5, 6, 7, 8, tzinfo=timezone.utc)
+    info = SaveInfo(tmp_path / "x.sqlite", "x", saved_at=saved, sim_time=datetime(2023, 2, 13, 8, 5))
+    local = saved.astimezone().strftime("%Y-%m-%d %H:%M")
+    assert info.label() == f"x: Mon 13 Feb 2023 08:05 (saved {local})"
+    assert SaveInfo(tmp_path / "y.sqlite", "y").label() == "y: ? (saved ?)"
+    assert SaveInfo(tmp_path / "z.sqlite", "z", broken="not a save").label() == "z: unreadable (not a save)"
 
 
 def test_list_saves_and_read_info(tmp_path):
@@ -191,6 +233,70 @@ def test_autosave_keeps_the_last_k(tmp_path):
     assert names == ["autosave-3.sqlite", "autosave-4.sqlite", "autosave-5.sqlite"]
     assert load_state(tmp_path / "autosave-5.sqlite")[0]["clock"] == {"i": 4}
     assert read_info(tmp_path / "autosave-5.sqlite").meta["autosave"] is True
+    assert read_info(tmp_path / "autosave-5.sqlite").world == "the Ville"   # the caller's meta is kept
+    autosave({"clock": {"i": 5}}, None, folder=tmp_path, keep=1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["autosave-6.sqlite"]
+
+
+def test_list_saves_reads_the_saves_folder_and_steps_over_what_is_not_a_save(tmp_path, monkeypatch):
+    monkeypatch.setattr(paths, "saves_dir", lambda: tmp_path)
+    (tmp_path / "a folder.sqlite").mkdir()             # sorts first: a folder, not a save
+    (tmp_path / "b.txt").write_text("notes")
+    (tmp_path / ".saving-c.1.x.tmp").write_bytes(b"")
+    save_state(tmp_path / "d.sqlite", {"clock": {}}, {})
+    save_state(tmp_path / "e.sqlite", {"clock": {}}, {})
+    assert sorted(s.slot for s in list_saves()) == ["d", "e"]
+
+
+def test_list_saves_lists_a_save_it_cannot_read_for_any_reason_with_its_size_and_file_time(tmp_path, monkeypatch):
+    save_state(tmp_path / "good.sqlite", {"clock": {}}, {})
+    (tmp_path / "odd.sqlite").write_bytes(b"x" * 100)
+    real = savefile.read_info
+
+    def read_info_that_trips(p):
+        if p.name == "odd.sqlite":
+            raise RuntimeError("something unforeseen")
+        return real(p)
+
+    monkeypatch.setattr(savefile, "read_info", read_info_that_trips)
+    listed = {s.slot: s for s in list_saves(tmp_path)}   # never raises: the menu must open
+    odd = listed["odd"]
+    assert odd.path == tmp_path / "odd.sqlite" and odd.broken == "RuntimeError: something unforeseen"
+    assert odd.size == 100
+    mtime = datetime.fromtimestamp((tmp_path / "odd.sqlite").stat().st_mtime, timezone.utc)
+    assert odd.saved_at == mtime and odd.saved_at.tzinfo is not None
+    assert listed["good"].ok
+
+
+def test_autosave_defaults_to_the_saves_folder_and_the_last_three(tmp_path, monkeypatch):
+    monkeypatch.setattr(paths, "saves_dir", lambda: tmp_path)
+    for i in range(5):
+        autosave({"clock": {"i": i}}, None)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["autosave-3.sqlite", "autosave-4.sqlite",
+                                                            "autosave-5.sqlite"]
+
+
+def test_stale_temporary_files_go_only_when_their_writer_is_gone_or_they_are_old(tmp_path):
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    files = {name: tmp_path / name for name in (
+        f".saving-a.{dead}.r1.tmp",            # its writer died: removed
+        f".saving-b.{os.getpid()}.r2.tmp",     # this process is still writing it: kept
+        f".saving-c.{os.getppid()}.r3.tmp",    # another live process's: kept while fresh
+        ".saving-d.notapid.r4.tmp",            # no pid to ask about: kept while fresh
+        ".saving-e.sqlite-journal",            # sqlite's journal beside a temp: kept while fresh
+        "keep.sqlite", ".saving-f.txt")}       # not a save temp at all
+    for p in files.values():
+        p.write_bytes(b"x")
+    assert clean_stale_temps(tmp_path) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(list(files)[1:])
+    old = time.time() - 7200
+    for p in tmp_path.iterdir():
+        os.utime(p, (old, old))
+    assert clean_stale_temps(tmp_path) == 3   # old leftovers of other processes go too, never our own
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([f".saving-b.{os.getpid()}.r2.tmp",
+                                                                 "keep.sqlite", ".saving-f.txt"])
+    assert clean_stale_temps(tmp_path / "nowhere") == 0
 
 
 # ------------------------------------------------------------------ bad input
