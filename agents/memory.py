@@ -119,7 +119,8 @@ KERNELS = ("float32", "float16", "bfloat16")
 _kernel: str | None = None
 
 
-def _time_ms(f, repeat: int = 5) -> float:
+def median_ms(f, repeat: int = 5) -> float:
+    """The median wall time of ``f()`` in milliseconds, after one warm-up call."""
     f()
     times = []
     for _ in range(repeat):
@@ -139,12 +140,12 @@ def kernel_timings(rows: int = HALF_PRECISION_FROM, dim: int = 384, repeat: int 
     emb = rng.standard_normal((rows, dim), dtype=np.float32)
     emb /= np.linalg.norm(emb, axis=1, keepdims=True)
     q = emb[0].copy()
-    out = {"float32": _time_ms(lambda: emb @ q, repeat)}
+    out = {"float32": median_ms(lambda: emb @ q, repeat)}
     for name in ("float16", "bfloat16"):
         dtype = getattr(torch, name)
         try:
             m, v = torch.from_numpy(emb).to(dtype), torch.from_numpy(q).to(dtype)
-            out[name] = _time_ms(lambda m=m, v=v: torch.mv(m, v), repeat)
+            out[name] = median_ms(lambda m=m, v=v: torch.mv(m, v), repeat)
         except (RuntimeError, TypeError):  # pragma: no cover - a torch build without that kernel
             continue
     return out

@@ -29,9 +29,9 @@ from game.paths import resolve_map
 from game.savegame import load_into
 from game.session import Session
 from game.town import load_town
-from game.view import fonts, sprites
+from game.view import sprites
 from game.view.tilemap import TileMapRenderer
-from game.window import FPS, TITLE, WINDOW_SIZE, Game, in_background
+from game.window import FPS, TITLE, WINDOW_SIZE, Game, close_window, in_background
 
 log = logging.getLogger(__name__)
 
@@ -106,12 +106,12 @@ def main_play(args, session=None) -> int:
             if not headless:  # into the save folder's recordings/: `smallville replay saves` watches it again
                 session.record(getattr(getattr(game, "savemenu", None), "folder", None) or "saves")
         if headless and session is not None:
-            game.add_overlay(_CrowdCamera(game))  # nobody walks the visitor: watch the residents
+            game.add_overlay(CrowdCamera(game))  # nobody walks the visitor: watch the residents
         if not headless:
             game.mouse_pos = pygame.mouse.get_pos() if pygame.mouse.get_focused() else None
         run(game, frames=frames, headless=headless)
         if screenshot:
-            _save_screenshot(pygame.display.get_surface(), screenshot)
+            save_screenshot(pygame.display.get_surface(), screenshot)
         if headless:
             st = frame_stats(game.frame_ms)
             extra = ""
@@ -131,9 +131,7 @@ def main_play(args, session=None) -> int:
             menu.close(wait=True)  # a save being written finishes whole (they take well under a second)
         if session is not None and own_session:
             session.close()  # mind jobs still thinking are abandoned, not waited for
-        pygame.quit()
-        fonts.reset()
-        sprites.reset_caches()
+        close_window()
     return 0
 
 
@@ -158,7 +156,7 @@ def leave_process(code: int) -> None:
     os._exit(code)
 
 
-class _CrowdCamera:
+class CrowdCamera:
     """Headless runs: every half second the camera looks at the busiest part of
     town (the screen-sized box holding the most residents), so an off-screen
     screenshot shows the residents rather than the visitor at the bus stop."""
@@ -249,7 +247,7 @@ def _set_icon() -> None:
         pass
 
 
-def _save_screenshot(surface, path: str | Path) -> None:
+def save_screenshot(surface, path: str | Path) -> None:
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

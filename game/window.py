@@ -75,6 +75,7 @@ from game.view import (
     chat,
     console,
     follow,
+    fonts,
     hud,
     inspector,
     interview,
@@ -83,6 +84,7 @@ from game.view import (
     residents,
     residents_list,
     savemenu,
+    sprites,
     townmap,
     walkto,
 )
@@ -563,3 +565,11 @@ def in_background(fn, *args) -> Future:
 
 def _status_height() -> int:
     return STATUS_H
+
+
+def close_window() -> None:
+    """Close pygame and drop what was drawn for its display (fonts, sprite caches),
+    so a later window in the same process starts clean."""
+    pygame.quit()
+    fonts.reset()
+    sprites.reset_caches()

@@ -289,3 +289,13 @@ class HashEmbedder:
 
 
 __all__ = ["ScriptedModel", "make_gateway", "HashEmbedder", "minimal_instance", "default_responder", "compact_schema"]
+
+
+def chatty(purpose, messages, schema):
+    """A scripted model: residents talk when they meet, say a few lines, the rest minimal."""
+    if purpose == "talk_decision":
+        return {"talk": True}
+    if purpose == "utterance":
+        n = sum(1 for m in messages if "utterance" in str(m.get("content", "")))
+        return {"utterance": "Good morning! How are you today?", "ends": n > 2 or len(str(messages)) > 3000}
+    return minimal_instance(schema)

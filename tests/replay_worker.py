@@ -17,22 +17,13 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from fakes import HashEmbedder, make_gateway, minimal_instance  # noqa: E402
+from fakes import HashEmbedder, chatty, make_gateway  # noqa: E402
 
 from agents.persona import load_cast  # noqa: E402
 from game.headless import run_headless  # noqa: E402
 from game.town import load_town  # noqa: E402
 
 MAP = HERE.parent / "maps" / "the_ville" / "the_ville.tmx"
-
-
-def chatty(purpose, messages, schema):
-    if purpose == "talk_decision":
-        return {"talk": True}
-    if purpose == "utterance":
-        n = sum(1 for m in messages if "utterance" in str(m.get("content", "")))
-        return {"utterance": "Good morning! How are you today?", "ends": n > 2 or len(str(messages)) > 3000}
-    return minimal_instance(schema)
 
 
 def main() -> None:

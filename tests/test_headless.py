@@ -61,16 +61,6 @@ def _town_and_cast():
     return town, cast, scenario
 
 
-def _chatty(purpose, messages, schema):
-    """A scripted model: residents talk when they meet, say a few lines, the rest minimal."""
-    from fakes import minimal_instance
-
-    if purpose == "talk_decision":
-        return {"talk": True}
-    if purpose == "utterance":
-        n = sum(1 for m in messages if "utterance" in str(m.get("content", "")))
-        return {"utterance": "Good morning! How are you today?", "ends": n > 2 or len(str(messages)) > 3000}
-    return minimal_instance(schema)
 
 
 def _read_jsonl(path):
@@ -80,13 +70,13 @@ def _read_jsonl(path):
 @needs_minds
 @needs_map
 def test_scripted_run_of_all_25_for_two_sim_hours(tmp_path, capsys):
-    from fakes import HashEmbedder, make_gateway
+    from fakes import HashEmbedder, chatty, make_gateway
 
     from game.headless import run_headless
 
     town, cast, scenario = _town_and_cast()
     assert len(cast) == 25
-    gateway = make_gateway(_chatty)
+    gateway = make_gateway(chatty)
     t0 = time.monotonic()
     result = run_headless(
         town, cast, start=scenario.start, hours=2, out=tmp_path / "run", scenario=scenario,
@@ -120,7 +110,7 @@ def test_scripted_run_of_all_25_for_two_sim_hours(tmp_path, capsys):
 @needs_minds
 @needs_map
 def test_ctrl_c_writes_what_it_has(tmp_path):
-    from fakes import HashEmbedder, make_gateway
+    from fakes import HashEmbedder, chatty, make_gateway
 
     from game.headless import run_headless
 
@@ -132,7 +122,7 @@ def test_ctrl_c_writes_what_it_has(tmp_path):
 
     result = run_headless(
         town, cast[:3], start=scenario.start, hours=2, out=tmp_path / "run", scenario=scenario,
-        gateway=make_gateway(_chatty), embedder=HashEmbedder(), progress=False, on_step=interrupt, echo=None,
+        gateway=make_gateway(chatty), embedder=HashEmbedder(), progress=False, on_step=interrupt, echo=None,
     )
     assert result.interrupted
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())

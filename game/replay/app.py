@@ -26,7 +26,7 @@ from typing import Any
 import pygame
 
 from agents.persona import CastError, load_cast
-from game.app import _CrowdCamera, _save_screenshot, resolve_map, run
+from game.app import CrowdCamera, resolve_map, run, save_screenshot
 from game.errors import UserError
 from game.headless import parse_start
 from game.recording import FILE
@@ -38,10 +38,10 @@ from game.replay.playback import ReplaySession, frame_span
 from game.replay.reader import Recording, RecordingError, Target, find_recording, read_recording
 from game.saves import map_fingerprint
 from game.town import load_town
-from game.view import fonts, inspector, residents_list, sprites, townmap
+from game.view import inspector, residents_list, townmap
 from game.view.sprites import Figure
 from game.view.tilemap import TileMapRenderer
-from game.window import TITLE, WINDOW_SIZE, Game
+from game.window import TITLE, WINDOW_SIZE, Game, close_window
 
 log = logging.getLogger(__name__)
 
@@ -191,7 +191,7 @@ def visitor_figures(session: ReplaySession, slug: str):
 
 def aim_at_crowd(game: Game) -> None:
     """Point the camera at the busiest part of town (once)."""
-    crowd = _CrowdCamera(game)
+    crowd = CrowdCamera(game)
     crowd.update(crowd.every)
 
 
@@ -266,7 +266,7 @@ def main_replay(args) -> int:
             run(game, frames=getattr(args, "frames", None) or 3, headless=True, paced=False)
             shot = getattr(args, "screenshot", None)
             if shot:
-                _save_screenshot(pygame.display.get_surface(), shot)
+                save_screenshot(pygame.display.get_surface(), shot)
             print(f"{session.now:%a %d %b %Y %H:%M:%S}" + (f"; screenshot {shot}" if shot else ""))
             return 0
         if rec.stopped:
@@ -277,9 +277,7 @@ def main_replay(args) -> int:
     finally:
         if session is not None:
             session.close()
-        pygame.quit()
-        fonts.reset()
-        sprites.reset_caches()
+        close_window()
     return 0
 
 

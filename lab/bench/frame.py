@@ -79,8 +79,8 @@ def bench_frame(ctx: Context) -> dict:
     import pygame
 
     from game.app import WINDOW_SIZE, Game
-    from game.view import fonts, sprites
     from game.view.tilemap import TileMapRenderer
+    from game.window import close_window
 
     frames = ctx.n(1200, 150)
     warm = ctx.n(60, 20)
@@ -169,9 +169,7 @@ def bench_frame(ctx: Context) -> dict:
             upkeep.shutdown()
         if session is not None:
             session.close()
-        pygame.quit()
-        fonts.reset()
-        sprites.reset_caches()
+        close_window()
 
 
 def _frames_with_panels(game: Any, screen: Any, ctx: Context, before: Callable[[], Any]) -> dict:

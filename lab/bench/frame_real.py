@@ -72,8 +72,8 @@ def bench_frame_real(ctx: Context) -> dict:
     import pygame
 
     from game.app import WINDOW_SIZE, Game
-    from game.view import fonts, sprites
     from game.view.tilemap import TileMapRenderer
+    from game.window import close_window
 
     frames = ctx.n(1200, 120)
     pygame.display.init()
@@ -144,9 +144,7 @@ def bench_frame_real(ctx: Context) -> dict:
     finally:
         if session is not None:
             session.close()
-        pygame.quit()
-        fonts.reset()
-        sprites.reset_caches()
+        close_window()
 
 
 def bench_simspeed(ctx: Context) -> dict:

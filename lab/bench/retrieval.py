@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from agents import memory as mem
-from agents.memory import MemoryStream
+from agents.memory import MemoryStream, median_ms
 from lab.bench.measure import Context, percentile
 
 
@@ -75,7 +75,7 @@ def bench_retrieval(ctx: Context) -> dict:
         half = stream._half._rows[: len(stream)]
         words16 = half.view(-1).view(torch_int64())
         # the quicker of two plain reads of the same bytes (64-bit words, or the 16-bit values)
-        read16 = words16.sum if _median_ms(words16.sum) <= _median_ms(half.sum) else half.sum
+        read16 = words16.sum if median_ms(words16.sum, 9) <= median_ms(half.sum, 9) else half.sum
     floor, floor16, paired = [], [], []
     for q in qs[: ctx.n(30, 5)]:
         t = time.perf_counter()
@@ -113,16 +113,6 @@ def bench_retrieval(ctx: Context) -> dict:
         out[f"loop_ms_{label}"] = round(statistics.median(loop), 1)
         out[f"speedup_vs_loop_{label}"] = round(out[f"loop_ms_{label}"] / out[f"ms_{label}"], 1)
     return out
-
-
-def _median_ms(f: Any, repeat: int = 9) -> float:
-    f()
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times) * 1000.0
 
 
 def torch_int64() -> Any:
