@@ -3,7 +3,8 @@
 Standard library only (``http.server`` in a thread). It answers
 ``POST /v1/chat/completions`` with a fixed JSON answer and counts what it
 served; ``kill()`` closes the socket mid-run, so the next call finds nobody
-listening, the way a machine that died would look.
+listening, and drops connections already open (kept alive by the client)
+without an answer, the way a machine that died would look.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ class FakeOpenAI:
         self.answer = answer if answer is not None else json.dumps({"text": f"hello from {name}"})
         self.delay = delay
         self.served = 0
+        self.dead = False
         self.active = 0
         self.peak = 0  # most requests in progress at once
         self._lock = threading.Lock()
@@ -32,6 +34,9 @@ class FakeOpenAI:
                 pass
 
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                if fake.dead:  # a kept-alive connection to a dead machine: dropped, never answered
+                    self.close_connection = True
+                    return
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with fake._lock:
@@ -72,6 +77,7 @@ class FakeOpenAI:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def kill(self) -> None:
-        """Stop listening: later connections are refused."""
+        """Stop listening: later connections are refused, open ones dropped."""
+        self.dead = True
         self.server.shutdown()
         self.server.server_close()
