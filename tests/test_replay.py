@@ -117,6 +117,17 @@ def test_the_replay_session_shows_the_recorded_town_at_any_moment(recorded_run):
         session.close()
 
 
+def _truth_steps(truth: Path) -> int:
+    """The last step the worker wrote down whole."""
+    last = -1
+    for line in truth.read_text().splitlines():
+        try:
+            last = json.loads(line)["s"]
+        except ValueError:
+            pass  # a line cut by the kill
+    return last
+
+
 def _kill_run(tmp_path: Path, blocks: int) -> tuple[Path, dict[int, dict]]:
     out, truth = tmp_path / "run", tmp_path / "truth.jsonl"
     env = dict(os.environ, PYTHONPATH=str(REPO))
@@ -133,6 +144,14 @@ def _kill_run(tmp_path: Path, blocks: int) -> tuple[Path, dict[int, dict]]:
             time.sleep(0.05)
         else:
             pytest.fail("the run did not record in time")
+        # The truth file is written after each step, the recording's block during it: stop the
+        # process where the truth has caught up with the recording, then kill it.
+        for _ in range(200):
+            proc.send_signal(signal.SIGSTOP)
+            if _truth_steps(truth) >= read_recording(out / FILE).last:
+                break
+            proc.send_signal(signal.SIGCONT)
+            time.sleep(0.01)
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
     finally:
