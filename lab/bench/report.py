@@ -64,7 +64,7 @@ HEADLINES: list[tuple[str, str, str, str, tuple[str, float | str] | None]] = [
     ("retrieval", "scan_floor_ms_100k", "one pass over the 100k x 384 float32 embedding bytes (the floor)", "ms",
      None),
     ("retrieval", "ratio_100k_vs_floor", "retrieval at 100k / that floor (measured side by side)", "x", ("<=", 1.5)),
-    ("retrieval", "scanned_floor_ms_100k", "one pass over the bytes the 100k scan reads (its 16-bit copy)", "ms",
+    ("retrieval", "scanned_floor_ms_100k", "one pass over the bytes the 100k scan reads (its int8 copy)", "ms",
      None),
     ("retrieval", "ratio_100k_vs_scanned_floor", "retrieval at 100k / that pass", "x", None),
     ("retrieval", "speedup_vs_loop_1k", "retrieval vs a per-node loop like the original's, 1k memories", "x",

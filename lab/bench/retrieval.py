@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from agents import memory as mem
-from agents.memory import MemoryStream, median_ms
+from agents.memory import MemoryStream
 from lab.bench.measure import Context, percentile
 
 
@@ -63,62 +63,61 @@ def bench_retrieval(ctx: Context) -> dict:
     # The floor (the issue's): one pass over the stream's embedding bytes, the
     # float32 rows (154 MB at 100k x 384), with the cheapest read there is (a sum
     # of 64-bit words), measured side by side with the queries so load on the
-    # machine falls on both alike. A scan that reads fewer bytes (a 16-bit copy)
-    # may beat it; the pass over the bytes actually scanned is given as well.
+    # machine falls on both alike. A scan that reads fewer bytes (the int8 copy)
+    # beats it; the pass over the bytes actually scanned is given as well.
     kernel = mem.scan_kernel()
-    stream.retrieve(qs[0], now, k=12, touch=False)  # a 16-bit copy, if any, is complete
-    rows = stream._emb[: len(stream)]
-    words32 = rows.reshape(-1).view(np.uint64)
-    read32 = words32.sum
-    read16 = None
-    if kernel != "float32":
-        half = stream._half._rows[: len(stream)]
-        words16 = half.view(-1).view(torch_int64())
-        # the quicker of two plain reads of the same bytes (64-bit words, or the 16-bit values)
-        read16 = words16.sum if median_ms(words16.sum, 9) <= median_ms(half.sum, 9) else half.sum
-    floor, floor16, paired = [], [], []
+    stream.retrieve(qs[0], now, k=12, touch=False)  # the int8 copy, if any, is complete
+    n = len(stream)
+    read32 = stream._emb[:n].reshape(-1).view(np.uint64).sum
+    read8 = stream._compact._codes[:n].reshape(-1).view(np.uint64).sum if kernel == "int8" else None
+    floor, floor8, paired = [], [], []
     for q in qs[: ctx.n(30, 5)]:
-        t = time.perf_counter()
-        read32()
-        floor.append((time.perf_counter() - t) * 1000.0)
-        if read16 is not None:
-            t = time.perf_counter()
-            read16()
-            floor16.append((time.perf_counter() - t) * 1000.0)
-        t = time.perf_counter()
-        stream.retrieve(q, now, k=12, touch=False)
-        paired.append((time.perf_counter() - t) * 1000.0)
+        floor.append(once_ms(read32))
+        if read8 is not None:
+            floor8.append(once_ms(read8))
+        paired.append(once_ms(stream.retrieve, q, now, k=12, touch=False))
     out["scan_kernel"] = kernel
     out["kernel_ms_per_20k"] = {k: round(v, 3) for k, v in mem.kernel_timings(repeat=ctx.n(7, 3)).items()}
-    out["embedding_mb_100k"] = round(rows.nbytes / 1e6, 1)
+    out["embedding_mb_100k"] = round(stream._emb[:n].nbytes / 1e6, 1)
     out["scan_floor_ms_100k"] = round(statistics.median(floor), 3)
     out["paired_ms_100k"] = round(statistics.median(paired), 3)
     out["ratio_100k_vs_floor"] = round(out["paired_ms_100k"] / out["scan_floor_ms_100k"], 2)
-    if floor16:
-        out["scanned_mb_100k"] = round(rows.nbytes / 2e6, 1)
-        out["scanned_floor_ms_100k"] = round(statistics.median(floor16), 3)
+    if floor8:
+        out["scanned_mb_100k"] = round(stream._compact._codes[:n].nbytes / 1e6, 1)
+        out["scanned_floor_ms_100k"] = round(statistics.median(floor8), 3)
         out["ratio_100k_vs_scanned_floor"] = round(out["paired_ms_100k"] / out["scanned_floor_ms_100k"], 2)
     out["ratio_100k_vs_1k"] = round(out["ms_100k"] / out["ms_1k"], 1) if out["ms_1k"] > 0 else None
     out["adds_per_s"] = round(len(stream) / build_s) if build_s > 0 else None
     # Side by side: a per-node loop like the original's (a cosine, a decay and a
-    # dict per node, then min-max and a sort), on the same stream.
+    # dict per node, then min-max and a sort), on the same stream, each loop run
+    # paired with queries of ours just before and after it (load falls on both).
+    state = stream.to_state()
     for size in sizes:
         label = f"{size // 1000}k"
-        reps = ctx.n(3 if size < 100_000 else 1, 1)
-        loop = []
-        for q in qs[:reps]:
-            t = time.perf_counter()
-            per_node_retrieve(stream, q, now, size)
-            loop.append((time.perf_counter() - t) * 1000.0)
+        view = stream if size == n else _first(state, size)
+        loop, ours = [], []
+        for q in qs[: ctx.n(3 if size < 100_000 else 1, 1)]:
+            ours.append(once_ms(view.retrieve, q, now, k=12, touch=False))
+            loop.append(once_ms(per_node_retrieve, stream, q, now, size))
+            ours.append(once_ms(view.retrieve, q, now, k=12, touch=False))
         out[f"loop_ms_{label}"] = round(statistics.median(loop), 1)
-        out[f"speedup_vs_loop_{label}"] = round(out[f"loop_ms_{label}"] / out[f"ms_{label}"], 1)
+        out[f"paired_ms_{label}"] = round(statistics.median(ours), 3)
+        out[f"speedup_vs_loop_{label}"] = round(out[f"loop_ms_{label}"] / out[f"paired_ms_{label}"], 1)
     return out
 
 
-def torch_int64() -> Any:
-    import torch  # lazy: importing torch costs seconds; only the 16-bit floor needs it
+def once_ms(f, *args, **kwargs) -> float:
+    """The wall time of one call ``f(*args, **kwargs)``, in milliseconds."""
+    t = time.perf_counter()
+    f(*args, **kwargs)
+    return (time.perf_counter() - t) * 1000.0
 
-    return torch.int64
+
+def _first(state: dict, size: int) -> MemoryStream:
+    """A stream of the first ``size`` memories of a stream's state (the same rows)."""
+    view = MemoryStream(state["model"], state["dim"])
+    view.from_state({**state, "nodes": state["nodes"][:size], "embeddings": state["embeddings"][:size]})
+    return view
 
 
 def per_node_retrieve(stream: MemoryStream, q: np.ndarray, now: datetime, size: int, k: int = 12) -> list[int]:

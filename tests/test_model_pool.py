@@ -1,0 +1,125 @@
+"""The embedded model's pool of llama.cpp instances (agents.local_model.ModelPool):
+calls run side by side up to the pool's size, waiting counts toward a call's
+deadline, and headless runs get more instances than the window."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from agents import local_model
+from agents.local_model import ModelPool, default_instances
+
+
+class SlowInstance:
+    """Stands in for a LocalModel: each chat holds the instance until released."""
+
+    made = 0
+
+    def __init__(self) -> None:
+        SlowInstance.made += 1
+        self.gate = threading.Event()
+        self.calls = 0
+        self.loaded = False
+
+    def chat(self, messages, *, timeout=None, **kwargs):
+        self.calls += 1
+        self.gate.wait(5)
+        return {"instance": id(self), "timeout": timeout}
+
+    def load(self):
+        self.loaded = True
+        return self
+
+    def close(self):
+        self.gate.set()
+
+
+def run_in_thread(pool, results, **kw):
+    t = threading.Thread(target=lambda: results.append(pool.chat([{"role": "user", "content": "hi"}], **kw)))
+    t.start()
+    return t
+
+
+def test_calls_run_side_by_side_up_to_the_pool_size():
+    pool = ModelPool(2, make=SlowInstance)
+    results: list = []
+    threads = [run_in_thread(pool, results), run_in_thread(pool, results)]
+    deadline = time.monotonic() + 5
+    while pool.instances < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert pool.instances == 2  # the second call did not wait for the first
+    # A third call finds both busy: it waits, and gives up at its deadline.
+    with pytest.raises(TimeoutError, match="stayed busy"):
+        pool.chat([{"role": "user", "content": "x"}], timeout=0.05)
+    assert pool.instances == 2
+    pool.close()
+    for t in threads:
+        t.join(5)
+    assert len(results) == 2 and len({r["instance"] for r in results}) == 2
+
+
+def test_an_instance_is_reused_and_waiting_counts_toward_the_deadline():
+    pool = ModelPool(1, make=SlowInstance)
+    results: list = []
+    first = run_in_thread(pool, results)
+    while pool.instances < 1:
+        time.sleep(0.01)
+    inst = pool._all[0]
+    later: list = []
+    second = run_in_thread(pool, later, timeout=30.0)
+    time.sleep(0.2)
+    inst.gate.set()  # the first call ends; the second takes the same instance
+    first.join(5)
+    second.join(5)
+    assert pool.instances == 1 and inst.calls == 2
+    assert later[0]["timeout"] < 30.0  # what is left of its deadline, not a fresh one
+
+
+def test_load_loads_one_instance_and_resize_allows_more():
+    pool = ModelPool(1, make=SlowInstance)
+    assert pool.load().loaded and pool.instances == 1
+    pool.resize(3)
+    assert pool.size == 3 and pool.instances == 1  # the others are made when calls need them
+    pool.resize(0)
+    assert pool.size == 1
+
+
+def test_headless_runs_get_every_core_and_the_window_keeps_one(monkeypatch):
+    monkeypatch.delenv("SMALLVILLE_MODEL_INSTANCES", raising=False)
+    monkeypatch.setattr(local_model.os, "cpu_count", lambda: 2)
+    assert default_instances(headless=True) == 2
+    assert default_instances(headless=False) == 1
+    monkeypatch.setattr(local_model.os, "cpu_count", lambda: 16)
+    assert default_instances(headless=True) == 4 and default_instances(headless=False) == 4
+    monkeypatch.setattr(local_model.os, "cpu_count", lambda: 1)
+    assert default_instances(headless=False) == 1
+    monkeypatch.setenv("SMALLVILLE_MODEL_INSTANCES", "3")
+    assert default_instances(headless=False) == 3
+    monkeypatch.setenv("SMALLVILLE_MODEL_INSTANCES", "lots")  # not a number: the default
+    assert default_instances(headless=True) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_two_real_instances_answer_side_by_side():
+    pool = ModelPool(2)
+    schema = {"type": "object", "properties": {"rating": {"type": "integer", "minimum": 1, "maximum": 10}},
+              "required": ["rating"]}
+    results: list = []
+    prompt = [{"role": "user", "content": 'Rate eating breakfast from 1 to 10. Answer as {"rating": <1-10>}.'}]
+    threads = [threading.Thread(target=lambda: results.append(pool.chat(prompt, schema=schema, max_tokens=16,
+                                                                          seed=0, timeout=120)))
+               for _ in range(2)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(150)
+    finally:
+        pool.close()
+    import json
+
+    assert pool.instances == 2 and len(results) == 2
+    assert all(1 <= json.loads(r["choices"][0]["message"]["content"])["rating"] <= 10 for r in results)
