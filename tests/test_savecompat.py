@@ -143,6 +143,8 @@ def test_changed_tiles_load_with_a_warning_and_missing_places_are_named(tmp_path
         b = _session_on(tmx)
         info = load_into(b, save)
         assert any("changed since this save" in w for w in info.warnings)
+        _, read = load_state(save, expect_map=b.town)  # the worker thread's read says so too
+        assert any("changed since this save" in w for w in read.warnings)
         assert state_diff(plain(capture(b)[0]), plain(parts)) is None  # nothing lost
 
         # A place the save uses renamed away: refused, naming it; the running game untouched.
@@ -153,6 +155,8 @@ def test_changed_tiles_load_with_a_warning_and_missing_places_are_named(tmp_path
             load_into(c, save)
         msg = str(err.value)
         assert "no longer has" in msg and "the Ville:Dorm for Oak Hill College:Klaus Mueller's room" in msg
+        with pytest.raises(SaveError, match="no longer has"):  # refused already when read, off the frame
+            load_state(save, expect_map=c.town)
         assert "more" in msg and "--map" not in msg  # the same file: no other map to suggest
         assert state_diff(plain(capture(c)[0]), before) is None
     finally:

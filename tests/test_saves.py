@@ -130,6 +130,13 @@ def test_states_equal_is_strict():
     assert not states_equal({"x": 1}, {"x": 1.0})
     assert not states_equal({"x": 1}, {"x": True})
     assert "x" in state_diff({"x": [1, 2]}, {"x": [1, 3]})
+    # NaN in a float array equals NaN (a save of a NaN round-trips); integer arrays compare plainly.
+    assert states_equal(np.array([np.nan, 1.0]), np.array([np.nan, 1.0]))
+    assert states_equal(np.array([1 + np.nan * 1j]), np.array([1 + np.nan * 1j]))
+    assert states_equal(np.arange(3), np.arange(3)) and not states_equal(np.arange(3), np.arange(1, 4))
+    assert state_diff(np.zeros(2), [0.0, 0.0]) == "$: ndarray vs list"
+    assert state_diff([0.0, 0.0], np.zeros(2)) == "$: list vs ndarray"
+    assert state_diff({"a": 1, "b": 2}, {"b": 2, "c": 3}) == "$: keys differ (only left ['a'], only right ['c'])"
 
 
 def test_freeze_is_a_deep_copy(tmp_path):
@@ -149,6 +156,25 @@ def test_freeze_is_a_deep_copy(tmp_path):
         freeze({"x": object()})
 
 
+def test_freeze_of_long_lists_of_rows_is_deep_whatever_their_shape():
+    # Rows of one shape take freeze's column path, rows of mixed shapes its row-by-row path;
+    # both must copy every mutable piece (a nested list in a dict in a row, a list beside None).
+    same = [{"id": i, "ev": [i] if i % 2 else None, "d": {"k": [i]}, "t": (i, [i])} for i in range(10)]
+    mixed = [{"id": i, "ev": [i]} if i % 2 else {"id": i, "other": {"k": [i]}} for i in range(10)]
+    for rows in (same, mixed):
+        snap = freeze(rows)
+        assert snap == rows and all(a is not b for a, b in zip(snap, rows))
+        for row in rows:
+            for v in row.values():
+                if isinstance(v, list):
+                    v.append("later")
+                elif isinstance(v, dict):
+                    v["k"].append("later")
+                elif isinstance(v, tuple):
+                    v[1].append("later")
+        assert "later" not in repr(snap) and "later" in repr(rows)
+
+
 def test_freeze_copies_sets_bytearrays_and_long_lists_of_lists():
     lists = [[i, i + 1] for i in range(12)]    # e.g. a path's waypoints: long, but not rows of dicts
     pairs = [(i, [i]) for i in range(12)]      # tuples holding something mutable
@@ -166,6 +192,12 @@ def test_tuple_keys_come_back_as_tuples(tmp_path):
     save_state(tmp_path / "t.sqlite", parts, {})
     back = load_state(tmp_path / "t.sqlite")[0]
     assert back["grid"]["cells"] == {(3, 4): "stove", (0, 1): "bed"} and back["grid"]["plain"] == {"a": 1}
+    # A key written as a plain JSON list (a save edited by hand, or another writer) is a tuple
+    # too: a list cannot be a key. Other keys stay as they are.
+    from game.savecodec import decode_hook
+
+    got = decode_hook({"__d__": [[[3, 4], "stove"], [7, "seven"], ["x", [1, 2]]]})
+    assert got == {(3, 4): "stove", 7: "seven", "x": [1, 2]} and type(next(iter(got))) is tuple
 
 
 # ------------------------------------------------------------------ slots
@@ -236,6 +268,12 @@ def test_autosave_keeps_the_last_k(tmp_path):
     assert read_info(tmp_path / "autosave-5.sqlite").world == "the Ville"   # the caller's meta is kept
     autosave({"clock": {"i": 5}}, None, folder=tmp_path, keep=1)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["autosave-6.sqlite"]
+    # The player's own saves, even ones named like autosaves, are never rotated away.
+    for mine in ("mine", "autosave-notes", "12345"):
+        save_state(tmp_path / f"{mine}.sqlite", {"clock": {"mine": 1}}, {})
+    autosave({"clock": {"i": 6}}, None, folder=tmp_path, keep=1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["12345.sqlite", "autosave-7.sqlite",
+                                                           "autosave-notes.sqlite", "mine.sqlite"]
 
 
 def test_list_saves_reads_the_saves_folder_and_steps_over_what_is_not_a_save(tmp_path, monkeypatch):
@@ -388,6 +426,20 @@ def test_empty_arrays_keep_their_shape_and_dtype(tmp_path):
     got = load_state(p)[0]["m"]
     assert got["rows"].shape == (0, 384) and got["rows"].dtype == np.float32
     assert got["ids"].shape == (0,) and got["ids"].dtype == np.int64
+
+
+def test_views_of_arrays_are_saved_as_their_values_and_object_arrays_are_refused(tmp_path):
+    base = np.arange(24, dtype=np.float32).reshape(4, 6)
+    views = {"t": base.T, "step": base[:, ::2], "f": np.asfortranarray(base)}  # none C-contiguous
+    p = tmp_path / "views.sqlite"
+    save_state(p, {"v": views}, {})
+    got = load_state(p)[0]["v"]
+    for k, a in views.items():
+        assert np.array_equal(got[k], a) and got[k].shape == a.shape and got[k].flags.c_contiguous
+    for bad in (np.array([object()], dtype=object), np.zeros(2, dtype=[("x", "i4"), ("y", "f4")])):
+        with pytest.raises(SaveError, match="cannot store"):
+            save_state(tmp_path / "bad.sqlite", {"v": {"a": bad}}, {})
+    assert not (tmp_path / "bad.sqlite").exists()
 
 
 def test_a_meta_that_says_newer_is_refused_by_read_info_too(good_save):
@@ -561,6 +613,24 @@ def test_api_keys_never_reach_the_file(tmp_path):
     assert loaded["minds/A"]["memory"]["nodes"][3]["description"] == "note 3: my key is [redacted]"
     assert loaded["chat"][0] == "Here is [redacted] for you"
     assert info.meta.get("api_key") is None and info.meta["scrubbed_secrets"] >= 6
+
+
+def test_secrets_in_long_lists_of_rows_are_scrubbed_too(tmp_path):
+    # Eight or more dicts with the same keys are written as columns; a column whose key
+    # names a secret is emptied there (its values match no known key pattern, so nothing
+    # later in the writer would catch them), and its empty strings stay empty.
+    aws = "wJalrXUtnFEMI/K7MDENG"
+    rows = [{"who": f"r{i}", "aws_secret_access_key": aws if i % 3 == 0 else "", "n": i,
+             "path": [[i, i + 1]] if i % 2 else None, "when": datetime(2023, 2, 13, 7, i)} for i in range(12)]
+    p = tmp_path / "rows.sqlite"
+    save_state(p, {"log": {"rows": rows}}, {})
+    assert aws.encode() not in p.read_bytes()
+    back, info = load_state(p)
+    got = back["log"]["rows"]
+    assert [r["aws_secret_access_key"] for r in got] == [None if i % 3 == 0 else "" for i in range(12)]
+    assert [r["who"] for r in got] == [f"r{i}" for i in range(12)] and got[5]["path"] == [[5, 6]]
+    assert got[4]["path"] is None and got[7]["when"] == datetime(2023, 2, 13, 7, 7)
+    assert info.meta["scrubbed_secrets"] == 4
 
 
 # ------------------------------------------------------------------ off the frame
