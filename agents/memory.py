@@ -91,19 +91,6 @@ def minmax(x: np.ndarray) -> np.ndarray:
     return (x - lo) / (hi - lo)
 
 
-def _add_scaled(score: np.ndarray, x: np.ndarray, w: float) -> float:
-    """score += w * minmax(x), in place, without minmax's temporaries; returns the
-    factor each x was multiplied by (0 for a constant column)."""
-    lo, hi = float(x.min()), float(x.max())
-    if hi - lo < 1e-12:
-        score += np.float32(0.5 * w)  # minmax's constant column
-        return 0.0
-    t = np.subtract(x, np.float32(lo), dtype=np.float32)
-    t *= np.float32(w / (hi - lo))
-    score += t
-    return w / (hi - lo)
-
-
 # The relevance scan is bound by memory bandwidth: 100k x 384 float32 rows are
 # 154 MB per query. Big streams also keep a scalar-quantised int8 copy of their
 # rows (one scale per row, a quarter of the bytes), scanned with simsimd's SIMD
@@ -113,7 +100,8 @@ def _add_scaled(score: np.ndarray, x: np.ndarray, w: float) -> float:
 # 1.5 ms, float32 (BLAS, two threads) 6.1 ms, one plain pass over the float32
 # bytes 6.1 ms. Where simsimd is missing or has no SIMD int8 path for the CPU,
 # float32 wins the measurement that ``scan_kernel`` makes once per process.
-COMPACT_FROM = 20_000
+COMPACT_FROM = 4_000  # below, an exact float32 scan costs about what the int8 scan and re-scoring do
+PROBE_ROWS = 20_000  # the block scan_kernel times each kernel on
 KERNELS = ("float32", "int8")
 _kernel: str | None = None
 
@@ -129,7 +117,7 @@ def median_ms(f, repeat: int = 5) -> float:
     return 1000.0 * sorted(times)[len(times) // 2]
 
 
-def kernel_timings(rows: int = COMPACT_FROM, dim: int = 384, repeat: int = 5) -> dict[str, float]:
+def kernel_timings(rows: int = PROBE_ROWS, dim: int = 384, repeat: int = 5) -> dict[str, float]:
     """ms per scan of ``rows`` unit vectors with each kernel (the median of ``repeat``);
     a kernel that cannot run here (no simsimd) is left out."""
     rng = np.random.default_rng(0)
@@ -159,7 +147,7 @@ def scan_kernel() -> str:
             timings = kernel_timings()
             int8 = timings.get("int8")
             _kernel = "int8" if int8 is not None and int8 < 0.8 * timings["float32"] else "float32"
-            log.info("relevance scan kernel: %s (ms per %d rows: %s)", _kernel, COMPACT_FROM,
+            log.info("relevance scan kernel: %s (ms per %d rows: %s)", _kernel, PROBE_ROWS,
                      ", ".join(f"{k} {v:.2f}" for k, v in timings.items()))
     return _kernel
 
@@ -226,7 +214,8 @@ class _Scored:
     ids: np.ndarray
     score: np.ndarray
     query: np.ndarray  # unit length
-    relevance: np.ndarray  # the cosines that went into score (int8 scan: approximate)
+    relevance: np.ndarray  # the cosines that went into score (int8 scan: approximate), less their minimum
+    relevance_min: float  # that minimum
     relevance_factor: float  # score per unit of cosine (the min-max scaling times its weight)
     approximate: bool
 
@@ -248,6 +237,7 @@ class MemoryStream:
         self._last = np.zeros(capacity, dtype=np.float64)  # sim hours of last access
         self._kind = np.zeros(capacity, dtype=np.int8)
         self._exp = np.full(capacity, np.inf, dtype=np.float64)  # sim hours; inf = never
+        self._soonest_expiry = np.inf  # min of _exp: whether a query must filter at all
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -315,6 +305,7 @@ class MemoryStream:
         self._last[n] = sim_hours(created)
         self._kind[n] = KINDS.index(kind)
         self._exp[n] = sim_hours(expires) if expires else np.inf
+        self._soonest_expiry = min(self._soonest_expiry, float(self._exp[n]))
         self.nodes.append(node)  # last: a snapshot taken meanwhile never sees a node without its row
         if kind != "reflection":
             self.importance_since_reflection += importance
@@ -364,10 +355,10 @@ class MemoryStream:
                 kinds: Iterable[str] | None) -> "_Scored":
         n = len(self.nodes)
         q = self.check_vector(query)
-        qn = float(np.linalg.norm(q))
+        qn = float(np.sqrt(q @ q))
         q = q / qn if qn > 0 else q
         h_now = sim_hours(now)
-        if kinds or float(self._exp[:n].min(initial=np.inf)) <= h_now:
+        if kinds or self._soonest_expiry <= h_now:
             mask = self._exp[:n] > h_now  # expired memories are forgotten
             if kinds:
                 mask &= np.isin(self._kind[:n], [KINDS.index(k) for k in kinds])
@@ -375,26 +366,34 @@ class MemoryStream:
         else:  # every memory is a candidate: slices, no gathered copies
             ids = np.arange(n)
         if ids.size == 0:
-            return _Scored(ids, np.zeros(0, dtype=np.float32), q, np.zeros(0, dtype=np.float32), 0.0, False)
+            return _Scored(ids, np.zeros(0, dtype=np.float32), q, np.zeros(0, dtype=np.float32), 0.0, 0.0, False)
         every = ids.size == n
-        last = self._last[:n] if every else self._last[ids]
+        # The three terms as the rows of one matrix, so min-max scaling and weighting
+        # take a handful of vectorised calls whatever the stream's size.
+        terms = np.empty((3, ids.size), dtype=np.float32)
         # decay ** hours: exp of a product is four times faster than np.power; float32
         # is plenty for scores that are min-max scaled to [0, 1].
-        recency = np.minimum(last - h_now, 0.0).astype(np.float32)
-        recency *= np.float32(-np.log(decay))
-        np.exp(recency, out=recency)
-        importance = self._imp[:n] if every else self._imp[ids]
+        np.subtract(self._last[:n] if every else self._last[ids], h_now, out=terms[0], casting="same_kind")
+        np.minimum(terms[0], 0.0, out=terms[0])
+        terms[0] *= np.float32(-np.log(decay))
+        np.exp(terms[0], out=terms[0])
+        terms[1] = self._imp[:n] if every else self._imp[ids]
         # One scan over the contiguous block (no fancy-indexed copy of the matrix),
         # then pick the candidates' cosines.
         approximate = n >= COMPACT_FROM and scan_kernel() == "int8"
         cos = self._compact.cosines(self._emb, n, q) if approximate else self._emb[:n] @ q
-        relevance = cos if every else cos[ids]
-        w_rec, w_imp, w_rel = weights
-        score = np.zeros(ids.size, dtype=np.float32)
-        _add_scaled(score, recency, w_rec)
-        _add_scaled(score, importance, w_imp)
-        factor = _add_scaled(score, relevance, w_rel)
-        return _Scored(ids, score, q, relevance, factor, approximate)
+        terms[2] = cos if every else cos[ids]
+        lo = terms.min(axis=1)
+        scale, constant = [], 0.0
+        for w, low, high in zip(weights, lo.tolist(), terms.max(axis=1).tolist()):
+            flat = high - low < 1e-12  # no ranking information: 0.5 everywhere, as minmax says
+            scale.append(0.0 if flat else w / (high - low))
+            constant += 0.5 * w if flat else 0.0
+        terms -= lo[:, None]
+        score = np.asarray(scale, dtype=np.float32) @ terms
+        if constant:
+            score += np.float32(constant)
+        return _Scored(ids, score, q, terms[2], float(lo[2]), scale[2], approximate)
 
     def retrieve(
         self,
@@ -420,6 +419,7 @@ class MemoryStream:
             # min-max bounds stay the scan's, within 3e-3), then the best k of those.
             pool = top_indices(score, min(ids.size, 4 * k))
             exact = self._emb[ids[pool]] @ scored.query
+            exact -= np.float32(scored.relevance_min)
             score[pool] += np.float32(scored.relevance_factor) * (exact - scored.relevance[pool])
             top = pool[top_indices(score[pool], k)]
         else:
@@ -482,5 +482,6 @@ class MemoryStream:
             self._last[i] = sim_hours(x.last_accessed)
             self._kind[i] = KINDS.index(x.kind)
             self._exp[i] = sim_hours(x.expires) if x.expires else np.inf
+        self._soonest_expiry = float(self._exp[:n].min(initial=np.inf))
         self.nodes = nodes
         self.importance_since_reflection = float(state.get("importance_since_reflection", 0.0))
