@@ -157,3 +157,18 @@ def datetime_at(hour):
     from datetime import datetime
 
     return datetime(2023, 2, 13, hour)
+
+
+@pytest.mark.slow
+def test_the_gc_bench_measures_what_the_freeze_holds_and_leaves_the_collector_as_it_was(tmp_path, monkeypatch):
+    import gc
+
+    from lab.bench import gcheld
+    from lab.bench.measure import Context
+
+    monkeypatch.setattr(gcheld, "ROOT", tmp_path)
+    before = (gc.get_threshold(), gc.get_freeze_count())
+    out = gcheld.bench_gcheld(Context(quick=True))
+    assert out["residents"] == 5 and out["freezes"] >= 2  # at install, and once the town was built
+    assert out["frozen_objects"] > 10_000 and 0 <= out["held_garbage_objects"] and out["full_collection_ms"] > 0
+    assert (gc.get_threshold(), gc.get_freeze_count()) == before  # the policy is uninstalled

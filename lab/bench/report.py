@@ -138,6 +138,10 @@ HEADLINES: list[tuple[str, str, str, str, tuple[str, float | str] | None]] = [
     ("soak", "events_in_memory_max", "soak: events held in memory (the rest streamed to disk)", "", ("<=", 4096)),
     ("soak", "path_ms_max_per_step", "soak: most path work in one step (lockstep: no budget)", "ms", None),
     ("soak", "sim_speed_x", "soak: sim speed (scripted model)", "x real time", None),
+    ("gcheld", "frozen_objects", "window gc policy, a sim day of 25 residents: objects frozen", "", None),
+    ("gcheld", "held_garbage_objects", "... cyclic garbage the freeze kept from the collector", "", None),
+    ("gcheld", "held_share_pct", "... that garbage as a share of the frozen objects", "%", None),
+    ("gcheld", "rss_freed_mb", "... memory (RSS) freed by collecting it", "MB", None),
 ]
 
 

@@ -29,6 +29,7 @@ from lab.bench.economy import bench_chain, bench_economy
 from lab.bench.factual import bench_factual
 from lab.bench.frame import bench_frame
 from lab.bench.frame_real import bench_frame_real, bench_simspeed
+from lab.bench.gcheld import bench_gcheld
 from lab.bench.measure import MAP, ROOT, Context, Skipped
 from lab.bench.models import bench_models_figures
 from lab.bench.quit import bench_quit
@@ -53,6 +54,7 @@ BENCHMARKS: dict[str, Callable[[Context], dict]] = {
     "quit": bench_quit,
     "recording": bench_recording,
     "soak": bench_soak,
+    "gcheld": bench_gcheld,
     "simspeed": bench_simspeed,
     "factual": bench_factual,
 }
