@@ -174,7 +174,7 @@ def _meta_value(v: Any) -> Any:
     return v
 
 
-def _complete_meta(meta: dict, path: Path, parts: dict) -> dict:
+def _complete_meta(meta: dict, path: Path) -> dict:
     m = {k: _meta_value(v) for k, v in (meta or {}).items()}
     m = {k: (None if isinstance(v, str) and key_is_secret(k) else v) for k, v in m.items()}
     m["schema"] = SCHEMA
@@ -187,7 +187,6 @@ def _complete_meta(meta: dict, path: Path, parts: dict) -> dict:
             m["map_sha256"] = map_fingerprint(mp)
         except OSError:
             pass
-    m["parts"] = sorted(parts)
     return m
 
 
@@ -247,8 +246,8 @@ def save_state(path: str | os.PathLike, parts: dict[str, Any], meta: dict | None
                              memoryview(a.reshape(-1)).cast("B") if a.size else b""))
             names.append(name)
             timings["write"] += time.perf_counter() - t1
-        m = _complete_meta(meta or {}, path, parts)
-        m["parts"] = names
+        m = _complete_meta(meta or {}, path)
+        m["parts"] = names  # the parts written, in order: a save missing one is incomplete
         if scrubbed:
             m["scrubbed_secrets"] = scrubbed
             log.info("save %s: %d secret-looking values left out", path, scrubbed)

@@ -337,6 +337,19 @@ def test_stale_temporary_files_go_only_when_their_writer_is_gone_or_they_are_old
     assert clean_stale_temps(tmp_path / "nowhere") == 0
 
 
+def test_a_save_makes_its_folders_reports_its_size_and_sweeps_dead_writers_temps(tmp_path):
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    folder = tmp_path / "new" / "nested"
+    p = folder / "s.sqlite"
+    info = save_state(p, {"clock": {"n": 1}}, {})
+    assert p.exists() and info.size == p.stat().st_size == read_info(p).size
+    leftover = folder / f".saving-s.{dead}.r1.tmp"  # a writer that died mid-save
+    leftover.write_bytes(b"x")
+    save_state(p, {"clock": {"n": 2}}, {})
+    assert not leftover.exists() and load_state(p)[0] == {"clock": {"n": 2}}
+
+
 # ------------------------------------------------------------------ bad input
 
 @pytest.fixture
