@@ -12,9 +12,15 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from operator import attrgetter
-from typing import Iterable, Literal
+from typing import Any, Iterable, Literal
 
 import numpy as np
+
+simsimd: Any
+try:
+    import simsimd  # SIMD int8 dot products for big streams (see _Int8Rows)
+except ImportError:  # an install without it: the scan stays float32
+    simsimd = None
 
 log = logging.getLogger(__name__)
 
@@ -125,12 +131,10 @@ def kernel_timings(rows: int = PROBE_ROWS, dim: int = 384, repeat: int = 5) -> d
     emb /= np.linalg.norm(emb, axis=1, keepdims=True)
     q = emb[0].copy()
     out = {"float32": median_ms(lambda: emb @ q, repeat)}
-    try:
+    if simsimd is not None:
         compact = _Int8Rows()
         compact.cosines(emb, rows, q)  # quantises the rows once
         out["int8"] = median_ms(lambda: compact.cosines(emb, rows, q), repeat)
-    except ImportError:
-        pass
     return out
 
 
@@ -141,7 +145,10 @@ def scan_kernel() -> str:
     global _kernel
     if _kernel is None:
         forced = os.environ.get("SMALLVILLE_SCAN_KERNEL", "").strip().lower()
-        if forced in KERNELS:
+        if forced == "int8" and simsimd is None:
+            log.warning("SMALLVILLE_SCAN_KERNEL=int8 but simsimd is not installed: scanning in float32")
+            _kernel = "float32"
+        elif forced in KERNELS:
             _kernel = forced
         else:
             timings = kernel_timings()
@@ -171,8 +178,6 @@ class _Int8Rows:
 
     def cosines(self, emb: np.ndarray, n: int, q: np.ndarray) -> np.ndarray:
         """Approximate ``emb[:n] @ q`` (within about 3e-3 for unit rows and query)."""
-        import simsimd  # lazy: only big streams need it
-
         dim = emb.shape[1]
         if self._codes.shape[0] < n or self._codes.shape[1] != dim:
             codes = np.zeros((max(n, 2 * self._count), dim), dtype=np.int8)

@@ -342,14 +342,15 @@ def test_a_corrupt_memory_state_is_refused_and_a_missing_counter_is_zero():
 
 
 def test_without_simsimd_the_scan_is_float32(monkeypatch):
-    import sys
-
     from agents import memory as mem
 
-    monkeypatch.setitem(sys.modules, "simsimd", None)  # import simsimd raises ImportError
+    monkeypatch.setattr(mem, "simsimd", None)  # as when it is not installed
     monkeypatch.setattr(mem, "_kernel", None)
     monkeypatch.delenv("SMALLVILLE_SCAN_KERNEL", raising=False)
     assert set(mem.kernel_timings(rows=500, dim=16, repeat=1)) == {"float32"}
+    assert mem.scan_kernel() == "float32"
+    monkeypatch.setattr(mem, "_kernel", None)
+    monkeypatch.setenv("SMALLVILLE_SCAN_KERNEL", "int8")  # asked for, but it cannot run here
     assert mem.scan_kernel() == "float32"
 
 
