@@ -86,6 +86,8 @@ def test_char_budget_and_kinds_and_expiry():
     assert [x.kind for x in s.retrieve(np.array([1.0, 0.0]), T0, kinds=["thought"])] == ["thought"]
     s.add("thought", "gone", T0 - timedelta(days=40), 9, np.array([1.0, 0.0]), expires=T0 - timedelta(days=10))
     assert "gone" not in [x.description for x in s.retrieve(np.array([1.0, 0.0]), T0, k=10)]
+    # Asked for one kind, expired memories of that kind stay forgotten too.
+    assert "gone" not in [x.description for x in s.retrieve(np.array([1.0, 0.0]), T0, k=10, kinds=["thought"])]
 
 
 def test_growth_state_round_trip_and_recent():
@@ -171,6 +173,32 @@ def test_big_streams_scan_in_int8_with_the_same_top_results(kernel, monkeypatch)
         stream.add("observation", f"m{i}", start + timedelta(seconds=i), importance=1 + i % 10, embedding=vecs[i])
     got = [x.id for x in stream.retrieve(query, now, k=10, touch=False)]
     assert got == exact_top(n + 100)
+
+
+def test_the_int8_scans_errors_are_corrected_by_exact_rescoring(monkeypatch):
+    # Whatever the approximate scan gets wrong among the best candidates, re-scoring them
+    # with exact cosines puts them back in the exact formula's order.
+    from agents import memory as mem
+
+    monkeypatch.setattr(mem, "_kernel", "int8")
+    rng = np.random.default_rng(11)
+    n, dim = mem.COMPACT_FROM + 100, 16
+    vecs = rng.standard_normal((n, dim)).astype(np.float32)
+    start = datetime(2023, 2, 13, 7, 0)
+    stream = MemoryStream("test-model", dim, capacity=n)
+    for i in range(n):
+        stream.add("observation", f"m{i}", start, importance=5, embedding=vecs[i])
+    query, now = vecs[42], start + timedelta(hours=1)
+    exact = [x.id for x in stream.retrieve(query, now, k=5, touch=False, weights=(0, 0, 1))]
+    assert exact[0] == 42
+
+    def noisy(self, emb, count, q):  # the scan's errors, exaggerated: the true best look worst
+        cos = emb[:count] @ q
+        cos[exact] -= 0.05
+        return cos
+
+    monkeypatch.setattr(mem._Int8Rows, "cosines", noisy)
+    assert [x.id for x in stream.retrieve(query, now, k=5, touch=False, weights=(0, 0, 1))] == exact
 
 
 def test_the_scan_kernel_is_the_fastest_measured_or_the_one_asked_for(monkeypatch):
