@@ -163,10 +163,10 @@ def datetime_at(hour):
 def test_the_gc_bench_measures_what_the_freeze_holds_and_leaves_the_collector_as_it_was(tmp_path, monkeypatch):
     import gc
 
-    from lab.bench import gcheld
+    from lab.bench import gcheld, headless_run
     from lab.bench.measure import Context
 
-    monkeypatch.setattr(gcheld, "ROOT", tmp_path)
+    monkeypatch.setattr(headless_run, "ROOT", tmp_path)
     before = (gc.get_threshold(), gc.get_freeze_count())
     out = gcheld.bench_gcheld(Context(quick=True))
     assert out["residents"] == 5 and out["freezes"] >= 2  # at install, and once the town was built

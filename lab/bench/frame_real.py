@@ -10,21 +10,16 @@ from __future__ import annotations
 import importlib.util
 import os
 import statistics
-import sys
 import threading
 import time
-from datetime import datetime
 from typing import Any
 
 from agents.config import EMBEDDED_MODEL
-from agents.embeddings import LocalEmbedder
-from agents.llm import Gateway, load_config
-from agents.persona import load_cast
-from game.headless import run_headless
+from agents.llm import load_config
 from game.session import Session
-from game.town import load_town
 from lab.bench.frame import _frame_loop
-from lab.bench.measure import ROOT, Context, Skipped, percentile
+from lab.bench.headless_run import run_folder, run_town
+from lab.bench.measure import Context, Skipped, percentile
 
 RESIDENTS = 25
 
@@ -152,17 +147,8 @@ def bench_simspeed(ctx: Context) -> dict:
     (lockstep): sim time against real time, and calls and tokens per resident."""
     _need_embedded_model()
     residents, hours = (5, 1.0) if ctx.quick else (RESIDENTS, ctx.economy_hours or 24.0)
-    town = load_town(ctx.map_path)
-    cast, scenario = load_cast(ctx.map_path.parent)
-    config = load_config({"seed": ctx.seed, "model": EMBEDDED_MODEL, "embedding_cache": "off"}, env={},
-                         toml_path=None)
-    folder = ROOT / "runs" / f"bench-simspeed-{datetime.now():%Y%m%d-%H%M%S}"
-    result = run_headless(town, cast[:residents], start=scenario.start, hours=hours, out=folder, scenario=scenario,
-                          config=config, gateway=Gateway(config), embedder=LocalEmbedder(cache_path=None),
-                          seed=ctx.seed, progress=sys.stderr.isatty(), echo=None, autosave_min=None)
-    if result.interrupted:
-        raise KeyboardInterrupt
-    s = result.summary
+    folder = run_folder("simspeed")
+    s = run_town(ctx, folder, EMBEDDED_MODEL, residents, hours, autosave_min=None).summary
     wall = float(s.get("wall_s") or 0.0)
     tot = s.get("totals") or {}
     days = hours / 24.0

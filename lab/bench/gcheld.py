@@ -8,19 +8,13 @@ what that second collection frees is the garbage the freeze held."""
 from __future__ import annotations
 
 import gc
-import sys
 import time
-from datetime import datetime
 from typing import Any
 
 import lab.competent  # noqa: F401 - registers scripted/competent, the model here
-from agents.embeddings import LocalEmbedder
-from agents.llm import Gateway, load_config
-from agents.persona import load_cast
 from game.gcpolicy import GcPolicy
-from game.headless import run_headless
-from game.town import load_town
-from lab.bench.measure import ROOT, Context
+from lab.bench.headless_run import run_folder, run_town
+from lab.bench.measure import Context
 from lab.bench.soak import rss_mb
 
 
@@ -28,11 +22,7 @@ def bench_gcheld(ctx: Context) -> dict:
     """A sim day under the window's gc policy: objects frozen, and the cyclic
     garbage among them that only unfreezing lets the collector free."""
     residents, hours = (5, 3.0) if ctx.quick else (25, 24.0)
-    town = load_town(ctx.map_path)
-    cast, scenario = load_cast(ctx.map_path.parent)
-    config = load_config({"seed": ctx.seed, "model": "scripted/competent", "embedding_cache": "off"}, env={},
-                         toml_path=None)
-    folder = ROOT / "runs" / f"bench-gcheld-{datetime.now():%Y%m%d-%H%M%S}"
+    folder = run_folder("gcheld")
     policy = GcPolicy()
     policy.install()
     full_before = gc.get_stats()[2]["collections"]
@@ -46,13 +36,7 @@ def bench_gcheld(ctx: Context) -> dict:
         policy.tick()
 
     try:
-        result = run_headless(town, cast[:residents], start=scenario.start, hours=hours, out=folder,
-                              scenario=scenario, config=config, gateway=Gateway(config),
-                              embedder=LocalEmbedder(cache_path=None), seed=ctx.seed,
-                              progress=sys.stderr.isatty(), echo=None, autosave_min=None,
-                              on_step=on_step)
-        if result.interrupted:
-            raise KeyboardInterrupt
+        run_town(ctx, folder, "scripted/competent", residents, hours, autosave_min=None, on_step=on_step)
         frozen, freezes = gc.get_freeze_count(), policy.freezes
         full = gc.get_stats()[2]["collections"] - full_before
         gc.collect()  # the garbage that was never frozen

@@ -10,18 +10,12 @@ from __future__ import annotations
 
 import resource
 import statistics
-import sys
 import time
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import lab.competent  # noqa: F401 - registers scripted/competent, the soak's model
-from agents.embeddings import LocalEmbedder
-from agents.llm import Gateway, load_config
-from agents.persona import load_cast
-from game.headless import run_headless
-from game.town import load_town
+from lab.bench.headless_run import run_folder, run_town
 from lab.bench.measure import ROOT, Context
 
 STEPS_PER_HOUR = 360  # 10 sim seconds a step
@@ -88,19 +82,10 @@ def bench_soak(ctx: Context) -> dict:
     """Three sim days of 25 residents (scripted fast model, real embeddings): per
     sim hour step time, RSS, memories, events in memory and save size; flat?"""
     residents, hours = (5, 6.0) if ctx.quick else (25, 72.0)
-    town = load_town(ctx.map_path)
-    cast, scenario = load_cast(ctx.map_path.parent)
-    config = load_config({"seed": ctx.seed, "model": "scripted/competent", "embedding_cache": "off"}, env={},
-                         toml_path=None)
-    folder = ROOT / "runs" / f"bench-soak-{datetime.now():%Y%m%d-%H%M%S}"
+    folder = run_folder("soak")
     rec = _Recorder(folder / "saves")
     t0 = time.perf_counter()
-    result = run_headless(town, cast[:residents], start=scenario.start, hours=hours, out=folder,
-                          scenario=scenario, config=config, gateway=Gateway(config),
-                          embedder=LocalEmbedder(cache_path=None), seed=ctx.seed, progress=sys.stderr.isatty(),
-                          echo=None, autosave_min=60, keep=2, on_step=rec)
-    if result.interrupted:
-        raise KeyboardInterrupt
+    run_town(ctx, folder, "scripted/competent", residents, hours, autosave_min=60, keep=2, on_step=rec)
     rows = rec.rows
     out: dict[str, Any] = {"residents": residents, "sim_hours": hours, "wall_s": round(time.perf_counter() - t0, 1)}
     out["sim_speed_x"] = round(hours * 3600 / out["wall_s"], 1)
