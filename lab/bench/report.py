@@ -76,6 +76,8 @@ HEADLINES: list[tuple[str, str, str, str, tuple[str, float | str] | None]] = [
     ("models", "calls_per_s", "embedded model short calls", "calls/s", None),
     ("models", "median_latency_s", "embedded model call latency, median", "s", None),
     ("models", "total_tokens_per_s", "embedded model short calls, prompt + generated tokens", "tokens/s", None),
+    ("models", "f16_speedup", "embedded model: its float16 copy against the shipped 4-bit weights, same calls",
+     "x", None),
     ("models", "decode_tokens_per_s", "embedded model decoding (day plans, ~150 tokens)", "tokens/s", None),
     ("models", "plan_latency_s", "embedded model day plan, median latency", "s", None),
     ("models", "embeddings_per_s", "local embeddings", "sentences/s", None),
