@@ -361,6 +361,8 @@ class ModelPool:
         self._idle: queue.LifoQueue = queue.LifoQueue()  # the last used first: its prompt cache is warm
         self._all: list[Any] = []
         self._grow_lock = threading.Lock()
+        self._busy_s = 0.0  # seconds instances spent answering, summed over instances
+        self._busy_lock = threading.Lock()
 
     @property
     def instances(self) -> int:
@@ -389,11 +391,20 @@ class ModelPool:
         """LocalModel.chat on a free instance; waiting for one counts toward ``timeout``."""
         t0 = time.monotonic()
         inst = self._take(timeout)
+        started = time.monotonic()
         try:
-            left = max(0.001, timeout - (time.monotonic() - t0)) if timeout and timeout > 0 else timeout
+            left = max(0.001, timeout - (started - t0)) if timeout and timeout > 0 else timeout
             return inst.chat(messages, timeout=left, **kwargs)
         finally:
+            with self._busy_lock:
+                self._busy_s += time.monotonic() - started
             self._idle.put(inst)
+
+    def busy_s(self) -> float:
+        """Seconds the instances have spent answering so far, summed over instances
+        (over a run's wall time and instance count: how busy the model was)."""
+        with self._busy_lock:
+            return self._busy_s
 
     def load(self):
         """Load one instance now (the others load on their first call)."""

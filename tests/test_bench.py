@@ -172,3 +172,29 @@ def test_the_gc_bench_measures_what_the_freeze_holds_and_leaves_the_collector_as
     assert out["residents"] == 5 and out["freezes"] >= 2  # at install, and once the town was built
     assert out["frozen_objects"] > 10_000 and 0 <= out["held_garbage_objects"] and out["full_collection_ms"] > 0
     assert (gc.get_threshold(), gc.get_freeze_count()) == before  # the policy is uninstalled
+
+
+def test_simspeed_reports_how_busy_the_model_was_and_the_bound_it_sets(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from lab.bench import frame_real
+    from lab.bench.measure import Context
+
+    class Pool:  # two instances that answered for 900 s in all, 300 s of it during the run
+        size = 2
+        spent = [600.0, 1500.0]
+
+        def busy_s(self):
+            return self.spent.pop(0)
+
+    monkeypatch.setattr(frame_real, "_need_embedded_model", lambda: None)
+    monkeypatch.setattr(frame_real.local_model, "model", lambda: Pool())
+    monkeypatch.setattr(frame_real, "run_folder", lambda name: tmp_path / name)
+    summary = {"wall_s": 600.0, "totals": {"calls": 50, "tokens": 20_000}}
+    monkeypatch.setattr(frame_real, "run_town", lambda *a, **k: SimpleNamespace(summary=summary))
+    out = frame_real.bench_simspeed(Context(quick=True))  # 5 residents, 1 sim hour
+    assert out["sim_speed_x"] == 6.0  # 3600 sim s in 600 s
+    assert out["model_instances"] == 2
+    assert out["model_busy_share"] == 0.75  # 900 s of answering over 2 x 600 s
+    assert out["model_bound_x"] == 8.0  # 3600 sim s over 450 s of answering per instance
+    assert out["calls_per_resident_per_sim_day"] == 240.0  # 50 calls / 5 residents / (1/24) day

@@ -123,3 +123,19 @@ def test_two_real_instances_answer_side_by_side():
 
     assert pool.instances == 2 and len(results) == 2
     assert all(1 <= json.loads(r["choices"][0]["message"]["content"])["rating"] <= 10 for r in results)
+
+
+def test_busy_time_counts_answering_not_waiting_for_an_instance():
+    pool = ModelPool(1, make=SlowInstance)
+    results: list = []
+    first = run_in_thread(pool, results)  # holds the one instance until its gate opens
+    deadline = time.monotonic() + 5
+    while pool.instances < 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    threading.Timer(0.4, lambda: pool._all[0].gate.set()).start()
+    second = run_in_thread(pool, results)  # waits about 0.4 s, then answers at once (the gate is open)
+    for t in (first, second):
+        t.join(5)
+    assert len(results) == 2
+    # 0.4 s of answering; counting the second call's wait would make it about 0.8.
+    assert 0.35 <= pool.busy_s() <= 0.65

@@ -14,6 +14,7 @@ import threading
 import time
 from typing import Any
 
+from agents import local_model
 from agents.config import EMBEDDED_MODEL
 from agents.llm import load_config
 from game.session import Session
@@ -148,13 +149,21 @@ def bench_simspeed(ctx: Context) -> dict:
     _need_embedded_model()
     residents, hours = (5, 1.0) if ctx.quick else (RESIDENTS, ctx.economy_hours or 24.0)
     folder = run_folder("simspeed")
+    pool = local_model.model()
+    busy0 = pool.busy_s()
     s = run_town(ctx, folder, EMBEDDED_MODEL, residents, hours, autosave_min=None).summary
+    busy = pool.busy_s() - busy0
     wall = float(s.get("wall_s") or 0.0)
     tot = s.get("totals") or {}
     days = hours / 24.0
     return {
         "residents": residents, "sim_hours": hours, "wall_s": round(wall, 1),
         "sim_speed_x": round(hours * 3600 / wall, 1) if wall else None,
+        # How busy the model instances were, and the speed if they never waited on
+        # the rest of the run: the bound that this machine's model throughput sets.
+        "model_instances": pool.size,
+        "model_busy_share": round(busy / (wall * pool.size), 2) if wall else None,
+        "model_bound_x": round(hours * 3600 / (busy / pool.size), 1) if busy else None,
         "calls_per_resident_per_sim_day": round(int(tot.get("calls", 0)) / residents / days, 1),
         "tokens_per_resident_per_sim_day": round(int(tot.get("tokens", 0)) / residents / days),
         "note": f"{residents} residents, the embedded model, real embeddings, {hours:g} sim hours from the "
