@@ -96,8 +96,7 @@ class MindPool:
                 entry = self._jobs.get(key)
                 if entry is not None and entry[1] == gen:
                     del self._jobs[key]
-                if not self._jobs:
-                    self._idle.notify_all()
+                self._idle.notify_all()  # wait() and wait_keys() check their own condition
 
     # -- state -----------------------------------------------------------------------
     def busy(self, key: str) -> bool:
@@ -125,6 +124,11 @@ class MindPool:
         """Block until nothing is in flight; False if ``timeout`` ran out first."""
         with self._idle:
             return self._idle.wait_for(lambda: not self._jobs, timeout=timeout)
+
+    def wait_keys(self, keys: set[str], timeout: float | None = None) -> bool:
+        """Block until none of ``keys`` has a job in flight; False if ``timeout`` ran out first."""
+        with self._idle:
+            return self._idle.wait_for(lambda: not keys.intersection(self._jobs), timeout=timeout)
 
     # -- stopping --------------------------------------------------------------------
     def cancel_all(self) -> None:

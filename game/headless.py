@@ -40,6 +40,7 @@ from game.recording import FILE as RECORDING_FILE
 from game.recording import HISTORY_FOLDER, Recorder, SaveHistory
 from game.savegame import capture, restore
 from game.saves import SaveError, SaveWriter, list_saves, load_state, read_info
+from game.sim import STEP, SimSettings
 from game.timeline import render_timeline
 from game.town import load_town
 
@@ -347,9 +348,23 @@ def economy_text(summary: dict) -> str:
 # ---------------------------------------------------------------------------- the command
 
 
+def think_settings(args, saved: Any = None) -> SimSettings | None:
+    """SimSettings with ``--think-s`` (else the resumed run's own think time), or
+    None for the defaults."""
+    think = getattr(args, "think_s", None)
+    if think is None:
+        think = saved
+    if think is None:
+        return None
+    if int(think) < STEP.total_seconds():
+        raise UserError(f"--think-s must be at least {STEP.total_seconds():g} (one sim step); got {think}")
+    return SimSettings(lockstep_think_s=int(think))
+
+
 def main_sim(args) -> int:
     if args.hours is None or args.hours <= 0:
         raise UserError("--hours must be more than 0")
+    sim_settings = think_settings(args)
     if getattr(args, "resume", None):
         return resume_sim(args)
     town = load_town(args.map)
@@ -372,7 +387,7 @@ def main_sim(args) -> int:
     gateway = Gateway(config)
     result = run_headless(
         town, personas, start=start, hours=args.hours, out=out, scenario=scenario, config=config, gateway=gateway,
-        seed=args.seed, autosave_min=getattr(args, "autosave_min", AUTOSAVE_MIN),
+        seed=args.seed, autosave_min=getattr(args, "autosave_min", AUTOSAVE_MIN), sim_settings=sim_settings,
     )
     return 130 if result.interrupted else 0
 
@@ -413,6 +428,7 @@ def resume_sim(args, *, gateway: Any = None, embedder: Any = None, progress: boo
     except CastError as err:
         raise UserError(str(err)) from None
     names = list(parts["session"].get("residents") or info.residents)
+    sim_settings = think_settings(args, parts["session"].get("lockstep_think_s"))
     personas = select_residents(cast, None, names)
     saved_cfg = dict(parts.get("config") or {})
     if gateway is None:
@@ -435,7 +451,7 @@ def resume_sim(args, *, gateway: Any = None, embedder: Any = None, progress: boo
     result = run_headless(
         town, personas, start=scenario.start, hours=args.hours, out=out, scenario=scenario, config=config,
         gateway=gateway, embedder=embedder, seed=int(parts["session"].get("seed") or 0), progress=progress,
-        echo=echo, resume=(parts, info),
+        echo=echo, resume=(parts, info), sim_settings=sim_settings,
         autosave_min=getattr(args, "autosave_min", AUTOSAVE_MIN),
     )
     return 130 if result.interrupted else 0

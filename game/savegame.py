@@ -163,6 +163,7 @@ def capture(session: Any, *, drain: bool | None = None) -> tuple[dict[str, Any],
         "world": getattr(town, "world", None),
         "seed": getattr(sim, "seed", 0),
         "lockstep": bool(getattr(sim, "lockstep", False)),
+        "lockstep_think_s": int(getattr(getattr(sim, "settings", None), "lockstep_think_s", 10)),
         "sim_class": type(sim).__name__,
     }
     acc = getattr(getattr(session, "gateway", None), "accounting", None)

@@ -87,6 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--hours", type=float, default=2.0, help="sim hours to run")
     sim.add_argument("--out", help="run folder (default runs/<timestamp>)")
     sim.add_argument("--resume", help="continue the run folder's last save (runs/NAME): --hours more sim hours")
+    sim.add_argument("--think-s", type=int, metavar="S",
+                     help="sim seconds from a resident asking its mind to the answer landing (default 10, one step; "
+                          "longer lets the clock run on while one resident thinks: faster, still reproducible)")
     sim.add_argument("--autosave-min", type=float, default=60.0,
                      help="save the run into <run>/saves/ every N sim minutes, keeping the last 3 (0: only at the end)")
     _add_cast_flags(sim)

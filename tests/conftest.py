@@ -37,6 +37,23 @@ RESIDENTS = [
 
 
 @pytest.fixture
+def pools():
+    """``pools(n)``: a MindPool of n workers, shut down after the test."""
+    from agents.pool import MindPool
+
+    made = []
+
+    def make(n=2):
+        p = MindPool(n)
+        made.append(p)
+        return p
+
+    yield make
+    for p in made:
+        p.shutdown()
+
+
+@pytest.fixture
 def display():
     """A 1280x720 pygame display (SDL's dummy driver in make test), torn down
     with the caches that hold surfaces of it."""

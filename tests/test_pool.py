@@ -130,3 +130,15 @@ def test_play_workers_run_below_the_frame_thread():
         assert res.ok and res.value == want, (nice, res)
         pool.shutdown()
     assert os.getpriority(os.PRIO_PROCESS, 0) == me  # the caller's own priority is untouched
+
+
+def test_wait_keys_waits_for_those_keys_only():
+    gate = threading.Event()
+    with MindPool(2) as pool:
+        assert pool.submit("slow", gate.wait, 5)
+        assert pool.submit("fast", lambda: 1)
+        assert pool.wait_keys({"fast"}, timeout=5)  # back, while "slow" still thinks
+        assert pool.busy("slow")
+        assert not pool.wait_keys({"slow", "fast"}, timeout=0.05)
+        gate.set()
+        assert pool.wait_keys({"slow"}, timeout=5)

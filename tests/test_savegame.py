@@ -396,6 +396,35 @@ def test_headless_run_autosaves_and_resume_continues_exactly(tmp_path):
     assert resolve_path(tmp_path / "run") == tmp_path / "run" / "saves" / "end.sqlite"  # play --load runs/NAME
 
 
+def test_a_run_with_a_think_time_resumes_with_it_and_continues_exactly(tmp_path):
+    from fakes import HashEmbedder, make_gateway
+
+    from game.headless import resume_sim
+    from game.sim import SimSettings
+
+    think = SimSettings(lockstep_think_s=60)
+    straight = _headless(tmp_path / "straight", 1.0, autosave_min=10, sim_settings=think)
+    _headless(tmp_path / "run", 0.5, autosave_min=10, sim_settings=think)
+    args = Namespace(resume=str(tmp_path / "run"), hours=0.5, map=str(MAP), autosave_min=10, model=None,
+                     api_base=None, concurrency=None, cache=None, seed=0, agents=None, residents=None, think_s=None)
+    assert resume_sim(args, gateway=make_gateway(chatty, via_litellm=False), embedder=HashEmbedder(),
+                      progress=False, echo=None) == 0
+    assert _read_jsonl(tmp_path / "run" / "events.jsonl") == straight.sim.events  # the saved 60 s, not the default
+    default = _headless(tmp_path / "default", 1.0, autosave_min=10)
+    assert default.sim.events != straight.sim.events  # the think time shows: answers land later
+
+
+def test_think_time_shorter_than_a_step_is_refused(tmp_path):
+    from game.errors import UserError
+    from game.headless import think_settings
+
+    assert think_settings(Namespace(think_s=None)) is None
+    assert think_settings(Namespace(think_s=None), 60).lockstep_think_s == 60
+    assert think_settings(Namespace(think_s=30), 60).lockstep_think_s == 30  # the flag wins over the save
+    with pytest.raises(UserError, match="at least 10"):
+        think_settings(Namespace(think_s=5))
+
+
 def test_resume_without_saves_says_so(tmp_path):
     from game.errors import UserError
     from game.headless import last_run_save

@@ -6,7 +6,6 @@ import threading
 from datetime import datetime, timedelta
 from types import SimpleNamespace
 
-import pytest
 from mapkit import DEFAULT_SPAWNS, write_map
 
 from agents.pool import MindPool
@@ -68,20 +67,6 @@ def make_sim(tmp_path, minds, spawns=None, start=START, lockstep=True, seed=0, s
 def run(sim, steps):
     for _ in range(steps):
         sim.step()
-
-
-@pytest.fixture
-def pools():
-    made = []
-
-    def make(n=2):
-        p = MindPool(n)
-        made.append(p)
-        return p
-
-    yield make
-    for p in made:
-        p.shutdown()
 
 
 def act(description, address, minutes=30, state=None, emoji="🙂"):

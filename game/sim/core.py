@@ -4,7 +4,8 @@
 One step is 10 sim seconds. Per step, on the main thread:
 
 1. finished mind jobs are applied to the world (in resident-name order, so
-   lockstep runs are reproducible);
+   lockstep runs are reproducible; in lockstep, each exactly
+   ``settings.lockstep_think_s`` after it was sent: game/sim/jobs.py);
 2. the path service searches the paths bodies asked for, within the step's
    budget (game/sim/paths.py); bodies walk one tile along their A* paths;
    arrivals set object states (game/sim/movement.py, objects.py);
@@ -13,8 +14,8 @@ One step is 10 sim seconds. Per step, on the main thread:
 4. each resident's perception is gathered and, where a decision is due, a
    ``mind.decide(situation)`` job goes to the MindPool (decisions.py,
    perception.py);
-5. in lockstep mode the step waits for every job in flight; then the clock
-   advances.
+5. in lockstep mode the step waits for the jobs to be applied next step (by
+   default every job in flight); then the clock advances.
 
 Minds run on worker threads and only return data (``agents.types``); nothing
 here ever waits on a mind except ``lockstep`` runs. A resident whose mind is
@@ -71,7 +72,6 @@ class Simulation:
     ) -> None:
         given: Any = minds  # residents' minds by name, or a list of minds that know their name
         self.minds: dict[str, Any] = dict(given) if isinstance(given, Mapping) else {m.name: m for m in given}
-        self.jobs = JobQueue(pool)  # one job per mind: in flight, and waiting behind it
         self.now: datetime = start
         self.start: datetime = start
         self.steps = 0
@@ -79,6 +79,8 @@ class Simulation:
         self.rng = random.Random(seed)
         self.lockstep = lockstep
         self.settings = settings or SimSettings()
+        think = max(1, round(self.settings.lockstep_think_s / STEP.total_seconds())) if lockstep else 0
+        self.jobs = JobQueue(pool, think)  # one job per mind: in flight, and waiting behind it
         people: Any = personas
         if people is None:
             people = {n: getattr(m, "persona", None) for n, m in self.minds.items()}
@@ -133,13 +135,17 @@ class Simulation:
 
     def step(self) -> None:
         """Advance one step (10 sim seconds). Never blocks on a mind unless lockstep."""
+        self.jobs.step = self.steps
         self._apply_results()
         self.paths.run()
         movement.walk(self)
         conversations.advance(self)
         decisions.schedule(self)
         if self.lockstep:
-            self.pool.wait()
+            if self.jobs.think_steps <= 1:
+                self.pool.wait()
+            else:  # only for the answers that land next step; the rest think on
+                self.jobs.wait_due(self.steps + 1)
         self.now += STEP
         self.steps += 1
 
@@ -154,7 +160,7 @@ class Simulation:
         flight (the end of a run, or before ``to_state()`` for an exact save)."""
         for _ in range(100):
             self.pool.wait()
-            self._apply_results()
+            self._apply_results(due_only=False)
             self.jobs.submit_all_waiting()
             if self.jobs.idle():
                 break
@@ -192,8 +198,8 @@ class Simulation:
             fn = functools.partial(fn, **kwargs)
         self.jobs.queue(name, Job.call(on_result), fn, *args)
 
-    def _apply_results(self) -> None:
-        for res, job in self.jobs.finished():
+    def _apply_results(self, due_only: bool = True) -> None:
+        for res, job in self.jobs.finished(due_only):
             try:
                 if job.kind == DECIDE:
                     decisions.on_decision(self, res.key, job, res.value, res.error)

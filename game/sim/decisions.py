@@ -82,7 +82,7 @@ def schedule(sim: Simulation) -> None:
             b.new_events
             and not b.walking
             and (b.last_decide is None or sim.now - b.last_decide >= react_gap)
-            and sim.pool.in_flight() < s.react_max_in_flight
+            and sim.jobs.count() < s.react_max_in_flight  # jobs sent, not the pool's: reproducible
         ):
             reason = "react"
         if reason is None:

@@ -73,6 +73,8 @@ class Pool(Protocol):
 
     def wait(self, timeout: float | None = None) -> bool: ...
 
+    def wait_keys(self, keys: set[str], timeout: float | None = None) -> bool: ...
+
     def cancel_all(self) -> None: ...
 
 
@@ -88,10 +90,17 @@ class Waiting:
 class JobQueue:
     """One job per resident on the pool: the job in flight, and jobs waiting behind it."""
 
-    def __init__(self, pool: Pool) -> None:
+    def __init__(self, pool: Pool, think_steps: int = 0) -> None:
         self.pool = pool
         self._running: dict[str, Job] = {}  # name -> the job in flight (or finished, not yet applied)
         self._waiting: dict[str, list[Waiting]] = {}  # name -> jobs waiting for the key to be free
+        # Lockstep: a job sent at step N is applied at step N + think_steps, not before
+        # (held when it finishes early) and not after (the step waits for it).
+        # 0 (realtime): applied as soon as it is back.
+        self.think_steps = max(0, int(think_steps))
+        self.step = 0  # the sim's step count, set at the start of each step
+        self._due: dict[str, int] = {}  # name -> the step its job is applied at
+        self._held: dict[str, Any] = {}  # name -> a result back before its step
 
     # -- looking -----------------------------------------------------------------------
     def current(self, name: str) -> Job | None:
@@ -113,17 +122,31 @@ class JobQueue:
         """Every waiting job, in order per resident."""
         return [(name, w.job) for name, q in self._waiting.items() for w in q]
 
+    def count(self) -> int:
+        """Jobs sent and not yet applied (in flight, or back and held)."""
+        return len(self._running)
+
     def idle(self) -> bool:
-        """Nothing on the pool and nothing waiting."""
-        return not self.pool.in_flight() and not self._waiting
+        """Nothing on the pool, nothing held and nothing waiting."""
+        return not self.pool.in_flight() and not self._waiting and not self._held
+
+    def wait_due(self, step: int) -> None:
+        """Block until every job to be applied by ``step`` is back (lockstep)."""
+        keys = {name for name, due in self._due.items() if due <= step and name not in self._held}
+        if keys:
+            self.pool.wait_keys(keys)
 
     # -- sending -----------------------------------------------------------------------
     def submit(self, name: str, job: Job, fn: Callable[..., Any], *args: Any) -> bool:
         """Run ``fn(*args)`` now as the resident's job; False when its key is taken."""
         if not self.pool.submit(name, fn, *args):
             return False
-        self._running[name] = job
+        self._sent(name, job)
         return True
+
+    def _sent(self, name: str, job: Job) -> None:
+        self._running[name] = job
+        self._due[name] = self.step + self.think_steps
 
     def queue(self, name: str, job: Job, fn: Callable[..., Any], *args: Any, submit: bool = True) -> None:
         """Run ``fn(*args)`` as the resident's next job: now if its key is free, else
@@ -142,7 +165,7 @@ class JobQueue:
         w = q[0]
         if self.pool.submit(name, w.fn, *w.args):
             q.pop(0)
-            self._running[name] = w.job
+            self._sent(name, w.job)
         if not q:
             self._waiting.pop(name, None)
         return True
@@ -152,24 +175,29 @@ class JobQueue:
             self.submit_waiting(name)
 
     # -- results -----------------------------------------------------------------------
-    def finished(self) -> list[tuple[Any, Job]]:
-        """(result, job) for every job finished since the last call, in resident-name
-        order. Every finished job is popped first: a resident whose result is in
-        this batch is free (e.g. to be talked to) while the others are applied."""
-        results = self.pool.results()
-        batch = []
-        for res in sorted(results, key=lambda r: r.key):
-            job = self._running.pop(res.key, None)
-            if job is None:
+    def finished(self, due_only: bool = True) -> list[tuple[Any, Job]]:
+        """(result, job) for every job back and due by now (``due_only=False``: every
+        job back, due or not: a drain), in resident-name order. Every such job is
+        popped first: a resident whose result is in this batch is free (e.g. to be
+        talked to) while the others are applied."""
+        for res in self.pool.results():
+            if res.key not in self._running:
                 log.warning("result for %s without a job record; ignored", res.key)
                 continue
-            batch.append((res, job))
+            self._held[res.key] = res
+        ready = sorted(name for name in self._held if not due_only or self._due.get(name, 0) <= self.step)
+        batch = []
+        for name in ready:
+            self._due.pop(name, None)
+            batch.append((self._held.pop(name), self._running.pop(name)))
         return batch
 
     def clear(self) -> None:
         """Forget every job (a load: jobs in flight are asked again)."""
         self._running = {}
         self._waiting = {}
+        self._due = {}
+        self._held = {}
 
 
 __all__ = ["Job", "JobQueue", "Pool", "Waiting", "DECIDE", "UTTER", "END_CONVERSATION", "CALL", "GREET"]

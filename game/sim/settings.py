@@ -16,7 +16,7 @@ class SimSettings:
     max_events: int = 16  # events handed to a mind per decision (it applies its own bandwidth)
     retention_min: int = 60  # an event seen again within this is not "new"
     react_cooldown_min: int = 10  # at most one reaction decision per resident per this
-    react_max_in_flight: int = 8  # reactions wait while this many jobs are in flight (realtime)
+    react_max_in_flight: int = 8  # reactions wait while this many jobs are sent and not yet applied
     talk_radius: int = 6  # tiles: who is near enough to be offered for a conversation
     conversation_cooldown_min: int = 120  # the same pair does not talk again within this
     max_conversation_lines: int = 8
@@ -25,3 +25,9 @@ class SimSettings:
     behind_min: int = 10  # behind(): waiting for a decision longer than this
     error_backoff_min: int = 10  # after a failed decision, no new one for this long
     path_budget_ms: float = 3.0  # realtime: A* work per step (the rest waits for the next step; lockstep: none)
+    # Lockstep runs: sim seconds from a mind's job going out to its answer landing.
+    # One step (10) waits for every answer at the end of the step it was asked in;
+    # longer lets the clock run on while one resident's chain of model calls
+    # finishes, so others' calls keep the model busy. Still reproducible: each
+    # answer lands exactly this long after it was asked, however long it took.
+    lockstep_think_s: int = 10
