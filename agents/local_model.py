@@ -20,6 +20,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import asyncio
 import atexit
+import ctypes
 import importlib.util
 import json
 import logging
@@ -28,6 +29,8 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from agents import home
 
 log = logging.getLogger(__name__)
 
@@ -61,9 +64,7 @@ def runtime_gguf(shipped: Path, cache: Path | None = None) -> Path:
     if WEIGHTS == "shipped" or "Q4" not in shipped.name.upper():
         return shipped
     if cache is None:
-        from agents.home import cache_dir  # lazy: only the embedded model needs it
-
-        cache = cache_dir()
+        cache = home.cache_dir()
     target = f16_copy_path(shipped, cache)
     with _convert_lock:
         if target.is_file():
@@ -92,8 +93,6 @@ def _convert_f16(source: Path, target: Path) -> None:
     """Write ``source`` as float16 to ``target`` (atomically: a temp file renamed),
     removing older copies of the same weights and temp files a killed run left
     (not another process's conversion in progress)."""
-    import ctypes
-
     import llama_cpp  # lazy: llama.cpp loads native code
 
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -96,7 +96,7 @@ def test_unreadable_shipped_file_runs_as_it_is_and_leaves_no_temp(tmp_path, capl
 def test_damaged_copy_is_removed_and_the_shipped_weights_load(tmp_path, monkeypatch, caplog):
     shipped = _shipped()
     monkeypatch.delenv("SMALLVILLE_GGUF", raising=False)
-    monkeypatch.setattr("agents.home.cache_dir", lambda: tmp_path)
+    monkeypatch.setattr(local_model.home, "cache_dir", lambda: tmp_path)
     damaged = f16_copy_path(shipped, tmp_path)
     damaged.parent.mkdir(parents=True)
     damaged.write_bytes(b"GGUF" + b"\0" * 4096)  # cut short: a full disk, a stray edit
