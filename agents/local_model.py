@@ -49,8 +49,9 @@ class ModelNotInstalled(RuntimeError):
 # The weights llama.cpp runs: "f16", a float16 copy of the shipped 4-bit file, or
 # "shipped", the file itself. Q4_1 has no fast matrix kernel in llama.cpp's CPU
 # backend; float16 has (llamafile's). The copy is exact (every 4-bit weight is a
-# float16 value) and measured here 1.5x as fast over real residents' calls
-# (prompt reading 1.7x, decoding 1.15x), for 260 MB of disk and page cache.
+# float16 value) and measured here 1.5x as fast over real residents' calls on
+# one instance (the window; prompt reading 1.7x, decoding 1.15x) and 1.25-1.45x
+# with two side by side (headless), for 260 MB of disk and page cache.
 WEIGHTS = os.environ.get("SMALLVILLE_MODEL_WEIGHTS", "f16").strip().lower() or "f16"
 _convert_lock = threading.Lock()
 
