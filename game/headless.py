@@ -364,9 +364,9 @@ def think_settings(args, saved: Any = None) -> SimSettings | None:
 def main_sim(args) -> int:
     if args.hours is None or args.hours <= 0:
         raise UserError("--hours must be more than 0")
-    sim_settings = think_settings(args)
     if getattr(args, "resume", None):
         return resume_sim(args)
+    sim_settings = think_settings(args)
     town = load_town(args.map)
     try:
         cast, scenario = load_cast(Path(args.map).parent)

@@ -60,6 +60,7 @@ from agents.state import Stateful
 from game import paths
 from game.saves import SaveError, SaveInfo, check_map, freeze, list_saves, load_state, map_size, no_gc, slot_path
 from game.session import play_state
+from game.sim import SimSettings
 from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, UTTER, Job
 
 log = logging.getLogger(__name__)
@@ -163,7 +164,7 @@ def capture(session: Any, *, drain: bool | None = None) -> tuple[dict[str, Any],
         "world": getattr(town, "world", None),
         "seed": getattr(sim, "seed", 0),
         "lockstep": bool(getattr(sim, "lockstep", False)),
-        "lockstep_think_s": int(getattr(getattr(sim, "settings", None), "lockstep_think_s", 10)),
+        "lockstep_think_s": int(getattr(sim, "settings", SimSettings()).lockstep_think_s),
         "sim_class": type(sim).__name__,
     }
     acc = getattr(getattr(session, "gateway", None), "accounting", None)
