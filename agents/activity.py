@@ -157,6 +157,28 @@ def clean_activity(text: str, name: str = "") -> str | None:
     return None if problem(t) else t
 
 
+# When, how often, for whom: what makes a memory a date, not an activity.
+_MEMORY_TAIL = re.compile(r"[,;(]|\s+(?:on|from|until|till|by|since|every|each|this|next|tomorrow|today|tonight"
+                          r"|who|which|because)\b", re.I)
+
+
+def own_activity(memory: str, name: str) -> str | None:
+    """A memory of the resident's own doing as an activity phrase, or None: "Isabella
+    Rodriguez is planning a Valentine's Day party at Hobbs Cafe on February 14" ->
+    "planning a Valentine's Day party at Hobbs Cafe"; "Isabella Rodriguez runs Hobbs
+    Cafe" -> "running Hobbs Cafe". Another's doing, "Isabella's plan for ..." or a
+    phrase with a number (a date, a time) is no activity of hers."""
+    t = " ".join(str(memory or "").split())
+    first = name.split()[0] if name else ""
+    if not first or not re.match(rf"^(?:{re.escape(name)}|{re.escape(first)})\b(?!')\s", t):
+        return None
+    m = _MEMORY_TAIL.search(t, len(first))
+    t = t[: m.start()] if m else t
+    if re.search(r"\d", t):
+        return None
+    return clean_activity(t, name)
+
+
 # ----------------------------------------------------------------------------- places
 def arena_kind(address: str) -> str:
     """The kind of an arena: bathroom, bedroom, kitchen, main room, common room,

@@ -156,6 +156,59 @@ def object_fits(text: str, address: str) -> bool:
     return rx is None or bool(re.search(rx, (text or "").lower()))
 
 
+# What a resident can do at an object, in a few words (candidates a small model chooses
+# from, agents/decompose.py and agents/plan.py); the words say the object, so a step
+# keeps its place. Workers' own steps come from agents/activity.py (work_steps).
+OBJECT_ACTIVITIES: dict[str, tuple[str, ...]] = {
+    "bed": ("making the bed",),
+    "desk": ("working at the desk", "writing in a notebook at the desk"),
+    "closet": ("picking out clothes from the closet",),
+    "shelf": ("tidying the shelf",),
+    "refrigerator": ("getting food from the fridge",),
+    "stove": ("cooking at the stove", "boiling water for tea"),
+    "kitchen sink": ("washing the dishes",),
+    "dining table": ("eating at the dining table", "sitting at the table with a cup of tea"),
+    "toilet": ("using the toilet",),
+    "shower": ("taking a shower",),
+    "bathroom sink": ("brushing teeth at the sink", "washing face at the sink"),
+    "coffee machine": ("brewing a coffee",),
+    "cafe counter": ("ordering at the cafe counter",),
+    "cafe customer seating": ("sipping a coffee at a cafe table", "reading at a cafe table"),
+    "piano": ("playing the piano",),
+    "bar counter": ("having a drink at the bar",),
+    "pub tables": ("chatting at a pub table",),
+    "classroom student seating": ("taking notes in class",),
+    "blackboard": ("reading the notes on the blackboard",),
+    "bookshelves": ("browsing the bookshelves",),
+    "library tables": ("reading at a library table",),
+    "bulletin board": ("reading the notices on the bulletin board",),
+    "park bench": ("sitting on a park bench",),
+    "park garden": ("strolling through the park garden",),
+    "pond": ("watching the ducks on the pond",),
+    "supply store shelves": ("browsing the supply store shelves",),
+    "grocery shelves": ("shopping for groceries",),
+    "pharmacy counter": ("picking up medicine at the pharmacy counter",),
+    "sofa": ("relaxing on the sofa", "reading a book on the sofa"),
+    "tv": ("watching tv",),
+    "vegetable patch": ("watering the vegetable patch",),
+    "garden bench": ("sitting on the garden bench",),
+    "easel": ("painting at the easel",),
+}
+
+
+def object_activities(spatial, arena: str, hinted_by: str | None = None) -> list[tuple[str, str]]:
+    """(activity, object address) for the known objects of ``arena``; with ``hinted_by``,
+    only the objects that suit that activity (OBJECT_HINTS: "having breakfast" -> the
+    stove, the refrigerator, the dining table), unless it hints none of them."""
+    objs = spatial.objects(arena)
+    if hinted_by:
+        t = hinted_by.lower()
+        names = [n for words, ns in OBJECT_HINTS if any(w in t for w in words) for n in ns]
+        hinted = [o for o in objs if o.rsplit(":", 1)[1] in names]
+        objs = hinted or objs
+    return [(text, o) for o in objs for text in OBJECT_ACTIVITIES.get(o.rsplit(":", 1)[1], ())]
+
+
 def make_action(spatial, description: str, address: str, start: datetime, minutes: int,
                 emoji: str | None = None, source: str = "") -> Action:
     return Action(description=description, address=address, start=start, duration_min=int(minutes),
