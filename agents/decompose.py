@@ -9,15 +9,15 @@ import json
 from collections import Counter
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Any, Callable, Collection, Literal, Protocol
+from typing import Any, Callable, Collection, Literal, Protocol, Sequence
 
 from pydantic import BaseModel, conlist, create_model
 
 from agents import activity
 from agents import provenance as pv
-from agents.objects import is_sleep, make_action, object_fits, pick_object
+from agents.objects import is_sleep, make_action, object_activities, object_fits, pick_object
 from agents.persona import Persona
-from agents.plan import PlanItem
+from agents.plan import PlanItem, chooses, is_meal
 from agents.seams import Thinking
 from agents.spatial import SpatialMemory
 from agents.text import short_text
@@ -27,7 +27,16 @@ MINUTES = (5, 10, 15)
 
 
 class Decomposer(Thinking, Protocol):
-    """What decomposition needs of a mind (agents.seams.Thinking)."""
+    """What decomposition needs of a mind (agents.seams.Thinking), and its planning mode
+    (a small model chooses steps instead of writing them: agents.plan.chooses)."""
+
+    @property
+    def guided(self) -> bool:
+        ...
+
+    @property
+    def grounded(self) -> bool:
+        ...
 
 
 @lru_cache(maxsize=1024)
@@ -178,9 +187,133 @@ def validate_steps(raw_steps: list[Any], spatial: SpatialMemory, item: PlanItem,
     return out
 
 
-def decompose(m: Decomposer, item: PlanItem, start: datetime, end: datetime, minutes: int) -> list[Action]:
-    """One call: the 5-15 minute steps of the chunk [start, end) of a plan item."""
+# --------------------------------------------------------------------------------------
+# a small model chooses the steps among candidates
+# --------------------------------------------------------------------------------------
+MAX_STEP_CHOICES = 6
+
+
+def step_candidates(spatial: SpatialMemory, item: PlanItem, start: datetime, end: datetime,
+                    persona: Persona | None = None, memories: Sequence[str] = (),
+                    limit: int = MAX_STEP_CHOICES) -> list[tuple[str, str]]:
+    """(words, address) of steps that fit the chunk [start, end) of ``item``: the item's
+    own words first unless the resident knows at least two steps of it; its own doings
+    in ``memories`` (not for a meal or in the bathroom); its own steps of the item; what
+    the place's objects that suit the item are for. Each at an object that suits it,
+    else the arena; each passes step_problem at the chunk's first and last minute; no
+    two alike; at most ``limit``."""
+    name = persona.name if persona is not None else ""
+    arena = spatial.arena_of(item.address) if item.address.count(":") >= 2 else item.address
+    kind = activity.arena_kind(arena)
+    last = max(start, end - timedelta(minutes=1))
+
+    def usable(text: str | None) -> bool:
+        return bool(text) and not step_problem(text, item, arena, start) and not step_problem(text, item, arena, last)
+
+    known = [t for t in (activity.item_steps(item.description, kind, persona) if persona is not None else [])
+             if t != item.description]
+    raw: list[tuple[str, str | None]] = []
+    if sum(usable(activity.clean_activity(t, name)) for t in known) < 2:
+        raw.append((item.description, None))  # a plan item the resident knows no steps of: its own words
+    if persona is not None and kind != "bathroom" and not is_meal(item.description):
+        own = [t for t in (activity.own_activity(x, name) for x in memories) if t]
+        raw += [(t, None) for t in own[:2]]
+    raw += [(t, None) for t in known]
+    raw += [(t, o) for t, o in object_activities(spatial, arena, item.description)]
+    out: list[tuple[str, str]] = []
+    for words, obj in raw:
+        text = activity.clean_activity(words, name) if words != item.description else words
+        if not text or not usable(text) or any(text == t for t, _ in out):
+            continue
+        out.append((text, obj if obj and object_fits(text, obj) else pick_object(spatial, arena, text)))
+    return out[:limit]
+
+
+@lru_cache(maxsize=1024)
+def choice_steps_schema(options: tuple[str, ...], n: int) -> type[BaseModel]:
+    """{"steps": [n of ``options``]}: the grammar lets the model write nothing else."""
+    choice: Any = Literal[options]
+    fields: dict[str, Any] = {"steps": (conlist(choice, min_length=n, max_length=n), ...)}
+    return create_model("StepChoice", **fields)
+
+
+def split_minutes(minutes: int, n: int, lo: int = 5, hi: int = 15) -> list[int]:
+    """``n`` step lengths in fives (``lo``-``hi``) that add up to ``minutes``; the last takes the rest."""
+    out, left = [], minutes
+    for i in range(n):
+        d = left if i == n - 1 else max(lo, min(hi, 5 * round(left / (n - i) / 5)))
+        out.append(d)
+        left -= d
+    return [d for d in out if d > 0] or [minutes]
+
+
+def chosen_actions(picks: Sequence[str], offered: list[tuple[str, str]], spatial: SpatialMemory, item: PlanItem,
+                   start: datetime, end: datetime, persona: Persona | None = None, lo: int = 5, hi: int = 15,
+                   stats: Counter | None = None) -> list[Action]:
+    """The model's choices among ``offered`` as actions that tile [start, end), the
+    lengths by rule, repeats merged. A choice that is not one offered (the grammar
+    prevents it; a model without one may not) is one of the resident's own steps, by rule."""
+    where = dict(offered)
+    picks = list(picks) or [""]
+    lengths = split_minutes(int((end - start).total_seconds() // 60), len(picks), lo, hi)
+    spare = fallback_texts(item, persona)
+    chosen = pv.tag(pv.REPAIRED, f"chosen from {len(offered)} candidates")
+    out: list[Action] = []
+    t = start
+    for pick, minutes in zip(picks, lengths):
+        if stats is not None:
+            stats["decompose_step"] += 1
+        if pick in where:
+            text, addr = pick, where[pick]
+            source = pv.combine(item.source, chosen) if text == item.description else chosen
+            if stats is not None and text == item.description:
+                stats["decompose_step_copied"] += 1
+        else:
+            if stats is not None:
+                stats["decompose_step_rejected"] += 1
+            text = spare.pop(0) if len(spare) > 1 else spare[0]
+            addr = pick_object(spatial, item.address, text)
+            source = pv.tag(pv.RULE, f"{pv.INVALID}: not one of the options")
+        if out and out[-1].description == text and out[-1].address == addr:
+            out[-1].duration_min += minutes
+        else:
+            out.append(make_action(spatial, text, addr, t, minutes, source=source))
+        t += timedelta(minutes=minutes)
+    return out
+
+
+def decompose_by_choice(m: Decomposer, item: PlanItem, start: datetime, end: datetime, minutes: int,
+                        memories: list[str], mem_lines: str) -> list[Action]:
+    """One call: the model chooses the chunk's steps among step_candidates (no call
+    when fewer than two fit: the resident's own steps, by rule)."""
     sp, s = m.spatial, m.settings
+    offered = step_candidates(sp, item, start, end, m.persona, memories)
+    if len(offered) < 2:
+        m.rejected["decompose_no_choice"] += 1
+        return fallback_actions(sp, item, start, end, m.persona, s.action_max_minutes,
+                                pv.tag(pv.RULE, "nothing to choose"))
+    n = max(1, min(4, -(-minutes // s.action_max_minutes)))
+    options = tuple(t for t, _ in offered)
+    got, why = m.ask(choice_steps_schema(options, n), "decompose_choose", "decompose", None,
+                     start=f"{start:%H:%M}", end=f"{end:%H:%M}", activity=item.description,
+                     place=sp.label(item.address), now_doing=m.doing(), memories=mem_lines, minutes=minutes, n=n,
+                     options="\n".join(f"- {t}" for t in options))
+    if why is not None:
+        m.note_fallback("actions", why)
+        return fallback_actions(sp, item, start, end, m.persona, s.action_max_minutes,
+                                pv.tag(pv.ROUTINE, pv.reason_of_failure(why)))
+    return chosen_actions(list(getattr(got, "steps", None) or []), offered, sp, item, start, end, m.persona,
+                          s.action_min_minutes, s.action_max_minutes, m.rejected)
+
+
+def decompose(m: Decomposer, item: PlanItem, start: datetime, end: datetime, minutes: int) -> list[Action]:
+    """One call: the 5-15 minute steps of the chunk [start, end) of a plan item (chosen
+    among candidates by a small model: decompose_by_choice)."""
+    sp, s = m.spatial, m.settings
+    if chooses(m):
+        nodes = m.retrieve(item.description, k=3)
+        mems = "\n".join(f"- {x.description}" for x in nodes) or "- (nothing)"
+        return decompose_by_choice(m, item, start, end, minutes, [x.description for x in nodes], mems)
     objs = sp.objects(item.address) or [item.address]
     labels = [o.rsplit(":", 1)[1] if o.count(":") >= 3 else sp.label(o) for o in objs]
     resolve = dict(zip(labels, objs)).get

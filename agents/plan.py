@@ -7,7 +7,16 @@ Two modes (ModelConfig.planning):
 
 - **paper**: the model writes the day: times, durations, places, words.
 - **guided**: for small models. The resident's routine gives the times and
-  places; the model writes each slot's words.
+  places; the model writes each slot's words. A model that cannot write them
+  (guided with grounded answers: the embedded model's default) chooses them
+  instead, among candidates that fit the slot's time and place (its usual
+  words, its own doings it remembers, its steps, the places and objects it
+  knows), under a grammar: the choice is the model's, the words a rule's, and
+  the provenance says so. A capable model is never held to candidates.
+
+The module is long (about 680 lines) because the modes share one set of
+rules for items, places and the routine, and keeping them together keeps
+them consistent.
 
 Either way the model leads and rules catch: every item is validated; what is
 close is repaired; only an item that cannot be repaired is replaced (by the
@@ -23,13 +32,13 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Literal, Protocol
+from typing import Any, Callable, Iterable, Literal, Protocol, Sequence
 
-from pydantic import BaseModel, Field, conlist, create_model
+from pydantic import BaseModel, ConfigDict, Field, conlist, create_model
 
 from agents import activity
 from agents import provenance as pv
-from agents.objects import is_sleep
+from agents.objects import is_sleep, object_activities
 from agents.persona import Persona
 from agents.seams import Thinking
 from agents.settings import MindSettings
@@ -80,6 +89,17 @@ class Planner(Thinking, Protocol):
     @property
     def guided(self) -> bool:
         ...
+
+    @property
+    def grounded(self) -> bool:
+        ...
+
+
+def chooses(m: Any) -> bool:
+    """Whether the mind's model chooses from candidates instead of writing words: the
+    guided mode with grounded answers (the embedded model's default). A capable model
+    (the paper's mode, or grounded off) always writes its own words."""
+    return bool(getattr(m, "guided", False)) and bool(getattr(m, "grounded", False))
 
 
 def plan_source(plan: list[PlanItem]) -> str:
@@ -441,6 +461,21 @@ def slots_schema(times: tuple[str, ...]) -> type[BaseModel]:
     return create_model("DayPlan", **fields)
 
 
+def slot_problem(text: str | None, x: PlanItem, persona: Persona, spatial: SpatialMemory) -> tuple[str, str | None]:
+    """Where a slot's (clean) words take the resident (the place they name, else the
+    slot's), and why they cannot be used there and then, or None."""
+    if not text:
+        return x.address, "not an activity"
+    addr = place_from_text(text, spatial, persona) or x.address
+    if is_sleep(text):
+        return addr, f"sleeping at {x.start:%H:%M}"
+    if not activity.fits_time(text, x.start.hour):
+        return addr, f"{text} at {x.start:%H:%M}"
+    if not activity.fits_place(text, addr):
+        return addr, f"{text} does not fit {spatial.label(addr)}"
+    return addr, None
+
+
 def plan_from_slots(got: Any, routine_items: list[PlanItem], persona: Persona, spatial: SpatialMemory, day: datetime,
                     stats: Counter | None = None) -> list[PlanItem]:
     """The routine with each slot's words replaced by the model's where they are
@@ -450,18 +485,7 @@ def plan_from_slots(got: Any, routine_items: list[PlanItem], persona: Persona, s
     for x in routine_items[:-1]:
         raw = getattr(got, f"t{x.start:%H%M}", None)
         text = activity.clean_activity(raw or "", persona.name)
-        addr = x.address
-        why = None
-        if text:
-            addr = place_from_text(text, spatial, persona) or x.address
-            if is_sleep(text):
-                why = f"sleeping at {x.start:%H:%M}"
-            elif not activity.fits_time(text, x.start.hour):
-                why = f"{text} at {x.start:%H:%M}"
-            elif not activity.fits_place(text, addr):
-                why = f"{text} does not fit {spatial.label(addr)}"
-        else:
-            why = "not an activity"
+        addr, why = slot_problem(text, x, persona, spatial)
         if stats is not None:
             stats["day_plan_slot"] += 1
             if why is not None:
@@ -479,8 +503,11 @@ def plan_from_slots(got: Any, routine_items: list[PlanItem], persona: Persona, s
 
 def guided_day_plan(m: Planner, day: datetime, routine_items: list[PlanItem], directive: str,
                     times_from: list[PlanItem] | None = None) -> list[PlanItem]:
-    """One call: today's plan on the routine's times (see slots_schema)."""
+    """One call: today's plan on the routine's times (see slots_schema); a small model
+    chooses each slot's words from candidates instead (chosen_day_plan)."""
     skeleton = times_from or routine_items
+    if chooses(m):
+        return chosen_day_plan(m, day, skeleton, directive)
     awake = skeleton[:-1]
     schema = slots_schema(tuple(f"{x.start:%H:%M}" for x in awake))
     typical = json.dumps({f"{x.start:%H:%M}": x.description for x in awake})
@@ -491,6 +518,116 @@ def guided_day_plan(m: Planner, day: datetime, routine_items: list[PlanItem], di
         return [PlanItem(x.start, x.minutes, x.description, x.address, pv.tag(pv.ROUTINE, pv.reason_of_failure(why)))
                 for x in skeleton]
     return plan_from_slots(got, skeleton, m.persona, m.spatial, day, m.rejected)
+
+
+# --------------------------------------------------------------------------------------
+# the guided day plan for a small model: each slot's words chosen from candidates
+# --------------------------------------------------------------------------------------
+MAX_CHOICES = 6  # options a slot offers: each costs prompt tokens and a branch of the grammar
+MAX_MEMORY_CHOICES = 2
+LEISURE = {"park": "taking a walk in {sector}", "pub": "having a drink at {sector}",
+           "cafe": "having a coffee at {sector}", "library": "reading a book at the library"}
+
+
+def chosen_tag(n: int, mode: str = pv.GUIDED) -> str:
+    """The provenance of a candidate the model chose: the choice is the model's, the words a rule's."""
+    return pv.tag(pv.REPAIRED, f"{mode}: chosen from {n} candidates" if mode else f"chosen from {n} candidates")
+
+
+def slot_candidates(x: PlanItem, persona: Persona, spatial: SpatialMemory, memories: Sequence[str] = (),
+                    limit: int = MAX_CHOICES) -> list[tuple[str, str]]:
+    """(words, arena) the resident could do in slot ``x`` (the routine's time and place),
+    in broad strokes: the usual words first; at work, its own doings in ``memories`` and
+    its own steps of the work; at a meal, the meal at home or at a cafe or pub it knows;
+    in the bathroom, what its things are for; in free time, its own doings elsewhere than
+    at work, the evening at a public place it knows or with the things at home. Only what
+    fits the slot's time and its place (slot_problem); no two alike; at most ``limit``."""
+    kind = activity.arena_kind(x.address)
+    meal = next((w for w in MEAL_HOURS if w in x.description.lower()), None)
+    home = persona.home.split(":")[1]
+    public = [a for a in spatial.arenas() if a.split(":")[1] != home]
+    working = x.address == persona.workplace and not meal
+    own = [t for t in (activity.own_activity(mm, persona.name) for mm in memories) if t]
+    raw: list[tuple[str, str | None]] = [(x.description, None)]
+    if working:
+        raw += [(t, None) for t in own[:MAX_MEMORY_CHOICES]]
+        raw += [(t, None) for t in activity.item_steps(x.description, kind, persona)]
+    elif meal:
+        kitchen = _home_arena(spatial, persona, ("kitchen", "main room"))
+        raw += [(f"cooking {meal}", kitchen), (f"eating {meal} at home", kitchen)]
+        raw += [(f"having {meal} at {a.split(':')[1]}", a) for a in public
+                if activity.arena_kind(a) == "cafe" or (activity.arena_kind(a) == "pub" and meal != "breakfast")]
+    elif kind == "bathroom":
+        raw += [(t, x.address) for t, o in object_activities(spatial, x.address) if not o.endswith(":toilet")]
+    else:
+        mine = [(t, place_from_text(t, spatial, persona)) for t in own]
+        raw += [(t, a) for t, a in mine if a is None or a != persona.workplace][:MAX_MEMORY_CHOICES]
+        raw += [(t, None) for t in activity.item_steps(x.description, kind, persona)]
+        raw += [(LEISURE[activity.arena_kind(a)].format(sector=a.split(":")[1]), a) for a in public
+                if activity.arena_kind(a) in LEISURE]
+        lounge = _home_arena(spatial, persona, ("common room", "main room"))
+        raw += [(t, lounge) for t, _ in object_activities(spatial, lounge, "relax")]
+    out: list[tuple[str, str]] = []
+    for words, at in raw:
+        text = activity.clean_activity(words, persona.name)
+        if not text or any(text == t for t, _ in out):
+            continue
+        where = PlanItem(x.start, x.minutes, x.description, at) if at else x
+        addr, why = slot_problem(text, where, persona, spatial)
+        if why is None and spatial.knows(addr):
+            out.append((text, addr))
+    return out[:limit]
+
+
+@lru_cache(maxsize=256)
+def choices_schema(options: tuple[tuple[str, tuple[str, ...]], ...]) -> type[BaseModel]:
+    """{"07:00": one of that slot's options, ...}: the grammar lets the model write nothing else."""
+    fields: dict[str, Any] = {f"t{k.replace(':', '')}": (Literal[opts], Field(alias=k)) for k, opts in options}
+    return create_model("DayChoice", __config__=ConfigDict(populate_by_name=True), **fields)
+
+
+def plan_from_choices(got: Any, offered: dict[str, list[tuple[str, str]]], routine_items: list[PlanItem],
+                      stats: Counter | None = None, why: str | None = None) -> list[PlanItem]:
+    """The routine with each slot's words the model's choice among ``offered[HH:MM]``
+    (provenance: chosen_tag); the routine's words where the slot offered no choice, the
+    answer failed (``why``: the gateway's outcome) or its choice is not one offered."""
+    out = []
+    for x in routine_items[:-1]:
+        key = f"{x.start:%H:%M}"
+        opts = offered.get(key) or []
+        pick = None if why is not None else getattr(got, f"t{x.start:%H%M}", None)
+        hit = next((o for o in opts if o[0] == pick), None) if len(opts) >= 2 else None
+        if stats is not None and len(opts) >= 2:
+            stats["day_plan_slot"] += 1
+            stats["day_plan_slot_rejected"] += hit is None
+            stats["day_plan_slot_copied"] += hit is not None and hit[0] == x.description
+        if hit is not None:
+            out.append(PlanItem(x.start, 0, hit[0], hit[1], chosen_tag(len(opts))))
+            continue
+        reason = (pv.reason_of_failure(why) if why is not None else
+                  f"{pv.GUIDED}: nothing to choose" if len(opts) < 2 else f"{pv.INVALID}: not one of the options")
+        out.append(PlanItem(x.start, 0, x.description, x.address, pv.tag(pv.ROUTINE, reason)))
+    last = routine_items[-1]
+    return _close(out + [PlanItem(last.start, 0, last.description, last.address, pv.tag(pv.RULE, pv.GUIDED))],
+                  routine_items[-1].end)
+
+
+def chosen_day_plan(m: Planner, day: datetime, skeleton: list[PlanItem], directive: str) -> list[PlanItem]:
+    """One call: the model chooses each slot's words among candidates (slot_candidates);
+    no call when no slot offers a choice."""
+    memories = [x.description for x in m.retrieve(f"{m.name}'s plans for {day:%A %B %d}", k=5)]
+    offered = {f"{x.start:%H:%M}": slot_candidates(x, m.persona, m.spatial, memories) for x in skeleton[:-1]}
+    options = tuple((k, tuple(t for t, _ in v)) for k, v in offered.items() if len(v) >= 2)
+    if not options:
+        return plan_from_choices(None, offered, skeleton, m.rejected)
+    lines = "\n".join(f"{k}: " + " | ".join(opts) for k, opts in options)
+    mem_lines = "\n".join(f"- {x}" for x in memories[:4]) or "- (nothing)"
+    got, why = m.ask(choices_schema(options), "day_plan_choose", "day_plan", None, yesterday=m.yesterday,
+                     date=f"{day:%A %B %d}", wake=f"{day:%H:%M}", directive=directive, options=lines,
+                     memories=mem_lines)
+    if why is not None:
+        m.note_fallback("day plan", why)
+    return plan_from_choices(got, offered, skeleton, m.rejected, why)
 
 
 # --------------------------------------------------------------------------------------
