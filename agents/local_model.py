@@ -21,16 +21,17 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import asyncio
 import atexit
 import ctypes
+import heapq
 import importlib.util
+import itertools
 import json
 import logging
-import queue
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from agents import home
+from agents import home, priority
 
 log = logging.getLogger(__name__)
 
@@ -353,14 +354,19 @@ def default_instances(headless: bool) -> int:
 
 class ModelPool:
     """Up to ``size`` LocalModel instances, created as calls need them: calls that
-    25 minds queue at once run side by side, one per instance."""
+    25 minds queue at once run side by side, one per instance. When every
+    instance is busy, a freed one goes to the waiting call with the lowest rank
+    (agents/priority.py: the player's reply first, then the earliest deadline),
+    not to whoever came first."""
 
     def __init__(self, size: int = 1, make=LocalModel) -> None:
         self.size = max(1, int(size))
         self._make = make
-        self._idle: queue.LifoQueue = queue.LifoQueue()  # the last used first: its prompt cache is warm
+        self._cond = threading.Condition()
+        self._idle: list[Any] = []  # the last used last: its prompt cache is warm
+        self._waiters: list[list] = []  # a heap of [rank, seq, instance or None]
+        self._seq = itertools.count()
         self._all: list[Any] = []
-        self._grow_lock = threading.Lock()
         self._busy_s = 0.0  # seconds instances spent answering, summed over instances
         self._busy_lock = threading.Lock()
 
@@ -372,20 +378,36 @@ class ModelPool:
         """At most ``size`` instances from now on (existing ones stay until close)."""
         self.size = max(1, int(size))
 
+    def waiting(self) -> int:
+        """Calls waiting for a free instance."""
+        with self._cond:
+            return len(self._waiters)
+
     def _take(self, timeout: float | None):
-        try:
-            return self._idle.get_nowait()
-        except queue.Empty:
-            pass
-        with self._grow_lock:
+        with self._cond:
+            if self._idle:
+                return self._idle.pop()
             if len(self._all) < self.size:
                 inst = self._make()
                 self._all.append(inst)
                 return inst
-        try:
-            return self._idle.get(timeout=timeout if timeout and timeout > 0 else None)
-        except queue.Empty:
-            raise TimeoutError(f"the embedded model stayed busy for {timeout:.0f}s") from None
+            me = [priority.current(), next(self._seq), None]
+            heapq.heappush(self._waiters, me)
+            limit = timeout if timeout and timeout > 0 else None
+            if not self._cond.wait_for(lambda: me[2] is not None, timeout=limit):
+                self._waiters.remove(me)
+                heapq.heapify(self._waiters)
+                raise TimeoutError(f"the embedded model stayed busy for {timeout:.0f}s")
+            return me[2]
+
+    def _give(self, inst) -> None:
+        """An instance is free: to the lowest-ranked waiting call, else back to the idle list."""
+        with self._cond:
+            if self._waiters:
+                heapq.heappop(self._waiters)[2] = inst
+                self._cond.notify_all()
+            else:
+                self._idle.append(inst)
 
     def chat(self, messages: list[dict], *, timeout: float | None = None, **kwargs) -> dict:
         """LocalModel.chat on a free instance; waiting for one counts toward ``timeout``."""
@@ -398,7 +420,7 @@ class ModelPool:
         finally:
             with self._busy_lock:
                 self._busy_s += time.monotonic() - started
-            self._idle.put(inst)
+            self._give(inst)
 
     def busy_s(self) -> float:
         """Seconds the instances have spent answering so far, summed over instances
@@ -412,7 +434,7 @@ class ModelPool:
         try:
             return inst.load()
         finally:
-            self._idle.put(inst)
+            self._give(inst)
 
     def close(self) -> None:
         for inst in list(self._all):
