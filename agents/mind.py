@@ -14,6 +14,7 @@ import copy
 import logging
 import threading
 from collections import Counter
+from dataclasses import replace
 from datetime import date, datetime
 from typing import Any, Callable
 
@@ -27,7 +28,7 @@ from agents import provenance as pv
 from agents.budget import Budget
 from agents.jobs import job_tag
 from agents.memory import EmbeddingMismatch, MemoryNode, MemoryStream
-from agents.objects import is_sleep
+from agents.objects import is_sleep, make_action
 from agents.perceive import Senses, perceive, rate_waiting
 from agents.persona import Persona
 from agents.prompts import render
@@ -65,6 +66,7 @@ class Mind:
         self.directives: list[str] = []  # inner-voice thoughts the plan has not made room for yet (under _lock)
         self._dir_since_begin: list[str] = []
         self._snapshot: dict = {}
+        self._plan_view: tuple[date | None, list, list] = (None, [], [])  # (day, plan, pending), at publish
         self._memory: MemoryStream | None = None
         self.spatial = SpatialMemory(persona.home.split(":")[0])
         self.spatial.seed(persona)
@@ -367,10 +369,12 @@ class Mind:
         decision: Decision | None = None
         doing = self.doing()
         talking = sit.action is not None and bool(sit.action.talking_to)
+        self.now = sit.plan_at or sit.now  # asked ahead: a day that begins by then is planned now
         if days.needs_day_plan(self):
             directives = [] if talking else self._take_directives()
             days.new_day(self, directives)
             notes.append("planned the day" + (" around the inner voice" if directives else ""))
+        self.now = sit.now
         if talking:
             return self._done(Decision(note="; ".join(notes)))
         cur = planning.item_at(self.plan, self.now)
@@ -395,9 +399,13 @@ class Mind:
         if decision is None and salient and not self.sleeping(doing):
             decision = react(self, salient, sit.address)
         if decision is None and (sit.action is None or sit.action_done or sit.action.end <= self.now):
+            self.now = sit.plan_at or sit.now
             act = days.next_action(self)
-            decision = Decision(action=act, note=f"next: {act.description}")
+            decision = Decision(action=act, note=f"next: {act.description}", at=sit.plan_at)
+            self.now = sit.now
         decision = decision or Decision()
+        if sit.plan_at is not None and decision.action is not None and decision.at is None:
+            decision.at = sit.now  # asked ahead, it acts at once (a reaction, the inner voice)
         if decision.action is not None:
             self.action = decision.action
             a = decision.action
@@ -468,8 +476,30 @@ class Mind:
             "waiting_for_embedding": len(self.unembedded),
             "places_known": len(self.spatial.arenas()),
         }
+        view = (today.planned_for, list(today.plan), [replace(x) for x in today.pending])
         with self._lock:
             self._snapshot = snap
+            self._plan_view = view
+
+    def planned_action(self, t: datetime) -> Action | None:
+        """What the resident's own plan has it do at ``t``, from the last publish (any
+        thread: the simulation asks while the mind is still thinking): the decomposed
+        step, else the plan item at its place; None without a plan for that day.
+        Marked as the plan's, followed while the mind thinks."""
+        with self._lock:
+            day, plan, pending = self._plan_view
+        why = "its plan, followed while the mind thinks"
+        for a in pending:
+            if a.start <= t < a.end:
+                return replace(a, start=t, duration_min=max(1, int((a.end - t).total_seconds() // 60)),
+                               source=_followed(a.source, why))
+        if day != t.date():
+            return None
+        item = planning.item_at(plan, t)
+        if item is None:
+            return None
+        return make_action(None, item.description, item.address, t,
+                           max(1, int((item.end - t).total_seconds() // 60)), source=_followed(item.source, why))
 
     def inspect(self) -> dict:
         with self._lock:
@@ -611,4 +641,13 @@ class Mind:
         mind = cls(persona, gateway, embedder, settings)
         mind.from_state(state)
         return mind
+
+
+def _followed(source: str, why: str) -> str:
+    """The provenance of a plan step followed without the mind's decision: the
+    model's plan stays the model's (repaired), a rule's or the routine's stays theirs."""
+    kind = pv.kind_of(source)
+    if kind in (pv.MODEL, pv.REPAIRED):
+        return pv.tag(pv.REPAIRED, why)
+    return pv.tag(kind if kind in pv.KINDS else pv.ROUTINE, why)
 

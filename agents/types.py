@@ -58,6 +58,10 @@ class Situation:
     seen_addresses: list[str] = field(default_factory=list)  # places in view (spatial memory grows)
     can_talk_to: list[str] = field(default_factory=list)  # nearby, awake, free, out of cooldown
     action_done: bool = False  # the current action has run its course
+    # Asked ahead: the current action ends then, and the next action is planned for
+    # that time (the day plan too, when it is a new day by then); the rest of the
+    # decision (perceiving, talking, reacting) is about now.
+    plan_at: datetime | None = None
 
 
 @dataclass
@@ -68,6 +72,9 @@ class Decision:
     talk_to: str | None = None  # start a conversation with this resident
     note: str = ""  # why, for the timeline ("reacted to ...")
     source: str = ""  # who decided to talk (the action carries its own)
+    # When the action starts: None for the time asked about (now, or Situation.plan_at
+    # when asked ahead); a mind asked ahead that acts at once (a reaction) says now.
+    at: datetime | None = None
 
 
 @dataclass

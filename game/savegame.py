@@ -145,7 +145,9 @@ def capture(session: Any, *, drain: bool | None = None) -> tuple[dict[str, Any],
         if job.kind == DECIDE and name in bodies:
             b = bodies[name]
             reason = job.reason
-            if reason == "react":
+            if job.ahead:
+                b["ahead_for"] = None  # asked ahead again after loading
+            elif reason == "react":
                 b["new_events"], b["last_decide"] = True, None
             elif reason == "new day":
                 b["asked_day"] = ""  # not today: the scheduler asks again

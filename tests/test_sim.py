@@ -426,7 +426,7 @@ def test_a_mind_that_cannot_remember_a_conversation_gets_a_plain_note_of_it(tmp_
 # ---------------------------------------------------------------------------- sleep
 
 
-def test_sleeping_residents_get_no_jobs_until_wake(tmp_path, pools):
+def test_sleeping_residents_get_no_jobs_until_the_last_stretch_before_waking(tmp_path, pools):
     def script(m, s):
         if not m.situations[:-1]:
             return Decision(Action("sleeping", f"{HOME}:bed", s.now, 120, "😴", "occupied"))
@@ -443,14 +443,22 @@ def test_sleeping_residents_get_no_jobs_until_wake(tmp_path, pools):
 
     maria = StandIn("Maria Lopez", restless)
     sim = make_sim(tmp_path, [isa, maria], spawns=spawns, pool=pools(), start=datetime(2023, 2, 13, 2, 0))
-    run(sim, 6 * 119)
+    run(sim, 6 * 89)  # to 03:29: asleep, no job
     assert len(isa.situations) == 1
+    run(sim, 6 * 30)  # to 03:59: half an hour before waking, the morning is planned ahead
+    assert len(isa.situations) == 2
+    ahead = isa.situations[1]
+    assert ahead.plan_at == datetime(2023, 2, 13, 4, 0) and not ahead.events and not ahead.can_talk_to
     assert sim.bodies["Isabella Rodriguez"].asleep
     assert sim.town.object_states[f"{HOME}:bed"] == "occupied"
     assert "Isabella Rodriguez" not in sim.can_talk_to("Maria Lopez")
     run(sim, 6 * 2)
-    assert len(isa.situations) == 2
+    # No wait at wake time: the decision was ready, and breakfast began on the dot (what she
+    # then sees of Maria may be asked about, as a reaction, never as "what next").
+    assert not any(x.action_done for x in isa.situations[2:])
     assert sim.bodies["Isabella Rodriguez"].action.description == "making breakfast"
+    began = [e for e in sim.events if e["kind"] == "action" and e["text"] == "making breakfast"]
+    assert began[0]["time"] == "2023-02-13 04:00:00"
     assert sim.town.object_states[f"{HOME}:bed"] == "idle"
 
 

@@ -44,6 +44,10 @@ class Body:
     waiting_since: datetime | None = None  # needs a decision since
     not_before: datetime | None = None  # no decision before this (error back-off)
     asked_day: str | None = None  # the date of the last decision (a new day asks again)
+    next_action: Action | None = None  # decided ahead: starts when the current action ends
+    ahead_for: datetime | None = None  # the end of the action a decision was asked ahead for
+    urgent: bool = False  # the player waits for its next decision (an inner voice, handed back)
+    standing_in: bool = False  # following its plan while its mind thinks (decisions.stand_in)
     fallbacks: int = 0
     errors: int = 0
 

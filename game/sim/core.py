@@ -34,6 +34,8 @@ import random
 from datetime import datetime, timedelta
 from typing import Any, Callable, Iterable, Mapping
 
+from agents import priority
+from agents.priority import Rank
 from agents.types import Action, Conversation, Event, Situation
 from game.grid import Tile
 from game.sim import conversations, decisions, movement, objects, perception, play_as, visitor
@@ -41,7 +43,7 @@ from game.sim import state as sim_state
 from game.sim.bodies import Body
 from game.sim.conversations import Chat
 from game.sim.eventlog import EventLog
-from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, UTTER, Job, JobQueue, Pool
+from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, UTTER, Job, JobQueue, Pool, urgent_key
 from game.sim.paths import PathService
 from game.sim.places import Places
 from game.sim.settings import STEP, SimSettings
@@ -81,6 +83,8 @@ class Simulation:
         self.settings = settings or SimSettings()
         think = max(1, round(self.settings.lockstep_think_s / STEP.total_seconds())) if lockstep else 0
         self.jobs = JobQueue(pool, think)  # one job per mind: in flight, and waiting behind it
+        self.jobs.rank = self.rank_of
+        self.focus: set[str] = set()  # residents the player watches (on screen, followed, near): they go first
         people: Any = personas
         if people is None:
             people = {n: getattr(m, "persona", None) for n, m in self.minds.items()}
@@ -187,16 +191,60 @@ class Simulation:
             and b.conversation is None and not b.controlled and not self.held(b.name)
         )
 
+    def decision_lag(self) -> tuple[float, list[str]]:
+        """How far the minds are behind the clock: the longest any awake resident has
+        waited for its next decision (sim minutes), and who waits longest (worst
+        first). Those in a conversation, held, played or asleep wait for nothing."""
+        waits = []
+        for b in self.bodies.values():
+            if b.visitor or b.waiting_since is None or b.conversation is not None or b.controlled:
+                continue
+            if self.held(b.name):
+                continue
+            waits.append(((self.now - b.waiting_since).total_seconds() / 60.0, b.name))
+        waits.sort(reverse=True)
+        return (waits[0][0] if waits else 0.0), [n for _, n in waits]
+
+    def late(self, minutes: int = 15) -> list[str]:
+        """Residents more than ``minutes`` sim minutes late for their plan: waiting that
+        long for a decision, or still asleep that long after their plan's sleep ended."""
+        out = []
+        limit = timedelta(minutes=minutes)
+        for b in self.bodies.values():
+            if b.visitor or b.controlled:
+                continue
+            if b.waiting_since is not None and b.conversation is None and self.now - b.waiting_since > limit:
+                out.append(b.name)
+            elif b.asleep and b.action is not None and self.now - b.action.end > limit:
+                out.append(b.name)
+        return sorted(out)
+
     # ------------------------------------------------------------------ jobs
 
-    def call(self, name: str, fn: Callable, *args: Any, on_result: Callable[[Any, Any], None], **kwargs: Any) -> None:
+    def rank_of(self, name: str, job: Job) -> Rank:
+        """The pool's order (agents/priority.py): the player's work first, then the
+        earliest deadline, residents the player watches brought forward."""
+        if job.urgent:
+            return priority.urgent()
+        need = job.need or job.at or self.now
+        if job.kind == END_CONVERSATION:
+            need = self.now + timedelta(minutes=30)  # remembering can wait; nothing stands still for it
+        deadline = (need - self.start).total_seconds()
+        if name in self.focus:
+            deadline -= self.settings.focus_lead_min * 60
+        return priority.town(deadline)
+
+    def call(self, name: str, fn: Callable, *args: Any, on_result: Callable[[Any, Any], None], urgent: bool = False,
+             **kwargs: Any) -> None:
         """Run ``fn(*args, **kwargs)`` as the resident's next pool job (keyed by the
         name: after any job in flight, so one job per mind still holds); when it is
         back, ``on_result(value, error)`` is called on the main thread instead of
-        the decision machinery."""
+        the decision machinery. ``urgent``: the player waits for it; it goes first,
+        under a key of its own beside the resident's jobs, so it must only read the
+        mind (jobs.py)."""
         if kwargs:
             fn = functools.partial(fn, **kwargs)
-        self.jobs.queue(name, Job.call(on_result), fn, *args)
+        self.jobs.queue(urgent_key(name) if urgent else name, Job.call(on_result, urgent=urgent), fn, *args)
 
     def _apply_results(self, due_only: bool = True) -> None:
         for res, job in self.jobs.finished(due_only):
@@ -293,6 +341,7 @@ class Simulation:
         if body is not None:
             body.new_events = True
             body.last_decide = None
+            body.urgent = True  # the player is waiting to see it: first in line
 
     # ------------------------------------------------------------------ conversations
 

@@ -8,6 +8,15 @@ once per ``react_cooldown_min``). The decision comes back on a later step: an
 action (``set_action``: the body walks to its place) or someone to talk to (a
 conversation). A failed or empty decision falls back to the mind's own
 fallback, else the routine (game/sim/routine.py), and says so.
+
+Minds think ahead: ``settings.lookahead_min`` before an action ends (three
+times that before waking: a day plan takes several calls), the next action is
+asked for (``ahead``: the mind plans as of the action's end) and held on the
+body until the current action ends, so the resident moves on at once. When an
+action ends and the mind has not answered yet, the resident follows its own
+plan's step meanwhile (``stand_in``; the routine when it has no plan for today),
+marked as such, and the decision replaces it when it lands: nobody stays in an
+action that ended long ago, and nobody oversleeps for a pending call.
 """
 from __future__ import annotations
 
@@ -62,7 +71,15 @@ def schedule(sim: Simulation) -> None:
             continue
         if b.controlled:
             continue  # the player walks it: its mind gets no decisions
-        if b.conversation is not None or not sim.jobs.free(name) or sim.held(name):
+        if b.conversation is not None or sim.held(name):
+            continue
+        if b.next_action is not None and sim.action_done(b):
+            start_next(sim, b)
+            continue
+        if not sim.jobs.free(name):
+            stand_in(sim, b)
+            continue
+        if ask_ahead(sim, b):
             continue
         if b.asleep and b.action is not None and sim.now < b.action.end:
             continue  # sleeping: no perception, no decisions until wake time
@@ -73,17 +90,17 @@ def schedule(sim: Simulation) -> None:
         if b.action is None and (b.not_before is None or sim.now >= b.not_before):
             reason = "start"
         elif b.not_before is not None and sim.now < b.not_before:
+            stand_in(sim, b)  # backing off after a failed decision: its plan meanwhile, not a stale action
             continue
         elif sim.action_done(b):
             reason = "done"
         elif b.asked_day is not None and b.asked_day != today and not b.walking:
             reason = "new day"
-        elif (
-            b.new_events
-            and not b.walking
+        elif b.new_events and (b.urgent or (  # the player's inner voice waits for nothing
+            not b.walking
             and (b.last_decide is None or sim.now - b.last_decide >= react_gap)
             and sim.jobs.count() < s.react_max_in_flight  # jobs sent, not the pool's: reproducible
-        ):
+        )):
             reason = "react"
         if reason is None:
             continue
@@ -95,10 +112,71 @@ def schedule(sim: Simulation) -> None:
 def submit_decide(sim: Simulation, b: Body, reason: str) -> None:
     mind = sim.minds[b.name]
     sit = sim.situation(b.name)
-    if sim.jobs.submit(b.name, Job.decide(reason, sim.now), mind.decide, sit):
+    if sim.jobs.submit(b.name, Job.decide(reason, sim.now, urgent=b.urgent), mind.decide, sit):
         b.new_events = False
         b.asked_day = sim.now.date().isoformat()
         b.last_decide = sim.now
+        b.urgent = False
+
+
+# ---------------------------------------------------------------------------- thinking ahead
+
+
+def ask_ahead(sim: Simulation, b: Body) -> bool:
+    """Ask for the next action before the current one ends (once per action); True if
+    asked. It is a whole decision about now (what is new, whom to talk to) whose next
+    action is planned for the current one's end."""
+    a = b.action
+    if a is None or b.next_action is not None or b.ahead_for == a.end or a.talking_to or b.urgent:
+        return False
+    if b.not_before is not None and sim.now < b.not_before:
+        return False
+    lead = timedelta(minutes=sim.settings.lookahead_min * (3 if b.asleep else 1))
+    if not sim.now < a.end <= sim.now + lead:
+        return False
+    sit = replace(sim.situation(b.name), plan_at=a.end, action_done=True)
+    if b.asleep:  # waking up: nothing seen yet, nobody to talk to
+        sit.events, sit.can_talk_to = [], []
+    if sim.jobs.submit(b.name, Job.decide("ahead", sim.now, need=a.end), sim.minds[b.name].decide, sit):
+        b.ahead_for = a.end
+        b.new_events = False
+        b.last_decide = sim.now
+        return True
+    return False
+
+
+def start_next(sim: Simulation, b: Body) -> None:
+    """The current action is done: the one decided ahead starts now."""
+    nxt, b.next_action = b.next_action, None
+    if nxt is not None:
+        set_action(sim, b, nxt, note="decided ahead")
+
+
+def stand_in(sim: Simulation, b: Body) -> None:
+    """The action ended while the mind is still working: follow the resident's own
+    plan meanwhile (its routine when there is no plan for today), so it never stays in
+    an action that is over. A decision still owed keeps counting as waited for."""
+    if b.action is None or b.walking or not sim.action_done(b):
+        return
+    job = sim.jobs.current(b.name)
+    owed = job is not None and job.kind == "decide"
+    since = b.waiting_since or sim.now
+    mind = sim.minds.get(b.name)
+    action = None
+    planned = getattr(mind, "planned_action", None)
+    if callable(planned):
+        try:
+            action = planned(sim.now)
+        except Exception:  # noqa: BLE001 - a plan that cannot be read: the routine
+            log.exception("planned_action of %s failed", b.name)
+    if action is None or (b.action.description == action.description and b.action.end >= action.end):
+        why = "the mind is still thinking" if owed else "the mind's last decision failed"
+        action = routine_action(sim.personas.get(b.name), sim.now, sim.town, why)
+        b.fallbacks += 1
+    set_action(sim, b, action, note="its plan while the mind thinks")
+    b.standing_in = True
+    if owed:
+        b.waiting_since = since
 
 
 # ---------------------------------------------------------------------------- answers
@@ -109,6 +187,8 @@ def on_decision(sim: Simulation, name: str, job: Job, decision: Any, error: Any)
     b = sim.bodies[name]
     b.last_decide = sim.now
     log_reflections(sim, name, getattr(decision, "note", "") or "")
+    if job.ahead and error is None and isinstance(decision, Decision) and on_ahead(sim, b, job, decision):
+        return
     if b.conversation is not None or sim.held(name):
         return  # a conversation (or the visitor's chat) began meanwhile; it takes precedence
     if error is not None:
@@ -135,9 +215,28 @@ def on_decision(sim: Simulation, name: str, job: Job, decision: Any, error: Any)
         # no longer offers them) rather than falling back to the routine.
         b.not_before = sim.now + 2 * STEP
     elif b.action is None or sim.action_done(b):
-        if job.reason in ("react", "new day") and b.action is not None:
+        if job.reason in ("react", "new day", "ahead") and b.action is not None and not b.standing_in:
             return  # asked about something new, it carried on; its action ended meanwhile: ask again
         fallback(sim, b, "the mind decided no action")
+
+
+def on_ahead(sim: Simulation, b: Body, job: Job, decision: Decision) -> bool:
+    """A decision asked ahead came back with the next action planned for later: held
+    until the action it follows ends, or started now when that action is over (the
+    resident followed its plan meanwhile). True when it was taken care of here; an
+    answer about now (a reaction, a conversation) goes the usual way."""
+    action = decision.action
+    if decision.talk_to or not isinstance(action, Action) or not (action.description or "").strip():
+        return False
+    if decision.at is not None and b.ahead_for is not None and decision.at < b.ahead_for:
+        return False  # it acts at once
+    if b.conversation is not None or sim.held(b.name):
+        return True
+    if b.standing_in or b.action is None or sim.action_done(b):
+        set_action(sim, b, action, note="decided ahead, landed late")
+    elif b.action.end == b.ahead_for:
+        b.next_action = action
+    return True  # the action it was for was replaced meanwhile (a reaction): void
 
 
 def log_reflections(sim: Simulation, name: str, note: str) -> None:
@@ -208,6 +307,9 @@ def set_action(sim: Simulation, b: Body, action: Action, note: str = "") -> None
     (an unknown place: its home, else where it stands)."""
     action = clean_action(sim, action)
     old = b.action
+    b.standing_in = False
+    if b.next_action is not None and b.next_action is not action:
+        b.next_action = None  # the plan moved on (a reaction, a new day): what was decided ahead is void
     objects.release_object(sim, b)
     objects.leave_behind(sim, b, old)
     b.action = action

@@ -7,6 +7,14 @@ conversation to remember, the visitor's chat) waits in the queue behind it and
 goes out as soon as the key is free. Finished jobs come back, in resident-name
 order so lockstep runs are reproducible, with the ``Job`` that says how the
 simulation applies the result.
+
+Jobs go to the pool with a rank (agents/priority.py), which the simulation
+gives (``JobQueue.rank``): the player's work first, then the town's by the sim
+time its answer is needed. An urgent ``call`` (the visitor's chat reply) runs
+under a key of its own (``urgent_key``), beside whatever the resident's mind is
+doing, so it never waits for the resident's planning; such a job must only
+read the mind (agents/interview.py ``answer_now``) and leave any writing to a
+normal job on the resident's key.
 """
 from __future__ import annotations
 
@@ -15,6 +23,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Protocol
 
+from agents import priority
+from agents.priority import Rank
 from agents.types import Conversation
 
 log = logging.getLogger(__name__)
@@ -38,10 +48,14 @@ class Job:
     conversation: Conversation | None = None  # end_conversation: the conversation remembered (a copy)
     partner: str | None = None  # greet: who is greeted
     on_result: Callable[[Any, Any], None] | None = None  # call: (value, error), on the main thread
+    urgent: bool = False  # the player waits for it: first in line, on a lane of its own
+    ahead: bool = False  # decide: the next action, asked before the current one ends
+    need: datetime | None = None  # when its answer is needed (the pool's order), if not ``at``
 
     @classmethod
-    def decide(cls, reason: str, at: datetime) -> Job:
-        return cls(DECIDE, reason=reason, at=at)
+    def decide(cls, reason: str, at: datetime, *, need: datetime | None = None, urgent: bool = False) -> Job:
+        """``need``: asked ahead, for the next action at that time (``at`` is the situation's time)."""
+        return cls(DECIDE, reason=reason, at=at, ahead=need is not None, need=need, urgent=urgent)
 
     @classmethod
     def utter(cls, chat: int) -> Job:
@@ -52,18 +66,24 @@ class Job:
         return cls(END_CONVERSATION, chat=chat, conversation=conversation, at=at)
 
     @classmethod
-    def call(cls, on_result: Callable[[Any, Any], None]) -> Job:
-        return cls(CALL, on_result=on_result)
+    def call(cls, on_result: Callable[[Any, Any], None], urgent: bool = False) -> Job:
+        return cls(CALL, on_result=on_result, urgent=urgent)
 
     @classmethod
     def greet(cls, partner: str) -> Job:
         return cls(GREET, partner=partner)
 
 
+def urgent_key(name: str) -> str:
+    """The pool key of an urgent job for ``name`` (not the resident's own key: it runs beside it)."""
+    return f"{name} (urgent)"
+
+
 class Pool(Protocol):
     """What the simulation needs of a worker pool (``agents.pool.MindPool``)."""
 
-    def submit(self, key: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> bool: ...
+    def submit(self, key: str, fn: Callable[..., Any], *args: Any, rank: Rank = priority.DEFAULT,
+               **kwargs: Any) -> bool: ...
 
     def busy(self, key: str) -> bool: ...
 
@@ -101,6 +121,8 @@ class JobQueue:
         self.step = 0  # the sim's step count, set at the start of each step
         self._due: dict[str, int] = {}  # name -> the step its job is applied at
         self._held: dict[str, Any] = {}  # name -> a result back before its step
+        # The rank a job goes to the pool with (the simulation sets it); by default all alike.
+        self.rank: Callable[[str, Job], Rank] = lambda name, job: priority.urgent() if job.urgent else priority.DEFAULT
 
     # -- looking -----------------------------------------------------------------------
     def current(self, name: str) -> Job | None:
@@ -139,7 +161,7 @@ class JobQueue:
     # -- sending -----------------------------------------------------------------------
     def submit(self, name: str, job: Job, fn: Callable[..., Any], *args: Any) -> bool:
         """Run ``fn(*args)`` now as the resident's job; False when its key is taken."""
-        if not self.pool.submit(name, fn, *args):
+        if not self.pool.submit(name, fn, *args, rank=self.rank(name, job)):
             return False
         self._sent(name, job)
         return True
@@ -163,7 +185,7 @@ class JobQueue:
         if name in self._running or self.pool.busy(name):
             return True
         w = q[0]
-        if self.pool.submit(name, w.fn, *w.args):
+        if self.pool.submit(name, w.fn, *w.args, rank=self.rank(name, w.job)):
             q.pop(0)
             self._sent(name, w.job)
         if not q:
@@ -200,4 +222,4 @@ class JobQueue:
         self._held = {}
 
 
-__all__ = ["Job", "JobQueue", "Pool", "Waiting", "DECIDE", "UTTER", "END_CONVERSATION", "CALL", "GREET"]
+__all__ = ["Job", "JobQueue", "Pool", "Waiting", "urgent_key", "DECIDE", "UTTER", "END_CONVERSATION", "CALL", "GREET"]

@@ -79,6 +79,8 @@ def release_control(sim: Simulation) -> str | None:
     b.arrived_at = None
     b.not_before = None
     b.new_events = False
+    b.next_action, b.ahead_for = None, None
+    b.urgent = True  # the player watches it take over: first in line
     b.asked_day = sim.now.date().isoformat()
     sim.log_event(name, "action", "is back to their own mind", sim.area(b.tile), controlled=False)
     return name

@@ -65,6 +65,9 @@ def body_to_dict(b: Body) -> dict[str, Any]:
         "waiting_since": _iso(b.waiting_since),
         "not_before": _iso(b.not_before),
         "asked_day": b.asked_day,
+        "next_action": _action_to_dict(b.next_action),
+        "ahead_for": _iso(b.ahead_for),
+        "urgent": b.urgent,
         "fallbacks": b.fallbacks,
         "errors": b.errors,
     }
@@ -91,6 +94,9 @@ def body_from_dict(name: str, d: dict[str, Any]) -> Body:
         waiting_since=_dt(d.get("waiting_since")),
         not_before=_dt(d.get("not_before")),
         asked_day=d.get("asked_day"),
+        next_action=_action_from_dict(d.get("next_action")),
+        ahead_for=_dt(d.get("ahead_for")),
+        urgent=bool(d.get("urgent")),
         fallbacks=int(d.get("fallbacks", 0)),
         errors=int(d.get("errors", 0)),
     )
