@@ -60,6 +60,10 @@ class ModelConfig:
     # retrieved memories answers, a rule words it in the first person; agents/grounding.py),
     # "off" (the paper's free generation) or "auto": on for the embedded model only.
     grounded: str = "auto"
+    # The game's clock (game/pacing.py): "minds" waits for the residents' decisions
+    # within a bounded lag, so the player sees the model's residents; "clock" keeps the
+    # chosen speed whatever the minds manage (a fast show on routines).
+    pace: str = "minds"
 
     def __post_init__(self) -> None:
         if self.router:  # a router YAML, where given, wins over [[models]] tables
@@ -92,6 +96,10 @@ class ModelConfig:
         if g not in ("auto", "on", "off"):
             raise ConfigError(f"grounded must be on, off or auto, not {self.grounded!r}")
         object.__setattr__(self, "grounded", ("on" if self.is_embedded else "off") if g == "auto" else g)
+        pace = str(self.pace or "minds").strip().lower()
+        if pace not in ("minds", "clock"):
+            raise ConfigError(f"pace must be minds or clock, not {self.pace!r}")
+        object.__setattr__(self, "pace", pace)
         if self.budget < 0:
             object.__setattr__(self, "budget", 0 if self.is_embedded or self.is_local else HOSTED_BUDGET)
         if self.embedding_cache == DEFAULT_EMBEDDING_CACHE:  # the same cache whatever folder the game starts in

@@ -19,6 +19,13 @@ One sim step is 10 sim seconds, so speed 1 is 6 steps a second and speed 5 is
 steps and stops early once ``FRAME_BUDGET_S`` is spent; time it could not
 step is dropped (the town slows down rather than the frame).
 
+Pacing (game/pacing.py): with ``pace = "minds"`` (the default) the clock runs
+at the chosen speed only while the residents' decisions keep up, and slows to
+a stop when one is ``pacing.LAG_MIN`` sim minutes late; ``pace_status()`` says
+what was reached and who holds it. A new game does not start the town on
+routines: residents awake at the start wait for their first decision (the
+morning's plans), and the clock waits with them.
+
 ``skip_to(when)`` fast-forwards over many frames: each frame steps while the
 minds keep up (no resident has waited for a decision longer than
 ``SKIP_SLACK_MIN`` sim minutes) and the frame's time budget lasts; progress is
@@ -51,8 +58,10 @@ from agents.llm import load_config
 from agents.persona import CastError, load_cast
 from game.build import Parts, build_parts, select_residents
 from game.errors import UserError
+from game.pacing import Pacer, PaceStatus
 from game.recording import Recorder, game_recording_path
 from game.sim import STEP, Greeting, PlaySimulation, routine_action
+from game.sim.bodies import is_sleep
 from game.town import load_town
 
 log = logging.getLogger(__name__)
@@ -133,6 +142,7 @@ class Session:
         self._closed = False
         self.recorder: Recorder | None = None  # ``record(folder)``
         self.recording_folder: Path | None = None
+        self.pacer = Pacer(getattr(parts.config, "pace", None) or "minds")
         if not getattr(self.sim, "visitor", None):
             self.sim.add_visitor(visitor_name, visitor_tile)
         if prime:
@@ -143,7 +153,10 @@ class Session:
         before its wake hour, getting ready after, ...), so nobody stands frozen
         while the minds make their first (slow) decisions. The mind is still asked
         at once (its first job plans the day) and takes over from the routine when
-        the routine action ends. Returns how many were primed."""
+        the routine action ends. With ``pace = "minds"`` only the sleepers are
+        primed: the others wait for their mind's first decision, and so does the
+        clock (the morning is planned before the town moves). Returns how many
+        were primed."""
         sim = self.sim
         yesterday = (sim.now - timedelta(days=1)).date().isoformat()
         n = 0
@@ -152,6 +165,8 @@ class Session:
                 continue
             try:
                 first = routine_action(sim.personas.get(name), sim.now, sim.town, "the mind's first decision")
+                if self.pace == "minds" and not is_sleep(first):
+                    continue
                 sim.set_action(b, first, note="routine until the mind decides")
             except Exception:  # noqa: BLE001 - then the mind's first decision starts it
                 log.exception("priming %s failed", name)
@@ -355,6 +370,24 @@ class Session:
         self.paused = not self.paused
         return self.paused
 
+    @property
+    def pace(self) -> str:
+        """"minds": the clock waits for the residents' decisions; "clock": it does not."""
+        return self.pacer.pace
+
+    @pace.setter
+    def pace(self, pace: str) -> None:
+        if pace not in ("minds", "clock"):
+            raise ValueError(f"pace must be minds or clock, not {pace!r}")
+        self.pacer.pace = pace
+
+    def toggle_pace(self) -> str:
+        return self.pacer.toggle()
+
+    def pace_status(self) -> PaceStatus:
+        """The pace chosen and reached, the lag, and who holds the clock (the HUD's line)."""
+        return self.pacer.status(SPEEDS[self.speed], self.sim)
+
     def update(self, dt: float) -> None:
         """Each frame, main thread: step the sim as the speed allows (or skip); never blocks."""
         if self._closed:
@@ -365,13 +398,10 @@ class Session:
             self._update_skip()
             return
         if self.paused:
-            pump = getattr(self.sim, "pump", None)  # answers asked for while paused still land
-            if callable(pump):
-                pump()
-            if hasattr(self.sim, "collect_greetings"):
-                self.sim.collect_greetings()
+            self._pump()
+            self.pacer.note(dt, 0.0)
             return
-        self._owed += max(0.0, dt) * steps_per_second(self.speed)
+        self._owed += max(0.0, dt) * steps_per_second(self.speed) * self.pacer.factor(self.sim)
         n = int(self._owed)
         if n > MAX_STEPS_PER_FRAME:
             n = MAX_STEPS_PER_FRAME
@@ -392,6 +422,17 @@ class Session:
             self._owed -= int(self._owed)
         self.steps_last_frame = done
         self.step_fraction = min(1.0, max(0.0, self._owed))
+        if not done:
+            self._pump()  # the clock waits: the answers it waits for still land
+        self.pacer.note(dt, done * STEP_S / 60.0)
+
+    def _pump(self) -> None:
+        """Apply finished answers and send waiting jobs without advancing the clock."""
+        pump = getattr(self.sim, "pump", None)
+        if callable(pump):
+            pump()
+        if hasattr(self.sim, "collect_greetings"):
+            self.sim.collect_greetings()
 
     # -- fast-forward -----------------------------------------------------------------------
     def skip_to(self, target: datetime) -> None:
@@ -432,6 +473,7 @@ class Session:
         self.skip = None
         self._owed = 0.0
         self.step_fraction = 0.0
+        self.pacer.reset()
 
     def _end_skip(self, how: str) -> None:
         s = self.skip

@@ -100,6 +100,7 @@ WINDOW_SIZE = (1280, 720)
 TITLE = "Smallville"
 FPS = 60
 PAN_TILES_S = 18.0  # a spectator's camera pans this many tiles a second
+NEAR_TILES = 12  # residents this near the visitor count as watched (their minds go first)
 MAX_DT = 0.1  # after a stall (window dragged, breakpoint) do not jump ahead further
 
 # The panels, in install order: later ones hear events first (the quit question
@@ -282,6 +283,9 @@ class Game:
             if getattr(self.session, "controlled", None) != self._playing:
                 self.sync_control()  # control changed elsewhere (a load, the console)
             self.session.move_visitor(self.visitor.tile)
+            sim = getattr(self.session, "sim", None)
+            if sim is not None and hasattr(sim, "focus"):
+                sim.focus = self.watched()
             self.session.update(dt)
             gcpolicy.POLICY.tick()
         insets = self._panel_insets()
@@ -385,6 +389,21 @@ class Game:
                 return
         if from_window or signal:
             dialog.save_and_quit()
+
+    def watched(self) -> set[str]:
+        """The residents the player watches: on screen, followed, inspected or near the
+        visitor. Their minds' jobs go first (agents/priority.py)."""
+        sim = self.session.sim
+        x0, y0, x1, y1 = self.camera.visible_tiles()
+        vx, vy = self.visitor.tile
+        out = {n for n, b in sim.bodies.items()
+               if not b.visitor and (x0 <= b.tile[0] < x1 and y0 <= b.tile[1] < y1
+                                     or abs(b.tile[0] - vx) + abs(b.tile[1] - vy) <= NEAR_TILES)}
+        for who in (getattr(getattr(self, "follower", None), "target", None),
+                    getattr(getattr(self, "inspector", None), "selected", None)):
+            if who in sim.bodies:
+                out.add(who)
+        return out
 
     # ---- finding people and places (game/view/follow.py, walkto.py) ---------------------------
     def follow_resident(self, name: str) -> bool:

@@ -74,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--load", nargs="?", const="@newest", metavar="SAVE",  # game.savegame.NEWEST
                       help="a save slot name or a path to a .sqlite save; alone: the newest save (continue)")
     play.add_argument("--visitor-name", help="your name in town (skips the prompt)")
+    play.add_argument("--pace", choices=("minds", "clock"),
+                      help="minds (default): the clock waits for the residents' decisions, within a couple of "
+                           "sim minutes; clock: the chosen speed whatever the minds manage (routines fill in)")
     _add_cast_flags(play)
     _add_model_flags(play)
 

@@ -12,6 +12,7 @@ CONTROLS = [
     ("mouse wheel, + / -", "zoom"),
     ("Space", "pause / resume"),
 ] + [(str(k), f"speed: {m:g} sim min per real second") for k, m in SPEEDS.items()] + [
+    ("P", "pace: the clock waits for the minds (default), or keeps the speed on routines"),
     ("N  or  [Next morning]", "skip to the next 07:00 (Escape cancels)"),
     ("click a resident", "inspect: action, plan, memories"),
     ("R  or  [Residents]", "everyone: what they do, where; click follows, double-click inspects"),

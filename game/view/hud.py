@@ -20,7 +20,8 @@ Buttons along the top right (right to left): "Next morning (N)" and whatever
 others add with ``add_button`` (the residents list, the town map).
 
 Keys (the HUD takes them unless a text box has focus):
-space pause/resume · 1-5 speed · N skip to the next morning · Escape cancels
+space pause/resume · 1-5 speed · P pace (the clock waits for the minds, or
+not) · N skip to the next morning · Escape cancels
 a skip. A "Next morning" button does what N does (a replay jumps at once:
 ``session.skipping`` stays False, and the session says where it landed).
 """
@@ -32,6 +33,7 @@ import textwrap
 import pygame
 import pygame_gui
 
+from game.pacing import describe
 from game.session import SPEEDS
 from game.view import fonts
 from game.view.bubbles import wrap
@@ -244,6 +246,12 @@ class HUD:
         if event.key == pygame.K_n:
             self.skip_to_morning()
             return True
+        if event.key == pygame.K_p and callable(getattr(s, "toggle_pace", None)):
+            pace = s.toggle_pace()
+            self.toast("Pace: the clock waits for the minds" if pace == "minds"
+                       else "Pace: the clock keeps the speed; routines fill in for late minds")
+            self._since = REFRESH_S
+            return True
         return False
 
     def skip_to_morning(self) -> None:
@@ -279,8 +287,11 @@ class HUD:
         except Exception:  # noqa: BLE001
             calls = tokens = 0
         lines.append((f"{short_model(model)} · {calls} calls · {tokens:,} tokens", DIM))
+        pace = s.pace_status() if callable(getattr(s, "pace_status", None)) else None
+        if pace is not None and not s.paused and not getattr(s, "skipping", False):
+            lines.append((describe(pace), WARN if pace.limited else DIM))
         behind = sim.behind()
-        if behind:
+        if behind and (pace is None or pace.pace == "clock"):
             lines.append((f"minds behind: {behind}", WARN))
         spent = sum(1 for m in sim.minds.values() if getattr(m, "budget_hit", None) is not None)
         if spent:  # ModelConfig.budget: past it, rules stand in for the model until tomorrow
