@@ -18,6 +18,15 @@ Threading: like the Mind's own methods it runs as the resident's pool job
 (key: the resident's name), so no other job of that mind runs meanwhile. It
 uses only the Mind's public methods (``begin_job``, ``start_turn``, ``search``,
 ``remember``, ``publish``), which lock what other threads share.
+
+The player's chat goes in two steps so the reply never waits for the
+resident's own planning: ``answer_now`` only reads the mind (retrieval without
+touching, nothing stored or counted; the memory stream tolerates one reader
+beside its writer) and runs at once on an urgent lane beside the resident's
+job; ``keep_exchange`` then stores what answering changes (the exchange as a
+memory, the line said, the call counted) as the resident's next ordinary job.
+The one difference from ``respond``: the memories the answer retrieved keep
+their last access time.
 """
 from __future__ import annotations
 
@@ -149,6 +158,29 @@ def respond_traced(mind: Mind, speaker: str, text: str, *, now: datetime, speake
     return reply
 
 
+def answer_now(mind: Mind, speaker: str, text: str, *, now: datetime, speaker_is: str | None = None,
+               history: Sequence[tuple[str, str]] = ()) -> Reply:
+    """The answer alone, leaving the mind as it was: safe beside the resident's own job
+    (the player's reply: game/sim/jobs.py, urgent). ``keep_exchange`` stores it after."""
+    return respond_traced(mind, speaker, text, now=now, speaker_is=speaker_is, history=history, remember=False)
+
+
+def keep_exchange(mind: Mind, speaker: str, text: str, reply: Reply, *, now: datetime) -> None:
+    """What answering ``text`` with ``reply`` changes in the mind, as its own job: the
+    call counted, a fallback noted, the line said and the exchange remembered."""
+    mind.begin_job(job_tag("respond"))
+    mind.start_turn(now)
+    text = " ".join(str(text or "").split())[:600]
+    if not text:
+        return
+    mind.budget.count("choose_fact" if reply.mode == gr.GROUNDED else "respond")
+    if pv.kind_of(reply.source) == pv.RULE:
+        mind.fallbacks[f"answer: {pv.why_of(reply.source) or pv.INVALID}"] += 1
+    mind.note_said(speaker, reply.text, reply.source)
+    _remember(mind, speaker, text, reply.text, now, rule_importance(text))
+    mind.publish()
+
+
 def _free(mind: Mind, speaker: str, text: str, now: datetime, speaker_is: str | None,
           history: list[tuple[str, str]], remember: bool) -> Reply:
     """The paper's way: the model writes the answer from retrieved memories."""
@@ -267,4 +299,5 @@ def _remember(mind: Mind, speaker: str, text: str, answer: str, now: datetime, i
     mind.publish()
 
 
-__all__ = ["respond", "respond_traced", "Reply", "grounded_facts", "Answer", "fallback_answer", "rule_importance"]
+__all__ = ["respond", "respond_traced", "answer_now", "keep_exchange", "Reply", "grounded_facts", "Answer",
+           "fallback_answer", "rule_importance"]

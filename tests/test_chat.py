@@ -103,7 +103,11 @@ def test_walking_away_ends_the_chat(tmp_path, display):
     game, session = make_play(tmp_path)
     try:
         chat = open_chat(game, session, display)
-        game.visitor.place(session.town.spawns["visitor"])  # back at the bus stop
+        isa = session.sim.bodies[ISABELLA].tile
+        town = session.town
+        away = max(((x, y) for x in range(town.width) for y in range(town.height) if game.walkable(x, y)),
+                   key=lambda t: max(abs(t[0] - isa[0]), abs(t[1] - isa[1])))
+        game.visitor.place(away)  # the far end of town
         frame(game, display)
         assert not chat.is_open and not session.sim.held(ISABELLA) and game.controls.enabled
     finally:
@@ -215,19 +219,27 @@ def test_the_frame_runs_while_the_answer_is_pending(tmp_path, display):
         session.close()
 
 
-def test_a_busy_mind_answers_after_its_job(tmp_path, display):
-    """The chat job waits for the resident's job in flight (one job per mind), then runs."""
+def test_a_busy_mind_answers_at_once_and_remembers_after_its_job(tmp_path, display):
+    """The reply runs beside the resident's job in flight (it only reads the mind); storing
+    the exchange waits for that job (one writing job per mind), then runs."""
     gate = threading.Event()
     game, session = make_play(tmp_path)
     try:
         chat = open_chat(game, session, display)
+        mind = session.minds[ISABELLA]
+        chats_before = sum(1 for x in mind.memory.nodes if x.kind == "chat")
         assert session.sim.jobs.submit(ISABELLA, Job("other"), gate.wait, 10)  # something else of hers is running
         type_and_send(game, "Hi!")
-        frame(game, display, 10)
-        assert chat.pending == 1 and len(chat.lines) == 1
-        gate.set()
         who, _ = wait_answer(game, display, 2)
-        assert who == ISABELLA
+        assert who == ISABELLA and session.pool.busy(ISABELLA)  # answered while her job still runs
+        assert sum(1 for x in mind.memory.nodes if x.kind == "chat") == chats_before  # not yet remembered
+        gate.set()
+        for _ in range(200):
+            frame(game, display)
+            if sum(1 for x in mind.memory.nodes if x.kind == "chat") > chats_before:
+                break
+            time.sleep(0.01)
+        assert sum(1 for x in mind.memory.nodes if x.kind == "chat") == chats_before + 1
     finally:
         gate.set()
         session.close()

@@ -3,11 +3,17 @@
 Walk up to a resident (within ``TALK_RANGE`` tiles) and press T, or click
 "Talk" in the inspector: a chat window opens (a scrolling transcript and a
 text line). While the line has focus, walking is off (WASD types letters).
-Enter sends: ``agents.interview.respond`` runs as the resident's pool job
-through ``sim.call`` (keyed by the resident, after any job in flight; the
-answer comes back to this overlay, not to the decision machinery). The frame
-never waits: "… is thinking" shows until the answer is back. The answer also
+Enter sends: ``agents.interview.answer_now`` runs at once on the pool's urgent
+lane through ``sim.call(..., urgent=True)``, ahead of every resident's own
+work and beside the resident's job in flight (it only reads the mind); the
+answer comes back to this overlay, and ``keep_exchange`` then stores it as the
+resident's next ordinary job. The frame never waits: the title says "… is
+thinking — about N s" (from the last answers' times) until the answer is
+back, and plainly when the model is slow or not answering. The answer also
 shows as a speech bubble over the resident.
+
+T with nobody in range says so, and the letters typed in the next moments
+(the player thought a chat opened) type nothing rather than firing hotkeys.
 
 While the window is open the resident stands still, "talking with <visitor>"
 (``sim.hold`` / ``sim.release``). Escape (or the window's close button) ends
@@ -25,7 +31,9 @@ message, so it never waits on "thinking..." for an answer that cannot come.
 from __future__ import annotations
 
 import logging
+import statistics
 import textwrap
+import time
 
 import pygame
 import pygame_gui
@@ -40,6 +48,15 @@ from game.view.markup import C_DIM, C_HEAD, C_TEXT, C_YOU, esc, typed
 log = logging.getLogger(__name__)
 
 TALK_RANGE = 2  # tiles (Chebyshev) between the visitor and the resident
+MUTE_AFTER_T_S = 2.0  # after a T that opened nothing, letters typed within this are not hotkeys
+
+
+def _typed_letter(event) -> bool:
+    """A key that types a letter, digit or space (not Escape, F-keys, arrows or a modifier combo)."""
+    text = getattr(event, "unicode", "") or ""
+    if getattr(event, "mod", 0) & (pygame.KMOD_CTRL | pygame.KMOD_ALT | pygame.KMOD_META):
+        return False
+    return len(text) == 1 and (text.isalnum() or text in " ,.?!'")
 LINE_MAX = 300  # characters in one typed line
 WALK_AWAY = 3  # the chat ends when the visitor walks this much further away
 CHAT_W, CHAT_H = 440, 340
@@ -80,6 +97,9 @@ class Chat:
         self._title = ""
         self._text_for: tuple[int, str] | None = None  # (lines shown, status) ``text`` was made for
         self._swallow = False  # the "t" typed by the key that opened the chat
+        self._asked_at = 0.0  # wall time the oldest unanswered line went out
+        self._waits: list[float] = []  # the last answers' wall times (seconds): the estimate shown
+        self._mute_until = 0.0  # T opened nothing: letters typed until then are not hotkeys
 
     # ---- the session -----------------------------------------------------------------
     @property
@@ -258,13 +278,33 @@ class Chat:
         return True
 
     def _submit(self, sim, name: str, me: str, text: str, history) -> None:
-        """The answer as the resident's next pool job (keyed by the name, via sim.call)."""
+        """The answer first in line, then the exchange remembered (``_ask``)."""
+        self._ask(sim, name, me, text, history)
+
+    def _ask(self, sim, name: str, me: str, text: str, history, *, speaker_is: str | None = None,
+             remember: bool = True) -> None:
+        """``answer_now`` on the urgent lane (the player waits); when it lands, with
+        ``remember`` the resident stores the exchange as its next ordinary job."""
         mind = self._minds()[name]
-        sim.call(name, agents.interview.respond_traced, mind, me, text, now=sim.now, history=history, remember=True,
-                 on_result=lambda value, error: self._on_answer(name, text, history, value, error))
+        now = sim.now
+        if not self.pending:
+            self._asked_at = time.monotonic()
+
+        def landed(value, error) -> None:
+            if remember and error is None and isinstance(value, agents.interview.Reply):
+                sim.call(name, agents.interview.keep_exchange, mind, me, text, value, now=now,
+                         on_result=lambda _v, err: err is not None and log.warning(
+                             "%s could not remember the chat: %s", name, err))
+            self._on_answer(name, text, history, value, error)
+
+        sim.call(name, agents.interview.answer_now, mind, me, text, now=now, speaker_is=speaker_is, history=history,
+                 urgent=True, on_result=landed)
 
     def _on_answer(self, name: str, said: str, history, value, error) -> None:
         self.pending = max(0, self.pending - 1)
+        if self._asked_at:
+            self._waits = (self._waits + [time.monotonic() - self._asked_at])[-5:]
+            self._asked_at = time.monotonic() if self.pending else 0.0
         # a Reply (its provenance names the memory a grounded answer came from), or plain text
         source = str(getattr(value, "source", "") or "") or None
         value = getattr(value, "text", value)
@@ -320,8 +360,22 @@ class Chat:
         if self.note:
             return self.note
         if self.pending or self.outbox:
-            return f"{(self.partner or '').split()[0]} is thinking…"
+            return self.thinking_text()
         return ""
+
+    def thinking_text(self) -> str:
+        """While an answer is on its way: how long it should take, or plainly why it does not come."""
+        first = (self.partner or "").split()[0] if self.partner else "They"
+        gateway = getattr(self.session, "gateway", None)
+        if str(getattr(gateway, "status", "ok") or "ok") != "ok":
+            return f"{first} cannot answer: the model is not responding (see the top left)"
+        waited = time.monotonic() - self._asked_at if self._asked_at else 0.0
+        usual = statistics.median(self._waits) if self._waits else None
+        if waited > max(15.0, 3 * (usual or 5.0)):
+            return f"{first} is thinking — the model is slow right now ({waited:.0f} s so far)"
+        if usual is not None:
+            return f"{first} is thinking — about {max(1, round(usual))} s"
+        return f"{first} is thinking…"
 
     def refresh(self) -> None:
         """New lines are appended (a full re-layout costs ~1 ms per line); the status
@@ -399,9 +453,17 @@ class Chat:
                 name = self.nearest()
                 if name is None:
                     self.say_toast(f"Nobody within {TALK_RANGE} tiles to talk to. Walk up to someone first.")
+                    self._mute_until = time.monotonic() + MUTE_AFTER_T_S
                     return True
                 if self.open(name, check_range=False):
                     self._swallow = True
+                else:
+                    self._mute_until = time.monotonic() + MUTE_AFTER_T_S
+                return True
+            if not typing and time.monotonic() < self._mute_until and _typed_letter(event):
+                self._mute_until = time.monotonic() + MUTE_AFTER_T_S  # still typing: no chat is open
+                self.say_toast("No chat is open: walk up to someone (within "
+                               f"{TALK_RANGE} tiles) and press T.")
                 return True
         return False
 

@@ -3,9 +3,9 @@
 The inspector's "Interview" button opens this window (the chat window's code,
 game/view/chat.py, with a row on top): "You are" (who the resident takes you
 for, default "a news reporter") and a "Remember" toggle. Each line goes to
-``agents.interview.respond(mind, you, line, speaker_is=persona,
-remember=<toggle>)`` as the resident's pool job through ``sim.call`` (keyed by
-the resident, after any job in flight). With Remember off (the default) the
+``agents.interview.answer_now(mind, you, line, speaker_is=persona)`` first in
+line on the pool's urgent lane (the chat's ``_ask``), and with Remember on the
+exchange is then stored by ``keep_exchange`` as the resident's next job. With Remember off (the default) the
 interview leaves the world unchanged: no memory, no event, the resident keeps
 doing what they were doing (nobody is held). With it on, each exchange is
 stored as a chat memory, like talking to them in person.
@@ -23,7 +23,6 @@ import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UILabel, UITextEntryLine
 
-import agents.interview
 from game.view.chat import Chat
 from game.view.markup import esc, typed
 
@@ -103,11 +102,7 @@ class Interview(Chat):
     def _submit(self, sim, name: str, me: str, text: str, history) -> None:
         if self.persona_entry is not None:
             self.set_persona(self.persona_entry.get_text())
-        mind = self._minds()[name]
-        sim.call(name, agents.interview.respond_traced, mind, me, text, now=sim.now, speaker_is=self.persona,
-                 history=history,
-                 remember=self.remember,
-                 on_result=lambda value, error: self._on_answer(name, text, history, value, error))
+        self._ask(sim, name, me, text, history, speaker_is=self.persona, remember=self.remember)
 
     def after_load(self) -> None:
         """A save was loaded: ask the questions still waiting again, of the loaded mind."""
