@@ -7,6 +7,7 @@ its public methods; they never step or pump the simulation (the session's
 - camera.py     world <-> screen <-> tile conversions, smooth follow, clamping, zoom
 - tilemap.py    the Tiled layers, prerendered into chunks, scaled once per zoom level
 - sprites.py    character sheets (contract section 4), figures, y-sorted drawing, name labels
+- labels.py     where name labels go: stacked and shortened in a crowd, the focused in full
 - visitor.py    the player's character: tile-by-tile walking with smooth motion
 - residents.py  residents' figures from the simulation's bodies, markers over them
 - bubbles.py    speech bubbles over residents who talk

@@ -8,7 +8,8 @@ lines up with the bottom of the tile the character is on.
 `Figure` is everything the view needs to draw one character; the visitor
 makes one each frame, and a later issue maps the simulation's bodies onto
 figures the same way. `draw_figures` draws them y-sorted (lower on the map
-means in front); `draw_labels` puts name tags over them.
+means in front); `draw_labels` puts name tags over them, stacked and
+shortened where a crowd's would overlap (labels.py).
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import pygame
 
 from game import paths
 from game.errors import UserError
-from game.view import fonts
+from game.view import labels
 
 DIRECTIONS = ("down", "left", "right", "up")
 ROW = {d: i for i, d in enumerate(DIRECTIONS)}
@@ -126,6 +127,10 @@ class Figure:
     moving: bool = False
     walked: float = 0.0  # tiles walked so far: drives the walk cycle
     label: bool = True
+    focus: bool = False  # the player follows or inspects it: its label in full, at home, on top
+    hover: bool = False  # under the mouse: its label in full where it stands, on top
+    crest: int = 0  # px of markers drawn over its label (emoji, zzz): crowded labels keep them clear
+    tag: labels.Spot | None = None  # set by draw_labels: where its label went this frame
 
     def column(self) -> int:
         if not self.moving:
@@ -167,40 +172,31 @@ def draw_ghosts(surface: pygame.Surface, camera, drawn: list[tuple[Figure, pygam
             surface.blit(sheets.get(fig.slug).ghost(fig.facing, fig.column(), camera.zoom), rect.topleft)
 
 
-_LABELS: dict[tuple[str, int], pygame.Surface] = {}
-
-
 def label_surface(name: str, size: int = 14) -> pygame.Surface:
     """A name tag: light text on a dark, rounded, translucent pill (cached)."""
-    key = (name, size)
-    surf = _LABELS.get(key)
-    if surf is None:
-        txt = fonts.text(name, size, (245, 245, 235))
-        pad_x, pad_y = 5, 2
-        surf = pygame.Surface((txt.get_width() + 2 * pad_x, txt.get_height() + 2 * pad_y), pygame.SRCALPHA)
-        pygame.draw.rect(surf, (20, 20, 28, 170), surf.get_rect(), border_radius=6)
-        surf.blit(txt, (pad_x, pad_y))
-        if len(_LABELS) > 256:
-            _LABELS.clear()
-        _LABELS[key] = surf
-    return surf
+    return labels.pill(name, size)
 
 
-def draw_labels(surface: pygame.Surface, drawn: list[tuple[Figure, pygame.Rect]], size: int = 14) -> None:
-    """Name tags centred just above each drawn figure that wants one."""
-    blits = []
-    for fig, rect in drawn:
-        if not fig.label:
-            continue
-        tag = label_surface(fig.name, size)
-        blits.append((tag, (rect.centerx - tag.get_width() // 2, rect.top - tag.get_height() - 2)))
-    if blits:
-        surface.blits(blits, doreturn=False)
+def label_wants(drawn: list[tuple[Figure, pygame.Rect]]) -> list[labels.Want]:
+    """What the drawn figures that want a name tag ask of the layout."""
+    return [labels.Want(fig.name, rect.centerx, rect.top, fig.crest, fig.focus, fig.hover)
+            for fig, rect in drawn if fig.label]
+
+
+def draw_labels(surface: pygame.Surface, drawn: list[tuple[Figure, pygame.Rect]], size: int = 14) -> list:
+    """Name tags over the drawn figures, laid out so a crowd's stay readable
+    (game/view/labels.py); each figure's ``tag`` is set to where its label went."""
+    spots = labels.layout(label_wants(drawn), lambda text: label_surface(text, size).get_size())
+    where = {s.name: s for s in spots}
+    for fig, _ in drawn:
+        fig.tag = where.get(fig.name) if fig.label else None
+    labels.draw(surface, spots, size)
+    return spots
 
 
 def reset_caches() -> None:
     """Forget cached labels (after pygame.quit())."""
-    _LABELS.clear()
+    labels.reset_caches()
 
 
 __all__ = [
