@@ -10,25 +10,32 @@ emoji, a thinking marker while their mind works, and zzz while they sleep.
   resident lies in bed (drawn on its spawn tile, which is on its bed, when
   within 2 tiles of it: head on the pillow, a blanket over the rest; slug
   ``<slug>@asleep``) -- figures keep the resident's full name in ``name``
-  (clicks map a drawn figure to a resident by name);
+  (clicks map a drawn figure to a resident by name); a figure is marked
+  ``focus`` while the player follows, inspects or talks to it (its label
+  stays in full, at home, on top), ``hover`` under the mouse (its label opens
+  to the full name where it stands), and carries the height of its
+  markers as ``crest`` (a crowd's stacked labels keep them clear: labels.py);
 - a blocker: the visitor cannot step onto a tile a resident stands on (or is
   stepping onto);
 - an overlay drawing, over each drawn resident, the emoji of the current
   action (a 💬 while talking), zzz while asleep, and a small thought-cloud
-  marker while ``sim.thinking(name)``. ``view.head_top[name]`` is the screen y
-  just above those markers (speech bubbles stand there).
+  marker while ``sim.thinking(name)``, over the resident's label wherever the
+  layout put it. ``view.head_top[name]`` is the screen y just above those
+  markers (speech bubbles stand there).
 """
 from __future__ import annotations
 
 import pygame
 
-from game.view import sprites
 from game.view.emoji import icons
 from game.view.sprites import CharacterSheet, Figure, SheetLibrary, slugify
 
 ASLEEP = "@asleep"
 ICON = 20  # px: the action emoji over a head
 THINK = 16  # px: the thinking marker
+ZZZ = 24  # px: the sleeping marker (the icon atlas's size)
+CREST = ICON + 1  # px the markers take over (or beside) a label: an emoji ...
+CREST_ASLEEP = ZZZ + 2  # ... or zzz, which bobs
 
 
 class SleepySheets(SheetLibrary):
@@ -92,6 +99,8 @@ class ResidentsView:
         f = self.session.step_fraction
         stepped = sim.steps != self._last_steps
         self._last_steps = sim.steps
+        focus, hover = self.focused(), self.hovered()
+        markers = self.show_markers  # their room is kept clear of other labels in a crowd
         out = []
         for name, b in sim.bodies.items():
             if b.visitor or getattr(b, "controlled", False):
@@ -111,8 +120,44 @@ class ResidentsView:
                 moving=moving,
                 walked=self._walked.get(name, 0.0) + (f if moved else 0.0),
                 label=True,
+                focus=name in focus,
+                hover=name == hover,
+                crest=(CREST_ASLEEP if asleep else CREST) if markers else 0,
             ))
         return out
+
+    def focused(self) -> set[str]:
+        """Whom the player keeps an eye on (their labels stay in full, at home,
+        on top): the followed, the inspected, the one talked to."""
+        game = self.game
+        out = set()
+        follower = getattr(game, "follower", None)
+        if getattr(follower, "target", None):
+            out.add(follower.target)
+        for panel, attr in (("inspector", "selected"), ("chat", "partner"), ("interview", "partner")):
+            p = getattr(game, panel, None)
+            if p is not None and getattr(p, "is_open", False) and getattr(p, attr, None):
+                out.add(getattr(p, attr))
+        return out
+
+    def hovered(self) -> str | None:
+        """The resident under the mouse: on a label (drawn over figures) or the
+        front-most figure, as drawn last frame; nobody while over a panel."""
+        game = self.game
+        pos = getattr(game, "mouse_pos", None)
+        if pos is None:
+            return None
+        over_panel = getattr(getattr(game, "ui", None), "get_hovering_any_element", None)
+        if over_panel is not None and over_panel():
+            return None
+        drawn = getattr(game, "drawn", None) or []
+        for fig, _ in reversed(drawn):
+            if fig.tag is not None and fig.tag.rect.collidepoint(pos) and fig.name in self.slugs:
+                return fig.name
+        for fig, rect in reversed(drawn):
+            if rect.collidepoint(pos) and fig.name in self.slugs:
+                return fig.name
+        return None
 
     def _place(self, name: str, b, f: float) -> tuple[float, float]:
         """Where a body is drawn, in fractional tiles: glided between its last two
@@ -159,35 +204,62 @@ class ResidentsView:
         except Exception:  # noqa: BLE001
             busy = None
         ic = icons()
-        label_h = sprites.label_surface("Ag").get_height() + 2 if self.game.show_labels else 0
         blits = []
         bob = 1 if int(self._t * 2) % 2 else 0
         for fig, rect in self.game.drawn:
             b = sim.bodies.get(fig.name)
             if b is None or b.visitor:
                 continue
-            top = rect.top - label_h - 1
+            tag = fig.tag if self.game.show_labels else None
+            top = tag.rect.top - 1 if tag is not None else rect.top - 1  # over the label, wherever it went
             if self.show_markers:
-                if b.asleep and b.conversation is None and not b.walking:
-                    icon = ic.zzz()
-                    icon_pos = (rect.centerx - icon.get_width() // 2 + 6, top - icon.get_height() - bob)
-                else:
-                    icon = ic.get(b.emoji, ICON) if b.emoji else None
-                    icon_pos = (rect.centerx - ICON // 2, top - ICON) if icon is not None else None
-                if icon is not None:
-                    blits.append((icon, icon_pos))
-                    top = icon_pos[1]
+                zzz = b.asleep and b.conversation is None and not b.walking
+                icon = ic.zzz() if zzz else (ic.get(b.emoji, ICON) if b.emoji else None)
                 thinking = (fig.name in busy) if busy is not None else sim.thinking(fig.name)
+                mark = _think_icon(ic) if thinking else None
+                if tag is not None and tag.packed:
+                    top = min(top, _beside(blits, tag.rect, icon, zzz, mark, bob))
+                else:
+                    cx = tag.rect.centerx if tag is not None else rect.centerx
+                    top = _over(blits, cx, top, icon, zzz, mark, bob)
                 if thinking:
-                    mark = _think_icon(ic)
-                    mx = rect.centerx + ICON // 2 - 2
-                    my = (icon_pos[1] if icon is not None else top) - THINK // 2 - bob
-                    blits.append((mark, (mx, my)))
                     self.thinking_drawn.add(fig.name)
-                    top = min(top, my)
             self.head_top[fig.name] = top
         if blits:
             surface.blits(blits, doreturn=False)
+
+
+def _over(blits: list, cx: int, top: int, icon, zzz: bool, mark, bob: int) -> int:
+    """Markers over a label (or a head): the icon centred (zzz a little right,
+    bobbing), the thinking cloud at its top right. Returns their top."""
+    icon_top = None
+    if icon is not None:
+        if zzz:
+            pos = (cx - icon.get_width() // 2 + 6, top - icon.get_height() - bob)
+        else:
+            pos = (cx - ICON // 2, top - ICON)
+        blits.append((icon, pos))
+        top = icon_top = pos[1]
+    if mark is not None:
+        my = (icon_top if icon_top is not None else top) - THINK // 2 - bob
+        blits.append((mark, (cx + ICON // 2 - 2, my)))
+        top = min(top, my)
+    return top
+
+
+def _beside(blits: list, pill: pygame.Rect, icon, zzz: bool, mark, bob: int) -> int:
+    """A crowd's markers left of the name (the label stacked above sits where
+    they would go over it): the icon level with the label, the thinking cloud on
+    the icon's top right corner (or in its place). Returns their top."""
+    size = icon.get_width() if icon is not None else THINK
+    x, y = pill.left - size - 1, pill.centery - size // 2 - (bob if zzz else 0)
+    if icon is not None:
+        blits.append((icon, (x, y)))
+    if mark is None:
+        return y
+    my = y + 1 - bob if icon is not None else y
+    blits.append((mark, (x + size - THINK + 4 if icon is not None else x, my)))
+    return min(y, my)
 
 
 _THINK_CACHE: dict = {}
