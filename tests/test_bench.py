@@ -198,3 +198,58 @@ def test_simspeed_reports_how_busy_the_model_was_and_the_bound_it_sets(tmp_path,
     assert out["model_busy_share"] == 0.75  # 900 s of answering over 2 x 600 s
     assert out["model_bound_x"] == 8.0  # 3600 sim s over 450 s of answering per instance
     assert out["calls_per_resident_per_sim_day"] == 240.0  # 50 calls / 5 residents / (1/24) day
+
+
+@pytest.mark.skipif(not MAP.exists(), reason="the Ville map is not built")
+def test_play_real_asks_residents_through_the_real_loop_and_reports_each_phase(monkeypatch):
+    """bench_play_real in quick mode on a scripted model: 3 residents, two short phases
+    (one and two model instances), the visitor's questions answered in the chat window."""
+    from types import SimpleNamespace
+
+    from agents import local_model
+    from game.session import Session
+    from lab.bench import play_real
+    from tests.fakes import HashEmbedder, make_gateway
+    from tests.scripted_minds import plausible
+
+    def respond(purpose, messages, schema):
+        if purpose == "respond":
+            return {"answer": "I run the cafe, and I love it."}
+        return plausible(purpose, messages, schema)
+
+    def small_town(ctx):
+        session = Session.create(ctx.map_path, agents=3, seed=ctx.seed, visitor_name=play_real.VISITOR,
+                                 gateway=make_gateway(respond, via_litellm=False), embedder=HashEmbedder(64))
+        if not hasattr(session, "pace_status"):  # the pacing API, until the game has it
+            session.pace_status = lambda: SimpleNamespace(pace="minds", chosen=1.0, reached=0.5, lag_min=3.0,
+                                                          holding=["Isabella Rodriguez"], limited=True)
+        if not hasattr(session.sim, "late"):
+            session.sim.late = lambda minutes=15: []
+        return session
+
+    monkeypatch.setattr(play_real, "_need_embedded_model", lambda: None)
+    monkeypatch.setattr(play_real, "warm_up", lambda: pytest.importorskip("litellm"))  # not the embedded model
+    monkeypatch.setattr(play_real, "open_session", small_town)
+    monkeypatch.setattr(play_real, "PHASE_S", (240.0, 1.5))
+    monkeypatch.setattr(play_real, "ASK_EVERY_S", (60.0, 0.4))
+    monkeypatch.setattr(play_real, "FIRST_ASK_S", 0.1)
+    size = local_model.model().size
+    out = play_real.bench_play_real(Context(quick=True))
+    assert local_model.model().size == size  # the process's model pool as it was
+    assert out["residents"] == 3 and out["phase_s"] == 1.5
+    assert "NAME, what do you do for a living?" in out["note"]
+    for tag in ("_1inst", "_2inst"):
+        asked = out[f"questions_asked{tag}"]
+        assert out[f"questions{tag}"] == len(asked) >= 2, asked
+        assert out[f"unanswered{tag}"] == 0 and out[f"chats_lost{tag}"] == 0
+        assert all(a["wait_s"] is not None and 0 <= a["wait_s"] < 1.5 for a in asked)
+        assert len({a["resident"] for a in asked[:3]}) == min(3, len(asked))  # the least asked first
+        assert 0 <= out[f"answer_p50_s{tag}"] <= out[f"answer_p95_s{tag}"] <= out[f"answer_max_s{tag}"]
+        assert out[f"pace_reached{tag}"] > 0 and out[f"sim_minutes{tag}"] > 0
+        assert out[f"pace_chosen{tag}"] == 1.0  # speed 1
+        assert out[f"pace_status_reached_median{tag}"] is not None
+        assert out[f"late_max{tag}"] is not None and out[f"late_at_end{tag}"] is not None
+        assert out[f"frame_p99_ms{tag}"] >= out[f"frame_p50_ms{tag}"] > 0
+        share = out[f"model_led_share{tag}"]
+        assert share is None or 0 <= share <= 1
+        assert out[f"sim{tag}"].startswith("07:00-")  # each phase a fresh game from the scenario's start

@@ -32,6 +32,7 @@ from lab.bench.frame_real import bench_frame_real, bench_simspeed
 from lab.bench.gcheld import bench_gcheld
 from lab.bench.measure import MAP, ROOT, Context, Skipped
 from lab.bench.models import bench_models_figures
+from lab.bench.play_real import bench_play_real
 from lab.bench.quit import bench_quit
 from lab.bench.recording import bench_recording
 from lab.bench.report import HEADLINES, goal_met, loadavg, machine_info, render_markdown, resolve_goal, write_results
@@ -48,6 +49,7 @@ BENCHMARKS: dict[str, Callable[[Context], dict]] = {
     "models": bench_models_figures,
     "frame": bench_frame,
     "frame_real": bench_frame_real,
+    "play_real": bench_play_real,
     "saves": bench_saves_figures,
     "economy": bench_economy,
     "chain": bench_chain,

@@ -1,0 +1,361 @@
+"""Playing the real game, measured: 25 residents with the embedded model in the
+window's own game loop (SDL's dummy video driver: the Game, its views and the
+Session as `smallville play` builds them), the default settings, from the
+scenario's start (07:00), while a scripted visitor asks residents questions.
+
+Every ``ASK_EVERY_S`` real seconds (a minute; and not before the previous answer
+is on screen) the visitor picks a resident who is awake and free (not asleep,
+not in a conversation, not held), steps onto a walkable tile within two tiles
+of them (``Visitor.place`` + ``session.move_visitor``: a teleport, so the walk
+is not timed), opens the game's chat window (``game.chat.open``, which checks
+the range as T does), sends ``QUESTION`` (``chat.send``) and polls every frame,
+on the wall clock, until the resident's line is in ``chat.lines``; then closes
+the chat. A question whose answer never came before the phase ended counts as
+unanswered, and the phase's end stands in for its time in the percentiles.
+
+One phase per model instance count in ``INSTANCES`` (one, then two: the window's
+default on two cores is one; ``local_model.use_instances`` and
+SMALLVILLE_MODEL_INSTANCES), each a fresh game from 07:00 for ``PHASE_S`` real
+seconds. Per phase (figures suffixed ``_1inst``, ``_2inst``):
+
+- answer wall time from question to answer on screen: p50, p95, max (s);
+- the model-led share of awake resident-minutes (model and repaired, as
+  summary.json: game/runstats.py over the session's ``sim.events``);
+- the pace reached: sim minutes per real second over the whole phase
+  (``session.now`` before and after), and what ``session.pace_status()`` says;
+- residents more than ``LATE_MIN`` sim minutes late for their plan
+  (``sim.late``), sampled every ``SAMPLE_S``: the most at once, and at the end;
+- frame p50 / p99 (ms, update + draw, as frame_real measures them).
+
+The pacing API (``session.pace``, ``session.pace_status()``, ``sim.late()``)
+is read through getattr: a figure is None where the game has none.
+"""
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from agents import local_model
+from agents.config import EMBEDDED_MODEL
+from agents.llm import load_config
+from game import gcpolicy, runstats
+from game.session import SPEEDS, Session
+from lab.bench.frame import _frame_loop
+from lab.bench.frame_real import RESIDENTS, _need_embedded_model
+from lab.bench.measure import Context, percentile
+
+INSTANCES = (1, 2)  # one phase per count of embedded model instances
+PHASE_S = (240.0, 45.0)  # real seconds per phase (full, quick)
+ASK_EVERY_S = (60.0, 15.0)  # real seconds between questions (full, quick)
+FIRST_ASK_S = 5.0  # the first question, this long into a phase (the town up and running)
+RETRY_S = 1.0  # nobody free to ask: look again this much later
+LATE_MIN = 15  # sim minutes late for the plan
+SAMPLE_S = 1.0  # real seconds between samples of the pace and of who is late
+CHUNK_FRAMES = 60  # frames per call of the frame loop (the phase's end is checked between calls)
+DRAIN_S = 60.0  # after a phase: wait at most this long for its jobs still running on the model
+VISITOR = "Alex"
+QUESTION = "Hi {first}, what do you do for a living?"
+NEAR = [(dx, dy) for r in (1, 2) for dx in range(-r, r + 1) for dy in range(-r, r + 1) if max(abs(dx), abs(dy)) == r]
+
+
+def open_session(ctx: Context) -> Session:
+    """The game `smallville play` starts: the scenario's 25 residents and the embedded
+    model, the default settings (no toml, no environment), recording off."""
+    config = load_config({"seed": ctx.seed, "model": EMBEDDED_MODEL, "embedding_cache": "off"}, env={},
+                         toml_path=None)
+    return Session.create(ctx.map_path, agents=RESIDENTS, seed=ctx.seed, config=config, visitor_name=VISITOR)
+
+
+def warm_up() -> None:
+    """What a fresh game pays once in its first seconds, paid before the phases so that
+    both start alike: litellm's import (seconds; it holds the import lock every mind
+    thread then waits on) and the embedded model's first instance."""
+    import litellm  # noqa: F401  # lazy: seconds to import; only this benchmark pays it here
+
+    local_model.model().load()
+
+
+class _Visitor:
+    """The scripted player: every ``every`` seconds, walk up to a free resident and ask."""
+
+    def __init__(self, game: Any, session: Any, rng: random.Random, every: float, start: float) -> None:
+        self.game, self.session, self.rng, self.every = game, session, rng, every
+        self.next_at = start + FIRST_ASK_S
+        self.asked: list[dict] = []  # resident, sim time, asked (wall), wait_s (None: no answer yet)
+        self.current: dict | None = None
+        self.failed_opens = 0
+
+    def tick(self, now: float) -> None:
+        chat = self.game.chat
+        cur = self.current
+        if cur is not None:
+            if any(who == cur["resident"] for who, _ in chat.lines):
+                cur["wait_s"] = now - cur["asked"]  # the answer is in the chat window
+                self._done(now)
+            elif not chat.is_open or chat.partner != cur["resident"]:
+                cur["lost"] = True  # the chat ended before the answer (should not happen: the resident is held)
+                self._done(now)
+            return
+        if now >= self.next_at:
+            self._ask(now)
+
+    def _done(self, now: float) -> None:
+        self.game.chat.close()
+        self.next_at = max(self.current["asked"] + self.every, now)
+        self.current = None
+
+    def _free(self) -> list[tuple[str, tuple[int, int]]]:
+        """Residents awake and free, each with a tile next to them the visitor may stand on."""
+        sim = self.session.sim
+        asked = Counter(a["resident"] for a in self.asked)
+        out = []
+        for name in sorted(self.session.minds):
+            b = sim.bodies.get(name)
+            if b is None or b.asleep or b.conversation is not None or b.controlled or sim.held(name):
+                continue
+            tile = self._spot(b.tile)
+            if tile is not None:
+                out.append((asked[name], name, tile))
+        least = min((n for n, _, _ in out), default=0)  # residents asked least often first
+        return [(name, tile) for n, name, tile in out if n == least]
+
+    def _spot(self, at: tuple[int, int]) -> tuple[int, int] | None:
+        sim, g = self.session.sim, self.game
+        taken = {tuple(b.tile) for n, b in sim.bodies.items() if n != sim.visitor}
+        for dx, dy in NEAR:
+            t = (at[0] + dx, at[1] + dy)
+            if t not in taken and g.can_enter(*t):
+                return t
+        return None
+
+    def _ask(self, now: float) -> None:
+        free = self._free()
+        if not free:
+            self.next_at = now + RETRY_S
+            return
+        name, tile = self.rng.choice(free)
+        g = self.game
+        g.visitor.place(tile)
+        self.session.move_visitor(tile)
+        g.follow = True  # the camera on the visitor: the resident is on screen, as for a player
+        if not g.chat.open(name) or not g.chat.send(QUESTION.format(first=name.split()[0])):
+            self.failed_opens += 1
+            g.chat.close()
+            self.next_at = now + RETRY_S
+            return
+        self.current = {"resident": name, "sim": f"{self.session.now:%H:%M}", "asked": time.perf_counter(),
+                        "wait_s": None}
+        self.asked.append(self.current)
+
+
+class _Sampler:
+    """Every SAMPLE_S: the pace the session reports, and who is late for their plan."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        self.next_at = 0.0
+        self.reached: list[float] = []
+        self.chosen: list[float] = []
+        self.limited: list[bool] = []
+        self.holding: Counter = Counter()
+        self.late: list[int] = []
+        self.late_names: Counter = Counter()
+
+    def tick(self, now: float) -> None:
+        if now < self.next_at:
+            return
+        self.next_at = now + SAMPLE_S
+        status = _call(self.session, "pace_status")
+        if status is not None:
+            for attr, into in (("reached", self.reached), ("chosen", self.chosen)):
+                v = getattr(status, attr, None)
+                if isinstance(v, (int, float)):
+                    into.append(float(v))
+            self.limited.append(bool(getattr(status, "limited", False)))
+            self.holding.update(getattr(status, "holding", None) or [])
+        late = _call(self.session.sim, "late", minutes=LATE_MIN)
+        if late is not None:
+            self.late.append(len(late))
+            self.late_names.update(late)
+
+    def late_now(self) -> list[str] | None:
+        late = _call(self.session.sim, "late", minutes=LATE_MIN)
+        return None if late is None else sorted(late)
+
+
+def _call(obj: Any, name: str, *args: Any, **kwargs: Any) -> Any:
+    """obj.name(...) when the game has it (the pacing API is new), else None."""
+    fn = getattr(obj, name, None)
+    return fn(*args, **kwargs) if callable(fn) else None
+
+
+def _r(v: float | None, nd: int = 2) -> float | None:
+    return None if v is None else round(v, nd)
+
+
+def _phase(ctx: Context, screen: Any, renderer: Any, instances: int, seconds: float, every: float,
+           make_session: Callable[[Context], Any]) -> dict[str, Any]:
+    """One fresh game from 07:00 with ``instances`` model instances, for ``seconds`` real seconds."""
+    from game.app import Game  # lazy: pygame, after SDL's headless drivers are chosen
+
+    tag = f"_{instances}inst"
+    pool = local_model.model()
+    old_env = os.environ.get("SMALLVILLE_MODEL_INSTANCES")
+    os.environ["SMALLVILLE_MODEL_INSTANCES"] = str(instances)  # what the game reads when it sizes the pool
+    session = None
+    gcpolicy.POLICY.uninstall()  # the window's gc policy freezes the town it is installed with: this game's
+    try:
+        session = make_session(ctx)
+        local_model.use_instances(instances)  # and the pool itself, whatever the game chose
+        loaded_before = pool.instances
+        embedder = getattr(session, "embedder", None)
+        if embedder is not None and hasattr(embedder, "embed"):
+            embedder.embed(["warm up"])  # the embedding model loaded before the clock counts
+        sim = session.sim
+        game = Game(sim.town, renderer, size=screen.get_size())
+        game.attach_session(session)
+        if session.paused:
+            session.toggle_pause()
+        visitor = _Visitor(game, session, random.Random(ctx.seed * 1000 + instances), every, time.perf_counter())
+        sampler = _Sampler(session)
+
+        def before() -> None:
+            now = time.perf_counter()
+            visitor.tick(now)
+            sampler.tick(now)
+
+        busy0 = pool.busy_s()
+        calls0 = int(session.gateway.accounting.summary()["total"].get("calls", 0))
+        sim0, t0 = session.now, time.perf_counter()
+        frames: list[float] = []
+        end = t0 + seconds
+        while True:
+            left = end - time.perf_counter()
+            if left <= 0:
+                break
+            n = max(1, min(CHUNK_FRAMES, round(left * 60)))
+            frames += [dt for dt, _ in _frame_loop(game, screen, n, before)]
+        wall = time.perf_counter() - t0
+        t_end = time.perf_counter()
+        sim_min = (session.now - sim0).total_seconds() / 60.0
+        busy = pool.busy_s() - busy0
+        calls = int(session.gateway.accounting.summary()["total"].get("calls", 0)) - calls0
+        if visitor.current is not None:
+            game.chat.close()
+        waits = [a["wait_s"] if a["wait_s"] is not None else t_end - a["asked"]
+                 for a in visitor.asked if not a.get("lost")]
+        led = runstats.model_led(list(sim.events), end=sim.now)
+        kinds: Counter = Counter()
+        for r in led.values():
+            kinds.update(r["by_kind"])
+        awake = sum(kinds.values())
+        status = _call(session, "pace_status")
+        chosen = getattr(status, "chosen", None)
+        out: dict[str, Any] = {
+            f"answer_p50_s{tag}": _r(statistics.median(waits)) if waits else None,
+            f"answer_p95_s{tag}": _r(percentile(waits, 95)) if waits else None,
+            f"answer_max_s{tag}": _r(max(waits)) if waits else None,
+            f"questions{tag}": len(visitor.asked),
+            f"unanswered{tag}": sum(1 for a in visitor.asked if a["wait_s"] is None and not a.get("lost")),
+            f"chats_lost{tag}": sum(1 for a in visitor.asked if a.get("lost")),
+            f"model_led_share{tag}": runstats.share_of_all(led),
+            f"pace_reached{tag}": _r(sim_min / wall if wall else None),
+            f"pace_chosen{tag}": _r(float(chosen if isinstance(chosen, (int, float)) else SPEEDS[session.speed])),
+            f"pace_status_reached_median{tag}": _r(statistics.median(sampler.reached)) if sampler.reached else None,
+            f"pace_limited_share{tag}": _r(sum(sampler.limited) / len(sampler.limited)) if sampler.limited else None,
+            f"late_max{tag}": max(sampler.late) if sampler.late else None,
+            f"late_mean{tag}": _r(statistics.fmean(sampler.late), 1) if sampler.late else None,
+            f"frame_p50_ms{tag}": _r(statistics.median(frames), 3),
+            f"frame_p99_ms{tag}": _r(percentile(frames, 99), 3),
+            f"model_calls{tag}": calls,
+            f"model_busy_share{tag}": _r(busy / (wall * instances)) if wall else None,
+            f"routine_share{tag}": _r(kinds.get("routine", 0.0) / awake) if awake else None,
+            f"wall_s{tag}": round(wall, 1),
+            f"sim{tag}": f"{sim0:%H:%M}-{session.now:%H:%M}",
+            f"sim_minutes{tag}": round(sim_min, 1),
+            f"pace{tag}": getattr(session, "pace", None),
+            f"awake_minutes_by_kind{tag}": {k: round(v, 1) for k, v in sorted(kinds.items())},
+            f"late_at_end{tag}": sampler.late_now(),
+            f"late_most_often{tag}": [n for n, _ in sampler.late_names.most_common(5)],
+            f"holding_most_often{tag}": [n for n, _ in sampler.holding.most_common(5)],
+            f"questions_asked{tag}": [{"resident": a["resident"], "sim": a["sim"],
+                                       "wait_s": None if a["wait_s"] is None else round(a["wait_s"], 2)}
+                                      for a in visitor.asked],
+            f"failed_opens{tag}": visitor.failed_opens,
+            f"model_instances_loaded{tag}": pool.instances,
+            "residents": len(session.minds),
+        }
+        if loaded_before > instances:
+            ctx.note(f"the {instances}-instance phase began with {loaded_before} instances already loaded "
+                     "(a pool never shrinks): it may have run more calls at once")
+        return out
+    finally:
+        if old_env is None:
+            os.environ.pop("SMALLVILLE_MODEL_INSTANCES", None)
+        else:
+            os.environ["SMALLVILLE_MODEL_INSTANCES"] = old_env
+        if session is not None:
+            session.close()
+            _drain(session)
+        gcpolicy.POLICY.uninstall()
+
+
+def _drain(session: Any) -> None:
+    """Wait (at most DRAIN_S) for the closed game's jobs still running, so the next phase has the model alone."""
+    in_flight = getattr(getattr(session, "pool", None), "in_flight", None)
+    end = time.monotonic() + DRAIN_S
+    while callable(in_flight) and in_flight() and time.monotonic() < end:
+        time.sleep(0.1)
+
+
+def bench_play_real(ctx: Context) -> dict:
+    """The real game loop with 25 real minds and a scripted visitor asking a question each minute."""
+    _need_embedded_model()
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    # Lazy: pygame and the game's window (which imports it) load only when this benchmark runs, after SDL's
+    # headless drivers are chosen above.
+    import pygame
+
+    from game.app import WINDOW_SIZE
+    from game.view.tilemap import TileMapRenderer
+    from game.window import close_window
+
+    seconds = float(PHASE_S[1] if ctx.quick else PHASE_S[0])
+    every = float(ASK_EVERY_S[1] if ctx.quick else ASK_EVERY_S[0])
+    pygame.display.init()
+    pygame.font.init()
+    size_before = local_model.model().size
+    try:
+        screen = pygame.display.set_mode(WINDOW_SIZE)
+        renderer = TileMapRenderer.from_file(ctx.map_path)
+        warm_up()
+        out: dict[str, Any] = {"phase_s": seconds, "ask_every_s": every,
+                               "window_default_instances": local_model.default_instances(headless=False)}
+        for n in INSTANCES:
+            out.update(_phase(ctx, screen, renderer, n, seconds, every, open_session))
+        first = {k: v for k, v in out.items() if isinstance(v, (int, float))}
+        out = {**first, **{k: v for k, v in out.items() if k not in first}}  # the numbers first (the one-line echo)
+        out["note"] = (
+            f"the real game loop (SDL dummy driver, the window's Game and views) with the scenario's residents, "
+            f"the embedded model and the default settings, from 07:00; one fresh game per model instance count "
+            f"({', '.join(map(str, INSTANCES))}), {seconds:g} real s each, frames paced at 60/s at speed 1 "
+            "(litellm imported and one model instance loaded before the first: a fresh game pays them once). A "
+            f"scripted visitor steps next to an awake, free resident every {every:g} s (after the previous answer), "
+            f"asks '{QUESTION.format(first='NAME')}' in the game's chat window and waits for the answer line "
+            "(polled each frame, wall clock; one frame late at most). Unanswered: no answer by the phase's end, "
+            "whose time stands in for theirs in the percentiles. pace: sim minutes per real second (speed 1 "
+            "chooses 1.0); late: residents more than "
+            f"{LATE_MIN} sim minutes behind their plan (sim.late), sampled every {SAMPLE_S:g} s; None: the game "
+            "has no such figure yet")
+        return out
+    finally:
+        local_model.use_instances(size_before)
+        close_window()
+
