@@ -41,6 +41,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agents import local_model
+from agents import provenance as pv
 from agents.config import EMBEDDED_MODEL
 from agents.llm import load_config
 from game import gcpolicy, runstats
@@ -89,13 +90,23 @@ class _Visitor:
         self.asked: list[dict] = []  # resident, sim time, asked (wall), wait_s (None: no answer yet)
         self.current: dict | None = None
         self.failed_opens = 0
+        session.sim.listeners.append(self._heard)
+
+    def _heard(self, ev: dict) -> None:
+        """The answer's line in the event log: where it came from (model, or a rule and why)."""
+        cur = self.current
+        if cur is not None and ev.get("kind") == "line" and ev.get("resident") == cur["resident"] \
+                and ev.get("partner") == self.session.visitor_name:
+            cur["source"] = str(ev.get("source") or "")
 
     def tick(self, now: float) -> None:
         chat = self.game.chat
         cur = self.current
         if cur is not None:
-            if any(who == cur["resident"] for who, _ in chat.lines):
+            said = [text for who, text in chat.lines if who == cur["resident"]]
+            if said:
                 cur["wait_s"] = now - cur["asked"]  # the answer is in the chat window
+                cur["answer"] = said[0][:120]
                 self._done(now)
             elif not chat.is_open or chat.partner != cur["resident"]:
                 cur["lost"] = True  # the chat ended before the answer (should not happen: the resident is held)
@@ -194,8 +205,16 @@ def _call(obj: Any, name: str, *args: Any, **kwargs: Any) -> Any:
     return fn(*args, **kwargs) if callable(fn) else None
 
 
+def _source(source: str | None) -> str:
+    """An answer's provenance kind, with the reason when a rule or the routine gave it."""
+    if source is None:
+        return "no line logged"
+    kind = pv.kind_of(source)
+    return kind if pv.model_led(source) or not pv.why_of(source) else f"{kind}: {pv.why_of(source)[:60]}"
+
+
 def _r(v: float | None, nd: int = 2) -> float | None:
-    return None if v is None else round(v, nd)
+    return None if v is None else round(v, nd) + 0.0  # + 0.0: never -0.0
 
 
 def _phase(ctx: Context, screen: Any, renderer: Any, instances: int, seconds: float, every: float,
@@ -283,8 +302,11 @@ def _phase(ctx: Context, screen: Any, renderer: Any, instances: int, seconds: fl
             f"late_at_end{tag}": sampler.late_now(),
             f"late_most_often{tag}": [n for n, _ in sampler.late_names.most_common(5)],
             f"holding_most_often{tag}": [n for n, _ in sampler.holding.most_common(5)],
+            f"answers_by_source{tag}": dict(Counter(_source(a.get("source")) for a in visitor.asked
+                                                    if a.get("answer"))),
             f"questions_asked{tag}": [{"resident": a["resident"], "sim": a["sim"],
-                                       "wait_s": None if a["wait_s"] is None else round(a["wait_s"], 2)}
+                                       "wait_s": None if a["wait_s"] is None else round(a["wait_s"], 2),
+                                       "answer": a.get("answer"), "source": a.get("source")}
                                       for a in visitor.asked],
             f"failed_opens{tag}": visitor.failed_opens,
             f"model_instances_loaded{tag}": pool.instances,
