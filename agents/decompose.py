@@ -17,7 +17,7 @@ from agents import activity
 from agents import provenance as pv
 from agents.objects import is_sleep, make_action, object_activities, object_fits, pick_object
 from agents.persona import Persona
-from agents.plan import PlanItem, chooses, is_meal
+from agents.plan import OWN_KINDS, PlanItem, chooses, is_meal
 from agents.seams import Thinking
 from agents.spatial import SpatialMemory
 from agents.text import short_text
@@ -313,7 +313,8 @@ def decompose(m: Decomposer, item: PlanItem, start: datetime, end: datetime, min
     if chooses(m):
         nodes = m.retrieve(item.description, k=3)
         mems = "\n".join(f"- {x.description}" for x in nodes) or "- (nothing)"
-        return decompose_by_choice(m, item, start, end, minutes, [x.description for x in nodes], mems)
+        own = [x.description for x in nodes if x.kind in OWN_KINDS]
+        return decompose_by_choice(m, item, start, end, minutes, own, mems)
     objs = sp.objects(item.address) or [item.address]
     labels = [o.rsplit(":", 1)[1] if o.count(":") >= 3 else sp.label(o) for o in objs]
     resolve = dict(zip(labels, objs)).get

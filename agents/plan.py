@@ -525,6 +525,9 @@ def guided_day_plan(m: Planner, day: datetime, routine_items: list[PlanItem], di
 # --------------------------------------------------------------------------------------
 MAX_CHOICES = 6  # options a slot offers: each costs prompt tokens and a branch of the grammar
 MAX_MEMORY_CHOICES = 2
+# Memories whose doings may be offered: what the resident thinks, was told or concluded,
+# not what it saw itself do a minute ago ("getting food from the fridge" is no plan).
+OWN_KINDS = ("thought", "chat", "reflection")
 LEISURE = {"park": "taking a walk in {sector}", "pub": "having a drink at {sector}",
            "cafe": "having a coffee at {sector}", "library": "reading a book at the library"}
 
@@ -534,14 +537,30 @@ def chosen_tag(n: int, mode: str = pv.GUIDED) -> str:
     return pv.tag(pv.REPAIRED, f"{mode}: chosen from {n} candidates" if mode else f"chosen from {n} candidates")
 
 
+_INTENT = re.compile(r"^(?:i am|i'm|i will|i'll|i shall|i must|i should|i need to|i want to|i have to|i plan to|"
+                     r"i have decided to|i've decided to|i decide to|i)\s+(?:going to\s+|gonna\s+|to\s+)?", re.I)
+
+
+def intended(directive: str, name: str) -> list[str]:
+    """The activities the inner voice's thoughts (quoted in ``directive``, agents/inner_voice.py
+    directive_line) ask for: '"I am going to run against Sam"' -> "running against Sam"."""
+    out: list[str] = []
+    for thought in re.findall(r'"([^"]+)"', directive or ""):
+        text = activity.clean_activity(_INTENT.sub("", thought.strip(), count=1), name)
+        if text and text not in out:
+            out.append(text)
+    return out
+
+
 def slot_candidates(x: PlanItem, persona: Persona, spatial: SpatialMemory, memories: Sequence[str] = (),
-                    limit: int = MAX_CHOICES) -> list[tuple[str, str]]:
+                    limit: int = MAX_CHOICES, special: Sequence[str] = ()) -> list[tuple[str, str]]:
     """(words, arena) the resident could do in slot ``x`` (the routine's time and place),
     in broad strokes: the usual words first; at work, its own doings in ``memories`` and
     its own steps of the work; at a meal, the meal at home or at a cafe or pub it knows;
     in the bathroom, what its things are for; in free time, its own doings elsewhere than
-    at work, the evening at a public place it knows or with the things at home. Only what
-    fits the slot's time and its place (slot_problem); no two alike; at most ``limit``."""
+    at work, the evening at a public place it knows or with the things at home. What the
+    inner voice asks for today (``special``) comes second, at work and in free time. Only
+    what fits the slot's time and its place (slot_problem); no two alike; at most ``limit``."""
     kind = activity.arena_kind(x.address)
     meal = next((w for w in MEAL_HOURS if w in x.description.lower()), None)
     home = persona.home.split(":")[1]
@@ -549,6 +568,8 @@ def slot_candidates(x: PlanItem, persona: Persona, spatial: SpatialMemory, memor
     working = x.address == persona.workplace and not meal
     own = [t for t in (activity.own_activity(mm, persona.name) for mm in memories) if t]
     raw: list[tuple[str, str | None]] = [(x.description, None)]
+    if not meal and kind != "bathroom":
+        raw += [(t, None) for t in special]
     if working:
         raw += [(t, None) for t in own[:MAX_MEMORY_CHOICES]]
         raw += [(t, None) for t in activity.item_steps(x.description, kind, persona)]
@@ -615,8 +636,12 @@ def plan_from_choices(got: Any, offered: dict[str, list[tuple[str, str]]], routi
 def chosen_day_plan(m: Planner, day: datetime, skeleton: list[PlanItem], directive: str) -> list[PlanItem]:
     """One call: the model chooses each slot's words among candidates (slot_candidates);
     no call when no slot offers a choice."""
-    memories = [x.description for x in m.retrieve(f"{m.name}'s plans for {day:%A %B %d}", k=5)]
-    offered = {f"{x.start:%H:%M}": slot_candidates(x, m.persona, m.spatial, memories) for x in skeleton[:-1]}
+    nodes = m.retrieve(f"{m.name}'s plans for {day:%A %B %d}", k=5)
+    memories = [x.description for x in nodes]
+    own = [x.description for x in nodes if x.kind in OWN_KINDS]
+    special = intended(directive, m.name)
+    offered = {f"{x.start:%H:%M}": slot_candidates(x, m.persona, m.spatial, own, special=special)
+               for x in skeleton[:-1]}
     options = tuple((k, tuple(t for t, _ in v)) for k, v in offered.items() if len(v) >= 2)
     if not options:
         return plan_from_choices(None, offered, skeleton, m.rejected)

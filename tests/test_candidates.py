@@ -21,6 +21,7 @@ from agents import provenance as pv
 from agents.decompose import (
     choice_steps_schema,
     chosen_actions,
+    decompose,
     decompose_by_choice,
     split_minutes,
     step_candidates,
@@ -147,6 +148,20 @@ def test_step_candidates_fit_the_chunk_and_the_items_own_words_only_when_little_
     assert "pondering the universe" in dict(few)  # little else fits: the item's own words are offered
 
 
+def test_what_the_resident_merely_saw_itself_do_is_not_offered():
+    m, gw = make_mind(picker(0), settings=CHOOSING)
+    m.decide(situation(datetime(2023, 2, 13, 7, 0)))
+    m.now = datetime(2023, 2, 13, 9, 0)
+    m.remember("observation", "Isabella Rodriguez is getting food from the fridge", 2)
+    m.remember("thought", "Isabella Rodriguez is planning a Valentine's Day party at Hobbs Cafe", 8)
+    calls = len(gw.fake.calls)
+    item = P.PlanItem(m.now, 60, "running the cafe", CAFE, pv.MODEL)
+    decompose(m, item, m.now, m.now + timedelta(hours=1), 60)
+    prompt = next(c[1][-1]["content"] for c in gw.fake.calls[calls:] if c[0] == "decompose")
+    options = prompt.split("from these options:", 1)[1]
+    assert "getting food" not in options and "planning a Valentine's Day party" in options
+
+
 def test_schemas_enumerate_the_candidates_for_the_grammar():
     Day = P.choices_schema((("07:00", ("having breakfast", "cooking breakfast")),))
     assert _props(Day)["07:00"]["enum"] == ["having breakfast", "cooking breakfast"]
@@ -225,6 +240,26 @@ def test_repeated_choices_merge_into_one_longer_action():
     offered = [("serving customers at the counter", CAFE + ":cafe counter"), ("wiping down the tables", CAFE)]
     acts = chosen_actions(["serving customers at the counter"] * 4, offered, sp, item, item.start, item.end, who)
     assert len(acts) == 1 and acts[0].duration_min == 60 and acts[0].address.endswith("cafe counter")
+
+
+def test_the_inner_voice_is_one_of_the_options_and_the_model_may_choose_it():
+    assert P.intended('Something special today: Isabella has decided "I am going to run against Sam in the '
+                      'election"; "42". Isabella\'s plan must make time for it.', "Isabella Rodriguez") == [
+        "running against Sam in the election"]
+    assert P.intended("", "Isabella Rodriguez") == []
+
+    def campaigns(purpose, messages, schema):
+        if purpose == "day_plan":
+            return {k: next((o for o in v if "election" in o), v[0]) for k, v in _options_of(schema).items()}
+        return picker(0)(purpose, messages, schema)
+
+    m, gw = make_mind(campaigns, settings=CHOOSING)
+    m.inner_voice("You are going to run against Sam in the upcoming election")
+    m.decide(situation(datetime(2023, 2, 13, 7, 0)))
+    items = [x for x in m.plan if "election" in x.description]
+    assert items and all("chosen from" in x.source for x in items), [(x.line(), x.source) for x in m.plan]
+    assert not any("election" in x.description for x in m.plan if P.is_meal(x.description))
+    assert not m.directives
 
 
 # ----------------------------------------------------------------------------- bad answers
