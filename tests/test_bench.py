@@ -245,6 +245,8 @@ def test_play_real_asks_residents_through_the_real_loop_and_reports_each_phase(m
         assert all(a["wait_s"] is not None and 0 <= a["wait_s"] < 1.5 for a in asked)
         assert all(a["answer"] for a in asked)  # the resident's line in the chat window
         assert sum(out[f"answers_by_source{tag}"].values()) == len(asked)
+        assert out[f"answer_model_share{tag}"] == 1.0 and out[f"answers_by_source{tag}"] == {"model": len(asked)}
+        assert out[f"answer_p95_s_model_led{tag}"] == out[f"answer_p95_s{tag}"]
         assert len({a["resident"] for a in asked[:3]}) == min(3, len(asked))  # the least asked first
         assert 0 <= out[f"answer_p50_s{tag}"] <= out[f"answer_p95_s{tag}"] <= out[f"answer_max_s{tag}"]
         assert out[f"pace_reached{tag}"] > 0 and out[f"sim_minutes{tag}"] > 0

@@ -18,7 +18,9 @@ default on two cores is one; ``local_model.use_instances`` and
 SMALLVILLE_MODEL_INSTANCES), each a fresh game from 07:00 for ``PHASE_S`` real
 seconds. Per phase (figures suffixed ``_1inst``, ``_2inst``):
 
-- answer wall time from question to answer on screen: p50, p95, max (s);
+- answer wall time from question to answer on screen: p50, p95, max (s); the
+  share of answers the model gave (model or repaired, from the answer line's
+  provenance), and p50 / p95 of those alone: a rule's answer comes at once;
 - the model-led share of awake resident-minutes (model and repaired, as
   summary.json: game/runstats.py over the session's ``sim.events``);
 - the pace reached: sim minutes per real second over the whole phase
@@ -268,6 +270,8 @@ def _phase(ctx: Context, screen: Any, renderer: Any, instances: int, seconds: fl
             game.chat.close()
         waits = [a["wait_s"] if a["wait_s"] is not None else t_end - a["asked"]
                  for a in visitor.asked if not a.get("lost")]
+        answered = [a for a in visitor.asked if a.get("answer")]
+        by_model = [a["wait_s"] for a in answered if pv.model_led(a.get("source"))]
         led = runstats.model_led(list(sim.events), end=sim.now)
         kinds: Counter = Counter()
         for r in led.values():
@@ -279,6 +283,9 @@ def _phase(ctx: Context, screen: Any, renderer: Any, instances: int, seconds: fl
             f"answer_p50_s{tag}": _r(statistics.median(waits)) if waits else None,
             f"answer_p95_s{tag}": _r(percentile(waits, 95)) if waits else None,
             f"answer_max_s{tag}": _r(max(waits)) if waits else None,
+            f"answer_model_share{tag}": _r(len(by_model) / len(answered)) if answered else None,
+            f"answer_p50_s_model_led{tag}": _r(statistics.median(by_model)) if by_model else None,
+            f"answer_p95_s_model_led{tag}": _r(percentile(by_model, 95)) if by_model else None,
             f"questions{tag}": len(visitor.asked),
             f"unanswered{tag}": sum(1 for a in visitor.asked if a["wait_s"] is None and not a.get("lost")),
             f"chats_lost{tag}": sum(1 for a in visitor.asked if a.get("lost")),
@@ -371,7 +378,9 @@ def bench_play_real(ctx: Context) -> dict:
             "(litellm imported and one model instance loaded before the first: a fresh game pays them once). A "
             f"scripted visitor steps next to an awake, free resident every {every:g} s (after the previous answer), "
             f"asks '{QUESTION.format(first='NAME')}' in the game's chat window and waits for the answer line "
-            "(polled each frame, wall clock; one frame late at most). Unanswered: no answer by the phase's end, "
+            "(polled each frame, wall clock; one frame late at most). answer_model_share: answers the model "
+            "wrote or chose (the answer line's provenance), the rest a rule's (a fast rule answer is not the "
+            "model's: answer_*_model_led time those alone). Unanswered: no answer by the phase's end, "
             "whose time stands in for theirs in the percentiles. pace: sim minutes per real second (speed 1 "
             "chooses 1.0); late: residents more than "
             f"{LATE_MIN} sim minutes behind their plan (sim.late), sampled every {SAMPLE_S:g} s; None: the game "
