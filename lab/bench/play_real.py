@@ -229,7 +229,7 @@ def _phase(ctx: Context, screen: Any, renderer: Any, instances: int, seconds: fl
     old_env = os.environ.get("SMALLVILLE_MODEL_INSTANCES")
     os.environ["SMALLVILLE_MODEL_INSTANCES"] = str(instances)  # what the game reads when it sizes the pool
     session = None
-    gcpolicy.POLICY.uninstall()  # the window's gc policy freezes the town it is installed with: this game's
+    gcpolicy.POLICY.uninstall()  # installed afresh by attach_session, it freezes this game's town, as at launch
     try:
         session = make_session(ctx)
         local_model.use_instances(instances)  # and the pool itself, whatever the game chose
