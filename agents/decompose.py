@@ -2,7 +2,9 @@
 becomes 5-15 minute actions, each at an object the model picks from the ones
 the resident knows in the item's place. One call per chunk, made lazily when
 the chunk begins. Junk steps are replaced by the resident's own plausible
-steps; every action says where it came from."""
+steps; every action says where it came from. A small model (the guided mode
+with grounded answers, agents.plan.chooses) chooses the steps among candidates
+that fit the chunk (step_candidates) instead of writing them."""
 from __future__ import annotations
 
 import json
@@ -17,7 +19,7 @@ from agents import activity
 from agents import provenance as pv
 from agents.objects import is_sleep, make_action, object_activities, object_fits, pick_object
 from agents.persona import Persona
-from agents.plan import OWN_KINDS, PlanItem, chooses, is_meal
+from agents.plan import OWN_KINDS, PlanItem, chooses, chosen_tag, is_meal
 from agents.seams import Thinking
 from agents.spatial import SpatialMemory
 from agents.text import short_text
@@ -257,7 +259,7 @@ def chosen_actions(picks: Sequence[str], offered: list[tuple[str, str]], spatial
     picks = list(picks) or [""]
     lengths = split_minutes(int((end - start).total_seconds() // 60), len(picks), lo, hi)
     spare = fallback_texts(item, persona)
-    chosen = pv.tag(pv.REPAIRED, f"chosen from {len(offered)} candidates")
+    chosen = chosen_tag(len(offered), "")
     out: list[Action] = []
     t = start
     for pick, minutes in zip(picks, lengths):
