@@ -56,6 +56,17 @@ class Answer(BaseModel):
 
 
 @dataclass
+class _Seed:
+    """A phrase of the resident's description standing in for its seed memory before the
+    mind's first job stores them (a negative id: no memory to link to)."""
+
+    id: int
+    description: str
+    kind: str = "thought"
+    source: str = pv.tag(pv.RULE, pv.SEED)
+
+
+@dataclass
 class Reply:
     """An answer and where it came from: its provenance ("model", "repaired: grounded:
     memory #12 (...)", "rule: ...") and, for a grounded answer, the memory's id and text."""
@@ -233,8 +244,11 @@ def grounded_facts(mind: Mind, question: str, now: datetime, *, touch: bool,
     # ... and always who the resident is (its description's phrases, the first memories; by
     # evening a day's memories outrank them in retrieval, as the paper's identity summary would not)
     seen = {x.id for x in nodes}
-    nodes += [x for x in mind.memory.nodes[:len(mind.persona.phrases)]
+    stream = mind.stream
+    nodes += [x for x in (stream.nodes[:len(mind.persona.phrases)] if stream is not None else [])
               if x.source == pv.tag(pv.RULE, pv.SEED) and x.id not in seen]
+    if not mind.seeded:  # its first job has not run yet (the morning's queue): who it is, not stored
+        nodes += [_Seed(-1 - i, ph) for i, ph in enumerate(mind.persona.phrases)]
     # a memory that repeats a prompt (a small model's failed reflection) answers nothing
     nodes = [x for x in nodes if not gr.echoes_prompt(x.description)]
     if not nodes:

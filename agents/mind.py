@@ -28,7 +28,7 @@ from agents import provenance as pv
 from agents.budget import Budget
 from agents.jobs import job_tag
 from agents.memory import EmbeddingMismatch, MemoryNode, MemoryStream
-from agents.objects import is_sleep, make_action
+from agents.objects import is_sleep
 from agents.perceive import Senses, perceive, rate_waiting
 from agents.persona import Persona
 from agents.prompts import render
@@ -37,7 +37,7 @@ from agents.reflect import reflect, should_reflect
 from agents.seams import Asker, Embedder
 from agents.settings import MindSettings
 from agents.spatial import SpatialMemory
-from agents.today import Today
+from agents.today import Today, planned_step
 from agents.types import Action, Conversation, Decision, Situation, Utterance
 
 log = logging.getLogger(__name__)
@@ -108,6 +108,11 @@ class Mind:
     @now.setter
     def now(self, t: datetime) -> None:
         self._now = t
+
+    @property
+    def stream(self) -> MemoryStream | None:
+        """The memory stream if it exists yet (never creates it: safe for a reader beside a job)."""
+        return self._memory
 
     @property
     def memory(self) -> MemoryStream:
@@ -483,23 +488,10 @@ class Mind:
 
     def planned_action(self, t: datetime) -> Action | None:
         """What the resident's own plan has it do at ``t``, from the last publish (any
-        thread: the simulation asks while the mind is still thinking): the decomposed
-        step, else the plan item at its place; None without a plan for that day.
-        Marked as the plan's, followed while the mind thinks."""
+        thread: the simulation asks while the mind is still thinking; agents/today.py)."""
         with self._lock:
             day, plan, pending = self._plan_view
-        why = "its plan, followed while the mind thinks"
-        for a in pending:
-            if a.start <= t < a.end:
-                return replace(a, start=t, duration_min=max(1, int((a.end - t).total_seconds() // 60)),
-                               source=_followed(a.source, why))
-        if day != t.date():
-            return None
-        item = planning.item_at(plan, t)
-        if item is None:
-            return None
-        return make_action(None, item.description, item.address, t,
-                           max(1, int((item.end - t).total_seconds() // 60)), source=_followed(item.source, why))
+        return planned_step(day, plan, pending, t)
 
     def inspect(self) -> dict:
         with self._lock:
@@ -641,13 +633,3 @@ class Mind:
         mind = cls(persona, gateway, embedder, settings)
         mind.from_state(state)
         return mind
-
-
-def _followed(source: str, why: str) -> str:
-    """The provenance of a plan step followed without the mind's decision: the
-    model's plan stays the model's (repaired), a rule's or the routine's stays theirs."""
-    kind = pv.kind_of(source)
-    if kind in (pv.MODEL, pv.REPAIRED):
-        return pv.tag(pv.REPAIRED, why)
-    return pv.tag(kind if kind in pv.KINDS else pv.ROUTINE, why)
-

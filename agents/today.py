@@ -4,12 +4,14 @@ actions' log and the conversations, tomorrow's "yesterday"). The functions
 that change it are in agents/day.py; this is only the data and its save."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import date
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime
 from typing import Any
 
+from agents import provenance as pv
 from agents.arrangements import Arrangement
-from agents.plan import PlanItem
+from agents.objects import make_action
+from agents.plan import PlanItem, item_at
 from agents.types import Action
 
 
@@ -41,3 +43,33 @@ class Today:
         self.log = [str(x) for x in state.get("day_log") or []]
         self.pending = [Action.from_dict(x) for x in state["pending"]]
         self.chats = list(state["chats_today"])
+
+
+FOLLOWED = "its plan, followed while the mind thinks"
+
+
+def planned_step(day: date | None, plan: list[PlanItem], pending: list[Action], t: datetime) -> Action | None:
+    """What a plan (made for ``day``, with its decomposed steps ``pending``) has the
+    resident do at ``t``: the step, else the plan item at its place; None without a
+    plan for that day. Marked as the plan's, followed without the mind's decision."""
+    for a in pending:
+        if a.start <= t < a.end:
+            return replace(a, start=t, duration_min=max(1, int((a.end - t).total_seconds() // 60)),
+                           source=followed(a.source))
+    if day != t.date():
+        return None
+    item = item_at(plan, t)
+    if item is None:
+        return None
+    return make_action(None, item.description, item.address, t, max(1, int((item.end - t).total_seconds() // 60)),
+                       source=followed(item.source))
+
+
+def followed(source: str) -> str:
+    """The provenance of a plan step followed without the mind's decision: the model's
+    plan stays the model's (repaired), a rule's or the routine's stays theirs."""
+    kind = pv.kind_of(source)
+    if kind in (pv.MODEL, pv.REPAIRED):
+        return pv.tag(pv.REPAIRED, FOLLOWED)
+    return pv.tag(kind if kind in pv.KINDS else pv.ROUTINE, FOLLOWED)
+

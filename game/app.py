@@ -137,13 +137,14 @@ def main_play(args, session=None) -> int:
 
 def leave_process(code: int) -> None:
     """End the `smallville` process now, without waiting for mind jobs still
-    thinking (a model call can take seconds; its result is not wanted): the
-    pool's worker threads are not daemons, so a normal exit would wait for
-    them. Saves are complete by now (main_play waited for the writer); the log
-    is flushed. Returns only when no such thread is left (a normal exit is then
-    just as quick)."""
+    thinking (a model call can take seconds; its result is not wanted): a
+    normal exit would wait for threads that are not daemons, and would tear
+    the interpreter down under the mind pool's (daemon) workers while one may
+    be inside llama.cpp. Saves are complete by now (main_play waited for the
+    writer); the log is flushed. Returns only when no such thread is left (a
+    normal exit is then just as quick)."""
     busy = [t for t in threading.enumerate()
-            if t is not threading.main_thread() and t.is_alive() and not t.daemon]
+            if t is not threading.main_thread() and t.is_alive() and (not t.daemon or t.name.startswith("mind"))]
     if not busy:
         return
     log.info("leaving without waiting for %d thread(s): %s", len(busy), ", ".join(t.name for t in busy[:8]))

@@ -225,7 +225,7 @@ def test_a_busy_mind_answers_at_once_and_remembers_after_its_job(tmp_path, displ
     gate = threading.Event()
     game, session = make_play(tmp_path)
     try:
-        chat = open_chat(game, session, display)
+        open_chat(game, session, display)
         mind = session.minds[ISABELLA]
         chats_before = sum(1 for x in mind.memory.nodes if x.kind == "chat")
         assert session.sim.jobs.submit(ISABELLA, Job("other"), gate.wait, 10)  # something else of hers is running

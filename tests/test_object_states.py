@@ -32,9 +32,12 @@ class Script:
         self.table = table
 
     def decide(self, s):
+        if s.action is not None and not s.action_done:
+            return Decision()  # asked about something new: it carries on, as a mind that does not react
+        t = s.plan_at or s.now  # asked ahead: the next action is for then
         for when, desc, addr, minutes in reversed(self.table):
-            if s.now >= when:
-                return Decision(plan.make_action(None, desc, addr, s.now, minutes))
+            if t >= when:
+                return Decision(plan.make_action(None, desc, addr, t, minutes))
         return Decision()
 
     def queue_thought(self, text, importance=8):

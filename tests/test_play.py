@@ -135,6 +135,7 @@ def test_speed_keys_change_sim_minutes_per_frame(play, display):
     from game.session import SPEEDS
 
     s, g = play(agents=2)
+    s.pace = "clock"  # the speeds as such (the minds' pace: tests/test_pacing.py)
     gained = {}
     for k, speed in ((pygame.K_1, 1), (pygame.K_3, 3), (pygame.K_4, 4)):
         key(g, k)

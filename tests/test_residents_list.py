@@ -120,6 +120,8 @@ def test_markers_for_thinking_and_provenance(town):
     from dataclasses import replace
 
     game, session = town(agents=2)
+    session.pace = "clock"  # pace = clock primes the awake on routines too (minds: they wait, and the clock)
+    session.prime_routines()
     press(pygame.K_r)
     frames(game, 3)
     lst = game.residents_list

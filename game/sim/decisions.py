@@ -150,6 +150,7 @@ def start_next(sim: Simulation, b: Body) -> None:
     nxt, b.next_action = b.next_action, None
     if nxt is not None:
         set_action(sim, b, nxt, note="decided ahead")
+        b.last_decide = sim.now  # a decision took effect: reactions wait their cooldown from here
 
 
 def stand_in(sim: Simulation, b: Body) -> None:

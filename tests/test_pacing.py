@@ -1,0 +1,387 @@
+"""A town that keeps pace with its minds, and answers the player first (issue 23).
+
+Through the real game loop (``game.app.run``, SDL's dummy driver) on the real
+Ville: the visitor's reply overtakes 25 queued decisions; the clock slows and
+stands within the lag bound while a mind is late, and catches up when it
+answers; the next action is decided ahead and starts on the dot; an action
+that ends while the mind thinks gives way to the resident's plan; T with
+nobody near says so and the letters typed next fire no hotkeys. Also the pool
+and the embedded model's instance queue, by rank.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from datetime import datetime, timedelta
+
+import pytest
+
+pygame = pytest.importorskip("pygame")
+pytest.importorskip("pygame_gui")
+
+from test_play import MAP  # noqa: E402
+
+from agents import priority  # noqa: E402
+from agents.local_model import ModelPool  # noqa: E402
+from agents.persona import load_cast  # noqa: E402
+from agents.pool import MindPool  # noqa: E402
+from agents.types import Action, Decision  # noqa: E402
+from game.pacing import LAG_MIN, Pacer, describe  # noqa: E402
+from tests.fakes import HashEmbedder, make_gateway  # noqa: E402
+from tests.scripted_minds import plausible  # noqa: E402
+
+ISABELLA = "Isabella Rodriguez"
+
+
+def run_frames(game, n):
+    from game.app import run
+
+    run(game, frames=n, headless=True, paced=False)
+
+
+def build_game(display, minds, pool, pace="minds", names=None, start=None):
+    from game.app import Game
+    from game.session import Session
+    from game.view.tilemap import TileMapRenderer
+
+    gw = make_gateway(lambda p, m, s: {"answer": "I run Hobbs Cafe."} if p == "respond" else plausible(p, m, s),
+                      via_litellm=False)
+    session = Session.create(MAP, gateway=gw, embedder=HashEmbedder(64), minds=minds, pool=pool,
+                             residents=names or list(minds), visitor_name="Alex", start=start)
+    session.pace = pace
+    game = Game(session.town, TileMapRenderer.from_file(MAP), size=display.get_size())
+    game.attach_session(session)
+    return game, session
+
+
+class GatedMind:
+    """A stand-in mind: each decision waits for ``gate`` (a slow model), then does
+    ``minutes`` of reading at home; ``asked`` records every situation."""
+
+    def __init__(self, persona, minutes=20, gate=None):
+        self.persona, self.name = persona, persona.name
+        self.minutes = minutes
+        self.gate = gate
+        self.asked = []
+        self.plan_step = None  # what planned_action() answers (None: no plan for today)
+
+    def decide(self, sit):
+        self.asked.append(sit)
+        if self.gate is not None:
+            self.gate.wait(60)
+        at = sit.plan_at or sit.now
+        return Decision(Action(f"reading ({len(self.asked)})", self.persona.home, at, self.minutes))
+
+    def planned_action(self, t):
+        if self.plan_step is None:
+            return None
+        return Action(self.plan_step, self.persona.home, t, 15, source="repaired: its plan, followed while the "
+                      "mind thinks")
+
+    def utter(self, conversation, now, partner_doing):
+        raise AssertionError("no conversations here")
+
+    def end_conversation(self, conversation, now):
+        return None
+
+    def queue_thought(self, text, importance=8):
+        return None
+
+    def inspect(self):
+        return {"name": self.name, "plan": [], "memories": [], "reflections": []}
+
+
+def cast(n):
+    people, _ = load_cast(MAP.parent)
+    return people[:n]
+
+
+# ---------------------------------------------------------------------------- priority
+
+
+def test_an_urgent_job_overtakes_every_queued_one_on_its_own_lane():
+    done: list[str] = []
+    gate = threading.Event()
+    with MindPool(1) as pool:
+        started = threading.Event()
+        assert pool.submit("first", lambda: started.set() or gate.wait(10))  # the only town worker is busy
+        assert started.wait(5)
+        for i in range(25):
+            pool.submit(f"r{i}", done.append, f"r{i}", rank=priority.town(i))
+        assert pool.submit("reply", lambda: done.append("reply") or priority.current(), rank=priority.urgent())
+        assert pool.wait_keys({"reply"}, 5)
+        assert done == ["reply"]  # before any of the 25, although the worker never freed up
+        gate.set()
+        assert pool.wait(5)
+        assert done[1:] == [f"r{i}" for i in range(25)]  # the rest by deadline
+        assert next(r.value for r in pool.results() if r.key == "reply") == priority.urgent()
+
+
+def test_town_jobs_run_earliest_deadline_first():
+    order: list[int] = []
+    gate = threading.Event()
+    with MindPool(1, urgent_lanes=0) as pool:
+        started = threading.Event()
+        pool.submit("blocker", lambda: started.set() or gate.wait(10))
+        assert started.wait(5)
+        for d in (50, 10, 30, 20, 40):
+            pool.submit(f"k{d}", order.append, d, rank=priority.town(d))
+        gate.set()
+        assert pool.wait(5)
+    assert order == [10, 20, 30, 40, 50]
+
+
+def test_a_freed_model_instance_goes_to_the_lowest_ranked_call():
+    gate = threading.Event()
+
+    class Instance:
+        def chat(self, messages, timeout=None, **kw):
+            if messages == "first":
+                gate.wait(10)  # holds the only instance until everyone queues
+            return {"who": messages}
+
+    model = ModelPool(1, make=Instance)
+    served: list[str] = []
+    lock = threading.Lock()
+
+    def call(name, rank):
+        with priority.ranked(rank):
+            model.chat(name)
+        with lock:
+            served.append(name)
+
+    first = threading.Thread(target=call, args=("first", priority.town(0)))
+    first.start()
+    for _ in range(5000):  # the instance is taken
+        if model.instances == 1:
+            break
+        time.sleep(0.001)
+    town = [threading.Thread(target=call, args=(f"town{i}", priority.town(i + 1))) for i in range(4)]
+    for t in town:
+        t.start()
+    for _ in range(5000):
+        if model.waiting() == 4:
+            break
+        time.sleep(0.001)
+    reply = threading.Thread(target=call, args=("reply", priority.urgent()))
+    reply.start()
+    for _ in range(5000):
+        if model.waiting() == 5:
+            break
+        time.sleep(0.001)
+    assert model.waiting() == 5
+    gate.set()
+    for t in [first, reply, *town]:
+        t.join(5)
+    assert served[:2] == ["first", "reply"] and served[2:] == [f"town{i}" for i in range(4)]
+
+
+def test_the_visitors_reply_overtakes_25_queued_decisions(display):
+    """Through the real game loop: 24 residents' minds take 0.3 s a decision on one
+    worker; Isabella answers the visitor before more than a couple of them are done."""
+    from agents.pool import MindPool
+    from game.build import build_minds
+    from lab.standins import BusyMind
+
+    people = cast(25)
+    town_places = None
+    gw = make_gateway(lambda p, m, s: {"answer": "I run Hobbs Cafe."} if p == "respond" else plausible(p, m, s),
+                      via_litellm=False)
+    isa = next(p for p in people if p.name == ISABELLA)
+    minds = build_minds([isa], gw, HashEmbedder(64))
+    from game.town import load_town
+    town_places = [a for a in load_town(MAP).addresses() if a.count(":") == 2]
+    busy = {p.name: BusyMind(p, town_places, delay=(0.3, 0.3), work_ms=(0.1, 0.2)) for p in people
+            if p.name != ISABELLA}
+    minds.update(busy)
+    game, session = build_game(display, minds, MindPool(1), start=datetime(2023, 2, 13, 10, 0))
+    try:  # 10:00, everyone awake and nobody primed on routines: 25 first decisions at once
+        for _ in range(60):
+            run_frames(game, 5)
+            if session.pool.in_flight() >= 25:
+                break
+        assert session.pool.in_flight() >= 25  # 24 slow jobs queue on one worker
+        done_before = sum(1 for e in session.sim.events if e["kind"] == "action" and e["resident"] in busy)
+        b = session.sim.bodies[ISABELLA]
+        near = next((x, y) for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)) for x, y in [(b.tile[0] + dx,
+                                                                                            b.tile[1] + dy)]
+                    if game.walkable(x, y))
+        game.visitor.place(near)
+        run_frames(game, 1)
+        assert game.chat.open(ISABELLA)
+        game.chat.send("Hi Isabella, what do you do for a living?")
+        t0 = time.monotonic()
+        while len(game.chat.lines) < 2 and time.monotonic() - t0 < 20:
+            run_frames(game, 1)
+            time.sleep(0.005)
+        assert game.chat.lines[-1] == (ISABELLA, "I run Hobbs Cafe.") or game.chat.lines[-1][0] == ISABELLA
+        done = sum(1 for e in session.sim.events if e["kind"] == "action" and e["resident"] in busy) - done_before
+        assert done <= 3, f"{done} queued decisions went before the player's reply"
+        assert session.pool.in_flight() >= 18  # most of the town's work was still waiting
+    finally:
+        session.close()
+
+
+# ---------------------------------------------------------------------------- the clock and the minds
+
+
+def test_pacer_runs_full_then_slows_then_stands():
+    class Sim:
+        def __init__(self, lag):
+            self.lag = lag
+            self.bodies = {}
+
+        def decision_lag(self):
+            return self.lag, ["Isabella Rodriguez"]
+
+    p = Pacer("minds")
+    assert p.factor(Sim(0.0)) == 1.0 and p.factor(Sim(LAG_MIN / 2)) == 1.0
+    assert p.factor(Sim(LAG_MIN * 0.75)) == pytest.approx(0.5)
+    assert p.factor(Sim(LAG_MIN)) == 0.0 and p.factor(Sim(LAG_MIN * 5)) == 0.0
+    p.pace = "clock"
+    assert p.factor(Sim(LAG_MIN * 5)) == 1.0
+    with pytest.raises(ValueError):
+        Pacer("fast")
+
+
+def test_the_clock_waits_for_a_late_mind_then_catches_up(display):
+    """pace = minds: while Isabella's decision is late the clock stands within the lag
+    bound (the frame goes on; the HUD names her); when it lands the clock runs on."""
+    gate = threading.Event()
+    isa = GatedMind(next(p for p in cast(25) if p.name == ISABELLA), gate=gate)
+    game, session = build_game(display, {ISABELLA: isa}, MindPool(1))
+    try:
+        session.set_speed(5)  # 60 sim minutes a real second: a late mind shows at once
+        start = session.now
+        run_frames(game, 120)  # two seconds of frames at 60 fps: two sim hours at this speed
+        assert session.now - start <= timedelta(minutes=LAG_MIN, seconds=20)
+        status = session.pace_status()
+        assert status.limited and status.holding == [ISABELLA] and status.planning == 1
+        assert "planning" in describe(status)
+        hud = "\n".join(t for t, _ in game.hud.compose())
+        assert "pace" in hud
+        gate.set()
+        for _ in range(100):
+            run_frames(game, 5)
+            session.pool.wait(1)
+            if session.now - start > timedelta(minutes=30):
+                break
+        assert session.now - start > timedelta(minutes=30)  # caught up: the clock runs again
+        assert session.pace_status().reached > 0
+    finally:
+        gate.set()
+        session.close()
+
+
+def test_pace_clock_keeps_the_speed_whatever_the_minds_do(display):
+    gate = threading.Event()
+    isa = GatedMind(next(p for p in cast(25) if p.name == ISABELLA), gate=gate)
+    game, session = build_game(display, {ISABELLA: isa}, MindPool(1), pace="clock")
+    try:
+        session.set_speed(5)
+        start = session.now
+        run_frames(game, 120)
+        assert session.now - start > timedelta(minutes=30)
+        assert not session.pace_status().limited
+        key = pygame.event.Event(pygame.KEYDOWN, key=pygame.K_p, mod=0, unicode="p", scancode=0)
+        game.handle_event(key)
+        assert session.pace == "minds"
+    finally:
+        gate.set()
+        session.close()
+
+
+def test_the_next_action_is_decided_ahead_and_starts_on_the_dot(display):
+    isa = GatedMind(next(p for p in cast(25) if p.name == ISABELLA), minutes=20)
+    game, session = build_game(display, {ISABELLA: isa}, MindPool(1))
+    try:
+        session.set_speed(3)
+        sim = session.sim
+        for _ in range(400):
+            run_frames(game, 2)
+            session.pool.wait(1)
+            if len(isa.asked) >= 3:
+                break
+        ahead = [s for s in isa.asked if s.plan_at is not None]
+        assert ahead, "no decision was asked ahead"
+        for s in ahead:
+            assert timedelta(0) < s.plan_at - s.now <= timedelta(minutes=sim.settings.lookahead_min)
+        starts = [e["time"] for e in sim.events if e["kind"] == "action" and e["resident"] == ISABELLA
+                  and e.get("note") == "decided ahead"]
+        assert starts and starts[0] == ahead[0].plan_at.isoformat(sep=" ")  # on the dot, no wait
+        assert not any(s.action_done and s.plan_at is None for s in isa.asked[1:])  # never "what now?" late
+    finally:
+        session.close()
+
+
+def test_an_action_that_ends_while_the_mind_thinks_gives_way_to_the_plan(display):
+    """pace = clock, a mind that does not answer: the ended action is not kept; the
+    resident follows its plan's step, marked as such (the routine without a plan)."""
+    gate = threading.Event()
+    gate.set()
+    isa = GatedMind(next(p for p in cast(25) if p.name == ISABELLA), minutes=10, gate=gate)
+    game, session = build_game(display, {ISABELLA: isa}, MindPool(1), pace="clock")
+    try:
+        session.set_speed(3)
+        sim = session.sim
+        b = sim.bodies[ISABELLA]
+        for _ in range(200):
+            run_frames(game, 2)
+            session.pool.wait(1)
+            if b.action is not None and b.action.description.startswith("reading"):
+                break
+        gate.clear()  # the mind stops answering
+        isa.plan_step = "wiping the counters"
+        t0 = time.monotonic()
+        while not b.standing_in and time.monotonic() - t0 < 20:
+            run_frames(game, 5)
+        assert b.standing_in and b.action.description == "wiping the counters"
+        assert "its plan" in b.action.source and not sim.action_done(b)
+        assert sim.decision_lag()[1] == [ISABELLA]  # still owed: the lag counts it
+        isa.plan_step = None  # no plan for today: the routine, said so
+        t0 = time.monotonic()
+        while b.action.description == "wiping the counters" and time.monotonic() - t0 < 20:
+            run_frames(game, 5)
+        assert b.standing_in and "routine" in b.action.source
+        gate.set()
+        for _ in range(200):
+            run_frames(game, 2)
+            session.pool.wait(1)
+            if not b.standing_in:
+                break
+        assert not b.standing_in and b.action.description.startswith("reading")  # the mind's answer replaced it
+    finally:
+        gate.set()
+        session.close()
+
+
+# ---------------------------------------------------------------------------- the T key
+
+
+def test_t_with_nobody_near_says_so_and_the_next_letters_fire_no_hotkeys(display):
+    isa = GatedMind(next(p for p in cast(25) if p.name == ISABELLA))
+    game, session = build_game(display, {ISABELLA: isa}, MindPool(1))
+    try:
+        run_frames(game, 2)
+        sim = session.sim
+        far = max(((x, y) for x in range(0, session.town.width, 3) for y in range(0, session.town.height, 3)
+                   if game.walkable(x, y)),
+                  key=lambda t: abs(t[0] - sim.bodies[ISABELLA].tile[0]) + abs(t[1] - sim.bodies[ISABELLA].tile[1]))
+        game.visitor.place(far)
+        run_frames(game, 1)
+
+        def press(k, ch):
+            game.handle_event(pygame.event.Event(pygame.KEYDOWN, key=k, mod=0, unicode=ch, scancode=0))
+            game.handle_event(pygame.event.Event(pygame.KEYUP, key=k, mod=0, unicode=ch, scancode=0))
+
+        press(pygame.K_t, "t")
+        assert not game.chat.is_open
+        assert any("Nobody within" in t for t, _ in game.hud.toasts)
+        press(pygame.K_n, "n")  # "Hi Isabella, n..." typed into a chat that never opened
+        assert not session.skipping  # N did not start a skip to the next morning
+        assert any("No chat is open" in t for t, _ in game.hud.toasts)
+        game.chat._mute_until = 0.0  # a moment later N is N again
+        press(pygame.K_n, "n")
+        assert session.skipping
+    finally:
+        session.close()
