@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Sequence
+from typing import Any, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -235,7 +235,7 @@ def grounded_facts(mind: Mind, question: str, now: datetime, *, touch: bool,
     in the resident's own words, is to the question in the resident's words (names left
     out: "Isabella ..." in every seed phrase would make each look relevant)."""
     about = gr.third_person_question(question, mind.name)
-    nodes = mind.search([about, question], now, k=8, char_budget=2000, touch=touch)
+    nodes: list[Any] = mind.search([about, question], now, k=8, char_budget=2000, touch=touch)
     # ... and among what the resident thinks, was told, planned and concluded: after a few
     # hours, what it saw ("Maria Lopez is having breakfast") fills the first search
     seen = {x.id for x in nodes}

@@ -105,7 +105,8 @@ class MindPool:
             if self._closed or key in self._jobs:
                 return False
             self._jobs[key] = self._generation
-            heapq.heappush(self._queue, _Queued(tuple(rank), next(self._seq), key, self._generation, fn, args, kwargs))
+            heapq.heappush(self._queue, _Queued((int(rank[0]), float(rank[1])), next(self._seq), key, self._generation,
+                                                fn, args, kwargs))
             self.submitted += 1
             self._work.notify_all()  # an urgent lane waits for its kind only: wake them all
             return True
