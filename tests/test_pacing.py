@@ -385,3 +385,16 @@ def test_t_with_nobody_near_says_so_and_the_next_letters_fire_no_hotkeys(display
         assert session.skipping
     finally:
         session.close()
+
+
+def test_pace_comes_from_the_flag_the_environment_or_the_toml_and_is_checked(tmp_path):
+    from agents.config import ConfigError, load_config
+
+    assert load_config({}, env={}, toml_path=None).pace == "minds"
+    assert load_config({"pace": "clock"}, env={}, toml_path=None).pace == "clock"
+    assert load_config({}, env={"SMALLVILLE_PACE": "Clock"}, toml_path=None).pace == "clock"
+    toml = tmp_path / "smallville.toml"
+    toml.write_text('pace = "clock"\n')
+    assert load_config({}, env={}, toml_path=toml).pace == "clock"
+    with pytest.raises(ConfigError, match="pace must be minds or clock"):
+        load_config({"pace": "fast"}, env={}, toml_path=None)
