@@ -216,6 +216,8 @@ def outcome(facts: Sequence[Fact], got: Any, why: str | None, *, fallback_first:
 def source_note(fact: Fact) -> str:
     """ "memory #12 (Isabella Rodriguez runs Hobbs Cafe...)": the provenance's reason."""
     t = fact.text if len(fact.text) <= 60 else fact.text[:60].rsplit(" ", 1)[0] + "..."
+    if fact.node_id < 0:  # a phrase of the description before the mind stored it (agents/interview.py)
+        return f"its description ({t.replace(':', ' -')})"
     return f"memory #{fact.node_id} ({t.replace(':', ' -')})"
 
 

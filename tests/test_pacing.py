@@ -398,3 +398,19 @@ def test_pace_comes_from_the_flag_the_environment_or_the_toml_and_is_checked(tmp
     assert load_config({}, env={}, toml_path=toml).pace == "clock"
     with pytest.raises(ConfigError, match="pace must be minds or clock"):
         load_config({"pace": "fast"}, env={}, toml_path=None)
+
+
+def test_a_reply_before_the_minds_first_job_comes_from_its_description(tmp_path):
+    """The morning's queue: a resident not yet seeded still answers from who it is,
+    read-only (nothing stored), and the provenance names its description."""
+    from agents.interview import answer_now
+    from agents.mind import Mind
+    from agents.settings import MindSettings
+
+    isa = next(p for p in cast(25) if p.name == ISABELLA)
+    gw = make_gateway(lambda p, m, s: {"fact": "1"} if p == "choose_fact" else plausible(p, m, s), via_litellm=False)
+    mind = Mind(isa, gw, HashEmbedder(64), MindSettings(grounded=True))
+    assert not mind.seeded and mind.stream is None
+    reply = answer_now(mind, "Alex", "When does the cafe you own open in the morning?", now=datetime(2023, 2, 13, 7, 0))
+    assert reply.mode == "grounded" and "its description" in reply.source and reply.source.startswith("repaired")
+    assert not mind.seeded and mind.stream is None  # left as it was

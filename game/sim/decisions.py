@@ -162,14 +162,7 @@ def stand_in(sim: Simulation, b: Body) -> None:
     job = sim.jobs.current(b.name)
     owed = job is not None and job.kind == "decide"
     since = b.waiting_since or sim.now
-    mind = sim.minds.get(b.name)
-    action = None
-    planned = getattr(mind, "planned_action", None)
-    if callable(planned):
-        try:
-            action = planned(sim.now)
-        except Exception:  # noqa: BLE001 - a plan that cannot be read: the routine
-            log.exception("planned_action of %s failed", b.name)
+    action = _mind_action(sim, b, "planned_action")
     if action is None or (b.action.description == action.description and b.action.end >= action.end):
         why = "the mind is still thinking" if owed else "the mind's last decision failed"
         action = routine_action(sim.personas.get(b.name), sim.now, sim.town, why)
@@ -269,17 +262,23 @@ def log_reflections(sim: Simulation, name: str, note: str) -> None:
         sim.log_event(name, "reflect", text, "", source=pv.MODEL)  # a reflection the model failed is skipped
 
 
+def _mind_action(sim: Simulation, b: Body, method: str) -> Action | None:
+    """``mind.<method>(now)`` where the mind has it (a thread-safe read of its plan),
+    else None; a failure is logged and the routine stands in."""
+    fn = getattr(sim.minds.get(b.name), method, None)
+    if not callable(fn):
+        return None
+    try:
+        return fn(sim.now)
+    except Exception:  # noqa: BLE001 - a plan that cannot be read: the routine
+        log.exception("%s of %s failed", method, b.name)
+        return None
+
+
 def fallback(sim: Simulation, b: Body, why: str) -> None:
     """The mind failed: its own fallback action, else the routine's (and why)."""
     persona = sim.personas.get(b.name)
-    mind = sim.minds.get(b.name)
-    action = None
-    fb = getattr(mind, "fallback_action", None)
-    if callable(fb):
-        try:
-            action = fb(sim.now)
-        except Exception:
-            log.exception("fallback_action of %s failed", b.name)
+    action = _mind_action(sim, b, "fallback_action")
     if action is None:
         action = routine_action(persona, sim.now, sim.town, why)
     b.fallbacks += 1
