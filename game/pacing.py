@@ -80,7 +80,7 @@ class Pacer:
             self._window_min -= m
 
     def reached(self) -> float:
-        return self._window_min / self._window_s if self._window_s > 0 else 0.0
+        return max(0.0, self._window_min / self._window_s) if self._window_s > 0 else 0.0
 
     def reset(self) -> None:
         """A load or a pause: the reached pace starts afresh."""
@@ -109,10 +109,10 @@ def describe(status: PaceStatus) -> str:
     if not status.limited:
         return f"pace: minds keep up ({status.reached:.2g} min/s)"
     if status.planning:
-        return f"pace {status.reached:.2g} min/s: minds planning ({status.planning} to go)"
+        return f"clock waits: the minds plan the morning ({status.planning} to go)"
     who = ", ".join(n.split()[0] for n in status.holding[:3])
     more = f" +{len(status.holding) - 3}" if len(status.holding) > 3 else ""
-    return f"pace {status.reached:.2g} min/s: waiting for {who or 'the minds'}{more}"
+    return f"clock at {status.reached:.1f} min/s: waiting for {who or 'the minds'}{more}"
 
 
 __all__ = ["PACES", "LAG_MIN", "PaceStatus", "Pacer", "describe"]

@@ -257,9 +257,9 @@ def test_the_clock_waits_for_a_late_mind_then_catches_up(display):
         assert session.now - start <= timedelta(minutes=LAG_MIN, seconds=20)
         status = session.pace_status()
         assert status.limited and status.holding == [ISABELLA] and status.planning == 1
-        assert "planning" in describe(status)
+        assert "plan the morning" in describe(status)
         hud = "\n".join(t for t, _ in game.hud.compose())
-        assert "pace" in hud
+        assert "clock waits" in hud
         gate.set()
         for _ in range(100):
             run_frames(game, 5)
@@ -414,3 +414,30 @@ def test_a_reply_before_the_minds_first_job_comes_from_its_description(tmp_path)
     reply = answer_now(mind, "Alex", "When does the cafe you own open in the morning?", now=datetime(2023, 2, 13, 7, 0))
     assert reply.mode == "grounded" and "its description" in reply.source and reply.source.startswith("repaired")
     assert not mind.seeded and mind.stream is None  # left as it was
+
+
+def test_a_resident_asked_again_later_does_not_stop_the_clock(display):
+    """A decision to talk with someone who cannot (here: nobody of that name is in town)
+    leaves the resident to be asked again a step later: with no job in flight it holds
+    no clock, else the clock would wait for a question only a step can ask."""
+    class Chatty(GatedMind):
+        def decide(self, sit):
+            self.asked.append(sit)
+            if len(self.asked) == 1:
+                return Decision(talk_to="Maria Lopez", note="wants to talk")
+            return super().decide(sit)
+
+    isa = Chatty(next(p for p in cast(25) if p.name == ISABELLA))
+    isa.asked = []
+    game, session = build_game(display, {ISABELLA: isa}, MindPool(1), start=datetime(2023, 2, 13, 10, 0))
+    try:
+        session.set_speed(5)
+        start = session.now
+        for _ in range(100):
+            run_frames(game, 5)
+            session.pool.wait(1)
+            if session.now - start > timedelta(minutes=10):
+                break
+        assert session.now - start > timedelta(minutes=10) and len(isa.asked) >= 2
+    finally:
+        session.close()

@@ -194,12 +194,14 @@ class Simulation:
     def decision_lag(self) -> tuple[float, list[str]]:
         """How far the minds are behind the clock: the longest any awake resident has
         waited for its next decision (sim minutes), and who waits longest (worst
-        first). Those in a conversation, held, played or asleep wait for nothing."""
+        first). Those in a conversation, held, played or asleep wait for nothing.
+        Only a mind at work counts: a resident whose next question needs the clock
+        (asked again after a back-off, or at the next step) must not stop it."""
         waits = []
         for b in self.bodies.values():
             if b.visitor or b.waiting_since is None or b.conversation is not None or b.controlled:
                 continue
-            if self.held(b.name):
+            if self.held(b.name) or (self.jobs.free(b.name) and not self.jobs.has_waiting(b.name)):
                 continue
             waits.append(((self.now - b.waiting_since).total_seconds() / 60.0, b.name))
         waits.sort(reverse=True)

@@ -9,8 +9,8 @@ action (``set_action``: the body walks to its place) or someone to talk to (a
 conversation). A failed or empty decision falls back to the mind's own
 fallback, else the routine (game/sim/routine.py), and says so.
 
-Minds think ahead: ``settings.lookahead_min`` before an action ends (three
-times that before waking: a day plan takes several calls), the next action is
+Minds think ahead: ``settings.lookahead_min`` before an action ends (twice
+that before waking: a day plan takes several calls), the next action is
 asked for (``ahead``: the mind plans as of the action's end) and held on the
 body until the current action ends, so the resident moves on at once. When an
 action ends and the mind has not answered yet, the resident follows its own
@@ -131,7 +131,7 @@ def ask_ahead(sim: Simulation, b: Body) -> bool:
         return False
     if b.not_before is not None and sim.now < b.not_before:
         return False
-    lead = timedelta(minutes=sim.settings.lookahead_min * (3 if b.asleep else 1))
+    lead = timedelta(minutes=sim.settings.lookahead_min * (2 if b.asleep else 1))
     if not sim.now < a.end <= sim.now + lead:
         return False
     sit = replace(sim.situation(b.name), plan_at=a.end, action_done=True)

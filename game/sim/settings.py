@@ -23,7 +23,10 @@ class SimSettings:
     approach_max_steps: int = 30  # the initiator stops walking to the partner after this
     min_stay_min: int = 1  # an action that ended while walking lasts this long after arrival
     behind_min: int = 10  # behind(): waiting for a decision longer than this
-    lookahead_min: int = 10  # ask for the next action this long before the current one ends
+    # Ask for the next action this long before the current one ends (twice that before
+    # waking: a day plan takes several calls). Long enough that a whole town's hour
+    # boundaries (everyone's next hour to break into steps) spread over the model's time.
+    lookahead_min: int = 20
     focus_lead_min: int = 10  # residents the player watches: their jobs as if needed this much sooner
     error_backoff_min: int = 10  # after a failed decision, no new one for this long
     path_budget_ms: float = 3.0  # realtime: A* work per step (the rest waits for the next step; lockstep: none)
