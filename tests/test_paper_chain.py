@@ -64,7 +64,11 @@ def test_an_invitation_in_conversation_becomes_attendance(chain_run):
     invites = [e for e in events if e["kind"] == "line" and e["resident"] == "Isabella Rodriguez"
                and re.search(r"party", e["text"], re.I) and e["time"] < "2023-02-14"]
     assert invites and all(e.get("source") == pv.MODEL for e in invites)
-    guests = {e["partner"] for e in invites}
+    # Whoever was invited in a conversation on day 1: by Isabella, or by a guest passing
+    # the invitation on (the model may decline: "I'm not sure I can make it").
+    told = [e for e in events if e["kind"] == "line" and re.search(r"party", e["text"], re.I)
+            and e["time"] < "2023-02-14" and e.get("partner") and e.get("source") == pv.MODEL]
+    guests = {e["partner"] for e in told} - {"Isabella Rodriguez"}
     # The guest remembers it, plans it for day 2 at the party's time and place, and comes.
     came = []
     for guest in guests:
@@ -77,7 +81,7 @@ def test_an_invitation_in_conversation_becomes_attendance(chain_run):
                     and "2023-02-14 17:00" <= e["time"] < "2023-02-14 19:00" for e in events)
         if planned and there:
             came.append(guest)
-    assert came, f"no invitee came (invited: {sorted(guests)})"
+    assert came, f"no one invited came (invited: {sorted(guests)})"
 
 
 @pytest.mark.slow

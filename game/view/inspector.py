@@ -347,7 +347,9 @@ class Inspector:
         The visitor is nobody to inspect; a resident the player plays is."""
         minds = self._minds()
         for fig, rect in reversed(self.game.drawn or []):  # the last drawn is in front
-            if rect.collidepoint(pos) and fig.slug != "visitor" and fig.name in minds:
+            tag = getattr(fig, "tag", None)  # its name label, lifted above a crowd, picks it too
+            hit = rect.collidepoint(pos) or (tag is not None and tag.rect.collidepoint(pos))
+            if hit and fig.slug != "visitor" and fig.name in minds:
                 return ("resident", fig.name)
         tile = self.game.camera.screen_to_tile(*pos)
         town = self.game.town
