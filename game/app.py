@@ -12,8 +12,10 @@ waiting for them (``leave_process``).
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import signal
 import statistics
 import sys
 import threading
@@ -109,7 +111,12 @@ def main_play(args, session=None) -> int:
             game.add_overlay(CrowdCamera(game))  # nobody walks the visitor: watch the residents
         if not headless:
             game.mouse_pos = pygame.mouse.get_pos() if pygame.mouse.get_focused() else None
-        run(game, frames=frames, headless=headless)
+        try:
+            with signals_quit():
+                run(game, frames=frames, headless=headless)
+        except Exception:
+            save_on_crash(game)  # written whole by the menu's close below, then the error is shown
+            raise
         if screenshot:
             save_screenshot(pygame.display.get_surface(), screenshot)
         if headless:
@@ -133,6 +140,46 @@ def main_play(args, session=None) -> int:
             session.close()  # mind jobs still thinking are abandoned, not waited for
         close_window()
     return 0
+
+
+CRASH_SLOT = "crash"
+
+
+def save_on_crash(game) -> None:
+    """An unexpected error stopped the game: save it to the ``crash`` slot first (the
+    menu's writer finishes it before the process ends), so nothing is lost."""
+    menu = getattr(game, "savemenu", None)
+    if menu is None or getattr(game, "session", None) is None:
+        return
+    log.exception("the game stopped on an unexpected error; saving '%s' first", CRASH_SLOT)
+    try:
+        if menu.save(CRASH_SLOT) is not None:
+            print(f"smallville: the game stopped on an error; it was saved as '{CRASH_SLOT}' "
+                  f"(smallville play --load {CRASH_SLOT})", file=sys.stderr)
+    except Exception:  # noqa: BLE001 - the error that stopped the game is the one to show
+        log.exception("saving '%s' failed", CRASH_SLOT)
+
+
+@contextlib.contextmanager
+def signals_quit():
+    """While the window runs, Ctrl+C in the terminal (SIGINT) and ``kill`` (SIGTERM) do
+    what closing the window does unasked: a QUIT event, which the window takes as a
+    signal and answers with "Save and quit" (game/window.py). Python's own SIGINT
+    handler would raise KeyboardInterrupt in the middle of a frame instead, and the
+    game would end unsaved; SDL leaves the signal to Python when Python has a handler."""
+    def post_quit(signum, frame) -> None:  # main thread, between two bytecodes: posting is safe
+        log.info("signal %s: saving and quitting", signal.Signals(signum).name)
+        pygame.event.post(pygame.event.Event(pygame.QUIT))
+
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers belong to the main thread (a test's helper thread runs no window)
+        return
+    before = {sig: signal.signal(sig, post_quit) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
 
 
 def leave_process(code: int) -> None:

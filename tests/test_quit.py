@@ -234,3 +234,64 @@ def test_quitting_with_a_model_call_in_flight_does_not_wait_for_it(tmp_path):
     assert "returned" not in out  # ended by leave_process, not by waiting for the threads
     info = read_info(tmp_path / "saves" / "continue.sqlite")  # and the save is whole
     assert info.slot == "continue" and len(info.residents) == 2
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_ctrl_c_in_the_terminal_saves_and_quits(tmp_path, sig):
+    """The real command in a process of its own, sent a real SIGINT (Ctrl+C) or SIGTERM
+    (kill): it saves 'continue' and ends cleanly, as "Save and quit" does."""
+    import signal
+    import time
+
+    from game.saves import read_info
+
+    saves = tmp_path / "saves"
+    proc = subprocess.Popen([sys.executable, str(TESTS / "sigint_worker.py"), str(saves)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()  # "ready": the town runs (a hang guard below, not a speed test)
+        assert line.strip() == "ready", proc.stderr.read()[-2000:] if proc.poll() is not None else line
+        time.sleep(0.5)  # a few frames into the game
+        proc.send_signal(getattr(signal, sig))
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err[-2000:]
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    info = read_info(saves / "continue.sqlite")  # saved whole
+    assert info.slot == "continue" and len(info.residents) == 2
+    log = (tmp_path / "logs" / "smallville.log").read_text()
+    assert f"signal {sig}: saving and quitting" in log and "saved 'continue' on quitting" in log
+
+
+def test_an_unexpected_error_in_the_game_loop_saves_the_crash_slot_first(tmp_path, monkeypatch, capsys):
+    """A bug that stops the main loop: the game is saved as 'crash' before the error is shown."""
+    from argparse import Namespace
+
+    from driving import make_session
+
+    from game import app
+    from game.saves import read_info
+
+    monkeypatch.setenv("SMALLVILLE_HOME", str(tmp_path))
+    session = make_session(agents=2)
+    calls = {"n": 0}
+    update = session.update
+
+    def buggy(dt):  # the tenth frame meets a bug
+        calls["n"] += 1
+        if calls["n"] == 10:
+            raise RuntimeError("a bug in the frame")
+        update(dt)
+
+    monkeypatch.setattr(session, "update", buggy)
+    try:
+        with pytest.raises(RuntimeError, match="a bug in the frame"):
+            app.main_play(Namespace(map=str(MAP), headless=True, frames=30, visitor_name="Alex"), session=session)
+    finally:
+        session.close()
+    saved = list(tmp_path.rglob("crash.sqlite"))
+    assert saved and read_info(saved[0]).slot == "crash"
+    assert "saved as 'crash'" in capsys.readouterr().err
