@@ -59,7 +59,7 @@ from agents.persona import load_cast
 from agents.state import Stateful
 from game import paths
 from game.saves import SaveError, SaveInfo, check_map, freeze, list_saves, load_state, map_size, no_gc, slot_path
-from game.session import play_state
+from game.session import SPEEDS, play_state
 from game.sim import SimSettings
 from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, UTTER, Job
 
@@ -332,6 +332,7 @@ def prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None = None) -
         except Exception as err:  # noqa: BLE001
             raise SaveError(f"{where} is damaged: its model accounting cannot be read ({err}); "
                             "load another save") from err
+    check_clock(parts.get("clock"), where)
     rnd = parts.get("random") or {}
     try:
         if rnd.get("python") is not None:
@@ -344,6 +345,21 @@ def prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None = None) -
     return Prepared(sim=new, minds=minds, cast=[personas[n] for n in names], town_states=scratch.object_states,
                     parts=parts, info=info, accounting=acc,
                     timings={"minds": round(t1 - t0, 4), "sim": round(t2 - t1, 4)})
+
+
+def check_clock(clock: Any, where: str) -> None:
+    """The save's clock part is one the game can run (else a SaveError naming it, before
+    anything is swapped in): a speed from the list, a pause flag."""
+    if clock is None:
+        return
+    if not isinstance(clock, dict):
+        raise SaveError(f"{where} is damaged: its clock part is not a table; load another save")
+    speed = clock.get("speed")
+    if speed is not None and (isinstance(speed, bool) or speed not in SPEEDS):
+        raise SaveError(f"{where} is damaged: its clock's speed {str(speed)[:20]!r} is not one of "
+                        f"{', '.join(map(str, SPEEDS))}; load another save")
+    if not isinstance(clock.get("paused", False), bool):
+        raise SaveError(f"{where} is damaged: its clock's pause is not true or false; load another save")
 
 
 def _py_state(s: Any) -> tuple:

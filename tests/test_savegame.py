@@ -664,3 +664,18 @@ def test_the_save_menu_reads_and_deletes_off_the_frame(window_game, monkeypatch)
     menu.delete("quick")  # gone already: a message, not a crash
     _settle(game, screen, frames=2)
     assert any(m.startswith("cannot delete quick") for m in menu.messages), menu.messages
+
+
+@pytest.mark.parametrize("clock", [{"speed": 9}, {"speed": "fast"}, {"speed": True}, {"paused": "yes"}, ["now"]])
+def test_a_hand_edited_clock_is_refused_by_name_and_the_game_is_untouched(tmp_path, small_game, clock):
+    """A speed outside the list raised a KeyError every frame after loading; now the load
+    is refused, naming the clock, and the running game goes on as it was."""
+    from game.savegame import load_into
+
+    s, good, parts, meta = small_game
+    edited = dict(parts)
+    edited["clock"] = {**parts["clock"], **clock} if isinstance(clock, dict) else clock
+    bad = tmp_path / "clock.sqlite"
+    save_state(bad, edited, meta)
+    msg = _untouched(s, lambda: load_into(s, bad))
+    assert "clock" in msg and str(bad) in msg
