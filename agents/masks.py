@@ -84,7 +84,7 @@ def tokenizer_for(llm: Any) -> Any:
         if size < 0:
             raise ValueError(f"token {token} has no piece ({size})")
         piece = buf.raw[:size]
-        attr = llama_cpp.llama_token_get_attr(vocab, token)
+        attr = llama_cpp.llama_vocab_get_attr(vocab, token)
         if attr & llama_cpp.LLAMA_TOKEN_ATTR_CONTROL or (
             attr & llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED and piece.startswith(b"<") and piece.endswith(b">")
         ):
