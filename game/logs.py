@@ -2,16 +2,44 @@
 
 The file is ``<logs>/smallville.log`` (game/paths.py: the checkout's ``logs/``
 when run from a checkout, else the per-user data folder; ``$SMALLVILLE_LOG_DIR``
-overrides), so it is the same file whatever folder the command starts in."""
+overrides), so it is the same file whatever folder the command starts in.
+
+Secrets never reach the file: every line (traces included) is redacted on the
+way out (``redact``): credentials in a URL (``user:pass@``), secret query
+parameters (``?key=``, ``api_key=``, ``token=``), anything shaped like an API
+key, and the values of the environment's own key variables."""
 from __future__ import annotations
 
 import logging
+import os
+import re
 from pathlib import Path
 
 from game import paths
+from game.savecodec import REDACTED, key_is_secret, scrub_text
 
 HANDLER_NAME = "smallville"  # our file handler, added once
 LOG_NAME = "smallville.log"
+
+
+_URL_CREDENTIALS = re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+@")
+_SECRET_PARAM = re.compile(r"(?i)([?&;\s](?:api[_-]?key|key|token|access[_-]?token|secret|password|sig|auth)=)"
+                           r"[^&\s'\"]+")
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret we can recognise replaced by ``[redacted]``."""
+    text = _URL_CREDENTIALS.sub(REDACTED + "@", text)
+    text = _SECRET_PARAM.sub(lambda m: m.group(1) + REDACTED, text)
+    for name, value in os.environ.items():  # the user's own keys, whatever their shape
+        if len(value) >= 8 and key_is_secret(name) and value in text:
+            text = text.replace(value, REDACTED)
+    return scrub_text(text)
+
+
+class RedactingFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
 
 
 def log_file() -> Path:
@@ -34,7 +62,7 @@ def setup_logging(level: int = logging.INFO) -> Path:
             handler: logging.Handler = logging.FileHandler(target, encoding="utf-8")
         except OSError:
             handler = logging.NullHandler()
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         handler.set_name(HANDLER_NAME)
         root.addHandler(handler)
     root.setLevel(level)
