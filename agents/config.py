@@ -352,3 +352,39 @@ def load_config(
         return ModelConfig(**values)
     except TypeError as err:  # pragma: no cover - _from_mapping filters names
         raise ConfigError(str(err)) from None
+
+
+def load_config_for_saved(
+    saved: Mapping[str, Any] | None,
+    given: Mapping[str, Any],
+    *,
+    suggest: tuple[str, ...] = ("model", "seed", "temperature"),
+    env: Mapping[str, str] | None = None,
+    toml_path: str | os.PathLike | None = SETTINGS_FILE,
+) -> tuple[ModelConfig, str | None]:
+    """The configuration for reading a save or a run folder whose ``config`` part is
+    ``saved``. What comes from a file is data, never authority: the user's flags
+    (``given``), environment and settings file decide as always; the save only
+    suggests the settings named in ``suggest`` that the user left unset, and never an
+    endpoint. A model the save ran on its own server (its ``api_base``, not the
+    user's) is not suggested either: the user's key would go to that server, or
+    the model's name to the user's provider. Returns (config, note): the note says
+    what of the save was not followed, for the caller to show."""
+    env = os.environ if env is None else env
+    saved = dict(saved or {})
+    given = {k: v for k, v in given.items() if v is not None}
+    user_set = set(given) | set(_from_env(env)) | set(_from_toml(toml_path))
+    mine = load_config(given, env=env, toml_path=toml_path)
+    overrides = dict(given)
+    note = None
+    for key in suggest:
+        value = saved.get(key)
+        if value is None or key in user_set:
+            continue
+        if key == "model" and saved.get("api_base") and saved.get("api_base") != mine.api_base:
+            note = (f"the save was made with {value} on its own server; using your model configuration "
+                    f"({mine.model}). --model and --api-base choose another")
+            continue
+        overrides[key] = value
+    return load_config(overrides, env=env, toml_path=toml_path), note
+

@@ -30,7 +30,7 @@ from typing import Any, Callable, Sequence
 
 from tqdm import tqdm
 
-from agents.config import ConfigError
+from agents.config import ConfigError, load_config_for_saved
 from agents.llm import Gateway, load_config
 from agents.persona import CastError, load_cast
 from game import paths, runstats
@@ -432,15 +432,15 @@ def resume_sim(args, *, gateway: Any = None, embedder: Any = None, progress: boo
     personas = select_residents(cast, None, names)
     saved_cfg = dict(parts.get("config") or {})
     if gateway is None:
-        given = {k: v for k, v in vars(args).items() if v is not None}
-        overrides = {k: v for k, v in saved_cfg.items() if k in ("model", "api_base", "seed", "temperature",
-                                                                   "planning", "budget") and k not in given}
-        overrides.update({k: given[k] for k in ("model", "api_base", "concurrency", "cache", "planning", "budget")
-                          if k in given})
-        try:
-            config = load_config(overrides)
+        given = {k: v for k, v in vars(args).items()
+                 if v is not None and k in ("model", "api_base", "concurrency", "cache", "planning", "budget")}
+        try:  # the run suggests its model and settings where the user set none, never its server
+            config, note = load_config_for_saved(saved_cfg, given,
+                                                 suggest=("model", "seed", "temperature", "planning", "budget"))
         except ConfigError as err:
             raise UserError(str(err)) from None
+        if note:
+            print(f"smallville sim: {note}", file=sys.stderr)
         gateway = Gateway(config)
     config = getattr(gateway, "config", None)
     print(

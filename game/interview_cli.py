@@ -26,7 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
-from agents.config import ConfigError
+from agents.config import ConfigError, load_config_for_saved
 from agents.embeddings import make_embedder
 from agents.interview import respond
 from agents.llm import Gateway, load_config
@@ -120,16 +120,17 @@ def _cast_of(saved: SavedGame, default_map: str | Path) -> dict[str, Any]:
 
 
 def _gateway(args: Any, parts: dict[str, Any]) -> Gateway:
-    """The model the flags name, else the one the save was made with."""
-    saved = dict(parts.get("config") or {})
+    """The user's model configuration; the save only suggests its model where the user set
+    none, and never its server (agents/config.py ``load_config_for_saved``)."""
     flags = ("model", "api_base", "concurrency", "cache", "grounded", "planning")
     given = {k: v for k, v in vars(args).items() if v is not None and k in flags}
-    overrides = {k: v for k, v in saved.items() if k in ("model", "api_base", "seed", "temperature") and k not in given}
-    overrides.update(given)
     try:
-        return Gateway(load_config(overrides))
+        config, note = load_config_for_saved(parts.get("config"), given)
     except ConfigError as err:
         raise UserError(str(err)) from None
+    if note:
+        print(f"smallville: {note}", file=sys.stderr)
+    return Gateway(config)
 
 
 def new_save_path(save: Path, suffix: str) -> Path:

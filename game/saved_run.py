@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agents.config import ConfigError, ModelConfig
+from agents.config import ConfigError, ModelConfig, load_config_for_saved
 from agents.embeddings import make_embedder
 from agents.llm import Gateway, load_config
 from agents.mind import Mind
@@ -159,16 +160,14 @@ def model_setup(args: Any, tg: Target, gateway: Any, embedder: Any,
     """(gateway, embedder, config) for the interviews and the memory judge."""
     config = getattr(gateway, "config", None)
     if gateway is None and need_model:
-        saved = dict((tg.parts or {}).get("config") or {})
         given = {k: v for k, v in vars(args).items()
                  if v is not None and k in ("model", "api_base", "concurrency", "cache", "grounded", "planning")}
-        overrides = {k: v for k, v in saved.items()
-                     if k in ("model", "api_base", "seed", "temperature") and k not in given}
-        overrides.update(given)
         try:
-            config = load_config(overrides)
+            config, note = load_config_for_saved((tg.parts or {}).get("config"), given)
         except ConfigError as err:
             raise UserError(str(err)) from None
+        if note:
+            print(f"smallville: {note}", file=sys.stderr)
         gateway = Gateway(config)
     if embedder is None and tg.parts is not None:
         try:

@@ -134,3 +134,50 @@ def test_the_default_settings_file_is_found_from_any_folder(tmp_path, monkeypatc
     assert load_config(env={}).model == "ollama/from-here"  # the working folder's file wins
     # The default embedding cache is the home's, whatever the folder.
     assert Path(load_config(env={}).embedding_cache or "") == home_dir / ".cache" / "embeddings.sqlite"
+
+
+def test_a_save_suggests_its_model_but_never_its_server():
+    """What comes from a file is data: a save made on someone's server (its api_base)
+    neither sends the user's key there nor names the model for the user's provider."""
+    from agents.config import EMBEDDED_MODEL, load_config_for_saved
+
+    env = {"OPENAI_API_KEY": "sk-user-key-not-for-strangers"}
+    stranger = {"model": "openai/served", "api_base": "http://127.0.0.1:9/v1", "seed": 7, "temperature": 0.2}
+    config, note = load_config_for_saved(stranger, {}, env=env, toml_path=None)
+    assert config.api_base is None and config.model == EMBEDDED_MODEL  # the user's own (the default here)
+    assert config.seed == 7 and config.temperature == 0.2  # harmless settings are still suggested
+    assert note and "its own server" in note and "127.0.0.1" not in note
+    # the user's flags and environment always win, the endpoint included
+    config, _ = load_config_for_saved(stranger, {"model": "ollama/qwen2.5:7b"}, env=env, toml_path=None)
+    assert config.model == "ollama/qwen2.5:7b" and config.api_base is None
+    config, _ = load_config_for_saved(stranger, {}, env={**env, "SMALLVILLE_MODEL": "openai/mine",
+                                                         "SMALLVILLE_API_BASE": "http://127.0.0.1:8/v1"},
+                                      toml_path=None)
+    assert (config.model, config.api_base) == ("openai/mine", "http://127.0.0.1:8/v1")
+    # a save with no server of its own (a hosted model, the embedded one) suggests its model
+    config, note = load_config_for_saved({"model": "gpt-4o-mini"}, {}, env=env, toml_path=None)
+    assert config.model == "gpt-4o-mini" and config.api_base is None and note is None
+    # a save made on the user's own server suggests its model there
+    mine = {"SMALLVILLE_API_BASE": "http://127.0.0.1:8/v1"}
+    config, note = load_config_for_saved({"model": "openai/x", "api_base": "http://127.0.0.1:8/v1"}, {}, env=mine,
+                                         toml_path=None)
+    assert (config.model, config.api_base, note) == ("openai/x", "http://127.0.0.1:8/v1", None)
+
+
+def test_interviewing_a_strangers_save_uses_the_users_configuration(monkeypatch, capsys):
+    from argparse import Namespace
+
+    from agents.config import EMBEDDED_MODEL
+    from game.interview_cli import _gateway
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-user-key-not-for-strangers")
+    for k in ("SMALLVILLE_MODEL", "SMALLVILLE_API_BASE"):
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.chdir("/")  # no smallville.toml of the checkout's
+    parts = {"config": {"model": "openai/served", "api_base": "http://127.0.0.1:9/v1"}}
+    gw = _gateway(Namespace(model=None, api_base=None), parts)
+    try:
+        assert gw.config.api_base is None and gw.config.model == EMBEDDED_MODEL
+    finally:
+        gw.close() if callable(getattr(gw, "close", None)) else None
+    assert "its own server" in capsys.readouterr().err
