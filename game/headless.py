@@ -379,6 +379,7 @@ def main_sim(args) -> int:
     except ConfigError as err:
         raise UserError(str(err)) from None
     out = Path(args.out) if args.out else paths.runs_dir() / datetime.now().strftime("%Y%m%d-%H%M%S")
+    refuse_a_used_folder(out)
     print(
         f"smallville sim: {len(personas)} residents, {start:%Y-%m-%d %H:%M} + {args.hours:g} h, "
         f"model {config.model}, seed {args.seed} -> {out}",
@@ -390,6 +391,18 @@ def main_sim(args) -> int:
         seed=args.seed, autosave_min=getattr(args, "autosave_min", AUTOSAVE_MIN), sim_settings=sim_settings,
     )
     return 130 if result.interrupted else 0
+
+
+RUN_FILES = ("events.jsonl", "llm_calls.jsonl", "recording.jsonl", "timeline.md", "summary.json", "saves")
+
+
+def refuse_a_used_folder(out: Path) -> None:
+    """A new run never writes over another one: its files would be truncated while its
+    saves were rotated away. UserError naming the folder and what to do instead."""
+    used = [name for name in RUN_FILES if (out / name).exists()]
+    if used:
+        raise UserError(f"{out} already holds a run ({', '.join(used[:3])}); continue it with "
+                        f"`smallville sim --resume {out} --hours N`, or give --out a new folder")
 
 
 # ---------------------------------------------------------------------------- resuming

@@ -159,6 +159,24 @@ def test_main_sim_cli_with_unknown_resident(tmp_path, monkeypatch, capsys):
     assert "Known residents: Isabella Rodriguez" in capsys.readouterr().err
 
 
+@needs_map
+def test_sim_refuses_an_out_folder_that_holds_a_run(tmp_path, monkeypatch, capsys):
+    """--out on an earlier run's folder truncated its events and rotated its saves away:
+    refused by name, with what to do instead, and the old run left as it was."""
+    from smallville.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    run = tmp_path / "runs" / "old"
+    (run / "saves").mkdir(parents=True)
+    (run / "events.jsonl").write_text('{"kind": "action"}\n')
+    code = main(["sim", "--map", str(MAP), "--agents", "1", "--hours", "0.1", "--model", "scripted/competent",
+                 "--out", str(run)])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert str(run) in err and "--resume" in err and "already holds a run" in err
+    assert (run / "events.jsonl").read_text() == '{"kind": "action"}\n'
+
+
 # ---------------------------------------------------------------------------- the real model
 
 
