@@ -94,7 +94,16 @@ def _cut_off(text: str | None) -> bool:
 
 
 def validate_answer(schema: type[T], text: str | None) -> T:
-    """Parse leniently and validate; raises ValueError with a short, model-readable reason."""
+    """Parse leniently and validate; raises ValueError with a short, model-readable reason,
+    whatever the answer holds (a thousand brackets deep, a number too big for a float)."""
+    try:
+        return _validate(schema, text)
+    except (RecursionError, OverflowError, TypeError, UnicodeError) as err:
+        raise ValueError(f"the answer could not be read ({type(err).__name__}); "
+                         "answer again with a short, flat JSON object") from None
+
+
+def _validate(schema: type[T], text: str | None) -> T:
     if _cut_off(text):
         raise ValueError("the JSON was cut off before it ended; answer again, much more briefly")
     try:

@@ -87,6 +87,31 @@ def test_garbage_then_valid_is_retried_with_the_error_shown():
     assert "not valid" in retry_messages[-1]["content"]
 
 
+@pytest.mark.parametrize("answer", [
+    "[" * 100_000 + "]" * 100_000,                      # a thousand brackets and far more deep
+    '{"rating": ' + "[" * 5000 + "7" + "]" * 5000 + "}",
+    '{"rating": 1e999999}',                                # a number past any float
+    '{"rating": "' + "x" * 2_000_000 + '"}',             # two megabytes in one field
+])
+def test_any_answer_however_deep_or_large_ends_validated_or_a_marked_fallback(answer):
+    from agents.answers import validate_answer
+
+    with pytest.raises(ValueError):
+        validate_answer(Rating, answer)
+    gw = make_gateway(lambda p, m, s: answer)
+    assert ask(gw) is FALLBACK and gw.accounting.records()[0].error == "invalid"
+
+    class Hit:  # the same answer as a cache hit (the gateway validates hits too): no crash either
+        def get(self, key):
+            return {"content": answer, "prompt_tokens": 1, "completion_tokens": 1}
+
+        def put(self, *a, **k):
+            return None
+
+    gw.cache = Hit()
+    assert ask(gw) is FALLBACK
+
+
 def test_garbage_twice_uses_fallback():
     gw = make_gateway(lambda p, m, s: "blah")
     assert ask(gw) is FALLBACK
