@@ -134,7 +134,13 @@ def _gateway(args: Any, parts: dict[str, Any]) -> Gateway:
 
 
 def new_save_path(save: Path, suffix: str) -> Path:
+    """``<save>-<suffix>.sqlite`` beside the save, or ``-<suffix>-2``, ``-3``, ... when an
+    earlier one is there: a new interview never overwrites the last one's save."""
     out = save.with_name(f"{save.stem}-{suffix}.sqlite")
+    n = 2
+    while out.exists():
+        out = save.with_name(f"{save.stem}-{suffix}-{n}.sqlite")
+        n += 1
     return out
 
 

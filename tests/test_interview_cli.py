@@ -126,6 +126,18 @@ def test_remember_writes_a_new_save(save):
     assert info.residents == NAMES or sorted(info.residents) == sorted(NAMES)
 
 
+def test_a_second_interview_never_overwrites_the_first_ones_save(save, capsys):
+    q = ["I am a reporter from the Ville Times. Can I write about your physics?"]
+    assert run(args(save, question=q, remember=True))[0] == 0
+    before = {p: p.read_bytes() for p in save.parent.glob("town-interviewed*.sqlite")}
+    assert before
+    capsys.readouterr()
+    rc, _, _ = run(args(save, question=["And what about Klaus?"], remember=True))
+    assert rc == 0 and all(p.read_bytes() == b for p, b in before.items())  # earlier interviews' saves untouched
+    new = set(save.parent.glob("town-interviewed*.sqlite")) - set(before)
+    assert len(new) == 1 and next(iter(new)).name in capsys.readouterr().err  # a new file, named
+
+
 def test_whisper_queues_the_thought_in_a_new_save_that_loads(save):
     whisper = "You are going to run against Sam in the upcoming election"
     rc, out, _ = run(args(save, agent="Klaus Mueller", whisper=whisper))
