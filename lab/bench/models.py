@@ -20,9 +20,16 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from agents import local_model as lm
+from agents import masks
+from agents.answers import compact_schema
 from agents.config import load_config
+from agents.converse import Line
+from agents.decompose import steps_schema
 from agents.embeddings import LocalEmbedder
+from agents.grounding import choice_schema
 from agents.llm import Gateway
+from agents.perceive import importance_schema
+from agents.plan import day_plan_schema, slots_schema
 from lab.bench.measure import Context, Skipped
 
 _SUBJECTS = [
@@ -79,8 +86,92 @@ def weights_speed(calls: int) -> dict[str, Any]:
             "f16_speedup": round(med["shipped"] / med["f16"], 2)}
 
 
+_PLACES = ("Hobbs Cafe:cafe:counter", "Hobbs Cafe:cafe:kitchen", "Johnson Park:park:bench",
+           "Oak Hill College:library:desk", "home:main room:bed")
+
+
+def _structured_calls(i: int) -> list[tuple[Any, str, int]]:
+    """Round ``i`` of the minds' kinds of structured call (their own schemas): a day plan's
+    slots, a full day plan, steps at objects, importance ratings, a line, a fact chosen.
+    A new prompt each round (llama.cpp would reuse a repeated prompt's reading)."""
+    who = _PEOPLE[i % len(_PEOPLE)]
+    s = [_SUBJECTS[(i + k) % len(_SUBJECTS)] for k in range(4)]
+    return [
+        (slots_schema(("07:00", "07:30", "08:00", "12:00")), f"{who}. Today: {s[0]}. What do they do at 07:00, "
+         "07:30, 08:00 and 12:00? A few words each.", 200),
+        (day_plan_schema(_PLACES, _HOURS), f"{who}. Yesterday: {s[1]}. The plan for today, 5 to 8 items.", 400),
+        (steps_schema(("counter", "oven", "table"), 4, 2), f"{who}. Split '{s[2]}' into 5-15 minute steps.", 160),
+        (importance_schema(3), f"Rate each from 1 (mundane) to 10 (poignant): {s[0]}; {s[1]}; {s[3]}.", 30),
+        (Line, f"{who} meets Klaus at the cafe, thinking of {s[3]}. What does {who.split()[0]} say?", 80),
+        (choice_schema(4), f"Which matters most now? 1 {s[0]} 2 {s[1]} 3 {s[2]} 4 {s[3]}.", 20),
+    ]
+
+
+def masks_speed(rounds: int) -> dict[str, Any]:
+    """The same structured calls through llguidance's token masks and through llama.cpp's
+    GBNF grammar (two instances of the weights the game runs, alternating which goes
+    first): writing tokens/s for each (completion tokens over the call's time less its
+    prompt reading, from llama.cpp's own counters), their ratio, seconds per round of
+    calls, the answers that fit the schema, and the mask's own cost per token."""
+    import llama_cpp  # lazy: llama.cpp loads native code
+
+    if masks.llguidance is None:
+        return {"masks_note": masks.MISSING_REASON}
+    path = lm.runtime_gguf(lm.find_gguf())
+    models = {"masks": lm.LocalModel(path=path, engine="llguidance"), "gbnf": lm.LocalModel(path=path, engine="gbnf")}
+    tokens = {k: 0 for k in models}
+    writing = {k: 0.0 for k in models}
+    total = {k: 0.0 for k in models}
+    valid = {k: 0 for k in models}
+    mask_ms: list[float] = []
+    n = 0
+    try:
+        for i in range(rounds + 1):  # the first round warms both up (grammars, the tokenizer)
+            order = list(models.items()) if i % 2 else list(models.items())[::-1]
+            for schema, prompt, max_tokens in _structured_calls(i):
+                n += bool(i)
+                for name, m in order:
+                    ctx = m.load()._ctx.ctx
+                    llama_cpp.llama_perf_context_reset(ctx)
+                    t = time.monotonic()
+                    out = m.chat([{"role": "user", "content": prompt}], schema=compact_schema(schema),
+                                 max_tokens=max_tokens, temperature=0.7, seed=i)
+                    dt = time.monotonic() - t
+                    if not i:
+                        continue
+                    prompt_s = llama_cpp.llama_perf_context(ctx).t_p_eval_ms / 1000.0
+                    tokens[name] += int(out["usage"]["completion_tokens"])
+                    writing[name] += max(1e-6, dt - prompt_s)
+                    total[name] += dt
+                    try:
+                        schema.model_validate_json(out["choices"][0]["message"]["content"])
+                        valid[name] += 1
+                    except ValueError:
+                        pass
+                    if name == "masks":
+                        mask_ms.extend(m.last_mask_ms)
+    finally:
+        for m in models.values():
+            m.close()
+    tps = {k: tokens[k] / writing[k] for k in models}
+    mask_ms.sort()
+    return {
+        "masks_calls": n,
+        "masks_tokens_per_s": round(tps["masks"], 1),
+        "gbnf_tokens_per_s": round(tps["gbnf"], 1),
+        "masks_writing_speedup": round(tps["masks"] / tps["gbnf"], 2),
+        "masks_round_s": round(total["masks"] / max(1, rounds), 2),
+        "gbnf_round_s": round(total["gbnf"] / max(1, rounds), 2),
+        "masks_calls_speedup": round(total["gbnf"] / total["masks"], 2),
+        "masks_valid": f"{valid['masks']}/{n}",
+        "gbnf_valid": f"{valid['gbnf']}/{n}",
+        "mask_ms_median": round(statistics.median(mask_ms), 3) if mask_ms else None,
+        "mask_ms_p99": round(mask_ms[min(len(mask_ms) - 1, int(0.99 * len(mask_ms)))], 3) if mask_ms else None,
+    }
+
+
 def bench_models(calls: int = 10, sentences: int = 200, model: str | None = None,
-                 long_calls: int = 2, weight_calls: int = 5) -> dict[str, Any]:
+                 long_calls: int = 2, weight_calls: int = 5, mask_rounds: int = 3) -> dict[str, Any]:
     """Medians over ``calls`` short structured calls (an importance rating), ``long_calls``
     day plans (5-8 items, ~150 tokens: the decoding speed) and ``sentences`` embeddings.
 
@@ -88,7 +179,8 @@ def bench_models(calls: int = 10, sentences: int = 200, model: str | None = None
     tokens / latency of the short calls), "total_tokens_per_s" (prompt + completion),
     "median_prompt_tokens", "median_completion_tokens", "plan_latency_s", "decode_tokens_per_s",
     "fallbacks", "embedding_model", "embedding_load_s", "embeddings_per_s"}, and for the
-    embedded model the float16 copy against the shipped weights (``weights_speed``).
+    embedded model the float16 copy against the shipped weights (``weights_speed``) and
+    token masks against llama.cpp's grammar (``masks_speed``).
     """
     cfg = load_config(env={}, toml_path=None)
     if model:
@@ -150,6 +242,8 @@ def bench_models(calls: int = 10, sentences: int = 200, model: str | None = None
     out["fallbacks"] = gw.accounting.counts()["fallback"]
     if cfg.is_embedded and weight_calls:
         out.update(weights_speed(weight_calls))
+    if cfg.is_embedded and mask_rounds:
+        out.update(masks_speed(mask_rounds))
 
     texts = [f"{_SUBJECTS[i % len(_SUBJECTS)]} at {i % 24:02d}:00 on day {i}" for i in range(sentences)]
     with tempfile.TemporaryDirectory() as tmp:
@@ -178,7 +272,7 @@ def bench_models_figures(ctx: Context) -> dict:
     if missing:
         raise Skipped(f"the embedded model is not installed ({', '.join(missing)} missing)")
     return bench_models(calls=ctx.n(10, 3), sentences=ctx.n(200, 40), long_calls=ctx.n(3, 1),
-                        weight_calls=ctx.n(7, 1))
+                        weight_calls=ctx.n(7, 1), mask_rounds=ctx.n(4, 1))
 
 
 if __name__ == "__main__":
