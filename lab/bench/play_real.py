@@ -178,6 +178,7 @@ class _Sampler:
         self.holding: Counter = Counter()
         self.late: list[int] = []
         self.late_names: Counter = Counter()
+        self.morning_done: tuple[float, Any] | None = None  # (wall, sim time) when the morning was planned
 
     def tick(self, now: float) -> None:
         if now < self.next_at:
@@ -191,6 +192,8 @@ class _Sampler:
                     into.append(float(v))
             self.limited.append(bool(getattr(status, "limited", False)))
             self.holding.update(getattr(status, "holding", None) or [])
+            if self.morning_done is None and not getattr(status, "planning", 0):
+                self.morning_done = (now, self.session.now)
         late = _call(self.session.sim, "late", minutes=LATE_MIN)
         if late is not None:
             self.late.append(len(late))
@@ -291,6 +294,12 @@ def _phase(ctx: Context, screen: Any, renderer: Any, instances: int, seconds: fl
             f"chats_lost{tag}": sum(1 for a in visitor.asked if a.get("lost")),
             f"model_led_share{tag}": runstats.share_of_all(led),
             f"pace_reached{tag}": _r(sim_min / wall if wall else None),
+            # The new game's first minutes: the clock waits while every awake resident plans
+            # the morning; then the pace the minds keep up (capped by the chosen speed).
+            f"morning_planned_s{tag}": _r(sampler.morning_done[0] - t0) if sampler.morning_done else None,
+            f"pace_after_morning{tag}": _r((session.now - sampler.morning_done[1]).total_seconds() / 60.0
+                                           / (t_end - sampler.morning_done[0]))
+            if sampler.morning_done and t_end > sampler.morning_done[0] + 1 else None,
             f"pace_chosen{tag}": _r(float(chosen if isinstance(chosen, (int, float)) else SPEEDS[session.speed])),
             f"pace_status_reached_median{tag}": _r(statistics.median(sampler.reached)) if sampler.reached else None,
             f"pace_limited_share{tag}": _r(sum(sampler.limited) / len(sampler.limited)) if sampler.limited else None,
