@@ -430,9 +430,14 @@ class ModelPool:
     25 minds queue at once run side by side, one per instance. When every
     instance is busy, a freed one goes to the waiting call with the lowest rank
     (agents/priority.py: the player's reply first, then the earliest deadline),
-    not to whoever came first."""
+    not to whoever came first.
 
-    def __init__(self, size: int = 1, make=LocalModel) -> None:
+    One more instance is kept free for the player (``reserve``): an urgent call
+    (a reply the player waits for) never waits for a resident's call already being
+    written, which can take seconds (a day plan). It is made on the first urgent
+    call that finds every instance busy, and serves urgent calls only."""
+
+    def __init__(self, size: int = 1, make=LocalModel, reserve: bool = True) -> None:
         self.size = max(1, int(size))
         self._make = make
         self._cond = threading.Condition()
@@ -440,6 +445,9 @@ class ModelPool:
         self._waiters: list[list] = []  # a heap of [rank, seq, instance or None]
         self._seq = itertools.count()
         self._all: list[Any] = []
+        self.reserve = reserve
+        self._reserved: Any = None  # the player's instance, once made
+        self._reserved_free = True
         self._busy_s = 0.0  # seconds instances spent answering, summed over instances
         self._busy_lock = threading.Lock()
 
@@ -464,7 +472,13 @@ class ModelPool:
                 inst = self._make()
                 self._all.append(inst)
                 return inst
-            me = [priority.current(), next(self._seq), None]
+            rank = priority.current()
+            if self.reserve and priority.is_urgent(rank) and self._reserved_free:
+                if self._reserved is None:
+                    self._reserved = self._make()
+                self._reserved_free = False
+                return self._reserved
+            me = [rank, next(self._seq), None]
             heapq.heappush(self._waiters, me)
             limit = timeout if timeout and timeout > 0 else None
             if not self._cond.wait_for(lambda: me[2] is not None, timeout=limit):
@@ -476,7 +490,13 @@ class ModelPool:
     def _give(self, inst) -> None:
         """An instance is free: to the lowest-ranked waiting call, else back to the idle list."""
         with self._cond:
-            if self._waiters:
+            if inst is self._reserved and inst is not None:  # the player's: to a waiting urgent call only
+                if self._waiters and priority.is_urgent(self._waiters[0][0]):
+                    heapq.heappop(self._waiters)[2] = inst
+                    self._cond.notify_all()
+                else:
+                    self._reserved_free = True
+            elif self._waiters:
                 heapq.heappop(self._waiters)[2] = inst
                 self._cond.notify_all()
             else:
@@ -510,7 +530,7 @@ class ModelPool:
             self._give(inst)
 
     def close(self) -> None:
-        for inst in list(self._all):
+        for inst in list(self._all) + ([self._reserved] if self._reserved is not None else []):
             inst.close()
 
 

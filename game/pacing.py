@@ -32,7 +32,7 @@ class PaceStatus:
     lag_min: float  # the longest wait for a decision (sim minutes)
     holding: list[str] = field(default_factory=list)  # residents the clock waits for, the latest first
     limited: bool = False  # the minds set the pace now (below the chosen speed)
-    planning: int = 0  # residents still waiting for their first decision of the game
+    planning: int = 0  # residents with no action yet: waiting for their first decision of the game
 
 
 class Pacer:
@@ -88,8 +88,7 @@ class Pacer:
         self._window_s = self._window_min = 0.0
 
     def status(self, chosen: float, sim: Any) -> PaceStatus:
-        planning = sum(1 for b in sim.bodies.values()
-                       if not b.visitor and b.action is None and b.waiting_since is not None)
+        planning = sum(1 for b in sim.bodies.values() if not b.visitor and not b.controlled and b.action is None)
         return PaceStatus(pace=self.pace, chosen=chosen, reached=round(self.reached(), 3), lag_min=round(self.lag, 2),
                           holding=list(self.holding), limited=self.pace == "minds" and self.factor_now < 1.0,
                           planning=planning)

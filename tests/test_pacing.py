@@ -140,7 +140,7 @@ def test_a_freed_model_instance_goes_to_the_lowest_ranked_call():
                 gate.wait(10)  # holds the only instance until everyone queues
             return {"who": messages}
 
-    model = ModelPool(1, make=Instance)
+    model = ModelPool(1, make=Instance, reserve=False)  # the ranked hand-out alone (the reserve: below)
     served: list[str] = []
     lock = threading.Lock()
 
@@ -441,3 +441,45 @@ def test_a_resident_asked_again_later_does_not_stop_the_clock(display):
         assert session.now - start > timedelta(minutes=10) and len(isa.asked) >= 2
     finally:
         session.close()
+
+
+def test_a_reply_never_waits_for_a_residents_call_being_written():
+    """Every instance busy writing a resident's call (a day plan takes seconds): the player's
+    call gets the instance kept for the player at once; town calls never use it."""
+    gate = threading.Event()
+    made = []
+
+    class Instance:
+        def __init__(self):
+            made.append(self)
+
+        def chat(self, messages, timeout=None, **kw):
+            if messages == "day plan":
+                gate.wait(10)  # a long call in progress
+            return {"who": messages, "by": made.index(self)}
+
+        def close(self):
+            pass
+
+    model = ModelPool(1, make=Instance)
+    town = threading.Thread(target=lambda: model.chat("day plan"))
+    town.start()
+    for _ in range(5000):
+        if model.instances == 1:
+            break
+        time.sleep(0.001)
+    with priority.ranked(priority.urgent()):
+        got = model.chat("reply")  # does not wait for the day plan
+    assert got["by"] == 1 and len(made) == 2
+    other = []
+    waiter = threading.Thread(target=lambda: other.append(model.chat("town call")))
+    waiter.start()
+    for _ in range(5000):
+        if model.waiting() == 1:
+            break
+        time.sleep(0.001)
+    assert model.waiting() == 1 and not other  # the player's instance is free, yet a town call waits
+    gate.set()
+    town.join(5)
+    waiter.join(5)
+    assert other and other[0]["by"] == 0
