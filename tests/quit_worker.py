@@ -27,17 +27,30 @@ sys.path[:0] = [str(HERE.parent), str(HERE)]
 SLOW_S = 300.0
 
 
-def main() -> None:
-    saves = Path(sys.argv[1])
+def play(saves: Path, answers, **gateway_kw) -> int:
+    """The real `smallville play` on the Ville with two residents whose model answers with
+    ``answers(purpose, messages, schema)``; the game's saves/ and logs/ go beside ``saves``.
+    Returns the command's exit code (tests/sigint_worker.py runs it too)."""
     os.chdir(saves.parent)
-    os.environ["SMALLVILLE_HOME"] = str(saves.parent)  # the game's saves/ and logs/ go here
-    import pygame
+    os.environ["SMALLVILLE_HOME"] = str(saves.parent)
     from fakes import HashEmbedder, make_gateway
-    from scripted_minds import plausible
 
     from game import app
     from game.session import Session
     from smallville.cli import main as smallville
+
+    def session_for(args, map_path, visitor_name):
+        gw = make_gateway(answers, via_litellm=False, **gateway_kw)
+        return Session.create(map_path, agents=2, gateway=gw, embedder=HashEmbedder(64), visitor_name=visitor_name)
+
+    app.build_session = session_for  # the scripted town instead of the embedded model's
+    sys.argv = ["smallville", "play", "--visitor-name", "Alex"]
+    return smallville()
+
+
+def main() -> None:
+    import pygame
+    from scripted_minds import plausible
 
     started = threading.Event()
 
@@ -53,13 +66,7 @@ def main() -> None:
         print("answered", flush=True)
         return plausible(purpose, messages, schema)
 
-    def session_for(args, map_path, visitor_name):
-        gw = make_gateway(stuck, via_litellm=False, timeout=SLOW_S, deadline=2 * SLOW_S, retries=0)
-        return Session.create(map_path, agents=2, gateway=gw, embedder=HashEmbedder(64), visitor_name=visitor_name)
-
-    app.build_session = session_for  # the scripted town instead of the embedded model's
-    sys.argv = ["smallville", "play", "--visitor-name", "Alex"]
-    code = smallville()
+    code = play(Path(sys.argv[1]), stuck, timeout=SLOW_S, deadline=2 * SLOW_S, retries=0)
     print(f"returned {code}", flush=True)  # only when nothing was left thinking
     sys.exit(code)
 

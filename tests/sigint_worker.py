@@ -22,15 +22,8 @@ sys.path[:0] = [str(HERE.parent), str(HERE)]
 
 
 def main() -> None:
-    saves = Path(sys.argv[1])
-    os.chdir(saves.parent)
-    os.environ["SMALLVILLE_HOME"] = str(saves.parent)  # the game's saves/ and logs/ go here
-    from fakes import HashEmbedder, make_gateway
+    from quit_worker import play
     from scripted_minds import plausible
-
-    from game import app
-    from game.session import Session
-    from smallville.cli import main as smallville
 
     answered = threading.Event()
 
@@ -40,13 +33,7 @@ def main() -> None:
             print("ready", flush=True)
         return plausible(purpose, messages, schema)
 
-    def session_for(args, map_path, visitor_name):
-        gw = make_gateway(answers, via_litellm=False)
-        return Session.create(map_path, agents=2, gateway=gw, embedder=HashEmbedder(64), visitor_name=visitor_name)
-
-    app.build_session = session_for  # the scripted town instead of the embedded model's
-    sys.argv = ["smallville", "play", "--visitor-name", "Alex"]
-    sys.exit(smallville())
+    sys.exit(play(Path(sys.argv[1]), answers))
 
 
 if __name__ == "__main__":

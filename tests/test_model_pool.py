@@ -9,7 +9,7 @@ import time
 import pytest
 
 from agents import local_model
-from agents.local_model import ModelPool, default_instances
+from agents.local_model import LocalModel, ModelPool, default_instances
 
 
 class SlowInstance:
@@ -104,7 +104,7 @@ def test_headless_runs_get_every_core_and_the_window_keeps_one(monkeypatch):
 @pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_two_real_instances_answer_side_by_side():
-    pool = ModelPool(2)
+    pool = ModelPool(2, make=LocalModel)
     schema = {"type": "object", "properties": {"rating": {"type": "integer", "minimum": 1, "maximum": 10}},
               "required": ["rating"]}
     results: list = []
