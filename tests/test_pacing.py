@@ -39,6 +39,16 @@ def run_frames(game, n):
     run(game, frames=n, headless=True, paced=False)
 
 
+def run_until(game, session, done, rounds=200, frames=2):
+    """Frames of the real loop, the minds given time between them, until ``done()``."""
+    for _ in range(rounds):
+        run_frames(game, frames)
+        session.pool.wait(1)
+        if done():
+            return True
+    return done()
+
+
 def build_game(display, minds, pool, pace="minds", names=None, start=None):
     from game.app import Game
     from game.session import Session
@@ -261,11 +271,7 @@ def test_the_clock_waits_for_a_late_mind_then_catches_up(display):
         hud = "\n".join(t for t, _ in game.hud.compose())
         assert "clock waits" in hud
         gate.set()
-        for _ in range(100):
-            run_frames(game, 5)
-            session.pool.wait(1)
-            if session.now - start > timedelta(minutes=30):
-                break
+        run_until(game, session, lambda: session.now - start > timedelta(minutes=30), rounds=100, frames=5)
         assert session.now - start > timedelta(minutes=30)  # caught up: the clock runs again
         assert session.pace_status().reached > 0
     finally:
@@ -297,11 +303,7 @@ def test_the_next_action_is_decided_ahead_and_starts_on_the_dot(display):
     try:
         session.set_speed(3)
         sim = session.sim
-        for _ in range(400):
-            run_frames(game, 2)
-            session.pool.wait(1)
-            if len(isa.asked) >= 3:
-                break
+        run_until(game, session, lambda: len(isa.asked) >= 3, rounds=400)
         ahead = [s for s in isa.asked if s.plan_at is not None]
         assert ahead, "no decision was asked ahead"
         for s in ahead:
@@ -325,11 +327,7 @@ def test_an_action_that_ends_while_the_mind_thinks_gives_way_to_the_plan(display
         session.set_speed(3)
         sim = session.sim
         b = sim.bodies[ISABELLA]
-        for _ in range(200):
-            run_frames(game, 2)
-            session.pool.wait(1)
-            if b.action is not None and b.action.description.startswith("reading"):
-                break
+        run_until(game, session, lambda: b.action is not None and b.action.description.startswith("reading"))
         gate.clear()  # the mind stops answering
         isa.plan_step = "wiping the counters"
         t0 = time.monotonic()
@@ -344,11 +342,7 @@ def test_an_action_that_ends_while_the_mind_thinks_gives_way_to_the_plan(display
             run_frames(game, 5)
         assert b.standing_in and "routine" in b.action.source
         gate.set()
-        for _ in range(200):
-            run_frames(game, 2)
-            session.pool.wait(1)
-            if not b.standing_in:
-                break
+        run_until(game, session, lambda: not b.standing_in)
         assert not b.standing_in and b.action.description.startswith("reading")  # the mind's answer replaced it
     finally:
         gate.set()
@@ -433,11 +427,7 @@ def test_a_resident_asked_again_later_does_not_stop_the_clock(display):
     try:
         session.set_speed(5)
         start = session.now
-        for _ in range(100):
-            run_frames(game, 5)
-            session.pool.wait(1)
-            if session.now - start > timedelta(minutes=10):
-                break
+        run_until(game, session, lambda: session.now - start > timedelta(minutes=10), rounds=100, frames=5)
         assert session.now - start > timedelta(minutes=10) and len(isa.asked) >= 2
     finally:
         session.close()
