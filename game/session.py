@@ -58,7 +58,7 @@ from agents.llm import load_config
 from agents.persona import CastError, load_cast
 from game.build import Parts, build_parts, select_residents
 from game.errors import UserError
-from game.pacing import Pacer, PaceStatus
+from game.pacing import PACES, Pacer, PaceStatus
 from game.recording import Recorder, game_recording_path
 from game.sim import STEP, Greeting, PlaySimulation, routine_action
 from game.sim.bodies import is_sleep
@@ -377,8 +377,8 @@ class Session:
 
     @pace.setter
     def pace(self, pace: str) -> None:
-        if pace not in ("minds", "clock"):
-            raise ValueError(f"pace must be minds or clock, not {pace!r}")
+        if pace not in PACES:
+            raise ValueError(f"pace must be one of {PACES}, not {pace!r}")
         self.pacer.pace = pace
 
     def toggle_pace(self) -> str:

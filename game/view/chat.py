@@ -290,11 +290,13 @@ class Chat:
         if not self.pending:
             self._asked_at = time.monotonic()
 
+        def kept(_value, error) -> None:
+            if error is not None:
+                log.warning("%s could not remember the chat: %s", name, error)
+
         def landed(value, error) -> None:
             if remember and error is None and isinstance(value, agents.interview.Reply):
-                sim.call(name, agents.interview.keep_exchange, mind, me, text, value, now=now,
-                         on_result=lambda _v, err: err is not None and log.warning(
-                             "%s could not remember the chat: %s", name, err))
+                sim.call(name, agents.interview.keep_exchange, mind, me, text, value, now=now, on_result=kept)
             self._on_answer(name, text, history, value, error)
 
         sim.call(name, agents.interview.answer_now, mind, me, text, now=now, speaker_is=speaker_is, history=history,
