@@ -31,8 +31,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents import home, masks
+from agents import guided_decode, home, masks, prefix_states
 from agents.model_pool import ModelPool
+from agents.prefix_states import PrefixStates
 
 log = logging.getLogger(__name__)
 
@@ -150,7 +151,7 @@ class LocalModel:
     """One llama.cpp instance behind a lock; load() is lazy and idempotent."""
 
     def __init__(self, path: Path | None = None, n_ctx: int = N_CTX, n_threads: int = N_THREADS,
-                 engine: str | None = None) -> None:
+                 engine: str | None = None, prefixes: PrefixStates | None = None) -> None:
         self._path = path
         self.engine = engine or masks.engine()  # "llguidance" (token masks) or "gbnf" (llama.cpp's grammar)
         self.n_ctx = n_ctx
@@ -162,6 +163,10 @@ class LocalModel:
         self._mask_grammars: dict[str, str | None] = {}  # schema -> llguidance grammar, None: rejected
         self._tokenizer: Any = None  # llguidance's, for the loaded model; False: it could not be built
         self.last_mask_ms: list[float] = []  # the mask's cost per token in the last masked call
+        self.last_forced = 0  # tokens the schema forced in the last masked call
+        # Kept prompt prefixes: the pool's shared store, else one of its own (None: off).
+        self.prefixes = (prefixes if prefixes is not None else PrefixStates()) if prefix_states.enabled() else None
+        self._formatter: Any = None  # the model's chat template; False: it has none
 
     @property
     def loaded(self) -> bool:
@@ -243,7 +248,7 @@ class LocalModel:
         self._grammars[key] = grammar
         return grammar
 
-    def _mask(self, schema: dict) -> masks.MaskProcessor | None:
+    def _mask(self, schema: dict) -> masks.Matcher | None:
         """A token-mask processor for ``schema``, or None to use the GBNF grammar (logged
         once per reason). Called with the lock held."""
         if self.engine == "gbnf":
@@ -276,7 +281,7 @@ class LocalModel:
         if grammar is None:
             return None
         try:
-            return masks.MaskProcessor(self._tokenizer, grammar, self._llm.token_eos())
+            return masks.Matcher(self._tokenizer, grammar)
         except masks.Rejected as err:
             log.warning("structured output: llguidance rejected a schema (%s); using llama.cpp's GBNF "
                         "grammar for it: %s", str(err)[:300], masks.describe(schema))
@@ -296,55 +301,104 @@ class LocalModel:
     ) -> dict:
         """llama-cpp-python's chat completion dict. Raises TimeoutError when the lock or the time runs out."""
         llm = self.load()
+        record_call(messages, schema, json_mode, max_tokens, temperature, seed)
         t0 = time.monotonic()
         if not self._lock.acquire(timeout=timeout if timeout and timeout > 0 else -1):
             raise TimeoutError(f"the embedded model stayed busy for {timeout:.0f}s")
         try:
-            kwargs: dict[str, Any] = dict(messages=messages, max_tokens=max_tokens, temperature=temperature)
-            if seed is not None:
-                kwargs["seed"] = seed
-            processors: list[Any] = []
-            mask = self._mask(schema) if schema is not None else None
-            grammar = self._grammar(schema) if schema is not None and mask is None else None
-            if grammar is not None:
-                kwargs["grammar"] = grammar
-            elif json_mode or (schema is not None and mask is None):
-                kwargs["response_format"] = {"type": "json_object"}
-            if timeout and timeout > 0:
-                # create_chat_completion has no stopping criteria; a logits processor is called
-                # once per token, so it can end a generation that runs past the deadline.
-                end = t0 + timeout
-
-                def deadline(input_ids, scores):
-                    if time.monotonic() > end:
-                        raise _Expired()
-                    return scores
-
-                processors.append(deadline)
-            if mask is not None:
-                processors.append(mask)
-            if processors:
-                from llama_cpp import LogitsProcessorList  # lazy: llama.cpp loads native code
-
-                kwargs["logits_processor"] = LogitsProcessorList(processors)
+            deadline = t0 + timeout if timeout and timeout > 0 else None
+            prompt = self._prompt_tokens(messages)
+            matcher = self._mask(schema) if schema is not None and prompt is not None else None
+            held = self.prefixes.restore(llm, prompt) if self.prefixes is not None and prompt is not None else 0
             try:
-                out = llm.create_chat_completion(**kwargs)
-            except _Expired:
+                if matcher is not None and prompt is not None:
+                    out = self._write_guided(llm, prompt, held, matcher, max_tokens, temperature, seed, deadline)
+                else:
+                    out = self._complete(llm, messages, schema, json_mode, max_tokens, temperature, seed, deadline)
+            except guided_decode.Expired:
                 raise TimeoutError(f"the embedded model took longer than {timeout:.0f}s") from None
-            except ValueError as err:
-                if "context window" in str(err) or "exceed" in str(err):
-                    raise ContextTooLong(str(err)) from None
-                raise
             finally:
-                if mask is not None:
-                    self.last_mask_ms = mask.times_ms
-            if mask is not None and mask.failed:
-                log.warning("structured output: the mask lost track of the answer (%s)", mask.failed)
-            if timeout and time.monotonic() - t0 > timeout:
+                if self.prefixes is not None and prompt is not None:
+                    self.prefixes.keep(llm, prompt)
+            if deadline is not None and time.monotonic() > deadline:
                 raise TimeoutError(f"the embedded model took longer than {timeout:.0f}s")
             return out
         finally:
             self._lock.release()
+
+    def _prompt_tokens(self, messages: list[dict]) -> list[int] | None:
+        """The prompt's tokens, as llama-cpp-python's chat completion makes them from
+        the model's own chat template; None for a model without one (a GGUF of the
+        user's choosing: it then runs through the chat completion as it is)."""
+        if self._formatter is None:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter  # lazy: native code
+
+            llm = self._llm
+            template = llm.metadata.get("tokenizer.chat_template")
+            if not template:
+                _note_once("embedded model: the model has no chat template; no kept prefixes, GBNF grammar")
+                self._formatter = False
+            else:
+                eos, bos = llm.token_eos(), llm.token_bos()
+                self._formatter = Jinja2ChatFormatter(
+                    template=template,
+                    eos_token=llm._model.token_get_text(eos) if eos != -1 else "",
+                    bos_token=llm._model.token_get_text(bos) if bos != -1 else "",
+                    stop_token_ids=[eos],
+                )
+        if self._formatter is False:
+            return None
+        result = self._formatter(messages=messages)
+        return self._llm.tokenize(result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True)
+
+    def _write_guided(self, llm, prompt: list[int], held: int, matcher: masks.Matcher, max_tokens: int,
+                      temperature: float, seed: int | None, deadline: float | None) -> dict:
+        """An answer under the schema's mask, by the project's own writing loop."""
+        if len(prompt) >= self.n_ctx:
+            raise ContextTooLong(f"Requested tokens ({len(prompt)}) exceed context window of {self.n_ctx}")
+        written = guided_decode.write(llm, prompt, held, matcher, max_tokens=min(max_tokens, self.n_ctx - len(prompt)),
+                                      temperature=temperature, seed=seed, deadline=deadline)
+        self.last_mask_ms = written.mask_ms
+        self.last_forced = written.forced
+        if matcher.failed:
+            log.warning("structured output: the mask lost track of the answer (%s)", matcher.failed)
+        text = llm.detokenize(written.tokens).decode("utf-8", errors="ignore")
+        n_out = len(written.tokens)
+        return {
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                         "finish_reason": written.finish_reason}],
+            "usage": {"prompt_tokens": len(prompt), "completion_tokens": n_out, "total_tokens": len(prompt) + n_out},
+        }
+
+    def _complete(self, llm, messages: list[dict], schema: dict | None, json_mode: bool, max_tokens: int,
+                  temperature: float, seed: int | None, deadline: float | None) -> dict:
+        """An answer by llama-cpp-python's chat completion: llama.cpp's GBNF grammar
+        for a schema, plain JSON mode, or free text."""
+        kwargs: dict[str, Any] = dict(messages=messages, max_tokens=max_tokens, temperature=temperature)
+        if seed is not None:
+            kwargs["seed"] = seed
+        grammar = self._grammar(schema) if schema is not None else None
+        if grammar is not None:
+            kwargs["grammar"] = grammar
+        elif json_mode or schema is not None:
+            kwargs["response_format"] = {"type": "json_object"}
+        if deadline is not None:
+            # create_chat_completion has no stopping criteria; a logits processor is called
+            # once per token, so it can end a generation that runs past the deadline.
+            def stop_at_deadline(input_ids, scores):
+                if time.monotonic() > deadline:
+                    raise guided_decode.Expired()
+                return scores
+
+            from llama_cpp import LogitsProcessorList  # lazy: llama.cpp loads native code
+
+            kwargs["logits_processor"] = LogitsProcessorList([stop_at_deadline])
+        try:
+            return llm.create_chat_completion(**kwargs)
+        except ValueError as err:
+            if "context window" in str(err) or "exceed" in str(err):
+                raise ContextTooLong(str(err)) from None
+            raise
 
     def close(self) -> None:
         with self._load_lock:
@@ -352,12 +406,29 @@ class LocalModel:
             self._grammars.clear()
             self._mask_grammars.clear()
             self._tokenizer = None  # it points into the model's vocabulary
+            self._formatter = None
         if llm is not None:
             with self._lock:
                 try:
                     llm.close()
                 except Exception:  # noqa: BLE001 - closing at exit must not raise
                     pass
+
+
+_record_lock = threading.Lock()
+
+
+def record_call(messages: list[dict], schema: dict | None, json_mode: bool, max_tokens: int,
+                temperature: float, seed: int | None) -> None:
+    """Append the call to SMALLVILLE_RECORD_CALLS (a JSON-lines file), when set: the
+    recorded calls `smallville bench --only models` replays through old and new paths."""
+    target = os.environ.get("SMALLVILLE_RECORD_CALLS")
+    if not target:
+        return
+    line = json.dumps(dict(messages=messages, schema=schema, json_mode=json_mode, max_tokens=max_tokens,
+                           temperature=temperature, seed=seed, t=time.time()), ensure_ascii=False)
+    with _record_lock, open(target, "a", encoding="utf-8") as out:
+        out.write(line + "\n")
 
 
 _noted: set[str] = set()
@@ -409,10 +480,6 @@ class ContextTooLong(ValueError):
     pass
 
 
-class _Expired(Exception):
-    pass
-
-
 def default_instances(headless: bool) -> int:
     """How many instances to run: SMALLVILLE_MODEL_INSTANCES, else one per core
     (at most 4) headless, and one core fewer in the window (its frame needs one).
@@ -435,7 +502,8 @@ def model() -> ModelPool:
     if _model is None:
         with _model_lock:
             if _model is None:
-                _model = ModelPool(1, make=LocalModel)
+                shared = PrefixStates()  # one store for every instance: a head read once serves all
+                _model = ModelPool(1, make=lambda: LocalModel(prefixes=shared))
                 atexit.register(_model.close)
     return _model
 

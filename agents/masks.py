@@ -1,6 +1,7 @@
 """Structured output by token masks: llguidance computes, before each token the
-embedded model writes, which tokens keep the answer inside the JSON schema, and a
-llama-cpp-python logits processor forbids the others.
+embedded model writes, which tokens keep the answer inside the JSON schema (the
+writing loop, agents/guided_decode.py, forbids the others), and which tokens the
+schema forces outright (read in one batch, not written one by one).
 
 This replaces llama.cpp's GBNF grammar sampler, which checks every one of the
 49k candidate tokens against the grammar at each step (about 20 ms a token here,
@@ -18,7 +19,6 @@ import ctypes
 import json
 import logging
 import os
-import time
 from typing import Any
 
 import numpy as np
@@ -112,47 +112,42 @@ def compile_schema(schema: dict, tokenizer: Any) -> str:
     return grammar
 
 
-class MaskProcessor:
-    """A llama-cpp-python logits processor for one generation: it feeds the tokens
-    written since its last call to the matcher, asks for the next mask, and sets
-    every forbidden token's logit to -inf. When the schema is complete the matcher
-    allows only end-of-sequence, so the model stops there.
+class Matcher:
+    """The schema's state over one answer (agents/guided_decode.py drives it): which
+    tokens it forces next, which it allows, and whether it is complete. A token
+    outside the mask (which the mask itself prevents) ends the answer at once,
+    with the reason in ``failed``; the caller's validation then counts it."""
 
-    ``times_ms`` holds its own cost per token (feeding, mask, applying)."""
-
-    def __init__(self, tokenizer: Any, grammar: str, eos: int) -> None:
+    def __init__(self, tokenizer: Any, grammar: str) -> None:
         if llguidance is None:
             raise RuntimeError(MISSING_REASON)
-        self.matcher = llguidance.LLMatcher(tokenizer, grammar, log_level=0)
-        if self.matcher.is_error():
-            raise Rejected(self.matcher.get_error())
-        self.eos = eos
-        self._seen: int | None = None  # tokens in the sequence at the last call
+        self._matcher = llguidance.LLMatcher(tokenizer, grammar, log_level=0)
+        if self._matcher.is_error():
+            raise Rejected(self._matcher.get_error())
         self._bits = np.zeros((tokenizer.vocab_size + 31) // 32, dtype=np.int32)
-        self.times_ms: list[float] = []
         self.failed = ""
 
-    def __call__(self, input_ids: Any, scores: Any) -> Any:
-        t0 = time.perf_counter()
-        n = len(input_ids)
-        if self._seen is None:
-            self._seen = n  # the prompt
-        elif n > self._seen:
-            for token in input_ids[self._seen:n]:
-                if not self.matcher.consume_token(int(token)) and not self.failed:
-                    self.failed = self.matcher.get_error() or "a token outside the mask"
-            self._seen = n
-        if self.failed:
-            # Cannot happen while the mask is applied; if it does, end the answer now
-            # (the caller's validation turns it into the fallback, counted).
-            allowed = np.zeros(scores.shape[0], dtype=bool)
-            allowed[self.eos] = True
-        else:
-            self.matcher.unsafe_compute_mask_ptr(self._bits.ctypes.data, self._bits.nbytes)
-            allowed = np.unpackbits(self._bits.view(np.uint8), bitorder="little")[: scores.shape[0]].view(bool)
-        out = np.where(allowed, scores, np.float32(-np.inf))
-        self.times_ms.append((time.perf_counter() - t0) * 1000.0)
-        return out
+    @property
+    def done(self) -> bool:
+        return bool(self.failed) or self._matcher.is_stopped()
+
+    def forced(self) -> list[int]:
+        """The tokens the schema allows no alternative to, next (often none)."""
+        if self.done:
+            return []
+        return list(self._matcher.compute_ff_tokens())
+
+    def consume(self, tokens: list[int]) -> None:
+        for token in tokens:
+            if not self._matcher.consume_token(int(token)):
+                self.failed = self._matcher.get_error() or "a token outside the mask"
+                return
+
+    def apply(self, logits: np.ndarray) -> np.ndarray:
+        """A copy of ``logits`` with every token the schema forbids at -inf."""
+        self._matcher.unsafe_compute_mask_ptr(self._bits.ctypes.data, self._bits.nbytes)
+        allowed = np.unpackbits(self._bits.view(np.uint8), bitorder="little")[: logits.shape[0]].view(bool)
+        return np.where(allowed, logits, np.float32(-np.inf))
 
 
 def describe(schema: dict) -> str:

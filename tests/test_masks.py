@@ -124,7 +124,8 @@ def test_masked_answers_parse_and_fit_the_minds_schemas(masked, name, prompt, ma
         out, text = _ask(masked, schema, prompt, seed=seed, max_tokens=max_tokens)
         schema.model_validate(json.loads(text))  # parseable JSON that fits, without leniency
         assert out["choices"][0]["finish_reason"] == "stop", text  # ended by the mask's EOS, not the limit
-        assert masked.last_mask_ms and len(masked.last_mask_ms) >= out["usage"]["completion_tokens"]
+        # Every token written was either sampled under the mask or forced by the schema.
+        assert masked.last_mask_ms and len(masked.last_mask_ms) + masked.last_forced >= out["usage"]["completion_tokens"]
     assert float(np.median(masked.last_mask_ms)) < 20.0  # well under a token's own time (~16 ms)
 
 
@@ -151,15 +152,25 @@ def test_non_ascii_choices_come_back_whole(masked):
 def test_a_token_outside_the_mask_ends_the_answer(masked):
     llm = masked.load()
     tok = masked._tokenizer or masks.tokenizer_for(llm)
-    proc = masks.MaskProcessor(tok, masks.compile_schema(compact_schema(Talk), tok), llm.token_eos())
-    scores = np.zeros(llm.n_vocab(), dtype=np.float32)
-    prompt = [1, 2, 3]
-    first = proc(np.array(prompt), scores)
-    opening = int(np.argmax(np.isfinite(first)))
+    matcher = masks.Matcher(tok, masks.compile_schema(compact_schema(Talk), tok))
+    first = matcher.apply(np.zeros(llm.n_vocab(), dtype=np.float32))
     assert np.isfinite(first).sum() < 100  # only what a JSON object can start with
-    bad = llm.tokenize(b"hello", add_bos=False, special=False)[0]
-    after = proc(np.array(prompt + [opening, bad]), scores)
-    assert proc.failed and list(np.flatnonzero(np.isfinite(after))) == [llm.token_eos()]
+    matcher.consume(matcher.forced() or [int(np.argmax(np.isfinite(first)))])
+    assert not matcher.done
+    matcher.consume(llm.tokenize(b"hello", add_bos=False, special=False)[:1])
+    assert matcher.failed and matcher.done and matcher.forced() == []
+
+
+@needs_model
+@needs_engine
+def test_the_schema_forces_what_it_allows_no_alternative_to(masked):
+    llm = masked.load()
+    tok = masked._tokenizer or masks.tokenizer_for(llm)
+    matcher = masks.Matcher(tok, masks.compile_schema(compact_schema(Talk), tok))
+    forced = matcher.forced()
+    assert llm.detokenize(forced).decode().startswith('{"talk":')  # the key needs no sampling
+    out, text = _ask(masked, Talk, "Do you want to talk to Klaus? Answer.", max_tokens=200)
+    assert masked.last_forced >= len(forced) and json.loads(text) in ({"talk": True}, {"talk": False})
 
 
 @needs_model
