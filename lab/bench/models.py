@@ -31,6 +31,7 @@ from agents.llm import Gateway
 from agents.perceive import importance_schema
 from agents.plan import day_plan_schema, slots_schema
 from lab.bench.measure import Context, Skipped
+from lab.bench.replay_calls import replay_speed
 
 _SUBJECTS = [
     "brushing teeth", "making coffee for a customer", "a break-up with a partner", "reading a book in the park",
@@ -171,7 +172,8 @@ def masks_speed(rounds: int) -> dict[str, Any]:
 
 
 def bench_models(calls: int = 10, sentences: int = 200, model: str | None = None,
-                 long_calls: int = 2, weight_calls: int = 5, mask_rounds: int = 3) -> dict[str, Any]:
+                 long_calls: int = 2, weight_calls: int = 5, mask_rounds: int = 3,
+                 replayed: int = 0) -> dict[str, Any]:
     """Medians over ``calls`` short structured calls (an importance rating), ``long_calls``
     day plans (5-8 items, ~150 tokens: the decoding speed) and ``sentences`` embeddings.
 
@@ -180,7 +182,8 @@ def bench_models(calls: int = 10, sentences: int = 200, model: str | None = None
     "median_prompt_tokens", "median_completion_tokens", "plan_latency_s", "decode_tokens_per_s",
     "fallbacks", "embedding_model", "embedding_load_s", "embeddings_per_s"}, and for the
     embedded model the float16 copy against the shipped weights (``weights_speed``) and
-    token masks against llama.cpp's grammar (``masks_speed``).
+    token masks against llama.cpp's grammar (``masks_speed``), and the first ``replayed``
+    recorded residents' calls through the old and the new path (lab/bench/replay_calls.py).
     """
     cfg = load_config(env={}, toml_path=None)
     if model:
@@ -244,6 +247,8 @@ def bench_models(calls: int = 10, sentences: int = 200, model: str | None = None
         out.update(weights_speed(weight_calls))
     if cfg.is_embedded and mask_rounds:
         out.update(masks_speed(mask_rounds))
+    if cfg.is_embedded and replayed:
+        out.update(replay_speed(replayed))
 
     texts = [f"{_SUBJECTS[i % len(_SUBJECTS)]} at {i % 24:02d}:00 on day {i}" for i in range(sentences)]
     with tempfile.TemporaryDirectory() as tmp:
@@ -272,7 +277,7 @@ def bench_models_figures(ctx: Context) -> dict:
     if missing:
         raise Skipped(f"the embedded model is not installed ({', '.join(missing)} missing)")
     return bench_models(calls=ctx.n(10, 3), sentences=ctx.n(200, 40), long_calls=ctx.n(3, 1),
-                        weight_calls=ctx.n(7, 1), mask_rounds=ctx.n(4, 1))
+                        weight_calls=ctx.n(7, 1), mask_rounds=ctx.n(4, 1), replayed=ctx.n(120, 6))
 
 
 if __name__ == "__main__":
