@@ -121,6 +121,7 @@ class PrefixStates:
             if llama_cpp.llama_state_seq_set_data(ctx, data, size, 0) == size:
                 llm.input_ids[: len(kept)] = kept
                 llm.n_tokens = len(kept)
+                llm._requires_eval = True  # the logits are not this state's: read a token first
                 self._kept.move_to_end(key)
                 live = usable
             else:  # cannot happen with states this instance made; start clean rather than guess
@@ -144,6 +145,7 @@ class PrefixStates:
         mem = llama_cpp.llama_get_memory(llm._ctx.ctx)
         llama_cpp.llama_memory_seq_rm(mem, 0, len(want), -1)
         llm.n_tokens = len(want)
+        llm._requires_eval = True  # the logits left are the answer's, not the prompt's
         _best, head = self._best(llm.model_path, want)
         self._save(llm, want)
         if MIN_HEAD <= head < len(want) and (llm.model_path, want[:head].tobytes()) not in self._kept:

@@ -4,6 +4,7 @@ would answer reading the whole prompt; the byte budget holds; a bad setting
 falls back to the default with a log line; off means off."""
 from __future__ import annotations
 
+import ctypes
 import importlib.util
 import json
 import logging
@@ -83,9 +84,29 @@ def test_a_prompt_that_is_all_kept_still_reads_a_token(models):
     first = kept.chat(messages, schema=choice_schema(4).model_json_schema(), max_tokens=20, temperature=0.0)
     again = kept.chat(messages, schema=choice_schema(4).model_json_schema(), max_tokens=20, temperature=0.0)
     assert first["choices"][0]["message"]["content"] == again["choices"][0]["message"]["content"]
-    # ... and free text (llama.cpp's own completion) after a restore.
-    free = kept.chat(_messages("Klaus", "Say hello in three words."), max_tokens=8, temperature=0.0)
-    assert free["usage"]["completion_tokens"] > 0
+    # ... and free text (llama.cpp's own completion), the same prompt twice: the second
+    # finds its whole prompt kept, and must still not answer from the last call's logits.
+    _, plain = models
+    free = [m.chat(_messages("Klaus", "Say hello in three words."), max_tokens=8, temperature=0.0)
+            for m in (kept, kept, plain)]
+    texts = [f["choices"][0]["message"]["content"] for f in free]
+    assert texts[0] and texts[0] == texts[1] == texts[2]
+
+
+@needs_model
+def test_a_kept_state_that_does_not_load_is_dropped_and_the_prompt_read_in_full(models, caplog):
+    kept, _ = models
+    schema = choice_schema(4).model_json_schema()
+    kept.chat(_messages("Isabella", QUESTIONS[0]), schema=schema, max_tokens=20, temperature=0.0)
+    kept.chat(_messages("Klaus", QUESTIONS[0]), schema=schema, max_tokens=20, temperature=0.0)
+    states = kept.prefixes
+    for key, (tokens, data, size) in list(states._kept.items()):
+        half = size // 2  # cut short: llama.cpp refuses it
+        states._kept[key] = (tokens, (ctypes.c_uint8 * half).from_buffer_copy(bytes(data)[:half]), half)
+    with caplog.at_level(logging.WARNING, logger="agents.prefix_states"):
+        out = kept.chat(_messages("Isabella", QUESTIONS[0]), schema=schema, max_tokens=20, temperature=0.0)
+    choice_schema(4).model_validate(json.loads(out["choices"][0]["message"]["content"]))
+    assert "a kept prompt state did not load" in caplog.text
 
 
 @needs_model
