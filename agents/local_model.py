@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents import guided_decode, home, masks, prefix_states
+from agents import gbnf, guided_decode, home, masks, prefix_states
 from agents.model_pool import ModelPool
 from agents.prefix_states import PrefixStates
 
@@ -211,42 +211,12 @@ class LocalModel:
             verbose=False,
         )
 
-    def _grammar_ok(self, text: str) -> bool:
-        """Whether llama.cpp accepts a GBNF grammar (a rejected one would crash it at sampling)."""
-        import llama_cpp  # lazy: llama.cpp loads native code
-
-        sampler = llama_cpp.llama_sampler_init_grammar(self._llm._model.vocab, text.encode("utf-8"), b"root")
-        if not sampler:
-            return False
-        llama_cpp.llama_sampler_free(sampler)
-        return True
-
     def _grammar(self, schema: dict):
-        """A llama.cpp grammar for ``schema`` (cached), or None when none can be built.
-
-        Called with the lock held. Patterns llama.cpp cannot take are dropped, small
-        integer ranges become enums; pydantic validation checks the rest afterwards.
-        """
+        """llama.cpp's grammar for ``schema`` (cached; None: plain JSON mode). Lock held."""
         key = json.dumps(schema, sort_keys=True)
-        if key in self._grammars:
-            return self._grammars[key]
-        from llama_cpp import LlamaGrammar  # lazy: llama.cpp loads native code
-        from llama_cpp.llama_grammar import json_schema_to_gbnf
-
-        grammar = None
-        for candidate in (grammar_schema(schema), grammar_schema(schema, keep_patterns=False)):
-            try:
-                text = json_schema_to_gbnf(json.dumps(candidate))
-            except Exception as err:  # noqa: BLE001 - the converter's own limits
-                log.debug("no grammar for schema (%s)", err)
-                continue
-            if self._grammar_ok(text):
-                grammar = LlamaGrammar.from_string(text)
-                break
-        if grammar is None:
-            log.warning("no llama.cpp grammar for a schema; using plain JSON mode: %.200s", key)
-        self._grammars[key] = grammar
-        return grammar
+        if key not in self._grammars:
+            self._grammars[key] = gbnf.grammar_for(self._llm, schema)
+        return self._grammars[key]
 
     def _mask(self, schema: dict) -> masks.Matcher | None:
         """A token-mask processor for ``schema``, or None to use the GBNF grammar (logged
@@ -442,38 +412,6 @@ def _note_once(line: str, level: int = logging.WARNING) -> None:
             return
         _noted.add(line)
     log.log(level, line)
-
-
-_CLASSES = {r"\d": "[0-9]", r"\w": "[A-Za-z0-9_]", r"\s": "[ ]"}
-
-
-def grammar_schema(schema: Any, keep_patterns: bool = True, max_enum: int = 1500) -> Any:
-    """A copy of ``schema`` that llama.cpp's JSON-schema-to-grammar converter handles.
-
-    Integer ranges of up to ``max_enum`` values become enums (the converter ignores
-    minimum/maximum); regex shorthands become classes; other patterns are dropped.
-    """
-    if isinstance(schema, list):
-        return [grammar_schema(x, keep_patterns, max_enum) for x in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out = {k: grammar_schema(v, keep_patterns, max_enum) if k != "properties" else v for k, v in schema.items()}
-    if isinstance(schema.get("properties"), dict):
-        out["properties"] = {k: grammar_schema(v, keep_patterns, max_enum) for k, v in schema["properties"].items()}
-    if out.get("type") == "integer" and "enum" not in out:
-        lo = out.get("minimum", out["exclusiveMinimum"] + 1 if "exclusiveMinimum" in out else None)
-        hi = out.get("maximum", out["exclusiveMaximum"] - 1 if "exclusiveMaximum" in out else None)
-        if lo is not None and hi is not None and 0 <= hi - lo < max_enum:
-            out = {"enum": list(range(int(lo), int(hi) + 1))}
-    if "pattern" in out:
-        pattern = out["pattern"]
-        for short, cls in _CLASSES.items():
-            pattern = pattern.replace(short, cls)
-        if not keep_patterns or "\\" in pattern or "(?" in pattern:
-            out.pop("pattern")
-        else:
-            out["pattern"] = pattern
-    return out
 
 
 class ContextTooLong(ValueError):
