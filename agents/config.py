@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from agents import home
+from agents.redact import redact
 from agents.router import Deployment, RouterConfigError, deployment_from, load_router_yaml
 
 EMBEDDED_PROVIDER = "smallville"
@@ -381,7 +382,8 @@ def load_config_for_saved(
         value = saved.get(key)
         if value is None or key in user_set:
             continue
-        if key == "model" and saved.get("api_base") and saved.get("api_base") != mine.api_base:
+        # A save's api_base is stored redacted (agents/redact.py): compare it so.
+        if key == "model" and saved.get("api_base") and redact(str(saved["api_base"])) != redact(mine.api_base or ""):
             note = (f"the save was made with {value} on its own server; using your model configuration "
                     f"({mine.model}). --model and --api-base choose another")
             continue
