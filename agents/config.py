@@ -8,8 +8,10 @@ variables (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ...).
 from __future__ import annotations
 
 import difflib
+import logging
 import os
 import re
+import sys
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -18,6 +20,8 @@ from typing import Any, Mapping
 from agents import home
 from agents.redact import redact
 from agents.router import Deployment, RouterConfigError, deployment_from, load_router_yaml
+
+log = logging.getLogger(__name__)
 
 EMBEDDED_PROVIDER = "smallville"
 EMBEDDED_MODEL = f"{EMBEDDED_PROVIDER}/smollm2-135m"
@@ -298,14 +302,42 @@ def read_settings_file(path: str | os.PathLike) -> dict[str, Any]:
     return data
 
 
-def _from_toml(path: str | os.PathLike | None) -> dict[str, Any]:
+# The environment variables litellm sends as a key (OPENAI_API_KEY, AWS_SECRET_ACCESS_KEY, ...).
+_KEY_VARIABLE = re.compile(r"(?i)api_?key|secret_access_key|api_?token")
+_warned_endpoints: set[str] = set()  # settings files already warned about, once per process
+
+
+def _warn_of_a_borrowed_endpoint(path: Path, bases: list[str], env: Mapping[str, str]) -> None:
+    """A smallville.toml found in the working folder (it may have come with a
+    download) that names the server while an API key is set: litellm would send the
+    key there. Said once per file, on stderr and in the log; the file is still used."""
+    keys = sorted(k for k, v in env.items() if v and _KEY_VARIABLE.search(k))
+    where = str(path.resolve())
+    if not bases or not keys or where in _warned_endpoints:
+        return
+    _warned_endpoints.add(where)
+    more = f" and {len(bases) - 1} more" if len(bases) > 1 else ""
+    text = (f"warning: {path} (in the working folder) sends the model calls to {redact(bases[0])}{more} "
+            f"while {', '.join(keys)} is set, so that key goes to that server. If you did not write "
+            "this file, delete it or pass --api-base.")
+    log.warning("%s", text)
+    print(f"smallville: {text}", file=sys.stderr)
+
+
+def _settings_path(path: str | os.PathLike | None) -> Path | None:
+    """The settings file to read: ``path``, or for the default name ./smallville.toml,
+    else the one in agents.home's folder; None when there is none."""
     if not path:
+        return None
+    if os.fspath(path) == SETTINGS_FILE:
+        return home.config_file(SETTINGS_FILE)
+    return Path(path)
+
+
+def _from_toml(path: str | os.PathLike | None) -> dict[str, Any]:
+    path = _settings_path(path)
+    if path is None:
         return {}
-    if os.fspath(path) == SETTINGS_FILE:  # the default: ./smallville.toml, else the one in agents.home's folder
-        found = home.config_file(SETTINGS_FILE)
-        if found is None:
-            return {}
-        path = found
     p = Path(path)
     if not p.is_file():
         return {}
@@ -344,9 +376,16 @@ def load_config(
     if overrides is not None and not isinstance(overrides, Mapping):
         overrides = vars(overrides)
     values: dict[str, Any] = {}
-    values.update(_from_toml(toml_path))
+    from_file = _from_toml(toml_path)
+    values.update(from_file)
     values.update(_from_env(env))
     values.update(_from_mapping(overrides or {}, "command line"))
+    found = _settings_path(toml_path)
+    if found is not None and found.parent.resolve() == Path.cwd().resolve():  # a file that came with the folder
+        bases = [str(d.api_base) for d in values.get("deployments") or () if getattr(d, "api_base", None)]
+        if from_file.get("api_base") and values.get("api_base") == from_file["api_base"]:
+            bases.insert(0, str(from_file["api_base"]))
+        _warn_of_a_borrowed_endpoint(found, bases, env)
     if not values.get("model"):
         values.pop("model", None)
     try:

@@ -144,3 +144,42 @@ def test_the_hud_shows_where_the_model_is_never_its_credentials(display, monkeyp
         assert not [x for x in SECRETS if x in shown], shown
     finally:
         s.close()
+
+
+def test_a_settings_file_in_the_working_folder_that_moves_the_endpoint_warns_once(tmp_path, monkeypatch, capsys):
+    """A smallville.toml that came with a downloaded folder and names its own server,
+    while a key is set: litellm would send the key there. One warning, naming the file."""
+    from agents import config
+
+    monkeypatch.setattr(config, "_warned_endpoints", set())
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SMALLVILLE_HOME", str(tmp_path / "home"))
+    (tmp_path / "smallville.toml").write_text(f'model = "openai/m"\napi_base = "{API_BASE}"\n')
+    env = {"OPENAI_API_KEY": KEY}
+    assert config.load_config(env=env).api_base == API_BASE  # the file is still used
+    config.load_config(env=env)
+    err = capsys.readouterr().err
+    assert err.count("warning:") == 1 and str(tmp_path / "smallville.toml") in err and "OPENAI_API_KEY" in err
+    assert "127.0.0.1:9" in err and not [x for x in SECRETS if x in err]  # where, never how
+    log_text = (tmp_path / "home" / "logs" / "smallville.log")
+    assert not log_text.exists() or "pa55word" not in log_text.read_text()
+
+
+@pytest.mark.parametrize("case", ["no key", "flag wins", "home folder", "no endpoint"])
+def test_no_warning_when_the_key_cannot_go_to_the_files_server(tmp_path, monkeypatch, capsys, case):
+    from agents import config
+
+    monkeypatch.setattr(config, "_warned_endpoints", set())
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("SMALLVILLE_HOME", str(home))
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    body = 'model = "openai/m"\n' + ("" if case == "no endpoint" else f'api_base = "{API_BASE}"\n')
+    (home if case == "home folder" else work).joinpath("smallville.toml").write_text(body)
+    env = {} if case == "no key" else {"OPENAI_API_KEY": KEY}
+    given = {"api_base": "http://127.0.0.1:8/v1"} if case == "flag wins" else {}
+    got = config.load_config(given, env=env)
+    assert got.api_base == {"flag wins": "http://127.0.0.1:8/v1", "no endpoint": None}.get(case, API_BASE)
+    assert "warning" not in capsys.readouterr().err
