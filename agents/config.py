@@ -159,6 +159,35 @@ class ConfigError(ValueError):
     one line per problem."""
 
 
+# The embedded model's settings that live in the environment only: name -> (lowest
+# value, what it is). Each is read when it is used (agents/local_model.py), so a typo
+# never stops a command that does not run the model; load_config checks them all
+# when the model is the embedded one, so such a command stops at once, in one line.
+ENV_WHOLE_NUMBERS: dict[str, tuple[int, str]] = {
+    "SMALLVILLE_N_CTX": (256, "the embedded model's context in tokens, like 4096"),
+    "SMALLVILLE_N_THREADS": (1, "llama.cpp threads per embedded model instance, like 1"),
+    "SMALLVILLE_MODEL_INSTANCES": (0, "copies of the embedded model that answer side by side, like 2; 0: one per core"),
+}
+
+
+def env_number(name: str, default: int, env: Mapping[str, str] | None = None) -> int:
+    """The whole number in environment variable ``name`` (one of ENV_WHOLE_NUMBERS), or
+    ``default`` when it is unset or empty; ConfigError saying which variable, what it
+    holds and what it should hold otherwise."""
+    raw = (os.environ if env is None else env).get(name, "").strip()
+    if not raw:
+        return default
+    low, what = ENV_WHOLE_NUMBERS[name]
+    try:
+        value = int(raw)
+    except ValueError:
+        value = low - 1
+    if value < low:
+        raise ConfigError(f"environment {name}={raw!r}: it must be a whole number of at least {low} ({what}); "
+                          f"fix it or unset it")
+    return value
+
+
 def known_keys() -> list[str]:
     return sorted(set(_FIELDS) | set(EXTRA_KEYS))
 
@@ -389,9 +418,13 @@ def load_config(
     if not values.get("model"):
         values.pop("model", None)
     try:
-        return ModelConfig(**values)
+        config = ModelConfig(**values)
     except TypeError as err:  # pragma: no cover - _from_mapping filters names
         raise ConfigError(str(err)) from None
+    if config.is_embedded:  # a typo in its variables: one line now, not a failure in a worker later
+        for name in ENV_WHOLE_NUMBERS:
+            env_number(name, 0, env)
+    return config
 
 
 def load_config_for_saved(

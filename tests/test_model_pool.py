@@ -9,6 +9,7 @@ import time
 import pytest
 
 from agents import local_model
+from agents.config import ConfigError
 from agents.local_model import LocalModel, ModelPool, default_instances
 
 
@@ -97,8 +98,11 @@ def test_headless_runs_get_every_core_and_the_window_keeps_one(monkeypatch):
     assert default_instances(headless=False) == 1
     monkeypatch.setenv("SMALLVILLE_MODEL_INSTANCES", "3")
     assert default_instances(headless=False) == 3
-    monkeypatch.setenv("SMALLVILLE_MODEL_INSTANCES", "lots")  # not a number: the default
+    monkeypatch.setenv("SMALLVILLE_MODEL_INSTANCES", "0")  # 0: one per core
     assert default_instances(headless=True) == 1
+    monkeypatch.setenv("SMALLVILLE_MODEL_INSTANCES", "lots")  # not a number: one line saying what it should be
+    with pytest.raises(ConfigError, match=r"SMALLVILLE_MODEL_INSTANCES='lots': it must be a whole number"):
+        default_instances(headless=True)
 
 
 @pytest.mark.slow
