@@ -444,7 +444,11 @@ def find_recording(given: str | Path) -> Target:
     recording), a ``recordings/`` folder, or a recording file. RecordingError
     naming what is missing."""
     p = Path(given)
-    if not p.exists():
+    try:
+        there = p.exists()
+    except OSError as err:  # a name too long for the file system, say
+        raise RecordingError(f"{str(p)[:80]}: not a path this system can open ({err.strerror})") from None
+    if not there:
         raise RecordingError(f"{p}: there is no such run folder, save folder or recording")
     if p.is_file():
         if p.parent.name == GAME_FOLDER:
