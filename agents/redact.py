@@ -36,7 +36,10 @@ _SECRET_VALUE = re.compile(
     r"|\bgsk_[A-Za-z0-9]{30,}"                  # Groq
     r"|\br8_[A-Za-z0-9]{30,}"                   # Replicate
     r"|\bBearer\s+[A-Za-z0-9._~+/=\-]{16,}")
+# What every pattern above starts with: text without any skips the full pattern (most text).
+_VALUE_START = re.compile(r"sk-|AKIA|gh[pousr]_|github_pat_|xox|AIza|hf_|gsk_|r8_|Bearer")
 _MIN_ENV_SECRET = 8  # shorter values ("1", "yes") would redact ordinary words
+_env_cache: tuple[dict, list[str]] | None = None  # (the environment seen, its secrets)
 
 
 def name_is_secret(name: str) -> bool:
@@ -45,9 +48,19 @@ def name_is_secret(name: str) -> bool:
 
 
 def _env_secrets() -> list[str]:
-    """The environment's own secrets, longest first (read each time: tests and shells change them)."""
-    found = {v for k, v in os.environ.items() if len(v) >= _MIN_ENV_SECRET and name_is_secret(k)}
-    return sorted(found, key=len, reverse=True)
+    """The environment's own secrets, longest first; found again whenever the
+    environment changes (comparing its raw table costs well under a microsecond,
+    reading it through os.environ a few hundred)."""
+    global _env_cache
+    raw = getattr(os.environ, "_data", None)
+    cached = _env_cache
+    if raw is not None and cached is not None and cached[0] == raw:
+        return cached[1]
+    found = sorted({v for k, v in os.environ.items() if len(v) >= _MIN_ENV_SECRET and name_is_secret(k)},
+                   key=len, reverse=True)
+    if isinstance(raw, dict):
+        _env_cache = (dict(raw), found)
+    return found
 
 
 def redact(text: str) -> str:
@@ -61,7 +74,9 @@ def redact(text: str) -> str:
     for value in _env_secrets():  # the user's own keys, whatever their shape
         if value in text:
             text = text.replace(value, REDACTED)
-    return _SECRET_VALUE.sub(REDACTED, text)
+    if _VALUE_START.search(text):
+        text = _SECRET_VALUE.sub(REDACTED, text)
+    return text
 
 
 def redact_data(value: Any) -> Any:
