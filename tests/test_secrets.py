@@ -183,3 +183,29 @@ def test_no_warning_when_the_key_cannot_go_to_the_files_server(tmp_path, monkeyp
     got = config.load_config(given, env=env)
     assert got.api_base == {"flag wins": "http://127.0.0.1:8/v1", "no endpoint": None}.get(case, API_BASE)
     assert "warning" not in capsys.readouterr().err
+
+
+def test_each_writer_redacts_what_it_is_handed(tmp_path, monkeypatch):
+    """The run folder's writers, each handed a secret directly (a model name with a key
+    in it, an event that repeats an endpoint): the call log, the timeline and the
+    recording's writer write it redacted."""
+    from agents.accounting import Accounting, CallRecord
+    from game.recording import _Writer
+    from game.timeline import render_timeline, write_jsonl
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    acc = Accounting()
+    acc.open_jsonl(tmp_path / "llm_calls.jsonl", append=False)
+    acc.record(CallRecord(time=0.0, model=f"openai/m?api_key={KEY}", purpose="p", resident=API_BASE))
+    acc.close()
+    event = {"time": "2023-02-13 07:00:00", "resident": "Isabella Rodriguez", "kind": "note",
+             "text": f"the server is {API_BASE}, key {KEY}", "address": "the Ville:Hobbs Cafe"}
+    (tmp_path / "timeline.md").write_text(render_timeline([event], title="t"), encoding="utf-8")
+    write_jsonl(tmp_path / "events.jsonl", [event])
+    writer = _Writer(tmp_path / "recording.jsonl", append=False)
+    writer.put([{"k": "e", "s": 1, **event}])
+    writer.close()
+    for name in ("llm_calls.jsonl", "timeline.md", "events.jsonl", "recording.jsonl"):
+        text = (tmp_path / name).read_text(encoding="utf-8")
+        assert "127.0.0.1:9" in text or name == "llm_calls.jsonl", name  # the rest is written
+        assert not [x for x in SECRETS if x in text], (name, text)
