@@ -44,7 +44,7 @@ MAX_BODIES = 1000  # more than any town holds; a header naming more is damaged
 MAX_BLOCK = 3600  # frames a block may declare (the recorder writes 30)
 MAX_STEP_S = 3600  # seconds a frame may span (the recorder's step is 10)
 MAX_GAP = timedelta(days=1)  # the longest unrecorded stretch before a resumed segment
-MAX_BYTES = 256 * 2**20  # tiles and facings held in memory: a year of 25 residents, about
+MAX_BYTES = 256 * 2**20  # tiles and facings held in memory: some 8 months of 25 residents
 # Every error the reading of one damaged record can raise (types and values as JSON gives them).
 _DAMAGE = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, StopIteration)
 
