@@ -1,7 +1,8 @@
 """Every model call, counted: tokens, latency, cost and outcome, per resident and purpose.
 
 Thread-safe: worker threads record, the HUD and headless runs read ``summary()``.
-``open_jsonl(path)`` streams each record as one JSON line as it happens.
+``open_jsonl(path)`` streams each record as one JSON line as it happens, redacted
+(agents/redact.py): a run folder may be shared.
 """
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from collections import deque
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
+
+from agents.redact import redact
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +107,7 @@ class Accounting:
             self.recent.append(rec)
             if self._jsonl is not None:
                 try:
-                    self._jsonl.write(json.dumps(rec.to_dict(), ensure_ascii=False) + "\n")
+                    self._jsonl.write(redact(json.dumps(rec.to_dict(), ensure_ascii=False)) + "\n")
                     self._jsonl.flush()
                 except (OSError, ValueError) as err:  # a full disk must not stop the town
                     log.warning("accounting: cannot write %s: %s", self._jsonl_path, err)

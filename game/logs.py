@@ -7,34 +7,18 @@ overrides), so it is the same file whatever folder the command starts in.
 Secrets never reach the file: every line (traces included) is redacted on the
 way out (``redact``): credentials in a URL (``user:pass@``), secret query
 parameters (``?key=``, ``api_key=``, ``token=``), anything shaped like an API
-key, and the values of the environment's own key variables."""
+key, and the values of the environment's own key variables (agents/redact.py,
+the one redaction of every file and screen)."""
 from __future__ import annotations
 
 import logging
-import os
-import re
 from pathlib import Path
 
+from agents.redact import redact
 from game import paths
-from game.savecodec import REDACTED, key_is_secret, scrub_text
 
 HANDLER_NAME = "smallville"  # our file handler, added once
 LOG_NAME = "smallville.log"
-
-
-_URL_CREDENTIALS = re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+@")
-_SECRET_PARAM = re.compile(r"(?i)([?&;\s](?:api[_-]?key|key|token|access[_-]?token|secret|password|sig|auth)=)"
-                           r"[^&\s'\"]+")
-
-
-def redact(text: str) -> str:
-    """``text`` with every secret we can recognise replaced by ``[redacted]``."""
-    text = _URL_CREDENTIALS.sub(REDACTED + "@", text)
-    text = _SECRET_PARAM.sub(lambda m: m.group(1) + REDACTED, text)
-    for name, value in os.environ.items():  # the user's own keys, whatever their shape
-        if len(value) >= 8 and key_is_secret(name) and value in text:
-            text = text.replace(value, REDACTED)
-    return scrub_text(text)
 
 
 class RedactingFormatter(logging.Formatter):

@@ -37,6 +37,9 @@ clock there.
 - ``v``      the visitor's slot has a new name.
 - ``end``    why the recording stopped (finished, interrupted, closed, a load).
 
+Every line is redacted on its way to the file (agents/redact.py): a recording
+may be shared, and no line of it carries a key or an endpoint's credentials.
+
 Every line of a block is handed over at the block's end, together, and the
 writer flushes after each batch: a run that is killed (even with SIGKILL)
 plays back up to its last whole block.
@@ -58,6 +61,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from agents.redact import redact
 from game.grid import facing as facing_of
 from game.saves import map_fingerprint
 from game.sim import STEP
@@ -160,7 +164,8 @@ class _Writer:
             if self.error is not None:
                 continue
             try:
-                text = "".join(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n" for rec in batch)
+                text = redact("".join(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n"
+                                      for rec in batch))
                 self._fh.write(text)
                 self._fh.flush()
                 self.bytes += len(text.encode("utf-8"))

@@ -3,6 +3,7 @@
 ``render_timeline(events, ...)`` turns the simulation's event log (a list of
 dicts: time, resident, kind, text, address, ...) into Markdown: per sim day and
 minute, who does what where; conversations as dialogue blocks; reflections.
+Both are redacted (agents/redact.py): a run folder may be shared.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from agents import provenance as pv
+from agents.redact import redact
 
 
 def tag(source: str | None) -> str:
@@ -114,10 +116,10 @@ def render_timeline(
         else:
             lines.append(f"- {kind} **{who}**: {e.get('text', '')}")
     lines.append("")
-    return "\n".join(lines)
+    return redact("\n".join(lines))
 
 
 def write_jsonl(path: Path, rows: Iterable[dict]) -> None:
     with Path(path).open("w", encoding="utf-8") as fh:
         for r in rows:
-            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+            fh.write(redact(json.dumps(r, ensure_ascii=False)) + "\n")

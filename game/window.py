@@ -59,6 +59,7 @@ from __future__ import annotations
 import logging
 import sys
 import threading
+import unicodedata
 from collections import deque
 from concurrent.futures import Future
 from pathlib import Path
@@ -108,6 +109,26 @@ MAX_DT = 0.1  # after a stall (window dragged, breakpoint) do not jump ahead fur
 PANELS = (inspector, chat, interview, savemenu, console, townmap, residents_list, quit_dialog)
 
 log = logging.getLogger(__name__)
+
+
+
+ZWJ = "\u200d"  # the zero-width joiner: emoji sequences (a family, a flag) need it
+
+
+def typed_input(event):
+    """A TEXTINPUT event with what a text box may hold, or None when nothing is left:
+    control characters, lone surrogates and invisible format characters (a
+    right-to-left override, a zero-width space) go, as game.view.markup.typed drops
+    them on Enter; line breaks become spaces. pygame_gui raised on text that begins
+    with a character of no width ("Text has zero width") or that cannot be encoded,
+    so such a key, typed or pasted, ended the game."""
+    text = str(getattr(event, "text", "") or "")
+    clean = "".join(" " if ch in "\t\n\r\x0b\x0c" else ch for ch in text
+                    if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cs", "Cf") or ch == ZWJ)
+    clean = clean.lstrip(ZWJ)  # a joiner joins what comes before it in the same text only
+    if not clean:
+        return None
+    return event if clean == text else pygame.event.Event(pygame.TEXTINPUT, text=clean)
 
 
 class Game:
@@ -238,6 +259,10 @@ class Game:
             self.mouse_pos = None
         if event.type in (pygame.KEYUP, pygame.WINDOWFOCUSLOST):
             self.controls.handle_event(event)  # a released key is never swallowed by a panel
+        if event.type == pygame.TEXTINPUT:
+            event = typed_input(event)
+            if event is None:
+                return
         if self.ui.process_events(event):
             return
         for overlay in reversed(self.overlays):

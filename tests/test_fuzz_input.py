@@ -5,6 +5,7 @@ renders as pygame_gui markup, and the game still saves and loads whole
 afterwards (nothing stored that breaks a later save)."""
 from __future__ import annotations
 
+import re
 import unicodedata
 from pathlib import Path
 
@@ -167,15 +168,96 @@ def test_the_interview_persona_takes_anything(game, tmp_path):
     round_trips(s, tmp_path)
 
 
-def test_typed_keys_reach_the_boxes_without_crashing(game):
-    """The same strings as key events (TEXTINPUT), the way a keyboard or a paste delivers them."""
+def _type_and_enter(g, text: str) -> None:
+    """``text`` as a keyboard and an input method deliver it (a TEXTINPUT per word
+    and per space or line break), then Enter; the events pygame_gui posts in answer
+    go through the game's own handler."""
+    for piece in re.split(r"(\s)", text):
+        if piece:
+            g.handle_event(pygame.event.Event(pygame.TEXTINPUT, text=piece))
+    g.update(1 / 60)
+    pygame.event.clear()
+    for kind in (pygame.KEYDOWN, pygame.KEYUP):
+        g.handle_event(pygame.event.Event(kind, key=pygame.K_RETURN, mod=0, unicode="\r", scancode=40))
+    for event in pygame.event.get():
+        g.handle_event(event)
+
+
+def test_typed_console_commands_run_and_answer_clearly(game):
+    """The console opened with its key, each nasty string typed as keys and run with
+    Enter: the command that runs is what was typed (cleaned), it answers with a plain
+    message, and the world changes only through a command that says so."""
+    from game.view.console import HELP
+    from game.view.markup import typed
+
     s, g, display = game
-    g.console.open() if hasattr(g.console, "open") else None
+    states = dict(s.town.object_states)
+    ran = 0
     for text in NASTY:
-        for ch in text[:200]:
-            g.handle_event(pygame.event.Event(pygame.TEXTINPUT, text=ch))
-        g.update(1 / 60)
+        key_event = dict(key=pygame.K_BACKQUOTE, mod=0, unicode="`", scancode=53)
+        g.handle_event(pygame.event.Event(pygame.KEYDOWN, **key_event))
+        assert g.console.is_open and g.controls.enabled is False
+        before = len(g.console.history)
+        _type_and_enter(g, text[:200])
+        assert not g.console.is_open and g.controls.enabled
+        if not typed(text[:200], 300).strip():
+            assert len(g.console.history) == before  # nothing typed: nothing runs
+            continue
+        ran += 1
+        assert g.console.history[-1].strip() == typed(text[:200], 300).strip()
+        msg = g.console.last
+        assert msg.strip() and "\x00" not in msg
+        assert msg == HELP or msg.startswith(("I don't understand", "No object at", "No resident", "Say what state",
+                                              "Type a command")), msg[:200]
         g.draw(display)
+    assert ran >= len(NASTY) - 3
+    assert s.town.object_states == states  # none of it was a command that changes the world
+
+
+@pytest.mark.parametrize("first", ["\u202e", "\u200b", "\ufeff", "\u00ad", "\u200d", "\ud800", "\x00"])
+def test_an_invisible_first_key_in_an_empty_box_is_dropped_not_a_crash(game, first):
+    """pygame_gui raised "Text has zero width" (or a UnicodeEncodeError) when such a
+    character was the first in an empty box: typed or pasted, it ended the game."""
+    s, g, display = game
+    g.handle_event(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_BACKQUOTE, mod=0, unicode="`", scancode=53))
+    _type_and_enter(g, first + "help")
+    assert g.console.last.startswith("Commands") or "help" in g.console.history[-1]
+    g.draw(display)
+
+
+@pytest.mark.parametrize("args, said", [
+    (["replay", "'; DROP TABLE state; --"], "no such run folder"),
+    (["sim", "--hours", "1", "--start", "\u202eevil\u202c <b>x</b>"], "use the form \"2023-02-13 07:00\""),
+    (["sim", "--hours", "0.1", "--residents", "<font color='#ff0000'>red</font>, %s {0}"], "Known residents:"),
+    (["replay", "x" * 10_000], "not a path this system can open (File name too long)"),
+    (["interview", "--load", "/nowhere", "--agent", "<b>Nobody</b>", "--question", "\u202e" + "y" * 5000],
+     "/nowhere"),
+])
+def test_the_smallville_command_answers_garbage_with_one_clear_line_and_exit_code_2(tmp_path, monkeypatch, capsys,
+                                                                                      args, said):
+    from smallville.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SMALLVILLE_HOME", str(tmp_path / "home"))
+    code = main([*args, "--out", str(tmp_path / "out")] if args[0] == "sim" else args)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.startswith("smallville: ") and said in err and "Traceback" not in err and "unexpected" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_installed_console_script_path_exits_2_on_garbage(tmp_path):
+    """The same through a real process (``python -m smallville``, what the console script runs)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(REPO), "SMALLVILLE_HOME": str(tmp_path / "home")}
+    done = subprocess.run([sys.executable, "-m", "smallville", "sim", "--hours", "many", "--agents", "\u202e<b>"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "smallville sim: error: argument --hours: invalid float value: 'many'" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_typed_keeps_words_scripts_and_emoji_and_drops_the_rest():

@@ -212,6 +212,7 @@ def main_replay(args) -> int:
     map_path = resolve_map(getattr(args, "map", None) or rec.map_path or DEFAULT_MAP)
     town = load_town(map_path)
     changed = check_town(rec, town, map_path)
+    rec.hide_off_map(town.width, town.height)  # a damaged recording's stray tiles: not drawn, not followed
     print(rec.summary())
     for note in [*rec.notes, *([changed] if changed else [])]:
         print(f"  note: {note}")

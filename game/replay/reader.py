@@ -1,13 +1,20 @@
 """Reading a recording (game/recording.py's file) into arrays a replay can
 seek in (no pygame).
 
-``read_recording(path)`` returns a ``Recording``: every body's tile and
+``read_recording(path)`` returns a ``Recording`` (game/replay/recorded.py): every body's tile and
 facing at every frame (numpy), each body's actions over time, the objects'
 states, the events, model calls and tokens so far. It reads as far as it can:
 a truncated last line (a killed run), a damaged line, a block that does not
 follow the last one or records out of order end the reading there, and
 ``Recording.stopped`` says where and why (the replay shows it). A file that is
 not a recording at all raises ``RecordingError``.
+
+What a file says is data, never a size to allocate: a block holds at most the
+frames its header declares (``block``), a resumed segment starts at most
+``MAX_GAP`` after the last frame, a tile is a 16-bit coordinate, and the frames
+held in memory stop at ``MAX_BYTES``; anything past those, or of the wrong
+type, is a damaged line, and the replay stops there with a logged warning.
+``Recording.hide_off_map`` then hides the tiles the town's map does not have.
 
 ``find_recording(target)`` turns what the user typed (a run folder, the
 game's save folder, a recording file) into the recording's path and the
@@ -18,7 +25,7 @@ from __future__ import annotations
 import bisect
 import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -28,128 +35,22 @@ import numpy as np
 from game.errors import UserError
 from game.grid import facing as facing_of
 from game.recording import DELTAS, FACINGS, FILE, FORMAT, GAME_FOLDER, HISTORY_FOLDER, JUMP, STAY, action_fields
+from game.replay.recorded import ABSENT, FACE_INDEX, FACING_NAMES, Recording
 
 log = logging.getLogger(__name__)
 
-FACING_NAMES = ("down", "left", "right", "up")
-FACE_INDEX = {f: i for i, f in enumerate(FACING_NAMES)}
-ABSENT = -1  # a tile coordinate for a body that is not in town (the visitor of a headless run)
+TILE_MAX = int(np.iinfo(np.int16).max)  # tiles are int16: no map is that wide
+MAX_BODIES = 1000  # more than any town holds; a header naming more is damaged
+MAX_BLOCK = 3600  # frames a block may declare (the recorder writes 30)
+MAX_STEP_S = 3600  # seconds a frame may span (the recorder's step is 10)
+MAX_GAP = timedelta(days=1)  # the longest unrecorded stretch before a resumed segment
+MAX_BYTES = 256 * 2**20  # tiles and facings held in memory: some 8 months of 25 residents
+# Every error the reading of one damaged record can raise (types and values as JSON gives them).
+_DAMAGE = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, StopIteration)
 
 
 class RecordingError(UserError):
     """A recording that cannot be played at all; the message says which file and what to do."""
-
-
-@dataclass
-class Recording:
-    """A recorded run, read into memory. Frames are numbered from the first
-    header's time; frame ``f`` is at ``start + f * step``."""
-
-    path: Path
-    world: str | None
-    map_path: str | None
-    map_sha256: str | None
-    model: str | None
-    kind: str
-    start: datetime
-    step: timedelta
-    names: list[str]  # bodies: the residents, then the visitor's slot
-    tiles: np.ndarray  # (frames, bodies, 2) int16; ABSENT where a body is not in town
-    facing: np.ndarray  # (frames, bodies) uint8, indices into FACING_NAMES
-    actions: list[tuple[list[int], list[dict | None]]]  # per body: frames, action fields (+ "conversation")
-    objects: dict[str, str]  # the objects that are not idle at frame 0
-    object_changes: list[tuple[int, dict[str, str]]]  # (frame, {address: state}), in frame order
-    events: list[dict]  # the sim's events, each with "s" (its frame) and "time"
-    visitor_names: tuple[list[int], list[str | None]]
-    calls: tuple[list[int], list[int], list[int]]  # frames, model calls and tokens so far
-    walls: tuple[list[int], list[float]]  # frames, real time (seconds since the epoch) they were recorded
-    ended: str | None = None  # why the recording ended (its end mark), None when it has none
-    stopped: str | None = None  # where reading stopped early, and why
-    notes: list[str] = field(default_factory=list)
-
-    # ---- what is where -----------------------------------------------------------------
-    @property
-    def last(self) -> int:
-        """The last frame that can be shown."""
-        return max(0, len(self.tiles) - 1)
-
-    @property
-    def end(self) -> datetime:
-        return self.time_of(self.last)
-
-    @property
-    def residents(self) -> list[str]:
-        return self.names[:-1]
-
-    @property
-    def visitor_slot(self) -> int:
-        return len(self.names) - 1
-
-    def time_of(self, frame: float) -> datetime:
-        return self.start + self.step * int(frame)
-
-    def frame_of(self, when: datetime) -> int:
-        """The frame showing ``when`` (the last one before it), clamped to the recording."""
-        f = int((when - self.start) // self.step)
-        return min(max(f, 0), self.last)
-
-    def tile(self, body: int, frame: int) -> tuple[int, int] | None:
-        x, y = self.tiles[frame, body]
-        return None if x == ABSENT else (int(x), int(y))
-
-    def facing_at(self, body: int, frame: int) -> str:
-        return FACING_NAMES[int(self.facing[frame, body])]
-
-    def action_at(self, body: int, frame: int) -> dict | None:
-        """The body's action at ``frame`` (the fields of ``game.recording.action_fields``
-        plus ``conversation``), None before its first."""
-        frames, values = self.actions[body]
-        i = bisect.bisect_right(frames, frame) - 1
-        return values[i] if i >= 0 else None
-
-    def objects_at(self, frame: int) -> dict[str, str]:
-        """Every object whose state is not idle at ``frame``."""
-        states = dict(self.objects)
-        for f, changed in self.object_changes:
-            if f > frame:
-                break
-            states.update(changed)
-        return {a: s for a, s in states.items() if s and s != "idle"}
-
-    def visitor_at(self, frame: int) -> str | None:
-        frames, names = self.visitor_names
-        i = bisect.bisect_right(frames, frame) - 1
-        return names[i] if i >= 0 else None
-
-    def calls_at(self, frame: int) -> tuple[int, int]:
-        frames, calls, tokens = self.calls
-        i = bisect.bisect_right(frames, frame) - 1
-        return (calls[i], tokens[i]) if i >= 0 else (0, 0)
-
-    def wall_span(self) -> tuple[float | None, float | None]:
-        """The real time the recording began and last wrote (seconds since the epoch)."""
-        _, walls = self.walls
-        return (walls[0], walls[-1]) if walls else (None, None)
-
-    def events_between(self, after: int, upto: int) -> list[dict]:
-        """Events of frames ``after`` < s <= ``upto``."""
-        keys = self._event_frames()
-        return self.events[bisect.bisect_right(keys, after): bisect.bisect_right(keys, upto)]
-
-    def _event_frames(self) -> list[int]:
-        keys = getattr(self, "_ev_keys", None)
-        if keys is None or len(keys) != len(self.events):
-            keys = [e["s"] for e in self.events]
-            self._ev_keys = keys
-        return keys
-
-    def summary(self) -> str:
-        """One line: what was recorded, its span, and where it stopped."""
-        span = f"{self.start:%a %d %b %Y %H:%M} → {self.end:%a %d %b %H:%M}"
-        who = f"{len(self.residents)} residents" + (" and a visitor" if self.visitor_names[0] else "")
-        tail = f"; {self.stopped}" if self.stopped else (
-            "" if self.ended else "; it has no end mark (the run was killed, or is still going)")
-        return f"{self.path}: {who} in {self.world or 'a town'}, {span}{tail}"
 
 
 # ---------------------------------------------------------------------------- reading
@@ -159,6 +60,14 @@ class _Stop(Exception):
     """Reading ends here (the message says why); what was read so far plays."""
 
 
+def _tile(x: Any, y: Any) -> tuple[int, int]:
+    """A recorded tile as two ints an int16 holds (ABSENT: not in town); ValueError otherwise."""
+    x, y = int(x), int(y)
+    if not (ABSENT <= x <= TILE_MAX and ABSENT <= y <= TILE_MAX):
+        raise ValueError(f"a tile ({x}, {y}) off any map")
+    return x, y
+
+
 class _Reader:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -166,6 +75,7 @@ class _Reader:
         self.origin = 0  # the current segment's first frame, counted from the first header
         self.start: datetime | None = None
         self.step = timedelta(seconds=10)
+        self.block = MAX_BLOCK  # the most frames one block holds (the header's ``block``)
         self.names: list[str] = []
         self.chunks_t: list[np.ndarray] = []  # blocks of (frames, bodies, 2), frame 0 first
         self.chunks_f: list[np.ndarray] = []
@@ -192,11 +102,17 @@ class _Reader:
         try:
             when = datetime.fromisoformat(str(rec["time"]))
             names = [str(x) for x in rec["bodies"]]
-            step = timedelta(seconds=int(rec.get("step_s", 10)))
-        except (KeyError, TypeError, ValueError) as err:
+            step_s = int(rec.get("step_s", 10))
+            block = int(rec.get("block", MAX_BLOCK))
+            if not names or len(names) > MAX_BODIES:
+                raise ValueError(f"{len(names)} bodies")
+            if not (1 <= step_s <= MAX_STEP_S and 1 <= block <= MAX_BLOCK):
+                raise ValueError(f"a step of {step_s} s, blocks of {block} frames")
+        except _DAMAGE as err:
             raise _Stop(f"line {n}: a damaged header ({err})") from None
+        step = timedelta(seconds=step_s)
         if self.header is None:
-            self.header, self.start, self.step, self.names = rec, when, step, names
+            self.header, self.start, self.step, self.names, self.block = rec, when, step, names, block
             self.actions = [([], []) for _ in names]
             self.origin = 0
             return
@@ -204,6 +120,9 @@ class _Reader:
         if names != self.names or rec.get("world") != self.header.get("world"):
             raise _Stop(f"line {n}: the run was resumed with other residents or in another town")
         origin = int((when - self.start) // self.step)
+        if origin > self.frames - 1 + MAX_GAP // self.step:
+            raise _Stop(f"line {n}: a segment that starts at {when:%Y-%m-%d %H:%M}, more than "
+                        f"{MAX_GAP.days} day after the last frame")
         if origin < self.frames - 1:
             self._rewind(origin)
             self.notes.append(f"the run was resumed from an earlier save at {when:%a %H:%M}: what was recorded "
@@ -211,7 +130,7 @@ class _Reader:
         elif origin > self.frames - 1:
             self.notes.append(f"nothing was recorded between {self.start + self.step * (self.frames - 1):%a %H:%M} "
                               f"and {when:%a %H:%M} (the run's last minutes before it was resumed)")
-            self._hold_until(origin)
+            self._hold_until(origin, n)
         self.origin = origin
         self.last_s = max(self.last_s, origin) if origin >= self.frames - 1 else origin
 
@@ -222,9 +141,9 @@ class _Reader:
         try:
             for i, t in enumerate(rec.get("tiles") or []):
                 if t:
-                    tiles[i] = (int(t[0]), int(t[1]))
+                    tiles[i] = _tile(t[0], t[1])
                     faces[i] = FACE_INDEX.get(str(t[2]) if len(t) > 2 else "down", 0)
-        except (TypeError, ValueError, IndexError) as err:
+        except _DAMAGE as err:
             raise _Stop(f"line {n}: a damaged key frame ({err})") from None
         f = self.origin
         if self.frames == 0:
@@ -251,8 +170,10 @@ class _Reader:
             s = int(rec["s"]) + self.origin
             count = int(rec["n"])
             paths = dict(rec.get("p") or {})
-        except (KeyError, TypeError, ValueError) as err:
+        except _DAMAGE as err:
             raise _Stop(f"line {n}: a damaged block ({err})") from None
+        if count > self.block:
+            raise _Stop(f"line {n}: a damaged block ({count} frames; the recording's blocks hold {self.block})")
         if self.cur_t is None:
             raise _Stop(f"line {n}: movement before the key frame")
         if s != self.frames - 1 or count < 0:
@@ -261,13 +182,14 @@ class _Reader:
         if count == 0:
             self._calls(s, rec)
             return
+        self._room(count, n)
         tiles = np.repeat(self.cur_t[None], count, axis=0)
         faces = np.repeat(self.cur_f[None], count, axis=0)
         for key, entry in paths.items():
             try:
                 i = int(key)
                 self._decode(i, entry, tiles, faces)
-            except (TypeError, ValueError, IndexError, StopIteration, KeyError) as err:
+            except _DAMAGE as err:
                 raise _Stop(f"line {n}: a damaged path for body {key} ({err})") from None
         self.chunks_t.append(tiles)
         self.chunks_f.append(faces)
@@ -280,7 +202,7 @@ class _Reader:
 
     def _decode(self, i: int, entry: list, tiles: np.ndarray, faces: np.ndarray) -> None:
         """One body's codes in a block (see game/recording.py) into its rows of ``tiles`` and ``faces``."""
-        x, y = int(entry[0]), int(entry[1])
+        x, y = _tile(entry[0], entry[1])
         codes = str(entry[2])
         jumps = iter(entry[3]) if len(entry) > 3 else iter(())
         face = FACING_NAMES[int(self.cur_f[i])]
@@ -296,10 +218,10 @@ class _Reader:
             if k >= count:
                 raise ValueError("more codes than frames")
             if ch == JUMP:
-                x, y = (int(v) for v in next(jumps))
+                x, y = _tile(*next(jumps))
             elif ch != STAY:
                 dx, dy = DELTAS[ch]
-                x, y = x + dx, y + dy
+                x, y = _tile(x + dx, y + dy)
                 face = facing_of(dx, dy, face)
             tiles[k:, i] = (x, y)
             faces[k:, i] = FACE_INDEX[face]
@@ -309,8 +231,10 @@ class _Reader:
         """The absolute frame of an a/e/o/v record; _Stop when it comes out of order."""
         try:
             s = int(rec["s"]) + self.origin
-        except (KeyError, TypeError, ValueError) as err:
+        except _DAMAGE as err:
             raise _Stop(f"line {n}: a damaged record ({err})") from None
+        if s > self.frames - 1 + self.block:  # records come with the block they belong to
+            raise _Stop(f"line {n}: a record of frame {s}, past the block being read")
         if s < self.last_s:
             raise _Stop(f"line {n}: events out of order ({self._hm(s)} after {self._hm(self.last_s)})")
         self.last_s = s
@@ -327,7 +251,7 @@ class _Reader:
         elif k == "a":
             try:
                 self._action(int(rec["b"]), s, rec.get("a"), rec.get("c"), self._time(s))
-            except (KeyError, TypeError, ValueError, IndexError) as err:
+            except _DAMAGE as err:
                 raise _Stop(f"line {n}: a damaged action ({err})") from None
         elif k == "o":
             self.object_changes.append((s, {str(a): str(v) for a, v in (rec.get("o") or {}).items()}))
@@ -358,7 +282,7 @@ class _Reader:
         if "c" in rec:
             try:
                 c, t = int(rec["c"]), int(rec.get("t", 0))
-            except (TypeError, ValueError):
+            except _DAMAGE:
                 return
             self.calls[0].append(f)
             self.calls[1].append(c)
@@ -375,10 +299,17 @@ class _Reader:
         self.chunks_t[-1][-1] = tiles
         self.chunks_f[-1][-1] = faces
 
-    def _hold_until(self, frame: int) -> None:
+    def _room(self, count: int, n: int) -> None:
+        """_Stop when ``count`` more frames would pass MAX_BYTES in memory."""
+        per_frame = 5 * len(self.names)  # two int16 coordinates and a facing byte per body
+        if (self.frames + count) * per_frame > MAX_BYTES:
+            raise _Stop(f"line {n}: the recording runs past the {MAX_BYTES >> 20} MB a replay holds")
+
+    def _hold_until(self, frame: int, n: int) -> None:
         """Frames nobody recorded (a gap): everyone stays where they were."""
         count = frame - (self.frames - 1)
         if count > 0 and self.cur_t is not None:
+            self._room(count, n)
             self.chunks_t.append(np.repeat(self.cur_t[None], count, axis=0))
             self.chunks_f.append(np.repeat(self.cur_f[None], count, axis=0))
             self.frames += count
@@ -450,7 +381,7 @@ def read_recording(path: str | Path) -> Recording:
             rec = json.loads(blob.decode("utf-8"))
             if not isinstance(rec, dict):
                 raise ValueError("not an object")
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: nested a thousand deep
             if reader.header is None:
                 raise RecordingError(f"{path} is not a Smallville recording (line {n} is not one); "
                                      "give a run folder, a save folder or a recording file") from None
@@ -479,13 +410,15 @@ def read_recording(path: str | Path) -> Recording:
                 reader.record_line(rec, n)
             elif kind == "end":
                 reader.ended = str(rec.get("why") or "ended")
-        except _Stop as stop:
-            stopped = f"{stop}; the replay stops at {reader._hm(reader.frames - 1)}" if reader.frames else str(stop)
+        except (_Stop, *_DAMAGE) as err:  # _DAMAGE: a record of the wrong shape, a damaged line too
+            why = str(err) if isinstance(err, _Stop) else f"line {n}: a damaged record ({type(err).__name__}: {err})"
+            stopped = f"{why}; the replay stops at {reader._hm(reader.frames - 1)}" if reader.frames else why
             break
     if damaged is not None and stopped is None:
         stopped = damaged
     if reader.header is None:
-        raise RecordingError(f"{path} is empty: nothing was recorded")
+        raise RecordingError(f"{path} cannot be played: {stopped}" if stopped else
+                             f"{path} is empty: nothing was recorded")
     if reader.frames == 0:
         raise RecordingError(f"{path} holds no frame: {stopped or 'the recording stops before its first frame'}")
     rec = reader.result(stopped)
@@ -511,7 +444,11 @@ def find_recording(given: str | Path) -> Target:
     recording), a ``recordings/`` folder, or a recording file. RecordingError
     naming what is missing."""
     p = Path(given)
-    if not p.exists():
+    try:
+        there = p.exists()
+    except OSError as err:  # a name too long for the file system, say
+        raise RecordingError(f"{str(p)[:80]}: not a path this system can open ({err.strerror})") from None
+    if not there:
         raise RecordingError(f"{p}: there is no such run folder, save folder or recording")
     if p.is_file():
         if p.parent.name == GAME_FOLDER:

@@ -33,6 +33,7 @@ import textwrap
 import pygame
 import pygame_gui
 
+from agents.redact import redact
 from game.pacing import describe
 from game.session import SPEEDS
 from game.view import fonts
@@ -134,7 +135,7 @@ class HUD:
     # -- messages --------------------------------------------------------------------------
     def toast(self, text: str, seconds: float = TOAST_S) -> None:
         """A message for a few seconds; the same text again is shown once, for longer."""
-        text = str(text)
+        text = redact(str(text))  # errors of a server may repeat its URL
         self.toasts = [(t, left) for t, left in self.toasts if t != text]
         self.toasts.append((text, seconds))
         del self.toasts[:-4]
@@ -143,7 +144,7 @@ class HUD:
     def note(self, key: str, text: str | None) -> None:
         """A message that stays until changed or removed (``text`` None)."""
         if text:
-            self.notes[key] = str(text)
+            self.notes[key] = redact(str(text))
         else:
             self.notes.pop(key, None)
         self._layout()
@@ -286,7 +287,7 @@ class HUD:
             calls, tokens = int(tot.get("calls", 0)), int(tot.get("tokens", 0))
         except Exception:  # noqa: BLE001
             calls = tokens = 0
-        lines.append((f"{short_model(model)} · {calls} calls · {tokens:,} tokens", DIM))
+        lines.append((f"{short_model(redact(str(model)))} · {calls} calls · {tokens:,} tokens", DIM))
         pace = s.pace_status() if callable(getattr(s, "pace_status", None)) else None
         if pace is not None and not s.paused and not getattr(s, "skipping", False):
             lines.append((describe(pace), WARN if pace.limited else DIM))
@@ -298,8 +299,8 @@ class HUD:
             lines.append((f"call budget spent: {spent} resident{'s' if spent > 1 else ''} on rules", WARN))
         servers = getattr(gw, "deployment_lines", None)
         for text, ok in (servers() if callable(servers) else []):  # several model servers: one line each
-            lines.append((text[:70], DIM if ok else BAD))
-        status = str(getattr(gw, "status", "ok") or "ok")
+            lines.append((redact(text)[:70], DIM if ok else BAD))
+        status = redact(str(getattr(gw, "status", "ok") or "ok"))  # a server's error may repeat its URL
         if status != "ok":  # up to two lines: what to do ("run: ollama pull ...") is at its end
             lines += [(part, BAD) for part in textwrap.wrap(status, 64)[:2]]
             lines.append(("residents follow their routines", BAD))
