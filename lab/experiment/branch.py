@@ -27,11 +27,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import lab.competent  # noqa: F401 - registers scripted/competent in a branch's own process, as the command does
 from agents.config import ConfigError, load_config_for_saved
 from agents.embeddings import make_embedder
 from agents.llm import Gateway
 from agents.mind import Mind
-import lab.competent  # noqa: F401 - registers scripted/competent in a branch's own process, as the command does
 from agents.persona import CastError, Persona, load_cast, load_residents
 from game.build import select_residents
 from game.errors import UserError
@@ -153,10 +153,23 @@ def run_branch(spec: dict, *, embedder: Any = None, progress: bool = False) -> d
         resume=(parts, info), autosave_min=None, ceiling=ceiling,
         on_start=lambda p: apply_live(p, changes, int(spec["seed"])),
     )
-    tot = result.summary["totals"]
-    return {"name": spec["name"], "run": str(result.out), "calls": tot.get("calls", 0), "tokens": tot.get("tokens", 0),
-            "cached": tot.get("cached", 0), "wall_s": result.summary["wall_s"], "end": result.summary["end"],
-            "interrupted": result.interrupted, "stopped": result.summary.get("stopped")}
+    own = own_calls(Path(result.files["llm_calls"]))
+    return {"name": spec["name"], "run": str(result.out), **own, "wall_s": result.summary["wall_s"],
+            "end": result.summary["end"], "interrupted": result.interrupted, "stopped": result.summary.get("stopped")}
+
+
+def own_calls(path: Path) -> dict[str, int]:
+    """The branch's own model calls (its llm_calls.jsonl; the save's totals include the trunk's)."""
+    calls = tokens = cached = 0
+    for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
+        try:
+            c = json.loads(line)
+        except ValueError:
+            continue
+        calls += 1
+        tokens += int(c.get("prompt_tokens", 0) or 0) + int(c.get("completion_tokens", 0) or 0)
+        cached += bool(c.get("cached"))
+    return {"calls": calls, "tokens": tokens, "cached": cached}
 
 
 def main(argv: list[str] | None = None) -> int:

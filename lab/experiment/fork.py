@@ -24,7 +24,7 @@ import json
 import shutil
 import sys
 from dataclasses import asdict
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
@@ -75,7 +75,7 @@ def saves_of(source: str | Path) -> list[SaveInfo]:
 
 def branch_point(saves: list[SaveInfo], at: datetime | None) -> SaveInfo:
     """The save at ``at`` or the newest before it (no ``at``: the newest of all)."""
-    timed = sorted((i for i in saves if i.sim_time is not None), key=lambda i: i.sim_time)  # type: ignore[arg-type]
+    timed = sorted((i for i in saves if i.sim_time is not None), key=lambda i: i.sim_time or datetime.min)
     if not timed:
         raise UserError("fork: none of the source's saves says when it was made")
     if at is None:
@@ -179,7 +179,7 @@ def main_fork(args: Any, *, echo: Callable[[str], None] | None = None,
     first = min((i.sim_time for i in saves if i.sim_time), default=datetime(2023, 2, 13))
     at = parse_at(args.at, first) if getattr(args, "at", None) else None
     point = branch_point(saves, at)
-    at = at or point.sim_time
+    at = at or point.sim_time or datetime.min  # a branch point always has a time (branch_point)
     map_path = Path(point.map_path) if point.map_path and Path(point.map_path).exists() else Path(args.map)
     town = load_town(map_path)
     parts, info = load_state(point.path, expect_map=town, require=("sim", "session"))
@@ -220,9 +220,10 @@ def main_fork(args: Any, *, echo: Callable[[str], None] | None = None,
     _write(folder, manifest)
     if trunk_h > 0:
         say(f"fork: running the source on from {point.sim_time:%H:%M} to {at:%H:%M} (the trunk)")
-        trunk = {"name": "trunk", "arm": "trunk", "seed": int((parts.get("session") or {}).get("seed") or 0),
-                 "save": str(point.path), "out": str(folder / "trunk"), "hours": trunk_h, "map": str(map_path),
-                 "cache": str(cache), "model": None, "changes": []}
+        saved_seed = int((parts.get("session") or {}).get("seed") or 0)
+        trunk: dict[str, Any] = {"name": "trunk", "arm": "trunk", "seed": saved_seed, "save": str(point.path),
+                                 "out": str(folder / "trunk"), "hours": trunk_h, "map": str(map_path),
+                                 "cache": str(cache), "model": None, "changes": []}
         res = run(trunk)
         end = Path(res["run"]) / "saves" / "end.sqlite"
         if not end.exists():
