@@ -32,6 +32,11 @@ from typing import Any
 from agents import home
 from agents.config import EMBEDDED_PROVIDER
 
+try:
+    import fcntl  # parallel branches finishing together must not lose each other's measurement
+except ImportError:  # Windows: the process-local lock only
+    fcntl = None  # type: ignore[assignment]
+
 log = logging.getLogger(__name__)
 
 RATES_FILE = "forecast_rates.json"
@@ -124,7 +129,10 @@ def learn(model: str, before: dict | None, after: dict, *, residents: int, hours
     d0, h0 = _usage(before or {})
     starts = day_starts(start, hours, fresh) * residents
     p = rates_path(path)
-    with _lock:
+    p.parent.mkdir(parents=True, exist_ok=True)
+    with _lock, open(p.with_suffix(".lock"), "a") as lock:
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
         data = read_rates(p)
         old = data.get(model) or {}
         keep = DECAY if old else 0.0
@@ -139,7 +147,6 @@ def learn(model: str, before: dict | None, after: dict, *, residents: int, hours
         }
         data[model] = new
         try:
-            p.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".rates-", suffix=".json")
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump(data, fh, indent=1)

@@ -194,11 +194,15 @@ def main_fork(args: Any, *, echo: Callable[[str], None] | None = None,
 
     saved_model = str((parts.get("config") or {}).get("model") or "?")
     trunk_h = max(0.0, (at - point.sim_time).total_seconds() / 3600) if point.sim_time else 0.0
-    plan = forecast.forecast(saved_model, residents=len(residents), hours=hours, start=at, fresh=False, runs=2 * n)
+    plan = forecast.forecast(saved_model, residents=len(residents), hours=hours, start=at, fresh=False,
+                             runs=n if model else 2 * n)
     say(f"fork: {len(residents)} residents from {point.path.name} ({point.sim_time:%Y-%m-%d %H:%M})"
         + (f", run on to {at:%Y-%m-%d %H:%M} once" if trunk_h else "")
         + f"; 2 arms x {n} seeds x {hours:g} sim hours")
-    say("fork: " + plan.line(f"{2 * n} branches"))
+    say("fork: " + plan.line(f"{n} control branches" if model else f"{2 * n} branches"))
+    if model:  # the treatment's own model
+        say("fork: " + forecast.forecast(model, residents=len(residents), hours=hours, start=at, fresh=False,
+                                         runs=n).line(f"{n} treatment branches"))
     if getattr(args, "dry_run", False):
         return 0
 
