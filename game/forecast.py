@@ -40,7 +40,8 @@ except ImportError:  # Windows: the process-local lock only
 log = logging.getLogger(__name__)
 
 RATES_FILE = "forecast_rates.json"
-DECAY = 0.7  # a new run's measurement counts fully, each older one 0.7 times less than the one after it
+DECAY = 0.8  # a new run's measurement counts fully, each older one 0.8 times less than the one after it
+MIN_HOURS = 0.25  # a run shorter than this (sim hours) teaches nothing: its first step would weigh too much
 DAILY_PURPOSES = ("summary", "yesterday", "day_plan")  # by prefix: once per resident per sim day
 WAKE_HOUR = 6  # a day's start is counted when a run passes this hour (residents wake 5-8 am)
 KEYS = ("calls", "prompt_tokens", "completion_tokens")
@@ -122,9 +123,20 @@ def learn(model: str, before: dict | None, after: dict, *, residents: int, hours
           fresh: bool, wall_s: float, path: str | Path | None = None) -> dict[str, Any] | None:
     """Add one run to the model's rates: ``before`` and ``after`` are the accounting's
     summaries at the run's start and end (a resumed run's earlier calls are not its own).
-    Returns the model's new entry; None when the run was too short to teach anything."""
-    if residents < 1 or hours <= 0:
+    Returns the model's new entry; None when the run was too short to teach anything
+    (or the rates file cannot be written: logged, the run goes on)."""
+    if residents < 1 or hours < MIN_HOURS:
         return None
+    try:
+        return _learn(model, before, after, residents=residents, hours=hours, start=start, fresh=fresh,
+                      wall_s=wall_s, path=path)
+    except OSError as err:
+        log.warning("forecast rates for %s cannot be kept: %s", model, err)
+        return None
+
+
+def _learn(model: str, before: dict | None, after: dict, *, residents: int, hours: float, start: datetime,
+           fresh: bool, wall_s: float, path: str | Path | None) -> dict[str, Any]:
     d1, h1 = _usage(after)
     d0, h0 = _usage(before or {})
     starts = day_starts(start, hours, fresh) * residents
@@ -146,14 +158,10 @@ def learn(model: str, before: dict | None, after: dict, *, residents: int, hours
             "updated": datetime.now().isoformat(timespec="seconds"),
         }
         data[model] = new
-        try:
-            fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".rates-", suffix=".json")
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(data, fh, indent=1)
-            os.replace(tmp, p)  # whole or not at all: parallel branches never read half a file
-        except OSError as err:
-            log.warning("forecast rates %s cannot be written: %s", p, err)
-            return None
+        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".rates-", suffix=".json")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=1)
+        os.replace(tmp, p)  # whole or not at all: parallel branches never read half a file
     return new
 
 

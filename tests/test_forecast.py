@@ -159,3 +159,15 @@ def test_the_games_start_line_is_worked_out_off_the_main_thread(tmp_path):
     t.join(10)
     assert said and where[0] != main
     assert "25 residents" in said[0] and "per sim hour" in said[0] and "a sim day" in said[0]
+
+
+def test_a_rates_file_that_cannot_be_written_never_stops_a_run_and_short_runs_teach_nothing(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    after = _summary({"react": (3, 300, 30)})
+    assert learn("m/x", None, after, residents=1, hours=1, start=START, fresh=False, wall_s=1,
+                 path=blocker / "rates.json") is None
+    rates = tmp_path / "rates.json"
+    assert learn("m/x", None, after, residents=3, hours=10 / 3600, start=START, fresh=True, wall_s=1,
+                 path=rates) is None  # one step: its morning planning would pass for an hour's rate
+    assert not rates.exists()
