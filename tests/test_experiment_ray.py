@@ -76,3 +76,16 @@ def test_the_whispered_candidacy_spreads_on_ray_too(local_ray, base_run, tmp_pat
     news = _fork_and_compare(base_run, tmp_path / "mayor-ray", 6, "--ray", "auto")
     assert all(n >= 1 for n in news["treatment"]) and len(news["treatment"]) == 2, news
     assert news["control"] == [0.0, 0.0], news
+
+
+def test_an_unreachable_cluster_is_a_clear_message(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+
+    def refuse(**kw):
+        raise ConnectionError("Could not find any running Ray instance")
+
+    monkeypatch.setattr(ray, "init", refuse)
+    from game.errors import UserError
+
+    with pytest.raises(UserError, match="--ray auto: cannot reach a Ray cluster there .* ray start --head"):
+        runners.run_ray([], "auto", print)

@@ -4,8 +4,8 @@ side by side, each measure as mean ± sd (min–max) across its seeds.
 The paper's measures come from `smallville evaluate`'s own code (lab/evaluate):
 diffusion of Sam's candidacy and Isabella's party (memory judge), the density
 of the who-knows-whom graph, and the party's attendance when a branch reaches
-it. A whisper gets a measure of its own: who, besides the resident who heard
-it, knows the news by the end (``news_known_by``) — from the lines they heard
+it. A whisper (the first, when there are several) gets a measure of its own:
+who, besides the resident who heard it, knows the news by the end (``news_known_by``) — from the lines they heard
 (the resident saying it, or anyone naming the resident with the news) and from
 their memories (the memory judge, the resident's name required; a memory about
 one of the scenario's own facts, such as Sam's candidacy, does not count).

@@ -172,7 +172,11 @@ def run_ray(specs: list[dict], address: str, echo: Callable[[str], None]) -> dic
     except ImportError:
         raise UserError("--ray needs Ray: pip install 'smallville[ray]' (or pip install ray)") from None
     if not ray.is_initialized():
-        ray.init(address=None if address == "local" else address, log_to_driver=False)
+        try:
+            ray.init(address=None if address == "local" else address, log_to_driver=False)
+        except (ConnectionError, RuntimeError, ValueError) as err:
+            raise UserError(f"--ray {address}: cannot reach a Ray cluster there ({err}); start one with "
+                            "`ray start --head`, or give --ray local to start one on this machine") from None
     task = ray.remote(num_cpus=1, max_retries=0)(branch_task)
     saves: dict[str, Any] = {}
     pending: dict[Any, tuple[dict, int]] = {}
