@@ -87,5 +87,5 @@ def test_an_unreachable_cluster_is_a_clear_message(tmp_path, monkeypatch, capsys
     monkeypatch.setattr(ray, "init", refuse)
     from game.errors import UserError
 
-    with pytest.raises(UserError, match="--ray auto: cannot reach a Ray cluster there .* ray start --head"):
+    with pytest.raises(UserError, match="--ray auto: cannot reach a Ray cluster there .*ray start --head"):
         runners.run_ray([], "auto", print)
