@@ -26,6 +26,8 @@ import pygame
 
 from agents.config import ConfigError
 from agents.llm import load_config
+from agents.redact import redact
+from game import forecast
 from game.errors import UserError
 from game.paths import resolve_map
 from game.savegame import load_into
@@ -254,7 +256,13 @@ def build_session(args, map_path: Path, visitor_name: str) -> Session | None:
         seed=getattr(args, "seed", 0) or 0, config=config, visitor_name=visitor_name,
     )
     log.info("session: %d residents, model %s, %s", len(session.minds), config.model, session.sim.now)
+    forecast.announce_in_background(config, len(session.minds), _say)  # reads files: off the main thread
     return session
+
+
+def _say(line: str) -> None:
+    print(f"smallville: {redact(line)}", file=sys.stderr)
+    log.info("%s", line)
 
 
 def run(game: Game, *, frames: int | None = None, headless: bool = False, paced: bool | None = None) -> None:

@@ -34,9 +34,10 @@ from agents.config import ConfigError, load_config_for_saved
 from agents.llm import Gateway, load_config
 from agents.persona import CastError, load_cast
 from agents.redact import redact, redact_data
-from game import paths, runstats
+from game import forecast, paths, runstats
 from game.build import build_parts, select_residents
 from game.errors import UserError
+from game.forecast import Ceiling
 from game.recording import FILE as RECORDING_FILE
 from game.recording import HISTORY_FOLDER, Recorder, SaveHistory
 from game.savegame import capture, restore
@@ -97,6 +98,8 @@ def run_headless(
     resume: tuple[dict, Any] | None = None,
     autosave_min: float | None = AUTOSAVE_MIN,
     keep: int = AUTOSAVE_KEEP,
+    ceiling: Ceiling | None = None,
+    on_start: Callable[[Any], None] | None = None,
 ) -> RunResult:
     """Run lockstep for ``hours`` sim hours and write the run folder. Gateway,
     embedder (and even minds) may be injected (tests); otherwise they are
@@ -107,7 +110,12 @@ def run_headless(
     the run ends (Ctrl-C too). ``resume=(parts, info)`` (from
     ``game.saves.load_state``) continues a saved run: its events and model
     calls are appended to the folder's files, the timeline and summary cover
-    the whole run."""
+    the whole run.
+
+    ``ceiling`` (game/forecast.py: ``--max-cost`` / ``--max-tokens``) stops the run
+    when it has spent that much, with its end save; ``on_start(parts)`` changes the
+    built (or restored) town before the first step (`smallville fork`'s branches).
+    Every finished run teaches the forecast its model's rates."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     if gateway is None:
@@ -164,8 +172,23 @@ def run_headless(
     recorder = Recorder(out / RECORDING_FILE, sim, kind="run", model=getattr(config, "model", None),
                         accounting=accounting, append=resume is not None)
     history = SaveHistory(saves_dir / HISTORY_FOLDER)
+    if on_start is not None:
+        try:
+            on_start(parts)
+        except BaseException:
+            pool.shutdown(wait=False)
+            writer.close(wait=False)
+            recorder.close("interrupted")
+            events_fh.close()
+            accounting.close()
+            raise
+        seed = sim.seed  # a branch runs on its own seed
     begin = sim.now
     end = begin + timedelta(hours=hours)
+    usage0 = accounting.summary()
+    stopped = None
+    if ceiling is not None:
+        ceiling.start(accounting)
     steps = int(round((end - begin).total_seconds() / 10))
     bar = None
     if progress:
@@ -182,6 +205,9 @@ def run_headless(
                 writer.autosave(snap, meta, saves_dir, keep).add_done_callback(history.saved)
             if on_step is not None:
                 on_step(sim)
+            if ceiling is not None and (stopped := ceiling.reached(accounting)):
+                log.info("run stopped at %s: %s", sim.now, stopped)
+                break
             if bar is not None:
                 bar.update(1)
                 if sim.steps % 30 == 0 or sim.now >= end:
@@ -214,10 +240,17 @@ def run_headless(
     summary["resumed_at"] = begin.strftime(TIME_FORMAT) if resume is not None else None
     summary["save"] = str(last_save) if last_save else None
     summary["recording"] = recorder.stats(len(personas), hours=summary["sim_hours"])
+    summary["stopped"] = stopped
+    if not interrupted:
+        forecast.learn(str(summary.get("model")), usage0, accounting.summary(), residents=len(personas),
+                       hours=(sim.now - begin).total_seconds() / 3600, start=begin, fresh=resume is None,
+                       wall_s=time.monotonic() - t0)
     files["summary"].write_text(redact(json.dumps(summary, indent=2, ensure_ascii=False)) + "\n", encoding="utf-8")
     files["timeline"].write_text(timeline_text(sim, summary, town), encoding="utf-8")
     if echo is not None:
         echo(economy_text(summary))
+        if stopped:
+            echo(f"stopped at {sim.now:%Y-%m-%d %H:%M}: {stopped}")
         echo(f"run folder: {out}" + ("  (interrupted: partial run)" if interrupted else "")
              + (f"; continue it with: smallville sim --resume {out} --hours H" if last_save else ""))
     return RunResult(out=out, summary=summary, sim=sim, interrupted=interrupted, files=files)
@@ -390,6 +423,11 @@ def main_sim(args) -> int:
         config = load_config(args)
     except ConfigError as err:
         raise UserError(str(err)) from None
+    ceiling = ceiling_of(args)
+    line = forecast.forecast(config, residents=len(personas), hours=args.hours, start=start).line()
+    print("smallville sim: " + redact(line), file=sys.stderr)
+    if getattr(args, "dry_run", False):
+        return 0
     out = Path(args.out) if args.out else paths.runs_dir() / datetime.now().strftime("%Y%m%d-%H%M%S")
     refuse_a_used_folder(out)
     print(
@@ -401,8 +439,20 @@ def main_sim(args) -> int:
     result = run_headless(
         town, personas, start=start, hours=args.hours, out=out, scenario=scenario, config=config, gateway=gateway,
         seed=args.seed, autosave_min=getattr(args, "autosave_min", AUTOSAVE_MIN), sim_settings=sim_settings,
+        ceiling=ceiling,
     )
     return 130 if result.interrupted else 0
+
+
+def ceiling_of(args: Any) -> Ceiling | None:
+    """``--max-cost`` / ``--max-tokens`` as a Ceiling (None when neither is given)."""
+    cost, tokens = getattr(args, "max_cost", None), getattr(args, "max_tokens", None)
+    if cost is None and tokens is None:
+        return None
+    try:
+        return Ceiling(max_cost=cost, max_tokens=tokens)
+    except ValueError as err:
+        raise UserError(str(err)) from None
 
 
 RUN_FILES = ("events.jsonl", "llm_calls.jsonl", "recording.jsonl", "timeline.md", "summary.json", "saves")
@@ -468,6 +518,11 @@ def resume_sim(args, *, gateway: Any = None, embedder: Any = None, progress: boo
             print(f"smallville sim: {redact(note)}", file=sys.stderr)
         gateway = Gateway(config)
     config = getattr(gateway, "config", None)
+    ceiling = ceiling_of(args)
+    line = forecast.forecast(config, residents=len(personas), hours=args.hours, start=info.sim_time, fresh=False).line()
+    print("smallville sim: " + redact(line), file=sys.stderr)
+    if getattr(args, "dry_run", False):
+        return 0
     print(
         f"smallville sim: resuming {out} from {info.path.name} at {info.sim_time:%Y-%m-%d %H:%M} + {args.hours:g} h, "
         f"{len(personas)} residents, model {redact(str(getattr(config, 'model', '?')))}",
@@ -477,6 +532,6 @@ def resume_sim(args, *, gateway: Any = None, embedder: Any = None, progress: boo
         town, personas, start=scenario.start, hours=args.hours, out=out, scenario=scenario, config=config,
         gateway=gateway, embedder=embedder, seed=int(parts["session"].get("seed") or 0), progress=progress,
         echo=echo, resume=(parts, info), sim_settings=sim_settings,
-        autosave_min=getattr(args, "autosave_min", AUTOSAVE_MIN),
+        autosave_min=getattr(args, "autosave_min", AUTOSAVE_MIN), ceiling=ceiling,
     )
     return 130 if result.interrupted else 0

@@ -31,6 +31,8 @@ from game.logs import setup_logging
 from game.town import MapError, main_map
 from lab.bench.runner import main_bench
 from lab.evaluate.command import main_evaluate
+from lab.experiment.compare import main_compare
+from lab.experiment.fork import main_fork
 
 # None: the Ville that ships with the game (game/paths.py), found from any folder.
 DEFAULT_MAP = None
@@ -158,7 +160,48 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--fps", type=int, help="animation: pictures per second (default 10)")
     rp.add_argument("--size", help="picture size WIDTHxHEIGHT (default 800x450 for an animation, else 1280x720)")
     sub.add_parser("where", help="say where the towns, saves, logs, runs and settings are")
+    _add_experiment_commands(sub)
     return parser
+
+
+def _add_ceiling_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-cost", type=float, metavar="USD", help="stop cleanly (with an end save) once the run has "
+                   "spent this many dollars on a hosted model")
+    p.add_argument("--max-tokens", type=int, metavar="N", help="stop cleanly (with an end save) after N tokens")
+    p.add_argument("--dry-run", action="store_true", help="print the forecast (calls, tokens, wall time, money) only")
+
+
+def _add_experiment_commands(sub: Any) -> None:
+    """fork and compare (lab/experiment/), and the forecast and ceiling flags of sim."""
+    _add_ceiling_flags(sub.choices["sim"])
+    fk = sub.add_parser("fork", help="controlled experiment: a control and a treatment arm from one moment of a "
+                        "run or save, several seeds each (then: smallville compare)")
+    fk.add_argument("source", help="a run folder (its saves) or a save (slot name or .sqlite)")
+    fk.add_argument("--at", help='the branch point, e.g. "2023-02-13 09:00" (default: the newest save)')
+    fk.add_argument("--hours", type=float, default=6.0, help="sim hours each branch runs (default 6)")
+    fk.add_argument("--branches", type=int, default=2, help="seeds per arm (default 2); the control gets the same")
+    fk.add_argument("--seed", type=int, default=0, help="the first seed (then seed+1, ...)")
+    fk.add_argument("--whisper", nargs=2, action="append", metavar=("NAME", "TEXT"),
+                    help="treatment: the resident's inner voice, e.g. \"Isabella Rodriguez\" \"You are going to "
+                    "run for mayor\"")
+    fk.add_argument("--event", action="append", metavar='"<ADDRESS> is STATE"',
+                    help="treatment: an object's state, e.g. \"<Hobbs Cafe: cafe: cafe customer seating> is broken\"")
+    fk.add_argument("--remove", action="append", metavar="NAME", help="treatment: this resident leaves the town")
+    fk.add_argument("--add-persona", action="append", metavar="FILE",
+                    help="treatment: a new resident (JSON written like an entry of residents.json)")
+    fk.add_argument("--model", help="treatment: this model instead of the save's")
+    fk.add_argument("--cache", help="the shared response cache (default <experiment>/cache.sqlite)")
+    fk.add_argument("--out", help="the experiment folder (default runs/fork-<timestamp>)")
+    fk.add_argument("--workers", type=int, default=1, help="branches run at once, as local processes (default 1)")
+    fk.add_argument("--ray", metavar="ADDRESS", help='run the branches as tasks on a Ray cluster ("auto", '
+                    '"ray://host:10001", or "local" to start one here)')
+    fk.add_argument("--map", default=DEFAULT_MAP, help="the town's map, when the save does not name one")
+    _add_ceiling_flags(fk)
+    cp = sub.add_parser("compare", help="an experiment's arms side by side: diffusion, relationships, coordination "
+                        "and run quality, with the spread across seeds; writes comparison.md and plots")
+    cp.add_argument("experiment", help="the experiment folder smallville fork wrote")
+    cp.add_argument("--out", help="folder for comparison.md/.json and the plots (default: the experiment folder)")
+    cp.add_argument("--map", default=DEFAULT_MAP, help="the town's map, when the runs do not name one")
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -181,6 +224,8 @@ COMMANDS: dict[str, Callable[[Any], int]] = {
     "bench": main_bench,
     "evaluate": main_evaluate,
     "replay": _replay,
+    "fork": main_fork,
+    "compare": main_compare,
 }
 
 
