@@ -365,10 +365,15 @@ def _read_meta(con: sqlite3.Connection, path: Path) -> dict:
         rows = con.execute("SELECT key, value FROM meta").fetchall()
     except sqlite3.DatabaseError as err:
         raise SaveError(f"{path} is damaged (its meta table cannot be read: {err}); load another save") from err
-    try:
-        return {k: json.loads(v) for k, v in rows}
-    except (ValueError, TypeError) as err:
-        raise SaveError(f"{path} is damaged (bad meta value: {err}); load another save") from err
+    meta = {}
+    for k, v in rows:
+        try:
+            meta[str(k)] = json.loads(v)
+        except RecursionError as err:
+            raise SaveError(f"{path} is damaged (its meta '{k}' is nested too deeply); load another save") from err
+        except (ValueError, TypeError) as err:
+            raise SaveError(f"{path} is damaged (its meta '{k}' cannot be read: {err}); load another save") from err
+    return meta
 
 
 def _parse_dt(v: Any) -> datetime | None:
@@ -380,18 +385,53 @@ def _parse_dt(v: Any) -> datetime | None:
         return None
 
 
+# The meta keys a save's reader relies on, and what each must be (a hand-edited or
+# damaged meta is refused by name rather than failing later).
+_META_TYPES: dict[str, tuple[type, ...]] = {
+    "schema": (int,), "game_version": (str,), "saved_at": (str,), "sim_time": (str,), "world": (str,),
+    "map_path": (str,), "map_sha256": (str,), "embedding_model": (str,), "embedding_dim": (int,),
+    "residents": (list,), "parts": (list,), "slot": (str,), "map_size": (list,), "game_id": (str,),
+    "visitor_name": (str,),
+}
+
+
+def _check_meta(path: Path, m: dict) -> None:
+    for key, types in _META_TYPES.items():
+        v = m.get(key)
+        if v is None:
+            continue
+        if not isinstance(v, types) or isinstance(v, bool):
+            shown = json.dumps(v)[:30] if isinstance(v, (str, int, float)) else type(v).__name__
+            raise SaveError(f"{path} is damaged (its meta '{key}' is {shown}, not {_KIND[types[0]]}); "
+                            "load another save")
+    for key in ("residents", "parts"):
+        if any(not isinstance(x, str) for x in m.get(key) or []):
+            raise SaveError(f"{path} is damaged (its meta '{key}' is not a list of names); load another save")
+    size = m.get("map_size")
+    if size is not None and (len(size) != 2 or not all(type(x) is int and 0 < x < 100_000 for x in size)):
+        raise SaveError(f"{path} is damaged (its meta 'map_size' is not a width and a height); load another save")
+    dim = m.get("embedding_dim")
+    if dim is not None and not 0 < dim <= 65536:
+        raise SaveError(f"{path} is damaged (its meta 'embedding_dim' {dim} is no embedding size); "
+                        "load another save")
+
+
+_KIND = {int: "a whole number", str: "a text", list: "a list"}
+
+
 def _info_from_meta(path: Path, m: dict, warnings: list[str] | None = None) -> SaveInfo:
+    """The SaveInfo of a meta table; SaveError when a key has the wrong kind of value."""
+    _check_meta(path, m)
     try:
         size = path.stat().st_size
     except OSError:
         size = 0
-    dim = m.get("embedding_dim")
     return SaveInfo(
         path=path, slot=str(m.get("slot") or slot_of(path)), size=size, schema=m.get("schema"),
         game_version=m.get("game_version"), saved_at=_parse_dt(m.get("saved_at")),
         sim_time=_parse_dt(m.get("sim_time")), world=m.get("world"), map_path=m.get("map_path"),
         map_sha256=m.get("map_sha256"), residents=list(m.get("residents") or []),
-        embedding_model=m.get("embedding_model"), embedding_dim=int(dim) if dim is not None else None,
+        embedding_model=m.get("embedding_model"), embedding_dim=m.get("embedding_dim"),
         parts=list(m.get("parts") or []), meta=m, warnings=list(warnings or []))
 
 
@@ -413,8 +453,22 @@ def load_state(path: str | os.PathLike, expect_map: Any = None,
                require: tuple[str, ...] | list[str] = ()) -> tuple[dict[str, Any], SaveInfo]:
     """Read every part of a save. Pure (touches nothing but the file; safe on a
     worker thread). `expect_map`: the map the game runs (see check_map);
-    `require`: part names that must be present. Raises SaveError."""
+    `require`: part names that must be present. Raises SaveError, whatever the
+    file holds."""
     path = Path(path)
+    try:
+        return _load_state(path, expect_map, require)
+    except SaveError:
+        raise
+    except RecursionError as err:
+        raise SaveError(f"{path} is damaged (it is nested too deeply to read); load another save") from err
+    except Exception as err:  # noqa: BLE001 - a damaged file may hold anything: a message, never a crash
+        log.exception("reading %s failed", path)
+        raise SaveError(f"{path} is damaged and cannot be read ({type(err).__name__}: {str(err)[:200]}); "
+                        "load another save") from err
+
+
+def _load_state(path: Path, expect_map: Any, require: tuple[str, ...] | list[str]) -> tuple[dict[str, Any], SaveInfo]:
     t_start = time.perf_counter()
     con = _open_ro(path)
     try:
@@ -446,18 +500,15 @@ def load_state(path: str | os.PathLike, expect_map: Any = None,
         arrays.setdefault(part, {})[idx] = a
     parts: dict[str, Any] = {}
     for name, text, crc, n_arrays in rows:
+        if not isinstance(text, str) or not isinstance(name, str):
+            raise SaveError(f"{path} is damaged (part {str(name)[:40]!r} is not text); load another save")
         if zlib.crc32(text.encode("utf-8")) != crc:
             raise SaveError(f"{path} is damaged (part '{name}' fails its checksum); load another save")
         got = arrays.get(name, {})
         if len(got) != n_arrays:
             raise SaveError(f"{path} is damaged (part '{name}' is missing {n_arrays - len(got)} of its arrays); "
                             "load another save")
-        try:
-            with no_gc():
-                parts[name] = json.loads(text, object_hook=decode_hook if not n_arrays else
-                                     lambda d, got=got: decode_hook(d, got))
-        except (ValueError, TypeError, KeyError, IndexError) as err:
-            raise SaveError(f"{path} is damaged (part '{name}' cannot be read: {err}); load another save") from err
+        parts[name] = _decode_part(path, name, text, got)
     info.warnings += migrate(m, parts, path)  # an older version's save: up to SCHEMA, step by step
     if m.get("migrated_from"):
         info = _info_from_meta(path, m, info.warnings)
@@ -472,6 +523,19 @@ def load_state(path: str | os.PathLike, expect_map: Any = None,
                         f"{' and more' if len(missing) > 5 else ''}; it may come from an older or broken "
                         "Smallville. Load another save")
     return parts, info
+
+
+def _decode_part(path: Path, name: str, text: str, arrays: dict[int, np.ndarray]) -> Any:
+    """One part's JSON back into plain data; SaveError naming the part for anything
+    a damaged or hand-edited text holds (bad tags, huge numbers, deep nesting)."""
+    try:
+        with no_gc():
+            return json.loads(text, object_hook=lambda d: decode_hook(d, arrays))
+    except RecursionError as err:
+        raise SaveError(f"{path} is damaged (part '{name}' is nested too deeply to read); load another save") from err
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError, MemoryError) as err:
+        raise SaveError(f"{path} is damaged (part '{name}' cannot be read: {str(err)[:200]}); "
+                        "load another save") from err
 
 
 # ------------------------------------------------------------ listing

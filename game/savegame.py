@@ -58,6 +58,7 @@ from agents.mind import Mind
 from agents.persona import load_cast
 from agents.state import Stateful
 from game import paths
+from game.savecheck import check_bodies, check_parts, check_visitor, py_random_state
 from game.saves import SaveError, SaveInfo, check_map, freeze, list_saves, load_state, map_size, no_gc, slot_path
 from game.session import SPEEDS, play_state
 from game.sim import SimSettings
@@ -246,6 +247,7 @@ class Prepared:
     parts: dict
     info: SaveInfo | None
     accounting: Any = None  # a scratch Accounting holding the save's totals
+    random_states: tuple = (None, None)  # Python's and numpy's, checked
     timings: dict = field(default_factory=dict)
 
 
@@ -270,12 +272,26 @@ def _where(info: SaveInfo | None) -> str:
 def prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None = None) -> Prepared:
     """Build new minds and a new simulation from a save's parts, without
     touching the running game (safe on a worker thread). SaveError when the
-    save does not fit this game."""
-    t0 = time.perf_counter()
+    save does not fit this game, whatever its parts hold."""
     where = _where(info)
+    try:
+        return _prepare(session, parts, info, where)
+    except SaveError:
+        raise
+    except RecursionError as err:
+        raise SaveError(f"{where} is damaged: a part is nested too deeply to rebuild; load another save") from err
+    except Exception as err:  # noqa: BLE001 - a damaged save may hold anything: a message, never a crash
+        log.exception("rebuilding the game from %s failed", where)
+        raise SaveError(f"{where} is damaged: the game cannot be rebuilt from it ({type(err).__name__}: "
+                        f"{str(err)[:200]}); load another save") from err
+
+
+def _prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: str) -> Prepared:
+    t0 = time.perf_counter()
     missing = [p for p in REQUIRED if p not in parts]
     if missing:
         raise SaveError(f"{where} is not a saved game (it lacks {', '.join(missing)}); load another save")
+    check_parts(parts, where)
     town = session.town
     if info is not None and getattr(town, "path", None):
         check_map(info, town, parts)  # a changed map: the addresses the save uses must still be there
@@ -332,18 +348,23 @@ def prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None = None) -
         except Exception as err:  # noqa: BLE001
             raise SaveError(f"{where} is damaged: its model accounting cannot be read ({err}); "
                             "load another save") from err
+    check_bodies(new, town, where)
     check_clock(parts.get("clock"), where)
+    check_visitor(parts.get("visitor"), town, names, where)
     rnd = parts.get("random") or {}
+    py_state = np_state = None
     try:
         if rnd.get("python") is not None:
-            random.Random().setstate(_py_state(rnd["python"]))
+            py_state = py_random_state(rnd["python"])
+            random.Random().setstate(py_state)
         if rnd.get("numpy") is not None:
-            np.random.RandomState().set_state(rnd["numpy"])
+            np_state = rnd["numpy"]
+            np.random.RandomState().set_state(np_state)
     except Exception as err:  # noqa: BLE001
         raise SaveError(f"{where} is damaged: its random state cannot be read ({err}); load another save") from err
     t2 = time.perf_counter()
     return Prepared(sim=new, minds=minds, cast=[personas[n] for n in names], town_states=scratch.object_states,
-                    parts=parts, info=info, accounting=acc,
+                    parts=parts, info=info, accounting=acc, random_states=(py_state, np_state),
                     timings={"minds": round(t1 - t0, 4), "sim": round(t2 - t1, 4)})
 
 
@@ -362,21 +383,60 @@ def check_clock(clock: Any, where: str) -> None:
         raise SaveError(f"{where} is damaged: its clock's pause is not true or false; load another save")
 
 
-def _py_state(s: Any) -> tuple:
-    return (s[0], tuple(s[1]), s[2])
+class _Undo:
+    """What a commit changes in the running game, kept so that a swap failing
+    halfway puts it all back: the game is either the loaded one or the old one."""
+
+    ATTRS = ("minds", "sim", "cast", "visitor_name", "paused", "speed", "playing")
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        self.attrs = {a: getattr(session, a) for a in self.ATTRS if hasattr(session, a)}
+        self.objects = dict(session.town.object_states)
+        acc = getattr(getattr(session, "gateway", None), "accounting", None)
+        self.accounting = acc.to_state() if acc is not None and callable(getattr(acc, "to_state", None)) else None
+        self.random = (random.getstate(), np.random.get_state())
+
+    def undo(self) -> None:
+        s = self.session
+        for a, v in self.attrs.items():
+            setattr(s, a, v)
+        s.town.object_states.clear()
+        s.town.object_states.update(self.objects)
+        acc = getattr(getattr(s, "gateway", None), "accounting", None)
+        if self.accounting is not None and acc is not None:
+            acc.from_state(self.accounting)
+        random.setstate(self.random[0])
+        np.random.set_state(self.random[1])
 
 
 def commit(session: Any, prep: Prepared) -> Any:
     """Swap the prepared game in (main thread; milliseconds). The pool's jobs
     of the old game are cancelled (their results vanish); listeners on the old
-    sim (bubbles, the headless event stream) move to the new one."""
+    sim (bubbles, the headless event stream) move to the new one. SaveError
+    when the swap fails halfway, with the old game put back as it was."""
     t0 = time.perf_counter()
+    undo = _Undo(session)
+    try:
+        _swap(session, prep)
+    except Exception as err:  # noqa: BLE001 - whatever failed, the player keeps the game they had
+        log.exception("swapping in %s failed; the game goes on as it was", _where(prep.info))
+        undo.undo()
+        raise SaveError(f"{_where(prep.info)} could not be swapped in ({type(err).__name__}: {str(err)[:200]}); "
+                        "the game goes on as it was") from err
+    pool = session.pool
+    if pool is not None and callable(getattr(pool, "cancel_all", None)):
+        pool.cancel_all()  # last: the old game's jobs end only once the loaded one is in
+    prep.timings["commit"] = round(time.perf_counter() - t0, 4)
+    log.info("loaded %s (%s)", _where(prep.info), prep.timings)
+    return session
+
+
+def _swap(session: Any, prep: Prepared) -> None:
     old = session.sim
     new = prep.sim
     town = session.town
     pool = session.pool
-    if pool is not None and callable(getattr(pool, "cancel_all", None)):
-        pool.cancel_all()
     new.pool = pool
     town.object_states.clear()
     town.object_states.update(prep.town_states)
@@ -397,20 +457,17 @@ def commit(session: Any, prep: Prepared) -> Any:
     acc = getattr(getattr(session, "gateway", None), "accounting", None)
     if prep.accounting is not None and acc is not None and callable(getattr(acc, "from_state", None)):
         acc.from_state(prep.accounting.to_state())
-    rnd = parts.get("random") or {}
-    if rnd.get("python") is not None:
-        random.setstate(_py_state(rnd["python"]))
-    if rnd.get("numpy") is not None:
-        np.random.set_state(rnd["numpy"])
+    py_state, np_state = prep.random_states
+    if py_state is not None:
+        random.setstate(py_state)
+    if np_state is not None:
+        np.random.set_state(np_state)
     if getattr(new, "visitor", None) is None and vis.get("name") and hasattr(new, "add_visitor") \
             and getattr(session, "visitor_name", None) and "tile" in vis and vis["tile"]:
         try:
             new.add_visitor(vis["name"], tuple(vis["tile"]))
         except ValueError:
             log.warning("the saved visitor %r could not be put back", vis["name"])
-    prep.timings["commit"] = round(time.perf_counter() - t0, 4)
-    log.info("loaded %s (%s)", _where(prep.info), prep.timings)
-    return session
 
 
 def restore(target: Any, parts: dict[str, Any], info: SaveInfo | None = None) -> Any:
