@@ -299,14 +299,17 @@ def save_state(path: str | os.PathLike, parts: dict[str, Any], meta: dict | None
 
 def autosave(parts: dict[str, Any], meta: dict | None, folder: str | os.PathLike | None = None,
              keep: int = 3) -> SaveInfo:
-    """Write slot autosave-<n> (n one more than the newest) and delete the
-    oldest autosaves beyond `keep`, only after the new one is safely written."""
+    """Write the next autosave of the game the meta names (``game_id``): slot
+    <game id>-autosave-<n> (n one more than that game's newest; without an id,
+    autosave-<n>), and delete that game's oldest autosaves beyond `keep`, only
+    after the new one is safely written. Other games' autosaves are never touched."""
     folder = Path(folder if folder is not None else paths.saves_dir())
-    existing = _autosaves(folder)
+    prefix = autosave_prefix((meta or {}).get("game_id"))
+    existing = _autosaves(folder, prefix)
     n = (existing[-1][0] + 1) if existing else 1
-    path = folder / f"{AUTOSAVE_PREFIX}{n}{SUFFIX}"
-    info = save_state(path, parts, {**(meta or {}), "slot": f"{AUTOSAVE_PREFIX}{n}", "autosave": True})
-    for _, p in _autosaves(folder)[: -max(1, keep)]:
+    path = slot_path(f"{prefix}{n}", folder)
+    info = save_state(path, parts, {**(meta or {}), "slot": f"{prefix}{n}", "autosave": True})
+    for _, p in _autosaves(folder, prefix)[: -max(1, keep)]:
         try:
             os.remove(p)
         except OSError:
@@ -314,15 +317,21 @@ def autosave(parts: dict[str, Any], meta: dict | None, folder: str | os.PathLike
     return info
 
 
-def _autosaves(folder: Path) -> list[tuple[int, Path]]:
+def autosave_prefix(game_id: str | None) -> str:
+    """The start of a game's autosave slots: ``<game id>-autosave-`` (``autosave-``: no game)."""
+    return f"{game_id}-{AUTOSAVE_PREFIX}" if game_id else AUTOSAVE_PREFIX
+
+
+def _autosaves(folder: Path, prefix: str = AUTOSAVE_PREFIX) -> list[tuple[int, Path]]:
+    """(n, path) of the autosaves <prefix><n> in ``folder``, oldest first."""
     out = []
     try:
         names = os.listdir(folder)
     except OSError:
         return out
     for nm in names:
-        if nm.startswith(AUTOSAVE_PREFIX) and nm.endswith(SUFFIX):
-            num = nm[len(AUTOSAVE_PREFIX): -len(SUFFIX)]
+        if nm.startswith(prefix) and nm.endswith(SUFFIX):
+            num = nm[len(prefix): -len(SUFFIX)]
             if num.isdigit():
                 out.append((int(num), folder / nm))
     return sorted(out)

@@ -45,8 +45,10 @@ from __future__ import annotations
 import copy
 import logging
 import random
+import re
 import time
 from dataclasses import dataclass, field, fields, is_dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
@@ -60,6 +62,7 @@ from agents.state import Stateful
 from game import paths
 from game.savecheck import check_bodies, check_parts, check_visitor, py_random_state
 from game.saves import SaveError, SaveInfo, check_map, freeze, list_saves, load_state, map_size, no_gc, slot_path
+from game.saveseries import new_game_id
 from game.session import SPEEDS, play_state
 from game.sim import SimSettings
 from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, UTTER, Job
@@ -189,6 +192,7 @@ def capture(session: Any, *, drain: bool | None = None) -> tuple[dict[str, Any],
         "embedding_model": getattr(emb, "model_name", None),
         "embedding_dim": getattr(emb, "dim", None),
         "visitor_name": parts["visitor"]["name"],
+        "game_id": getattr(session, "game_id", None),  # this game's own series (game/saveseries.py)
         "model": (cfg or {}).get("model"),
         "seed": getattr(sim, "seed", 0),
         "asked_again": sorted(asked_again),  # residents whose decision is asked again after loading
@@ -321,9 +325,11 @@ def _prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: 
                 minds[n] = rebuild_mind(personas[n], gateway, embedder, parts[f"minds/{n}"], settings)
         except EmbeddingMismatch as err:
             raise SaveError(f"{where}: {err}; start the game with the save's embedding model to load it") from err
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as err:
-            raise SaveError(f"{where} is damaged: {n}'s mind cannot be rebuilt ({type(err).__name__}: {err}); "
-                            "load another save") from err
+        except RecursionError as err:
+            raise SaveError(f"{where} is damaged: part 'minds/{n}' is nested too deeply; load another save") from err
+        except Exception as err:  # noqa: BLE001 - a damaged mind may hold anything
+            raise SaveError(f"{where} is damaged: {n}'s mind (part 'minds/{n}') cannot be rebuilt "
+                            f"({type(err).__name__}: {str(err)[:200]}); load another save") from err
     t1 = time.perf_counter()
     old = session.sim
     scratch = copy.copy(town)  # from_state writes object states: into a copy until commit
@@ -338,7 +344,8 @@ def _prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: 
         raise
     except Exception as err:  # noqa: BLE001 - a save that does not fit: a message, not a crash
         log.exception("rebuilding the simulation from %s failed", where)
-        raise SaveError(f"{where} is damaged: the town cannot be rebuilt from it ({type(err).__name__}: {err}); "
+        raise SaveError(f"{where} is damaged: the town cannot be rebuilt from its part 'sim' "
+                        f"({type(err).__name__}: {str(err)[:200]}); "
                         "load another save") from err
     acc = None
     if "accounting" in parts:
@@ -346,7 +353,7 @@ def _prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: 
             acc = Accounting()
             acc.from_state(parts["accounting"])
         except Exception as err:  # noqa: BLE001
-            raise SaveError(f"{where} is damaged: its model accounting cannot be read ({err}); "
+            raise SaveError(f"{where} is damaged: its part 'accounting' cannot be read ({err}); "
                             "load another save") from err
     check_bodies(new, town, where)
     check_clock(parts.get("clock"), where)
@@ -387,7 +394,7 @@ class _Undo:
     """What a commit changes in the running game, kept so that a swap failing
     halfway puts it all back: the game is either the loaded one or the old one."""
 
-    ATTRS = ("minds", "sim", "cast", "visitor_name", "paused", "speed", "playing")
+    ATTRS = ("minds", "sim", "cast", "visitor_name", "paused", "speed", "playing", "game_id")
 
     def __init__(self, session: Any) -> None:
         self.session = session
@@ -454,6 +461,8 @@ def _swap(session: Any, prep: Prepared) -> None:
     vis = parts.get("visitor") or {}
     if isinstance(session, Stateful):  # a Session (a headless run's Parts have no player, no pause)
         session.from_state({"visitor": vis, "clock": parts.get("clock") or {}})
+    if hasattr(session, "game_id"):  # the loaded game goes on with its own saves
+        session.game_id = loaded_game_id(prep.info, session)
     acc = getattr(getattr(session, "gateway", None), "accounting", None)
     if prep.accounting is not None and acc is not None and callable(getattr(acc, "from_state", None)):
         acc.from_state(prep.accounting.to_state())
@@ -468,6 +477,20 @@ def _swap(session: Any, prep: Prepared) -> None:
             new.add_visitor(vis["name"], tuple(vis["tile"]))
         except ValueError:
             log.warning("the saved visitor %r could not be put back", vis["name"])
+
+
+_GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+
+
+def loaded_game_id(info: SaveInfo | None, session: Any) -> str:
+    """The id a loaded game goes on with: its save's, or (a save from before games
+    had ids, or one whose id was edited into something unusable) a new one, so it
+    never continues another game's series."""
+    gid = info.meta.get("game_id") if info is not None else None
+    if isinstance(gid, str) and _GAME_ID.match(gid):
+        return gid
+    fresh = new_game_id(session.visitor_name, datetime.now())
+    return fresh if fresh != getattr(session, "game_id", None) else f"{fresh}-2"
 
 
 def restore(target: Any, parts: dict[str, Any], info: SaveInfo | None = None) -> Any:
