@@ -55,6 +55,7 @@ from typing import Any, Callable
 import numpy as np
 
 from agents.accounting import Accounting
+from agents.interview import keep_owed
 from agents.memory import EmbeddingMismatch
 from agents.mind import Mind
 from agents.persona import load_cast
@@ -323,6 +324,7 @@ def _prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: 
         try:
             with no_gc():  # 100,000 small objects: no collector passes over the whole game meanwhile
                 minds[n] = rebuild_mind(personas[n], gateway, embedder, parts[f"minds/{n}"], settings)
+                keep_owed(minds[n])  # exchanges with the visitor saved before they were kept
         except EmbeddingMismatch as err:
             raise SaveError(f"{where}: {err}; start the game with the save's embedding model to load it") from err
         except RecursionError as err:
