@@ -70,6 +70,7 @@ class Mind:
         # carries them, and a loaded game keeps them (under _lock).
         self._owed: list[dict] = []
         self._owed_n = 0
+        self._owed_at_begin: list[int] = []
         self._plan_view: tuple[date | None, list, list] = (None, [], [])  # (day, plan, pending), at publish
         self._memory: MemoryStream | None = None
         self.spatial = SpatialMemory(persona.home.split(":")[0])
@@ -508,6 +509,7 @@ class Mind:
         this state and has the job asked again after loading."""
         with self._lock:
             self._before = self._capture()
+            self._owed_at_begin = [x["owed"] for x in self._owed]  # what that capture holds as owed
             self._job_tag = tag
             self._since_begin = []
             self._dir_since_begin = []
@@ -567,6 +569,8 @@ class Mind:
                 before, extra = self._before, [list(x) for x in self._since_begin]
                 extra_dir = list(self._dir_since_begin)
                 owed = [dict(x) for x in self._owed]
+                if not extra and [x["owed"] for x in owed] == self._owed_at_begin:
+                    return before
 
                 def with_thoughts() -> dict:  # thoughts queued and exchanges owed meanwhile are not lost
                     d = before()

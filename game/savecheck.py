@@ -1,13 +1,49 @@
 """What a loaded save's parts must be before they are swapped into the running
 game (no pygame): each part the right kind of thing, every body's tile and path
 on the map, the visitor a name and a tile. A hand-edited or damaged save is
-refused here with a SaveError naming the part, before anything changes;
+refused here with a SaveError naming the part (or the meta key), before anything changes;
 game/savegame.py calls these while it builds the loaded game off to the side."""
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from game.errors import SaveError
+
+_KIND = {int: "a whole number", str: "a text", list: "a list"}
+
+# The meta keys a save's reader relies on, and what each must be (a hand-edited or
+# damaged meta is refused by name rather than failing later).
+_META_TYPES: dict[str, tuple[type, ...]] = {
+    "schema": (int,), "game_version": (str,), "saved_at": (str,), "sim_time": (str,), "world": (str,),
+    "map_path": (str,), "map_sha256": (str,), "embedding_model": (str,), "embedding_dim": (int,),
+    "residents": (list,), "parts": (list,), "slot": (str,), "map_size": (list,), "game_id": (str,),
+    "visitor_name": (str,),
+}
+
+
+def check_meta(path: Any, m: dict) -> None:
+    """A save's meta table holds what its reader relies on, each key the right kind of
+    value (SaveError naming the key otherwise)."""
+    for key, types in _META_TYPES.items():
+        v = m.get(key)
+        if v is None:
+            continue
+        if not isinstance(v, types) or isinstance(v, bool):
+            shown = json.dumps(v)[:30] if isinstance(v, (str, int, float)) else type(v).__name__
+            raise SaveError(f"{path} is damaged (its meta '{key}' is {shown}, not {_KIND[types[0]]}); "
+                            "load another save")
+    for key in ("residents", "parts"):
+        if any(not isinstance(x, str) for x in m.get(key) or []):
+            raise SaveError(f"{path} is damaged (its meta '{key}' is not a list of names); load another save")
+    size = m.get("map_size")
+    if size is not None and (len(size) != 2 or not all(type(x) is int and 0 < x < 100_000 for x in size)):
+        raise SaveError(f"{path} is damaged (its meta 'map_size' is not a width and a height); load another save")
+    dim = m.get("embedding_dim")
+    if dim is not None and not 0 < dim <= 65536:
+        raise SaveError(f"{path} is damaged (its meta 'embedding_dim' {dim} is no embedding size); "
+                        "load another save")
+
 
 # The parts a game reads back, and the kind each must be.
 PART_KINDS: dict[str, type] = {"sim": dict, "session": dict, "clock": dict, "visitor": dict, "random": dict,
@@ -71,4 +107,4 @@ def py_random_state(s: Any) -> tuple:
     return (s[0], tuple(s[1]), s[2])
 
 
-__all__ = ["check_parts", "check_bodies", "check_visitor", "py_random_state", "PART_KINDS"]
+__all__ = ["check_meta", "check_parts", "check_bodies", "check_visitor", "py_random_state", "PART_KINDS"]

@@ -20,6 +20,7 @@ import numpy as np
 
 from game import paths
 from game.errors import SaveError
+from game.savecheck import check_meta
 from game.savecodec import decode_hook, encode_part, key_is_secret, no_gc, scrub_text
 from game.savecompat import SCHEMA, check_map, map_fingerprint, migrate
 
@@ -297,46 +298,6 @@ def save_state(path: str | os.PathLike, parts: dict[str, Any], meta: dict | None
     return info
 
 
-def autosave(parts: dict[str, Any], meta: dict | None, folder: str | os.PathLike | None = None,
-             keep: int = 3) -> SaveInfo:
-    """Write the next autosave of the game the meta names (``game_id``): slot
-    <game id>-autosave-<n> (n one more than that game's newest; without an id,
-    autosave-<n>), and delete that game's oldest autosaves beyond `keep`, only
-    after the new one is safely written. Other games' autosaves are never touched."""
-    folder = Path(folder if folder is not None else paths.saves_dir())
-    prefix = autosave_prefix((meta or {}).get("game_id"))
-    existing = _autosaves(folder, prefix)
-    n = (existing[-1][0] + 1) if existing else 1
-    path = slot_path(f"{prefix}{n}", folder)
-    info = save_state(path, parts, {**(meta or {}), "slot": f"{prefix}{n}", "autosave": True})
-    for _, p in _autosaves(folder, prefix)[: -max(1, keep)]:
-        try:
-            os.remove(p)
-        except OSError:
-            pass
-    return info
-
-
-def autosave_prefix(game_id: str | None) -> str:
-    """The start of a game's autosave slots: ``<game id>-autosave-`` (``autosave-``: no game)."""
-    return f"{game_id}-{AUTOSAVE_PREFIX}" if game_id else AUTOSAVE_PREFIX
-
-
-def _autosaves(folder: Path, prefix: str = AUTOSAVE_PREFIX) -> list[tuple[int, Path]]:
-    """(n, path) of the autosaves <prefix><n> in ``folder``, oldest first."""
-    out = []
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return out
-    for nm in names:
-        if nm.startswith(prefix) and nm.endswith(SUFFIX):
-            num = nm[len(prefix): -len(SUFFIX)]
-            if num.isdigit():
-                out.append((int(num), folder / nm))
-    return sorted(out)
-
-
 # ------------------------------------------------------------ load
 
 def _open_ro(path: Path) -> sqlite3.Connection:
@@ -394,43 +355,9 @@ def _parse_dt(v: Any) -> datetime | None:
         return None
 
 
-# The meta keys a save's reader relies on, and what each must be (a hand-edited or
-# damaged meta is refused by name rather than failing later).
-_META_TYPES: dict[str, tuple[type, ...]] = {
-    "schema": (int,), "game_version": (str,), "saved_at": (str,), "sim_time": (str,), "world": (str,),
-    "map_path": (str,), "map_sha256": (str,), "embedding_model": (str,), "embedding_dim": (int,),
-    "residents": (list,), "parts": (list,), "slot": (str,), "map_size": (list,), "game_id": (str,),
-    "visitor_name": (str,),
-}
-
-
-def _check_meta(path: Path, m: dict) -> None:
-    for key, types in _META_TYPES.items():
-        v = m.get(key)
-        if v is None:
-            continue
-        if not isinstance(v, types) or isinstance(v, bool):
-            shown = json.dumps(v)[:30] if isinstance(v, (str, int, float)) else type(v).__name__
-            raise SaveError(f"{path} is damaged (its meta '{key}' is {shown}, not {_KIND[types[0]]}); "
-                            "load another save")
-    for key in ("residents", "parts"):
-        if any(not isinstance(x, str) for x in m.get(key) or []):
-            raise SaveError(f"{path} is damaged (its meta '{key}' is not a list of names); load another save")
-    size = m.get("map_size")
-    if size is not None and (len(size) != 2 or not all(type(x) is int and 0 < x < 100_000 for x in size)):
-        raise SaveError(f"{path} is damaged (its meta 'map_size' is not a width and a height); load another save")
-    dim = m.get("embedding_dim")
-    if dim is not None and not 0 < dim <= 65536:
-        raise SaveError(f"{path} is damaged (its meta 'embedding_dim' {dim} is no embedding size); "
-                        "load another save")
-
-
-_KIND = {int: "a whole number", str: "a text", list: "a list"}
-
-
 def _info_from_meta(path: Path, m: dict, warnings: list[str] | None = None) -> SaveInfo:
     """The SaveInfo of a meta table; SaveError when a key has the wrong kind of value."""
-    _check_meta(path, m)
+    check_meta(path, m)
     try:
         size = path.stat().st_size
     except OSError:

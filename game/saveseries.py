@@ -18,12 +18,15 @@ game loaded from one gets an id of its own.
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Iterable
+from pathlib import Path
+from typing import Any, Iterable
 
-from game.savefile import SaveInfo
+from game import paths
+from game.savefile import AUTOSAVE_PREFIX, SUFFIX, SaveInfo, save_state, slot_path
 
 OWN_SLOTS = ("continue", "quick", "crash")  # what a game writes under its own id, besides autosaves
 _SLUG = re.compile(r"[^a-z0-9]+")
@@ -53,6 +56,46 @@ def short_slot(info: SaveInfo) -> str:
         slot = slot[len(gid) + 1:]
     m = re.fullmatch(r"autosave-(\d+)", slot)
     return f"autosave {m.group(1)}" if m else slot
+
+
+def autosave(parts: dict[str, Any], meta: dict | None, folder: str | os.PathLike | None = None,
+             keep: int = 3) -> SaveInfo:
+    """Write the next autosave of the game the meta names (``game_id``): slot
+    <game id>-autosave-<n> (n one more than that game's newest; without an id,
+    autosave-<n>), and delete that game's oldest autosaves beyond `keep`, only
+    after the new one is safely written. Other games' autosaves are never touched."""
+    folder = Path(folder if folder is not None else paths.saves_dir())
+    prefix = autosave_prefix((meta or {}).get("game_id"))
+    existing = _autosaves(folder, prefix)
+    n = (existing[-1][0] + 1) if existing else 1
+    path = slot_path(f"{prefix}{n}", folder)
+    info = save_state(path, parts, {**(meta or {}), "slot": f"{prefix}{n}", "autosave": True})
+    for _, p in _autosaves(folder, prefix)[: -max(1, keep)]:
+        try:
+            os.remove(p)
+        except OSError:
+            pass
+    return info
+
+
+def autosave_prefix(game_id: str | None) -> str:
+    """The start of a game's autosave slots: ``<game id>-autosave-`` (``autosave-``: no game)."""
+    return f"{game_id}-{AUTOSAVE_PREFIX}" if game_id else AUTOSAVE_PREFIX
+
+
+def _autosaves(folder: Path, prefix: str = AUTOSAVE_PREFIX) -> list[tuple[int, Path]]:
+    """(n, path) of the autosaves <prefix><n> in ``folder``, oldest first."""
+    out = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return out
+    for nm in names:
+        if nm.startswith(prefix) and nm.endswith(SUFFIX):
+            num = nm[len(prefix): -len(SUFFIX)]
+            if num.isdigit():
+                out.append((int(num), folder / nm))
+    return sorted(out)
 
 
 def _when(info: SaveInfo) -> float:
@@ -102,4 +145,5 @@ def group_by_game(infos: Iterable[SaveInfo]) -> list[GameSaves]:
     return sorted(games.values(), key=lambda g: (g.game_id is None, -_when(g.newest)))
 
 
-__all__ = ["new_game_id", "own_slot", "game_of", "short_slot", "GameSaves", "group_by_game", "OWN_SLOTS"]
+__all__ = ["autosave", "autosave_prefix", "new_game_id", "own_slot", "game_of", "short_slot", "GameSaves",
+           "group_by_game", "OWN_SLOTS"]

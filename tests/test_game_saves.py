@@ -192,3 +192,16 @@ def test_continue_offers_the_most_recent_game(town, tmp_path):
     box = game_c.namebox
     assert until(game_c, lambda: box.continue_button is not None, limit=300)
     assert "Bert's game" in box.continue_button.text
+
+
+def test_load_quick_by_name_is_the_most_recent_games_own(tmp_path):
+    """`smallville play --load quick` (and `interview --load quick`): the latest game's quick save."""
+    from game.savegame import resolve_path
+
+    for gid, who in (("anna-20261125-100000", "Anna"), ("bert-20261125-110000", "Bert")):
+        save_state(tmp_path / f"{gid}-quick.sqlite", {"clock": {}}, {"game_id": gid, "visitor_name": who,
+                                                                   "slot": f"{gid}-quick"})
+    assert resolve_path("quick", tmp_path) == tmp_path / "bert-20261125-110000-quick.sqlite"
+    save_state(tmp_path / "quick.sqlite", {"clock": {}}, {"slot": "quick"})  # a file of that very name wins
+    assert resolve_path("quick", tmp_path) == tmp_path / "quick.sqlite"
+    assert resolve_path("before the party", tmp_path) == tmp_path / "before the party.sqlite"
