@@ -153,7 +153,10 @@ def write_with_mind(tg: SavedGame, mind: Any, suffix: str, state: dict | None = 
     ``state`` when given: the mind as it was before an answer Ctrl+C cut short)."""
     parts = dict(tg.parts)
     parts[f"minds/{mind.name}"] = state if state is not None else mind.to_state()
-    meta = {k: v for k, v in (tg.info.meta or {}).items() if k not in ("saved_at", "slot", "parts", "schema")}
+    # Not the game's id either: the new save starts a game of its own when played on
+    # (game/saveseries.py), so it never writes over the interviewed game's saves.
+    meta = {k: v for k, v in (tg.info.meta or {}).items()
+            if k not in ("saved_at", "slot", "parts", "schema", "game_id")}
     out = new_save_path(Path(tg.save), suffix)
     save_state(out, parts, meta)
     return out

@@ -128,7 +128,7 @@ class GameSaves:
         """One line for the load menu: who, the newest sim time, when it was saved, how many saves."""
         n = len(self.saves)
         if self.game_id is None:
-            return f"Older saves ({n} save{'s' if n != 1 else ''}, from before games had names)"
+            return f"Older saves ({n} save{'s' if n != 1 else ''}: from before games had names, or unreadable)"
         i = self.newest
         sim = i.sim_time.strftime("%a %d %b %H:%M") if i.sim_time else "?"
         real = i.saved_at.astimezone().strftime("%Y-%m-%d %H:%M") if i.saved_at else "?"

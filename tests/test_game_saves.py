@@ -123,7 +123,7 @@ def test_the_load_menu_lists_games_and_loads_one_which_goes_on_with_its_own_seri
     lines = list(menu.rows)
     anna_line = next(x for x in lines if x.startswith("Anna's game"))
     assert "2 saves" in anna_line and anna_time.strftime("%H:%M") in anna_line and "(saved " in anna_line
-    assert any(x.startswith("Older saves (1 save") for x in lines)
+    assert any(x.startswith("Older saves (1 save:") for x in lines)
     under_anna = lines[lines.index(anna_line) + 1: lines.index(anna_line) + 3]
     assert sorted(x.split(":")[0].strip() for x in under_anna) == ["autosave 1", "quick"]
     # pick Anna's game (its line) and Load: its newest save

@@ -124,6 +124,8 @@ def test_remember_writes_a_new_save(save):
     assert any("Ville Times" in d for d in descs)
     assert len(parts["minds/Klaus Mueller"]["memory"]["nodes"]) == len(old["minds/Klaus Mueller"]["memory"]["nodes"])
     assert info.residents == NAMES or sorted(info.residents) == sorted(NAMES)
+    # the new save is a game of its own: played on, it never writes over the interviewed game's saves
+    assert load_state(save)[1].meta.get("game_id") and not info.meta.get("game_id")
 
 
 def test_a_second_interview_never_overwrites_the_first_ones_save(save, capsys):
