@@ -182,7 +182,7 @@ def owe_exchange(mind: Mind, speaker: str, text: str, reply: Reply, *, now: date
     point in between (the job queued, running, or done with its result not yet read)
     carries it, and the loaded game keeps it (``keep_owed``). Returns the number to
     pass to ``keep_exchange(..., owed=)``."""
-    return mind.owe({"speaker": speaker, "text": text, "now": now, "reply": reply.text, "source": reply.source,
+    return mind.owed.add({"speaker": speaker, "text": text, "now": now, "reply": reply.text, "source": reply.source,
                      "mode": reply.mode})
 
 
@@ -206,14 +206,14 @@ def keep_exchange(mind: Mind, speaker: str, text: str, reply: Reply, *, now: dat
         mind.publish()
     finally:
         if owed is not None:
-            mind.kept(owed)
+            mind.owed.drop(owed)
 
 
 def keep_owed(mind: Mind) -> int:
     """Keep the exchanges a loaded mind still owes (a save taken before their jobs had
     kept them), oldest first, on this thread (the loader's: the mind is not running
     yet). Returns how many."""
-    owed = mind.owed()
+    owed = mind.owed.copy()
     for x in owed:
         reply = Reply(str(x.get("reply") or ""), str(x.get("source") or ""), mode=str(x.get("mode") or "free"))
         keep_exchange(mind, str(x.get("speaker") or "someone"), str(x.get("text") or ""), reply, now=x["now"],

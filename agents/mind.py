@@ -29,6 +29,7 @@ from agents.budget import Budget
 from agents.jobs import job_tag
 from agents.memory import EmbeddingMismatch, MemoryNode, MemoryStream
 from agents.objects import is_sleep
+from agents.owed import OwedExchanges
 from agents.perceive import Senses, perceive, rate_waiting
 from agents.persona import Persona
 from agents.prompts import render
@@ -66,11 +67,7 @@ class Mind:
         self.directives: list[str] = []  # inner-voice thoughts the plan has not made room for yet (under _lock)
         self._dir_since_begin: list[str] = []
         self._snapshot: dict = {}
-        # Exchanges with the visitor answered but not yet kept in memory (``owe``): a save
-        # carries them, and a loaded game keeps them (under _lock).
-        self._owed: list[dict] = []
-        self._owed_n = 0
-        self._owed_at_begin: list[int] = []
+        self.owed = OwedExchanges()  # exchanges with the visitor not yet kept (agents/owed.py)
         self._plan_view: tuple[date | None, list, list] = (None, [], [])  # (day, plan, pending), at publish
         self._memory: MemoryStream | None = None
         self.spatial = SpatialMemory(persona.home.split(":")[0])
@@ -509,7 +506,7 @@ class Mind:
         this state and has the job asked again after loading."""
         with self._lock:
             self._before = self._capture()
-            self._owed_at_begin = [x["owed"] for x in self._owed]  # what that capture holds as owed
+            self.owed.begin()
             self._job_tag = tag
             self._since_begin = []
             self._dir_since_begin = []
@@ -520,56 +517,22 @@ class Mind:
         so a save taken meanwhile sees the mind as it was before the job."""
         self._begin(tag)
 
-    def owe(self, exchange: dict) -> int:
-        """Record an exchange this mind is to keep (main thread, as its keeping job is
-        queued; agents/interview.py): until ``kept``, every save carries it. Returns its
-        number, which the keeping job names in its tag (``job_tag("respond")`` + number)."""
-        with self._lock:
-            self._owed_n += 1
-            self._owed.append({**exchange, "owed": self._owed_n})
-            return self._owed_n
-
-    def kept(self, number: int) -> None:
-        """The keeping job of exchange ``number`` is over (its changes are in the mind)."""
-        with self._lock:
-            self._owed = [x for x in self._owed if x["owed"] != number]
-
-    def owed(self) -> list[dict]:
-        """The exchanges answered and not yet kept, oldest first (copies)."""
-        with self._lock:
-            return [dict(x) for x in self._owed]
-
-    def _keeping(self) -> bool | None:
-        """Whether the job that began last keeps an exchange: True while it runs (its
-        exchange still owed), False once it is over, None for any other job. Under _lock."""
-        tag = self._job_tag
-        if not tag or tag[0] != "respond" or len(tag) < 2:
-            return None
-        return any(x["owed"] == tag[1] for x in self._owed)
-
     def snapshot(self, in_flight: Any = None) -> StateBuilder:
-        """A consistent picture of this mind for a save, taken on the main thread
-        in about a millisecond (3000 memories); returns a zero-argument callable that
-        builds ``to_state()``'s dict (on any thread, e.g. the save writer's).
-
-        ``in_flight``: the ``job_tag`` of the simulation's job for this mind
-        that has not been applied yet (or a predicate over tags; None when
-        there is none). If that job has begun (it is running, or finished with its result still unread),
-        the capture from just before it began is used, so the saved mind and
-        the saved world agree and the job is simply asked again after loading;
-        if it has not begun, the mind is idle and is captured as it is."""
+        """A consistent picture of this mind for a save, taken on the main thread in about a
+        millisecond (3000 memories); returns a zero-argument callable that builds
+        ``to_state()``'s dict (on any thread, e.g. the save writer's). ``in_flight``: the
+        ``job_tag`` of the simulation's job for this mind not applied yet (or a predicate
+        over tags; None: none). If that job has begun (running, or finished with its
+        result unread), the capture from just before it began is used, so the saved mind
+        and world agree and the job is asked again after loading; if not, the mind is idle
+        and captured as it is. Keeping an exchange (agents/owed.py): before it while it runs."""
         with self._lock:
-            # Keeping an exchange: the mind knows best whether that job runs (its exchange is
-            # still owed: the state before it, the exchange kept again after loading) or is
-            # over (the state now, whatever the simulation has applied yet).
-            keeping = self._keeping()
+            keeping, owed, owed_changed = self.owed.view(self._job_tag)
             begun = in_flight is not None and self._job_tag is not None and (
                 in_flight(self._job_tag) if callable(in_flight) else self._job_tag == in_flight)
             if self._before is not None and (keeping or (begun and keeping is None)):
-                before, extra = self._before, [list(x) for x in self._since_begin]
-                extra_dir = list(self._dir_since_begin)
-                owed = [dict(x) for x in self._owed]
-                if not extra and [x["owed"] for x in owed] == self._owed_at_begin:
+                before, extra, extra_dir = self._before, [list(x) for x in self._since_begin], [*self._dir_since_begin]
+                if not extra and not owed_changed:
                     return before
 
                 def with_thoughts() -> dict:  # thoughts queued and exchanges owed meanwhile are not lost
@@ -608,7 +571,7 @@ class Mind:
             "seeded": self.seeded, "queue": [list(x) for x in self._queue], "now": iso(self._now),
             "directives": list(self.directives),
             "said": [dict(x) for x in self.said],
-            "owed": [dict(x) for x in self._owed],
+            "owed": self.owed.copy(),
         }
         mem = self._memory
         if mem is not None:
@@ -663,8 +626,7 @@ class Mind:
         with self._lock:
             self._queue = [(str(x[0]), int(x[1])) for x in state["queue"]]
             self.directives = [str(x) for x in state.get("directives") or []]
-            self._owed = [dict(x) for x in state.get("owed") or []]  # kept by the loader (agents/interview.py)
-            self._owed_n = max([int(x["owed"]) for x in self._owed], default=0)
+            self.owed.restore(state.get("owed"))  # kept by the loader (agents/interview.py keep_owed)
         self._now = dt(state["now"])
         self.budget.now = self._now
         self.publish()
