@@ -41,7 +41,7 @@ from pygame_gui.elements import UIButton, UILabel, UISelectionList, UITextEntryL
 from game import paths
 from game.savegame import REQUIRED, after_load, capture, commit, prepare, resolve_path
 from game.saves import SUFFIX, SaveError, SaveInfo, SaveWriter, list_saves, slot_path
-from game.saveseries import GameSaves, game_of, group_by_game, own_slot, short_slot
+from game.saveseries import OWN_SLOTS, GameSaves, game_of, group_by_game, own_slot, short_slot
 from game.view import help as help_view
 
 log = logging.getLogger(__name__)
@@ -368,7 +368,7 @@ class SaveMenu:
                 info = row[1]
                 if not info.ok:
                     self._say(f"{info.slot}: {info.broken}")
-                elif game_of(info) is None or not info.slot.startswith(game_of(info) + "-"):
+                elif short_slot(info) == info.slot and info.slot not in OWN_SLOTS:
                     w["name"].set_text(info.slot)  # a name the player gave: offered to save over
             return True
         if event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED and event.ui_element is w.get("name"):
