@@ -8,11 +8,13 @@ The damage: random byte flips and truncations of the file; byte flips,
 truncations and swaps of the parts' JSON texts (their checksums made to match, so
 the damage reaches the decoder); a value anywhere in a part or the meta turned
 into another type (a text, a huge number, a deep nest, a malformed tag, ...).
-A few hundred cases run with every test run; ``-m slow`` runs thousands.
+A few hundred cases run with every test run; the ``slow`` test runs three thousand
+(``SMALLVILLE_SAVE_FUZZ_CASES=20000`` for a longer hunt).
 """
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 import sqlite3
@@ -174,6 +176,8 @@ def test_damaged_saves_are_refused_or_load_cleanly(real_save, tmp_path):
 
 @pytest.mark.slow
 def test_thousands_of_damaged_saves(real_save, tmp_path):
+    """Three thousand cases (under a minute; SMALLVILLE_SAVE_FUZZ_CASES asks for more)."""
     s, good = real_save
-    seen = fuzz(s, good, tmp_path, cases=3000, seed=2025, steps=3)
-    assert seen["refused"] > 1000 and seen["loaded"] > 100, seen
+    cases = int(os.environ.get("SMALLVILLE_SAVE_FUZZ_CASES") or 3000)
+    seen = fuzz(s, good, tmp_path, cases=cases, seed=2025, steps=3)
+    assert seen["refused"] > cases // 3 and seen["loaded"] > cases // 30, seen
