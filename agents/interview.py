@@ -176,20 +176,49 @@ def answer_now(mind: Mind, speaker: str, text: str, *, now: datetime, speaker_is
     return respond_traced(mind, speaker, text, now=now, speaker_is=speaker_is, history=history, remember=False)
 
 
-def keep_exchange(mind: Mind, speaker: str, text: str, reply: Reply, *, now: datetime) -> None:
+def owe_exchange(mind: Mind, speaker: str, text: str, reply: Reply, *, now: datetime) -> int:
+    """When the answer lands (main thread), before ``keep_exchange`` is queued: the mind
+    owes the exchange to its memory until that job has kept it, so a save taken at any
+    point in between (the job queued, running, or done with its result not yet read)
+    carries it, and the loaded game keeps it (``keep_owed``). Returns the number to
+    pass to ``keep_exchange(..., owed=)``."""
+    return mind.owed.add({"speaker": speaker, "text": text, "now": now, "reply": reply.text, "source": reply.source,
+                     "mode": reply.mode})
+
+
+def keep_exchange(mind: Mind, speaker: str, text: str, reply: Reply, *, now: datetime,
+                  owed: int | None = None) -> None:
     """What answering ``text`` with ``reply`` changes in the mind, as its own job: the
-    call counted, a fallback noted, the line said and the exchange remembered."""
-    mind.begin_job(job_tag("respond"))
-    mind.start_turn(now)
-    text = " ".join(str(text or "").split())[:600]
-    if not text:
-        return
-    mind.budget.count("choose_fact" if reply.mode == gr.GROUNDED else "respond")
-    if pv.kind_of(reply.source) == pv.RULE:
-        mind.fallbacks[f"answer: {pv.why_of(reply.source) or pv.INVALID}"] += 1
-    mind.note_said(speaker, reply.text, reply.source)
-    _remember(mind, speaker, text, reply.text, now, rule_importance(text))
-    mind.publish()
+    call counted, a fallback noted, the line said and the exchange remembered.
+    ``owed``: the number ``owe_exchange`` gave (the job's tag names it; a save taken
+    while it runs keeps the exchange again after loading)."""
+    mind.begin_job(job_tag("respond") + ((owed,) if owed is not None else ()))
+    try:
+        mind.start_turn(now)
+        text = " ".join(str(text or "").split())[:600]
+        if not text:
+            return
+        mind.budget.count("choose_fact" if reply.mode == gr.GROUNDED else "respond")
+        if pv.kind_of(reply.source) == pv.RULE:
+            mind.fallbacks[f"answer: {pv.why_of(reply.source) or pv.INVALID}"] += 1
+        mind.note_said(speaker, reply.text, reply.source)
+        _remember(mind, speaker, text, reply.text, now, rule_importance(text))
+        mind.publish()
+    finally:
+        if owed is not None:
+            mind.owed.drop(owed)
+
+
+def keep_owed(mind: Mind) -> int:
+    """Keep the exchanges a loaded mind still owes (a save taken before their jobs had
+    kept them), oldest first, on this thread (the loader's: the mind is not running
+    yet). Returns how many."""
+    owed = mind.owed.copy()
+    for x in owed:
+        reply = Reply(str(x.get("reply") or ""), str(x.get("source") or ""), mode=str(x.get("mode") or "free"))
+        keep_exchange(mind, str(x.get("speaker") or "someone"), str(x.get("text") or ""), reply, now=x["now"],
+                      owed=x["owed"])
+    return len(owed)
 
 
 def _free(mind: Mind, speaker: str, text: str, now: datetime, speaker_is: str | None,
@@ -313,5 +342,5 @@ def _remember(mind: Mind, speaker: str, text: str, answer: str, now: datetime, i
     mind.publish()
 
 
-__all__ = ["respond", "respond_traced", "answer_now", "keep_exchange", "Reply", "grounded_facts", "Answer",
-           "fallback_answer", "rule_importance"]
+__all__ = ["respond", "respond_traced", "answer_now", "owe_exchange", "keep_exchange", "keep_owed", "Reply",
+           "grounded_facts", "Answer", "fallback_answer", "rule_importance"]

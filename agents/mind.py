@@ -29,6 +29,7 @@ from agents.budget import Budget
 from agents.jobs import job_tag
 from agents.memory import EmbeddingMismatch, MemoryNode, MemoryStream
 from agents.objects import is_sleep
+from agents.owed import OwedExchanges
 from agents.perceive import Senses, perceive, rate_waiting
 from agents.persona import Persona
 from agents.prompts import render
@@ -66,6 +67,7 @@ class Mind:
         self.directives: list[str] = []  # inner-voice thoughts the plan has not made room for yet (under _lock)
         self._dir_since_begin: list[str] = []
         self._snapshot: dict = {}
+        self.owed = OwedExchanges()  # exchanges with the visitor not yet kept (agents/owed.py)
         self._plan_view: tuple[date | None, list, list] = (None, [], [])  # (day, plan, pending), at publish
         self._memory: MemoryStream | None = None
         self.spatial = SpatialMemory(persona.home.split(":")[0])
@@ -504,6 +506,7 @@ class Mind:
         this state and has the job asked again after loading."""
         with self._lock:
             self._before = self._capture()
+            self.owed.begin()
             self._job_tag = tag
             self._since_begin = []
             self._dir_since_begin = []
@@ -515,29 +518,29 @@ class Mind:
         self._begin(tag)
 
     def snapshot(self, in_flight: Any = None) -> StateBuilder:
-        """A consistent picture of this mind for a save, taken on the main thread
-        in about a millisecond (3000 memories); returns a zero-argument callable that
-        builds ``to_state()``'s dict (on any thread, e.g. the save writer's).
-
-        ``in_flight``: the ``job_tag`` of the simulation's job for this mind
-        that has not been applied yet (or a predicate over tags; None when
-        there is none). If that job has begun (it is running, or finished with its result still unread),
-        the capture from just before it began is used, so the saved mind and
-        the saved world agree and the job is simply asked again after loading;
-        if it has not begun, the mind is idle and is captured as it is."""
+        """A consistent picture of this mind for a save, taken on the main thread in about a
+        millisecond (3000 memories); returns a zero-argument callable that builds
+        ``to_state()``'s dict (on any thread, e.g. the save writer's). ``in_flight``: the
+        ``job_tag`` of the simulation's job for this mind not applied yet (or a predicate
+        over tags; None: none). If that job has begun (running, or finished with its
+        result unread), the capture from just before it began is used, so the saved mind
+        and world agree and the job is asked again after loading; if not, the mind is idle
+        and captured as it is. Keeping an exchange (agents/owed.py): before it while it runs."""
         with self._lock:
-            if in_flight is not None and self._job_tag is not None and self._before is not None and (
-                    in_flight(self._job_tag) if callable(in_flight) else self._job_tag == in_flight):
-                before, extra = self._before, [list(x) for x in self._since_begin]
-                extra_dir = list(self._dir_since_begin)
-                if not extra:
+            keeping, owed, owed_changed = self.owed.view(self._job_tag)
+            begun = in_flight is not None and self._job_tag is not None and (
+                in_flight(self._job_tag) if callable(in_flight) else self._job_tag == in_flight)
+            if self._before is not None and (keeping or (begun and keeping is None)):
+                before, extra, extra_dir = self._before, [list(x) for x in self._since_begin], [*self._dir_since_begin]
+                if not extra and not owed_changed:
                     return before
 
-                def with_thoughts() -> dict:  # thoughts queued while the job ran are not lost
+                def with_thoughts() -> dict:  # thoughts queued and exchanges owed meanwhile are not lost
                     d = before()
                     d["queue"] = d["queue"] + extra
                     d["directives"] = list(d.get("directives") or []) + [x for x in extra_dir
                                                                           if x not in (d.get("directives") or [])]
+                    d["owed"] = owed
                     return d
                 return with_thoughts
             for attempt in range(3):
@@ -568,6 +571,7 @@ class Mind:
             "seeded": self.seeded, "queue": [list(x) for x in self._queue], "now": iso(self._now),
             "directives": list(self.directives),
             "said": [dict(x) for x in self.said],
+            "owed": self.owed.copy(),
         }
         mem = self._memory
         if mem is not None:
@@ -622,6 +626,7 @@ class Mind:
         with self._lock:
             self._queue = [(str(x[0]), int(x[1])) for x in state["queue"]]
             self.directives = [str(x) for x in state.get("directives") or []]
+            self.owed.restore(state.get("owed"))  # kept by the loader (agents/interview.py keep_owed)
         self._now = dt(state["now"])
         self.budget.now = self._now
         self.publish()

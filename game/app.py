@@ -148,18 +148,20 @@ CRASH_SLOT = "crash"
 
 
 def save_on_crash(game) -> None:
-    """An unexpected error stopped the game: save it to the ``crash`` slot first (the
-    menu's writer finishes it before the process ends), so nothing is lost."""
+    """An unexpected error stopped the game: save it to its own ``<game id>-crash`` slot
+    first (the menu's writer finishes it before the process ends), so nothing is lost."""
     menu = getattr(game, "savemenu", None)
     if menu is None or getattr(game, "session", None) is None:
         return
-    log.exception("the game stopped on an unexpected error; saving '%s' first", CRASH_SLOT)
+    slot = CRASH_SLOT
     try:
-        if menu.save(CRASH_SLOT) is not None:
-            print(f"smallville: the game stopped on an error; it was saved as '{CRASH_SLOT}' "
-                  f"(smallville play --load {CRASH_SLOT})", file=sys.stderr)
+        slot = menu.own(CRASH_SLOT)  # this game's own crash slot (game/saveseries.py)
+        log.exception("the game stopped on an unexpected error; saving '%s' first", slot)
+        if menu.save(slot) is not None:
+            print(f"smallville: the game stopped on an error; it was saved as '{slot}' "
+                  f"(smallville play --load '{slot}')", file=sys.stderr)
     except Exception:  # noqa: BLE001 - the error that stopped the game is the one to show
-        log.exception("saving '%s' failed", CRASH_SLOT)
+        log.exception("saving '%s' failed", slot)
 
 
 @contextlib.contextmanager

@@ -11,7 +11,8 @@ newest save). An interview leaves the save untouched: answers come from
 ``--whisper``, the inner voice: a high-importance thought the resident plans
 around when the town runs on) the changed mind goes into a new save next to the
 old one, ``<name>-interviewed.sqlite`` (``<name>-whispered.sqlite``), and the
-command says where.
+command says where. Ctrl+C ends an interview like ``exit`` does, with what was
+said kept (an answer it cut short is left out; the command exits with 130).
 
 The save is read with game/saves.py and its minds rebuilt like a load does
 (``game.savegame.rebuild_mind``); the game never imports the measurement
@@ -20,7 +21,10 @@ tools (lab/).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
+import threading
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -144,11 +148,15 @@ def new_save_path(save: Path, suffix: str) -> Path:
     return out
 
 
-def write_with_mind(tg: SavedGame, mind: Any, suffix: str) -> Path:
-    """A new save beside the old: the same parts, this resident's mind replaced."""
+def write_with_mind(tg: SavedGame, mind: Any, suffix: str, state: dict | None = None) -> Path:
+    """A new save beside the old: the same parts, this resident's mind replaced (by
+    ``state`` when given: the mind as it was before an answer Ctrl+C cut short)."""
     parts = dict(tg.parts)
-    parts[f"minds/{mind.name}"] = mind.to_state()
-    meta = {k: v for k, v in (tg.info.meta or {}).items() if k not in ("saved_at", "slot", "parts", "schema")}
+    parts[f"minds/{mind.name}"] = state if state is not None else mind.to_state()
+    # Not the game's id either: the new save starts a game of its own when played on
+    # (game/saveseries.py), so it never writes over the interviewed game's saves.
+    meta = {k: v for k, v in (tg.info.meta or {}).items()
+            if k not in ("saved_at", "slot", "parts", "schema", "game_id")}
     out = new_save_path(Path(tg.save), suffix)
     save_state(out, parts, meta)
     return out
@@ -218,40 +226,67 @@ def main_interview(args: Any, *, gateway: Any = None, embedder: Any = None, stdi
               file=out)
         return 0
 
-    questions = list(getattr(args, "question", None) or [])
+    who = _speaker_name(persona)
+    history: list[tuple[str, str]] = []
+    rows: list[tuple[str, str]] = []
+    before: Callable[[], dict] | None = None  # while answering: the mind before the question (a cheap capture)
+
+    def ask(q: str) -> str:
+        nonlocal before
+        before = mind.snapshot() if remember else None
+        a = respond(mind, who, q, now=now, speaker_is=persona, history=list(history), remember=remember)
+        before = None
+        history.extend([(who, q), (name, a)])
+        rows.append((q, a))
+        return a
+
+    questions = [" ".join(str(q).split()) for q in getattr(args, "question", None) or []]
+    code = 0
+    try:
+        if questions:
+            for q in filter(None, questions):
+                ask(q)
+        else:
+            src = stdin or sys.stdin
+            tty = hasattr(src, "isatty") and src.isatty()
+            print(f"Interviewing {name} at {now:%A %B %d %H:%M}, who sees you as {persona}. "
+                  "Type a question; 'exit' or Ctrl-D ends.", file=err)
+
+            def prompt() -> None:
+                if tty:
+                    print("you> ", end="", file=err, flush=True)
+
+            for q in _lines(src, prompt):
+                print(f"{name}: {ask(q)}", file=out, flush=True)
+    except KeyboardInterrupt:  # Ctrl+C ends the interview; what was said is kept below
+        print("\ninterrupted", file=err)
+        code = 130
     if questions:
-        rows = run_interview(mind, questions, now=now, persona=persona, remember=remember)
         md = transcript_markdown(name, persona, now, rows, model, remember)
         print(md, file=out)
-        if getattr(args, "out", None):
-            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-            Path(args.out).write_text(md, encoding="utf-8")
-            print(f"transcript written to {args.out}", file=err)
-    else:
-        src = stdin or sys.stdin
-        tty = hasattr(src, "isatty") and src.isatty()
-        print(f"Interviewing {name} at {now:%A %B %d %H:%M}, who sees you as {persona}. "
-              "Type a question; 'exit' or Ctrl-D ends.", file=err)
-        who = _speaker_name(persona)
-        history: list[tuple[str, str]] = []
-        rows = []
-
-        def prompt() -> None:
-            if tty:
-                print("you> ", end="", file=err, flush=True)
-
-        for q in _lines(src, prompt):
-            a = respond(mind, who, q, now=now, speaker_is=persona, history=list(history), remember=remember)
-            history += [(who, q), (name, a)]
-            rows.append((q, a))
-            print(f"{name}: {a}", file=out, flush=True)
-        if getattr(args, "out", None) and rows:
-            Path(args.out).write_text(transcript_markdown(name, persona, now, rows, model, remember), encoding="utf-8")
-            print(f"transcript written to {args.out}", file=err)
+    if getattr(args, "out", None) and rows:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(transcript_markdown(name, persona, now, rows, model, remember), encoding="utf-8")
+        print(f"transcript written to {args.out}", file=err)
     if remember and rows:
-        saved = write_with_mind(tg, mind, "interviewed")
+        state = before() if before is not None else None  # Ctrl+C cut an answer short: as before it
+        with _no_ctrl_c():  # a second Ctrl+C must not cut the save short
+            saved = write_with_mind(tg, mind, "interviewed", state)
         print(f"{name} remembers this interview: wrote {saved} (the original save is unchanged)", file=err)
-    return 0
+    return code
+
+
+@contextlib.contextmanager
+def _no_ctrl_c():
+    """Ctrl+C held off while a save is written (main thread only; elsewhere nothing changes)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 __all__ = ["main_interview", "load_minds", "run_interview", "find_agent", "write_with_mind", "transcript_markdown"]

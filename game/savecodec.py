@@ -375,34 +375,56 @@ class _Encoder:
 
 
 def decode_hook(d: dict, arrays: dict[int, np.ndarray] | None = None) -> Any:
+    """A tagged value back (see _Encoder). A tag whose value has the wrong shape
+    (a hand-edited or damaged save) raises ValueError saying which tag."""
     if len(d) != 1:
         return d
     k = next(iter(d))
     if k not in _TAGSET:
         return d
     v = d[k]
+    try:
+        return _decode_tag(k, v, arrays)
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError) as err:
+        raise ValueError(f"a {k} value {str(v)[:40]!r} cannot be read ({type(err).__name__}: {err})") from err
+
+
+def _decode_tag(k: str, v: Any, arrays: dict[int, np.ndarray] | None) -> Any:
     if k == "__dt__":
         return datetime.fromisoformat(v)
     if k == "__t__":
-        return tuple(v)
+        return tuple(_a_list(v))
     if k == "__nd__":
-        return arrays[v]
+        return (arrays or {})[v]
     if k == "__b__":
-        return arrays[v].tobytes()
+        return (arrays or {})[v].tobytes()
     if k == "__date__":
         return date.fromisoformat(v)
     if k == "__td__":
-        return timedelta(days=v[0], seconds=v[1], microseconds=v[2])
+        days, seconds, micro = _a_list(v, 3)
+        if not all(type(x) in (int, float) for x in (days, seconds, micro)):
+            raise TypeError("a duration is three numbers")
+        return timedelta(days=days, seconds=seconds, microseconds=micro)
     if k == "__set__":
-        return set(v)
+        return set(_a_list(v))
     if k == "__fset__":
-        return frozenset(v)
+        return frozenset(_a_list(v))
     if k == "__rows__":
-        keys, cols = v
+        keys, cols = _a_list(v, 2)
+        if not isinstance(keys, list) or not isinstance(cols, list) or not all(isinstance(c, list) for c in cols):
+            raise TypeError("rows are a list of keys and a list of columns")
+        if not all(isinstance(x, str) for x in keys) or len(cols) != len(keys) or len({len(c) for c in cols}) > 1:
+            raise ValueError("the rows' keys and columns do not match")
         return [dict(zip(keys, r)) for r in zip(*cols)] if cols else []
     if k == "__d__":
-        return {(tuple(x) if type(x) is list else x): y for x, y in v}
-    return d
+        return {(tuple(x) if type(x) is list else x): y for x, y in _a_list(v)}
+    return {k: v}
+
+
+def _a_list(v: Any, n: int | None = None) -> list:
+    if type(v) is not list or (n is not None and len(v) != n):
+        raise TypeError(f"expected a list{f' of {n}' if n else ''}")
+    return v
 
 
 def encode_part(name: str, value: Any) -> tuple[str, list[np.ndarray], int]:

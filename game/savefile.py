@@ -20,6 +20,7 @@ import numpy as np
 
 from game import paths
 from game.errors import SaveError
+from game.savecheck import check_meta
 from game.savecodec import decode_hook, encode_part, key_is_secret, no_gc, scrub_text
 from game.savecompat import SCHEMA, check_map, map_fingerprint, migrate
 
@@ -297,37 +298,6 @@ def save_state(path: str | os.PathLike, parts: dict[str, Any], meta: dict | None
     return info
 
 
-def autosave(parts: dict[str, Any], meta: dict | None, folder: str | os.PathLike | None = None,
-             keep: int = 3) -> SaveInfo:
-    """Write slot autosave-<n> (n one more than the newest) and delete the
-    oldest autosaves beyond `keep`, only after the new one is safely written."""
-    folder = Path(folder if folder is not None else paths.saves_dir())
-    existing = _autosaves(folder)
-    n = (existing[-1][0] + 1) if existing else 1
-    path = folder / f"{AUTOSAVE_PREFIX}{n}{SUFFIX}"
-    info = save_state(path, parts, {**(meta or {}), "slot": f"{AUTOSAVE_PREFIX}{n}", "autosave": True})
-    for _, p in _autosaves(folder)[: -max(1, keep)]:
-        try:
-            os.remove(p)
-        except OSError:
-            pass
-    return info
-
-
-def _autosaves(folder: Path) -> list[tuple[int, Path]]:
-    out = []
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return out
-    for nm in names:
-        if nm.startswith(AUTOSAVE_PREFIX) and nm.endswith(SUFFIX):
-            num = nm[len(AUTOSAVE_PREFIX): -len(SUFFIX)]
-            if num.isdigit():
-                out.append((int(num), folder / nm))
-    return sorted(out)
-
-
 # ------------------------------------------------------------ load
 
 def _open_ro(path: Path) -> sqlite3.Connection:
@@ -365,10 +335,15 @@ def _read_meta(con: sqlite3.Connection, path: Path) -> dict:
         rows = con.execute("SELECT key, value FROM meta").fetchall()
     except sqlite3.DatabaseError as err:
         raise SaveError(f"{path} is damaged (its meta table cannot be read: {err}); load another save") from err
-    try:
-        return {k: json.loads(v) for k, v in rows}
-    except (ValueError, TypeError) as err:
-        raise SaveError(f"{path} is damaged (bad meta value: {err}); load another save") from err
+    meta = {}
+    for k, v in rows:
+        try:
+            meta[str(k)] = json.loads(v)
+        except RecursionError as err:
+            raise SaveError(f"{path} is damaged (its meta '{k}' is nested too deeply); load another save") from err
+        except (ValueError, TypeError) as err:
+            raise SaveError(f"{path} is damaged (its meta '{k}' cannot be read: {err}); load another save") from err
+    return meta
 
 
 def _parse_dt(v: Any) -> datetime | None:
@@ -381,17 +356,18 @@ def _parse_dt(v: Any) -> datetime | None:
 
 
 def _info_from_meta(path: Path, m: dict, warnings: list[str] | None = None) -> SaveInfo:
+    """The SaveInfo of a meta table; SaveError when a key has the wrong kind of value."""
+    check_meta(path, m)
     try:
         size = path.stat().st_size
     except OSError:
         size = 0
-    dim = m.get("embedding_dim")
     return SaveInfo(
         path=path, slot=str(m.get("slot") or slot_of(path)), size=size, schema=m.get("schema"),
         game_version=m.get("game_version"), saved_at=_parse_dt(m.get("saved_at")),
         sim_time=_parse_dt(m.get("sim_time")), world=m.get("world"), map_path=m.get("map_path"),
         map_sha256=m.get("map_sha256"), residents=list(m.get("residents") or []),
-        embedding_model=m.get("embedding_model"), embedding_dim=int(dim) if dim is not None else None,
+        embedding_model=m.get("embedding_model"), embedding_dim=m.get("embedding_dim"),
         parts=list(m.get("parts") or []), meta=m, warnings=list(warnings or []))
 
 
@@ -413,8 +389,22 @@ def load_state(path: str | os.PathLike, expect_map: Any = None,
                require: tuple[str, ...] | list[str] = ()) -> tuple[dict[str, Any], SaveInfo]:
     """Read every part of a save. Pure (touches nothing but the file; safe on a
     worker thread). `expect_map`: the map the game runs (see check_map);
-    `require`: part names that must be present. Raises SaveError."""
+    `require`: part names that must be present. Raises SaveError, whatever the
+    file holds."""
     path = Path(path)
+    try:
+        return _load_state(path, expect_map, require)
+    except SaveError:
+        raise
+    except RecursionError as err:
+        raise SaveError(f"{path} is damaged (it is nested too deeply to read); load another save") from err
+    except Exception as err:  # noqa: BLE001 - a damaged file may hold anything: a message, never a crash
+        log.exception("reading %s failed", path)
+        raise SaveError(f"{path} is damaged and cannot be read ({type(err).__name__}: {str(err)[:200]}); "
+                        "load another save") from err
+
+
+def _load_state(path: Path, expect_map: Any, require: tuple[str, ...] | list[str]) -> tuple[dict[str, Any], SaveInfo]:
     t_start = time.perf_counter()
     con = _open_ro(path)
     try:
@@ -446,18 +436,15 @@ def load_state(path: str | os.PathLike, expect_map: Any = None,
         arrays.setdefault(part, {})[idx] = a
     parts: dict[str, Any] = {}
     for name, text, crc, n_arrays in rows:
+        if not isinstance(text, str) or not isinstance(name, str):
+            raise SaveError(f"{path} is damaged (part {str(name)[:40]!r} is not text); load another save")
         if zlib.crc32(text.encode("utf-8")) != crc:
             raise SaveError(f"{path} is damaged (part '{name}' fails its checksum); load another save")
         got = arrays.get(name, {})
         if len(got) != n_arrays:
             raise SaveError(f"{path} is damaged (part '{name}' is missing {n_arrays - len(got)} of its arrays); "
                             "load another save")
-        try:
-            with no_gc():
-                parts[name] = json.loads(text, object_hook=decode_hook if not n_arrays else
-                                     lambda d, got=got: decode_hook(d, got))
-        except (ValueError, TypeError, KeyError, IndexError) as err:
-            raise SaveError(f"{path} is damaged (part '{name}' cannot be read: {err}); load another save") from err
+        parts[name] = _decode_part(path, name, text, got)
     info.warnings += migrate(m, parts, path)  # an older version's save: up to SCHEMA, step by step
     if m.get("migrated_from"):
         info = _info_from_meta(path, m, info.warnings)
@@ -472,6 +459,19 @@ def load_state(path: str | os.PathLike, expect_map: Any = None,
                         f"{' and more' if len(missing) > 5 else ''}; it may come from an older or broken "
                         "Smallville. Load another save")
     return parts, info
+
+
+def _decode_part(path: Path, name: str, text: str, arrays: dict[int, np.ndarray]) -> Any:
+    """One part's JSON back into plain data; SaveError naming the part for anything
+    a damaged or hand-edited text holds (bad tags, huge numbers, deep nesting)."""
+    try:
+        with no_gc():
+            return json.loads(text, object_hook=lambda d: decode_hook(d, arrays))
+    except RecursionError as err:
+        raise SaveError(f"{path} is damaged (part '{name}' is nested too deeply to read); load another save") from err
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError, MemoryError) as err:
+        raise SaveError(f"{path} is damaged (part '{name}' cannot be read: {str(err)[:200]}); "
+                        "load another save") from err
 
 
 # ------------------------------------------------------------ listing

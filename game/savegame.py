@@ -34,179 +34,48 @@ result either, so after loading the job is simply asked again (decisions:
 the body is marked so the scheduler asks; utterances: the conversation's next
 line is asked again; remembering a finished conversation: re-queued). A
 lockstep run (headless) is drained first, so a loaded run continues exactly
-as the saved one would have.
+as the saved one would have. Exchanges with the visitor that a mind has not yet
+kept in memory (its keeping job queued or running) are saved as owed and kept
+by the loaded mind (agents/interview.py ``owe_exchange`` / ``keep_owed``).
+The capture itself is game/savecapture.py (re-exported here).
 
 Loading builds everything new off to the side (``prepare``; safe on a worker
 thread) and swaps it in with ``commit`` (main thread, milliseconds). Any
-problem raises ``SaveError`` before the swap: the running game is untouched.
+problem raises ``SaveError`` before the swap (game/savecheck.py names the
+damaged part), and a swap that fails halfway puts the old game back: the
+running game is untouched. A loaded game goes on with its own saves (its game
+id, game/saveseries.py).
 """
 from __future__ import annotations
 
 import copy
 import logging
 import random
+import re
 import time
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from agents.accounting import Accounting
+from agents.interview import keep_owed
 from agents.memory import EmbeddingMismatch
 from agents.mind import Mind
 from agents.persona import load_cast
 from agents.state import Stateful
 from game import paths
-from game.saves import SaveError, SaveInfo, check_map, freeze, list_saves, load_state, map_size, no_gc, slot_path
-from game.session import SPEEDS, play_state
-from game.sim import SimSettings
-from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, UTTER, Job
+from game.savecapture import capture, job_tag_of, materialize
+from game.savecheck import check_bodies, check_parts, check_visitor, py_random_state
+from game.saves import SaveError, SaveInfo, check_map, list_saves, load_state, no_gc, slot_path
+from game.saveseries import OWN_SLOTS, game_of, new_game_id, own_slot
+from game.session import SPEEDS
 
 log = logging.getLogger(__name__)
 
 REQUIRED = ("sim", "session")
-_SECRET_WORDS = ("key", "secret", "token", "password", "credential", "auth")
-
-
-# ---------------------------------------------------------------------------- capture
-
-
-def job_tag_of(sim: Any, name: str, job: Job | None) -> Any:
-    """The mind's tag (``agents.mind.job_tag``) of the simulation's job record
-    ``job`` for resident ``name``, or a predicate over tags for jobs whose
-    record does not name them exactly; None for jobs that touch no mind."""
-    kind = job.kind if job is not None else None
-    if kind == DECIDE and job is not None and job.at is not None:
-        return ("decide", job.at.isoformat())
-    if kind == UTTER and job is not None and job.chat is not None:
-        chat = sim.chat(job.chat)
-        if chat is None:
-            return None
-        c = chat.conv
-        return ("utter", tuple(c.participants), c.started.isoformat(), len(c.lines))
-    if kind == END_CONVERSATION and job is not None and job.conversation is not None and job.at is not None:
-        c, now = job.conversation, job.at
-        return ("end_conversation", tuple(c.participants), c.started.isoformat(), now.isoformat())
-    if kind == GREET and job is not None:  # PlaySimulation: one line for the visitor, then remembering it
-        pair = (name, job.partner)
-        return lambda tag: len(tag) > 1 and tag[0] in ("utter", "end_conversation") and tag[1] == pair
-    if kind == CALL:  # the visitor's chat (agents/interview.py)
-        return lambda tag: tag[0] == "respond"
-    return None
-
-
-def _config_state(config: Any) -> dict | None:
-    if config is None:
-        return None
-    if is_dataclass(config):
-        d = {f.name: getattr(config, f.name) for f in fields(config)}
-    elif hasattr(config, "__dict__"):
-        d = {k: v for k, v in vars(config).items() if not k.startswith("_")}
-    else:
-        return None
-    out = {}
-    for k, v in d.items():
-        if any(w in k.lower() for w in _SECRET_WORDS):
-            continue  # API keys never reach a save
-        if isinstance(v, (str, int, float, bool, type(None))):
-            out[k] = v
-    return out
-
-
-def _mind_part(mind: Any, name: str, tag: Any) -> Any:
-    snap = getattr(mind, "snapshot", None)
-    if callable(snap):
-        return snap(tag)
-    to_state = getattr(mind, "to_state", None)
-    if callable(to_state):
-        return to_state()
-    raise SaveError(f"{name}'s mind ({type(mind).__name__}) cannot be saved; this game cannot be saved")
-
-
-def capture(session: Any, *, drain: bool | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A consistent snapshot of the running game: (parts, meta) for
-    ``SaveWriter.save`` / ``save_state``. Main thread; a few milliseconds (the
-    minds' parts are callables the writer runs). ``drain``: wait for the jobs
-    in flight and apply them first (default: when the sim is lockstep, so a
-    headless run continues exactly)."""
-    t0 = time.perf_counter()
-    sim = session.sim
-    if drain is None:
-        drain = bool(getattr(sim, "lockstep", False))
-    if drain:
-        sim.drain()
-    state = sim.to_state(events=False)
-    events = sim.events.snapshot()  # the window's references now; older events are read by the writer
-    jobs = sim.jobs.running()
-    bodies = state.get("bodies", {})
-    asked_again = []
-    for name, job in jobs.items():
-        if job.kind == DECIDE and name in bodies:
-            b = bodies[name]
-            reason = job.reason
-            if job.ahead:
-                b["ahead_for"] = None  # asked ahead again after loading
-            elif reason == "react":
-                b["new_events"], b["last_decide"] = True, None
-            elif reason == "new day":
-                b["asked_day"] = ""  # not today: the scheduler asks again
-            asked_again.append(name)
-    parts: dict[str, Any] = {"sim": state}
-    for name, mind in session.minds.items():
-        job = jobs.get(name)
-        tag = job_tag_of(sim, name, job) if job is not None else None
-        parts[f"minds/{name}"] = _mind_part(mind, name, tag)
-    # A Session saves its own parts ("visitor", "clock"); a headless run's Parts have no player.
-    parts.update(session.to_state() if isinstance(session, Stateful) else play_state(sim))
-    town = session.town
-    parts["session"] = {
-        "residents": list(session.minds),
-        "map": str(getattr(town, "path", "") or ""),
-        "world": getattr(town, "world", None),
-        "seed": getattr(sim, "seed", 0),
-        "lockstep": bool(getattr(sim, "lockstep", False)),
-        "lockstep_think_s": int(getattr(sim, "settings", SimSettings()).lockstep_think_s),
-        "sim_class": type(sim).__name__,
-    }
-    acc = getattr(getattr(session, "gateway", None), "accounting", None)
-    if acc is not None and callable(getattr(acc, "to_state", None)):
-        parts["accounting"] = acc.to_state()
-    parts["random"] = {"python": random.getstate(), "numpy": np.random.get_state()}
-    cfg = _config_state(getattr(session, "config", None))
-    if cfg is not None:
-        parts["config"] = cfg
-    parts = freeze(parts)
-    parts["sim"] = _with_events(parts["sim"], events)
-    emb = getattr(session, "embedder", None)
-    meta = {
-        "world": getattr(town, "world", None),
-        "map_path": str(getattr(town, "path", "") or "") or None,
-        "map_size": map_size(town),  # the map's identity: its world, size and addresses (game/savecompat.py)
-        "sim_time": sim.now,
-        "residents": list(session.minds),
-        "embedding_model": getattr(emb, "model_name", None),
-        "embedding_dim": getattr(emb, "dim", None),
-        "visitor_name": parts["visitor"]["name"],
-        "model": (cfg or {}).get("model"),
-        "seed": getattr(sim, "seed", 0),
-        "asked_again": sorted(asked_again),  # residents whose decision is asked again after loading
-        "capture_ms": round(1000 * (time.perf_counter() - t0), 2),
-    }
-    return parts, meta
-
-
-def _with_events(state: dict[str, Any], events: Callable[[], list[dict]]) -> Callable[[], dict[str, Any]]:
-    """The ``sim`` part as a callable the save writer runs: the state taken on the
-    main thread plus the event log, read from its journal off the frame."""
-    def build() -> dict[str, Any]:
-        return {**state, "events": events()}
-    return build
-
-
-def materialize(parts: dict[str, Any]) -> dict[str, Any]:
-    """The parts with every deferred (callable) part built: plain data (tests)."""
-    return {k: (v() if callable(v) else v) for k, v in parts.items()}
 
 
 # ---------------------------------------------------------------------------- restore
@@ -246,6 +115,7 @@ class Prepared:
     parts: dict
     info: SaveInfo | None
     accounting: Any = None  # a scratch Accounting holding the save's totals
+    random_states: tuple = (None, None)  # Python's and numpy's, checked
     timings: dict = field(default_factory=dict)
 
 
@@ -270,12 +140,26 @@ def _where(info: SaveInfo | None) -> str:
 def prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None = None) -> Prepared:
     """Build new minds and a new simulation from a save's parts, without
     touching the running game (safe on a worker thread). SaveError when the
-    save does not fit this game."""
-    t0 = time.perf_counter()
+    save does not fit this game, whatever its parts hold."""
     where = _where(info)
+    try:
+        return _prepare(session, parts, info, where)
+    except SaveError:
+        raise
+    except RecursionError as err:
+        raise SaveError(f"{where} is damaged: a part is nested too deeply to rebuild; load another save") from err
+    except Exception as err:  # noqa: BLE001 - a damaged save may hold anything: a message, never a crash
+        log.exception("rebuilding the game from %s failed", where)
+        raise SaveError(f"{where} is damaged: the game cannot be rebuilt from it ({type(err).__name__}: "
+                        f"{str(err)[:200]}); load another save") from err
+
+
+def _prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: str) -> Prepared:
+    t0 = time.perf_counter()
     missing = [p for p in REQUIRED if p not in parts]
     if missing:
         raise SaveError(f"{where} is not a saved game (it lacks {', '.join(missing)}); load another save")
+    check_parts(parts, where)
     town = session.town
     if info is not None and getattr(town, "path", None):
         check_map(info, town, parts)  # a changed map: the addresses the save uses must still be there
@@ -303,11 +187,14 @@ def prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None = None) -
         try:
             with no_gc():  # 100,000 small objects: no collector passes over the whole game meanwhile
                 minds[n] = rebuild_mind(personas[n], gateway, embedder, parts[f"minds/{n}"], settings)
+                keep_owed(minds[n])  # exchanges with the visitor saved before they were kept
         except EmbeddingMismatch as err:
             raise SaveError(f"{where}: {err}; start the game with the save's embedding model to load it") from err
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as err:
-            raise SaveError(f"{where} is damaged: {n}'s mind cannot be rebuilt ({type(err).__name__}: {err}); "
-                            "load another save") from err
+        except RecursionError as err:
+            raise SaveError(f"{where} is damaged: part 'minds/{n}' is nested too deeply; load another save") from err
+        except Exception as err:  # noqa: BLE001 - a damaged mind may hold anything
+            raise SaveError(f"{where} is damaged: {n}'s mind (part 'minds/{n}') cannot be rebuilt "
+                            f"({type(err).__name__}: {str(err)[:200]}); load another save") from err
     t1 = time.perf_counter()
     old = session.sim
     scratch = copy.copy(town)  # from_state writes object states: into a copy until commit
@@ -322,7 +209,8 @@ def prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None = None) -
         raise
     except Exception as err:  # noqa: BLE001 - a save that does not fit: a message, not a crash
         log.exception("rebuilding the simulation from %s failed", where)
-        raise SaveError(f"{where} is damaged: the town cannot be rebuilt from it ({type(err).__name__}: {err}); "
+        raise SaveError(f"{where} is damaged: the town cannot be rebuilt from its part 'sim' "
+                        f"({type(err).__name__}: {str(err)[:200]}); "
                         "load another save") from err
     acc = None
     if "accounting" in parts:
@@ -330,20 +218,25 @@ def prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None = None) -
             acc = Accounting()
             acc.from_state(parts["accounting"])
         except Exception as err:  # noqa: BLE001
-            raise SaveError(f"{where} is damaged: its model accounting cannot be read ({err}); "
+            raise SaveError(f"{where} is damaged: its part 'accounting' cannot be read ({err}); "
                             "load another save") from err
+    check_bodies(new, town, where)
     check_clock(parts.get("clock"), where)
+    check_visitor(parts.get("visitor"), town, names, where)
     rnd = parts.get("random") or {}
+    py_state = np_state = None
     try:
         if rnd.get("python") is not None:
-            random.Random().setstate(_py_state(rnd["python"]))
+            py_state = py_random_state(rnd["python"])
+            random.Random().setstate(py_state)
         if rnd.get("numpy") is not None:
-            np.random.RandomState().set_state(rnd["numpy"])
+            np_state = rnd["numpy"]
+            np.random.RandomState().set_state(np_state)
     except Exception as err:  # noqa: BLE001
         raise SaveError(f"{where} is damaged: its random state cannot be read ({err}); load another save") from err
     t2 = time.perf_counter()
     return Prepared(sim=new, minds=minds, cast=[personas[n] for n in names], town_states=scratch.object_states,
-                    parts=parts, info=info, accounting=acc,
+                    parts=parts, info=info, accounting=acc, random_states=(py_state, np_state),
                     timings={"minds": round(t1 - t0, 4), "sim": round(t2 - t1, 4)})
 
 
@@ -362,21 +255,60 @@ def check_clock(clock: Any, where: str) -> None:
         raise SaveError(f"{where} is damaged: its clock's pause is not true or false; load another save")
 
 
-def _py_state(s: Any) -> tuple:
-    return (s[0], tuple(s[1]), s[2])
+class _Undo:
+    """What a commit changes in the running game, kept so that a swap failing
+    halfway puts it all back: the game is either the loaded one or the old one."""
+
+    ATTRS = ("minds", "sim", "cast", "visitor_name", "paused", "speed", "playing", "game_id")
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        self.attrs = {a: getattr(session, a) for a in self.ATTRS if hasattr(session, a)}
+        self.objects = dict(session.town.object_states)
+        acc = getattr(getattr(session, "gateway", None), "accounting", None)
+        self.accounting = acc.to_state() if acc is not None and callable(getattr(acc, "to_state", None)) else None
+        self.random = (random.getstate(), np.random.get_state())
+
+    def undo(self) -> None:
+        s = self.session
+        for a, v in self.attrs.items():
+            setattr(s, a, v)
+        s.town.object_states.clear()
+        s.town.object_states.update(self.objects)
+        acc = getattr(getattr(s, "gateway", None), "accounting", None)
+        if self.accounting is not None and acc is not None:
+            acc.from_state(self.accounting)
+        random.setstate(self.random[0])
+        np.random.set_state(self.random[1])
 
 
 def commit(session: Any, prep: Prepared) -> Any:
     """Swap the prepared game in (main thread; milliseconds). The pool's jobs
     of the old game are cancelled (their results vanish); listeners on the old
-    sim (bubbles, the headless event stream) move to the new one."""
+    sim (bubbles, the headless event stream) move to the new one. SaveError
+    when the swap fails halfway, with the old game put back as it was."""
     t0 = time.perf_counter()
+    undo = _Undo(session)
+    try:
+        _swap(session, prep)
+    except Exception as err:  # noqa: BLE001 - whatever failed, the player keeps the game they had
+        log.exception("swapping in %s failed; the game goes on as it was", _where(prep.info))
+        undo.undo()
+        raise SaveError(f"{_where(prep.info)} could not be swapped in ({type(err).__name__}: {str(err)[:200]}); "
+                        "the game goes on as it was") from err
+    pool = session.pool
+    if pool is not None and callable(getattr(pool, "cancel_all", None)):
+        pool.cancel_all()  # last: the old game's jobs end only once the loaded one is in
+    prep.timings["commit"] = round(time.perf_counter() - t0, 4)
+    log.info("loaded %s (%s)", _where(prep.info), prep.timings)
+    return session
+
+
+def _swap(session: Any, prep: Prepared) -> None:
     old = session.sim
     new = prep.sim
     town = session.town
     pool = session.pool
-    if pool is not None and callable(getattr(pool, "cancel_all", None)):
-        pool.cancel_all()
     new.pool = pool
     town.object_states.clear()
     town.object_states.update(prep.town_states)
@@ -394,23 +326,36 @@ def commit(session: Any, prep: Prepared) -> Any:
     vis = parts.get("visitor") or {}
     if isinstance(session, Stateful):  # a Session (a headless run's Parts have no player, no pause)
         session.from_state({"visitor": vis, "clock": parts.get("clock") or {}})
+    if hasattr(session, "game_id"):  # the loaded game goes on with its own saves
+        session.game_id = loaded_game_id(prep.info, session)
     acc = getattr(getattr(session, "gateway", None), "accounting", None)
     if prep.accounting is not None and acc is not None and callable(getattr(acc, "from_state", None)):
         acc.from_state(prep.accounting.to_state())
-    rnd = parts.get("random") or {}
-    if rnd.get("python") is not None:
-        random.setstate(_py_state(rnd["python"]))
-    if rnd.get("numpy") is not None:
-        np.random.set_state(rnd["numpy"])
+    py_state, np_state = prep.random_states
+    if py_state is not None:
+        random.setstate(py_state)
+    if np_state is not None:
+        np.random.set_state(np_state)
     if getattr(new, "visitor", None) is None and vis.get("name") and hasattr(new, "add_visitor") \
             and getattr(session, "visitor_name", None) and "tile" in vis and vis["tile"]:
         try:
             new.add_visitor(vis["name"], tuple(vis["tile"]))
         except ValueError:
             log.warning("the saved visitor %r could not be put back", vis["name"])
-    prep.timings["commit"] = round(time.perf_counter() - t0, 4)
-    log.info("loaded %s (%s)", _where(prep.info), prep.timings)
-    return session
+
+
+_GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+
+
+def loaded_game_id(info: SaveInfo | None, session: Any) -> str:
+    """The id a loaded game goes on with: its save's, or (a save from before games
+    had ids, or one whose id was edited into something unusable) a new one, so it
+    never continues another game's series."""
+    gid = info.meta.get("game_id") if info is not None else None
+    if isinstance(gid, str) and _GAME_ID.match(gid):
+        return gid
+    fresh = new_game_id(session.visitor_name, datetime.now())
+    return fresh if fresh != getattr(session, "game_id", None) else f"{fresh}-2"
 
 
 def restore(target: Any, parts: dict[str, Any], info: SaveInfo | None = None) -> Any:
@@ -432,9 +377,10 @@ def restore(target: Any, parts: dict[str, Any], info: SaveInfo | None = None) ->
 
 
 def resolve_path(name: str | Path, folder: str | Path | None = None) -> Path:
-    """A slot name -> saves/<name>.sqlite; a path to a file (with or without the
-    .sqlite ending) as it is; a folder (a headless run's, or a saves folder) ->
-    its newest loadable save."""
+    """A slot name -> saves/<name>.sqlite (``continue``, ``quick``, ``crash`` without such
+    a file: the most recent game's own, game/saveseries.py); a path to a file (with or
+    without the .sqlite ending) as it is; a folder (a headless run's, or a saves
+    folder) -> its newest loadable save."""
     p = Path(name)
     if p.is_dir():
         for where in (p / "saves", p):
@@ -444,7 +390,13 @@ def resolve_path(name: str | Path, folder: str | Path | None = None) -> Path:
         raise SaveError(f"{p} is a folder without a loadable save in it; give a slot name or a .sqlite file")
     if p.suffix.lower() == ".sqlite" or p.exists() or len(p.parts) > 1:
         return p
-    return slot_path(str(name), folder)
+    path = slot_path(str(name), folder)
+    if not path.exists() and str(name) in OWN_SLOTS:  # "quick": the most recent game's own quick save
+        own = [i for i in list_saves(path.parent) if i.ok and i.slot.endswith(f"-{name}") and game_of(i)
+               and i.slot == own_slot(game_of(i), str(name))]
+        if own:
+            return own[0].path
+    return path
 
 
 def load_into(game_or_session: Any, name: str | Path, folder: str | Path | None = None) -> SaveInfo:

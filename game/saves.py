@@ -39,6 +39,8 @@ cheap snapshot that is expensive to render as plain data). Loading is pure:
 ``SaveError`` (a message for people) and never touches the running game.
 
 The code: game/savefile.py (the file: write, read, list, names),
+game/saveseries.py (each game's own saves: its autosave series and slots),
+game/savecheck.py (what a loaded save must be: the meta, the parts),
 game/savecodec.py (plain copies, encoding, scrubbing), game/savecompat.py
 (migrations from older schemas; the map's identity: world, size, addresses)
 and, here, the
@@ -65,7 +67,6 @@ from game.savefile import (
     SCHEMA,
     SUFFIX,
     SaveInfo,
-    autosave,
     check_map,
     clean_stale_temps,
     game_version,
@@ -77,6 +78,7 @@ from game.savefile import (
     slot_of,
     slot_path,
 )
+from game.saveseries import autosave
 
 log = logging.getLogger(__name__)
 

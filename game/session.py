@@ -60,6 +60,7 @@ from game.build import Parts, build_parts, select_residents
 from game.errors import UserError
 from game.pacing import PACES, Pacer, PaceStatus
 from game.recording import Recorder, game_recording_path
+from game.saveseries import new_game_id
 from game.sim import STEP, Greeting, PlaySimulation, routine_action
 from game.sim.bodies import is_sleep
 from game.town import load_town
@@ -143,6 +144,8 @@ class Session:
         self.recorder: Recorder | None = None  # ``record(folder)``
         self.recording_folder: Path | None = None
         self.pacer = Pacer(getattr(parts.config, "pace", None) or "minds")
+        self.started = datetime.now()  # real time: with the visitor's name, the game's id (its own saves)
+        self._game_id: str | None = None
         if not getattr(self.sim, "visitor", None):
             self.sim.add_visitor(visitor_name, visitor_tile)
         if prime:
@@ -533,7 +536,20 @@ class Session:
             return
         rec.after_step(self.sim)
 
-    # -- the end --------------------------------------------------------------------------
+    # -- the game's own saves ------------------------------------------------------------------
+    @property
+    def game_id(self) -> str:
+        """This game's id (game/saveseries.py): its autosave series and its own slots.
+        Made from the visitor's name and the start time when first asked (the first
+        save, after the name box), kept from then on; a loaded save brings its own."""
+        if self._game_id is None:
+            self._game_id = new_game_id(self.visitor_name, self.started)
+        return self._game_id
+
+    @game_id.setter
+    def game_id(self, gid: str | None) -> None:
+        self._game_id = gid
+
     # -- state (agents.state.Stateful) -----------------------------------------------------------
     def to_state(self) -> dict[str, Any]:
         """The session's own parts of a save: ``visitor`` and ``clock`` (the simulation and

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import time
+from argparse import Namespace
 from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
@@ -109,26 +110,49 @@ def test_scripted_run_of_all_25_for_two_sim_hours(tmp_path, capsys):
 
 @needs_minds
 @needs_map
-def test_ctrl_c_writes_what_it_has(tmp_path):
-    from fakes import HashEmbedder, chatty, make_gateway
+def test_ctrl_c_in_the_middle_of_a_step_writes_what_it_has_and_the_run_resumes(tmp_path):
+    """The real `smallville sim` in a process of its own, sent a real SIGINT while the
+    minds are working (the main thread waits inside a step for their model calls): it
+    ends with 130, writes the run's files and an end save that loads, and
+    ``--resume`` continues the run from it."""
+    import signal
+    import subprocess
+    import sys
 
-    from game.headless import run_headless
+    from fakes import HashEmbedder, make_gateway
+    from scripted_minds import plausible
 
-    town, cast, scenario = _town_and_cast()
+    from game.headless import resume_sim
+    from game.saves import load_state
 
-    def interrupt(sim):
-        if sim.steps == 40:
-            raise KeyboardInterrupt
-
-    result = run_headless(
-        town, cast[:3], start=scenario.start, hours=2, out=tmp_path / "run", scenario=scenario,
-        gateway=make_gateway(chatty), embedder=HashEmbedder(), progress=False, on_step=interrupt, echo=None,
-    )
-    assert result.interrupted
-    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
-    assert summary["interrupted"] and summary["steps"] == 40
-    assert (tmp_path / "run" / "timeline.md").read_text().count("**Isabella Rodriguez**") >= 1
-    assert _read_jsonl(tmp_path / "run" / "events.jsonl")
+    run = tmp_path / "run"
+    worker = Path(__file__).resolve().parent / "sim_sigint_worker.py"
+    proc = subprocess.Popen([sys.executable, str(worker), str(run)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()  # "busy": a model call is in flight
+        assert line.strip() == "busy", proc.stderr.read()[-2000:] if proc.poll() is not None else line
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)  # a hang guard, not a speed test
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err[-3000:]
+    assert "inside a step" in out  # the interrupt landed in the middle of a step
+    assert "Traceback" not in err
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["interrupted"] and summary["save"] and 0 < summary["steps"] < 6 * 360
+    assert _read_jsonl(run / "events.jsonl") and (run / "timeline.md").read_text().strip()
+    parts, info = load_state(Path(summary["save"]), require=("sim", "session"))
+    assert info.sim_time is not None and sorted(info.residents) == sorted(summary["residents"])
+    # and the run goes on from the end save
+    args = Namespace(resume=str(run), hours=0.1, map=str(MAP), autosave_min=10, model=None, api_base=None,
+                     concurrency=None, cache=None, seed=0, agents=None, residents=None)
+    assert resume_sim(args, gateway=make_gateway(plausible, via_litellm=False), embedder=HashEmbedder(64),
+                      progress=False, echo=None) == 0
+    resumed = json.loads((run / "summary.json").read_text())
+    assert not resumed["interrupted"] and resumed["steps"] > summary["steps"]
 
 
 def test_economy_text_lists_every_resident():

@@ -124,6 +124,8 @@ def test_remember_writes_a_new_save(save):
     assert any("Ville Times" in d for d in descs)
     assert len(parts["minds/Klaus Mueller"]["memory"]["nodes"]) == len(old["minds/Klaus Mueller"]["memory"]["nodes"])
     assert info.residents == NAMES or sorted(info.residents) == sorted(NAMES)
+    # the new save is a game of its own: played on, it never writes over the interviewed game's saves
+    assert load_state(save)[1].meta.get("game_id") and not info.meta.get("game_id")
 
 
 def test_a_second_interview_never_overwrites_the_first_ones_save(save, capsys):
@@ -172,3 +174,68 @@ def test_cli_parser_has_the_subcommand():
     a = build_parser().parse_args(["interview", "--load", "x", "--agent", "John Lin", "--as", "a neighbour",
                                    "-q", "one", "--question", "two", "--remember"])
     assert a.command == "interview" and a.as_ == "a neighbour" and a.question == ["one", "two"] and a.remember
+
+
+class CtrlCAfter:
+    """Standard input that gives ``lines``, then the user presses Ctrl+C: a real SIGINT
+    to this process while the interview waits for the next line."""
+
+    def __init__(self, lines):
+        self.lines = list(lines)
+
+    def isatty(self):
+        return False
+
+    def readline(self):
+        import os
+        import signal
+        import time
+
+        if self.lines:
+            return self.lines.pop(0) + "\n"
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)  # Python's handler raises KeyboardInterrupt here, on the main thread
+        raise AssertionError("no SIGINT arrived")
+
+
+def _memories(path, name="Maria Lopez"):
+    parts, _ = load_state(path)
+    return [n["description"] for n in parts[f"minds/{name}"]["memory"]["nodes"]]
+
+
+def test_ctrl_c_ends_a_remembering_interview_and_keeps_what_was_said(save, capsys):
+    """An interactive --remember interview ended with Ctrl+C wrote nothing: the answers were lost."""
+    before = set(save.parent.glob("town-interviewed*.sqlite"))
+    rc, out, _ = run(args(save, remember=True),
+                     stdin=CtrlCAfter(["I write for the Ville Times.", "Tell me about your purple bicycle."]))
+    assert rc == 130 and out.count("Maria Lopez: Well, about that") == 2
+    (new,) = set(save.parent.glob("town-interviewed*.sqlite")) - before
+    descs = _memories(new)
+    assert any("Ville Times" in d for d in descs) and any("purple bicycle" in d for d in descs)
+    assert new.name in capsys.readouterr().err
+
+
+def test_ctrl_c_in_the_middle_of_an_answer_keeps_the_answers_before_it(save):
+    """Ctrl+C while the model answers the third question: the save has the first two
+    exchanges and nothing of the third (the mind as it was before that question)."""
+    from game.interview_cli import main_interview
+
+    calls = []
+
+    def interrupted(purpose, messages, schema):
+        if purpose == "respond":
+            calls.append(1)
+            if len(calls) == 3:
+                raise KeyboardInterrupt
+        return answers(purpose, messages, schema)
+
+    before = set(save.parent.glob("town-interviewed*.sqlite"))
+    gw = make_gateway(interrupted, via_litellm=False)
+    out = io.StringIO()
+    qs = ["I write for the Ville Times.", "Tell me about your purple bicycle.", "And the election next week?"]
+    rc = main_interview(args(save, question=qs, remember=True), gateway=gw, embedder=HashEmbedder(), stdout=out)
+    assert rc == 130 and out.getvalue().count("**A:**") == 2
+    (new,) = set(save.parent.glob("town-interviewed*.sqlite")) - before
+    descs = _memories(new)
+    assert sum("Ville Times" in d for d in descs) == 1 and sum("purple bicycle" in d for d in descs) == 1
+    assert not any("election" in d for d in descs)

@@ -89,7 +89,7 @@ def test_escape_and_closing_the_window_ask_first(town, tmp_path):
     frames(game, 1)
     click_element(game, q.buttons["quit"])  # "Quit without saving"
     assert not game.running
-    assert not (tmp_path / "saves" / "continue.sqlite").exists()
+    assert not list((tmp_path / "saves").glob("*continue.sqlite"))
 
 
 def test_a_quit_signal_saves_and_quits_without_asking(town, tmp_path):
@@ -97,7 +97,7 @@ def test_a_quit_signal_saves_and_quits_without_asking(town, tmp_path):
     frames(game, 5)
     pygame.event.post(pygame.event.Event(pygame.QUIT))  # Ctrl+C or kill: SDL turns it into QUIT alone
     assert until(game, lambda: not game.running, limit=600, wait=_wait_for_writer)
-    assert (tmp_path / "saves" / "continue.sqlite").exists()
+    assert (tmp_path / "saves" / f"{session.game_id}-continue.sqlite").exists()  # this game's own
 
 
 def test_save_and_quit_then_load_resumes_the_same_time_and_actions(town, tmp_path):
@@ -114,13 +114,14 @@ def test_save_and_quit_then_load_resumes_the_same_time_and_actions(town, tmp_pat
     assert "Saving" in q.message and game.running  # the frame keeps drawing while the writer writes
     assert until(game, lambda: not game.running, limit=600, wait=_wait_for_writer)
     saved_now, saved_actions = session.sim.now, _actions(session)
-    assert (tmp_path / "saves" / "continue.sqlite").exists()
+    assert (tmp_path / "saves" / f"{session.game_id}-continue.sqlite").exists()
 
     # `smallville play --load` (no name): the newest save, which this is
     game2, session2 = town(agents=4)
     assert session2.sim.now != saved_now
     info = load_into(game2, NEWEST, folder=tmp_path / "saves")
-    assert info.slot == "continue"
+    assert info.slot == f"{session.game_id}-continue"
+    assert session2.game_id == session.game_id  # the loaded game goes on with its own saves
     assert session2.sim.now == saved_now
     assert _actions(session2) == saved_actions
     assert not session2.paused  # the question's pause is not what was saved: the loaded town runs
@@ -132,7 +133,7 @@ def test_continue_at_start_resumes_the_newest_save(town, tmp_path):
     frames(game, 30)
     session.paused = True
     saved_now, saved_actions = session.sim.now, _actions(session)
-    game.savemenu.save("continue")
+    game.savemenu.save(game.savemenu.own("continue"))
     _wait_for_writer(game)
     frames(game, 2)
 
@@ -202,7 +203,7 @@ def test_a_chat_waiting_at_load_time_is_closed_with_a_message(town):
     game, session = town(agents=2, responder=slow_answers)
     try:
         frames(game, 5)
-        game.savemenu.save("quick")
+        game.savemenu.save(game.savemenu.own("quick"))
         _wait_for_writer(game)
         name = sorted(session.minds)[0]
         b = session.sim.bodies[name]
@@ -232,8 +233,9 @@ def test_quitting_with_a_model_call_in_flight_does_not_wait_for_it(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "thinking" in out and "answered" not in out  # it ended with the call still in flight
     assert "returned" not in out  # ended by leave_process, not by waiting for the threads
-    info = read_info(tmp_path / "saves" / "continue.sqlite")  # and the save is whole
-    assert info.slot == "continue" and len(info.residents) == 2
+    (path,) = (tmp_path / "saves").glob("*-continue.sqlite")
+    info = read_info(path)  # and the save is whole
+    assert info.slot.endswith("-continue") and len(info.residents) == 2
 
 
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
@@ -260,10 +262,11 @@ def test_ctrl_c_in_the_terminal_saves_and_quits(tmp_path, sig):
             proc.kill()
     assert proc.returncode == 0, err[-2000:]
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
-    info = read_info(saves / "continue.sqlite")  # saved whole
-    assert info.slot == "continue" and len(info.residents) == 2
+    (path,) = saves.glob("*-continue.sqlite")
+    info = read_info(path)  # saved whole
+    assert info.slot == path.stem and len(info.residents) == 2
     log = (tmp_path / "logs" / "smallville.log").read_text()
-    assert f"signal {sig}: saving and quitting" in log and "saved 'continue' on quitting" in log
+    assert f"signal {sig}: saving and quitting" in log and f"saved '{path.stem}' on quitting" in log
 
 
 def test_an_unexpected_error_in_the_game_loop_saves_the_crash_slot_first(tmp_path, monkeypatch, capsys):
@@ -292,6 +295,6 @@ def test_an_unexpected_error_in_the_game_loop_saves_the_crash_slot_first(tmp_pat
             app.main_play(Namespace(map=str(MAP), headless=True, frames=30, visitor_name="Alex"), session=session)
     finally:
         session.close()
-    saved = list(tmp_path.rglob("crash.sqlite"))
-    assert saved and read_info(saved[0]).slot == "crash"
-    assert "saved as 'crash'" in capsys.readouterr().err
+    saved = list(tmp_path.rglob("*-crash.sqlite"))
+    assert saved and read_info(saved[0]).slot == f"{session.game_id}-crash"  # this game's own crash slot
+    assert f"saved as '{session.game_id}-crash'" in capsys.readouterr().err

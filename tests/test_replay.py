@@ -514,7 +514,8 @@ def test_loading_a_save_in_the_game_starts_a_new_recording(display, tmp_path):
         press(pygame_key("5"))
         frames(game, 20)
         press(pygame_key("F5"))  # a quick save
-        assert until(game, lambda: (tmp_path / "quick.sqlite").exists() and not game.savemenu.writer.busy(),
+        quick = tmp_path / f"{session.game_id}-quick.sqlite"  # the game's own quick save
+        assert until(game, lambda: quick.exists() and not game.savemenu.writer.busy(),
                      limit=600, wait=lambda g: time.sleep(0.01))
         frames(game, 30)
         old = session.sim

@@ -573,7 +573,8 @@ def test_quick_save_quick_load_menu_and_autosave_in_the_window(window_game):
     _key(game, pygame.K_F5)
     _settle(game, screen)
     assert "saved slot quick" in menu.messages
-    assert (game.saves_dir / "quick.sqlite").exists()
+    quick = game.saves_dir / f"{session.game_id}-quick.sqlite"  # this game's own quick save
+    assert quick.exists()
     old_sim = session.sim
     for _ in range(300):  # the town moves on
         game.update(1 / 60)
@@ -589,7 +590,7 @@ def test_quick_save_quick_load_menu_and_autosave_in_the_window(window_game):
     _key(game, pygame.K_F6)
     assert menu.open and session.paused
     _settle(game, screen, frames=2)  # the list is read off the frame
-    assert "quick" in menu.infos
+    assert quick.stem in menu.infos
     menu.widgets["name"].set_text("before the party")
     menu._save_as()
     _settle(game, screen)
@@ -609,7 +610,7 @@ def test_quick_save_quick_load_menu_and_autosave_in_the_window(window_game):
     assert info.slot == "before the party" and session.sim is not sim
     assert game.visitor.tile == session.sim.bodies[session.sim.visitor].tile
     # a broken quick save: a short message, the game goes on untouched
-    (game.saves_dir / "quick.sqlite").write_bytes(b"not a save" * 100)
+    quick.write_bytes(b"not a save" * 100)
     sim = session.sim
     _key(game, pygame.K_F9)
     _settle(game, screen)
@@ -619,10 +620,10 @@ def test_quick_save_quick_load_menu_and_autosave_in_the_window(window_game):
     session.speed = 5
     for _ in range(600):
         game.update(1 / 60)
-        if any(p.name.startswith("autosave-") for p in game.saves_dir.iterdir()):
+        if any(p.name.startswith(f"{session.game_id}-autosave-") for p in game.saves_dir.iterdir()):
             break
     menu.writer.wait(30)
-    assert any(p.name.startswith("autosave-") for p in game.saves_dir.iterdir())
+    assert any(p.name.startswith(f"{session.game_id}-autosave-") for p in game.saves_dir.iterdir())
 
 
 def test_the_save_menu_reads_and_deletes_off_the_frame(window_game, monkeypatch):
@@ -656,14 +657,15 @@ def test_the_save_menu_reads_and_deletes_off_the_frame(window_game, monkeypatch)
     gate.set()
     _settle(game, screen, frames=2)
     assert seen and all(name.startswith("save-list") for name in seen)
-    assert "quick" in menu.infos
-    menu.delete("quick")
+    quick = menu.own("quick")
+    assert quick in menu.infos
+    menu.delete(quick)
     _settle(game, screen, frames=2)
-    assert "deleted slot quick" in menu.messages and not (game.saves_dir / "quick.sqlite").exists()
-    assert "quick" not in menu.infos
-    menu.delete("quick")  # gone already: a message, not a crash
+    assert f"deleted slot {quick}" in menu.messages and not (game.saves_dir / f"{quick}.sqlite").exists()
+    assert quick not in menu.infos
+    menu.delete(quick)  # gone already: a message, not a crash
     _settle(game, screen, frames=2)
-    assert any(m.startswith("cannot delete quick") for m in menu.messages), menu.messages
+    assert any(m.startswith(f"cannot delete {quick}") for m in menu.messages), menu.messages
 
 
 @pytest.mark.parametrize("clock", [{"speed": 9}, {"speed": "fast"}, {"speed": True}, {"paused": "yes"}, ["now"]])

@@ -296,7 +296,10 @@ class Chat:
 
         def landed(value, error) -> None:
             if remember and error is None and isinstance(value, agents.interview.Reply):
-                sim.call(name, agents.interview.keep_exchange, mind, me, text, value, now=now, on_result=kept)
+                # owed first: a save taken before the job has kept it still carries the exchange
+                owed = agents.interview.owe_exchange(mind, me, text, value, now=now)
+                sim.call(name, agents.interview.keep_exchange, mind, me, text, value, now=now, owed=owed,
+                         on_result=kept)
             self._on_answer(name, text, history, value, error)
 
         sim.call(name, agents.interview.answer_now, mind, me, text, now=now, speaker_is=speaker_is, history=history,

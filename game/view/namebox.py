@@ -98,8 +98,10 @@ class NameBox:
         self.save_info = info
         when = info.sim_time.strftime("%a %d %b %H:%M") if info.sim_time else "?"
         saved = info.saved_at.astimezone().strftime("%d %b %H:%M") if info.saved_at else "?"
+        who = info.meta.get("visitor_name") if isinstance(info.meta.get("visitor_name"), str) else None
+        whose = f" {who}'s game" if who else ""
         self.continue_button = pygame_gui.elements.UIButton(
-            pygame.Rect(15, 130, 425, 40), f"Continue: {when} (saved {saved})", manager=self.game.ui,
+            pygame.Rect(15, 130, 425, 40), f"Continue{whose}: {when} (saved {saved})", manager=self.game.ui,
             container=self.panel, tool_tip_text=f"resume the save '{info.slot}'")
         self.message.set_text("Enter starts a new visit, or continue where you left off.")
 

@@ -7,11 +7,12 @@ and closing the window again while it is open saves and quits. A quit that
 comes as a signal (Ctrl+C in the terminal, kill, logging out) saves and quits
 without asking: nobody may be there to answer.
 
-"Save and quit" writes the slot ``continue`` through the save menu
-(game/view/savemenu.py: the capture on the frame, the writing on the save
-writer's thread, so the window keeps drawing "Saving..."); the game ends once
-the file is complete. ``smallville play --load`` (no name) and the "Continue"
-choice at start resume the newest save, which this is. A failed save says why
+"Save and quit" writes this game's own slot ``<game id>-continue`` (game/saveseries.py)
+through the save menu (game/view/savemenu.py: the capture on the frame, the
+writing on the save writer's thread, so the window keeps drawing "Saving...");
+the game ends once the file is complete. Another game's saves are never
+touched: each game has its own. ``smallville play --load`` (no name) and the
+"Continue" choice at start resume the newest save, which this is. A failed save says why
 and offers to quit anyway. Minds still thinking are not waited for: their
 jobs are abandoned (app.py, ``leave_process``).
 """
@@ -36,6 +37,7 @@ class QuitDialog:
         self.label = self.hint = None
         self.buttons: dict[str, object] = {}
         self.saving = None  # the save's Future while "Save and quit" writes
+        self.slot = SLOT  # the slot it writes: this game's own continue
         self._was_paused: bool | None = None
         self.message = ""  # what the window says (tests read it)
 
@@ -59,7 +61,7 @@ class QuitDialog:
         y = ch - 50
         self.buttons = {
             "save": UIButton(pygame.Rect(10, y, bw, 36), "Save and quit", ui, container=self.window,
-                             tool_tip_text=f"writes the save '{SLOT}'; play --load or Continue resumes it"),
+                             tool_tip_text="writes this game's own save; play --load or Continue resumes it"),
             "quit": UIButton(pygame.Rect(20 + bw, y, bw, 36), "Quit without saving", ui, container=self.window),
             "cancel": UIButton(pygame.Rect(30 + 2 * bw, y, bw, 36), "Cancel", ui, container=self.window),
         }
@@ -104,18 +106,19 @@ class QuitDialog:
         if menu is None or session is None:
             self.quit_now()
             return
-        log.info("saving '%s' before quitting", SLOT)
+        slot = self.slot = menu.own(SLOT)  # this game's own: never another game's save
+        log.info("saving '%s' before quitting", slot)
         paused = session.paused
         if self._was_paused is not None:
             session.paused = self._was_paused  # saved as it was before the question paused it
         try:
-            self.saving = menu.save(SLOT)
+            self.saving = menu.save(slot)
         finally:
             session.paused = paused
         if self.saving is None:  # the capture failed; the menu said why in the log
             self._failed(menu.messages[-1] if menu.messages else "save failed")
             return
-        self._say(f"Saving '{SLOT}'…")
+        self._say(f"Saving {session.visitor_name}'s game…")
         for key in ("save", "cancel"):
             if key in self.buttons:
                 self.buttons[key].disable()
@@ -172,7 +175,7 @@ class QuitDialog:
             return
         err = fut.exception()
         if err is None:
-            log.info("saved '%s' on quitting", SLOT)
+            log.info("saved '%s' on quitting", self.slot)
             self.quit_now()
             return
         log.warning("saving on quit failed: %s", err)

@@ -1,11 +1,15 @@
 """Saving and loading in the window: quick keys, a save/load menu, autosave.
 
-Keys: F5 quick-saves (slot "quick"), F9 quick-loads it, F6 or Ctrl+S opens the
-menu (a pygame_gui window listing every save with its sim time and the real
-time it was made; "Save as" a name, Load, Delete; the game pauses while it is
-open). The town autosaves every ``autosave_min`` sim minutes (default 30;
-environment ``SMALLVILLE_AUTOSAVE_MIN``, 0 turns it off) into slots
-autosave-<n>, keeping the last ``keep`` (5), and at most once every
+Each game has its own saves (game/saveseries.py): F5 quick-saves this game's
+slot "<game id>-quick", F9 quick-loads it, F6 or Ctrl+S opens the menu (a
+pygame_gui window listing the games in the folder, each with its visitor, sim
+time, the real time it was saved and how many saves it has, and under each its
+saves; "Save as" a name, Load, Delete; the game pauses while it is open).
+"Save as" a name that is another game's save asks first (press Save again).
+The town autosaves every ``autosave_min`` sim minutes (default 30;
+environment ``SMALLVILLE_AUTOSAVE_MIN``, 0 turns it off) into this game's
+series <game id>-autosave-<n>, keeping its last ``keep`` (5; other games'
+autosaves are never touched), and at most once every
 ``AUTOSAVE_REAL_S`` seconds of play: at speed 5 (an hour a second) 30 sim
 minutes pass twice a second, and saving that often kept a save thread busy
 beside the frame and filled the five slots with the last 2.5 seconds.
@@ -36,7 +40,8 @@ from pygame_gui.elements import UIButton, UILabel, UISelectionList, UITextEntryL
 
 from game import paths
 from game.savegame import REQUIRED, after_load, capture, commit, prepare, resolve_path
-from game.saves import AUTOSAVE_PREFIX, SUFFIX, SaveError, SaveInfo, SaveWriter, list_saves, slot_path
+from game.saves import SUFFIX, SaveError, SaveInfo, SaveWriter, list_saves, slot_path
+from game.saveseries import OWN_SLOTS, GameSaves, game_of, group_by_game, own_slot, short_slot
 from game.view import help as help_view
 
 log = logging.getLogger(__name__)
@@ -85,8 +90,11 @@ class SaveMenu:
         self.window = None
         self.widgets: dict[str, Any] = {}
         self.infos: dict[str, SaveInfo] = {}
+        self.games: list[GameSaves] = []  # the listing grouped by game, the most recent first
+        self.rows: dict[str, tuple[str, Any]] = {}  # the list's lines: ("game", GameSaves) | ("save", SaveInfo)
         self.selected: str | None = None
         self.confirm_delete: str | None = None
+        self.confirm_overwrite: str | None = None  # "Save as" a name of another game's save: asked once
         self._again = False
         self._was_paused: bool | None = None
         self.messages: list[str] = []  # every toast shown (tests)
@@ -126,6 +134,10 @@ class SaveMenu:
                 return False
             time.sleep(0.005)
         return True
+
+    def own(self, kind: str) -> str:
+        """This game's own slot of a kind: ``continue``, ``quick``, ``crash`` (game/saveseries.py)."""
+        return own_slot(getattr(self.session, "game_id", None), kind)
 
     # ---- saving and loading --------------------------------------------------------------
     def save(self, slot: str) -> Future | None:
@@ -175,7 +187,8 @@ class SaveMenu:
             self.toast(f"load failed: {err}")
             return None
         if not path.exists():
-            self.toast(f"no save '{name}' to load")
+            self.toast("no quick save of this game yet (F5 makes one)" if str(name) == self.own(QUICK)
+                       else f"no save '{name}' to load")
             return None
         fut = self.writer.load(path, expect_map=session.town, require=REQUIRED,
                                then=lambda parts, info: prepare(session, parts, info))
@@ -224,10 +237,10 @@ class SaveMenu:
                 return
             self.last_auto = session.sim.now
             warned = f" ({result.info.warnings[0]})" if result.info and result.info.warnings else ""
-            self.toast(f"loaded slot {result.info.slot if result.info else slot}{warned}")
+            self.toast(f"loaded slot {short_slot(result.info) if result.info else slot}{warned}")
             self.close_menu(resume=False)
         elif kind == "save":
-            self.toast(f"saved slot {result.slot}")
+            self.toast(f"saved slot {short_slot(result)}")
         else:
             log.info("autosaved %s", result.path)
         if self.window is not None:
@@ -272,7 +285,7 @@ class SaveMenu:
         self.window.kill()
         self.window = None
         self.widgets = {}
-        self.confirm_delete = None
+        self.confirm_delete = self.confirm_overwrite = None
         session = self.session
         if resume and session is not None and self._was_paused is not None:
             session.paused = self._was_paused
@@ -304,27 +317,37 @@ class SaveMenu:
             self._say(f"cannot read {self.folder}/: {err}")
             return
         self.infos = {i.slot: i for i in infos}
+        self.games = group_by_game(infos)
+        self.rows = {}
+        for g in self.games:  # a game's line, then its saves, indented
+            self._row(g.label(), ("game", g))
+            for i in g.saves:
+                self._row("      " + i.label().replace(i.slot, short_slot(i), 1), ("save", i))
         lst = self.widgets.get("list")
         if lst is None:
             return
-        lst.set_item_list([i.label() for i in infos])
+        lst.set_item_list(list(self.rows))
         if not infos:
             self._say(f"no saves yet in {self.folder}/")
         elif self.widgets["status"].text == "reading saves…":
             self._say("F5 quick save · F9 quick load")
 
-    def _selected_slot(self) -> str | None:
-        lst = self.widgets.get("list")
-        if lst is None:
-            return None
-        sel = lst.get_single_selection()
-        return None if sel is None else self._slot_from_label(sel)
+    def _row(self, label: str, row: tuple[str, Any]) -> None:
+        while label in self.rows:  # two alike lines (same names and times): told apart invisibly
+            label += " "
+        self.rows[label] = row
 
-    def _slot_from_label(self, label: str) -> str | None:
-        for slot, info in self.infos.items():
-            if info.label() == label:
-                return slot
-        return None
+    def _selected_row(self) -> tuple[str, Any] | None:
+        lst = self.widgets.get("list")
+        sel = lst.get_single_selection() if lst is not None else None
+        return self.rows.get(sel) if sel is not None else None
+
+    def _selected_slot(self) -> str | None:
+        """The save picked in the list (a game's line: its newest save)."""
+        row = self._selected_row()
+        if row is None:
+            return None
+        return row[1].newest.slot if row[0] == "game" else row[1].slot
 
     def _menu_event(self, event) -> bool:
         w = self.widgets
@@ -337,14 +360,16 @@ class SaveMenu:
             self._was_paused = None
             return True
         if event.type == pygame_gui.UI_SELECTION_LIST_NEW_SELECTION and event.ui_element is w.get("list"):
-            slot = self._selected_slot()
+            row = self._selected_row()
             self.confirm_delete = None
-            if slot:
-                info = self.infos.get(slot)
-                if info and not info.ok:
-                    self._say(f"{slot}: {info.broken}")
-                elif slot != QUICK and not slot.startswith(AUTOSAVE_PREFIX):
-                    w["name"].set_text(slot)
+            if row is not None and row[0] == "game":
+                self._say(f"Load: its newest save ({short_slot(row[1].newest)}); or pick one of its saves")
+            elif row is not None:
+                info = row[1]
+                if not info.ok:
+                    self._say(f"{info.slot}: {info.broken}")
+                elif short_slot(info) == info.slot and info.slot not in OWN_SLOTS:
+                    w["name"].set_text(info.slot)  # a name the player gave: offered to save over
             return True
         if event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED and event.ui_element is w.get("name"):
             self._save_as()
@@ -361,8 +386,11 @@ class SaveMenu:
             else:
                 self.load(str(self.infos[slot].path) if slot in self.infos else slot)
         elif el is w.get("delete"):
-            slot = self._selected_slot()
-            if slot is None:
+            row = self._selected_row()
+            slot = row[1].slot if row is not None and row[0] == "save" else None
+            if row is not None and row[0] == "game":
+                self._say("pick one of the game's saves to delete")
+            elif slot is None:
                 self._say("pick a save in the list first")
             elif self.confirm_delete != slot:
                 self.confirm_delete = slot
@@ -382,11 +410,29 @@ class SaveMenu:
             self._say("type a name for the save first")
             return
         try:
-            slot_path(name, self.folder)
+            path = slot_path(name, self.folder)
         except SaveError as err:
             self._say(str(err))
             return
+        other = self._other_games_save(name, path)
+        if other and self.confirm_overwrite != name:
+            self.confirm_overwrite = name
+            self._say(f"'{name}' is a save of {other}: press Save as again to overwrite it, or type another name")
+            return
+        self.confirm_overwrite = None
         self.save(name)
+
+    def _other_games_save(self, name: str, path: Path) -> str | None:
+        """Whose game the save ``name`` holds, when it exists and is not this game's
+        (None: no such save, or it is this game's own)."""
+        if not path.exists():
+            return None
+        info = self.infos.get(name)
+        mine = getattr(self.session, "game_id", None)
+        if info is not None and game_of(info) is not None and game_of(info) == mine:
+            return None
+        who = info.meta.get("visitor_name") if info is not None and info.ok else None
+        return f"{who}'s game" if isinstance(who, str) and who else "another game"
 
     # ---- overlay protocol ----------------------------------------------------------------
     def handle_event(self, event) -> bool:
@@ -396,10 +442,10 @@ class SaveMenu:
             return False
         ctrl = bool(event.mod & pygame.KMOD_CTRL)
         if event.key == pygame.K_F5:
-            self.save(QUICK)
+            self.save(self.own(QUICK))
             return True
         if event.key == pygame.K_F9:
-            self.load(QUICK)
+            self.load(self.own(QUICK))
             return True
         if event.key == pygame.K_F6 or (ctrl and event.key == pygame.K_s):
             if self.window is None:

@@ -1,0 +1,167 @@
+"""Taking a consistent snapshot of a running game for a save (no pygame): ``capture``
+turns a ``game.session.Session`` (or a headless run's ``Parts``) into the save's
+parts and meta on the main thread, in milliseconds; the heavy parts (the minds'
+memory streams, the event log's older part) are callables the save writer runs
+on its own thread. A mind whose job is in flight is saved as it was before that
+job began (``job_tag_of`` maps the simulation's record of the job onto the
+mind's tag). game/savegame.py, which loads a game back, re-exports these."""
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import fields, is_dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from agents.state import Stateful
+from game.saves import SaveError, freeze, map_size
+from game.session import play_state
+from game.sim import SimSettings
+from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, UTTER, Job
+
+_SECRET_WORDS = ("key", "secret", "token", "password", "credential", "auth")
+
+
+# ---------------------------------------------------------------------------- capture
+
+
+def job_tag_of(sim: Any, name: str, job: Job | None) -> Any:
+    """The mind's tag (``agents.mind.job_tag``) of the simulation's job record
+    ``job`` for resident ``name``, or a predicate over tags for jobs whose
+    record does not name them exactly; None for jobs that touch no mind."""
+    kind = job.kind if job is not None else None
+    if kind == DECIDE and job is not None and job.at is not None:
+        return ("decide", job.at.isoformat())
+    if kind == UTTER and job is not None and job.chat is not None:
+        chat = sim.chat(job.chat)
+        if chat is None:
+            return None
+        c = chat.conv
+        return ("utter", tuple(c.participants), c.started.isoformat(), len(c.lines))
+    if kind == END_CONVERSATION and job is not None and job.conversation is not None and job.at is not None:
+        c, now = job.conversation, job.at
+        return ("end_conversation", tuple(c.participants), c.started.isoformat(), now.isoformat())
+    if kind == GREET and job is not None:  # PlaySimulation: one line for the visitor, then remembering it
+        pair = (name, job.partner)
+        return lambda tag: len(tag) > 1 and tag[0] in ("utter", "end_conversation") and tag[1] == pair
+    if kind == CALL:  # the visitor's chat (agents/interview.py)
+        return lambda tag: tag[0] == "respond"
+    return None
+
+
+def _config_state(config: Any) -> dict | None:
+    if config is None:
+        return None
+    if is_dataclass(config):
+        d = {f.name: getattr(config, f.name) for f in fields(config)}
+    elif hasattr(config, "__dict__"):
+        d = {k: v for k, v in vars(config).items() if not k.startswith("_")}
+    else:
+        return None
+    out = {}
+    for k, v in d.items():
+        if any(w in k.lower() for w in _SECRET_WORDS):
+            continue  # API keys never reach a save
+        if isinstance(v, (str, int, float, bool, type(None))):
+            out[k] = v
+    return out
+
+
+def _mind_part(mind: Any, name: str, tag: Any) -> Any:
+    snap = getattr(mind, "snapshot", None)
+    if callable(snap):
+        return snap(tag)
+    to_state = getattr(mind, "to_state", None)
+    if callable(to_state):
+        return to_state()
+    raise SaveError(f"{name}'s mind ({type(mind).__name__}) cannot be saved; this game cannot be saved")
+
+
+def capture(session: Any, *, drain: bool | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A consistent snapshot of the running game: (parts, meta) for
+    ``SaveWriter.save`` / ``save_state``. Main thread; a few milliseconds (the
+    minds' parts are callables the writer runs). ``drain``: wait for the jobs
+    in flight and apply them first (default: when the sim is lockstep, so a
+    headless run continues exactly)."""
+    t0 = time.perf_counter()
+    sim = session.sim
+    if drain is None:
+        drain = bool(getattr(sim, "lockstep", False))
+    if drain:
+        sim.drain()
+    state = sim.to_state(events=False)
+    events = sim.events.snapshot()  # the window's references now; older events are read by the writer
+    jobs = sim.jobs.running()
+    bodies = state.get("bodies", {})
+    asked_again = []
+    for name, job in jobs.items():
+        if job.kind == DECIDE and name in bodies:
+            b = bodies[name]
+            reason = job.reason
+            if job.ahead:
+                b["ahead_for"] = None  # asked ahead again after loading
+            elif reason == "react":
+                b["new_events"], b["last_decide"] = True, None
+            elif reason == "new day":
+                b["asked_day"] = ""  # not today: the scheduler asks again
+            asked_again.append(name)
+    parts: dict[str, Any] = {"sim": state}
+    for name, mind in session.minds.items():
+        job = jobs.get(name)
+        tag = job_tag_of(sim, name, job) if job is not None else None
+        parts[f"minds/{name}"] = _mind_part(mind, name, tag)
+    # A Session saves its own parts ("visitor", "clock"); a headless run's Parts have no player.
+    parts.update(session.to_state() if isinstance(session, Stateful) else play_state(sim))
+    town = session.town
+    parts["session"] = {
+        "residents": list(session.minds),
+        "map": str(getattr(town, "path", "") or ""),
+        "world": getattr(town, "world", None),
+        "seed": getattr(sim, "seed", 0),
+        "lockstep": bool(getattr(sim, "lockstep", False)),
+        "lockstep_think_s": int(getattr(sim, "settings", SimSettings()).lockstep_think_s),
+        "sim_class": type(sim).__name__,
+    }
+    acc = getattr(getattr(session, "gateway", None), "accounting", None)
+    if acc is not None and callable(getattr(acc, "to_state", None)):
+        parts["accounting"] = acc.to_state()
+    parts["random"] = {"python": random.getstate(), "numpy": np.random.get_state()}
+    cfg = _config_state(getattr(session, "config", None))
+    if cfg is not None:
+        parts["config"] = cfg
+    parts = freeze(parts)
+    parts["sim"] = _with_events(parts["sim"], events)
+    emb = getattr(session, "embedder", None)
+    meta = {
+        "world": getattr(town, "world", None),
+        "map_path": str(getattr(town, "path", "") or "") or None,
+        "map_size": map_size(town),  # the map's identity: its world, size and addresses (game/savecompat.py)
+        "sim_time": sim.now,
+        "residents": list(session.minds),
+        "embedding_model": getattr(emb, "model_name", None),
+        "embedding_dim": getattr(emb, "dim", None),
+        "visitor_name": parts["visitor"]["name"],
+        "game_id": getattr(session, "game_id", None),  # this game's own series (game/saveseries.py)
+        "model": (cfg or {}).get("model"),
+        "seed": getattr(sim, "seed", 0),
+        "asked_again": sorted(asked_again),  # residents whose decision is asked again after loading
+        "capture_ms": round(1000 * (time.perf_counter() - t0), 2),
+    }
+    return parts, meta
+
+
+def _with_events(state: dict[str, Any], events: Callable[[], list[dict]]) -> Callable[[], dict[str, Any]]:
+    """The ``sim`` part as a callable the save writer runs: the state taken on the
+    main thread plus the event log, read from its journal off the frame."""
+    def build() -> dict[str, Any]:
+        return {**state, "events": events()}
+    return build
+
+
+def materialize(parts: dict[str, Any]) -> dict[str, Any]:
+    """The parts with every deferred (callable) part built: plain data (tests)."""
+    return {k: (v() if callable(v) else v) for k, v in parts.items()}
+
+
+__all__ = ["capture", "materialize", "job_tag_of"]

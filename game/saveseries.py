@@ -1,0 +1,149 @@
+"""Each game its own saves (no pygame): a game id, the slots a game writes for
+itself, and a saves folder's listing grouped by game.
+
+A game is named when it starts: ``new_game_id("Anna", started)`` is
+``anna-20261125-204431`` (the visitor's name and the real time the game began).
+The id is kept in every save's meta (``game_id``), so a loaded game continues its
+own series. A game writes, beside the saves the player names:
+
+    <game id>-autosave-<n>.sqlite   its autosaves (only its own are rotated)
+    <game id>-continue.sqlite       "Save and quit" (and Ctrl+C, kill)
+    <game id>-quick.sqlite          F5 (F9 loads it back)
+    <game id>-crash.sqlite          an unexpected error stopped the game
+
+so a second game in the same folder never rotates away or overwrites the first
+one's. Saves from before games had ids (``autosave-<n>``, ``continue``,
+``quick``) stay loadable; they are listed as one group of older saves, and a
+game loaded from one gets an id of its own.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+from game import paths
+from game.savefile import AUTOSAVE_PREFIX, SUFFIX, SaveInfo, save_state, slot_path
+
+OWN_SLOTS = ("continue", "quick", "crash")  # what a game writes under its own id, besides autosaves
+_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def new_game_id(visitor: str, started: datetime) -> str:
+    """``<visitor>-<YYYYMMDD>-<HHMMSS>``: a file-name-safe id for a game begun at ``started``."""
+    slug = _SLUG.sub("-", str(visitor).casefold()).strip("-")[:24].strip("-") or "visitor"
+    return f"{slug}-{started:%Y%m%d-%H%M%S}"
+
+
+def own_slot(game_id: str | None, kind: str) -> str:
+    """The slot of a game's own ``kind`` of save (``continue``, ``quick``, ``crash``)."""
+    return f"{game_id}-{kind}" if game_id else kind
+
+
+def game_of(info: SaveInfo) -> str | None:
+    """The id of the game a save belongs to (None: a save from before games had ids)."""
+    gid = info.meta.get("game_id") if info.ok else None
+    return gid if isinstance(gid, str) and gid else None
+
+
+def short_slot(info: SaveInfo) -> str:
+    """The slot without its game's id: ``continue``, ``autosave 3``, a name the player gave."""
+    gid, slot = game_of(info), info.slot
+    if gid and slot.startswith(gid + "-"):
+        slot = slot[len(gid) + 1:]
+    m = re.fullmatch(r"autosave-(\d+)", slot)
+    return f"autosave {m.group(1)}" if m else slot
+
+
+def autosave(parts: dict[str, Any], meta: dict | None, folder: str | os.PathLike | None = None,
+             keep: int = 3) -> SaveInfo:
+    """Write the next autosave of the game the meta names (``game_id``): slot
+    <game id>-autosave-<n> (n one more than that game's newest; without an id,
+    autosave-<n>), and delete that game's oldest autosaves beyond `keep`, only
+    after the new one is safely written. Other games' autosaves are never touched."""
+    folder = Path(folder if folder is not None else paths.saves_dir())
+    prefix = autosave_prefix((meta or {}).get("game_id"))
+    existing = _autosaves(folder, prefix)
+    n = (existing[-1][0] + 1) if existing else 1
+    path = slot_path(f"{prefix}{n}", folder)
+    info = save_state(path, parts, {**(meta or {}), "slot": f"{prefix}{n}", "autosave": True})
+    for _, p in _autosaves(folder, prefix)[: -max(1, keep)]:
+        try:
+            os.remove(p)
+        except OSError:
+            pass
+    return info
+
+
+def autosave_prefix(game_id: str | None) -> str:
+    """The start of a game's autosave slots: ``<game id>-autosave-`` (``autosave-``: no game)."""
+    return f"{game_id}-{AUTOSAVE_PREFIX}" if game_id else AUTOSAVE_PREFIX
+
+
+def _autosaves(folder: Path, prefix: str = AUTOSAVE_PREFIX) -> list[tuple[int, Path]]:
+    """(n, path) of the autosaves <prefix><n> in ``folder``, oldest first."""
+    out = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return out
+    for nm in names:
+        if nm.startswith(prefix) and nm.endswith(SUFFIX):
+            num = nm[len(prefix): -len(SUFFIX)]
+            if num.isdigit():
+                out.append((int(num), folder / nm))
+    return sorted(out)
+
+
+def _when(info: SaveInfo) -> float:
+    t = info.saved_at
+    if t is None:
+        return 0.0
+    return (t if t.tzinfo else t.replace(tzinfo=timezone.utc)).timestamp()
+
+
+@dataclass
+class GameSaves:
+    """One game's saves in a folder, newest first."""
+
+    game_id: str | None                     # None: the older saves without a game
+    saves: list[SaveInfo] = field(default_factory=list)
+
+    @property
+    def newest(self) -> SaveInfo:
+        return self.saves[0]
+
+    @property
+    def visitor(self) -> str:
+        for i in self.saves:
+            name = i.meta.get("visitor_name")
+            if isinstance(name, str) and name:
+                return name
+        return "?"
+
+    def label(self) -> str:
+        """One line for the load menu: who, the newest sim time, when it was saved, how many saves."""
+        n = len(self.saves)
+        if self.game_id is None:
+            return f"Older saves ({n} save{'s' if n != 1 else ''}: from before games had names, or unreadable)"
+        i = self.newest
+        sim = i.sim_time.strftime("%a %d %b %H:%M") if i.sim_time else "?"
+        real = i.saved_at.astimezone().strftime("%Y-%m-%d %H:%M") if i.saved_at else "?"
+        return f"{self.visitor}'s game: {sim} (saved {real}), {n} save{'s' if n != 1 else ''}"
+
+
+def group_by_game(infos: Iterable[SaveInfo]) -> list[GameSaves]:
+    """The saves grouped by game, the most recently saved game first (the older
+    saves without a game last; unreadable files among them)."""
+    games: dict[str | None, GameSaves] = {}
+    for info in sorted(infos, key=_when, reverse=True):
+        gid = game_of(info)
+        games.setdefault(gid, GameSaves(gid)).saves.append(info)
+    return sorted(games.values(), key=lambda g: (g.game_id is None, -_when(g.newest)))
+
+
+__all__ = ["autosave", "autosave_prefix", "new_game_id", "own_slot", "game_of", "short_slot", "GameSaves",
+           "group_by_game", "OWN_SLOTS"]

@@ -1,0 +1,66 @@
+"""A `smallville sim` process for the Ctrl+C test: the real command (``smallville.cli.main()``)
+on the Ville with three residents whose scripted model takes a moment per call.
+
+    python tests/sim_sigint_worker.py RUN_FOLDER
+
+Prints "busy" once the minds are well into their morning and a model call is in
+flight (the main thread then waits inside a step for the minds), and waits to be
+sent SIGINT by the test, as Ctrl+C in the terminal would. Prints "inside a step"
+if the interrupt arrived while ``Simulation.step`` ran.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent), str(HERE)]
+
+CALL_S = 0.15  # each model call after the first few takes this long: the step waits for it
+
+
+def main() -> None:
+    out = Path(sys.argv[1])
+    os.environ["SMALLVILLE_HOME"] = str(out.parent)
+    from fakes import HashEmbedder, make_gateway
+    from scripted_minds import plausible
+
+    import game.build
+    import game.headless
+    from game.sim.core import Simulation
+    from smallville.cli import main as smallville
+
+    calls = []
+    lock = threading.Lock()
+
+    def answers(purpose, messages, schema):
+        with lock:
+            calls.append(purpose)
+            n = len(calls)
+        if n > 30:
+            if n == 31:
+                print("busy", flush=True)
+            time.sleep(CALL_S)
+        return plausible(purpose, messages, schema)
+
+    game.build.make_embedder = lambda config: HashEmbedder(64)
+    game.headless.Gateway = lambda config: make_gateway(answers, via_litellm=False)
+    step = Simulation.step
+
+    def watched_step(self, *a, **k):
+        try:
+            return step(self, *a, **k)
+        except KeyboardInterrupt:
+            print("inside a step", flush=True)
+            raise
+
+    Simulation.step = watched_step
+    sys.argv = ["smallville", "sim", "--agents", "3", "--hours", "6", "--seed", "1", "--out", str(out)]
+    sys.exit(smallville())
+
+
+if __name__ == "__main__":
+    main()
