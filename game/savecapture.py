@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from agents.redact import redact
 from agents.state import Stateful
 from game.saves import SaveError, freeze, map_size
 from game.session import play_state
@@ -63,7 +64,9 @@ def _config_state(config: Any) -> dict | None:
     for k, v in d.items():
         if any(w in k.lower() for w in _SECRET_WORDS):
             continue  # API keys never reach a save
-        if isinstance(v, (str, int, float, bool, type(None))):
+        if isinstance(v, str):
+            out[k] = redact(v)  # credentials in an api_base never reach a save
+        elif isinstance(v, (int, float, bool, type(None))):
             out[k] = v
     return out
 

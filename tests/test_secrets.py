@@ -209,3 +209,20 @@ def test_each_writer_redacts_what_it_is_handed(tmp_path, monkeypatch):
         text = (tmp_path / name).read_text(encoding="utf-8")
         assert "127.0.0.1:9" in text or name == "llm_calls.jsonl", name  # the rest is written
         assert not [x for x in SECRETS if x in text], (name, text)
+
+
+def test_the_games_own_saves_keep_where_the_model_is_never_its_credentials():
+    from dataclasses import dataclass
+
+    from game.savecapture import _config_state
+
+    @dataclass
+    class Config:
+        model: str = "openai/served"
+        api_base: str = API_BASE
+        api_key: str = KEY
+        temperature: float = 0.7
+
+    part = _config_state(Config())
+    assert part == {"model": "openai/served", "api_base": "http://[redacted]@127.0.0.1:9/v1?key=[redacted]",
+                    "temperature": 0.7}
