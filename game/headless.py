@@ -30,6 +30,7 @@ from typing import Any, Callable, Sequence
 
 from tqdm import tqdm
 
+from agents import why
 from agents.config import ConfigError, load_config_for_saved
 from agents.llm import Gateway, load_config
 from agents.persona import CastError, load_cast
@@ -137,6 +138,8 @@ def run_headless(
         except (OSError, ValueError, AttributeError):
             prev_wall = 0.0
     accounting.open_jsonl(files["llm_calls"], append=resume is not None)
+    why_log = why.attach(gateway, why.WhyLog(out / why.FILE, mode=getattr(config, "why", "full"),
+                                             append=resume is not None))
     pool, sim = parts.pool, parts.sim
     events_fh = files["events"].open("a" if resume is not None else "w", encoding="utf-8")
     saves_dir = out / "saves"
@@ -207,12 +210,14 @@ def run_headless(
         recorder.close("interrupted" if interrupted else "finished")
         events_fh.close()
         accounting.close()
+        why_log.close()
     wall = prev_wall + time.monotonic() - t0
     summary = make_summary(sim, personas, accounting, config, seed=seed, start=start, wall_s=wall,
                            interrupted=interrupted, town=town)
     summary["resumed_at"] = begin.strftime(TIME_FORMAT) if resume is not None else None
     summary["save"] = str(last_save) if last_save else None
     summary["recording"] = recorder.stats(len(personas), hours=summary["sim_hours"])
+    summary["why"] = why_log.stats(len(personas), summary["sim_hours"])
     files["summary"].write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     files["timeline"].write_text(timeline_text(sim, summary, town), encoding="utf-8")
     if echo is not None:
