@@ -80,7 +80,7 @@ def scaled(x: float, lo: float, hi: float) -> float:
     return 0.5 if hi - lo < 1e-12 else (x - lo) / (hi - lo)
 
 
-def score(raw: tuple[float, float, float], bounds: list, weights: Iterable[float]) -> tuple[list[float], float]:
+def score(raw: tuple[float, float, float], bounds: Iterable, weights: Iterable[float]) -> tuple[list[float], float]:
     """(the three scaled terms, the weighted total) of raw (recency, importance, relevance)."""
     s = [scaled(float(x), float(b[0]), float(b[1])) for x, b in zip(raw, bounds)]
     return s, sum(w * v for w, v in zip(weights, s))
@@ -109,7 +109,7 @@ def recording() -> bool:
 
 
 def note_retrieval(stream: Any, query_text: str | None, query: Any, now: datetime, weights: Iterable[float],
-                   decay: float, candidates: int, bounds: list, chosen: Iterable[int]) -> None:
+                   decay: float, candidates: int, bounds: Iterable, chosen: Iterable[int]) -> None:
     """A retrieval on this thread (``MemoryStream.retrieve``, before it touches the
     chosen memories' access times): kept until the thread's next model question."""
     weights = [float(w) for w in weights]

@@ -165,7 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
     wy.add_argument("target", help="a run folder (runs/NAME), a save in one, or a game's save")
     wy.add_argument("resident", nargs="?", help='the resident, e.g. "Isabella Rodriguez" (or a first name)')
     wy.add_argument("--at", help='the moment, e.g. "2023-02-14 17:10" (or "17:10": the first day; default: the end)')
-    wy.add_argument("--spread", metavar="WORD", help='instead: the conversations a fact travelled through, e.g. "party"')
+    wy.add_argument("--spread", metavar="WORD",
+                    help='instead: the conversations a fact travelled through, e.g. "party"')
     wy.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
