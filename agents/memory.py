@@ -444,7 +444,7 @@ class MemoryStream:
             chosen = chosen[keep]
         if why.recording():  # before the touch: the access times the scores were made of
             why.note_retrieval(self, query_text, scored.query, now, weights, decay, ids.size, scored.bounds,
-                               chosen.tolist())
+                               chosen.tolist(), kinds)
         if touch:
             self._last[chosen] = sim_hours(now)
             for i in chosen:

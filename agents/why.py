@@ -48,6 +48,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+import numpy as np
+
 log = logging.getLogger(__name__)
 
 FILE = "why.jsonl.gz"  # in a run folder
@@ -93,8 +95,6 @@ def recency(now: datetime, accessed: datetime, decay: float) -> float:
 
 def relevance(row: Any, query: Any) -> float:
     """The cosine of a unit embedding row and the unit query, in float64 (both as the stream holds them)."""
-    import numpy as np  # lazy: only recording pays for it (agents/memory.py has it loaded anyway)
-
     return float(np.dot(np.asarray(row, dtype=np.float64), np.asarray(query, dtype=np.float64)))
 
 
@@ -109,9 +109,12 @@ def recording() -> bool:
 
 
 def note_retrieval(stream: Any, query_text: str | None, query: Any, now: datetime, weights: Iterable[float],
-                   decay: float, candidates: int, bounds: Iterable, chosen: Iterable[int]) -> None:
+                   decay: float, candidates: int, bounds: Iterable, chosen: Iterable[int],
+                   kinds: Iterable[str] | None = None) -> None:
     """A retrieval on this thread (``MemoryStream.retrieve``, before it touches the
-    chosen memories' access times): kept until the thread's next model question."""
+    chosen memories' access times): kept until the thread's next model question.
+    ``stream`` (the stream's length then) and ``kinds`` say which memories were the
+    candidates: the first ``stream`` nodes of those kinds that had not expired."""
     weights = [float(w) for w in weights]
     memories = []
     for i in chosen:
@@ -127,6 +130,7 @@ def note_retrieval(stream: Any, query_text: str | None, query: Any, now: datetim
     if pending is None:
         pending = _local.pending = []
     pending.append({"query": query_text or "", "now": now.isoformat(), "weights": weights, "decay": float(decay),
+                    "stream": len(stream.nodes), "kinds": sorted(kinds) if kinds else None,
                     "candidates": int(candidates), "bounds": [[float(lo), float(hi)] for lo, hi in bounds],
                     "memories": memories})
     del pending[:-16]  # a job that retrieves without asking never grows this

@@ -46,6 +46,13 @@ def why_files(given: str | Path) -> list[Path]:
     return []
 
 
+def files_for_recording(recording: Path, kind: str) -> list[Path]:
+    """The records file of a recording: a run's ``why.jsonl.gz`` beside its
+    ``recording.jsonl``, a game's ``<stamp>.why.jsonl.gz`` beside ``<stamp>.jsonl``."""
+    path = why.game_path(recording) if kind == "game" else recording.parent / why.FILE
+    return [path] if path.exists() else []
+
+
 def load_records(paths: list[Path]) -> list[dict]:
     """Every record of these files, in file order (a later file's records number after an earlier one's)."""
     out: list[dict] = []
@@ -268,5 +275,5 @@ def main_why(args: Any) -> int:
     return 0
 
 
-__all__ = ["main_why", "why_files", "load_records", "acts_at", "explain", "explanation_text", "spread",
-           "spread_text", "record_lines", "prompt_text", "answer_text", "resident_named", "parse_at"]
+__all__ = ["main_why", "why_files", "files_for_recording", "load_records", "acts_at", "explain", "explanation_text",
+           "spread", "spread_text", "record_lines", "prompt_text", "answer_text", "resident_named", "parse_at"]
