@@ -99,7 +99,7 @@ def header_html(name: str, body, snap: dict, *, thinking: bool) -> str:
 
 def _why(spec: str, on: bool) -> str:
     """A "why?" link to the act's decision record (game/view/why_panel.py)."""
-    return f" <a href='why:{spec}'><font pixel_size={SMALL_PX}>why?</font></a>" if on else ""
+    return f" <a href='why:{spec}'>why?</a>" if on else ""
 
 
 def body_html(snap: dict, *, now: datetime | None, memory_text=None, why_links: bool = False) -> str:

@@ -230,7 +230,7 @@ class WhyPanel:
         self.image = UIImage(pygame.Rect(0, 0, inner.width, img_h), pygame.Surface((inner.width, img_h),
                                                                                    pygame.SRCALPHA),
                              self.game.ui, container=self.window)
-        self.fold_button = UIButton(pygame.Rect(4, img_h + 2, 220, 30), "▸ Prompt and answer", self.game.ui,
+        self.fold_button = UIButton(pygame.Rect(4, img_h + 2, 220, 30), "Show prompt and answer", self.game.ui,
                                     container=self.window, tool_tip_text="the prompt as sent, the answer as received")
         self.want = (resident, kind, time, text, label)
         self._show()
@@ -273,7 +273,7 @@ class WhyPanel:
         if self.window is None or self.fold_button is None:
             return
         self.unfolded = True
-        self.fold_button.set_text("▾ Prompt and answer")
+        self.fold_button.set_text("Hide prompt and answer")
         rec = self.record
         body = "(no record)" if rec is None else (
             "<b>Prompt as sent</b><br>" + esc(prompt_text(rec)[:PROMPT_CHARS]).replace("\n", "<br>")
@@ -293,7 +293,7 @@ class WhyPanel:
             self.box.kill()
             self.box = None
         if self.fold_button is not None:
-            self.fold_button.set_text("▸ Prompt and answer")
+            self.fold_button.set_text("Show prompt and answer")
 
     def toggle(self) -> None:
         if self.unfolded:

@@ -1,0 +1,95 @@
+"""The inspector's "Why?" through the real game loop (issue 27), headless (SDL's dummy driver).
+
+Two residents of the Ville with a scripted model meet at breakfast and talk. The
+player clicks one of them; the "why?" after a line said opens the Why panel on
+that line's decision record: its memories' scores recompute exactly from a save
+of the game, and the prompt unfolds below as the model received it. The "Why?"
+button of the action line opens the action's record.
+"""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+import pytest
+
+pygame = pytest.importorskip("pygame")
+pygame_gui = pytest.importorskip("pygame_gui")
+
+from driving import click, click_element, frames, on_screen, until, window  # noqa: E402
+from test_why import MAP, recompute, sent_prompts, talky  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not built")
+PAIR = "Maria Lopez,Klaus Mueller"
+
+
+def said_by_model(session):
+    return next((e for e in session.sim.events if e["kind"] == "line" and e.get("source") == "model"), None)
+
+
+def test_why_on_a_line_said_shows_its_memories_and_prompt(display, tmp_path):
+    from game.savegame import capture
+    from game.saves import SaveWriter, load_state
+    from game.view.markup import esc
+
+    game, session = window(display, responder=talky, residents=PAIR)
+    try:
+        session.paused = True  # the test steps the town; the frames run the real loop
+        for _ in range(500):
+            if said_by_model(session):
+                break
+            session.sim.step()
+            session.pool.wait(10)
+        line = said_by_model(session)
+        assert line is not None, "nobody talked"
+        who = line["resident"]
+        game.follow_resident(who)
+        assert until(game, lambda: on_screen(game, who), limit=200)
+        rect = next(r for f, r in game.drawn if f.name == who)
+        click(rect.center)
+        frames(game, 3)
+        insp = game.inspector
+        assert insp.is_open and insp.selected == who
+        said = insp.snap["said"]
+        j = next(i for i, x in enumerate(said) if x["text"] == line["text"])
+        assert f"why:line:{j}" in insp.box.html_text  # the link after the line said
+        # what pygame_gui posts when the link is clicked, through the game's own loop
+        pygame.event.post(pygame.event.Event(pygame_gui.UI_TEXT_BOX_LINK_CLICKED, link_target=f"why:line:{j}",
+                                             ui_element=insp.box))
+        frames(game, 2)
+        panel = game.why_panel
+        assert panel.is_open and panel.record is not None
+        rec = panel.record
+        assert rec["purpose"] == "utterance" and rec["resident"] == who
+        assert line["text"] in str(rec["answer"])
+        top = panel.memories[0]
+        assert f"#{top['id']} total {top['total']:.3f}" in panel.text and top["text"] in panel.text
+        # the scores recompute exactly from a save of this game
+        parts, meta = capture(session)
+        path = SaveWriter().save(tmp_path / "why.sqlite", parts, meta).result().path
+        saved, _ = load_state(path)
+        assert recompute(rec, saved[f"minds/{who}"]["memory"], session.embedder) >= 3
+        # the prompt and the answer, folded below until asked for
+        assert panel.box is None
+        click_element(game, panel.fold_button)
+        assert panel.unfolded and panel.box is not None
+        assert rec["call"]["messages"] in sent_prompts(session.gateway)
+        user = rec["call"]["messages"][-1]["content"]
+        assert esc(user.splitlines()[0]) in panel.box.html_text
+        assert esc(line["text"]) in panel.box.html_text  # the answer as received
+        pygame.image.save(display, str(os.environ.get("WHY_SHOT") or tmp_path / "why.png"))
+
+        # "Why?" on the action line
+        click_element(game, insp.why_button)
+        assert panel.is_open and panel.want[1] == "action"
+        body = session.sim.bodies[who]
+        assert body.action.description in panel.text
+        if body.action.source == "model" and panel.record is not None:
+            assert body.action.description.lower()[:20] in str(panel.record["answer"]).lower()
+        pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_ESCAPE, mod=0, unicode="", scancode=0))
+        frames(game, 2)
+        assert not panel.is_open and insp.is_open  # Escape closes the Why panel first
+    finally:
+        session.close()
