@@ -8,7 +8,9 @@ button of the action line opens the action's record.
 """
 from __future__ import annotations
 
+import json
 import os
+import time
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -19,7 +21,7 @@ pygame = pytest.importorskip("pygame")
 pygame_gui = pytest.importorskip("pygame_gui")
 
 from driving import click, click_element, frames, on_screen, until, window  # noqa: E402
-from test_why import MAP, recompute, sent_prompts, talky  # noqa: E402
+from test_why import MAP, recompute, run, sent_prompts, talky  # noqa: E402,F401 - run: the shared seeded run
 
 pytestmark = pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not built")
 PAIR = "Maria Lopez,Klaus Mueller"
@@ -91,5 +93,43 @@ def test_why_on_a_line_said_shows_its_memories_and_prompt(display, tmp_path):
         pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_ESCAPE, mod=0, unicode="", scancode=0))
         frames(game, 2)
         assert not panel.is_open and insp.is_open  # Escape closes the Why panel first
+    finally:
+        session.close()
+
+
+def test_why_in_a_replay_reads_the_runs_records_off_the_frame(display, run):  # noqa: F811 - the fixture
+    """A replay's inspector: "Why?" on the recorded action finds its record in the run's
+    why.jsonl.gz, read on a background thread (the panel says so meanwhile)."""
+    from datetime import datetime
+
+    from game.replay.app import load_personas, open_replay
+    from game.replay.reader import find_recording, read_recording
+    from game.town import load_town
+
+    folder, _, _ = run
+    target = find_recording(folder)
+    game, session = open_replay(read_recording(target.recording), load_town(MAP), MAP, target=target,
+                                personas=load_personas(MAP), size=display.get_size())
+    try:
+        session.paused = True
+        events = [json.loads(x) for x in (folder / "events.jsonl").read_text(encoding="utf-8").splitlines()]
+        act = next(e for e in events if e.get("kind") == "action" and e.get("source") == "model"
+                   and e["time"] > "2023-02-13 07:30")
+        who = act["resident"]
+        session.seek_time(datetime.fromisoformat(act["time"]))
+        frames(game, 2)
+        game.inspector.select(who)
+        frames(game, 2)
+        body = session.sim.bodies[who]
+        assert body.action is not None
+        click_element(game, game.inspector.why_button)
+        panel = game.why_panel
+        assert panel.is_open and panel.want[1] == "action"
+        assert until(game, lambda: not panel._loading, limit=300, wait=lambda g: time.sleep(0.01))
+        assert panel.record is not None, panel.text
+        assert panel.record["resident"] == who and panel.record["purpose"] in ("decompose", "react", "day_plan")
+        assert body.action.description.lower()[:20] in str(panel.record["answer"]).lower()
+        click_element(game, panel.fold_button)
+        assert "Prompt as sent" in panel.box.html_text
     finally:
         session.close()
