@@ -225,6 +225,46 @@ def attach(gateway: Any, wlog: "WhyLog") -> "WhyLog":
 
 
 # ------------------------------------------------------------------ the log
+class RecordIndex:
+    """Records by resident, each kept as compressed JSON (about a tenth of its size as
+    Python objects) with its sim time and purpose, so a lookup decodes only the few
+    records that may be the act's. ``keep``: the newest kept per resident (None: all)."""
+
+    def __init__(self, keep: int | None = None) -> None:
+        self.keep = keep
+        self._lock = threading.Lock()
+        self._by: dict[str, deque] = {}
+
+    def add(self, d: dict, line: str | None = None) -> None:
+        """``line``: the record as JSON already (the log's file line)."""
+        blob = zlib.compress((line if line is not None else json.dumps(d, ensure_ascii=False)).encode("utf-8"), 3)
+        try:
+            t = datetime.fromisoformat(d["time"]) if d.get("time") else None
+        except (TypeError, ValueError):
+            t = None
+        who = str(d.get("resident") or "-")
+        with self._lock:
+            q = self._by.get(who)
+            if q is None:
+                q = self._by[who] = deque(maxlen=self.keep)
+            q.append((t, d.get("purpose"), blob))
+
+    def recent(self, resident: str) -> list[dict]:
+        """Every record kept of ``resident``, oldest first (decoded)."""
+        with self._lock:
+            rows = list(self._by.get(resident, ()))
+        return [json.loads(zlib.decompress(b)) for _, _, b in rows]
+
+    def find(self, resident: str, kind: str, at: datetime, text: str = "") -> dict | None:
+        """``find`` over the kept records of ``resident``, decoding only those of the act's
+        kind and time window."""
+        lo, hi = window(kind, at)
+        purposes = ACT_PURPOSES[kind]
+        with self._lock:
+            rows = [b for t, p, b in self._by.get(resident, ()) if p in purposes and t is not None and lo <= t <= hi]
+        return find([json.loads(zlib.decompress(b)) for b in rows], resident, kind, at, text)
+
+
 def _hashed(d: dict) -> dict:
     """A record with every text the model saw or wrote as a hash (``why = "hashes"``)."""
     out = dict(d)
@@ -258,7 +298,7 @@ class WhyLog:
         self.path = Path(path) if path is not None else None
         self.keep = keep
         self._lock = threading.Lock()
-        self._by_resident: dict[str, deque] = {}
+        self.index = RecordIndex(keep)  # the newest of each resident, for the inspector
         self._fh: Any = None
         self.count = 0
         self._unflushed = 0
@@ -279,14 +319,11 @@ class WhyLog:
             d = {"v": FORMAT, "n": self.count, **d}
             if self.mode == "hashes":
                 d = _hashed(d)
-            who = d.get("resident") or "-"
-            q = self._by_resident.get(who)
-            if q is None:
-                q = self._by_resident[who] = deque(maxlen=self.keep)
-            q.append(d)
+            line = json.dumps(d, ensure_ascii=False)
+            self.index.add(d, line)
             if self._fh is not None:
                 try:
-                    self._fh.write((json.dumps(d, ensure_ascii=False) + "\n").encode("utf-8"))
+                    self._fh.write((line + "\n").encode("utf-8"))
                     self._unflushed += 1
                     if self._unflushed >= FLUSH_EVERY:
                         self._fh.flush()
@@ -297,9 +334,12 @@ class WhyLog:
                     self._fh = None
 
     def recent(self, resident: str) -> list[dict]:
-        """The newest records of ``resident`` kept in memory, oldest first (a copy of the list)."""
-        with self._lock:
-            return list(self._by_resident.get(resident, ()))
+        """The newest records of ``resident`` kept in memory, oldest first."""
+        return self.index.recent(resident)
+
+    def find(self, resident: str, kind: str, at: datetime, text: str = "") -> dict | None:
+        """The record behind an act, among those kept in memory (``find``)."""
+        return self.index.find(resident, kind, at, text)
 
     def flush(self) -> None:
         with self._lock:
@@ -389,20 +429,25 @@ def _holds(d: dict, text: str) -> bool:
     return want in _words(got)
 
 
+def window(kind: str, at: datetime) -> tuple[datetime, datetime]:
+    """The sim times an act's record may have: a line's question is asked at most a step or
+    two before it is said; an action's up to two hours before it begins (decomposed ahead);
+    a plan item's on its day (planned before waking)."""
+    if kind not in ACT_PURPOSES:
+        raise ValueError(f"unknown kind of act {kind!r} (one of {', '.join(KINDS)})")
+    if kind == "line":
+        return at - timedelta(minutes=2), at
+    if kind == "plan":
+        return datetime.combine(at.date(), datetime.min.time()) - timedelta(hours=6), at + timedelta(hours=24)
+    return at - timedelta(hours=2), at + timedelta(minutes=1)
+
+
 def find(records: Iterable[dict], resident: str, kind: str, at: datetime, text: str = "") -> dict | None:
     """The decision record behind an act of ``resident``: a line said at ``at``, an action
     begun at ``at``, a plan item of ``at``'s day. The record of the act's kind made at the
     act's time (a line) or the newest before it (an action: within the hour before it
     began; a plan item: that day), preferring one whose answer holds ``text``."""
-    if kind not in ACT_PURPOSES:
-        raise ValueError(f"unknown kind of act {kind!r} (one of {', '.join(KINDS)})")
-    purposes = ACT_PURPOSES[kind]
-    if kind == "line":
-        lo, hi = at - timedelta(minutes=2), at
-    elif kind == "plan":
-        lo, hi = datetime.combine(at.date(), datetime.min.time()) - timedelta(hours=6), at + timedelta(hours=24)
-    else:
-        lo, hi = at - timedelta(hours=2), at + timedelta(minutes=1)
+    purposes, (lo, hi) = ACT_PURPOSES[kind] if kind in ACT_PURPOSES else (), window(kind, at)
     cands = []
     for d in records:
         if d.get("resident") != resident or d.get("purpose") not in purposes or not d.get("time"):
@@ -437,6 +482,7 @@ def memories_of(d: dict) -> list[dict]:
     return sorted(seen.values(), key=lambda m: -m["total"])
 
 
-__all__ = ["WhyLog", "FILE", "GAME_SUFFIX", "MODES", "KINDS", "ACT_PURPOSES", "attach", "begin", "end",
-           "note_call", "note_retrieval", "recording", "read_records", "find", "memories_of", "game_path",
+__all__ = ["WhyLog", "RecordIndex", "window", "FILE", "GAME_SUFFIX", "MODES", "KINDS", "ACT_PURPOSES", "attach",
+           "begin", "end", "note_call", "note_retrieval", "recording", "read_records", "find", "memories_of",
+           "game_path",
            "score", "scaled", "recency", "relevance", "sha"]

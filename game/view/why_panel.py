@@ -53,43 +53,40 @@ class RecordSource:
 
     def __init__(self, game: Any) -> None:
         self.game = game
-        self._lock = threading.Lock()
-        self._files: list[Path] | None = None
-        self._by_resident: dict[str, list[dict]] | None = None
+        self._index: why.RecordIndex | None = None  # a replay's records, once read
         self._thread: threading.Thread | None = None
         self.error: str | None = None
 
-    def _replay_files(self) -> list[Path] | None:
+    def _replay_files(self) -> list[Path]:
         rec = getattr(getattr(self.game, "session", None), "recording", None)
         path = getattr(rec, "path", None)
         if path is None:
-            return None
+            return []
         return files_for_recording(Path(path), str(getattr(rec, "kind", "run")))
 
     def _read(self, files: list[Path]) -> None:
-        by: dict[str, list[dict]] = {}
+        index = why.RecordIndex()
         try:
             for d in load_records(files):
-                by.setdefault(str(d.get("resident")), []).append(d)
+                index.add(d)
         except Exception as err:  # noqa: BLE001 - a damaged file: the panel says so
             log.warning("reading the decision records %s failed: %s", files, err)
             self.error = str(err)
-        with self._lock:
-            self._by_resident = by
+        self._index = index  # one assignment: the frame sees the whole index or none
 
-    def records(self, resident: str) -> list[dict] | None:
-        """The resident's records, oldest first; None while a replay's file is being read."""
+    def find(self, resident: str, kind: str, at: datetime, text: str) -> tuple[bool, dict | None]:
+        """(still reading, the act's record or None)."""
         wlog = why.log_of(getattr(getattr(self.game, "session", None), "gateway", None))
         if wlog is not None:
-            return wlog.recent(resident)
+            return False, wlog.find(resident, kind, at, text)
         if self._thread is None:
-            self._files = self._replay_files() or []
-            self._thread = threading.Thread(target=self._read, args=(self._files,), name="why-records", daemon=True)
+            self._thread = threading.Thread(target=self._read, args=(self._replay_files(),), name="why-records",
+                                            daemon=True)
             self._thread.start()
-        with self._lock:
-            if self._by_resident is None:
-                return None
-            return self._by_resident.get(resident, [])
+        index = self._index
+        if index is None:
+            return True, None
+        return False, index.find(resident, kind, at, text)
 
 
 def _font(cache: dict, px: int, bold: bool = False) -> pygame.font.Font:
@@ -241,15 +238,13 @@ class WhyPanel:
             return
         resident, kind, time, text, label = self.want
         head = [(label, C_HEAD)]
-        records = self.source.records(resident)
-        self._loading = records is None
-        if records is None:
-            head.append(("reading the decision records…", C_DIM))
-        elif time is None:
+        if time is None:
             head.append(("this act has no time to look it up by", C_DIM))
         else:
-            self.record = why.find(records, resident, kind, time, text)
-            if self.record is None:
+            self._loading, self.record = self.source.find(resident, kind, time, text)
+            if self._loading:
+                head.append(("reading the decision records…", C_DIM))
+            elif self.record is None:
                 head.append(("no decision record: a rule or the routine chose this, or it is older than the "
                              "records kept", C_DIM))
                 if self.source.error:
