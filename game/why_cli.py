@@ -28,6 +28,7 @@ from game.saved_run import load_target, parse_time
 
 LINES_BEFORE_MIN = 15  # lines said this many sim minutes before --at are shown with the action
 BAR = 10  # characters of a score bar
+TEXT_CHARS = 160  # of a memory's text beside its scores (--json has it whole)
 
 
 # ---------------------------------------------------------------------- finding the records
@@ -123,11 +124,16 @@ def acts_at(events: list[dict], resident: str, at: datetime, lines_min: int = LI
 def explain(records: list[dict], events: list[dict], resident: str, at: datetime) -> dict:
     """What ``resident`` did at ``at`` and why, as plain data (``--json`` prints it)."""
     out = []
-    for act in acts_at(events, resident, at):
+    until = at + timedelta(seconds=59) if at.second == 0 else at  # "17:10" is the whole minute
+    for act in acts_at(events, resident, until):
         rec = why.find(records, resident, act["kind"], act["time"], act["text"])
         out.append({**act, "time": act["time"].isoformat(sep=" "), "record": rec,
                     "memories": why.memories_of(rec) if rec else []})
     return {"resident": resident, "at": at.isoformat(sep=" "), "acts": out}
+
+
+def _clip(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def _bar(x: float) -> str:
@@ -181,7 +187,7 @@ def record_lines(rec: dict, *, memories: list[dict] | None = None, indent: str =
             s = m["scaled"]
             rows.append(f"{indent}  #{m['id']:<4} total {m['total']:.3f}  rec {_bar(s[0])} {s[0]:.2f}  "
                         f"imp {_bar(s[1])} {s[1]:.2f}  rel {_bar(s[2])} {s[2]:.2f}  "
-                        + (m.get("text") or f"({m.get('kind')})"))
+                        + _clip(m.get("text") or f"({m.get('kind')})", TEXT_CHARS))
     if not rec.get("retrievals"):
         rows.append(f"{indent}(no memories retrieved for this question)")
     rows.append(f"{indent}prompt as sent:")
