@@ -133,3 +133,34 @@ def test_why_in_a_replay_reads_the_runs_records_off_the_frame(display, run):  # 
         assert "Prompt as sent" in panel.box.html_text
     finally:
         session.close()
+
+
+def test_a_game_keeps_its_records_beside_its_recording_and_smallville_why_reads_them_from_a_save(tmp_path, capsys):
+    from test_play import make_session
+
+    from game.savegame import capture
+    from game.saves import SaveWriter
+    from game.why_cli import why_files
+    from smallville.cli import main
+
+    session = make_session(talky, residents=PAIR)
+    try:
+        rec = session.record(tmp_path)  # the save folder: recordings/<stamp>.jsonl and .why.jsonl.gz
+        for _ in range(500):
+            if said_by_model(session):
+                break
+            session.sim.step()
+            session.pool.wait(10)
+            session._record()
+        line = said_by_model(session)
+        assert line is not None
+        parts, meta = capture(session)
+        save = SaveWriter().save(tmp_path / "quick.sqlite", parts, meta).result().path
+    finally:
+        session.close()
+    (found,) = why_files(save)
+    assert found.name == rec.path.name.replace(".jsonl", ".why.jsonl.gz") and found.parent == rec.path.parent
+    assert main(["why", str(save), line["resident"], "--at", line["time"], "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    act = next(a for a in got["acts"] if a["kind"] == "line" and a["text"] == line["text"])
+    assert act["record"]["purpose"] == "utterance" and act["memories"]

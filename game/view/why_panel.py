@@ -56,6 +56,7 @@ class RecordSource:
         self._index: why.RecordIndex | None = None  # a replay's records, once read
         self._thread: threading.Thread | None = None
         self.error: str | None = None
+        self.off = False  # the game keeps no records (why = "off")
 
     def _replay_files(self) -> list[Path]:
         rec = getattr(getattr(self.game, "session", None), "recording", None)
@@ -77,6 +78,7 @@ class RecordSource:
     def find(self, resident: str, kind: str, at: datetime, text: str) -> tuple[bool, dict | None]:
         """(still reading, the act's record or None)."""
         wlog = why.log_of(getattr(getattr(self.game, "session", None), "gateway", None))
+        self.off = wlog is not None and wlog.mode == "off"
         if wlog is not None:
             return False, wlog.find(resident, kind, at, text)
         if self._thread is None:
@@ -244,6 +246,8 @@ class WhyPanel:
             self._loading, self.record = self.source.find(resident, kind, time, text)
             if self._loading:
                 head.append(("reading the decision records…", C_DIM))
+            elif self.record is None and self.source.off:
+                head.append(('the decision records are off (why = "off" in smallville.toml)', C_DIM))
             elif self.record is None:
                 head.append(("no decision record: a rule or the routine chose this, or it is older than the "
                              "records kept", C_DIM))
