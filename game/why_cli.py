@@ -29,6 +29,7 @@ from game.saved_run import load_target, parse_time
 LINES_BEFORE_MIN = 15  # lines said this many sim minutes before --at are shown with the action
 BAR = 10  # characters of a score bar
 TEXT_CHARS = 160  # of a memory's text beside its scores (--json has it whole)
+INNER_KINDS = {"react": "reaction", "reflect_insights": "reflection", "importance": "importance"}
 
 
 # ---------------------------------------------------------------------- finding the records
@@ -129,6 +130,19 @@ def explain(records: list[dict], events: list[dict], resident: str, at: datetime
         rec = why.find(records, resident, act["kind"], act["time"], act["text"])
         out.append({**act, "time": act["time"].isoformat(sep=" "), "record": rec,
                     "memories": why.memories_of(rec) if rec else []})
+    # acts the event log does not hold: reactions, reflections, importance ratings (their records are the acts)
+    since = until - timedelta(minutes=LINES_BEFORE_MIN)
+    for rec in records:
+        kind = INNER_KINDS.get(str(rec.get("purpose")))
+        t = parse_time(rec.get("time"))
+        if kind is None or rec.get("resident") != resident or t is None or not since <= t <= until:
+            continue
+        answer = rec.get("answer")
+        text = (json.dumps(answer, ensure_ascii=False) if answer is not None
+                else f"a rule stood in ({rec.get('fallback')})")
+        out.append({"kind": kind, "time": t.isoformat(sep=" "), "text": text, "source": "model" if answer else "rule",
+                    "to": None, "record": rec, "memories": why.memories_of(rec)})
+    out.sort(key=lambda a: a["time"])
     return {"resident": resident, "at": at.isoformat(sep=" "), "acts": out}
 
 
@@ -202,7 +216,7 @@ def explanation_text(d: dict) -> str:
     if not d["acts"]:
         rows.append("  (nothing done or said by then in this run)")
     for act in d["acts"]:
-        what = "doing" if act["kind"] == "action" else f"said to {act.get('to') or 'someone'}"
+        what = {"action": "doing", "line": f"said to {act.get('to') or 'someone'}"}.get(act["kind"], act["kind"])
         src = f"  [{act['source']}]" if act.get("source") else ""
         rows.append("")
         rows.append(f"{act['time'][11:16]} {what}: {act['text']}{src}")

@@ -284,3 +284,16 @@ def test_why_requires_a_known_kind():
     with pytest.raises(UserError):
         from game.why_cli import resident_named
         resident_named("Zed", ["Maria Lopez"])
+
+
+def test_reactions_reflections_and_ratings_are_acts_at_their_time(run):
+    from game.why_cli import explain, load_records
+
+    folder, _, _ = run
+    records = load_records([folder / why.FILE])
+    events = [json.loads(x) for x in (folder / "events.jsonl").read_text(encoding="utf-8").splitlines()]
+    rated = next(r for r in records if r["purpose"] == "importance" and r["answer"])
+    got = explain(records, events, rated["resident"], datetime.fromisoformat(rated["time"]))
+    act = next(a for a in got["acts"] if a["kind"] == "importance" and a["record"]["n"] == rated["n"])
+    assert json.loads(act["text"]) == rated["answer"] and act["source"] == "model"
+    assert [a["time"] for a in got["acts"]] == sorted(a["time"] for a in got["acts"])
