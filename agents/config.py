@@ -65,8 +65,9 @@ class ModelConfig:
     # chosen speed whatever the minds manage (a fast show on routines).
     pace: str = "minds"
     # The decision records (agents/why.py): "full" keeps prompts, answers and the
-    # memories' texts; "hashes" only their SHA-256 hashes, plus the retrieved memory
-    # ids and scores (for hosted models); "off" keeps none.
+    # memories' texts; "hashes" keeps prompts, raw answers, queries and memory texts
+    # as SHA-256 hashes, with the retrieved memory ids, their scores and the validated
+    # answer (for hosted models); "off" keeps none.
     why: str = "full"
 
     def __post_init__(self) -> None:

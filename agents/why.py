@@ -27,8 +27,9 @@ Where they go: a ``WhyLog`` appends one JSON line per record to a gzip file
 (``why.jsonl.gz`` in a run folder, ``recordings/<stamp>.why.jsonl.gz`` beside
 the game's recording) and keeps the newest records of each resident in memory
 for the inspector. The setting ``why`` (smallville.toml / SMALLVILLE_WHY:
-full | hashes | off) keeps, with ``hashes``, the prompts, answers, queries and
-memory texts only as SHA-256 hashes, plus the retrieved memory ids and scores.
+full | hashes | off) keeps, with ``hashes``, the prompts, raw answers, queries and
+memory texts only as SHA-256 hashes, plus the retrieved memory ids and scores and
+the validated answer (the act itself, as the event log has it anyway).
 
 The act (a line said, an action, a plan item) finds its record with ``find``:
 the resident's record of the act's kind at the act's sim time (acts are made
@@ -266,7 +267,8 @@ class RecordIndex:
 
 
 def _hashed(d: dict) -> dict:
-    """A record with every text the model saw or wrote as a hash (``why = "hashes"``)."""
+    """A record with the prompt, the raw answers, the queries and the memories' texts as
+    hashes (``why = "hashes"``); ids, scores and the validated answer (the act) stay."""
     out = dict(d)
     out["retrievals"] = [{**r, "query": None, "query_sha256": sha(r.get("query") or ""),
                           "memories": [{k: v for k, v in m.items() if k != "text"} for m in r.get("memories", [])]}
@@ -277,10 +279,7 @@ def _hashed(d: dict) -> dict:
         out["call"] = {**{k: v for k, v in call.items() if k not in ("messages", "raw")},
                        "prompt_sha256": sha(text), "prompt_chars": len(text),
                        "raw_sha256": [sha(r) for r in call.get("raw") or []]}
-    if d.get("answer") is not None:
-        out["answer"] = None
-        out["answer_sha256"] = sha(json.dumps(d["answer"], ensure_ascii=False, sort_keys=True))
-    return out
+    return out  # the validated answer stays: it is the act itself, which the event log keeps in the clear
 
 
 class WhyLog:

@@ -175,8 +175,6 @@ def answer_text(rec: dict) -> str:
         rows.append(f"raw{'' if i == 0 else ' (retry)'}: sha256 {h}")
     if rec.get("answer") is not None:
         rows.append("validated: " + json.dumps(rec["answer"], ensure_ascii=False))
-    elif rec.get("answer_sha256"):
-        rows.append(f"validated: sha256 {rec['answer_sha256']}")
     if rec.get("fallback"):
         rows.append(f"not used ({rec['fallback']}): a rule stood in")
     return "\n".join(rows) or "(no answer)"

@@ -236,7 +236,7 @@ def test_hashes_keep_no_text_but_the_ids_and_scores(tmp_path):
     with pytest.raises(ConfigError, match="why must be full, hashes or off"):
         ModelConfig(why="some")
     secret = "Isabella's secret recipe"
-    rec = {"resident": "A", "time": "2023-02-13T08:00:00", "purpose": "utterance", "answer": {"utterance": secret},
+    rec = {"resident": "A", "time": "2023-02-13T08:00:00", "purpose": "utterance", "answer": {"utterance": "Hi!"},
            "fallback": None, "retrievals": [{"query": secret, "bounds": [[0, 1]] * 3, "memories": [
                {"id": 3, "text": secret, "kind": "thought", "total": 2.0, "scaled": [1, 0.5, 0.5]}]}],
            "call": {"messages": [{"role": "user", "content": secret}], "raw": [secret], "model": "m",
@@ -251,7 +251,8 @@ def test_hashes_keep_no_text_but_the_ids_and_scores(tmp_path):
     assert got["retrievals"][0]["memories"][0]["id"] == 3 and got["retrievals"][0]["memories"][0]["total"] == 2.0
     assert got["call"]["prompt_sha256"] == why.sha(json.dumps(rec["call"]["messages"], ensure_ascii=False,
                                                               sort_keys=True))
-    assert got["call"]["raw_sha256"] == [why.sha(secret)] and got["answer"] is None
+    assert got["call"]["raw_sha256"] == [why.sha(secret)]
+    assert got["answer"] == {"utterance": "Hi!"}  # the act itself: the event log has it in the clear anyway
 
 
 def test_no_log_no_records_and_retrieval_unchanged():
