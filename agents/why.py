@@ -303,8 +303,12 @@ class WhyLog:
         self._unflushed = 0
         self.error: str | None = None
         if self.path is not None and mode != "off":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = gzip.open(self.path, "ab" if append else "wb", compresslevel=6)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._fh = gzip.open(self.path, "ab" if append else "wb", compresslevel=6)
+            except OSError as err:  # an unwritable folder must not stop the run: records stay in memory
+                log.warning("why: cannot write %s (%s); decision records are kept in memory only", self.path, err)
+                self.error = str(err)
         self._open = mode != "off"
         if self._open:
             with _active_lock:

@@ -227,6 +227,11 @@ def test_a_file_cut_short_gives_what_was_written(tmp_path):
     assert list(why.read_records(tmp_path / "plain.gz")) == []
     with pytest.raises(ValueError, match="why must be one of"):
         why.WhyLog(mode="everything")
+    (tmp_path / "a file").write_text("")
+    stuck = why.WhyLog(tmp_path / "a file" / why.FILE)  # cannot be written: kept in memory, said in the log
+    stuck.write({"resident": "A", "time": "2023-02-13T08:00:00", "purpose": "utterance", "retrievals": []})
+    assert stuck.error and len(stuck.recent("A")) == 1 and stuck.bytes_written == 0
+    stuck.close()
 
 
 def test_hashes_keep_no_text_but_the_ids_and_scores(tmp_path):
