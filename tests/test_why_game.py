@@ -83,6 +83,18 @@ def test_why_on_a_line_said_shows_its_memories_and_prompt(display, tmp_path):
         assert esc(line["text"]) in panel.box.html_text  # the answer as received
         pygame.image.save(display, str(os.environ.get("WHY_SHOT") or tmp_path / "why.png"))
 
+        # who told whom: a word typed in the panel lists the lines said with it
+        panel.spread_entry.set_text(line["text"].split()[0].strip(",.!?"))
+        click_element(game, panel.spread_button)
+        assert until(game, lambda: not panel._spreading, limit=300, wait=lambda g: time.sleep(0.01))
+        partner = line["partner"]
+        assert f"{partner}: heard it from {who}" in panel.text and line["text"] in panel.text
+        assert "heard it from" in panel.box.html_text
+        frames(game, 2)
+        pygame.image.save(display, str(tmp_path / "spread.png"))
+        if os.environ.get("WHY_SHOT"):
+            pygame.image.save(display, os.environ["WHY_SHOT"].replace(".png", "-spread.png"))
+
         # "Why?" on the action line
         click_element(game, insp.why_button)
         assert panel.is_open and panel.want[1] == "action"

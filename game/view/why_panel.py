@@ -1,4 +1,4 @@
-"""The "Why?" panel: the reasons behind one act of a resident.
+"""The "Why?" panel: the reasons behind one act of a resident, and who told whom.
 
 The inspector (game/view/inspector.py) has a "Why?" button for the action line
 and a "why?" link after each plan item and each line said. Either opens this
@@ -7,6 +7,10 @@ model's call (model, tokens, latency, cache hit, outcome), each memory that
 retrieval brought up with its recency, importance and relevance as three small
 bars (min-max scaled over the candidates, as the paper scores them) and its
 total, and, folded below, the prompt as sent and the answer as received.
+
+"Who told whom": a word typed in the panel lists, below the bars, every line
+said with it and who first heard it from whom (game/why_cli.py ``spread``,
+worked out on a background thread from the game's or the replay's events).
 
 Where the records come from: in the game, the session's ``WhyLog`` (the newest
 records of each resident, in memory: a copy of a short list, taken on a click);
@@ -25,12 +29,12 @@ from typing import Any
 
 import pygame
 import pygame_gui
-from pygame_gui.elements import UIButton, UIImage, UITextBox, UIWindow
+from pygame_gui.elements import UIButton, UIImage, UITextBox, UITextEntryLine, UIWindow
 
 from agents import why
 from game.view.inspector_text import SMALL_PX, TEXT_PX
-from game.view.markup import C_DIM, C_HEAD, C_IMP, C_NOW, C_TEXT, esc
-from game.why_cli import answer_text, call_line, files_for_recording, load_records, prompt_text
+from game.view.markup import C_DIM, C_HEAD, C_IMP, C_NOW, C_TEXT, esc, typed
+from game.why_cli import answer_text, call_line, files_for_recording, load_records, prompt_text, spread, spread_text
 
 log = logging.getLogger(__name__)
 
@@ -197,6 +201,11 @@ class WhyPanel:
         self.image: Any = None
         self.fold_button: Any = None
         self.box: Any = None
+        self.spread_entry: Any = None  # "Who told whom": a word, and the list of lines it travelled through
+        self.spread_button: Any = None
+        self._spread: Any = None  # the list (or why not), from the background thread
+        self._spreading = False
+        self._typing = False
         self.want: tuple | None = None  # (resident, kind, time, text, label) asked for
         self.record: dict | None = None
         self.memories: list[dict] = []
@@ -214,8 +223,11 @@ class WhyPanel:
         if self.window is not None:
             self.window.kill()
         self.window = self.image = self.fold_button = self.box = None
+        self.spread_entry = self.spread_button = None
         self.want = self.record = None
         self.memories, self.text, self.unfolded = [], "", False
+        self._spreading = False
+        self._typed(False)
 
     def open(self, resident: str, kind: str, time: datetime | None, text: str, label: str) -> None:
         """Show why ``resident`` did the act (``kind``: line | action | plan) at ``time``."""
@@ -231,6 +243,12 @@ class WhyPanel:
                              self.game.ui, container=self.window)
         self.fold_button = UIButton(pygame.Rect(4, img_h + 2, 220, 30), "Show prompt and answer", self.game.ui,
                                     container=self.window, tool_tip_text="the prompt as sent, the answer as received")
+        self.spread_entry = UITextEntryLine(pygame.Rect(230, img_h + 2, inner.width - 366, 30), self.game.ui,
+                                            container=self.window, placeholder_text="a word, e.g. party")
+        self.spread_entry.set_text_length_limit(60)
+        self.spread_button = UIButton(pygame.Rect(inner.width - 132, img_h + 2, 128, 30), "Who told whom",
+                                      self.game.ui, container=self.window,
+                                      tool_tip_text="every line said with this word, and who first heard it from whom")
         self.want = (resident, kind, time, text, label)
         self._show()
 
@@ -277,6 +295,12 @@ class WhyPanel:
         body = "(no record)" if rec is None else (
             "<b>Prompt as sent</b><br>" + esc(prompt_text(rec)[:PROMPT_CHARS]).replace("\n", "<br>")
             + "<br><br><b>Answer</b><br>" + esc(answer_text(rec)[:PROMPT_CHARS]).replace("\n", "<br>"))
+        self._set_box(body)
+
+    def _set_box(self, body: str) -> None:
+        """The text box below the bars (created on first use): the prompt and answer, or who told whom."""
+        if self.window is None or self.fold_button is None:
+            return
         markup = f"<font pixel_size={SMALL_PX} color='{C_TEXT}'>{body}</font>"
         inner = self.window.get_container().get_rect()
         top = self.fold_button.relative_rect.bottom + 4
@@ -285,6 +309,53 @@ class WhyPanel:
                                  self.game.ui, container=self.window)
         else:
             self.box.set_text(markup)
+
+    # ---- who told whom ----------------------------------------------------------------
+    def _events(self) -> Any:
+        """A callable giving every event so far, safe to run on another thread: a replay's
+        recording holds them in memory; the game's log is snapshot here (microseconds) and
+        read from its journal over there."""
+        session = getattr(self.game, "session", None)
+        rec = getattr(session, "recording", None)
+        if rec is not None and isinstance(getattr(rec, "events", None), list):
+            events = list(rec.events)
+            return lambda: events
+        log_ = getattr(getattr(session, "sim", None), "events", None)
+        snap = getattr(log_, "snapshot", None)
+        if callable(snap):
+            return snap()
+        events = list(log_ or [])
+        return lambda: events
+
+    def show_spread(self, word: str) -> None:
+        """List, below the bars, the lines said with ``word`` and who first heard it from whom
+        (worked out on a background thread; the list appears when it is ready)."""
+        word = typed(word, 60)
+        if not word or not self.is_open:
+            return
+        build = self._events()
+        self._spread, self._spreading = None, True
+
+        def work() -> None:
+            try:
+                self._spread = spread_text(spread(build(), word))
+            except Exception as err:  # noqa: BLE001 - a bad pattern or an unreadable log: said in the panel
+                self._spread = str(err)
+
+        threading.Thread(target=work, name="why-spread", daemon=True).start()
+        self.unfolded = False
+        self.fold_button.set_text("Show prompt and answer")
+        self._set_box(esc(f"who told whom about “{word}”…"))
+
+    def _typed(self, typing: bool) -> None:
+        """While the word is typed, WASD are letters, not the visitor's steps."""
+        if typing != self._typing:
+            self._typing = typing
+            controls = getattr(self.game, "controls", None)
+            if controls is not None:
+                controls.enabled = not typing
+                if typing and hasattr(controls, "release_all"):
+                    controls.release_all()
 
     def _fold(self) -> None:
         self.unfolded = False
@@ -315,6 +386,11 @@ class WhyPanel:
                 and event.ui_element is self.fold_button:
             self.toggle()
             return True
+        if self.spread_entry is not None and (
+                (event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element is self.spread_button)
+                or (event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED and event.ui_element is self.spread_entry)):
+            self.show_spread(self.spread_entry.get_text())
+            return True
         if event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE and self.is_open:
             self.close()
             return True
@@ -328,7 +404,14 @@ class WhyPanel:
         if self.window is not None and not self.window.alive():
             self.close()
             return
-        if self.is_open and self._loading:
+        if not self.is_open:
+            return
+        self._typed(bool(self.spread_entry is not None and self.spread_entry.is_focused))
+        if self._spreading and self._spread is not None:
+            self._spreading = False
+            self.text = self._spread
+            self._set_box(esc(self._spread).replace("\n", "<br>"))
+        if self._loading:
             self._poll += dt
             if self._poll >= POLL_S:  # a replay's records have been read
                 self._poll = 0.0
