@@ -3,8 +3,10 @@
 Two residents of the Ville with a scripted model meet at breakfast and talk. The
 player clicks one of them; the "why?" after a line said opens the Why panel on
 that line's decision record: its memories' scores recompute exactly from a save
-of the game, and the prompt unfolds below as the model received it. The "Why?"
-button of the action line opens the action's record.
+of the game, and the prompt unfolds below as the model received it; a word typed
+in the panel lists who told whom. The "Why?" button of the action line opens the
+action's record. A replay finds its records in the run folder; a game keeps its
+records beside its recording, where `smallville why SAVE` finds them.
 """
 from __future__ import annotations
 
