@@ -65,9 +65,10 @@ def recompute(record: dict, memory: dict, embedder) -> int:
             node = nodes[m["id"]]
             assert node["description"] == m["text"] and node["kind"] == m["kind"]
             accessed = datetime.fromisoformat(m["accessed"])
-            assert datetime.fromisoformat(node["created"]) <= accessed <= now
-            assert datetime.fromisoformat(node["last_accessed"]) >= now  # this retrieval touched it
-            rec = r["decay"] ** ((now - accessed).total_seconds() / 3600.0)
+            assert datetime.fromisoformat(node["created"]) <= accessed
+            assert datetime.fromisoformat(node["last_accessed"]) >= min(now, accessed)  # this retrieval touched it
+            # (a decision asked ahead retrieves at its later moment: an access "in the future" is recency 1)
+            rec = r["decay"] ** max(0.0, (now - accessed).total_seconds() / 3600.0)
             if node["importance_source"] == m["importance_source"]:  # not re-rated by the model since
                 assert float(node["importance"]) == m["importance"]
             rel = float(np.dot(emb[m["id"]].astype(np.float64), q.astype(np.float64)))
