@@ -13,6 +13,8 @@ cache) replays the same. The run folder gets:
 - ``recording.jsonl`` every resident's tile at every step, actions, lines, object
   states, written as the run goes (game/recording.py; ``smallville replay`` plays
   it back); ``saves/history/`` keeps an autosave every few sim hours for it
+- ``why.jsonl.gz``  every decision's record: the memories retrieved with their scores,
+  the prompt and the answer (agents/why.py; ``smallville why`` reads it)
 
 Ctrl-C stops the run and still writes all four files.
 """
@@ -398,7 +400,8 @@ def main_sim(args) -> int:
     return 130 if result.interrupted else 0
 
 
-RUN_FILES = ("events.jsonl", "llm_calls.jsonl", "recording.jsonl", "timeline.md", "summary.json", "saves")
+RUN_FILES = ("events.jsonl", "llm_calls.jsonl", "recording.jsonl", "timeline.md", "summary.json", "saves",
+             "why.jsonl.gz")
 
 
 def refuse_a_used_folder(out: Path) -> None:
