@@ -271,6 +271,7 @@ def test_no_log_no_records_and_retrieval_unchanged():
     for i, text in enumerate(["coffee at the cafe", "a party at the cafe", "reading in the library"]):
         s.add("observation", text, t, 3 + i, emb.embed([text])[0])
     before = [n.id for n in s.retrieve(emb.embed(["cafe party"])[0], t, touch=False)]
+    assert why.begin(object(), "A", t, "utterance", "utterance") is None  # no log: nothing kept (and none waits)
     wlog = why.WhyLog()
     try:
         got = [n.id for n in s.retrieve(emb.embed(["cafe party"])[0], t, touch=False, query_text="cafe party")]
@@ -280,7 +281,6 @@ def test_no_log_no_records_and_retrieval_unchanged():
         why.end(d, (None, "invalid"))
         (kept,) = wlog.recent("A")
         assert kept["fallback"] == "invalid" and kept["answer"] is None
-        assert why.begin(object(), "A", t, "utterance", "utterance") is None  # no log: nothing kept
     finally:
         wlog.close()
 
