@@ -23,5 +23,7 @@ The public API (what game/ and lab/ use; the rest is the minds' own business):
 - `agents.types`: the plain data the simulation and the minds exchange.
 - `agents.pool.MindPool`: the worker pool minds' jobs run on.
 - `agents.provenance`: where each plan item, action, line and memory came from.
+- `agents.why`: decision records (`WhyLog`, `attach`, `read_records`, `find`): why an act was
+  chosen, the memories retrieval brought up with their scores, the prompt and the answer.
 - `agents.emoji`, `agents.objects.after_use`: what the game draws and how objects change.
 """

@@ -69,6 +69,11 @@ class ModelConfig:
     # within a bounded lag, so the player sees the model's residents; "clock" keeps the
     # chosen speed whatever the minds manage (a fast show on routines).
     pace: str = "minds"
+    # The decision records (agents/why.py): "full" keeps prompts, answers and the
+    # memories' texts; "hashes" keeps prompts, raw answers, queries and memory texts
+    # as SHA-256 hashes, with the retrieved memory ids, their scores and the validated
+    # answer (for hosted models); "off" keeps none.
+    why: str = "full"
 
     def __post_init__(self) -> None:
         if self.router:  # a router YAML, where given, wins over [[models]] tables
@@ -105,6 +110,10 @@ class ModelConfig:
         if pace not in ("minds", "clock"):
             raise ConfigError(f"pace must be minds or clock, not {self.pace!r}")
         object.__setattr__(self, "pace", pace)
+        keep = str(self.why or "full").strip().lower()
+        if keep not in ("full", "hashes", "off"):
+            raise ConfigError(f"why must be full, hashes or off, not {self.why!r}")
+        object.__setattr__(self, "why", keep)
         if self.budget < 0:
             object.__setattr__(self, "budget", 0 if self.is_embedded or self.is_local else HOSTED_BUDGET)
         if self.embedding_cache == DEFAULT_EMBEDDING_CACHE:  # the same cache whatever folder the game starts in

@@ -35,7 +35,7 @@ from typing import Any, Callable, TypeVar
 
 from pydantic import BaseModel
 
-from agents import scripted
+from agents import scripted, why
 from agents.accounting import Accounting, CallRecord
 from agents.answers import compact_schema, parse_json_answer, validate_answer
 from agents.cache import ResponseCache, cache_key
@@ -431,11 +431,13 @@ class Gateway:
                     rec.latency_s = time.monotonic() - t0
                     rec.time = time.time()
                     self.accounting.record(rec)
+                    why.note_call(self, messages, [hit["content"]], value, rec)  # the decision record's call
                     return value, None
 
         ctx = CallContext(purpose=purpose, resident=resident, schema=schema, deadline=deadline, timeout=cfg.timeout)
         tally: dict[str, Any] = {"attempts": 0, "error": None, "why": None}
         result: T | None = None
+        raws: list[str] = []  # every answer as received (agents/why.py)
         answered = False
         convo = list(messages)
         prev = getattr(_ctx, "call", None)
@@ -453,6 +455,7 @@ class Gateway:
                     break
                 answered = True
                 text, pt, ct = _content_and_usage(resp)
+                raws.append(text or "")
                 rec.prompt_tokens += pt
                 rec.completion_tokens += ct
                 rec.cost_usd += self._cost(resp)
@@ -493,6 +496,7 @@ class Gateway:
             rec.error = tally["error"] or "error"
             result = fallback() if callable(fallback) and not isinstance(fallback, BaseModel) else fallback
         self.accounting.record(rec)
+        why.note_call(self, messages, raws, result, rec)
         return result, (rec.error if rec.outcome == "fallback" else None)  # type: ignore[return-value]
 
     def _cost(self, resp: Any) -> float:

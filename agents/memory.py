@@ -16,6 +16,8 @@ from typing import Any, Iterable, Literal
 
 import numpy as np
 
+from agents import why
+
 simsimd: Any
 try:
     import simsimd  # SIMD int8 dot products for big streams (see _Int8Rows)
@@ -223,6 +225,7 @@ class _Scored:
     relevance_min: float  # that minimum
     relevance_factor: float  # score per unit of cosine (the min-max scaling times its weight)
     approximate: bool
+    bounds: tuple = ()  # (min, max) of each term over the candidates (agents/why.py records them)
 
 
 class MemoryStream:
@@ -389,8 +392,9 @@ class MemoryStream:
         cos = self._compact.cosines(self._emb, n, q) if approximate else self._emb[:n] @ q
         terms[2] = cos if every else cos[ids]
         lo = terms.min(axis=1)
+        bounds = tuple(zip(lo.tolist(), terms.max(axis=1).tolist()))
         scale, constant = [], 0.0
-        for w, low, high in zip(weights, lo.tolist(), terms.max(axis=1).tolist()):
+        for w, (low, high) in zip(weights, bounds):
             flat = high - low < 1e-12  # no ranking information: 0.5 everywhere, as minmax says
             scale.append(0.0 if flat else w / (high - low))
             constant += 0.5 * w if flat else 0.0
@@ -398,7 +402,7 @@ class MemoryStream:
         score = np.asarray(scale, dtype=np.float32) @ terms
         if constant:
             score += np.float32(constant)
-        return _Scored(ids, score, q, terms[2], float(lo[2]), scale[2], approximate)
+        return _Scored(ids, score, q, terms[2], float(lo[2]), scale[2], approximate, bounds)
 
     def retrieve(
         self,
@@ -411,9 +415,11 @@ class MemoryStream:
         decay: float = 0.995,
         kinds: Iterable[str] | None = None,
         touch: bool = True,
+        query_text: str | None = None,
     ) -> list[MemoryNode]:
         """The top-k nodes by score (best first), cut to fit char_budget;
-        the returned nodes' last access becomes `now`."""
+        the returned nodes' last access becomes `now`. ``query_text``: the query's
+        words, for the decision record (agents/why.py) while one is being kept."""
         scored = self._scored(query, now, weights, decay, kinds)
         ids, score = scored.ids, scored.score
         if ids.size == 0 or k <= 0:
@@ -436,6 +442,9 @@ class MemoryStream:
             keep = np.cumsum(lengths) <= char_budget
             keep[0] = True  # always at least one
             chosen = chosen[keep]
+        if why.recording():  # before the touch: the access times the scores were made of
+            why.note_retrieval(self, query_text, scored.query, now, weights, decay, ids.size, scored.bounds,
+                               chosen.tolist(), kinds)
         if touch:
             self._last[chosen] = sim_hours(now)
             for i in chosen:

@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from agents import converse, grounding
+from agents import converse, grounding, why
 from agents import day as days
 from agents import inner_voice as voice
 from agents import plan as planning
@@ -197,9 +197,12 @@ class Mind:
         base = dict(full_name=p.name, first_name=p.first_name, age=p.age, traits=p.traits, summary=self.summary,
                     identity=self.identity)
         text = render(prompt, **{**base, **values})
-        return self.budget.ask_traced(schema, text, purpose=purpose, resident=self.name,
-                                      fallback=fallback if fallback is not None else (lambda: None),
-                                      max_tokens=MAX_TOKENS.get(purpose, 160))
+        record = why.begin(self.gateway, self.name, self._now, purpose, prompt)  # the decision record, if kept
+        got = self.budget.ask_traced(schema, text, purpose=purpose, resident=self.name,
+                                     fallback=fallback if fallback is not None else (lambda: None),
+                                     max_tokens=MAX_TOKENS.get(purpose, 160))
+        why.end(record, got)
+        return got
 
     def note_said(self, to: str, text: str, source: str) -> None:
         """Keep a line this resident said (to a resident or the visitor) for the inspector."""
@@ -228,7 +231,7 @@ class Mind:
             return []
         return self.memory.retrieve(vec, self.now, k=k or s.retrieve_k,
                                     char_budget=s.retrieve_chars, decay=s.recency_decay,
-                                    weights=(s.w_recency, s.w_importance, s.w_relevance))
+                                    weights=(s.w_recency, s.w_importance, s.w_relevance), query_text=query)
 
     def search(self, queries: list[str], now: datetime, *, k: int, char_budget: int,
                touch: bool = True, kinds: tuple[str, ...] | None = None) -> list[MemoryNode]:
@@ -240,10 +243,10 @@ class Mind:
             return []
         s = self.settings
         seen: dict[int, MemoryNode] = {}
-        for v in self.embed(queries):
+        for q, v in zip(queries, self.embed(queries)):
             for x in mem.retrieve(v, now, k=k, char_budget=char_budget, decay=s.recency_decay,
                                   weights=(s.w_recency, s.w_importance, s.w_relevance), touch=touch,
-                                  kinds=kinds):
+                                  kinds=kinds, query_text=q):
                 seen.setdefault(x.id, x)
         return list(seen.values())
 

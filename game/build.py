@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Sequence
 
-from agents import local_model
+from agents import local_model, why
 from agents.embeddings import make_embedder
 from agents.llm import Gateway, load_config
 from agents.mind import Mind
@@ -102,6 +102,8 @@ def build_parts(
         config = config or load_config()
         gateway = Gateway(config)
     config = config or getattr(gateway, "config", None)
+    if why.log_of(gateway) is None:  # the decision records, in memory (a run or a recording adds their file)
+        why.attach(gateway, why.WhyLog(mode=getattr(config, "why", "full")))
     if embedder is None and minds is None:
         embedder = make_embedder(config)
         if background_embedder and hasattr(embedder, "load_in_background"):

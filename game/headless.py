@@ -13,6 +13,8 @@ cache) replays the same. The run folder gets:
 - ``recording.jsonl`` every resident's tile at every step, actions, lines, object
   states, written as the run goes (game/recording.py; ``smallville replay`` plays
   it back); ``saves/history/`` keeps an autosave every few sim hours for it
+- ``why.jsonl.gz``  every decision's record: the memories retrieved with their scores,
+  the prompt and the answer (agents/why.py; ``smallville why`` reads it)
 
 Ctrl-C stops the run and still writes all four files.
 """
@@ -30,6 +32,7 @@ from typing import Any, Callable, Sequence
 
 from tqdm import tqdm
 
+from agents import why
 from agents.config import ConfigError, load_config_for_saved
 from agents.llm import Gateway, load_config
 from agents.persona import CastError, load_cast
@@ -146,6 +149,8 @@ def run_headless(
         except (OSError, ValueError, AttributeError):
             prev_wall = 0.0
     accounting.open_jsonl(files["llm_calls"], append=resume is not None)
+    why_log = why.attach(gateway, why.WhyLog(out / why.FILE, mode=getattr(config, "why", "full"),
+                                             append=resume is not None))
     pool, sim = parts.pool, parts.sim
     events_fh = files["events"].open("a" if resume is not None else "w", encoding="utf-8")
     saves_dir = out / "saves"
@@ -234,6 +239,7 @@ def run_headless(
         recorder.close("interrupted" if interrupted else "finished")
         events_fh.close()
         accounting.close()
+        why_log.close()
     wall = prev_wall + time.monotonic() - t0
     summary = make_summary(sim, personas, accounting, config, seed=seed, start=start, wall_s=wall,
                            interrupted=interrupted, town=town)
@@ -245,6 +251,7 @@ def run_headless(
         forecast.learn(str(summary.get("model")), usage0, accounting.summary(), residents=len(personas),
                        hours=(sim.now - begin).total_seconds() / 3600, start=begin, fresh=resume is None,
                        wall_s=time.monotonic() - t0)
+    summary["why"] = why_log.stats(len(personas), summary["sim_hours"])
     files["summary"].write_text(redact(json.dumps(summary, indent=2, ensure_ascii=False)) + "\n", encoding="utf-8")
     files["timeline"].write_text(timeline_text(sim, summary, town), encoding="utf-8")
     if echo is not None:
@@ -455,7 +462,8 @@ def ceiling_of(args: Any) -> Ceiling | None:
         raise UserError(str(err)) from None
 
 
-RUN_FILES = ("events.jsonl", "llm_calls.jsonl", "recording.jsonl", "timeline.md", "summary.json", "saves")
+RUN_FILES = ("events.jsonl", "llm_calls.jsonl", "recording.jsonl", "timeline.md", "summary.json", "saves",
+             "why.jsonl.gz")
 
 
 def refuse_a_used_folder(out: Path) -> None:

@@ -53,6 +53,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from agents import why
 from agents.config import ConfigError
 from agents.llm import load_config
 from agents.persona import CastError, load_cast
@@ -523,6 +524,9 @@ class Session:
         self.recorder = Recorder(game_recording_path(folder), self.sim, kind="game",
                                  model=getattr(self.config, "model", None),
                                  accounting=getattr(self.gateway, "accounting", None))
+        # The decision records beside it (agents/why.py), for `smallville why` and the replay's "Why?".
+        why.attach(self.gateway, why.WhyLog(why.game_path(self.recorder.path),
+                                            mode=getattr(self.config, "why", "full")))
         return self.recorder
 
     def _record(self) -> None:
@@ -581,6 +585,9 @@ class Session:
                 self.recorder.close("the game ended")
             except Exception:  # noqa: BLE001 - the recording is a bonus; closing goes on
                 log.exception("closing the recording failed")
+        wlog = why.log_of(self.gateway)
+        if wlog is not None:
+            wlog.close()
         try:
             self.pool.cancel_all()
             self.pool.shutdown(wait=False)

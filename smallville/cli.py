@@ -1,4 +1,4 @@
-"""The `smallville` command: play | map | sim | interview | replay (the game's) and
+"""The `smallville` command: play | map | sim | interview | replay | why (the game's) and
 bench | evaluate (the lab's). This module builds the argument parser and hands
 each subcommand to its module; it is the one place that wires the game and
 the lab together (the game never imports the lab).
@@ -29,6 +29,7 @@ from game.headless import main_sim
 from game.interview_cli import main_interview
 from game.logs import setup_logging
 from game.town import MapError, main_map
+from game.why_cli import main_why
 from lab.bench.runner import main_bench
 from lab.evaluate.command import main_evaluate
 from lab.experiment.compare import main_compare
@@ -161,6 +162,15 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--size", help="picture size WIDTHxHEIGHT (default 800x450 for an animation, else 1280x720)")
     sub.add_parser("where", help="say where the towns, saves, logs, runs and settings are")
     _add_experiment_commands(sub)
+
+    wy = sub.add_parser("why", help="why a resident did what they did: the memories retrieved with their scores, "
+                        "the prompt and the answer (or --spread: who told whom)")
+    wy.add_argument("target", help="a run folder (runs/NAME), a save in one, or a game's save")
+    wy.add_argument("resident", nargs="?", help='the resident, e.g. "Isabella Rodriguez" (or a first name)')
+    wy.add_argument("--at", help='the moment, e.g. "2023-02-14 17:10" (or "17:10": the first day; default: the end)')
+    wy.add_argument("--spread", metavar="WORD",
+                    help='instead: the conversations a fact travelled through, e.g. "party"')
+    wy.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
 
@@ -226,6 +236,7 @@ COMMANDS: dict[str, Callable[[Any], int]] = {
     "replay": _replay,
     "fork": main_fork,
     "compare": main_compare,
+    "why": main_why,
 }
 
 

@@ -276,7 +276,8 @@ def _args(target, **kw):
 def test_cli_no_interviews_writes_the_files(run, tmp_path):
     out = tmp_path / "out"
     assert main(["evaluate", str(run), "--no-interviews", "--out", str(out)]) == 0
-    for f in ("evaluation.json", "evaluation.md", "diffusion.png", "relationships.png", "coordination.png"):
+    for f in ("evaluation.json", "evaluation.md", "diffusion.png", "relationships.png", "coordination.png",
+              "spread.png"):
         assert (out / f).exists() and (out / f).stat().st_size > 0, f
     res = json.loads((out / "evaluation.json").read_text())
     assert res["interviews"] is None and res["relationships"]["start"]["density"] == round(2 / 6, 4)

@@ -125,7 +125,8 @@ def test_masked_answers_parse_and_fit_the_minds_schemas(masked, name, prompt, ma
         schema.model_validate(json.loads(text))  # parseable JSON that fits, without leniency
         assert out["choices"][0]["finish_reason"] == "stop", text  # ended by the mask's EOS, not the limit
         # Every token written was either sampled under the mask or forced by the schema.
-        assert masked.last_mask_ms and len(masked.last_mask_ms) + masked.last_forced >= out["usage"]["completion_tokens"]
+        written = len(masked.last_mask_ms) + masked.last_forced
+        assert masked.last_mask_ms and written >= out["usage"]["completion_tokens"]
     assert float(np.median(masked.last_mask_ms)) < 20.0  # well under a token's own time (~16 ms)
 
 

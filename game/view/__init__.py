@@ -13,7 +13,8 @@ its public methods; they never step or pump the simulation (the session's
 - bubbles.py    speech bubbles over residents who talk
 - statusline.py the bottom line: the hovered tile's address
 - hud.py        the HUD and the time controls; help.py the controls help
-- inspector.py  the inspector panel (inspector_text.py: what it says, no pygame)
+- inspector.py  the inspector panel (inspector_text.py: what it says, no pygame);
+                why_panel.py its "Why?": an act's memories, scores, prompt and answer; who told whom
 - chat.py       talking to a resident; interview.py the interview window (the chat's code)
 - console.py    the world-edit console; savemenu.py saving and loading; quit_dialog.py leaving
 - follow.py, walkto.py    the camera following a resident; the visitor walking somewhere

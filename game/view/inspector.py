@@ -29,6 +29,7 @@ import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UIImage, UITextBox, UITextEntryLine, UIWindow
 
+from game.view import why_panel
 from game.view.console import play_as
 from game.view.emoji import icon
 from game.view.follow import link_names
@@ -116,6 +117,8 @@ class Inspector:
         self.talk_button = None
         self.play_button = None  # "Play as" (issue 7; game/view/console.py play_as)
         self.follow_button = self.walk_button = None  # "Follow", "Walk there" (issue 12)
+        self.why_button = None  # "Why?" on the action line (game/view/why_panel.py)
+        self.snap: dict = {}  # the selected resident's snapshot shown last
         self.state_entry = self.state_button = None  # the object panel's state editor (issue 7)
         self._state_typing = False
         self.interview_button = None
@@ -156,7 +159,8 @@ class Inspector:
         self.window = self.box = self.head = self.icon = self.talk_button = None
         self.interview_button = self.voice_entry = self.voice_button = None
         self.play_button = self.state_entry = self.state_button = None
-        self.follow_button = self.walk_button = None
+        self.follow_button = self.walk_button = self.why_button = None
+        self.snap = {}
         if self._state_typing and getattr(self.game, "controls", None) is not None:
             self.game.controls.enabled = True
         self._state_typing = False
@@ -196,7 +200,11 @@ class Inspector:
             if getattr(self.game, "walker", None) is not None:
                 self.walk_button = UIButton(pygame.Rect(104, top, 110, 30), "Walk there", self.game.ui,
                                             container=self.window, tool_tip_text="walk up to them, to talk")
-            if self.follow_button is not None or self.walk_button is not None:
+            if getattr(self.game, "why_panel", None) is not None:
+                self.why_button = UIButton(pygame.Rect(218, top, 70, 30), "Why?", self.game.ui,
+                                           container=self.window,
+                                           tool_tip_text="why they do this: the memories, the prompt, the answer")
+            if self.follow_button is not None or self.walk_button is not None or self.why_button is not None:
                 top += 34
         live = not getattr(self.session, "read_only", False)  # a replay changes nothing
         if talk:
@@ -300,8 +308,10 @@ class Inspector:
             thinking = bool(sim.thinking(name)) if sim is not None else False
             now = getattr(sim, "now", None)
             snap = snap or {}
+            self.snap = snap
             return (header_lines(name, body, snap, thinking=thinking),
-                    body_html(snap, now=now, memory_text=self._memory_text(name)))
+                    body_html(snap, now=now, memory_text=self._memory_text(name),
+                              why_links=getattr(self.game, "why_panel", None) is not None))
         if self.object:
             town = getattr(self.session, "town", None) or self.game.town  # the live states are the session's
             try:
@@ -334,6 +344,12 @@ class Inspector:
             if e != self._emoji:
                 self._emoji = e
                 self.icon.set_image(_emoji_surface(e))
+
+    def act_of(self, spec: str) -> tuple | None:
+        """The act a "Why?" names (``action``, ``plan:<i>``, ``line:<i>``) in what the panel shows."""
+        if not self.selected:
+            return None
+        return why_panel.act_of(self._sim(), self.selected, self.snap or {}, spec)
 
     def _linked(self, body: str) -> str:
         """The body's markup with every resident's name a link (a click follows them)."""
@@ -392,6 +408,12 @@ class Inspector:
                 self.game.follow_resident(self.selected)
             else:
                 self.game.walk_to_resident(self.selected)
+            return True
+        if event.type == pygame_gui.UI_BUTTON_PRESSED and self.why_button is not None \
+                and event.ui_element is self.why_button and self.selected:
+            act = self.act_of("action")
+            if act is not None:
+                self.game.why_panel.open(*act)
             return True
         if event.type == pygame_gui.UI_BUTTON_PRESSED and self.play_button is not None \
                 and event.ui_element is self.play_button and self.selected:
@@ -490,4 +512,6 @@ def install(game) -> Inspector:
     insp = Inspector(game)
     game.add_overlay(insp)
     game.inspector = insp
+    if getattr(game, "why_panel", None) is None:
+        why_panel.install(game)  # after the inspector: it hears Escape and its links first
     return insp

@@ -97,8 +97,14 @@ def header_html(name: str, body, snap: dict, *, thinking: bool) -> str:
     return f"<font pixel_size={TEXT_PX}>" + "".join(parts) + "</font>"
 
 
-def body_html(snap: dict, *, now: datetime | None, memory_text=None) -> str:
-    """What changes when the mind finishes a job: summary, plan, memories, reflections, people."""
+def _why(spec: str, on: bool) -> str:
+    """A "why?" link to the act's decision record (game/view/why_panel.py)."""
+    return f" <a href='why:{spec}'>why?</a>" if on else ""
+
+
+def body_html(snap: dict, *, now: datetime | None, memory_text=None, why_links: bool = False) -> str:
+    """What changes when the mind finishes a job: summary, plan, memories, reflections, people
+    (``why_links``: a "why?" after each plan item and each line said)."""
     out: list[str] = [f"<font pixel_size={TEXT_PX} color='{C_TEXT}'>"]
     if snap.get("note"):  # where this snapshot comes from, when not the live mind (a replay's save)
         out.append(f"<font pixel_size={SMALL_PX} color='{C_NOW}'><i>{esc(snap['note'])}</i></font><br>")
@@ -113,11 +119,12 @@ def body_html(snap: dict, *, now: datetime | None, memory_text=None) -> str:
         cur = _current_plan_index(plan, now)
         for i, line in enumerate(plan):
             tag = source_tag(sources[i], SMALL_PX)
+            link = _why(f"plan:{i}", why_links)
             if i == cur:
-                out.append(f"<font color='{C_NOW}'><b>» {esc(line)}</b></font>{tag}<br>")
+                out.append(f"<font color='{C_NOW}'><b>» {esc(line)}</b></font>{tag}{link}<br>")
             else:
                 colour = source_colour(sources[i]) or C_TEXT
-                out.append(f"<font color='{colour}'>   {esc(line)}</font>{tag}<br>")
+                out.append(f"<font color='{colour}'>   {esc(line)}</font>{tag}{link}<br>")
         for line in snap.get("arrangements") or []:
             out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>arranged: {esc(line)}</font><br>")
         pending = snap.get("pending") or []
@@ -143,13 +150,15 @@ def body_html(snap: dict, *, now: datetime | None, memory_text=None) -> str:
     said = snap.get("said") or []
     if said:
         out.append(_h("Said lately" + (" (grounded: from memories)" if snap.get("grounded") else "")))
-        for x in reversed(said[-4:]):
+        for j in reversed(range(max(0, len(said) - 4), len(said))):
+            x = said[j]
             mid = x.get("memory")
             src = x.get("source")
             if mid is not None:  # the memory is shown below in full; the tag says only who chose it
                 src = pv.tag(pv.kind_of(src), "grounded") if pv.kind_of(src) in pv.KINDS else src
             out.append(f"<font color='{C_DIM}'>{_hm(x.get('time'))} to {esc(str(x.get('to', '')).split(' ')[0])}:"
-                       f"</font> {esc(_clip(x.get('text', ''), MEMORY_CHARS))}{source_tag(src, SMALL_PX)}<br>")
+                       f"</font> {esc(_clip(x.get('text', ''), MEMORY_CHARS))}{source_tag(src, SMALL_PX)}"
+                       f"{_why(f'line:{j}', why_links)}<br>")
             text = memory_text(mid) if (mid is not None and memory_text) else None
             if mid is not None:
                 out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>   from memory #{mid}"

@@ -6,8 +6,8 @@
     smallville evaluate runs/NAME --battery [--agent "Maria Lopez"]   # the interview battery -> interviews.md
 
 Writes ``evaluation.json``, ``evaluation.md`` and PNG plots (``diffusion.png``,
-``relationships.png``, ``coordination.png``) into the run folder (or
-``--out``), with the paper's figures beside ours:
+``relationships.png``, ``coordination.png``, ``spread.png``: who told whom) into the run
+folder (or ``--out``), with the paper's figures beside ours:
 
 1. Information diffusion: the share of residents who know of Sam Moore's
    candidacy and of Isabella's Valentine's Day party, at the start and the

@@ -124,3 +124,39 @@ def plot_coordination(co: dict, path: Path) -> Path:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def plot_spread(result: dict, path: Path) -> Path:
+    """Who told whom: for each fact, every resident who heard it, at the time they first
+    did, with an arrow from the one who told them (a line said); the holder and those who
+    only have a memory of it stand alone."""
+    plt = _plt()
+    facts = result["diffusion"]["facts"]
+    fig, axes = plt.subplots(1, len(FACTS), figsize=(6 * len(FACTS), 5))
+    axes = np.atleast_1d(axes)
+    for ax, fact in zip(axes, FACTS):
+        heard = facts[fact.key]["heard_over_time"]
+        rows = {h["resident"]: i for i, h in enumerate(heard)}
+        times = {h["resident"]: parse_time(h["time"]) for h in heard}
+        for h in heard:
+            who, t = h["resident"], times[h["resident"]]
+            told = h.get("from")
+            colour = "C1" if told else ("C3" if h["how"] == "seed" else "C0")
+            ax.plot([t], [rows[who]], "o", color=colour, ms=7)
+            if told in rows:
+                ax.annotate("", xy=(t, rows[who]), xytext=(times[told], rows[told]),
+                            arrowprops={"arrowstyle": "->", "color": "C1", "lw": 1, "alpha": 0.8})
+        ax.set_yticks(range(len(heard)), [h["resident"].split()[0] for h in heard], fontsize=8)
+        ax.invert_yaxis()
+        ax.set_title(f"{fact.label}: {len(heard)} heard ({sum(1 for h in heard if h.get('from'))} told in talk)",
+                     fontsize=10)
+        ax.set_xlabel("sim time (first heard)")
+        ax.xaxis.set_major_formatter(_dates().DateFormatter("%a %H:%M"))
+        ax.tick_params(axis="x", labelrotation=30)
+        if not heard:
+            ax.text(0.5, 0.5, "nobody heard it in this run", ha="center", va="center", transform=ax.transAxes)
+    fig.suptitle("Who told whom (red: knew it at the start; orange: told in a conversation; blue: a memory)")
+    fig.tight_layout(rect=(0, 0, 1, 0.94))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

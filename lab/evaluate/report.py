@@ -13,7 +13,7 @@ from game.saved_run import Target
 from lab.evaluate.judge import FACTS
 from lab.evaluate.paper import PAPER_ATTENDED, PAPER_DENSITY, PAPER_INVITED, PAPER_N
 from lab.evaluate.passing import passing_markdown
-from lab.evaluate.plots import plot_coordination, plot_diffusion, plot_relationships
+from lab.evaluate.plots import plot_coordination, plot_diffusion, plot_relationships, plot_spread
 
 
 def frac(count: int | None, n: int) -> str:
@@ -79,7 +79,8 @@ def render_markdown(result: dict) -> str:
                     fb = " (stand-in line)" if a.get("fallback") else ""
                     L.append(f"| {phase} | {r} | {fact.question} | {a['label']} ({a['reason']}){fb} | {ans} |")
         L.append("")
-    L += ["![diffusion](diffusion.png)", "", "## 2. Relationship formation", "",
+    L += ["![diffusion](diffusion.png)", "", "Who told whom (`smallville why RUN --spread WORD` lists the lines):", "",
+          "![who told whom](spread.png)", "", "## 2. Relationship formation", "",
           "| graph | start | end | paper start | paper end |", "|---|---|---|---|---|"]
     rel = result["relationships"]
     e = rel["end"]
@@ -173,4 +174,5 @@ def write_outputs(result: dict, tg: Target, out: Path) -> dict[str, Path]:
     files["diffusion"] = plot_diffusion(result, tg, out / "diffusion.png")
     files["relationships"] = plot_relationships(result["relationships"], tg.residents, out / "relationships.png")
     files["coordination"] = plot_coordination(result["coordination"], out / "coordination.png")
+    files["spread"] = plot_spread(result, out / "spread.png")
     return files
