@@ -264,6 +264,11 @@ class Gateway:
             out += [text for text, ok in self.router.status_lines() if not ok]
         return out + self.dialects.problems()
 
+    def server_report(self) -> dict:
+        """For a run's summary: what is wrong, and the dialect each server settled on."""
+        spoken = {ep.label: ep.dialect for ep in self.dialects.endpoints() if not ep.fixed and ep.settled}
+        return {"problems": self.server_problems(), "dialects": spoken}
+
     @property
     def healthy(self) -> bool:
         with self._lock:

@@ -213,10 +213,14 @@ def run_headless(
     summary["resumed_at"] = begin.strftime(TIME_FORMAT) if resume is not None else None
     summary["save"] = str(last_save) if last_save else None
     summary["recording"] = recorder.stats(len(personas), hours=summary["sim_hours"])
+    report = getattr(gateway, "server_report", None)  # what is wrong with the model server(s), with the fix
+    summary["model_servers"] = report() if callable(report) else None
     files["summary"].write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     files["timeline"].write_text(timeline_text(sim, summary, town), encoding="utf-8")
     if echo is not None:
         echo(economy_text(summary))
+        for problem in (summary["model_servers"] or {}).get("problems", []):
+            echo(f"model server trouble: {problem}")
         echo(f"run folder: {out}" + ("  (interrupted: partial run)" if interrupted else "")
              + (f"; continue it with: smallville sim --resume {out} --hours H" if last_save else ""))
     return RunResult(out=out, summary=summary, sim=sim, interrupted=interrupted, files=files)
