@@ -138,11 +138,13 @@ class Endpoint:
         return self._step_down(dialect, "refused")
 
     def answered(self, dialect: str, kind: str) -> bool:
-        """One answer came back: "valid", "not_json" (prose: the constraint was not
-        applied), "cut_off" or "invalid". True when the dialect was ignored and the
-        next one should be asked at once."""
+        """One answer came back: "valid", "valid_prose" (usable, read out of prose),
+        "not_json" (prose: the constraint was not applied), "cut_off" or "invalid".
+        True when the dialect was ignored and the next one should be asked at once."""
         if self.fixed:
             return False
+        if kind == "valid_prose":  # fine in the prompt; elsewhere the server ignored the form
+            kind = "valid" if dialect == "prompt" else "not_json"
         if kind == "valid":
             with self._lock:
                 if dialect != self.dialect or self.settled:
@@ -169,7 +171,7 @@ class Endpoint:
             self.streak += 1
             give_up = not self.settled and self.streak >= STEP_DOWN_AFTER and dialect != "prompt"
         if give_up:
-            self._step_down(dialect, f"gave {STEP_DOWN_AFTER} calls of answers that do not fit the schema with")
+            self._step_down(dialect, "answered off the schema in")
 
     def problem(self) -> str | None:
         """What is wrong with this server's answers, with the fix; None when all is well."""
@@ -181,8 +183,9 @@ class Endpoint:
             return (f"{self.label}: {streak} calls in a row with no answer that fits the schema "
                     f"({SAY[dialect]}); try a larger model or a server with structured output")
         if dialect == "prompt" and stepped:
-            return (f"{self.label} takes no structured output (it {stepped[-1][1]} the last form); "
-                    "answers follow the schema in the prompt only; a server with json_schema fixes it")
+            why = stepped[-1][1].removesuffix(" in")
+            return (f"{self.label}: no structured output (forms {why}); schema in the prompt only; "
+                    "a server with json_schema fixes it")
         return None
 
 
@@ -287,9 +290,9 @@ class StructuredCall:
 
 
 def answer_kind(text: str | None, problem: str | None) -> str:
-    """"valid", "cut_off", "not_json" or "invalid", for ``Endpoint.answered``."""
+    """"valid", "valid_prose", "cut_off", "not_json" or "invalid", for ``Endpoint.answered``."""
     if problem is None:
-        return "valid"
+        return "valid" if (text or "").strip().startswith("{") else "valid_prose"
     if "cut off" in problem:
         return "cut_off"
     if not (text or "").strip().startswith("{"):

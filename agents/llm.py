@@ -346,11 +346,11 @@ class Gateway:
             try:
                 return completion(**kwargs)
             except Exception as err:  # noqa: BLE001 - model trouble of every kind ends here
+                if "structured" not in kwargs and call.refused(err):
+                    continue  # the server turned the structured-output form down: the next one
                 kind = error_kind(err)
                 tally["error"] = kind
                 tally["why"] = _why(kind, err, cfg.model, cfg.api_base)
-                if "structured" not in kwargs and call.refused(err):
-                    continue  # the server turned the structured-output form down: the next one
                 if kind not in TRANSIENT or attempt >= retries:
                     raise
                 attempt += 1
@@ -458,7 +458,7 @@ class Gateway:
                         },
                     ]
                     continue
-                call.answered("valid")
+                call.answered(answer_kind(text, None))  # usable; settles the form, or shows it was ignored
                 if self.cache is not None and key is not None and not call.extra:
                     self.cache.put(key, cfg.model, text or "", pt, ct)
                 break

@@ -175,7 +175,7 @@ class ProseServer(_Server):
     def route(self, method: str, path: str, body: Any) -> tuple[int, Any]:
         body = body if isinstance(body, dict) else {}
         if path == "/v1/models":
-            return 200, {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "local"}
+            return 200, {"object": "list", "data": [{"id": m, "object": "model", "created": 0, "owned_by": "local"}
                                                     for m in self.models]}
         if path == "/v1/chat/completions":
             name = str(body.get("model") or "")

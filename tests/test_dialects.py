@@ -128,7 +128,7 @@ def test_a_server_deaf_to_every_form_ends_in_the_prompt_within_one_ask(tmp_path)
     assert [(d, why) for d, why in ep.stepped] == [("json_schema", "ignored"), ("json_object_schema", "ignored"),
                                                    ("guided_json", "ignored")]
     # It answers, but without structured output: the HUD and the summary say so, naming the server and the fix.
-    problem = "127.0.0.1:9 takes no structured output (it ignored the last form)"
+    problem = "127.0.0.1:9: no structured output (forms ignored)"
     assert gw.server_problems()[0].startswith(problem) and "json_schema fixes it" in gw.server_problems()[0]
     assert any(text.startswith(problem) and not ok for text, ok in gw.deployment_lines())
     assert gw.status == "ok"
@@ -142,8 +142,8 @@ def test_every_schema_form_turned_down_still_gets_prose_mode_answers_and_says_so
         value, why = ask(gw)
         assert why is None and value.rating == 7
     assert server.seen == ["json_schema", "json_object_schema", "guided_json", "prompt", "prompt", "prompt"]
-    assert gw.server_problems() == ["127.0.0.1:9 takes no structured output (it refused the last form); answers "
-                                    "follow the schema in the prompt only; a server with json_schema fixes it"]
+    assert gw.server_problems() == ["127.0.0.1:9: no structured output (forms refused); schema in the prompt only; "
+                                    "a server with json_schema fixes it"]
     assert gw.server_report()["dialects"] == {"127.0.0.1:9": "prompt"}
 
 
