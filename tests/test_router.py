@@ -262,3 +262,16 @@ def test_every_server_refusing_the_key_says_so_in_the_status(tmp_path):
     finally:
         a.kill()
         b.kill()
+
+
+def test_one_server_that_refuses_the_key_is_named_with_the_fix():
+    bad = FakeOpenAI("bad", status=401)
+    try:
+        cfg = load_config({"model": "openai/m", "api_base": bad.api_base}, env={}, toml_path=None)
+        gw = Gateway(cfg.with_(cache=None, timeout=5.0))
+        v, why = gw.ask_traced(Say, "hi", purpose="t", fallback=Say(text="F"))
+        assert v.text == "F" and why == "auth" and bad.asked == 1  # not retried: a key does not heal
+        assert f"127.0.0.1:{bad.port} refused the API key" in gw.status and "set the right key" in gw.status
+        assert gw.server_problems() == [gw.status]
+    finally:
+        bad.kill()
