@@ -219,7 +219,10 @@ def run_headless(
     files["timeline"].write_text(timeline_text(sim, summary, town), encoding="utf-8")
     if echo is not None:
         echo(economy_text(summary))
-        for problem in (summary["model_servers"] or {}).get("problems", []):
+        servers = summary["model_servers"] or {}
+        if servers.get("dialects"):  # how each server was asked for JSON (agents/dialects.py)
+            echo("structured output: " + "; ".join(f"{k} {v}" for k, v in servers["dialects"].items()))
+        for problem in servers.get("problems", []):
             echo(f"model server trouble: {problem}")
         echo(f"run folder: {out}" + ("  (interrupted: partial run)" if interrupted else "")
              + (f"; continue it with: smallville sim --resume {out} --hours H" if last_save else ""))
