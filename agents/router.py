@@ -327,12 +327,13 @@ class ModelRouter:
 
     # -- the HUD -----------------------------------------------------------------------
     def status_lines(self) -> list[tuple[str, bool]]:
-        """One short line per deployment and whether it is healthy: "gpu1 ok 2/4 · 130 served"."""
+        """One short line per deployment and whether it is healthy: "gpu1 ok 2/4 · 130 served".
+        A server whose last call failed stays "down" after its rest, until it answers again."""
         now = self.clock()
         out = []
         with self._cond:
             for d, h in zip(self.deployments, self.health):
-                if h.down(now):
+                if h.down(now) or h.streak:
                     out.append((f"{d.label}: down ({h.last_error or 'no answer'})", False))
                 else:
                     out.append((f"{d.label}: ok {h.in_flight}/{d.concurrency} · {h.served} served", True))
