@@ -76,9 +76,21 @@ def refusal(err: BaseException) -> bool:
 def endpoint_label(model: str, api_base: str | None) -> str:
     """The server as a player knows it: the host of api_base, else the model."""
     if api_base:
-        host = api_base.split("://", 1)[-1].split("/", 1)[0].rsplit("@", 1)[-1]
+        host = api_base.split("://", 1)[-1].split("/", 1)[0].split("?", 1)[0].rsplit("@", 1)[-1]
         return host or model
     return model
+
+
+def memory_key(model: str, api_base: str | None) -> str:
+    """How an endpoint is named in the memory file: no credentials (``user:pass@``, a
+    ``?key=`` query) ever reach it."""
+    base = "-"
+    if api_base:
+        scheme, _, rest = api_base.partition("://")
+        rest = rest.split("?", 1)[0].split("#", 1)[0]
+        host, slash, path = rest.partition("/")
+        base = f"{scheme}://{host.rsplit('@', 1)[-1]}{slash}{path}" if rest else api_base.split("?", 1)[0]
+    return f"{model} @ {base}"
 
 
 class Endpoint:
@@ -99,7 +111,7 @@ class Endpoint:
 
     @property
     def key(self) -> str:
-        return f"{self.model} @ {self.api_base or '-'}"
+        return memory_key(self.model, self.api_base)
 
     def request(self, dialect: str, messages: list[dict], js: dict, name: str) -> dict[str, Any]:
         """The completion kwargs that carry ``js`` in ``dialect``."""
@@ -147,10 +159,12 @@ class Endpoint:
             kind = "valid" if dialect == "prompt" else "not_json"
         if kind == "valid":
             with self._lock:
-                if dialect != self.dialect or self.settled:
-                    self.streak = 0 if dialect == self.dialect else self.streak
+                if dialect != self.dialect:
                     return False
-                self.settled, self.streak = True, 0
+                self.streak = 0
+                if self.settled:
+                    return False
+                self.settled = True
             self.owner.settled(self)
             return False
         with self._lock:
@@ -202,7 +216,7 @@ class Dialects:
         with self._lock:
             ep = self._endpoints.get((model, api_base))
             if ep is None:
-                start = DIALECTS[0] if fixed else self._remembered(f"{model} @ {api_base or '-'}")
+                start = DIALECTS[0] if fixed else self._remembered(memory_key(model, api_base))
                 ep = Endpoint(self, model, api_base, fixed=fixed, start=start, label=label)
                 self._endpoints[(model, api_base)] = ep
             return ep

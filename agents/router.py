@@ -42,6 +42,8 @@ from typing import Any, Callable, Mapping
 
 import yaml
 
+from agents.dialects import endpoint_label
+
 log = logging.getLogger(__name__)
 
 COOLDOWN_S = 10.0  # a failed deployment rests this long before it is tried again
@@ -67,10 +69,7 @@ class Deployment:
     def label(self) -> str:
         if self.name:
             return self.name
-        if self.api_base:
-            host = self.api_base.split("://", 1)[-1].split("/", 1)[0]
-            return host or self.model
-        return self.model
+        return endpoint_label(self.model, self.api_base)  # the host, never its credentials
 
     @property
     def is_local(self) -> bool:

@@ -260,3 +260,12 @@ def test_calls_refused_at_once_step_down_one_form_not_two(tmp_path):
         t.join(20)
     assert [why for _, why in out] == [None] * 4
     assert server.seen.count("guided_json") == 0 and gw.dialects.endpoints()[0].dialect == "json_object_schema"
+
+
+def test_the_memory_never_holds_credentials(tmp_path):
+    base = "https://user:s3cret@gpu.example:8443/v1?key=sk-abc#frag"
+    ask(gateway(Server(takes={"json_schema"}), tmp_path, base=base))
+    text = (tmp_path / "dialects.json").read_text()
+    assert "s3cret" not in text and "sk-abc" not in text and "user" not in text
+    assert "openai/local-model @ https://gpu.example:8443/v1" in json.loads(text)
+    assert dl.memory_key("m", None) == "m @ -"

@@ -275,3 +275,9 @@ def test_one_server_that_refuses_the_key_is_named_with_the_fix():
         assert gw.server_problems() == [gw.status]
     finally:
         bad.kill()
+
+
+def test_a_server_label_never_shows_credentials():
+    d = Deployment("openai/m", "https://user:s3cret@gpu.example:8443/v1?key=sk-abc")
+    assert d.label == "gpu.example:8443"
+    assert Deployment("openai/m", "http://gpu?key=sk-abc").label == "gpu"
