@@ -186,6 +186,9 @@ def _why(kind: str, err: BaseException, model: str, api_base: str | None) -> str
     if kind == "auth":
         where = endpoint_label(model, api_base)
         return f"{where} refused the API key ({_short(err, 60)}); set the right key in the provider's variable"
+    if kind == "bad_request":
+        where = endpoint_label(model, api_base)
+        return f"{where} turns the calls down ({_short(err, 60)}); check --model and the server's own log"
     if kind == "not_found":
         provider, _, name = model.partition("/")
         if provider in ("ollama", "ollama_chat"):

@@ -269,3 +269,15 @@ def test_the_memory_never_holds_credentials(tmp_path):
     assert "s3cret" not in text and "sk-abc" not in text and "user" not in text
     assert "openai/local-model @ https://gpu.example:8443/v1" in json.loads(text)
     assert dl.memory_key("m", None) == "m @ -"
+
+
+def test_a_server_that_turns_every_call_down_is_named_with_the_fix(tmp_path):
+    import litellm
+
+    def server(**kw):
+        raise litellm.BadRequestError(message="max_tokens must be at most 64", model="m", llm_provider="openai")
+
+    gw = gateway(server, tmp_path)
+    assert ask(gw) == (FALLBACK, "bad_request")
+    assert "127.0.0.1:9 turns the calls down (" in gw.status and "check --model and the server's own log" in gw.status
+    assert gw.server_problems() == [gw.status]
