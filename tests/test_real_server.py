@@ -109,8 +109,10 @@ def test_the_router_over_two_real_servers_one_killed_mid_run(tmp_path):
     _server_extras()
     with LlamaServer(threads=1) as a, LlamaServer(threads=1) as b:
         toml = tmp_path / "smallville.toml"
-        toml.write_text("".join(f'[[models]]\nmodel = "openai/{ALIAS}"\napi_base = "{s.base}"\nconcurrency = 1\n'
-                                f'name = "{n}"\n\n' for n, s in (("srv-a", a), ("srv-b", b))))
+        # A longer time per call than the default: this test is about the kill, and two servers share two cores.
+        tables = "".join(f'[[models]]\nmodel = "openai/{ALIAS}"\napi_base = "{s.base}"\nconcurrency = 1\n'
+                         f'name = "{n}"\n\n' for n, s in (("srv-a", a), ("srv-b", b)))
+        toml.write_text("timeout = 180\n\n" + tables)
         gw = Gateway(load_config({}, env={}, toml_path=toml))
         served_by_a = []
 
