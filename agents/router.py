@@ -275,9 +275,10 @@ class ModelRouter:
                 self.health[i].in_flight += 1
             d = self.deployments[i]
             left = deadline - self.clock()
+            if left <= 0.05:  # waited for room until the time ran out: not the server's fault
+                self._done(i, None, answered=False)
+                raise last or TimeoutError(f"model server {d.label}: no time left for the call")
             try:
-                if left <= 0.05:
-                    raise TimeoutError(f"model server {d.label}: no time left for the call")
                 call = dict(kwargs, timeout=left)
                 if structured is not None:
                     call.update(structured.shape(d.model, d.api_base, d.label))

@@ -31,6 +31,7 @@ from typing import Any, Callable, Sequence
 from tqdm import tqdm
 
 from agents.config import ConfigError, load_config_for_saved
+from agents.dialects import SAY
 from agents.llm import Gateway, load_config
 from agents.persona import CastError, load_cast
 from game import paths, runstats
@@ -221,7 +222,7 @@ def run_headless(
         echo(economy_text(summary))
         servers = summary["model_servers"] or {}
         if servers.get("dialects"):  # how each server was asked for JSON (agents/dialects.py)
-            echo("structured output: " + "; ".join(f"{k} {v}" for k, v in servers["dialects"].items()))
+            echo("structured output: " + "; ".join(f"{k} {SAY.get(v, v)}" for k, v in servers["dialects"].items()))
         for problem in servers.get("problems", []):
             echo(f"model server trouble: {problem}")
         echo(f"run folder: {out}" + ("  (interrupted: partial run)" if interrupted else "")

@@ -101,7 +101,7 @@ def test_a_two_resident_hour_on_the_real_server(server, tmp_path):
     assert summary["totals"]["model_led_share"] > 0  # the model's answers reached the residents' days
     assert summary["model_servers"] == {"problems": [], "dialects": {f"127.0.0.1:{server.port}": "json_object_schema"}}
     assert "model server trouble" not in said
-    assert f"structured output: 127.0.0.1:{server.port} json_object_schema" in said
+    assert f"structured output: 127.0.0.1:{server.port} json_object with schema" in said
 
 
 @pytest.mark.skipif(not MAP.exists(), reason="the Ville map is not built")
