@@ -103,7 +103,7 @@ def form(body: dict) -> str:
     return "prompt" if "follows this JSON schema" in json.dumps(body["messages"]) else "none"
 
 
-def test_a_server_that_turns_every_form_down_gets_prose_mode_answers_and_the_hud_says_so(tmp_path, display):
+def test_a_server_that_turns_every_form_down_gets_prose_mode_answers_and_the_hud_says_so(tmp_path, display, capsys):
     from game.app import Game
     from game.session import Session
     from game.view.hud import BAD
@@ -120,6 +120,7 @@ def test_a_server_that_turns_every_form_down_gets_prose_mode_answers_and_the_hud
         assert gw.server_problems() == [problem]
         summary = json.loads((tmp_path / "run" / "summary.json").read_text())
         assert summary["model_servers"]["problems"] == [problem]
+        assert f"model server trouble: {problem}\n" in capsys.readouterr().out  # the run's end, one line
 
         session = Session.create(MAP, gateway=gw, embedder=HashEmbedder(64), agents=1, visitor_name="Alex")
         try:
