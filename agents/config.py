@@ -39,7 +39,7 @@ class ModelConfig:
     model: str = EMBEDDED_MODEL
     api_base: str | None = None
     concurrency: int = 0  # 0: pick by model (2 for the embedded one, 8 for hosted ones)
-    timeout: float = 0.0  # seconds per model call; 0: pick by model (60 embedded, 30 hosted)
+    timeout: float = 0.0  # seconds per model call; 0: pick by model (60 embedded or local, 30 hosted)
     retries: int = 3  # extra attempts on rate limits and transient errors
     backoff: float = 1.0  # seconds before the first retry; doubles each time, with jitter
     deadline: float = 0.0  # seconds for one ask() including retries; 0: 4 x timeout
@@ -90,7 +90,8 @@ class ModelConfig:
         if self.concurrency <= 0:
             object.__setattr__(self, "concurrency", 2 if self.is_embedded else 8)
         if self.timeout <= 0:
-            object.__setattr__(self, "timeout", 60.0 if self.is_embedded else 30.0)
+            # A model on this machine or network queues calls on a few cores: more time than a hosted API.
+            object.__setattr__(self, "timeout", 60.0 if self.is_embedded or self.is_local else 30.0)
         if self.deadline <= 0:
             object.__setattr__(self, "deadline", 4 * self.timeout)
         if self.retries < 0:

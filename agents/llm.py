@@ -21,7 +21,6 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-import json
 import logging
 import random
 import re
@@ -35,11 +34,12 @@ from typing import Any, Callable, TypeVar
 
 from pydantic import BaseModel
 
-from agents import scripted, why
+from agents import home, scripted, why
 from agents.accounting import Accounting, CallRecord
 from agents.answers import compact_schema, parse_json_answer, validate_answer
 from agents.cache import ResponseCache, cache_key
 from agents.config import EMBEDDED_MODEL, EMBEDDED_PROVIDER, ConfigError, ModelConfig, load_config
+from agents.dialects import Dialects, StructuredCall, answer_kind, endpoint_label
 from agents.local_model import handler as local_handler
 from agents.router import ModelRouter
 
@@ -183,6 +183,12 @@ def _short(err: BaseException, limit: int = 100) -> str:
 def _why(kind: str, err: BaseException, model: str, api_base: str | None) -> str:
     """What went wrong, for the HUD and the log. A model the server does not have is
     the commonest first-run mistake with a local server: say what to do."""
+    if kind == "auth":
+        where = endpoint_label(model, api_base)
+        return f"{where} refused the API key ({_short(err, 60)}); set the right key in the provider's variable"
+    if kind == "bad_request":
+        where = endpoint_label(model, api_base)
+        return f"{where} turns the calls down ({_short(err, 60)}); check --model and the server's own log"
     if kind == "not_found":
         provider, _, name = model.partition("/")
         if provider in ("ollama", "ollama_chat"):
@@ -213,6 +219,7 @@ class Gateway:
         accounting: Accounting | None = None,
         cache: ResponseCache | str | Path | None = None,
         completion: Callable[..., Any] | None = None,
+        dialects: Dialects | None = None,
     ) -> None:
         self.config = config or load_config()
         self.accounting = accounting if accounting is not None else Accounting()
@@ -229,7 +236,9 @@ class Gateway:
         self._fail_streak = 0
         self._fail_since: float | None = None
         self._last_error: str | None = None
-        self._schema_mode: str | None = None  # "json_schema" | "json_object" | "grammar", decided once
+        # Each server's structured-output dialect, negotiated and remembered (agents/dialects.py).
+        self.dialects = dialects if dialects is not None else Dialects(home.cache_dir() / "dialects.json")
+        self._fixed: bool | None = None  # Ollama and in-process providers take the schema as it is
 
     # -- status for the HUD ------------------------------------------------------------
     @property
@@ -246,8 +255,22 @@ class Gateway:
             return f"model unreachable: {self._last_error} (since {since})"
 
     def deployment_lines(self) -> list[tuple[str, bool]]:
-        """Per-server health when several serve the model ([[models]]); empty otherwise."""
-        return self.router.status_lines() if self.router is not None else []
+        """Per-server health when several serve the model ([[models]]), and what is wrong
+        with a server's answers (no structured output, answers that never fit)."""
+        lines = self.router.status_lines() if self.router is not None else []
+        return lines + [(p, False) for p in self.dialects.problems()]
+
+    def server_problems(self) -> list[str]:
+        """One line per thing wrong with the model server(s), naming it and the fix."""
+        out = [] if self.healthy else [self.status]
+        if self.router is not None:
+            out += [text for text, ok in self.router.status_lines() if not ok]
+        return out + self.dialects.problems()
+
+    def server_report(self) -> dict:
+        """For a run's summary: what is wrong, and the dialect each server settled on."""
+        spoken = {ep.label: ep.dialect for ep in self.dialects.endpoints() if not ep.fixed and ep.settled}
+        return {"problems": self.server_problems(), "dialects": spoken}
 
     @property
     def healthy(self) -> bool:
@@ -271,55 +294,25 @@ class Gateway:
             self._last_error = why
 
     # -- request shape -----------------------------------------------------------------
-    def _mode(self) -> str:
-        if self._schema_mode is None:
+    def _is_fixed(self) -> bool:
+        """In-process providers and Ollama take the schema as it is; other servers negotiate."""
+        if self._fixed is None:
             provider = self.config.provider
             if not self.config.is_embedded:
                 # Registers the in-process providers (scripted/...) before we look them up, also
-                # for an injected completion: else the mode would hang on whether litellm was
+                # for an injected completion: else the request would hang on whether litellm was
                 # already imported (a loaded game's prompts then differed from the saved one's).
                 _lm()
-            if provider in _providers or self.config.is_embedded:
-                mode = "grammar"  # in-process providers take the schema itself
-            elif provider in ("ollama", "ollama_chat"):
-                mode = "json_schema"  # litellm hands it to Ollama's structured outputs (format=schema)
-            else:
-                mode = "json_object"
-                try:
-                    if _lm().supports_response_schema(model=self.config.model):
-                        mode = "json_schema"
-                except Exception:  # unknown model: plain JSON mode, schema in the prompt
-                    pass
-            self._schema_mode = mode
-        return self._schema_mode
+            self._fixed = provider in _providers or self.config.is_embedded or provider in ("ollama", "ollama_chat")
+        return self._fixed
 
-    def _response_format(self, schema: type[BaseModel], js: dict) -> dict | None:
-        mode = self._mode()
-        if mode == "json_object":
-            return {"type": "json_object"}
-        if mode == "prompt":
-            return None
-        name = re.sub(r"[^A-Za-z0-9_-]", "_", schema.__name__)[:64] or "answer"
-        return {"type": "json_schema", "json_schema": {"name": name, "schema": js, "strict": False}}
-
-    def _messages(self, prompt: str | list[dict], schema: type[BaseModel], js: dict) -> list[dict]:
+    def _messages(self, prompt: str | list[dict]) -> list[dict]:
         if isinstance(prompt, str):
-            messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": prompt}]
-        else:
-            messages = [dict(m) for m in prompt]
-        if self._mode() in ("json_object", "prompt"):
-            compact = json.dumps(js, separators=(",", ":"))
-            hint = "\n\nAnswer with a JSON object that follows this JSON schema:\n" + compact
-            for m in reversed(messages):
-                if m.get("role") == "user" and isinstance(m.get("content"), str):
-                    m["content"] = m["content"] + hint
-                    break
-            else:
-                messages.append({"role": "user", "content": hint.strip()})
-        return messages
+            return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": prompt}]
+        return [dict(m) for m in prompt]
 
     # -- one model call with transient-error retries -------------------------------------
-    def _complete(self, messages, response_format, temperature, max_tokens, deadline, ctx, tally) -> Any:
+    def _complete(self, call: StructuredCall, temperature, max_tokens, deadline, ctx, tally) -> Any:
         cfg = self.config
         completion = self._completion or _lm().completion
         attempt = 0
@@ -335,7 +328,6 @@ class Gateway:
             ctx.timeout = timeout
             kwargs: dict[str, Any] = dict(
                 model=cfg.model,
-                messages=messages,
                 temperature=temperature,
                 max_tokens=max_tokens,
                 timeout=timeout,
@@ -344,8 +336,10 @@ class Gateway:
             )
             if cfg.seed is not None:
                 kwargs["seed"] = cfg.seed
-            if response_format is not None:
-                kwargs["response_format"] = response_format
+            if self.router is not None and self._completion == self.router.completion:
+                kwargs["structured"] = call  # the router shapes it for the server it picks
+            else:
+                kwargs.update(call.shape(cfg.model, cfg.api_base))
             if cfg.api_base:
                 kwargs["api_base"] = cfg.api_base
                 if cfg.provider in ("openai", "") and not os.environ.get("OPENAI_API_KEY"):
@@ -355,20 +349,11 @@ class Gateway:
             try:
                 return completion(**kwargs)
             except Exception as err:  # noqa: BLE001 - model trouble of every kind ends here
+                if "structured" not in kwargs and call.refused(err):
+                    continue  # the server turned the structured-output form down: the next one
                 kind = error_kind(err)
                 tally["error"] = kind
                 tally["why"] = _why(kind, err, cfg.model, cfg.api_base)
-                if kind == "bad_request" and "response_format" in str(err) and response_format is not None:
-                    # The server refused this structured-output format: step down for good
-                    # (json_schema -> json_object -> schema in the prompt only).
-                    if response_format.get("type") == "json_schema":
-                        self._schema_mode, response_format = "json_object", {"type": "json_object"}
-                    else:
-                        self._schema_mode, response_format = "prompt", None
-                    log.info("%s refused a response_format; now using %s mode", cfg.model, self._schema_mode)
-                    if messages and "JSON schema" not in str(messages[-1].get("content", "")):
-                        messages = self._messages(messages, ctx.schema, compact_schema(ctx.schema))
-                    continue
                 if kind not in TRANSIENT or attempt >= retries:
                     raise
                 attempt += 1
@@ -412,7 +397,7 @@ class Gateway:
         deadline = t0 + cfg.deadline
         temperature = cfg.temperature if temperature is None else temperature
         js = compact_schema(schema)
-        messages = self._messages(prompt, schema, js)
+        messages = self._messages(prompt)
         rec = CallRecord(time=0.0, model=cfg.model, purpose=purpose, resident=resident, attempts=0)
 
         key = None
@@ -439,14 +424,15 @@ class Gateway:
         result: T | None = None
         raws: list[str] = []  # every answer as received (agents/why.py)
         answered = False
-        convo = list(messages)
+        name = re.sub(r"[^A-Za-z0-9_-]", "_", schema.__name__)[:64] or "answer"
+        call = StructuredCall(self.dialects, messages, js, name, fixed=self._is_fixed())
         prev = getattr(_ctx, "call", None)
         _ctx.call = ctx
         try:
-            for round_ in range(2):  # the answer, then one retry with the problem shown
-                response_format = self._response_format(schema, js)  # may have stepped down
+            round_ = 0
+            while round_ < 2:  # the answer, then one retry with the problem shown
                 try:
-                    resp = self._complete(convo, response_format, temperature, max_tokens, deadline, ctx, tally)
+                    resp = self._complete(call, temperature, max_tokens, deadline, ctx, tally)
                 except _Deadline:
                     tally["error"] = tally["error"] or "timeout"
                     tally["why"] = tally["why"] or "timeout: no answer before the deadline"
@@ -465,7 +451,11 @@ class Gateway:
                     problem = str(err)
                     tally["error"] = "empty" if not (text or "").strip() else "invalid"
                     log.debug("%s/%s invalid answer (%s): %.200r", purpose, resident, problem, text)
-                    convo = convo + [
+                    if call.answered(answer_kind(text, problem)):
+                        call.extra = []  # the server ignored the form: ask afresh in the next one
+                        continue
+                    round_ += 1
+                    call.extra = call.extra + [
                         {"role": "assistant", "content": (text or "")[:1500]},
                         {
                             "role": "user",
@@ -474,9 +464,12 @@ class Gateway:
                         },
                     ]
                     continue
-                if self.cache is not None and key is not None and round_ == 0:
+                call.answered(answer_kind(text, None))  # usable; settles the form, or shows it was ignored
+                if self.cache is not None and key is not None and not call.extra:
                     self.cache.put(key, cfg.model, text or "", pt, ct)
                 break
+            if answered and result is None:
+                call.failed_schema()
         finally:
             _ctx.call = prev
 

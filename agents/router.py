@@ -6,10 +6,18 @@ fallback). ``ModelRouter`` stands in for ``litellm.completion`` in the
 ``Gateway``: each call goes to the deployment with the most free room (in
 flight against its own ``concurrency``), waits when every live one is full,
 and moves to the next deployment when one fails with a transient error
-(refused connection, time-out, 5xx, rate limit). A deployment that failed
+(refused connection, time-out, 5xx, rate limit) or a fault of its own (401/403:
+it refuses the key; 404: it does not serve the model). A deployment that failed
 rests for ``cooldown`` seconds (doubling while it keeps failing, up to five
-minutes); when every deployment rests, the one due first is tried anyway, so
-a town whose only server restarts comes back by itself.
+minutes); when every deployment rests, the one due first is tried anyway (one
+per call), so a town whose only server restarts comes back by itself. The
+whole call, every deployment tried included, keeps within the ``timeout`` it
+was given (the gateway's time left), however many servers hang.
+
+Each deployment speaks its own structured-output dialect (agents/dialects.py):
+the gateway hands over the request unshaped (``structured=``) and the router
+shapes it for the deployment it picks; a deployment that turns the form down
+is asked again in its next dialect.
 
 The calls themselves go through a ``litellm.Router`` (one model name per
 deployment: its clients, time-outs and provider quirks); the choice of
@@ -33,6 +41,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import yaml
+
+from agents.dialects import endpoint_label
 
 log = logging.getLogger(__name__)
 
@@ -59,10 +69,7 @@ class Deployment:
     def label(self) -> str:
         if self.name:
             return self.name
-        if self.api_base:
-            host = self.api_base.split("://", 1)[-1].split("/", 1)[0]
-            return host or self.model
-        return self.model
+        return endpoint_label(self.model, self.api_base)  # the host, never its credentials
 
     @property
     def is_local(self) -> bool:
@@ -161,6 +168,18 @@ def is_transient(err: BaseException) -> bool:
     return isinstance(err, (ConnectionError, TimeoutError)) or any(w in text for w in TRANSIENT_WORDS)
 
 
+def server_fault(err: BaseException) -> str | None:
+    """What is wrong with the server itself, not the request, in a few words with the
+    fix ("refuses the API key (401)..."); None for other errors."""
+    status = getattr(err, "status_code", None)
+    name = type(err).__name__
+    if status in (401, 403) or name in ("AuthenticationError", "PermissionDeniedError"):
+        return f"refuses the API key ({status or 401}); check its key"
+    if status == 404 or name == "NotFoundError":
+        return "404: model not served there; check model and api_base"
+    return None
+
+
 @dataclass
 class ModelRouter:
     """Load-balances one model over several deployments, with a limit each and fallback."""
@@ -208,13 +227,14 @@ class ModelRouter:
         return self.router
 
     # -- choosing a deployment ---------------------------------------------------------
-    def _pick(self, tried: set[int]) -> int | None:
-        """The live deployment with the most free room, not tried in this call; None: all full."""
+    def _pick(self, tried: set[int], probed: bool = False) -> int | None:
+        """The live deployment with the most free room, not tried in this call; None: all
+        full, or all resting when this call already probed one."""
         now = self.clock()
         live = [i for i in range(len(self.deployments)) if i not in tried and not self.health[i].down(now)]
         if not live:
             resting = [i for i in range(len(self.deployments)) if i not in tried]
-            if not resting:
+            if not resting or probed:
                 return None
             # Every deployment rests: probe the one due first rather than failing the resident.
             return min(resting, key=lambda i: self.health[i].down_until)
@@ -227,46 +247,66 @@ class ModelRouter:
                                         (i - self._turn) % n))
 
     def completion(self, **kwargs: Any) -> Any:
-        """Like ``litellm.completion``; ``model``/``api_base``/``api_key`` are the router's."""
+        """Like ``litellm.completion``; ``model``/``api_base``/``api_key`` are the router's.
+        ``timeout`` bounds the whole call; ``structured`` (a dialects.StructuredCall) is
+        shaped for the deployment picked."""
         for key in ("model", "api_base", "api_key"):
             kwargs.pop(key, None)
-        deadline = self.clock() + float(kwargs.get("timeout") or 60.0)
+        structured = kwargs.pop("structured", None)
+        deadline = self.clock() + float(kwargs.pop("timeout", None) or 60.0)
         tried: set[int] = set()
+        probed = False  # every deployment was resting and one was tried anyway
         last: BaseException | None = None
         while True:
             with self._cond:
-                i = self._pick(tried)
-                while i is None and len(tried) < len(self.deployments):
+                i = self._pick(tried, probed)
+                while i is None and len(tried) < len(self.deployments) and not probed:
                     left = deadline - self.clock()
                     if left <= 0:
                         raise TimeoutError("every model server is busy (router queue timed out)")
                     self._cond.wait(min(left, 0.5))
-                    i = self._pick(tried)
+                    i = self._pick(tried, probed)
                 if i is None:
-                    assert last is not None
+                    if last is None:
+                        raise TimeoutError("no model server could take the call in time")
                     raise last
+                probed = probed or self.health[i].down(self.clock())
                 tried.add(i)
                 self.health[i].in_flight += 1
+            d = self.deployments[i]
+            left = deadline - self.clock()
+            if left <= 0.05:  # waited for room until the time ran out: not the server's fault
+                self._done(i, None, answered=False)
+                raise last or TimeoutError(f"model server {d.label}: no time left for the call")
             try:
-                resp = self._router().completion(model=self._names[i], **kwargs)
-            except Exception as err:  # noqa: BLE001 - sorted below: transient ones move on
+                call = dict(kwargs, timeout=left)
+                if structured is not None:
+                    call.update(structured.shape(d.model, d.api_base, d.label))
+                resp = self._router().completion(model=self._names[i], **call)
+            except Exception as err:  # noqa: BLE001 - sorted below: faults and transient ones move on
+                if structured is not None and structured.refused(err):
+                    self._done(i, None, answered=False)  # it turned the form down: its next dialect
+                    tried.discard(i)
+                    continue
                 self._done(i, err)
-                if not is_transient(err):
+                if not (is_transient(err) or server_fault(err)):
                     raise
                 last = err
-                if len(tried) >= len(self.deployments):
+                if len(tried) >= len(self.deployments) or deadline - self.clock() <= 0.05:
                     raise
-                log.info("model server %s failed (%s); trying another", self.deployments[i].label,
-                         err.__class__.__name__)
+                log.info("model server %s failed (%s); trying another", d.label, err.__class__.__name__)
                 continue
             self._done(i, None)
             return resp
 
-    def _done(self, i: int, err: BaseException | None) -> None:
+    def _done(self, i: int, err: BaseException | None, answered: bool = True) -> None:
+        """A call on deployment ``i`` ended: answered, failed with ``err``, or neither (the
+        server turned a structured-output form down: no mark on its health)."""
         with self._cond:
             h = self.health[i]
             h.in_flight -= 1
-            if err is None:
+            fault = server_fault(err) if err is not None else None
+            if err is None and answered:
                 if h.streak:
                     log.info("model server %s answers again", self.deployments[i].label)
                 h.served += 1
@@ -274,12 +314,12 @@ class ModelRouter:
                 h.down_until = 0.0
                 h.last_error = None
                 h.last_ok = self.clock()
-            elif is_transient(err):
+            elif err is not None and (fault or is_transient(err)):
                 h.failed += 1
                 h.streak += 1
                 rest = min(MAX_COOLDOWN_S, self.cooldown * 2 ** (h.streak - 1))
                 h.down_until = self.clock() + rest
-                h.last_error = short_error(err)
+                h.last_error = fault or short_error(err)
                 if h.streak == 1:
                     log.warning("model server %s is down (%s); resting it %.0f s", self.deployments[i].label,
                                 h.last_error, rest)
@@ -287,12 +327,13 @@ class ModelRouter:
 
     # -- the HUD -----------------------------------------------------------------------
     def status_lines(self) -> list[tuple[str, bool]]:
-        """One short line per deployment and whether it is healthy: "gpu1 ok 2/4 · 130 served"."""
+        """One short line per deployment and whether it is healthy: "gpu1 ok 2/4 · 130 served".
+        A server whose last call failed stays "down" after its rest, until it answers again."""
         now = self.clock()
         out = []
         with self._cond:
             for d, h in zip(self.deployments, self.health):
-                if h.down(now):
+                if h.down(now) or h.streak:
                     out.append((f"{d.label}: down ({h.last_error or 'no answer'})", False))
                 else:
                     out.append((f"{d.label}: ok {h.in_flight}/{d.concurrency} · {h.served} served", True))

@@ -34,6 +34,7 @@ from tqdm import tqdm
 
 from agents import why
 from agents.config import ConfigError, load_config_for_saved
+from agents.dialects import SAY
 from agents.llm import Gateway, load_config
 from agents.persona import CastError, load_cast
 from agents.redact import redact, redact_data
@@ -252,12 +253,20 @@ def run_headless(
                        hours=(sim.now - begin).total_seconds() / 3600, start=begin, fresh=resume is None,
                        wall_s=time.monotonic() - t0)
     summary["why"] = why_log.stats(len(personas), summary["sim_hours"])
+    report = getattr(gateway, "server_report", None)  # what is wrong with the model server(s), with the fix
+    summary["model_servers"] = report() if callable(report) else None
     files["summary"].write_text(redact(json.dumps(summary, indent=2, ensure_ascii=False)) + "\n", encoding="utf-8")
     files["timeline"].write_text(timeline_text(sim, summary, town), encoding="utf-8")
     if echo is not None:
         echo(economy_text(summary))
         if stopped:
             echo(f"stopped at {sim.now:%Y-%m-%d %H:%M}: {stopped}")
+        servers = summary["model_servers"] or {}
+        if servers.get("dialects"):  # how each server was asked for JSON (agents/dialects.py)
+            echo(redact("structured output: " + "; ".join(f"{k} {SAY.get(v, v)}"
+                                                          for k, v in servers["dialects"].items())))
+        for problem in servers.get("problems", []):
+            echo(redact(f"model server trouble: {problem}"))
         echo(f"run folder: {out}" + ("  (interrupted: partial run)" if interrupted else "")
              + (f"; continue it with: smallville sim --resume {out} --hours H" if last_save else ""))
     return RunResult(out=out, summary=summary, sim=sim, interrupted=interrupted, files=files)

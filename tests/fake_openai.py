@@ -4,7 +4,10 @@ Standard library only (``http.server`` in a thread). It answers
 ``POST /v1/chat/completions`` with a fixed JSON answer and counts what it
 served; ``kill()`` closes the socket mid-run, so the next call finds nobody
 listening, and drops connections already open (kept alive by the client)
-without an answer, the way a machine that died would look.
+without an answer, the way a machine that died would look. ``hang=True``: it
+takes every request and never answers (a wedged machine, until ``kill()``);
+``status=401``/``404``: it answers every call with that error, in OpenAI's
+error shape (a wrong key; a model it does not serve).
 """
 from __future__ import annotations
 
@@ -16,8 +19,13 @@ from typing import Any
 
 
 class FakeOpenAI:
-    def __init__(self, name: str, answer: str | None = None, delay: float = 0.0) -> None:
+    def __init__(self, name: str, answer: str | None = None, delay: float = 0.0, hang: bool = False,
+                 status: int = 200) -> None:
         self.name = name
+        self.hang = hang
+        self.status = status
+        self.asked = 0  # requests received, answered or not
+        self._released = threading.Event()
         self.answer = answer if answer is not None else json.dumps({"text": f"hello from {name}"})
         self.delay = delay
         self.served = 0
@@ -33,12 +41,33 @@ class FakeOpenAI:
             def log_message(self, *args: Any) -> None:  # quiet
                 pass
 
+            def _send(self, status: int, out: dict) -> None:
+                data = json.dumps(out).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 if fake.dead:  # a kept-alive connection to a dead machine: dropped, never answered
                     self.close_connection = True
                     return
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
+                with fake._lock:
+                    fake.asked += 1
+                if fake.hang:
+                    fake._released.wait(120)
+                    self.close_connection = True
+                    return
+                if fake.status != 200:
+                    code = {401: "invalid_api_key", 404: "model_not_found"}.get(fake.status, "error")
+                    text = {401: "Incorrect API key provided: sk-wrong.",
+                            404: f"The model `{body.get('model')}` does not exist."}.get(fake.status, "error")
+                    self._send(fake.status, {"error": {"message": text, "type": "invalid_request_error",
+                                                       "param": None, "code": code}})
+                    return
                 with fake._lock:
                     fake.active += 1
                     fake.peak = max(fake.peak, fake.active)
@@ -54,12 +83,7 @@ class FakeOpenAI:
                                      "message": {"role": "assistant", "content": fake.answer}}],
                         "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
                     }
-                    data = json.dumps(out).encode()
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
+                    self._send(200, out)
                     with fake._lock:
                         fake.served += 1
                 finally:
@@ -79,5 +103,6 @@ class FakeOpenAI:
     def kill(self) -> None:
         """Stop listening: later connections are refused, open ones dropped."""
         self.dead = True
+        self._released.set()
         self.server.shutdown()
         self.server.server_close()

@@ -8,7 +8,13 @@
 - ``ProseServer``: an OpenAI-compatible server (``/v1/chat/completions``,
   ``/v1/models``) that ignores ``response_format`` and answers in prose around
   fenced JSON (or bare prose JSON), as many local servers and small models do.
-  A model it does not serve gets a 404 ``model_not_found``.
+  A model it does not serve gets a 404 ``model_not_found``. With
+  ``refuse_forms=True`` it turns down every structured-output form (any
+  ``response_format`` but text, ``guided_json``) with OpenAI's own 400, as
+  servers without structured output do; plain requests still get prose.
+
+Their shapes are checked against the published ones in tests/test_model_servers.py:
+the OpenAI SDK's types (``openai.types``) and the Ollama client's (``ollama._types``).
 
 The answers come from the competent stand-in (lab/competent), read from the
 prompt and the schema as the real servers would see them: Ollama gets the
@@ -155,10 +161,12 @@ class OllamaServer(_Server):
 class ProseServer(_Server):
     """OpenAI-compatible, but deaf to response_format: prose and fenced JSON."""
 
-    def __init__(self, models: tuple[str, ...] = ("local-model",), style: str = "fenced") -> None:
+    def __init__(self, models: tuple[str, ...] = ("local-model",), style: str = "fenced",
+                 refuse_forms: bool = False) -> None:
         super().__init__()
         self.models = list(models)
         self.style = style  # "fenced": ```json ... ``` in prose; "inline": prose, then the bare object
+        self.refuse_forms = refuse_forms
 
     @property
     def base(self) -> str:
@@ -167,7 +175,7 @@ class ProseServer(_Server):
     def route(self, method: str, path: str, body: Any) -> tuple[int, Any]:
         body = body if isinstance(body, dict) else {}
         if path == "/v1/models":
-            return 200, {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "local"}
+            return 200, {"object": "list", "data": [{"id": m, "object": "model", "created": 0, "owned_by": "local"}
                                                     for m in self.models]}
         if path == "/v1/chat/completions":
             name = str(body.get("model") or "")
@@ -175,6 +183,11 @@ class ProseServer(_Server):
                 return 404, {"error": {"message": f"The model `{name}` does not exist.",
                                        "type": "invalid_request_error", "param": "model",
                                        "code": "model_not_found"}}
+            form = (body.get("response_format") or {}).get("type", "text")
+            if self.refuse_forms and (form != "text" or "guided_json" in body):
+                param = "response_format" if form != "text" else "guided_json"
+                return 400, {"error": {"message": f"Invalid parameter: '{param}' is not supported by this server.",
+                                       "type": "invalid_request_error", "param": param, "code": None}}
             text = _last_user(body.get("messages") or [])
             obj = json.dumps(competent_answer(text, None), indent=2)
             if self.style == "fenced":

@@ -302,22 +302,6 @@ def test_direct_completion_injection_works_too():
     assert ask(gw).rating == 8
 
 
-def test_json_object_mode_puts_the_schema_in_the_prompt():
-    seen = {}
-
-    def completion(**kw):
-        seen.update(kw)
-        raise ConnectionError("no server")
-
-    cfg = load_config({"model": "ollama/nonexistent-model-x"}, env={}, toml_path=None)
-    gw = Gateway(cfg.with_(retries=0, timeout=1.0), completion=completion)
-    gw._schema_mode = "json_object"
-    assert ask(gw) is FALLBACK
-    assert seen["response_format"] == {"type": "json_object"}
-    assert '"rating"' in seen["messages"][-1]["content"]
-    assert gw.accounting.records()[0].error == "connection"
-
-
 # -- the real embedded model ------------------------------------------------------------------
 
 
@@ -421,25 +405,6 @@ def test_a_model_that_stays_down_gets_one_try_per_ask():
         assert ask(gw) is FALLBACK
     assert [r.attempts for r in gw.accounting.records()] == [4, 4, 1, 1]
     assert gw.status.startswith("model unreachable: connection: refused (since ")
-
-
-def test_a_refused_response_format_steps_down():
-    import litellm
-
-    seen = []
-
-    def completion(**kw):
-        seen.append(kw.get("response_format"))
-        if kw.get("response_format") is not None:
-            raise litellm.BadRequestError(message="response_format is not supported", model="m", llm_provider="openai")
-        return {"choices": [{"message": {"content": '{"rating": 6}'}}], "usage": {"prompt_tokens": 3}}
-
-    cfg = load_config({"model": "openai/some-local-model", "api_base": "http://127.0.0.1:1/v1"}, env={}, toml_path=None)
-    gw = Gateway(cfg, completion=completion)
-    gw._schema_mode = "json_schema"
-    assert ask(gw).rating == 6
-    assert [None if f is None else f["type"] for f in seen] == ["json_schema", "json_object", None]
-    assert ask(gw).rating == 6 and seen[-1] is None  # remembered
 
 
 def test_a_cut_off_answer_is_named_as_such():

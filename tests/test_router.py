@@ -183,3 +183,101 @@ def test_the_hud_says_why_a_server_is_down_in_a_few_words(err, said):
     from agents.router import short_error
 
     assert short_error(err) == said
+
+
+# -- servers that hang, refuse the key or lack the model (issue 25) -----------------------------
+
+
+def test_hung_servers_cost_one_call_its_deadline_not_a_timeout_each(tmp_path):
+    """Five wedged servers: the call ends by the gateway's deadline (before, each untried
+    one got the full per-call time-out: 5 x 3 s here), and every server rests, said so."""
+    import time
+
+    hung = [FakeOpenAI(f"h{i}", hang=True) for i in range(5)]
+    try:
+        toml = tmp_path / "smallville.toml"
+        toml.write_text("".join(f'[[models]]\nmodel = "openai/m"\napi_base = "{h.api_base}"\nname = "{h.name}"\n\n'
+                                for h in hung))
+        gw = Gateway(load_config({}, env={}, toml_path=toml).with_(cache=None, timeout=3.0, deadline=4.0, retries=0))
+        t0 = time.monotonic()
+        v, why = gw.ask_traced(Say, "hi", purpose="test", fallback=Say(text="FALLBACK"))
+        took = time.monotonic() - t0
+        assert v.text == "FALLBACK" and why == "timeout", why
+        assert took < 10, took  # the old router: 15 s and more
+        assert sum(h.asked for h in hung) >= 1
+        assert not gw.healthy and "timeout" in gw.status
+        # All resting now: the next call probes one of them, not all five.
+        before = sum(h.asked for h in hung)
+        gw.ask_traced(Say, "hi again", purpose="test", fallback=Say(text="FALLBACK"))
+        assert sum(h.asked for h in hung) - before == 1
+    finally:
+        for h in hung:
+            h.kill()
+
+
+def test_the_router_gives_each_try_only_the_time_left():
+    """Deterministic: each server that times out after 4 s leaves the next one only the rest."""
+    now = [0.0]
+    given = []
+
+    class Wedged:
+        def completion(self, model, timeout, **kw):
+            given.append(timeout)
+            now[0] += min(timeout, 4.0)
+            raise TimeoutError("Request timed out.")
+
+    r = ModelRouter(tuple(Deployment("openai/m", f"http://h{i}", 1) for i in range(4)), router=Wedged(),
+                    clock=lambda: now[0])
+    with pytest.raises(TimeoutError):
+        r.completion(messages=[], timeout=10.0)
+    assert given == [10.0, 6.0, 2.0]  # the old router: 10 s each, four times
+    assert sorted(h.last_error or "" for h in r.health) == ["", "timed out", "timed out", "timed out"]
+
+
+@pytest.mark.parametrize("status, said", [(401, "refuses the API key (401); check its key"),
+                                          (404, "404: model not served there; check model and api_base")])
+def test_a_server_that_refuses_the_key_or_lacks_the_model_rests_and_the_next_answers(tmp_path, status, said):
+    bad, good = FakeOpenAI("bad", status=status), FakeOpenAI("good")
+    try:
+        gw = Gateway(load_config({}, env={}, toml_path=_toml(tmp_path, bad, good)).with_(cache=None, timeout=5.0))
+        answers = [gw.ask_traced(Say, f"hi {i}", purpose="t", fallback=Say(text="F")) for i in range(4)]
+        assert all(why is None and v.text == "hello from good" for v, why in answers), answers
+        assert bad.asked == 1  # tried once, then resting: not asked again on every call
+        lines = dict(gw.deployment_lines())
+        assert lines[f"gpu-a: down ({said})"] is False, lines
+        assert gw.status == "ok" and f"gpu-a: down ({said})" in gw.server_problems()
+    finally:
+        bad.kill()
+        good.kill()
+
+
+def test_every_server_refusing_the_key_says_so_in_the_status(tmp_path):
+    a, b = FakeOpenAI("a", status=401), FakeOpenAI("b", status=401)
+    try:
+        gw = Gateway(load_config({}, env={}, toml_path=_toml(tmp_path, a, b)).with_(cache=None, timeout=5.0))
+        v, why = gw.ask_traced(Say, "hi", purpose="t", fallback=Say(text="F"))
+        assert v.text == "F" and why == "auth"
+        assert "refused the API key" in gw.status and "set the right key" in gw.status
+        assert all(not ok for _, ok in gw.deployment_lines())
+    finally:
+        a.kill()
+        b.kill()
+
+
+def test_one_server_that_refuses_the_key_is_named_with_the_fix():
+    bad = FakeOpenAI("bad", status=401)
+    try:
+        cfg = load_config({"model": "openai/m", "api_base": bad.api_base}, env={}, toml_path=None)
+        gw = Gateway(cfg.with_(cache=None, timeout=5.0))
+        v, why = gw.ask_traced(Say, "hi", purpose="t", fallback=Say(text="F"))
+        assert v.text == "F" and why == "auth" and bad.asked == 1  # not retried: a key does not heal
+        assert f"127.0.0.1:{bad.port} refused the API key" in gw.status and "set the right key" in gw.status
+        assert gw.server_problems() == [gw.status]
+    finally:
+        bad.kill()
+
+
+def test_a_server_label_never_shows_credentials():
+    d = Deployment("openai/m", "https://user:s3cret@gpu.example:8443/v1?key=sk-abc")
+    assert d.label == "gpu.example:8443"
+    assert Deployment("openai/m", "http://gpu?key=sk-abc").label == "gpu"

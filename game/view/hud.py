@@ -92,6 +92,7 @@ class HUD:
         self.toasts: list[tuple[str, float]] = []  # (text, seconds left)
         self.notes: dict[str, str] = {}  # lasting one-line notes by key ("follow", "walkto")
         self.lines: list[tuple[str, tuple]] = []
+        self._announced = 0  # the gateway's announcements (a server's structured-output dialect) toasted so far
         self._since = REFRESH_S
         self._bg = None
         self._bg_key = None
@@ -298,8 +299,12 @@ class HUD:
         if spent:  # ModelConfig.budget: past it, rules stand in for the model until tomorrow
             lines.append((f"call budget spent: {spent} resident{'s' if spent > 1 else ''} on rules", WARN))
         servers = getattr(gw, "deployment_lines", None)
-        for text, ok in (servers() if callable(servers) else []):  # several model servers: one line each
-            lines.append((redact(text)[:70], DIM if ok else BAD))
+        for text, ok in (servers() if callable(servers) else []):  # each server's health, what its answers lack
+            lines += [(part, DIM if ok else BAD) for part in textwrap.wrap(redact(text), 64)[:2]]
+        said = getattr(getattr(gw, "dialects", None), "announcements", None) or []
+        for text in said[self._announced:]:  # the structured output each server speaks, once
+            self.toast(redact(text))
+        self._announced = len(said)
         status = redact(str(getattr(gw, "status", "ok") or "ok"))  # a server's error may repeat its URL
         if status != "ok":  # up to two lines: what to do ("run: ollama pull ...") is at its end
             lines += [(part, BAD) for part in textwrap.wrap(status, 64)[:2]]
