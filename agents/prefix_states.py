@@ -15,8 +15,8 @@ restored on another.
 Which prefixes: after each call, its whole prompt is kept; and where it shares a
 long head with a prompt kept before (another call by the same resident, or the
 same purpose), that head is kept on its own too. Heads are short and shared, so
-they survive while whole prompts come and go (least recently used first, within
-a byte budget).
+they outlive whole prompts: over the byte budget, the least recently used whole
+prompt goes first, and a head only when no whole prompt is left.
 
 ``SMALLVILLE_PREFIX_STATES=off`` turns it off; ``SMALLVILLE_PREFIX_MB`` sets the
 budget (default 256).
@@ -79,6 +79,7 @@ class PrefixStates:
         self.bytes = 0
         self.reused = 0  # prompt tokens not read again, over this instance's life
         self.read = 0  # prompt tokens in all
+        self._heads: set[tuple[str, bytes]] = set()  # the kept entries that are shared heads
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -147,13 +148,13 @@ class PrefixStates:
         llm.n_tokens = len(want)
         llm._requires_eval = True  # the logits left are the answer's, not the prompt's
         _best, head = self._best(llm.model_path, want)
-        self._save(llm, want)
+        self._save(llm, want, head=False)
         if MIN_HEAD <= head < len(want) and (llm.model_path, want[:head].tobytes()) not in self._kept:
             llama_cpp.llama_memory_seq_rm(mem, 0, head, -1)
             llm.n_tokens = head
-            self._save(llm, want[:head])
+            self._save(llm, want[:head], head=True)
 
-    def _save(self, llm: Any, tokens: np.ndarray) -> None:
+    def _save(self, llm: Any, tokens: np.ndarray, head: bool) -> None:
         import llama_cpp  # lazy: llama.cpp loads native code
 
         key = (llm.model_path, tokens.tobytes())
@@ -170,15 +171,21 @@ class PrefixStates:
             log.debug("prefix state: %d of %d bytes written; not kept", written, size)
             return
         self._kept[key] = (tokens.copy(), data, size)
+        if head:
+            self._heads.add(key)
         self.bytes += size
         while self.bytes > self.budget and self._kept:
-            self._drop(next(iter(self._kept)))
+            # Whole prompts go first (large, and rarely asked again), then heads, each oldest first.
+            whole = next((k for k in self._kept if k not in self._heads), None)
+            self._drop(whole if whole is not None else next(iter(self._kept)))
 
     def _drop(self, key: tuple[str, bytes]) -> None:
         _tokens, _data, size = self._kept.pop(key)
+        self._heads.discard(key)
         self.bytes -= size
 
     def clear(self) -> None:
         with self._lock:
             self._kept.clear()
+            self._heads.clear()
             self.bytes = 0

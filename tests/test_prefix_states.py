@@ -73,6 +73,7 @@ def test_a_call_reads_only_what_its_kept_prefix_lacks(models):
     # Each resident's head (system line and who they are) is read once, then restored.
     assert states.reused > 0.4 * states.read, (states.reused, states.read)
     assert states.bytes <= states.budget and len(states) >= 2
+    assert len(states._heads) >= len(WHO)  # each resident's shared head kept on its own
     # Greedy answers are those of reading every prompt in full.
     assert with_states == _answers(plain)
 
@@ -111,11 +112,12 @@ def test_a_kept_state_that_does_not_load_is_dropped_and_the_prompt_read_in_full(
 
 @needs_model
 def test_the_byte_budget_holds(monkeypatch):
-    monkeypatch.setenv("SMALLVILLE_PREFIX_MB", "4")  # about one prompt of 170 tokens
+    monkeypatch.setenv("SMALLVILLE_PREFIX_MB", "8")  # about two prompts of 170 tokens
     model = local_model.LocalModel()
     try:
         _answers(model)
-        assert 0 < model.prefixes.bytes <= 4 << 20
+        assert 0 < model.prefixes.bytes <= 8 << 20
+        assert model.prefixes._heads  # whole prompts made room first: a head is what is left
     finally:
         model.close()
 
