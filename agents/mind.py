@@ -36,7 +36,7 @@ from agents.prompts import render
 from agents.react import react
 from agents.reflect import reflect, should_reflect
 from agents.seams import Asker, Embedder
-from agents.settings import MindSettings
+from agents.settings import MAX_TOKENS, MindSettings
 from agents.spatial import SpatialMemory
 from agents.today import Today, planned_step
 from agents.types import Action, Conversation, Decision, Situation, Utterance
@@ -44,10 +44,6 @@ from agents.types import Action, Conversation, Decision, Situation, Utterance
 log = logging.getLogger(__name__)
 
 SAID_KEPT = 6  # lines kept for the inspector
-MAX_TOKENS = {"day_plan": 420, "replan": 420, "decompose": 360, "utterance": 90, "reflect_insights": 400,
-              "summary": 110, "yesterday": 140, "relationship": 90, "chat_summary": 160, "reflect_questions": 120,
-              "react": 50, "talk_decision": 12}
-
 StateBuilder = Callable[[], dict]
 
 
@@ -222,16 +218,19 @@ class Mind:
         embedded: a prompt without memories beats a resident that stops."""
         if len(self.memory) == 0:
             return []
-        s = self.settings
         try:
             vec = self.embed([query])[0]
         except Exception as err:  # noqa: BLE001 - an embedding server down must not stop the mind
             log.warning("%s: retrieval without memories, the query could not be embedded (%s)", self.name, err)
             self.fallbacks["retrieval: embedding failed"] += 1
             return []
-        return self.memory.retrieve(vec, self.now, k=k or s.retrieve_k,
-                                    char_budget=s.retrieve_chars, decay=s.recency_decay,
-                                    weights=(s.w_recency, s.w_importance, s.w_relevance), query_text=query)
+        return self.memory.retrieve(vec, self.now, k=k or self.settings.retrieve_k,
+                                    char_budget=self.settings.retrieve_chars, query_text=query, **self._scoring())
+
+    def _scoring(self) -> dict[str, Any]:
+        """The paper's retrieval score as this resident's settings weigh it."""
+        s = self.settings
+        return dict(decay=s.recency_decay, weights=(s.w_recency, s.w_importance, s.w_relevance))
 
     def search(self, queries: list[str], now: datetime, *, k: int, char_budget: int,
                touch: bool = True, kinds: tuple[str, ...] | None = None) -> list[MemoryNode]:
@@ -241,12 +240,10 @@ class Mind:
         mem = self._memory
         if mem is None or len(mem) == 0:
             return []
-        s = self.settings
         seen: dict[int, MemoryNode] = {}
         for q, v in zip(queries, self.embed(queries)):
-            for x in mem.retrieve(v, now, k=k, char_budget=char_budget, decay=s.recency_decay,
-                                  weights=(s.w_recency, s.w_importance, s.w_relevance), touch=touch,
-                                  kinds=kinds, query_text=q):
+            for x in mem.retrieve(v, now, k=k, char_budget=char_budget, touch=touch, kinds=kinds, query_text=q,
+                                  **self._scoring()):
                 seen.setdefault(x.id, x)
         return list(seen.values())
 

@@ -21,11 +21,11 @@ _SECRET_PARAM = re.compile(
     r"(?i)((?:^|[?&;\s,(])(?:api[_-]?key|key|token|access[_-]?token|secret|password|passwd|sig|signature|auth)=)"
     r"[^&\s'\"<>\\]+")  # no quote or backslash: redacting JSON text keeps it JSON
 # Names of variables (and dict keys) that hold a secret.
-_SECRET_NAME = re.compile(
+SECRET_NAME = re.compile(
     r"api[_-]?key|apikey|secret|passw(?:or)?d|token|authori[sz]ation|credential|private[_-]?key|cookie",
     re.IGNORECASE)
-# Things shaped like keys wherever they appear (the patterns of game/savecodec.py's scrubbing).
-_SECRET_VALUE = re.compile(
+# Things shaped like keys wherever they appear (game/savecodec.py scrubs saves with these too).
+SECRET_VALUE = re.compile(
     r"\bsk-[A-Za-z0-9_\-]{16,}"                 # OpenAI / Anthropic (sk-ant-...) / sk-proj-...
     r"|\bAKIA[0-9A-Z]{16}\b"                    # AWS access key id
     r"|\bgh[pousr]_[A-Za-z0-9]{30,}"            # GitHub tokens
@@ -44,7 +44,7 @@ _env_cache: tuple[dict, list[str]] | None = None  # (the environment seen, its s
 
 def name_is_secret(name: str) -> bool:
     """Whether a variable or key of this name holds a secret (``OPENAI_API_KEY``, ``password``)."""
-    return bool(_SECRET_NAME.search(name))
+    return bool(SECRET_NAME.search(name))
 
 
 def _env_secrets() -> list[str]:
@@ -75,7 +75,7 @@ def redact(text: str) -> str:
         if value in text:
             text = text.replace(value, REDACTED)
     if _VALUE_START.search(text):
-        text = _SECRET_VALUE.sub(REDACTED, text)
+        text = SECRET_VALUE.sub(REDACTED, text)
     return text
 
 

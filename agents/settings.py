@@ -7,6 +7,10 @@ from dataclasses import dataclass, field
 # The sim owns conversation cooldowns; this is the default it should use. The
 # original kept a pair apart for 800 steps of 10 s (about 2.2 sim hours).
 CONVERSATION_COOLDOWN_MIN = 120
+# The most tokens an answer may take, by purpose (160 for any other).
+MAX_TOKENS = {"day_plan": 420, "replan": 420, "decompose": 360, "utterance": 90, "reflect_insights": 400,
+              "summary": 110, "yesterday": 140, "relationship": 90, "chat_summary": 160, "reflect_questions": 120,
+              "react": 50, "talk_decision": 12}
 
 
 @dataclass

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.redact import SECRET_NAME, SECRET_VALUE
 from game.errors import SaveError
 
 # ------------------------------------------------------------ no GC pauses
@@ -196,21 +197,9 @@ def state_diff(a: Any, b: Any, path: str = "$") -> str | None:
 
 # ------------------------------------------------------- secrets scrubbing
 
-_SECRET_KEY = re.compile(
-    r"api[_-]?key|apikey|secret|passw(?:or)?d|token|authori[sz]ation|credential|private[_-]?key|cookie",
-    re.IGNORECASE)
-# Things that look like keys wherever they appear (inside any string).
-_SECRET_VALUE = re.compile(
-    r"\bsk-[A-Za-z0-9_\-]{16,}"                 # OpenAI / Anthropic (sk-ant-...) / sk-proj-...
-    r"|\bAKIA[0-9A-Z]{16}\b"                    # AWS access key id
-    r"|\bgh[pousr]_[A-Za-z0-9]{30,}"            # GitHub tokens
-    r"|\bgithub_pat_[A-Za-z0-9_]{30,}"
-    r"|\bxox[abprs]-[A-Za-z0-9\-]{10,}"         # Slack
-    r"|\bAIza[0-9A-Za-z_\-]{35}"                # Google
-    r"|\bhf_[A-Za-z0-9]{30,}"                   # Hugging Face
-    r"|\bgsk_[A-Za-z0-9]{30,}"                  # Groq
-    r"|\br8_[A-Za-z0-9]{30,}"                   # Replicate
-    r"|\bBearer\s+[A-Za-z0-9._~+/=\-]{16,}")
+# The patterns of agents/redact.py: names of keys that hold a secret, and key-shaped values.
+_SECRET_KEY = SECRET_NAME
+_SECRET_VALUE = SECRET_VALUE
 REDACTED = "[redacted]"
 _SECRET_VALUE_B = re.compile(_SECRET_VALUE.pattern.encode("ascii"))
 # Every pattern above contains a run of 14+ characters from [A-Za-z0-9_-].

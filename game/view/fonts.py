@@ -6,6 +6,7 @@ font files. If a TTF appears at assets/fonts/ui.ttf it is used instead.
 from __future__ import annotations
 
 from functools import lru_cache
+from importlib import resources
 
 import pygame
 
@@ -45,3 +46,19 @@ def reset() -> None:
     """Forget cached fonts and text (call after pygame.quit(): old fonts are dead)."""
     font.cache_clear()
     text.cache_clear()
+
+
+def panel_font(px: int, bold: bool, cache: dict) -> pygame.font.Font:
+    """pygame_gui's own Noto Sans at ``px``, so a panel's hand-drawn header matches its
+    text boxes (any font will do where it is missing); cached in ``cache``, one per
+    panel, since fonts die with pygame.quit."""
+    f = cache.get((px, bold))
+    if f is None:
+        try:
+            name = "NotoSans-Bold.ttf" if bold else "NotoSans-Regular.ttf"
+            f = pygame.font.Font(str(resources.files("pygame_gui.data") / name), px)
+        except Exception:  # noqa: BLE001 - any font will do
+            f = pygame.font.Font(None, px + 4)
+            f.set_bold(bold)
+        cache[(px, bold)] = f
+    return f

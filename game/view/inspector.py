@@ -23,7 +23,6 @@ snapshots say which save they come from (``note``).
 from __future__ import annotations
 
 import logging
-from importlib import resources
 
 import pygame
 import pygame_gui
@@ -33,6 +32,7 @@ from game.view import why_panel
 from game.view.console import play_as
 from game.view.emoji import icon
 from game.view.follow import link_names
+from game.view.fonts import panel_font
 from game.view.inspector_text import SMALL_PX, TEXT_PX, body_html, header_lines, object_html, pretty
 from game.view.markup import typed
 
@@ -46,21 +46,6 @@ TOP = 40  # below the HUD's top line
 REFRESH_S = 0.25
 BODY_MIN_S = 3.0  # the big box is re-laid out at most this often (pygame_gui lays out ~1 ms per line)
 
-
-
-def _font(px: int, bold: bool, cache: dict) -> pygame.font.Font:
-    """pygame_gui's own Noto Sans, so the header matches the text boxes (cached per panel:
-    fonts die with pygame.quit)."""
-    f = cache.get((px, bold))
-    if f is None:
-        try:
-            name = "NotoSans-Bold.ttf" if bold else "NotoSans-Regular.ttf"
-            f = pygame.font.Font(str(resources.files("pygame_gui.data") / name), px)
-        except Exception:  # noqa: BLE001 - any font will do
-            f = pygame.font.Font(None, px + 4)
-            f.set_bold(bold)
-        cache[(px, bold)] = f
-    return f
 
 
 def _wrap(font, text: str, width: int) -> list[str]:
@@ -82,7 +67,7 @@ def render_lines(lines: list[tuple[str, str, bool]], size: tuple[int, int], px: 
     surf = pygame.Surface((w, h), pygame.SRCALPHA)
     y = 2
     for text, colour, bold in lines:
-        f = _font(px, bold, cache if cache is not None else {})
+        f = panel_font(px, bold, cache if cache is not None else {})
         for row in _wrap(f, text, w - 12):
             if y + f.get_linesize() > h:
                 return surf

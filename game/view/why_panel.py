@@ -23,7 +23,6 @@ from __future__ import annotations
 import logging
 import threading
 from datetime import datetime
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,7 @@ import pygame_gui
 from pygame_gui.elements import UIButton, UIImage, UITextBox, UITextEntryLine, UIWindow
 
 from agents import why
+from game.view.fonts import panel_font
 from game.view.inspector_text import SMALL_PX, TEXT_PX
 from game.view.markup import C_DIM, C_HEAD, C_IMP, C_NOW, C_TEXT, esc, typed
 from game.why_cli import answer_text, call_line, files_for_recording, load_records, prompt_text, spread, spread_text
@@ -96,17 +96,8 @@ class RecordSource:
 
 
 def _font(cache: dict, px: int, bold: bool = False) -> pygame.font.Font:
-    """pygame_gui's own Noto Sans, as the inspector's header uses (any font will do); cached
-    per panel (fonts die with pygame.quit)."""
-    f = cache.get((px, bold))
-    if f is None:
-        try:
-            name = "NotoSans-Bold.ttf" if bold else "NotoSans-Regular.ttf"
-            f = pygame.font.Font(str(resources.files("pygame_gui.data") / name), px)
-        except Exception:  # noqa: BLE001 - any font will do
-            f = pygame.font.Font(None, px + 4)
-        cache[(px, bold)] = f
-    return f
+    """The inspector's header font (pygame_gui's Noto Sans), cached per panel."""
+    return panel_font(px, bold, cache)
 
 
 def _clip(font: pygame.font.Font, text: str, width: int) -> str:
