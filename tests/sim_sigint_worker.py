@@ -19,7 +19,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]
 
-CALL_S = 0.15  # each model call after the first few takes this long: the step waits for it
+CALL_S = 2.0  # each model call after the first few takes this long: the step waits for it, and the
+# test's SIGINT lands before the run could end (a short sleep let a quick run finish first)
 
 
 def main() -> None:

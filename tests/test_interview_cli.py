@@ -176,6 +176,17 @@ def test_cli_parser_has_the_subcommand():
     assert a.command == "interview" and a.as_ == "a neighbour" and a.question == ["one", "two"] and a.remember
 
 
+@pytest.fixture
+def pythons_own_ctrl_c():
+    """Ctrl+C raises KeyboardInterrupt, as in a fresh `smallville interview` process (a test
+    run earlier in this process may have left another SIGINT handler behind)."""
+    import signal
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
 class CtrlCAfter:
     """Standard input that gives ``lines``, then the user presses Ctrl+C: a real SIGINT
     to this process while the interview waits for the next line."""
@@ -203,7 +214,7 @@ def _memories(path, name="Maria Lopez"):
     return [n["description"] for n in parts[f"minds/{name}"]["memory"]["nodes"]]
 
 
-def test_ctrl_c_ends_a_remembering_interview_and_keeps_what_was_said(save, capsys):
+def test_ctrl_c_ends_a_remembering_interview_and_keeps_what_was_said(save, capsys, pythons_own_ctrl_c):
     """An interactive --remember interview ended with Ctrl+C wrote nothing: the answers were lost."""
     before = set(save.parent.glob("town-interviewed*.sqlite"))
     rc, out, _ = run(args(save, remember=True),
@@ -215,7 +226,7 @@ def test_ctrl_c_ends_a_remembering_interview_and_keeps_what_was_said(save, capsy
     assert new.name in capsys.readouterr().err
 
 
-def test_ctrl_c_in_the_middle_of_an_answer_keeps_the_answers_before_it(save):
+def test_ctrl_c_in_the_middle_of_an_answer_keeps_the_answers_before_it(save, pythons_own_ctrl_c):
     """Ctrl+C while the model answers the third question: the save has the first two
     exchanges and nothing of the third (the mind as it was before that question)."""
     from game.interview_cli import main_interview
