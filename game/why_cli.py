@@ -180,12 +180,17 @@ def answer_text(rec: dict) -> str:
     return "\n".join(rows) or "(no answer)"
 
 
+def _seconds(value: object) -> str:
+    """A call's latency as people read it: "4.3 s" (the record keeps it exact)."""
+    return f"{value:.1f} s" if isinstance(value, (int, float)) else f"{value} s"
+
+
 def call_line(rec: dict) -> str:
     call = rec.get("call")
     if not call:
         return f"{rec.get('purpose')}: no model call ({rec.get('fallback') or 'none'})"
     return (f"{rec.get('purpose')} · {call.get('model')} · {call.get('prompt_tokens')}+{call.get('completion_tokens')}"
-            f" tokens · {call.get('latency_s')} s" + (" · cache hit" if call.get("cached") else "")
+            f" tokens · {_seconds(call.get('latency_s'))}" + (" · cache hit" if call.get("cached") else "")
             + f" · {call.get('outcome')}" + (f" ({call['error']})" if call.get("error") else ""))
 
 
