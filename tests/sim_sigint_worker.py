@@ -11,6 +11,7 @@ if the interrupt arrived while ``Simulation.step`` ran.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import threading
 import time
@@ -24,6 +25,9 @@ CALL_S = 2.0  # each model call after the first few takes this long: the step wa
 
 
 def main() -> None:
+    # A command started from a terminal has Python's own Ctrl+C handler; one started by
+    # a test run that was itself started in the background inherits SIGINT ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     out = Path(sys.argv[1])
     os.environ["SMALLVILLE_HOME"] = str(out.parent)
     from fakes import HashEmbedder, make_gateway

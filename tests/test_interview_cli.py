@@ -178,8 +178,8 @@ def test_cli_parser_has_the_subcommand():
 
 @pytest.fixture
 def pythons_own_ctrl_c():
-    """Ctrl+C raises KeyboardInterrupt, as in a fresh `smallville interview` process (a test
-    run earlier in this process may have left another SIGINT handler behind)."""
+    """Ctrl+C raises KeyboardInterrupt, as in `smallville interview` started from a terminal
+    (a test run started in the background inherits SIGINT ignored)."""
     import signal
 
     before = signal.signal(signal.SIGINT, signal.default_int_handler)
