@@ -45,7 +45,7 @@ def engines_speed(n: int) -> dict[str, Any]:
     model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
     model.eval()
     torch_load_s = time.monotonic() - t0
-    llama = lm.LocalModel(prefixes=None)
+    llama = lm.LocalModel()
     llama.prefixes = None  # read every prompt in full: the engines, not the kept prefixes
     llm = llama.load()
     rates: dict[str, dict[str, list[float]]] = {e: {"read": [], "write": []} for e in ("torch", "llama.cpp")}
