@@ -65,7 +65,7 @@ class ModelConfig:
     # retrieved memories answers, a rule words it in the first person; agents/grounding.py),
     # "off" (the paper's free generation) or "auto": on for the embedded model only.
     grounded: str = "auto"
-    # The game's clock (game/pacing.py): "minds" waits for the residents' decisions
+    # The game's clock (game/runs/pacing.py): "minds" waits for the residents' decisions
     # within a bounded lag, so the player sees the model's residents; "clock" keeps the
     # chosen speed whatever the minds manage (a fast show on routines).
     pace: str = "minds"

@@ -17,7 +17,7 @@ the current folder:
   ``%LOCALAPPDATA%\\Smallville`` on Windows).
 
 No pygame, no game: the minds read their emoji vocabulary (assets/icons) and
-their caches through here, and game/paths.py builds the game's folders on it.
+their caches through here, and game/support/folders.py builds the game's folders on it.
 """
 from __future__ import annotations
 

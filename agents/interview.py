@@ -155,7 +155,7 @@ def respond_traced(mind: Mind, speaker: str, text: str, *, now: datetime, speake
     history = [(str(a), str(b)) for a, b in (history or ())]
     if remember:
         # What a Mind's own job does first: mark the job (a save taken meanwhile uses the
-        # mind as it was before it; game/savegame.py maps the sim's "call" job to this tag),
+        # mind as it was before it; game/saves/saveload.py maps the sim's "call" job to this tag),
         # then today's counters, seeds and queued thoughts.
         mind.begin_job(job_tag("respond"))
         mind.start_turn(now)

@@ -1,6 +1,6 @@
 """Job tags: the name of one job of a mind. A mind records the tag of the job
 it began last (``Mind.begin_job``); a save taken while that job runs maps the
-simulation's record of the job onto the same tag (game/savegame.py) to know
+simulation's record of the job onto the same tag (game/saves/saveload.py) to know
 whether it has begun, and saves the mind as it was before it."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ def job_tag(kind: str, *, conversation: Conversation | None = None, now: datetim
     """Names one job of a mind: ``decide`` at a sim time, ``utter`` the next
     line of a conversation, ``end_conversation`` of a conversation at a time.
     The simulation's record of a job in flight maps onto the same tag (see
-    game/savegame.py), which is how a save knows whether that job has begun."""
+    game/saves/saveload.py), which is how a save knows whether that job has begun."""
     c = conversation
     if kind == "decide" and now is not None:
         return ("decide", now.isoformat())

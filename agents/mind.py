@@ -127,7 +127,7 @@ class Mind:
         self.today.plan = items
 
     @property
-    def pending(self) -> list[Action]:  # today.pending, for game/session.py until it calls decompose_afresh()
+    def pending(self) -> list[Action]:  # today.pending, for game/runs/session.py until it calls decompose_afresh()
         return self.today.pending
 
     @pending.setter

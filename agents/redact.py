@@ -24,7 +24,7 @@ _SECRET_PARAM = re.compile(
 SECRET_NAME = re.compile(
     r"api[_-]?key|apikey|secret|passw(?:or)?d|token|authori[sz]ation|credential|private[_-]?key|cookie",
     re.IGNORECASE)
-# Things shaped like keys wherever they appear (game/savecodec.py scrubs saves with these too).
+# Things shaped like keys wherever they appear (game/saves/codec.py scrubs saves with these too).
 SECRET_VALUE = re.compile(
     r"\bsk-[A-Za-z0-9_\-]{16,}"                 # OpenAI / Anthropic (sk-ant-...) / sk-proj-...
     r"|\bAKIA[0-9A-Z]{16}\b"                    # AWS access key id

@@ -1,8 +1,8 @@
 """`smallville play`: the game in a window (or rendered off-screen).
 
 ``main_play(args)`` builds the town (``build_session``: a Session with the
-residents and their minds, game/session.py), opens the window, attaches the
-session to the window's ``Game`` (game/window.py) and runs the main loop
+residents and their minds, game/runs/session.py), opens the window, attaches the
+session to the window's ``Game`` (game/view/window.py) and runs the main loop
 (``run``): per frame, events to ``Game.handle_event``, ``Game.update`` (which
 updates the session: the simulation's only clock), ``Game.draw``.
 
@@ -27,15 +27,15 @@ import pygame
 from agents.config import ConfigError
 from agents.llm import load_config
 from agents.redact import redact
-from game import forecast
-from game.errors import UserError
-from game.paths import resolve_map
-from game.savegame import load_into
-from game.session import Session
-from game.town import load_town
+from game.runs import forecast
+from game.runs.session import Session
+from game.saves.saveload import load_into
+from game.support.errors import UserError
+from game.support.folders import resolve_map
 from game.view import sprites
 from game.view.tilemap import TileMapRenderer
-from game.window import FPS, TITLE, WINDOW_SIZE, Game, close_window, in_background
+from game.view.window import FPS, TITLE, WINDOW_SIZE, Game, close_window, in_background
+from game.world.town import load_town
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +155,7 @@ def save_on_crash(game) -> None:
         return
     slot = CRASH_SLOT
     try:
-        slot = menu.own(CRASH_SLOT)  # this game's own crash slot (game/saveseries.py)
+        slot = menu.own(CRASH_SLOT)  # this game's own crash slot (game/saves/series.py)
         log.exception("the game stopped on an unexpected error; saving '%s' first", slot)
         if menu.save(slot) is not None:
             print(f"smallville: the game stopped on an error; it was saved as '{slot}' "
@@ -168,7 +168,7 @@ def save_on_crash(game) -> None:
 def signals_quit():
     """While the window runs, Ctrl+C in the terminal (SIGINT) and ``kill`` (SIGTERM) do
     what closing the window does unasked: a QUIT event, which the window takes as a
-    signal and answers with "Save and quit" (game/window.py). Python's own SIGINT
+    signal and answers with "Save and quit" (game/view/window.py). Python's own SIGINT
     handler would raise KeyboardInterrupt in the middle of a frame instead, and the
     game would end unsaved; SDL leaves the signal to Python when Python has a handler."""
     def post_quit(signum, frame) -> None:  # main thread, between two bytecodes: posting is safe

@@ -11,7 +11,7 @@ cache) replays the same. The run folder gets:
 - ``llm_calls.jsonl`` one line per model call, with resident and purpose (streamed)
 - ``summary.json``  per resident calls, tokens, fallbacks; totals; wall time; sim span
 - ``recording.jsonl`` every resident's tile at every step, actions, lines, object
-  states, written as the run goes (game/recording.py; ``smallville replay`` plays
+  states, written as the run goes (game/runs/recording.py; ``smallville replay`` plays
   it back); ``saves/history/`` keeps an autosave every few sim hours for it
 - ``why.jsonl.gz``  every decision's record: the memories retrieved with their scores,
   the prompt and the answer (agents/why.py; ``smallville why`` reads it)
@@ -38,17 +38,18 @@ from agents.dialects import SAY
 from agents.llm import Gateway, load_config
 from agents.persona import CastError, load_cast
 from agents.redact import redact, redact_data
-from game import forecast, paths, runstats
-from game.build import build_parts, select_residents
-from game.errors import UserError
-from game.forecast import Ceiling
-from game.recording import FILE as RECORDING_FILE
-from game.recording import HISTORY_FOLDER, Recorder, SaveHistory
-from game.savegame import capture, restore
-from game.saves import SaveError, SaveWriter, list_saves, load_state, read_info
+from game.runs import forecast, runstats
+from game.runs.build import build_parts, select_residents
+from game.runs.forecast import Ceiling
+from game.runs.recording import FILE as RECORDING_FILE
+from game.runs.recording import HISTORY_FOLDER, Recorder, SaveHistory
+from game.runs.timeline import render_timeline
+from game.saves.saveload import capture, restore
+from game.saves.store import SaveError, SaveWriter, list_saves, load_state, read_info
 from game.sim import STEP, SimSettings
-from game.timeline import render_timeline
-from game.town import load_town
+from game.support import folders
+from game.support.errors import UserError
+from game.world.town import load_town
 
 log = logging.getLogger(__name__)
 
@@ -112,11 +113,11 @@ def run_headless(
     Saves go to ``<out>/saves/``: an autosave every ``autosave_min`` sim
     minutes (the last ``keep`` kept; 0 or None: none) and ``end.sqlite`` when
     the run ends (Ctrl-C too). ``resume=(parts, info)`` (from
-    ``game.saves.load_state``) continues a saved run: its events and model
+    ``game.saves.store.load_state``) continues a saved run: its events and model
     calls are appended to the folder's files, the timeline and summary cover
     the whole run.
 
-    ``ceiling`` (game/forecast.py: ``--max-cost`` / ``--max-tokens``) stops the run
+    ``ceiling`` (game/runs/forecast.py: ``--max-cost`` / ``--max-tokens``) stops the run
     when it has spent that much, with its end save; ``on_start(parts)`` changes the
     built (or restored) town before the first step (`smallville fork`'s branches).
     Every finished run teaches the forecast its model's rates."""
@@ -444,7 +445,7 @@ def main_sim(args) -> int:
     print("smallville sim: " + redact(line), file=sys.stderr)
     if getattr(args, "dry_run", False):
         return 0
-    out = Path(args.out) if args.out else paths.runs_dir() / datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = Path(args.out) if args.out else folders.runs_dir() / datetime.now().strftime("%Y%m%d-%H%M%S")
     refuse_a_used_folder(out)
     print(
         f"smallville sim: {len(personas)} residents, {start:%Y-%m-%d %H:%M} + {args.hours:g} h, "

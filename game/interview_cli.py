@@ -14,8 +14,8 @@ old one, ``<name>-interviewed.sqlite`` (``<name>-whispered.sqlite``), and the
 command says where. Ctrl+C ends an interview like ``exit`` does, with what was
 said kept (an answer it cut short is left out; the command exits with 130).
 
-The save is read with game/saves.py and its minds rebuilt like a load does
-(``game.savegame.rebuild_mind``); the game never imports the measurement
+The save is read with game/saves/store.py and its minds rebuilt like a load does
+(``game.saves.saveload.rebuild_mind``); the game never imports the measurement
 tools (lab/).
 """
 from __future__ import annotations
@@ -35,10 +35,10 @@ from agents.embeddings import make_embedder
 from agents.interview import respond
 from agents.llm import Gateway, load_config
 from agents.persona import CastError, load_cast
-from game import paths
-from game.errors import UserError
-from game.savegame import rebuild_mind, resolve_path
-from game.saves import SaveInfo, load_state, save_state
+from game.saves.saveload import rebuild_mind, resolve_path
+from game.saves.store import SaveInfo, load_state, save_state
+from game.support import folders
+from game.support.errors import UserError
 
 DEFAULT_AS = "a news reporter"
 DEFAULT_SPEAKER = "Interviewer"
@@ -89,7 +89,7 @@ def load_minds(save: str | Path, args: Any = None, *, gateway: Any = None, embed
     path = resolve_path(save)
     if not path.exists():
         raise UserError(f"--load {save}: there is no such save ({path})")
-    default_map = default_map or getattr(args, "map", None) or paths.default_map()
+    default_map = default_map or getattr(args, "map", None) or folders.default_map()
     parts, info = load_state(path, require=("sim", "session"))
     saved = SavedGame(path, parts, info)
     states = saved.states
@@ -154,7 +154,7 @@ def write_with_mind(tg: SavedGame, mind: Any, suffix: str, state: dict | None = 
     parts = dict(tg.parts)
     parts[f"minds/{mind.name}"] = state if state is not None else mind.to_state()
     # Not the game's id either: the new save starts a game of its own when played on
-    # (game/saveseries.py), so it never writes over the interviewed game's saves.
+    # (game/saves/series.py), so it never writes over the interviewed game's saves.
     meta = {k: v for k, v in (tg.info.meta or {}).items()
             if k not in ("saved_at", "slot", "parts", "schema", "game_id")}
     out = new_save_path(Path(tg.save), suffix)

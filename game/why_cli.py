@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from agents import why
-from game.errors import UserError
-from game.saved_run import load_target, parse_time
+from game.saves.saved_run import load_target, parse_time
+from game.support.errors import UserError
 
 LINES_BEFORE_MIN = 15  # lines said this many sim minutes before --at are shown with the action
 BAR = 10  # characters of a score bar

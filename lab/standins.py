@@ -17,12 +17,12 @@ from agents.config import ModelConfig
 from agents.persona import Persona, load_cast
 from agents.pool import MindPool
 from agents.types import Action, Conversation, Decision, Situation, Utterance
-from game import paths
-from game.session import PlaySimulation, Session, build_parts
-from game.town import load_town
+from game.runs.session import PlaySimulation, Session, build_parts
+from game.support import folders
+from game.world.town import load_town
 
 ROOT = Path(__file__).resolve().parents[1]
-MAP = paths.default_map()
+MAP = folders.default_map()
 
 
 class BusyMind:

@@ -23,19 +23,19 @@ from collections.abc import Callable
 from typing import Any
 
 import lab.competent  # noqa: F401 - registers the scripted/competent model for --model scripted/competent
-from game import paths
-from game.errors import UserError
 from game.headless import main_sim
 from game.interview_cli import main_interview
-from game.logs import setup_logging
-from game.town import MapError, main_map
+from game.support import folders
+from game.support.errors import UserError
+from game.support.logs import setup_logging
 from game.why_cli import main_why
+from game.world.town import MapError, main_map
 from lab.bench.runner import main_bench
 from lab.evaluate.command import main_evaluate
 from lab.experiment.compare import main_compare
 from lab.experiment.fork import main_fork
 
-# None: the Ville that ships with the game (game/paths.py), found from any folder.
+# None: the Ville that ships with the game (game/support/folders.py), found from any folder.
 DEFAULT_MAP = None
 MAP_HELP = "a Tiled .tmx town (default: the Ville that ships with the game)"
 
@@ -222,7 +222,7 @@ def _replay(args: argparse.Namespace) -> int:
 
 # Every subcommand but `play`, which opens the window.
 def main_where(args: Any) -> int:
-    print(paths.describe())
+    print(folders.describe())
     return 0
 
 
@@ -257,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
         argv = ["play", *argv]
     args = parser.parse_args(argv)
     if hasattr(args, "map"):  # relative to this folder, else to the game's own data; default: the Ville
-        args.map = str(paths.resolve_map(args.map))
+        args.map = str(folders.resolve_map(args.map))
 
     log_file = setup_logging()
     try:

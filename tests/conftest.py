@@ -85,7 +85,7 @@ def real_run(tmp_path_factory):
     from agents.llm import Gateway, load_config
     from agents.persona import load_cast
     from game.headless import run_headless
-    from game.town import load_town
+    from game.world.town import load_town
 
     map_path = REPO / "maps" / "the_ville" / "the_ville.tmx"
     town = load_town(map_path)
@@ -104,10 +104,10 @@ def real_run(tmp_path_factory):
 
 @pytest.fixture(autouse=True)
 def _gc_policy_per_test():
-    """The window's GC policy (game/gcpolicy.py: freeze, higher threshold) lasts a
+    """The window's GC policy (game/runs/gcpolicy.py: freeze, higher threshold) lasts a
     process in the game; in tests it ends with each test, so frozen objects of one
     test's town do not outlive it."""
     yield
-    from game import gcpolicy
+    from game.runs import gcpolicy
 
     gcpolicy.POLICY.uninstall()

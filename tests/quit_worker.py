@@ -36,7 +36,7 @@ def play(saves: Path, answers, **gateway_kw) -> int:
     from fakes import HashEmbedder, make_gateway
 
     from game import app
-    from game.session import Session
+    from game.runs.session import Session
     from smallville.cli import main as smallville
 
     def session_for(args, map_path, visitor_name):

@@ -33,8 +33,8 @@ def main() -> None:
     from fakes import HashEmbedder, make_gateway
     from scripted_minds import plausible
 
-    import game.build
     import game.headless
+    import game.runs.build
     from game.sim.core import Simulation
     from smallville.cli import main as smallville
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from game.errors import UserError
+from game.support.errors import UserError
 from lab.bench import economy, report, runner
 from lab.bench.measure import Context, Skipped, percentile
 from smallville.cli import main
@@ -207,7 +207,7 @@ def test_play_real_asks_residents_through_the_real_loop_and_reports_each_phase(m
     from types import SimpleNamespace
 
     from agents import local_model
-    from game.session import Session
+    from game.runs.session import Session
     from lab.bench import play_real
     from tests.fakes import HashEmbedder, make_gateway
     from tests.scripted_minds import plausible

@@ -10,8 +10,8 @@ import pytest
 
 from agents.mind import Mind
 from agents.persona import load_cast
-from game.saved_run import end_minds, load_target
-from game.saves import save_state
+from game.saves.saved_run import end_minds, load_target
+from game.saves.store import save_state
 from lab import evaluate as ev
 from lab.evaluate.coordination import coordination, presence
 from lab.evaluate.diffusion import diffusion

@@ -9,11 +9,11 @@ import pytest
 from mapkit import write_map
 
 from agents.pool import MindPool
-from game.savegame import capture, materialize
-from game.saves import load_state, save_state
+from game.saves.saveload import capture, materialize
+from game.saves.store import load_state, save_state
 from game.sim import Simulation
 from game.sim.eventlog import EventLog
-from game.town import load_town
+from game.world.town import load_town
 
 
 def ev(i: int) -> dict:

@@ -17,7 +17,7 @@ from agents.config import ModelConfig  # noqa: E402
 from agents.llm import Gateway  # noqa: E402
 from agents.persona import load_cast  # noqa: E402
 from game.headless import run_headless  # noqa: E402
-from game.town import load_town  # noqa: E402
+from game.world.town import load_town  # noqa: E402
 from lab.experiment import runners  # noqa: E402
 from smallville.cli import main  # noqa: E402
 
@@ -85,7 +85,7 @@ def test_an_unreachable_cluster_is_a_clear_message(tmp_path, monkeypatch, capsys
         raise ConnectionError("Could not find any running Ray instance")
 
     monkeypatch.setattr(ray, "init", refuse)
-    from game.errors import UserError
+    from game.support.errors import UserError
 
     with pytest.raises(UserError, match="--ray auto: cannot reach a Ray cluster there .*ray start --head"):
         runners.run_ray([], "auto", print)

@@ -1,6 +1,6 @@
 """The forecast (calls, tokens, wall time, money before a run starts, from measured
 per-resident rates kept per model) and the ceiling (--max-cost / --max-tokens
-stop a run cleanly, with its end save): game/forecast.py and its hooks in
+stop a run cleanly, with its end save): game/runs/forecast.py and its hooks in
 game/headless.py."""
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from agents.accounting import Accounting, CallRecord
 from agents.config import ModelConfig
 from agents.llm import Gateway
 from agents.persona import load_cast
-from game import forecast
-from game.forecast import Ceiling, day_starts, learn, rates_for
 from game.headless import run_headless
-from game.town import load_town
+from game.runs import forecast
+from game.runs.forecast import Ceiling, day_starts, learn, rates_for
+from game.world.town import load_town
 
 ROOT = Path(__file__).resolve().parents[1]
 MAP = ROOT / "maps" / "the_ville" / "the_ville.tmx"

@@ -15,8 +15,8 @@ from test_chat import near
 from test_play import MAP as PLAY_MAP
 from test_play import frames, make_session
 
-from game.savegame import capture
-from game.saves import load_state, save_state, state_diff
+from game.saves.saveload import capture
+from game.saves.store import load_state, save_state, state_diff
 
 REPO = Path(__file__).resolve().parents[1]
 MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
@@ -73,7 +73,7 @@ def round_trips(s, tmp_path: Path) -> None:
     path = tmp_path / "after-fuzz.sqlite"
     save_state(path, parts, meta)
     loaded, _ = load_state(path, expect_map=s.town)
-    from game.savegame import materialize
+    from game.saves.saveload import materialize
 
     assert state_diff(materialize(loaded), materialize(parts)) is None
 

@@ -17,8 +17,8 @@ pytest.importorskip("pygame_gui")
 
 from driving import MAP, click_element, frames, press, until, window  # noqa: E402
 
-from game.saves import autosave, list_saves, read_info, save_state  # noqa: E402
-from game.saveseries import group_by_game, new_game_id, short_slot  # noqa: E402
+from game.saves.series import group_by_game, new_game_id, short_slot  # noqa: E402
+from game.saves.store import autosave, list_saves, read_info, save_state  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not built")
 
@@ -109,7 +109,7 @@ def test_the_load_menu_lists_games_and_loads_one_which_goes_on_with_its_own_seri
     _writer(game_a)
     anna_time = anna.sim.now
     # a save from before games had ids: no game_id in its meta
-    from game.savegame import capture
+    from game.saves.saveload import capture
 
     parts, meta = capture(anna)
     meta.pop("game_id")
@@ -140,7 +140,7 @@ def test_the_load_menu_lists_games_and_loads_one_which_goes_on_with_its_own_seri
     _writer(game_b)
     assert (saves / f"{anna.game_id}-autosave-2.sqlite").exists()
     # an old save without a game loads, and goes on as a game of its own
-    from game.savegame import load_into
+    from game.saves.saveload import load_into
 
     load_into(game_b, saves / "continue.sqlite")
     assert bert.game_id not in (anna.game_id,) and bert.game_id.startswith("anna-")
@@ -196,7 +196,7 @@ def test_continue_offers_the_most_recent_game(town, tmp_path):
 
 def test_load_quick_by_name_is_the_most_recent_games_own(tmp_path):
     """`smallville play --load quick` (and `interview --load quick`): the latest game's quick save."""
-    from game.savegame import resolve_path
+    from game.saves.saveload import resolve_path
 
     for gid, who in (("anna-20261125-100000", "Anna"), ("bert-20261125-110000", "Bert")):
         save_state(tmp_path / f"{gid}-quick.sqlite", {"clock": {}}, {"game_id": gid, "visitor_name": who,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gc
 
-from game.gcpolicy import GEN0_THRESHOLD, GcPolicy
+from game.runs.gcpolicy import GEN0_THRESHOLD, GcPolicy
 
 
 def test_install_freezes_raises_the_threshold_and_refreezes_after_a_full_collection():

@@ -319,7 +319,7 @@ def test_factual_score_with_the_embedded_model():
 # ---------------------------------------------------------------------------- where it shows
 
 def test_the_inspector_and_the_timeline_show_the_memory():
-    from game.timeline import render_timeline
+    from game.runs.timeline import render_timeline
     from game.view.inspector_text import body_html
 
     m, _ = grounded_mind(choosing(lambda msgs: fact_number(msgs, "Maria")))

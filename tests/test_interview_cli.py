@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from fakes import HashEmbedder, make_gateway
 
-from game.errors import UserError
-from game.saves import load_state, save_state
+from game.saves.store import load_state, save_state
+from game.support.errors import UserError
 
 REPO = Path(__file__).resolve().parents[1]
 MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
@@ -31,9 +31,9 @@ def answers(purpose, messages, schema):
 @pytest.fixture(scope="module")
 def save(tmp_path_factory) -> Path:
     from agents.persona import load_cast
-    from game.savegame import capture
-    from game.session import PlaySimulation, Session, build_parts
-    from game.town import load_town
+    from game.runs.session import PlaySimulation, Session, build_parts
+    from game.saves.saveload import capture
+    from game.world.town import load_town
 
     town = load_town(MAP)
     cast, scenario = load_cast(MAP.parent)
@@ -151,9 +151,9 @@ def test_whisper_queues_the_thought_in_a_new_save_that_loads(save):
     assert st["directives"] == ["I am going to run against Sam in the upcoming election"]
     # it loads into a running session like any save
     from agents.persona import load_cast
-    from game.savegame import load_into
-    from game.session import PlaySimulation, Session, build_parts
-    from game.town import load_town
+    from game.runs.session import PlaySimulation, Session, build_parts
+    from game.saves.saveload import load_into
+    from game.world.town import load_town
 
     town = load_town(MAP)
     cast, scenario = load_cast(MAP.parent)

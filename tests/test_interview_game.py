@@ -43,7 +43,7 @@ def open_interview(game, session, screen):
 
 
 def test_interview_from_afar_leaves_her_unchanged_by_default(tmp_path, display):
-    from game.saves import states_equal
+    from game.saves.store import states_equal
 
     game, session = make_play(tmp_path)
     try:

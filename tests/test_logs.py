@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from game import logs
+from game.support import logs
 
 
 def test_redact_takes_out_every_kind_of_secret(monkeypatch):

@@ -34,7 +34,7 @@ def gateway(model: str, base: str, memory: Path | None = None) -> Gateway:
 def short_sim(gw: Gateway, out: Path):
     from agents.persona import load_cast
     from game.headless import run_headless
-    from game.town import load_town
+    from game.world.town import load_town
 
     town = load_town(MAP)
     cast, scenario = load_cast(MAP.parent)
@@ -105,7 +105,7 @@ def form(body: dict) -> str:
 
 def test_a_server_that_turns_every_form_down_gets_prose_mode_answers_and_the_hud_says_so(tmp_path, display, capsys):
     from game.app import Game
-    from game.session import Session
+    from game.runs.session import Session
     from game.view.hud import BAD
     from game.view.tilemap import TileMapRenderer
 

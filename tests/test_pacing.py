@@ -26,7 +26,7 @@ from agents.local_model import ModelPool  # noqa: E402
 from agents.persona import load_cast  # noqa: E402
 from agents.pool import MindPool  # noqa: E402
 from agents.types import Action, Decision  # noqa: E402
-from game.pacing import LAG_MIN, Pacer, describe  # noqa: E402
+from game.runs.pacing import LAG_MIN, Pacer, describe  # noqa: E402
 from tests.fakes import HashEmbedder, make_gateway  # noqa: E402
 from tests.scripted_minds import plausible  # noqa: E402
 
@@ -51,7 +51,7 @@ def run_until(game, session, done, rounds=200, frames=2):
 
 def build_game(display, minds, pool, pace="minds", names=None, start=None):
     from game.app import Game
-    from game.session import Session
+    from game.runs.session import Session
     from game.view.tilemap import TileMapRenderer
 
     gw = make_gateway(lambda p, m, s: {"answer": "I run Hobbs Cafe."} if p == "respond" else plausible(p, m, s),
@@ -190,7 +190,7 @@ def test_the_visitors_reply_overtakes_25_queued_decisions(display):
     """Through the real game loop: 24 residents' minds take 0.3 s a decision on one
     worker; Isabella answers the visitor before more than a couple of them are done."""
     from agents.pool import MindPool
-    from game.build import build_minds
+    from game.runs.build import build_minds
     from lab.standins import BusyMind
 
     people = cast(25)
@@ -199,7 +199,7 @@ def test_the_visitors_reply_overtakes_25_queued_decisions(display):
                       via_litellm=False)
     isa = next(p for p in people if p.name == ISABELLA)
     minds = build_minds([isa], gw, HashEmbedder(64))
-    from game.town import load_town
+    from game.world.town import load_town
     town_places = [a for a in load_town(MAP).addresses() if a.count(":") == 2]
     busy = {p.name: BusyMind(p, town_places, delay=(0.3, 0.3), work_ms=(0.1, 0.2)) for p in people
             if p.name != ISABELLA}

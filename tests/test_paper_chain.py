@@ -18,7 +18,7 @@ import pytest
 import lab.competent
 from agents import provenance as pv
 from agents.persona import load_cast
-from game import runstats
+from game.runs import runstats
 
 ROOT = Path(__file__).resolve().parents[1]
 MAP = ROOT / "maps" / "the_ville" / "the_ville.tmx"
@@ -45,7 +45,7 @@ def chain_run(tmp_path_factory):
     from agents.config import ModelConfig
     from agents.llm import Gateway
     from game.headless import run_headless, select_residents
-    from game.town import load_town
+    from game.world.town import load_town
 
     cast, scenario = load_cast(ROOT / "maps" / "the_ville")
     out = tmp_path_factory.mktemp("chain")

@@ -1,4 +1,4 @@
-"""A* (game/pathing.py) against a plain Dijkstra reference on random grids."""
+"""A* (game/world/astar.py) against a plain Dijkstra reference on random grids."""
 from __future__ import annotations
 
 import heapq
@@ -8,8 +8,8 @@ import random
 import numpy as np
 import pytest
 
-import game.pathing as pathing
-from game.pathing import (
+import game.world.astar as pathing
+from game.world.astar import (
     components,
     find_path,
     find_path_to_any,

@@ -1,4 +1,4 @@
-"""The path service (game/sim/paths.py): bodies wait for their paths the way they
+"""The path service (game/sim/path_service.py): bodies wait for their paths the way they
 wait for decisions, no step does more than its budget of A*, lockstep runs
 search at once (reproducible), and nothing is lost across a conversation, a new
 request or a save."""
@@ -12,10 +12,10 @@ from mapkit import write_map
 
 from agents.pool import MindPool
 from agents.types import Action, Decision
-from game import pathing
 from game.sim import SimSettings, Simulation, movement
 from game.sim.state import body_from_dict, body_to_dict
-from game.town import load_town
+from game.world import astar
+from game.world.town import load_town
 
 W = "Testville"
 CAFE = f"{W}:Hobbs Cafe:cafe"
@@ -84,7 +84,7 @@ def test_realtime_budget_spreads_a_long_search_over_steps(tmp_path, pool, monkey
     """With a budget far smaller than one search, the search pauses and resumes;
     the body stands meanwhile, and the path is still the shortest."""
     sim = sim_on(tmp_path, pool, lockstep=False, budget_ms=0.0)
-    monkeypatch.setattr("game.sim.paths.SLICE", 1)  # one expansion per look at the clock
+    monkeypatch.setattr("game.sim.path_service.SLICE", 1)  # one expansion per look at the clock
     b = send(sim, "Isabella Rodriguez", PARK)
     here = b.tile
     steps = 0
@@ -96,7 +96,7 @@ def test_realtime_budget_spreads_a_long_search_over_steps(tmp_path, pool, monkey
             assert b.tile == here and not b.path
     assert steps > 3  # the search really was spread over steps
     assert sim.paths.stats.waited_steps_max >= 3
-    want = pathing.find_path_to_any(sim.town.walkable, here, [b.path[-1]])
+    want = astar.find_path_to_any(sim.town.walkable, here, [b.path[-1]])
     assert len(b.path) + 1 == len(want)
 
 
@@ -113,7 +113,7 @@ def test_no_step_does_more_than_its_budget_of_path_work(tmp_path, pool, monkeypa
                                spawns=spawns))
     sim = Simulation(town, {n: Still(n) for n in names}, pool, START, lockstep=False,
                      settings=SimSettings(path_budget_ms=0.0))
-    monkeypatch.setattr("game.sim.paths.SLICE", 16)
+    monkeypatch.setattr("game.sim.path_service.SLICE", 16)
     for n in names:
         send(sim, n, f"{W}:Park:lawn:bench")
     per_run = []

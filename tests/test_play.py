@@ -34,7 +34,7 @@ pytestmark = pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not
 
 
 def make_session(responder=plausible, **kw):
-    from game.session import Session
+    from game.runs.session import Session
 
     gw = make_gateway(responder, via_litellm=False)
     kw.setdefault("visitor_name", "Alex")
@@ -132,7 +132,7 @@ def test_pause_stops_sim_time_and_space_toggles(play, display):
 
 
 def test_speed_keys_change_sim_minutes_per_frame(play, display):
-    from game.session import SPEEDS
+    from game.runs.session import SPEEDS
 
     s, g = play(agents=2)
     s.pace = "clock"  # the speeds as such (the minds' pace: tests/test_pacing.py)
@@ -150,7 +150,7 @@ def test_speed_keys_change_sim_minutes_per_frame(play, display):
 
 
 def test_frame_steps_are_capped(play):
-    from game.session import MAX_STEPS_PER_FRAME
+    from game.runs.session import MAX_STEPS_PER_FRAME
 
     s, g = play(agents=2)
     s.set_speed(5)
@@ -160,7 +160,7 @@ def test_frame_steps_are_capped(play):
 
 
 def test_skip_to_reaches_target_over_many_frames(play, display):
-    from game.session import SKIP_MAX_STEPS_PER_FRAME
+    from game.runs.session import SKIP_MAX_STEPS_PER_FRAME
 
     s, g = play(agents=3)
     frames(g, 5)
@@ -182,7 +182,7 @@ def test_skip_to_reaches_target_over_many_frames(play, display):
 
 
 def test_next_morning_key_and_escape_cancels(play, display):
-    from game.session import next_morning
+    from game.runs.session import next_morning
 
     s, g = play(agents=2)
     t0 = s.sim.now
@@ -201,7 +201,7 @@ def test_next_morning_key_and_escape_cancels(play, display):
 def test_next_morning_rule():
     from datetime import datetime
 
-    from game.session import next_morning
+    from game.runs.session import next_morning
 
     assert next_morning(datetime(2023, 2, 13, 8, 0)) == datetime(2023, 2, 14, 7, 0)
     assert next_morning(datetime(2023, 2, 13, 23, 50)) == datetime(2023, 2, 14, 7, 0)
@@ -338,7 +338,7 @@ class GreeterMind:
 
 def test_a_mind_that_wants_to_talk_to_the_visitor_greets_them(display):
     from agents.persona import load_cast
-    from game.session import Session
+    from game.runs.session import Session
 
     cast, _ = load_cast(MAP.parent)
     isa = next(p for p in cast if p.name == "Isabella Rodriguez")
@@ -389,7 +389,7 @@ class BrokenGreeter(GreeterMind):
 def test_a_greeting_that_fails_is_logged_and_a_plain_hello_stands_in(display, how, caplog):
     from agents import provenance as pv
     from agents.persona import load_cast
-    from game.session import Session
+    from game.runs.session import Session
 
     cast, _ = load_cast(MAP.parent)
     isa = next(p for p in cast if p.name == "Isabella Rodriguez")
@@ -517,7 +517,7 @@ def test_an_unreachable_model_shows_in_the_hud_through_the_real_path(display):
     import socket
 
     from agents.llm import Gateway, load_config
-    from game.session import Session
+    from game.runs.session import Session
 
     with socket.socket() as sock:  # a port that was free a moment ago: nothing listens there now
         sock.bind(("127.0.0.1", 0))
@@ -579,7 +579,7 @@ def test_busy_minds_session_frame_hook(display):
 
 
 def test_the_window_installs_the_gc_policy(play):
-    from game import gcpolicy
+    from game.runs import gcpolicy
 
     s, g = play(agents=1)
     assert gcpolicy.POLICY.installed

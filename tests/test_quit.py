@@ -101,7 +101,7 @@ def test_a_quit_signal_saves_and_quits_without_asking(town, tmp_path):
 
 
 def test_save_and_quit_then_load_resumes_the_same_time_and_actions(town, tmp_path):
-    from game.savegame import NEWEST, load_into
+    from game.saves.saveload import NEWEST, load_into
 
     game, session = town(agents=4)
     session.set_speed(3)
@@ -225,7 +225,7 @@ def test_a_chat_waiting_at_load_time_is_closed_with_a_message(town):
 def test_quitting_with_a_model_call_in_flight_does_not_wait_for_it(tmp_path):
     """The real command in a process of its own: its minds' model call would take
     300 s; the process saves and ends while that call is still in flight."""
-    from game.saves import read_info
+    from game.saves.store import read_info
 
     proc = subprocess.run([sys.executable, str(TESTS / "quit_worker.py"), str(tmp_path / "saves")],
                           capture_output=True, text=True, timeout=120)  # a hang guard, not a speed test
@@ -245,7 +245,7 @@ def test_ctrl_c_in_the_terminal_saves_and_quits(tmp_path, sig):
     import signal
     import time
 
-    from game.saves import read_info
+    from game.saves.store import read_info
 
     saves = tmp_path / "saves"
     proc = subprocess.Popen([sys.executable, str(TESTS / "sigint_worker.py"), str(saves)],
@@ -276,7 +276,7 @@ def test_an_unexpected_error_in_the_game_loop_saves_the_crash_slot_first(tmp_pat
     from driving import make_session
 
     from game import app
-    from game.saves import read_info
+    from game.saves.store import read_info
 
     monkeypatch.setenv("SMALLVILLE_HOME", str(tmp_path))
     session = make_session(agents=2)

@@ -1,4 +1,4 @@
-"""Recording a run and watching it again (game/recording.py, game/replay/,
+"""Recording a run and watching it again (game/runs/recording.py, game/replay/,
 `smallville replay`): a seeded headless run played back puts everyone where
 they stood, a run killed with SIGKILL plays up to its last flush, bad
 recordings play as far as they can and say where they stopped."""
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from fakes import HashEmbedder
 
-from game.recording import BLOCK, FILE
 from game.replay.reader import RecordingError, find_recording, read_recording
+from game.runs.recording import BLOCK, FILE
 
 REPO = Path(__file__).resolve().parent.parent
 MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
@@ -29,7 +29,7 @@ needs_map = pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not 
 
 def _town_and_cast():
     from agents.persona import load_cast
-    from game.town import load_town
+    from game.world.town import load_town
 
     town = load_town(MAP)
     cast, scenario = load_cast(MAP.parent)
@@ -91,7 +91,7 @@ def test_a_recorded_run_puts_everyone_back_on_their_tile(recorded_run):
 @needs_map
 def test_the_replay_session_shows_the_recorded_town_at_any_moment(recorded_run):
     from game.replay.playback import ReplaySession
-    from game.town import load_town
+    from game.world.town import load_town
 
     out, truth, _, acts, _ = recorded_run
     rec = read_recording(out / FILE)
@@ -186,7 +186,7 @@ def test_a_run_killed_with_sigkill_plays_up_to_its_last_flush(tmp_path):
 
 def _open(display, run_dir, **kw):
     from game.replay.app import load_personas, open_replay
-    from game.town import load_town
+    from game.world.town import load_town
 
     target = find_recording(run_dir)
     rec = read_recording(target.recording)
@@ -427,7 +427,7 @@ def test_recordings_that_cannot_play_say_why(tmp_path, recorded_run, capsys):
 def test_a_game_session_records_into_its_save_folder_and_replays(display, tmp_path):
     from driving import frames, press, window
 
-    from game.recording import GAME_FOLDER
+    from game.runs.recording import GAME_FOLDER
 
     game, session = window(display, saves_dir=tmp_path, agents=3)
     try:
@@ -506,7 +506,7 @@ def test_export_and_aim_mistakes_are_said_plainly(recorded_run, capsys, monkeypa
 def test_loading_a_save_in_the_game_starts_a_new_recording(display, tmp_path):
     from driving import frames, press, until, window
 
-    from game.recording import GAME_FOLDER
+    from game.runs.recording import GAME_FOLDER
 
     game, session = window(display, saves_dir=tmp_path, agents=3)
     try:

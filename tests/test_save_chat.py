@@ -79,8 +79,8 @@ def _remembers(s, line: str) -> int:
 
 def _reload(s, tmp_path, name: str):
     """Save ``s`` (the real writer path), load it into a fresh game, return that game."""
-    from game.savegame import capture, load_into
-    from game.saves import save_state
+    from game.saves.saveload import capture, load_into
+    from game.saves.store import save_state
 
     parts, meta = capture(s)
     path = tmp_path / f"{name}.sqlite"

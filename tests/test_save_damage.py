@@ -10,7 +10,7 @@ import pytest
 from savetools import edit_part, set_meta, set_part_text
 from test_savegame import MAP, _untouched, plain, sessions, small_game  # noqa: F401 - fixtures
 
-from game.saves import SaveError, list_saves, read_info, save_state
+from game.saves.store import SaveError, list_saves, read_info, save_state
 
 pytestmark = pytest.mark.skipif(not MAP.exists(), reason="the Ville map is not built")
 
@@ -22,7 +22,7 @@ def _copy(good, tmp_path, name):
 
 
 def test_a_huge_duration_is_a_save_error_naming_the_part(tmp_path, small_game):
-    from game.savegame import load_into
+    from game.saves.saveload import load_into
 
     s, good, parts, meta = small_game
     bad = _copy(good, tmp_path, "huge")
@@ -34,7 +34,7 @@ def test_a_huge_duration_is_a_save_error_naming_the_part(tmp_path, small_game):
 @pytest.mark.parametrize("tag", [{"__td__": [1, 2]}, {"__td__": "soon"}, {"__rows__": [["a"], [1]]},
                                  {"__d__": [[[1], 2, 3]]}, {"__nd__": 7}, {"__set__": [[1]]}, {"__t__": 5}])
 def test_malformed_tags_are_save_errors_naming_the_part(tmp_path, small_game, tag):
-    from game.savegame import load_into
+    from game.saves.saveload import load_into
 
     s, good, parts, meta = small_game
     bad = _copy(good, tmp_path, "tag")
@@ -43,7 +43,7 @@ def test_malformed_tags_are_save_errors_naming_the_part(tmp_path, small_game, ta
 
 
 def test_deep_nesting_is_a_save_error_naming_the_part(tmp_path, small_game):
-    from game.savegame import load_into
+    from game.saves.saveload import load_into
 
     s, good, parts, meta = small_game
     bad = _copy(good, tmp_path, "deep")
@@ -63,7 +63,7 @@ def test_deep_nesting_is_a_save_error_naming_the_part(tmp_path, small_game):
 @pytest.mark.parametrize("key,value", [("embedding_dim", "many"), ("embedding_dim", -3), ("residents", "Maria"),
                                        ("parts", 7), ("map_size", ["a", 2]), ("schema", "two")])
 def test_a_hand_edited_meta_is_refused_by_name_and_listed_as_unreadable(tmp_path, small_game, key, value):
-    from game.savegame import load_into
+    from game.saves.saveload import load_into
 
     s, good, parts, meta = small_game
     folder = tmp_path / "edited"
@@ -80,7 +80,7 @@ def test_a_hand_edited_meta_is_refused_by_name_and_listed_as_unreadable(tmp_path
 
 @pytest.mark.parametrize("where", ["tile", "path", "negative", "visitor"])
 def test_body_tiles_off_the_map_are_refused(tmp_path, small_game, where):
-    from game.savegame import load_into
+    from game.saves.saveload import load_into
 
     s, good, parts, meta = small_game
     edited = dict(plain(parts))
@@ -108,7 +108,7 @@ def test_body_tiles_off_the_map_are_refused(tmp_path, small_game, where):
 def test_a_part_of_the_wrong_kind_is_refused_before_anything_is_swapped(tmp_path, small_game, part, value):
     """A visitor part that is a list got as far as swapping the minds and the sim in
     before failing: the game was left half loaded."""
-    from game.savegame import load_into
+    from game.saves.saveload import load_into
 
     s, good, parts, meta = small_game
     edited = {**plain(parts), part: value}
@@ -125,7 +125,7 @@ def test_a_swap_that_fails_halfway_puts_the_old_game_back(tmp_path, small_game, 
     set after the minds, the sim and the visitor), the running game is the one before."""
     import numpy as np
 
-    from game.savegame import load_into
+    from game.saves.saveload import load_into
 
     s, good, parts, meta = small_game
 

@@ -25,7 +25,7 @@ import pytest
 from savetools import part_names, part_text, set_part_text
 from test_savegame import DORM, MAP, sessions  # noqa: F401 - fixture
 
-from game.saves import SaveError, save_state
+from game.saves.store import SaveError, save_state
 
 pytestmark = pytest.mark.skipif(not MAP.exists(), reason="the Ville map is not built")
 
@@ -130,7 +130,7 @@ def damage(good: Path, out: Path, rng: random.Random, case: int = 0) -> str:
 def real_save(tmp_path, sessions):
     """A save of a short session on the scripted model (two residents, the start of
     their morning), and the session to load into."""
-    from game.savegame import capture
+    from game.saves.saveload import capture
 
     s = sessions(DORM[:2])
     for _ in range(150):
@@ -145,8 +145,8 @@ def real_save(tmp_path, sessions):
 def fuzz(session: Any, good: Path, folder: Path, cases: int, seed: int, steps: int = 0) -> dict[str, int]:
     """Load ``cases`` damaged copies of ``good`` into ``session`` (a clean load then runs
     ``steps`` steps: the loaded game must run, not just load); counts of outcomes."""
-    from game.savegame import REQUIRED, commit, prepare
-    from game.saves import load_state
+    from game.saves.saveload import REQUIRED, commit, prepare
+    from game.saves.store import load_state
 
     rng = random.Random(seed)
     seen = {"refused": 0, "loaded": 0}

@@ -1,4 +1,4 @@
-"""Saves that outlive versions (game/savecompat.py): an older schema's save is
+"""Saves that outlive versions (game/saves/compat.py): an older schema's save is
 converted step by step (each step tested with a committed save of that schema,
 tests/data/saves/), and a save loads into a map whose tiles changed as long as
 every address it uses is still there."""
@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 from test_savegame import make_session, plain
 
-from game import savecompat
-from game.savegame import capture, load_into
-from game.saves import SCHEMA, SaveError, load_state, read_info, save_state, state_diff
+from game.saves.saveload import capture, load_into
+from game.saves.store import SCHEMA, SaveError, compat, load_state, read_info, save_state, state_diff
 
 REPO = Path(__file__).resolve().parents[1]
 MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
@@ -37,7 +36,7 @@ def sessions():
 
 
 def test_every_older_schema_has_a_committed_save_and_a_step():
-    assert sorted(savecompat.MIGRATIONS) == list(range(1, SCHEMA))
+    assert sorted(compat.MIGRATIONS) == list(range(1, SCHEMA))
     for n in range(1, SCHEMA):
         assert (SAVES / f"schema-{n}.sqlite").is_file(), f"commit a small save of schema {n} (see this module)"
 
@@ -64,16 +63,16 @@ def test_an_older_save_loads_and_plays_on(tmp_path, sessions, n):
 
 def test_schema_1_to_2_step():
     meta, parts = {"schema": 1, "game_version": "0.1.0"}, {"sim": {}}
-    notes = savecompat.migrate(meta, parts, Path("x.sqlite"))
+    notes = compat.migrate(meta, parts, Path("x.sqlite"))
     assert meta["schema"] == 2 and meta["map_size"] is None and meta["migrated_from"] == 1
     assert notes and "older Smallville (save schema 1)" in notes[0]
-    assert savecompat.migrate(meta, parts, Path("x.sqlite")) == []  # a current save: nothing to do
+    assert compat.migrate(meta, parts, Path("x.sqlite")) == []  # a current save: nothing to do
 
 
 def test_an_older_save_without_a_way_up_says_older_not_damaged(tmp_path, monkeypatch):
     old = tmp_path / "old.sqlite"
     shutil.copy(SAVES / "schema-1.sqlite", old)
-    monkeypatch.setattr(savecompat, "MIGRATIONS", {})
+    monkeypatch.setattr(compat, "MIGRATIONS", {})
     with pytest.raises(SaveError) as err:
         load_state(old)
     assert "made by an older Smallville" in str(err.value) and "damaged" not in str(err.value)
@@ -81,7 +80,7 @@ def test_an_older_save_without_a_way_up_says_older_not_damaged(tmp_path, monkeyp
 
     def broken(meta, parts):
         raise KeyError("plan")
-    monkeypatch.setattr(savecompat, "MIGRATIONS", {1: broken})
+    monkeypatch.setattr(compat, "MIGRATIONS", {1: broken})
     with pytest.raises(SaveError, match=r"older Smallville .* converting it from schema 1 failed \(KeyError"):
         load_state(old)
     assert old.read_bytes() == (SAVES / "schema-1.sqlite").read_bytes()  # the file is never touched
@@ -176,14 +175,14 @@ def test_a_resized_map_or_another_world_is_refused(tmp_path):
         info = read_info(save)
         info.meta["map_sha256"] = info.map_sha256 = "0" * 64  # as if the file changed
         with pytest.raises(SaveError, match=r"140 x 96 tiles, but this game's map is 136 x 96"):
-            savecompat.check_map(info, a.town)
+            compat.check_map(info, a.town)
         info.world = "Elsewhere"
         with pytest.raises(SaveError, match="another map"):
-            savecompat.check_map(info, a.town)
+            compat.check_map(info, a.town)
     finally:
         a.close()
 
 
 def test_addresses_used_finds_them_anywhere():
     parts = {"a": {"where": "W:x:y", "W:k": [("W:t", {"W:s"})]}, "b": "not W:", "c": "Wx:y"}
-    assert savecompat.addresses_used(parts, "W") == {"W:x:y", "W:k", "W:t", "W:s"}
+    assert compat.addresses_used(parts, "W") == {"W:x:y", "W:k", "W:t", "W:s"}

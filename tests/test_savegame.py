@@ -1,4 +1,4 @@
-"""game/savegame.py: saving and loading a whole running game (scripted model, real map).
+"""game/saves/saveload.py: saving and loading a whole running game (scripted model, real map).
 
 - load(save(x)) equals x, with conversations in progress (lockstep) and with a
   mind whose job is in flight (realtime);
@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from game.saves import SCHEMA, SaveError, load_state, save_state, state_diff
+from game.saves.store import SCHEMA, SaveError, load_state, save_state, state_diff
 
 REPO = Path(__file__).resolve().parents[1]
 MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
@@ -46,8 +46,8 @@ def make_session(names=DORM, *, lockstep=True, responder=chatty, seed=3, **gw):
     from fakes import HashEmbedder, make_gateway
 
     from agents.persona import load_cast
-    from game.session import PlaySimulation, Session, build_parts
-    from game.town import load_town
+    from game.runs.session import PlaySimulation, Session, build_parts
+    from game.world.town import load_town
 
     town = load_town(MAP)
     cast, scenario = load_cast(MAP.parent)
@@ -60,7 +60,7 @@ def make_session(names=DORM, *, lockstep=True, responder=chatty, seed=3, **gw):
 
 def plain(parts: dict) -> dict:
     """Materialised parts without the model configuration (each fake gateway has its own model name)."""
-    from game.savegame import materialize
+    from game.saves.saveload import materialize
 
     out = materialize(parts)
     out.pop("config", None)
@@ -92,7 +92,7 @@ def sessions():
 
 
 def test_load_of_save_equals_the_game_and_continues_exactly(tmp_path, sessions):
-    from game.savegame import capture, restore
+    from game.saves.saveload import capture, restore
 
     a = sessions()
     run_until_talking(a)
@@ -135,7 +135,7 @@ def test_load_of_save_equals_the_game_and_continues_exactly(tmp_path, sessions):
 def test_busy_mind_is_saved_before_its_job_and_asked_again(tmp_path, sessions):
     """Realtime: a save while a mind's job is running takes the mind as it was when
     the job began; after loading the job is asked again."""
-    from game.savegame import capture, restore
+    from game.saves.saveload import capture, restore
 
     who = "Maria Lopez"
     gate = {"block": False}
@@ -195,7 +195,7 @@ def test_busy_mind_is_saved_before_its_job_and_asked_again(tmp_path, sessions):
 def test_save_while_a_line_is_being_said_resumes_the_conversation(tmp_path, sessions):
     """Realtime: a save while a resident is making its next line keeps the
     conversation with every line said so far; after loading the line is asked again."""
-    from game.savegame import capture, restore
+    from game.saves.saveload import capture, restore
 
     gate = {"block": False}
     entered, release = threading.Event(), threading.Event()
@@ -249,7 +249,7 @@ def test_save_while_a_line_is_being_said_resumes_the_conversation(tmp_path, sess
 
 @pytest.fixture
 def small_game(tmp_path, sessions):
-    from game.savegame import capture
+    from game.saves.saveload import capture
 
     s = sessions(DORM[:2])
     for _ in range(120):
@@ -263,7 +263,7 @@ def small_game(tmp_path, sessions):
 
 
 def _untouched(s, fn):
-    from game.savegame import capture
+    from game.saves.saveload import capture
 
     before = plain(capture(s)[0])
     sim, minds = s.sim, s.minds
@@ -275,7 +275,7 @@ def _untouched(s, fn):
 
 
 def test_bad_saves_leave_the_game_untouched(tmp_path, small_game):
-    from game.savegame import load_into
+    from game.saves.saveload import load_into
 
     s, good, parts, meta = small_game
     # truncated
@@ -324,7 +324,7 @@ def test_bad_saves_leave_the_game_untouched(tmp_path, small_game):
 
 
 def test_slot_names_and_paths(tmp_path, small_game):
-    from game.savegame import load_into, resolve_path
+    from game.saves.saveload import load_into, resolve_path
 
     s, good, parts, meta = small_game
     assert resolve_path("quick", tmp_path) == tmp_path / "quick.sqlite"
@@ -348,7 +348,7 @@ def _headless(out, hours, **kw):
 
     from agents.persona import load_cast
     from game.headless import run_headless
-    from game.town import load_town
+    from game.world.town import load_town
 
     town = load_town(MAP)
     cast, scenario = load_cast(MAP.parent)
@@ -362,7 +362,7 @@ def test_headless_run_autosaves_and_resume_continues_exactly(tmp_path):
     from fakes import HashEmbedder, make_gateway
 
     from game.headless import resume_sim
-    from game.saves import list_saves
+    from game.saves.store import list_saves
 
     straight = _headless(tmp_path / "straight", 1.0, autosave_min=10)
     first = _headless(tmp_path / "run", 0.5, autosave_min=10)
@@ -391,7 +391,7 @@ def test_headless_run_autosaves_and_resume_continues_exactly(tmp_path):
     saves = sorted(i.slot for i in list_saves(tmp_path / "run" / "saves"))
     assert saves == ["autosave-4", "autosave-5", "autosave-6", "end"]
     assert first.summary["save"].endswith("end.sqlite")
-    from game.savegame import resolve_path
+    from game.saves.saveload import resolve_path
 
     assert resolve_path(tmp_path / "run") == tmp_path / "run" / "saves" / "end.sqlite"  # play --load runs/NAME
 
@@ -415,8 +415,8 @@ def test_a_run_with_a_think_time_resumes_with_it_and_continues_exactly(tmp_path)
 
 
 def test_think_time_shorter_than_a_step_is_refused(tmp_path):
-    from game.errors import UserError
     from game.headless import think_settings
+    from game.support.errors import UserError
 
     assert think_settings(Namespace(think_s=None)) is None
     assert think_settings(Namespace(think_s=None), 60).lockstep_think_s == 60
@@ -426,8 +426,8 @@ def test_think_time_shorter_than_a_step_is_refused(tmp_path):
 
 
 def test_resume_without_saves_says_so(tmp_path):
-    from game.errors import UserError
     from game.headless import last_run_save
+    from game.support.errors import UserError
 
     (tmp_path / "old").mkdir()
     with pytest.raises(UserError, match="no saves"):
@@ -464,10 +464,10 @@ def test_a_big_town_saves_with_its_heavy_work_off_the_main_thread_and_loads_whol
 
     from agents.mind import Mind
     from agents.persona import load_cast
-    from game.savegame import capture, commit, prepare
-    from game.saves import SaveWriter
-    from game.session import PlaySimulation, Session, build_parts
-    from game.town import load_town
+    from game.runs.session import PlaySimulation, Session, build_parts
+    from game.saves.saveload import capture, commit, prepare
+    from game.saves.store import SaveWriter
+    from game.world.town import load_town
 
     town = load_town(MAP)
     cast, scenario = load_cast(MAP.parent)
@@ -603,7 +603,7 @@ def test_quick_save_quick_load_menu_and_autosave_in_the_window(window_game):
     _key(game, pygame.K_s, pygame.KMOD_CTRL)
     assert not menu.open
     # `smallville play --load NAME` calls load_into(game, NAME) after attach_session
-    from game.savegame import load_into
+    from game.saves.saveload import load_into
 
     sim = session.sim
     info = load_into(game, "before the party", folder=game.saves_dir)
@@ -672,7 +672,7 @@ def test_the_save_menu_reads_and_deletes_off_the_frame(window_game, monkeypatch)
 def test_a_hand_edited_clock_is_refused_by_name_and_the_game_is_untouched(tmp_path, small_game, clock):
     """A speed outside the list raised a KeyError every frame after loading; now the load
     is refused, naming the clock, and the running game goes on as it was."""
-    from game.savegame import load_into
+    from game.saves.saveload import load_into
 
     s, good, parts, meta = small_game
     edited = dict(parts)

@@ -1,4 +1,4 @@
-"""game/saves.py: the save file engine (plain state in, plain state out)."""
+"""game/saves/store.py: the save file engine (plain state in, plain state out)."""
 from __future__ import annotations
 
 import os
@@ -15,15 +15,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from game import paths, savefile
-from game.errors import UserError
-from game.saves import (
+from game.saves.store import (
     SCHEMA,
     SaveError,
     SaveInfo,
     SaveWriter,
     autosave,
     clean_stale_temps,
+    disk,
     freeze,
     list_saves,
     load_state,
@@ -34,6 +33,8 @@ from game.saves import (
     state_diff,
     states_equal,
 )
+from game.support import folders
+from game.support.errors import UserError
 from lab.bench.saves import synthetic_state
 
 REPO = Path(__file__).resolve().parents[1]
@@ -194,7 +195,7 @@ def test_tuple_keys_come_back_as_tuples(tmp_path):
     assert back["grid"]["cells"] == {(3, 4): "stove", (0, 1): "bed"} and back["grid"]["plain"] == {"a": 1}
     # A key written as a plain JSON list (a save edited by hand, or another writer) is a tuple
     # too: a list cannot be a key. Other keys stay as they are.
-    from game.savecodec import decode_hook
+    from game.saves.codec import decode_hook
 
     got = decode_hook({"__d__": [[[3, 4], "stove"], [7, "seven"], ["x", [1, 2]]]})
     assert got == {(3, 4): "stove", 7: "seven", "x": [1, 2]} and type(next(iter(got))) is tuple
@@ -203,7 +204,7 @@ def test_tuple_keys_come_back_as_tuples(tmp_path):
 # ------------------------------------------------------------------ slots
 
 def test_slot_names(tmp_path):
-    assert slot_path("quick") == paths.saves_dir() / "quick.sqlite"  # the game's own saves/, from any folder
+    assert slot_path("quick") == folders.saves_dir() / "quick.sqlite"  # the game's own saves/, from any folder
     assert slot_path("My save 2.b", folder=tmp_path) == tmp_path / "My save 2.b.sqlite"
     assert slot_path("runs/demo/save.sqlite") == Path("runs/demo/save.sqlite")
     assert slot_path(tmp_path / "x.SQLITE") == tmp_path / "x.SQLITE"
@@ -277,7 +278,7 @@ def test_autosave_keeps_the_last_k(tmp_path):
 
 
 def test_list_saves_reads_the_saves_folder_and_steps_over_what_is_not_a_save(tmp_path, monkeypatch):
-    monkeypatch.setattr(paths, "saves_dir", lambda: tmp_path)
+    monkeypatch.setattr(folders, "saves_dir", lambda: tmp_path)
     (tmp_path / "a folder.sqlite").mkdir()             # sorts first: a folder, not a save
     (tmp_path / "b.txt").write_text("notes")
     (tmp_path / ".saving-c.1.x.tmp").write_bytes(b"")
@@ -289,14 +290,14 @@ def test_list_saves_reads_the_saves_folder_and_steps_over_what_is_not_a_save(tmp
 def test_list_saves_lists_a_save_it_cannot_read_for_any_reason_with_its_size_and_file_time(tmp_path, monkeypatch):
     save_state(tmp_path / "good.sqlite", {"clock": {}}, {})
     (tmp_path / "odd.sqlite").write_bytes(b"x" * 100)
-    real = savefile.read_info
+    real = disk.read_info
 
     def read_info_that_trips(p):
         if p.name == "odd.sqlite":
             raise RuntimeError("something unforeseen")
         return real(p)
 
-    monkeypatch.setattr(savefile, "read_info", read_info_that_trips)
+    monkeypatch.setattr(disk, "read_info", read_info_that_trips)
     listed = {s.slot: s for s in list_saves(tmp_path)}   # never raises: the menu must open
     odd = listed["odd"]
     assert odd.path == tmp_path / "odd.sqlite" and odd.broken == "RuntimeError: something unforeseen"
@@ -307,7 +308,7 @@ def test_list_saves_lists_a_save_it_cannot_read_for_any_reason_with_its_size_and
 
 
 def test_autosave_defaults_to_the_saves_folder_and_the_last_three(tmp_path, monkeypatch):
-    monkeypatch.setattr(paths, "saves_dir", lambda: tmp_path)
+    monkeypatch.setattr(folders, "saves_dir", lambda: tmp_path)
     for i in range(5):
         autosave({"clock": {"i": i}}, None)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["autosave-3.sqlite", "autosave-4.sqlite",
@@ -555,7 +556,7 @@ def test_a_full_disk_keeps_the_previous_save(tmp_path, monkeypatch, where):
     """ENOSPC at each step of the write: one clear message, the old save loads, no temp left."""
     import errno
 
-    from game import savefile
+    from game.saves.store import disk
 
     p = tmp_path / "keep.sqlite"
     save_state(p, {"clock": {"n": 1}}, {})
@@ -569,11 +570,11 @@ def test_a_full_disk_keeps_the_previous_save(tmp_path, monkeypatch, where):
         def connect(*a, **k):
             con = real_connect(*a, **k)
             return _FullDisk(con)
-        monkeypatch.setattr(savefile.sqlite3, "connect", connect)
+        monkeypatch.setattr(disk.sqlite3, "connect", connect)
     elif where == "fsync":
-        monkeypatch.setattr(savefile.os, "fsync", boom)
+        monkeypatch.setattr(disk.os, "fsync", boom)
     else:
-        monkeypatch.setattr(savefile.os, "replace", boom)
+        monkeypatch.setattr(disk.os, "replace", boom)
     with pytest.raises(SaveError) as e:
         save_state(p, {"clock": {"n": 2}}, {})
     msg = str(e.value)

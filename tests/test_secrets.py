@@ -62,9 +62,9 @@ def _leaks(folder: Path) -> list[str]:
 def test_a_run_folder_its_saves_and_the_log_hold_no_secret(tmp_path, monkeypatch):
     from agents.persona import load_cast
     from game.headless import run_headless
-    from game.logs import setup_logging
-    from game.saves import list_saves, load_state
-    from game.town import load_town
+    from game.saves.store import list_saves, load_state
+    from game.support.logs import setup_logging
+    from game.world.town import load_town
 
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.setenv("SMALLVILLE_HOME", str(tmp_path / "home"))
@@ -190,8 +190,8 @@ def test_each_writer_redacts_what_it_is_handed(tmp_path, monkeypatch):
     in it, an event that repeats an endpoint): the call log, the timeline and the
     recording's writer write it redacted."""
     from agents.accounting import Accounting, CallRecord
-    from game.recording import _Writer
-    from game.timeline import render_timeline, write_jsonl
+    from game.runs.recording import _Writer
+    from game.runs.timeline import render_timeline, write_jsonl
 
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     acc = Accounting()
@@ -214,7 +214,7 @@ def test_each_writer_redacts_what_it_is_handed(tmp_path, monkeypatch):
 def test_the_games_own_saves_keep_where_the_model_is_never_its_credentials():
     from dataclasses import dataclass
 
-    from game.savecapture import _config_state
+    from game.saves.capture import _config_state
 
     @dataclass
     class Config:

@@ -27,10 +27,10 @@ from agents.state import Stateful
 from agents.today import Today
 from agents.types import Conversation, Utterance
 from game import sim as sim_api
-from game.build import build_parts
-from game.savecodec import encode_part
-from game.session import Session
-from game.town import load_town
+from game.runs.build import build_parts
+from game.runs.session import Session
+from game.saves.codec import encode_part
+from game.world.town import load_town
 from tests.fakes import HashEmbedder, make_gateway, minimal_instance
 from tests.scripted_minds import event, make_mind, plausible, situation
 

@@ -1,4 +1,4 @@
-"""The town loader (game/town.py) on mapkit maps, broken maps, the CLI, and
+"""The town loader (game/world/town.py) on mapkit maps, broken maps, the CLI, and
 the real map maps/the_ville/the_ville.tmx against docs/contracts.md section 5."""
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from mapkit import (
     write_map,
 )
 
-from game.pathing import find_path, reachable_mask
-from game.town import MapError, load_town, main_map
+from game.world.astar import find_path, reachable_mask
+from game.world.town import MapError, load_town, main_map
 
 REPO = Path(__file__).resolve().parent.parent
 REAL_MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
@@ -544,7 +544,7 @@ def test_real_map_cast_agrees(ville):
 def test_real_map_paths_join_every_home(ville):
     """Every resident's spawn reaches every other by a path of walkable, adjacent
     tiles. How fast: `make bench`'s "astar" (lab/bench/astar.py), not asserted here."""
-    from game.pathing import path_cost, prepare
+    from game.world.astar import path_cost, prepare
 
     prepare(ville.walkable)  # neighbour table, components, landmarks: once per grid
     names = sorted(ville.spawns)

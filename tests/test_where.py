@@ -1,5 +1,5 @@
 """Where the game finds its towns and art, and where it writes (agents/home.py,
-game/paths.py): the same answer from any folder."""
+game/support/folders.py): the same answer from any folder."""
 from __future__ import annotations
 
 import os
@@ -10,20 +10,20 @@ from pathlib import Path
 import pytest
 
 from agents import home
-from game import paths
+from game.support import folders
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def test_the_checkout_is_the_data_root_and_home_follows_the_env(tmp_path, monkeypatch):
-    assert home.checkout() == REPO and paths.data_root() == REPO
-    assert paths.default_map() == REPO / "maps" / "the_ville" / "the_ville.tmx" and paths.default_map().is_file()
-    assert (paths.assets_dir() / "icons" / "emoji.json").is_file()
+    assert home.checkout() == REPO and folders.data_root() == REPO
+    assert folders.default_map() == REPO / "maps" / "the_ville" / "the_ville.tmx" and folders.default_map().is_file()
+    assert (folders.assets_dir() / "icons" / "emoji.json").is_file()
     monkeypatch.setenv("SMALLVILLE_HOME", str(tmp_path))
-    assert paths.saves_dir() == tmp_path / "saves" and paths.runs_dir() == tmp_path / "runs"
-    assert paths.logs_dir() == tmp_path / "logs" and home.where_home_is() == "SMALLVILLE_HOME"
+    assert folders.saves_dir() == tmp_path / "saves" and folders.runs_dir() == tmp_path / "runs"
+    assert folders.logs_dir() == tmp_path / "logs" and home.where_home_is() == "SMALLVILLE_HOME"
     monkeypatch.setenv("SMALLVILLE_LOG_DIR", str(tmp_path / "elsewhere"))
-    assert paths.logs_dir() == tmp_path / "elsewhere"
+    assert folders.logs_dir() == tmp_path / "elsewhere"
 
 
 def test_without_the_env_a_writable_checkout_is_home_else_the_user_folder(tmp_path, monkeypatch):
@@ -34,7 +34,7 @@ def test_without_the_env_a_writable_checkout_is_home_else_the_user_folder(tmp_pa
     monkeypatch.setattr(sys, "platform", "linux")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     assert home.home() == tmp_path / "xdg" / "smallville" and home.where_home_is() == "user"
-    monkeypatch.setenv("XDG_DATA_HOME", "relative/ignored")  # the XDG spec: relative paths are invalid
+    monkeypatch.setenv("XDG_DATA_HOME", "relative/ignored")  # the XDG spec: relative folders are invalid
     assert home.home() == Path.home() / ".local" / "share" / "smallville"
     monkeypatch.setattr(sys, "platform", "darwin")
     assert home.user_data_dir() == Path.home() / "Library" / "Application Support" / "Smallville"
@@ -46,25 +46,25 @@ def test_a_regular_install_finds_its_data_under_share(tmp_path, monkeypatch):
     (share / "maps" / "the_ville" / "the_ville.tmx").write_text("<map/>")
     monkeypatch.setattr(home, "checkout", lambda: None)
     monkeypatch.setattr(home, "_installed_data", lambda: [tmp_path / "nowhere", share])
-    assert home.data_root() == share and paths.default_map() == share / "maps" / "the_ville" / "the_ville.tmx"
+    assert home.data_root() == share and folders.default_map() == share / "maps" / "the_ville" / "the_ville.tmx"
 
 
 def test_resolve_map(tmp_path, monkeypatch):
-    assert paths.resolve_map(None) == paths.default_map() and paths.resolve_map("  ") == paths.default_map()
+    assert folders.resolve_map(None) == folders.default_map() and folders.resolve_map("  ") == folders.default_map()
     monkeypatch.chdir(tmp_path)
     rel = "maps/the_ville/the_ville.tmx"
-    assert paths.resolve_map(rel) == REPO / rel  # the checkout's map names work from any folder
+    assert folders.resolve_map(rel) == REPO / rel  # the checkout's map names work from any folder
     (tmp_path / "maps" / "the_ville").mkdir(parents=True)
     (tmp_path / rel).write_text("<map/>")
-    assert paths.resolve_map(rel) == Path(rel)  # but a file here wins
-    assert paths.resolve_map("no/such.tmx") == Path("no/such.tmx")  # the loader then says it is missing
+    assert folders.resolve_map(rel) == Path(rel)  # but a file here wins
+    assert folders.resolve_map("no/such.tmx") == Path("no/such.tmx")  # the loader then says it is missing
 
 
 def test_describe_names_every_folder():
-    text = paths.describe()
+    text = folders.describe()
     for word in ("towns and art", "default town", "saves", "logs", "runs", "settings"):
         assert word in text
-    assert str(paths.saves_dir()) in text
+    assert str(folders.saves_dir()) in text
 
 
 @pytest.mark.slow

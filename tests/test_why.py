@@ -23,7 +23,7 @@ import pytest
 from fakes import HashEmbedder, chatty, make_gateway
 
 from agents import why
-from game.errors import UserError
+from game.support.errors import UserError
 from lab.competent import Prompt, dispatch
 
 REPO = Path(__file__).resolve().parents[1]
@@ -93,7 +93,7 @@ def run(tmp_path_factory):
     """A seeded 70-minute run of three residents with the scripted model: (folder, gateway, embedder)."""
     from agents.persona import load_cast
     from game.headless import run_headless
-    from game.town import load_town
+    from game.world.town import load_town
 
     town = load_town(MAP)
     cast, scenario = load_cast(MAP.parent)
@@ -111,7 +111,7 @@ def first_model_line(folder: Path) -> dict:
 
 # ---------------------------------------------------------------------------- the run folder and the command
 def test_smallville_why_recovers_a_line_said_with_scores_that_recompute_from_the_save(run, capsys):
-    from game.saved_run import load_target
+    from game.saves.saved_run import load_target
     from smallville.cli import main
 
     folder, gateway, embedder = run
@@ -141,7 +141,7 @@ def test_smallville_why_recovers_a_line_said_with_scores_that_recompute_from_the
 
 
 def test_every_record_of_the_run_recomputes_and_names_its_model_call(run):
-    from game.saved_run import load_target
+    from game.saves.saved_run import load_target
 
     folder, gateway, embedder = run
     records = list(why.read_records(folder / why.FILE))

@@ -34,8 +34,8 @@ def said_by_model(session):
 
 
 def test_why_on_a_line_said_shows_its_memories_and_prompt(display, tmp_path):
-    from game.savegame import capture
-    from game.saves import SaveWriter, load_state
+    from game.saves.saveload import capture
+    from game.saves.store import SaveWriter, load_state
     from game.view.markup import esc
 
     game, session = window(display, responder=talky, residents=PAIR)
@@ -118,7 +118,7 @@ def test_why_in_a_replay_reads_the_runs_records_off_the_frame(display, run):  # 
 
     from game.replay.app import load_personas, open_replay
     from game.replay.reader import find_recording, read_recording
-    from game.town import load_town
+    from game.world.town import load_town
 
     folder, _, _ = run
     target = find_recording(folder)
@@ -152,8 +152,8 @@ def test_why_in_a_replay_reads_the_runs_records_off_the_frame(display, run):  # 
 def test_a_game_keeps_its_records_beside_its_recording_and_smallville_why_reads_them_from_a_save(tmp_path, capsys):
     from test_play import make_session
 
-    from game.savegame import capture
-    from game.saves import SaveWriter
+    from game.saves.saveload import capture
+    from game.saves.store import SaveWriter
     from game.why_cli import why_files
     from smallville.cli import main
 

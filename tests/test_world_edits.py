@@ -14,8 +14,8 @@ import pytest
 from agents.pool import MindPool
 from agents.types import Action
 from game.sim import Simulation
-from game.town import load_town
 from game.view.console import parse
+from game.world.town import load_town
 from tests.fakes import HashEmbedder, make_gateway
 from tests.scripted_minds import plausible
 

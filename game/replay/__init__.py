@@ -1,4 +1,4 @@
-"""Watching a recorded run: ``smallville replay`` (see game/recording.py for what is recorded).
+"""Watching a recorded run: ``smallville replay`` (see game/runs/recording.py for what is recorded).
 
     reader.py     a recording file -> arrays a replay can seek in (no pygame)
     playback.py   a recording as a read-only session the game's views show (no pygame)

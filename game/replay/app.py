@@ -27,21 +27,21 @@ import pygame
 
 from agents.persona import CastError, load_cast
 from game.app import CrowdCamera, resolve_map, run, save_screenshot
-from game.errors import UserError
 from game.headless import parse_start
-from game.recording import FILE
 from game.replay import bar, events
 from game.replay.export import FPS, export_animation
 from game.replay.minds import SavedMinds
 from game.replay.moments import moments
 from game.replay.playback import ReplaySession, frame_span
 from game.replay.reader import Recording, RecordingError, Target, find_recording, read_recording
-from game.saves import map_fingerprint
-from game.town import load_town
+from game.runs.recording import FILE
+from game.saves.store import map_fingerprint
+from game.support.errors import UserError
 from game.view import inspector, residents_list, townmap
 from game.view.sprites import Figure
 from game.view.tilemap import TileMapRenderer
-from game.window import TITLE, WINDOW_SIZE, Game, close_window
+from game.view.window import TITLE, WINDOW_SIZE, Game, close_window
+from game.world.town import load_town
 
 log = logging.getLogger(__name__)
 

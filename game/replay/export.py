@@ -23,7 +23,7 @@ from typing import Any
 import pygame
 from PIL import Image
 
-from game.errors import UserError
+from game.support.errors import UserError
 
 log = logging.getLogger(__name__)
 

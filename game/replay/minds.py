@@ -26,7 +26,7 @@ from typing import Any
 
 from agents.mind import Mind
 from game.replay.reader import Recording, Target
-from game.saves import SaveError, list_saves, load_state
+from game.saves.store import SaveError, list_saves, load_state
 
 log = logging.getLogger(__name__)
 

@@ -29,7 +29,7 @@ from typing import Any, Callable
 from agents.types import Action
 from game.replay.minds import ReplayMind, SavedMinds
 from game.replay.reader import Recording
-from game.session import DEFAULT_SPEED, SPEEDS, next_morning, steps_per_second
+from game.runs.session import DEFAULT_SPEED, SPEEDS, next_morning, steps_per_second
 from game.sim import Body
 
 log = logging.getLogger(__name__)

@@ -1,4 +1,4 @@
-"""Reading a recording (game/recording.py's file) into arrays a replay can
+"""Reading a recording (game/runs/recording.py's file) into arrays a replay can
 seek in (no pygame).
 
 ``read_recording(path)`` returns a ``Recording`` (game/replay/recorded.py): every body's tile and
@@ -32,10 +32,10 @@ from typing import Any
 
 import numpy as np
 
-from game.errors import UserError
-from game.grid import facing as facing_of
-from game.recording import DELTAS, FACINGS, FILE, FORMAT, GAME_FOLDER, HISTORY_FOLDER, JUMP, STAY, action_fields
 from game.replay.recorded import ABSENT, FACE_INDEX, FACING_NAMES, Recording
+from game.runs.recording import DELTAS, FACINGS, FILE, FORMAT, GAME_FOLDER, HISTORY_FOLDER, JUMP, STAY, action_fields
+from game.support.errors import UserError
+from game.world.grid import facing as facing_of
 
 log = logging.getLogger(__name__)
 
@@ -201,7 +201,7 @@ class _Reader:
             self.walls[1].append(float(rec["w"]))
 
     def _decode(self, i: int, entry: list, tiles: np.ndarray, faces: np.ndarray) -> None:
-        """One body's codes in a block (see game/recording.py) into its rows of ``tiles`` and ``faces``."""
+        """One body's codes in a block (see game/runs/recording.py) into its rows of ``tiles`` and ``faces``."""
         x, y = _tile(entry[0], entry[1])
         codes = str(entry[2])
         jumps = iter(entry[3]) if len(entry) > 3 else iter(())

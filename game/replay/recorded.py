@@ -80,7 +80,7 @@ class Recording:
         return FACING_NAMES[int(self.facing[frame, body])]
 
     def action_at(self, body: int, frame: int) -> dict | None:
-        """The body's action at ``frame`` (the fields of ``game.recording.action_fields``
+        """The body's action at ``frame`` (the fields of ``game.runs.recording.action_fields``
         plus ``conversation``), None before its first."""
         frames, values = self.actions[body]
         i = bisect.bisect_right(frames, frame) - 1

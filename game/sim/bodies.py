@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from agents.types import Action
-from game.grid import Tile
+from game.world.grid import Tile
 
 _SLEEP_RE = re.compile(r"\b(asleep|sleep|sleeping|slept|napping|nap)\b", re.I)
 _NOT_SLEEP_RE = re.compile(r"\b(ready|prepar\w*|wak\w*|before|after|trouble|can't|cannot)\b", re.I)
@@ -27,7 +27,7 @@ class Body:
     name: str
     tile: Tile
     path: list[Tile] = field(default_factory=list)  # tiles still to walk (excluding the current one)
-    routing: bool = False  # waiting for its path (game/sim/paths.py): on its way, not yet walking
+    routing: bool = False  # waiting for its path (game/sim/path_service.py): on its way, not yet walking
     prev_tile: Tile | None = None  # where it stood before this step's move (for smooth drawing)
     facing: str = "down"  # down | left | right | up (the character sheet's rows)
     action: Action | None = None

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 from agents import provenance as pv
 from agents.types import Action, Conversation, Utterance
-from game.grid import chebyshev, facing
 from game.sim import movement, objects
 from game.sim.bodies import Body
 from game.sim.jobs import Job
+from game.world.grid import chebyshev, facing
 
 if TYPE_CHECKING:  # type hints only: the simulation imports this module
     from game.sim.core import Simulation

@@ -7,7 +7,7 @@ One step is 10 sim seconds. Per step, on the main thread:
    lockstep runs are reproducible; in lockstep, each exactly
    ``settings.lockstep_think_s`` after it was sent: game/sim/jobs.py);
 2. the path service searches the paths bodies asked for, within the step's
-   budget (game/sim/paths.py); bodies walk one tile along their A* paths;
+   budget (game/sim/path_service.py); bodies walk one tile along their A* paths;
    arrivals set object states (game/sim/movement.py, objects.py);
 3. conversations advance (approach, then one utterance job at a time;
    conversations.py);
@@ -37,16 +37,16 @@ from typing import Any, Callable, Iterable, Mapping
 from agents import priority
 from agents.priority import Rank
 from agents.types import Action, Conversation, Event, Situation
-from game.grid import Tile
 from game.sim import conversations, decisions, movement, objects, perception, play_as, visitor
 from game.sim import state as sim_state
 from game.sim.bodies import Body
 from game.sim.conversations import Chat
 from game.sim.eventlog import EventLog
 from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, UTTER, Job, JobQueue, Pool, urgent_key
-from game.sim.paths import PathService
+from game.sim.path_service import PathService
 from game.sim.places import Places
 from game.sim.settings import STEP, SimSettings
+from game.world.grid import Tile
 
 log = logging.getLogger(__name__)
 

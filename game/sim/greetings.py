@@ -23,10 +23,10 @@ from typing import Any, Callable
 
 from agents import provenance as pv
 from agents.types import Conversation, Utterance
-from game.grid import chebyshev, facing
 from game.sim import conversations
 from game.sim.core import Simulation
 from game.sim.jobs import Job
+from game.world.grid import chebyshev, facing
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Movement: A* paths to a place, one tile per step, arriving.
 
-A body sent somewhere (``go_to``) asks the path service (game/sim/paths.py)
+A body sent somewhere (``go_to``) asks the path service (game/sim/path_service.py)
 for its path and stands until it has one (``Body.routing``); then it walks
 one tile per step along it; the last tile is an arrival (logged, and the
 action's object state holds). Paths avoid tiles other bodies stand on or walk
@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from game.grid import Tile, distance, facing
-from game.pathing import find_path, find_path_to_any
 from game.sim import objects
 from game.sim.bodies import Body
+from game.world.astar import find_path, find_path_to_any
+from game.world.grid import Tile, distance, facing
 
 if TYPE_CHECKING:  # type hints only: the simulation imports this module
     from game.sim.core import Simulation

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 from agents.objects import after_use
 from agents.types import Action
-from game.grid import chebyshev
 from game.sim.bodies import Body
+from game.world.grid import chebyshev
 
 if TYPE_CHECKING:  # type hints only: the simulation imports this module
     from game.sim.core import Simulation

@@ -13,9 +13,9 @@ from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from agents.types import Event, Situation
-from game.grid import chebyshev, distance
 from game.sim import conversations, objects
 from game.sim.bodies import Body
+from game.world.grid import chebyshev, distance
 
 if TYPE_CHECKING:  # type hints only: the simulation imports this module
     from game.sim.core import Simulation

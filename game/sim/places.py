@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from game.grid import Tile, distance
+from game.world.grid import Tile, distance
 
 
 class Places:

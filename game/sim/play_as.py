@@ -4,7 +4,7 @@
 While controlled, its mind gets no decisions and minds do not start
 conversations with it (they may greet it, game/sim/greetings.py); its current
 action stays until it first moves, then it is "walking around". The session
-(game/session.py) adds what the player did to the mind's memory on release.
+(game/runs/session.py) adds what the player did to the mind's memory on release.
 
 Functions over a ``Simulation``'s public state; the simulation calls them.
 """
@@ -14,9 +14,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from agents.types import Action
-from game.grid import Tile, facing
 from game.sim import conversations, movement, objects
 from game.sim.bodies import Body
+from game.world.grid import Tile, facing
 
 if TYPE_CHECKING:  # type hints only: the simulation imports this module
     from game.sim.core import Simulation

@@ -9,9 +9,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from agents.types import Action
-from game.grid import Tile, facing
 from game.sim import movement
 from game.sim.bodies import Body
+from game.world.grid import Tile, facing
 
 if TYPE_CHECKING:  # type hints only: the simulation imports this module
     from game.sim.core import Simulation

@@ -1,4 +1,4 @@
-"""What the player sees, one idea per module. game/window.py (``Game``) holds
+"""What the player sees, one idea per module. game/view/window.py (``Game``) holds
 them; each overlay module has ``install(game)``. Views read the session
 (``game.session``: its sim, minds, clock) and change the world only through
 its public methods; they never step or pump the simulation (the session's
@@ -22,6 +22,6 @@ its public methods; they never step or pump the simulation (the session's
 - namebox.py    the visitor's name at the start
 - emoji.py, fonts.py, markup.py    icons, fonts and panel markup, each cached in one place
 
-Only game/window.py, game/app.py and these modules import pygame; game/town.py,
+Only game/view/window.py, game/app.py and these modules import pygame; game/world/town.py,
 pathing.py, sim/ and saves.py never do.
 """

@@ -40,10 +40,10 @@ import pygame_gui
 from pygame_gui.elements import UIButton, UITextBox, UITextEntryLine, UIWindow
 
 import agents.interview
-from game.grid import chebyshev
 from game.view import emoji, fonts
 from game.view.follow import link_names
 from game.view.markup import C_DIM, C_HEAD, C_TEXT, C_YOU, esc, typed
+from game.world.grid import chebyshev
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +115,7 @@ class Chat:
     def visitor_name(self) -> str:
         s = self.session
         shown = getattr(getattr(self.game, "visitor", None), "name", None)
-        # playing as a resident (game/session.py take_control): the chat speaks as them
+        # playing as a resident (game/runs/session.py take_control): the chat speaks as them
         return getattr(s, "controlled", None) or getattr(s, "visitor_name", None) or shown or "Visitor"
 
     @property

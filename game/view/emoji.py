@@ -19,9 +19,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from agents.emoji import VOCABULARY, nearest, split_emoji  # noqa: F401 - the one lookup, shared with the minds (re-exported)
-from game import paths
+from game.support import folders
 
-ICON_DIR = paths.assets_dir() / "icons"
+ICON_DIR = folders.assets_dir() / "icons"
 META_FILE = ICON_DIR / "emoji.json"
 UNKNOWN = "❓"
 

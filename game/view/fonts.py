@@ -10,9 +10,9 @@ from importlib import resources
 
 import pygame
 
-from game import paths
+from game.support import folders
 
-FONT_FILE = paths.assets_dir() / "fonts" / "ui.ttf"
+FONT_FILE = folders.assets_dir() / "fonts" / "ui.ttf"
 
 
 def _ensure_init() -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pygame
 
-from game.session import SPEEDS
+from game.runs.session import SPEEDS
 from game.view import fonts
 from game.view.hud import text_focused
 

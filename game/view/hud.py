@@ -34,8 +34,8 @@ import pygame
 import pygame_gui
 
 from agents.redact import redact
-from game.pacing import describe
-from game.session import SPEEDS
+from game.runs.pacing import describe
+from game.runs.session import SPEEDS
 from game.view import fonts
 from game.view.bubbles import wrap
 

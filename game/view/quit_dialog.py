@@ -7,7 +7,7 @@ and closing the window again while it is open saves and quits. A quit that
 comes as a signal (Ctrl+C in the terminal, kill, logging out) saves and quits
 without asking: nobody may be there to answer.
 
-"Save and quit" writes this game's own slot ``<game id>-continue`` (game/saveseries.py)
+"Save and quit" writes this game's own slot ``<game id>-continue`` (game/saves/series.py)
 through the save menu (game/view/savemenu.py: the capture on the frame, the
 writing on the save writer's thread, so the window keeps drawing "Saving...");
 the game ends once the file is complete. Another game's saves are never

@@ -1,6 +1,6 @@
 """Saving and loading in the window: quick keys, a save/load menu, autosave.
 
-Each game has its own saves (game/saveseries.py): F5 quick-saves this game's
+Each game has its own saves (game/saves/series.py): F5 quick-saves this game's
 slot "<game id>-quick", F9 quick-loads it, F6 or Ctrl+S opens the menu (a
 pygame_gui window listing the games in the folder, each with its visitor, sim
 time, the real time it was saved and how many saves it has, and under each its
@@ -15,7 +15,7 @@ minutes pass twice a second, and saving that often kept a save thread busy
 beside the frame and filled the five slots with the last 2.5 seconds.
 
 The frame never waits for the disk: a save costs the main thread the capture
-(``game.savegame.capture``, a few ms) and the ``SaveWriter``'s thread does the
+(``game.saves.saveload.capture``, a few ms) and the ``SaveWriter``'s thread does the
 rest; a load reads the file and builds the new minds and sim on that thread
 (``savegame.prepare``) and the frame only swaps them in (``savegame.commit``).
 The menu's list of saves (each file's meta) is read, and a save deleted, on a
@@ -38,10 +38,10 @@ import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UILabel, UISelectionList, UITextEntryLine, UIWindow
 
-from game import paths
-from game.savegame import REQUIRED, after_load, capture, commit, prepare, resolve_path
-from game.saves import SUFFIX, SaveError, SaveInfo, SaveWriter, list_saves, slot_path
-from game.saveseries import OWN_SLOTS, GameSaves, game_of, group_by_game, own_slot, short_slot
+from game.saves.saveload import REQUIRED, after_load, capture, commit, prepare, resolve_path
+from game.saves.series import OWN_SLOTS, GameSaves, game_of, group_by_game, own_slot, short_slot
+from game.saves.store import SUFFIX, SaveError, SaveInfo, SaveWriter, list_saves, slot_path
+from game.support import folders
 from game.view import help as help_view
 
 log = logging.getLogger(__name__)
@@ -76,7 +76,7 @@ class SaveMenu:
     def __init__(self, game, folder: str | Path | None = None, autosave_min: float | None = None,
                  keep: int = AUTOSAVE_KEEP) -> None:
         self.game = game
-        self.folder = Path(folder or getattr(game, "saves_dir", None) or paths.saves_dir())
+        self.folder = Path(folder or getattr(game, "saves_dir", None) or folders.saves_dir())
         self.autosave_min = _autosave_minutes() if autosave_min is None else max(0.0, float(autosave_min))
         self.keep = keep
         self.writer = SaveWriter()
@@ -136,7 +136,7 @@ class SaveMenu:
         return True
 
     def own(self, kind: str) -> str:
-        """This game's own slot of a kind: ``continue``, ``quick``, ``crash`` (game/saveseries.py)."""
+        """This game's own slot of a kind: ``continue``, ``quick``, ``crash`` (game/saves/series.py)."""
         return own_slot(getattr(self.session, "game_id", None), kind)
 
     # ---- saving and loading --------------------------------------------------------------

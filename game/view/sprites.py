@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pygame
 
-from game import paths
-from game.errors import UserError
+from game.support import folders
+from game.support.errors import UserError
 from game.view import labels
 
 DIRECTIONS = ("down", "left", "right", "up")
@@ -28,7 +28,7 @@ WALK_CYCLE = (0, 1, 2, 1)
 STAND = 1
 FRAME_W, FRAME_H = 32, 48
 GHOST_ALPHA = 90
-ASSETS = paths.assets_dir()
+ASSETS = folders.assets_dir()
 CHARACTERS = ASSETS / "characters"
 
 

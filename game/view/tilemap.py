@@ -27,7 +27,7 @@ import pygame
 import pytmx
 from pytmx.util_pygame import load_pygame
 
-from game.errors import UserError
+from game.support.errors import UserError
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """Walk there: the visitor walks on its own to a resident or a place.
 
 ``game.walk_to_resident(name)`` (the inspector's and the town map's "Walk
-there") plans an A* path (game/pathing.py, the town's walkable grid) to a
+there") plans an A* path (game/world/astar.py, the town's walkable grid) to a
 free tile next to the resident and hands it to the visitor (``Visitor.route``);
 ``game.walk_to_tile(tile)`` does the same for a place (the nearest walkable
 tile). The camera follows the visitor on the way.
@@ -17,9 +17,9 @@ import logging
 
 import pygame
 
-from game import pathing
-from game.grid import chebyshev
 from game.view.visitor import facing_of
+from game.world import astar
+from game.world.grid import chebyshev
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +115,7 @@ class WalkTo:
             if first or self.resident is None:
                 self.stop(f"There is no free spot next to {self.label} to walk to.")
             return False
-        path = pathing.find_path_to_any(g.town.walkable, start, goals)
+        path = astar.find_path_to_any(g.town.walkable, start, goals)
         if not path:
             self.stop(f"There is no way to walk to {self.label} from here.")
             return False
@@ -151,7 +151,7 @@ class WalkTo:
     def _sidestep(self) -> None:
         """Step around whoever stands on the route's next tile: through a free tile
         next to both the visitor and the tile after theirs (no new search, so the
-        cached grid of game/pathing.py is all it takes)."""
+        cached grid of game/world/astar.py is all it takes)."""
         g = self.game
         v = g.visitor
         here, blocker, after = v.tile, v.route[0], v.route[1]

@@ -7,8 +7,8 @@ import time
 
 import numpy as np
 
-from game import pathing
-from game.town import load_town
+from game.world import astar
+from game.world.town import load_town
 from lab.bench.measure import Context, Skipped, summarise_ms
 
 
@@ -17,9 +17,9 @@ def bench_astar(ctx: Context) -> dict:
     town = load_town(ctx.map_path)
     walk = town.walkable
     t = time.perf_counter()
-    pathing.prepare(walk)
+    astar.prepare(walk)
     prepare_ms = (time.perf_counter() - t) * 1000.0
-    comp = pathing.components(walk)
+    comp = astar.components(walk)
     labels, counts = np.unique(comp[comp >= 0], return_counts=True)
     big = labels[np.argmax(counts)]
     ys, xs = np.nonzero(comp == big)
@@ -36,11 +36,11 @@ def bench_astar(ctx: Context) -> dict:
             pairs.append((a, b))
     if not pairs:
         raise Skipped(f"no walkable tiles {min_apart} apart on {ctx.map_path.name}")
-    pathing.find_path(walk, *pairs[0])  # warm up (caches) once more, unmeasured
+    astar.find_path(walk, *pairs[0])  # warm up (caches) once more, unmeasured
     times, lengths, unreachable = [], [], 0
     for a, b in pairs:
         t = time.perf_counter()
-        path = pathing.find_path(walk, a, b)
+        path = astar.find_path(walk, a, b)
         times.append((time.perf_counter() - t) * 1000.0)
         if path is None:
             unreachable += 1

@@ -16,11 +16,11 @@ from agents.config import EMBEDDED_MODEL
 from agents.embeddings import LocalEmbedder
 from agents.llm import Gateway, load_config
 from agents.persona import load_cast
-from game import paths
-from game.errors import UserError
 from game.headless import run_headless
-from game.saved_run import load_target
-from game.town import load_town
+from game.saves.saved_run import load_target
+from game.support import folders
+from game.support.errors import UserError
+from game.world.town import load_town
 from lab.bench.measure import Context, Skipped
 from lab.evaluate.coordination import coordination
 from lab.evaluate.diffusion import diffusion
@@ -84,7 +84,7 @@ def _headless_run(ctx: Context, model: str, residents: int, hours: float, planni
     if planning:
         overrides["planning"] = planning
     config = load_config(overrides, env={}, toml_path=None)
-    folder = paths.runs_dir() / f"bench-{tag}-{datetime.now():%Y%m%d-%H%M%S}"  # kept: --economy-run reuses it
+    folder = folders.runs_dir() / f"bench-{tag}-{datetime.now():%Y%m%d-%H%M%S}"  # kept: --economy-run reuses it
     result = run_headless(
         town, cast[:residents], start=scenario.start, hours=hours, out=folder, scenario=scenario,
         config=config, gateway=Gateway(config), embedder=LocalEmbedder(cache_path=None), seed=ctx.seed,

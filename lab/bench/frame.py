@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.pool import MindPool
-from game import pathing
+from game.world import astar
 from lab.bench.measure import Context, percentile, summarise_ms
 from lab.standins import busy_minds_session
 
@@ -80,7 +80,7 @@ def bench_frame(ctx: Context) -> dict:
 
     from game.app import WINDOW_SIZE, Game
     from game.view.tilemap import TileMapRenderer
-    from game.window import close_window
+    from game.view.window import close_window
 
     frames = ctx.n(1200, 150)
     warm = ctx.n(60, 20)
@@ -92,7 +92,7 @@ def bench_frame(ctx: Context) -> dict:
         screen = pygame.display.set_mode(WINDOW_SIZE)
         session = busy_minds_session(ctx.map_path, residents=25, seed=ctx.seed, concurrency=FRAME_POOL)
         sim = session.sim
-        pathing.prepare(sim.town.walkable)  # as at load
+        astar.prepare(sim.town.walkable)  # as at load
         game = Game(sim.town, TileMapRenderer.from_file(ctx.map_path), size=screen.get_size())
         game.attach_session(session)
         session.set_speed(speed)

@@ -17,7 +17,7 @@ from typing import Any
 from agents import local_model
 from agents.config import EMBEDDED_MODEL
 from agents.llm import load_config
-from game.session import Session
+from game.runs.session import Session
 from lab.bench.frame import _frame_loop
 from lab.bench.headless_run import run_folder, run_town
 from lab.bench.measure import Context, Skipped, percentile
@@ -69,7 +69,7 @@ def bench_frame_real(ctx: Context) -> dict:
 
     from game.app import WINDOW_SIZE, Game
     from game.view.tilemap import TileMapRenderer
-    from game.window import close_window
+    from game.view.window import close_window
 
     frames = ctx.n(1200, 120)
     pygame.display.init()

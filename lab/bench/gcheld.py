@@ -1,4 +1,4 @@
-"""What the window's garbage-collector policy (game/gcpolicy.py) holds back. It
+"""What the window's garbage-collector policy (game/runs/gcpolicy.py) holds back. It
 freezes what survives each full collection, so cycles among frozen objects
 that later become garbage are not collected while the game runs. A headless
 sim day of 25 residents (scripted/competent, real embeddings) with the policy
@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 import lab.competent  # noqa: F401 - registers scripted/competent, the model here
-from game.gcpolicy import GcPolicy
+from game.runs.gcpolicy import GcPolicy
 from lab.bench.headless_run import run_folder, run_town
 from lab.bench.measure import Context
 from lab.bench.soak import rss_mb

@@ -9,12 +9,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from game import paths
+from game.support import folders
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-MAP = paths.default_map()
+MAP = folders.default_map()
 
 
 class Skipped(Exception):

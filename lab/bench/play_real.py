@@ -22,7 +22,7 @@ seconds. Per phase (figures suffixed ``_1inst``, ``_2inst``):
   share of answers the model gave (model or repaired, from the answer line's
   provenance), and p50 / p95 of those alone: a rule's answer comes at once;
 - the model-led share of awake resident-minutes (model and repaired, as
-  summary.json: game/runstats.py over the session's ``sim.events``);
+  summary.json: game/runs/runstats.py over the session's ``sim.events``);
 - the pace reached: sim minutes per real second over the whole phase
   (``session.now`` before and after), and what ``session.pace_status()`` says;
 - residents more than ``LATE_MIN`` sim minutes late for their plan
@@ -46,8 +46,8 @@ from agents import local_model
 from agents import provenance as pv
 from agents.config import EMBEDDED_MODEL
 from agents.llm import load_config
-from game import gcpolicy, runstats
-from game.session import SPEEDS, Session
+from game.runs import gcpolicy, runstats
+from game.runs.session import SPEEDS, Session
 from lab.bench.frame import _frame_loop
 from lab.bench.frame_real import RESIDENTS, _need_embedded_model
 from lab.bench.measure import Context, percentile
@@ -363,7 +363,7 @@ def bench_play_real(ctx: Context) -> dict:
 
     from game.app import WINDOW_SIZE
     from game.view.tilemap import TileMapRenderer
-    from game.window import close_window
+    from game.view.window import close_window
 
     seconds = float(PHASE_S[1] if ctx.quick else PHASE_S[0])
     every = float(ASK_EVERY_S[1] if ctx.quick else ASK_EVERY_S[0])

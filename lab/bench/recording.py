@@ -1,4 +1,4 @@
-"""What recording a run costs (game/recording.py): the bytes it writes per
+"""What recording a run costs (game/runs/recording.py): the bytes it writes per
 resident per sim hour, and the main thread's time it takes after each sim
 step, in a real headless run of the whole town (25 residents, the scripted
 competent model, so the figure does not wait on a model).
@@ -21,10 +21,10 @@ from agents.llm import load_config
 from agents.persona import load_cast
 from game import headless
 from game.headless import run_headless
-from game.recording import Recorder
-from game.session import SPEEDS, steps_per_second
-from game.town import load_town
-from game.window import FPS
+from game.runs.recording import Recorder
+from game.runs.session import SPEEDS, steps_per_second
+from game.view.window import FPS
+from game.world.town import load_town
 from lab.bench.measure import Context, percentile
 
 

@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from game.errors import UserError
+from game.support.errors import UserError
 from lab.bench.astar import bench_astar
 from lab.bench.economy import bench_chain, bench_economy
 from lab.bench.engines import bench_engines

@@ -8,7 +8,7 @@ stream as MemoryStream.to_state() writes it: node dicts with ISO times, an
 (n, 384) float32 embedding matrix; plans, spatial memory, the sim's bodies and
 chats, accounting, random state). ``bench_saves(state_factory)`` times the
 main thread's part (freeze), the save and the load, and returns medians.
-``bench_game_saves`` does the same for a real game (game/savegame.py), and
+``bench_game_saves`` does the same for a real game (game/saves/saveload.py), and
 ``bench_saves_figures(ctx)`` is both as `smallville bench`'s "saves".
 """
 from __future__ import annotations
@@ -28,10 +28,10 @@ import numpy as np
 
 from agents.mind import Mind
 from agents.persona import load_cast
-from game.savegame import capture, commit, materialize, prepare
-from game.saves import SaveWriter, freeze, load_state, save_state, states_equal
+from game.saves.saveload import capture, commit, materialize, prepare
+from game.saves.store import SaveWriter, freeze, load_state, save_state, states_equal
 from game.sim import Simulation
-from game.town import load_town
+from game.world.town import load_town
 from lab.bench.measure import MAP, Context
 
 NAMES = [
@@ -211,7 +211,7 @@ def game_town(residents: int = 25, memories: int = 3000, seed: int = 0,
 
 def bench_game_saves(residents: int = 25, memories: int = 3000, repeats: int = 3,
                      folder: str | Path | None = None) -> dict:
-    """The whole road for a real game (game/savegame.py): capture on the main
+    """The whole road for a real game (game/saves/saveload.py): capture on the main
     thread, the writer's save, then load_state + prepare (off the frame) and
     commit (the frame's swap). Medians."""
     t0 = time.perf_counter()
@@ -277,7 +277,7 @@ def bench_saves_figures(ctx: Context) -> dict:
         if key in g:
             out[f"game_{key}"] = g[key]
     out["note"] += (f"; 'game': the Ville's 25 real Minds with {per} memories each, captured on the main thread "
-                    "(game/savegame.py), written by the SaveWriter, then read and rebuilt off the frame and "
+                    "(game/saves/saveload.py), written by the SaveWriter, then read and rebuilt off the frame and "
                     "swapped in ('commit')")
     return out
 
@@ -287,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--residents", type=int, default=25)
     ap.add_argument("--memories", type=int, default=4000)
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--game", action="store_true", help="also save and load a real game (game/savegame.py)")
+    ap.add_argument("--game", action="store_true", help="also save and load a real game (game/saves/saveload.py)")
     a = ap.parse_args(argv)
     print(json.dumps(bench_saves(lambda: synthetic_state(a.residents, a.memories), a.repeats), indent=2))
     if a.game:

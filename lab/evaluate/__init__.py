@@ -30,7 +30,7 @@ thoughts, rebuilt exactly as a run starts); "end" is the newest save.
 """
 from __future__ import annotations
 
-from game.saved_run import Target, load_target
+from game.saves.saved_run import Target, load_target
 from lab.evaluate.battery import BATTERY, run_battery
 from lab.evaluate.command import evaluate, main_evaluate
 from lab.evaluate.report import render_markdown, write_outputs

@@ -9,9 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from game import paths
-from game.errors import UserError
-from game.saved_run import Target, cast_of, end_minds, load_target, model_setup
+from game.saves.saved_run import Target, cast_of, end_minds, load_target, model_setup
+from game.support import folders
+from game.support.errors import UserError
 from lab.evaluate.battery import battery_markdown, run_battery
 from lab.evaluate.coordination import coordination
 from lab.evaluate.diffusion import diffusion
@@ -68,7 +68,7 @@ def evaluate(tg: Target, personas: dict[str, Any], scenario: Any, *, gateway: An
 
 def main_evaluate(args: Any, *, gateway: Any = None, embedder: Any = None,
                   echo: Callable[[str], None] | None = print) -> int:
-    default_map = getattr(args, "map", None) or paths.default_map()
+    default_map = getattr(args, "map", None) or folders.default_map()
     tg = load_target(args.target, default_map)
     out = Path(args.out) if getattr(args, "out", None) else default_out(tg)
     personas, scenario = cast_of(tg, default_map)

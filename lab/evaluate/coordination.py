@@ -6,7 +6,7 @@ import re
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from game.saved_run import Target, parse_time
+from game.saves.saved_run import Target, parse_time
 from lab.evaluate.diffusion import line_mentions
 from lab.evaluate.judge import PARTY_END, PARTY_HOST, PARTY_SECTOR, PARTY_START, PARTY_TOPIC
 from lab.evaluate.paper import PAPER_ATTENDED, PAPER_INVITED, PAPER_N

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from game.saved_run import Target, parse_time
+from game.saves.saved_run import Target, parse_time
 from lab.evaluate.judge import FACTS, Fact, memory_knows
 from lab.evaluate.memories import MemoryView, Vectors, initial_texts, view_of_state
 from lab.evaluate.paper import PAPER_N

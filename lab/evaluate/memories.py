@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from game.saved_run import parse_time
+from game.saves.saved_run import parse_time
 
 
 @dataclass

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from game.saved_run import parse_time
+from game.saves.saved_run import parse_time
 from lab.evaluate.judge import FACTS, Fact
 from lab.evaluate.memories import MemoryView
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from game.saved_run import Target, parse_time
+from game.saves.saved_run import Target, parse_time
 from lab.evaluate.judge import FACTS
 from lab.evaluate.paper import PAPER_ATTENDED, PAPER_INVITED, PAPER_N
 

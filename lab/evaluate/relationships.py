@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from game.saved_run import Target
+from game.saves.saved_run import Target
 from lab.evaluate.paper import PAPER_DENSITY, PAPER_N
 
 

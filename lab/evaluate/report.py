@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from game.saved_run import Target
+from game.saves.saved_run import Target
 from lab.evaluate.judge import FACTS
 from lab.evaluate.paper import PAPER_ATTENDED, PAPER_DENSITY, PAPER_INVITED, PAPER_N
 from lab.evaluate.passing import passing_markdown

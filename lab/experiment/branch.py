@@ -33,13 +33,13 @@ from agents.embeddings import make_embedder
 from agents.llm import Gateway
 from agents.mind import Mind
 from agents.persona import CastError, Persona, load_cast, load_residents
-from game.build import select_residents
-from game.errors import UserError
-from game.forecast import Ceiling
 from game.headless import run_headless
-from game.logs import setup_logging
-from game.saves import load_state
-from game.town import load_town
+from game.runs.build import select_residents
+from game.runs.forecast import Ceiling
+from game.saves.store import load_state
+from game.support.errors import UserError
+from game.support.logs import setup_logging
+from game.world.town import load_town
 
 log = logging.getLogger(__name__)
 

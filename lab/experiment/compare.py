@@ -38,9 +38,9 @@ from agents.config import load_config
 from agents.embeddings import make_embedder
 from agents.inner_voice import first_person
 from agents.persona import CastError, Persona, load_cast
-from game import runstats
-from game.errors import UserError
-from game.saved_run import Target, load_target, parse_time, read_events
+from game.runs import runstats
+from game.saves.saved_run import Target, load_target, parse_time, read_events
+from game.support.errors import UserError
 from lab.evaluate.coordination import coordination
 from lab.evaluate.diffusion import diffusion, line_mentions
 from lab.evaluate.judge import FACTS, Fact, memory_knows

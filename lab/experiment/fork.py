@@ -29,13 +29,14 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agents.persona import CastError
-from game import forecast, paths
-from game.errors import UserError
 from game.headless import TIME_FORMAT
 from game.interview_cli import find_agent
-from game.savegame import resolve_path
-from game.saves import SaveInfo, list_saves, load_state, read_info
-from game.town import load_town
+from game.runs import forecast
+from game.saves.saveload import resolve_path
+from game.saves.store import SaveInfo, list_saves, load_state, read_info
+from game.support import folders
+from game.support.errors import UserError
+from game.world.town import load_town
 from lab.experiment.branch import parse_event, read_persona, run_branch
 from lab.experiment.runners import run_here, run_processes, run_ray
 
@@ -206,7 +207,7 @@ def main_fork(args: Any, *, echo: Callable[[str], None] | None = None,
     if getattr(args, "dry_run", False):
         return 0
 
-    folder = Path(args.out) if getattr(args, "out", None) else paths.runs_dir() / datetime.now().strftime(
+    folder = Path(args.out) if getattr(args, "out", None) else folders.runs_dir() / datetime.now().strftime(
         "fork-%Y%m%d-%H%M%S")
     if (folder / MANIFEST).exists():
         raise UserError(f"{folder} already holds an experiment; give --out a new folder")

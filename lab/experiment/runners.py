@@ -30,8 +30,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from game import paths
-from game.errors import UserError
+from game.support import folders
+from game.support.errors import UserError
 from lab.experiment.branch import run_branch
 
 log = logging.getLogger(__name__)
@@ -147,7 +147,7 @@ def branch_task(spec: dict, save: bytes) -> tuple[dict, bytes]:
         if spec.get("cache") and not Path(spec["cache"]).parent.is_dir():
             local["cache"] = str(Path(tmp) / "cache.sqlite")  # another machine: a cache of its own
         if not Path(spec["map"]).exists():  # another machine: the town its own install ships
-            local["map"] = str(paths.default_map())
+            local["map"] = str(folders.default_map())
         res = run_branch(local)
         buf = io.BytesIO()
         with tarfile.open(fileobj=buf, mode="w:gz") as tar:

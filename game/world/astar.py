@@ -22,7 +22,7 @@ Each grid's neighbour table (and, on first need, its connected components and
 landmarks) is built once and cached by the grid's contents (a few ms for the
 table of the 136x96 Ville, about 0.2 s for its landmarks), so passing the same
 array again is cheap, and an edited array is never served stale. A caller that
-searches one grid all day (the simulation's path service, game/sim/paths.py)
+searches one grid all day (the simulation's path service, game/sim/path_service.py)
 keeps its ``Graph`` and never hashes the grid again. Heuristic tables are
 computed once per goal set and kept (an LRU of ``HEURISTIC_TABLES`` per grid):
 residents walk to the same beds, desks and counters all day.

@@ -29,7 +29,7 @@ Plugging in more (later issues):
   first and is drawn last.
 - the status line's right side: `game.status.right = "Mon 13 Feb 07:00"`.
 
-A running town (game/session.py) joins with `game.attach_session(session)`:
+A running town (game/runs/session.py) joins with `game.attach_session(session)`:
 `game.session` is updated in `update` (after the visitor moves, whose tile
 goes to `sim.move_visitor`): that is the only place the simulation advances;
 overlays read the session and never step it. The residents
@@ -68,9 +68,8 @@ from typing import Callable, Iterable
 import pygame
 import pygame_gui
 
-from game import gcpolicy
-from game.savegame import newest_save
-from game.town import load_town
+from game.runs import gcpolicy
+from game.saves.saveload import newest_save
 from game.view import (
     bubbles,
     chat,
@@ -96,6 +95,7 @@ from game.view.statusline import HEIGHT as STATUS_H
 from game.view.statusline import StatusLine
 from game.view.tilemap import BACKDROP, TileMapRenderer
 from game.view.visitor import Visitor, WalkControls
+from game.world.town import load_town
 
 WINDOW_SIZE = (1280, 720)
 TITLE = "Smallville"
@@ -172,7 +172,7 @@ class Game:
         self.frame = 0
         self.clock_time = 0.0  # seconds of game time updated so far
         self.frame_ms: deque[float] = deque(maxlen=2000)  # main_play records frame work time here
-        self.session = None  # a game/session.py Session once attach_session() ran
+        self.session = None  # a game/runs/session.py Session once attach_session() ran
         self.hud = None  # game/view/hud.py HUD (toasts) once installed
         self._fps_since = 0.0
         self._fps_frames = 0
@@ -482,7 +482,7 @@ class Game:
         # back sooner (measured: frame p99 at speed 5 with 25 busy minds 17 -> 13 ms).
         if sys.getswitchinterval() > 0.001:
             sys.setswitchinterval(0.001)
-        gcpolicy.POLICY.install()  # no full collection of the whole town inside a frame (game/gcpolicy.py)
+        gcpolicy.POLICY.install()  # no full collection of the whole town inside a frame (game/runs/gcpolicy.py)
         self.session = session
         self._playing, self._parked = None, None
         self.visitor.name = session.visitor_name

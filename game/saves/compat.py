@@ -23,7 +23,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-from game.errors import SaveError
+from game.support.errors import SaveError
 
 log = logging.getLogger(__name__)
 

@@ -62,8 +62,8 @@ from pathlib import Path
 from typing import Any
 
 from agents.redact import redact
-from game.grid import facing as facing_of
-from game.saves import map_fingerprint
+from game.world.grid import facing as facing_of
+from game.saves.store import map_fingerprint
 from game.sim import STEP
 
 log = logging.getLogger(__name__)

@@ -2,13 +2,13 @@
 game (no pygame): each part the right kind of thing, every body's tile and path
 on the map, the visitor a name and a tile. A hand-edited or damaged save is
 refused here with a SaveError naming the part (or the meta key), before anything changes;
-game/savegame.py calls these while it builds the loaded game off to the side."""
+game/saves/saveload.py calls these while it builds the loaded game off to the side."""
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from game.errors import SaveError
+from game.support.errors import SaveError
 
 _KIND = {int: "a whole number", str: "a text", list: "a list"}
 

@@ -22,8 +22,8 @@ from agents.embeddings import make_embedder
 from agents.llm import Gateway, load_config
 from agents.mind import Mind
 from agents.persona import CastError, Persona, Scenario, load_cast
-from game.errors import UserError
-from game.saves import SaveError, list_saves, load_state, read_info
+from game.support.errors import UserError
+from game.saves.store import SaveError, list_saves, load_state, read_info
 
 log = logging.getLogger(__name__)
 

@@ -25,8 +25,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
-from game import paths
-from game.savefile import AUTOSAVE_PREFIX, SUFFIX, SaveInfo, save_state, slot_path
+from game.support import folders
+from game.saves.disk import AUTOSAVE_PREFIX, SUFFIX, SaveInfo, save_state, slot_path
 
 OWN_SLOTS = ("continue", "quick", "crash")  # what a game writes under its own id, besides autosaves
 _SLUG = re.compile(r"[^a-z0-9]+")
@@ -64,7 +64,7 @@ def autosave(parts: dict[str, Any], meta: dict | None, folder: str | os.PathLike
     <game id>-autosave-<n> (n one more than that game's newest; without an id,
     autosave-<n>), and delete that game's oldest autosaves beyond `keep`, only
     after the new one is safely written. Other games' autosaves are never touched."""
-    folder = Path(folder if folder is not None else paths.saves_dir())
+    folder = Path(folder if folder is not None else folders.saves_dir())
     prefix = autosave_prefix((meta or {}).get("game_id"))
     existing = _autosaves(folder, prefix)
     n = (existing[-1][0] + 1) if existing else 1

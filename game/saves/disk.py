@@ -1,6 +1,6 @@
 """A save file on disk (no pygame): writing it crash-safely, reading it and its
 meta, checking it fits the map, slot names and listing. The format is
-described in game/saves.py, the public face of saving."""
+described in game/saves/store.py, the public face of saving."""
 from __future__ import annotations
 
 import json
@@ -18,11 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from game import paths
-from game.errors import SaveError
-from game.savecheck import check_meta
-from game.savecodec import decode_hook, encode_part, key_is_secret, no_gc, scrub_text
-from game.savecompat import SCHEMA, check_map, map_fingerprint, migrate
+from game.support import folders
+from game.support.errors import SaveError
+from game.saves.check import check_meta
+from game.saves.codec import decode_hook, encode_part, key_is_secret, no_gc, scrub_text
+from game.saves.compat import SCHEMA, check_map, map_fingerprint, migrate
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +96,7 @@ def slot_path(name_or_path: str | os.PathLike, folder: str | os.PathLike | None 
         raise SaveError(
             f"'{shown}' is not a usable save name: use up to 64 letters, digits, spaces, '-', '_' or '.', "
             f"starting with a letter or digit (or give a path ending in {SUFFIX})")
-    return Path(folder if folder is not None else paths.saves_dir()) / f"{s}{SUFFIX}"
+    return Path(folder if folder is not None else folders.saves_dir()) / f"{s}{SUFFIX}"
 
 
 def slot_of(path: Path) -> str:
@@ -305,7 +305,7 @@ def _open_ro(path: Path) -> sqlite3.Connection:
         if path.suffix.lower() != SUFFIX and Path(str(path) + SUFFIX).exists():
             path = Path(str(path) + SUFFIX)
         else:
-            raise SaveError(f"there is no save at {path}; check the name (saves live in {paths.saves_dir()}; "
+            raise SaveError(f"there is no save at {path}; check the name (saves live in {folders.saves_dir()}; "
                             "the save menu lists them)")
     if path.is_dir():
         raise SaveError(f"{path} is a folder, not a save file; give a slot name or a path to a {SUFFIX} file")
@@ -479,7 +479,7 @@ def _decode_part(path: Path, name: str, text: str, arrays: dict[int, np.ndarray]
 def list_saves(folder: str | os.PathLike | None = None) -> list[SaveInfo]:
     """Every *.sqlite in `folder`, newest first (by real time saved). A file that
     cannot be read is listed with .broken set to the reason. Never raises."""
-    folder = Path(folder if folder is not None else paths.saves_dir())
+    folder = Path(folder if folder is not None else folders.saves_dir())
     out: list[SaveInfo] = []
     try:
         names = sorted(os.listdir(folder))

@@ -38,10 +38,10 @@ cheap snapshot that is expensive to render as plain data). Loading is pure:
 ``load_state`` builds a fresh structure and can run on any thread; it raises
 ``SaveError`` (a message for people) and never touches the running game.
 
-The code: game/savefile.py (the file: write, read, list, names),
-game/saveseries.py (each game's own saves: its autosave series and slots),
-game/savecheck.py (what a loaded save must be: the meta, the parts),
-game/savecodec.py (plain copies, encoding, scrubbing), game/savecompat.py
+The code: game/saves/disk.py (the file: write, read, list, names),
+game/saves/series.py (each game's own saves: its autosave series and slots),
+game/saves/check.py (what a loaded save must be: the meta, the parts),
+game/saves/codec.py (plain copies, encoding, scrubbing), game/saves/compat.py
 (migrations from older schemas; the map's identity: world, size, addresses)
 and, here, the
 ``SaveWriter`` that does the slow part on its own thread. Import from here:
@@ -59,10 +59,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from game.errors import SaveError
-from game.savecodec import freeze, no_gc, scrub_text, state_diff, states_equal
-from game.savecompat import map_size, migrate
-from game.savefile import (
+from game.support.errors import SaveError
+from game.saves.codec import freeze, no_gc, scrub_text, state_diff, states_equal
+from game.saves.compat import map_size, migrate
+from game.saves.disk import (
     AUTOSAVE_PREFIX,
     SCHEMA,
     SUFFIX,
@@ -78,7 +78,7 @@ from game.savefile import (
     slot_of,
     slot_path,
 )
-from game.saveseries import autosave
+from game.saves.series import autosave
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """Plain copies and a save part's encoding (no pygame): ``freeze`` (a fast deep
 copy for the save writer), ``states_equal`` / ``state_diff``, scrubbing
 API-key-like values, and a part to JSON plus numpy arrays and back. The file
-format itself is game/saves.py's."""
+format itself is game/saves/store.py's."""
 from __future__ import annotations
 
 import gc
@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from agents.redact import SECRET_NAME, SECRET_VALUE
-from game.errors import SaveError
+from game.support.errors import SaveError
 
 # ------------------------------------------------------------ no GC pauses
 

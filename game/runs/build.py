@@ -1,4 +1,4 @@
-"""What a run is built from, for the window (game/session.py) and headless runs
+"""What a run is built from, for the window (game/runs/session.py) and headless runs
 (game/headless.py) alike: the chosen residents, their minds, the model gateway,
 the embedder, the worker pool and the simulation."""
 from __future__ import annotations
@@ -13,8 +13,8 @@ from agents.embeddings import make_embedder
 from agents.llm import Gateway, load_config
 from agents.mind import Mind
 from agents.pool import MindPool
-from game import pathing
-from game.errors import UserError
+from game.world import astar
+from game.support.errors import UserError
 from game.sim import Simulation
 
 log = logging.getLogger(__name__)
@@ -117,7 +117,7 @@ def build_parts(
         # In play the frame shares the cores with the minds: their workers run at a lower priority.
         pool = MindPool(getattr(config, "concurrency", None) or 2, nice=0 if lockstep else PLAY_WORKER_NICE)
     try:
-        pathing.prepare(town.walkable)  # else the first long path builds landmarks inside a frame
+        astar.prepare(town.walkable)  # else the first long path builds landmarks inside a frame
     except Exception:  # noqa: BLE001 - an optimisation only
         log.exception("pathing.prepare failed")
     sim = sim_class(

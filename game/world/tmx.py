@@ -1,6 +1,6 @@
 """Reading a Tiled map file (no pygame): the XML checked before pytmx sees it, so
 errors name the file and the thing; pytmx imported without pygame; layers
-walked through groups. game/town.py builds the town from what these return."""
+walked through groups. game/world/town.py builds the town from what these return."""
 from __future__ import annotations
 
 import logging
@@ -8,7 +8,7 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from game.errors import MapError
+from game.support.errors import MapError
 
 
 def check_xml(path: Path, shown: str) -> ET.Element:

@@ -5,7 +5,7 @@ the way a mind's decision is waited for: it keeps standing (``Body.routing``
 says it is on its way) until its search is done. ``run()`` is called once per
 step, before bodies walk: it works through the requests in order and stops
 when the step's budget (``SimSettings.path_budget_ms``) is spent, pausing a
-long search mid-way (``game.pathing.Search`` runs in slices of node
+long search mid-way (``game.world.astar.Search`` runs in slices of node
 expansions) and carrying on at the next step. So at 07:00, when everyone
 wakes and walks off at once, the searches spread over a few steps instead of
 one step doing 25 of them.
@@ -16,7 +16,7 @@ would with synchronous A*.
 
 The grid's search structures and the heuristic tables (one per goal set: an
 object's use tiles, an arena's tiles) are built once and kept by
-``game.pathing``; the service holds its town's ``Graph`` and never hashes the
+``game.world.astar``; the service holds its town's ``Graph`` and never hashes the
 grid again.
 
 Where a body goes is decided when its search starts, not when it was asked
@@ -32,10 +32,10 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from game import pathing
-from game.grid import Tile
 from game.sim import movement
 from game.sim.bodies import Body
+from game.world import astar
+from game.world.grid import Tile
 
 if TYPE_CHECKING:  # type hints only: the simulation imports this module
     from game.sim.core import Simulation
@@ -53,7 +53,7 @@ class Request:
     kind: str  # PLACE | TILE
     target: str | None = None  # PLACE: the address
     goal: Tile | None = None  # TILE: the tile
-    search: pathing.Search | None = None
+    search: astar.Search | None = None
     prefix: list[Tile] = field(default_factory=list)  # a blocked start tile is stepped off first
     asked_at: int = 0  # the service's run count when asked
 
@@ -82,7 +82,7 @@ class PathService:
         self.queue: OrderedDict[str, Request] = OrderedDict()
         self.stats = PathStats()
         self.runs = 0  # run() calls: one per step
-        self._graph: pathing.Graph | None = None
+        self._graph: astar.Graph | None = None
         self._walkable: Any = None
 
     @property
@@ -93,11 +93,11 @@ class PathService:
 
     # -- the grid ---------------------------------------------------------------------
     @property
-    def graph(self) -> pathing.Graph:
+    def graph(self) -> astar.Graph:
         """The town's search structures, looked up once per walkable array."""
         walk = self.sim.town.walkable
         if self._graph is None or walk is not self._walkable:
-            self._graph = pathing.graph_of(walk)
+            self._graph = astar.graph_of(walk)
             self._walkable = walk
         return self._graph
 
@@ -235,7 +235,7 @@ class PathService:
             self._finish(b, req, req.prefix[:-1] + [start] if req.prefix else [start])
             return
         cover_nodes = [n for n in (g.node(t) for t in cover) if n is not None]
-        req.search = pathing.Search(g, s, nodes, cover=cover_nodes or nodes)  # type: ignore[arg-type]
+        req.search = astar.Search(g, s, nodes, cover=cover_nodes or nodes)  # type: ignore[arg-type]
 
     def _finish(self, b: Body, req: Request, path: list[Tile] | None) -> None:
         self.queue.pop(req.name, None)

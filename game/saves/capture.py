@@ -1,10 +1,10 @@
 """Taking a consistent snapshot of a running game for a save (no pygame): ``capture``
-turns a ``game.session.Session`` (or a headless run's ``Parts``) into the save's
+turns a ``game.runs.session.Session`` (or a headless run's ``Parts``) into the save's
 parts and meta on the main thread, in milliseconds; the heavy parts (the minds'
 memory streams, the event log's older part) are callables the save writer runs
 on its own thread. A mind whose job is in flight is saved as it was before that
 job began (``job_tag_of`` maps the simulation's record of the job onto the
-mind's tag). game/savegame.py, which loads a game back, re-exports these."""
+mind's tag). game/saves/saveload.py, which loads a game back, re-exports these."""
 from __future__ import annotations
 
 import random
@@ -16,8 +16,8 @@ import numpy as np
 
 from agents.redact import redact
 from agents.state import Stateful
-from game.saves import SaveError, freeze, map_size
-from game.session import play_state
+from game.saves.store import SaveError, freeze, map_size
+from game.runs.session import play_state
 from game.sim import SimSettings
 from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, UTTER, Job
 
@@ -139,13 +139,13 @@ def capture(session: Any, *, drain: bool | None = None) -> tuple[dict[str, Any],
     meta = {
         "world": getattr(town, "world", None),
         "map_path": str(getattr(town, "path", "") or "") or None,
-        "map_size": map_size(town),  # the map's identity: its world, size and addresses (game/savecompat.py)
+        "map_size": map_size(town),  # the map's identity: its world, size and addresses (game/saves/compat.py)
         "sim_time": sim.now,
         "residents": list(session.minds),
         "embedding_model": getattr(emb, "model_name", None),
         "embedding_dim": getattr(emb, "dim", None),
         "visitor_name": parts["visitor"]["name"],
-        "game_id": getattr(session, "game_id", None),  # this game's own series (game/saveseries.py)
+        "game_id": getattr(session, "game_id", None),  # this game's own series (game/saves/series.py)
         "model": (cfg or {}).get("model"),
         "seed": getattr(sim, "seed", 0),
         "asked_again": sorted(asked_again),  # residents whose decision is asked again after loading

@@ -27,7 +27,7 @@ Decisions beyond the contract (documented here, tested in tests/test_town.py):
   reported by ``town.problems()`` and by ``smallville map``; ``load_town(path,
   strict=True)`` turns problems into a MapError.
 
-Reading the file (XML checks, pytmx without pygame) is game/tmx.py. The class
+Reading the file (XML checks, pytmx without pygame) is game/world/tmx.py. The class
 and its loader stay together here (a little over 600 lines): ``load_town``
 fills the town's private address index, which splitting them would expose.
 """
@@ -42,9 +42,9 @@ from typing import Any
 
 import numpy as np
 
-from game.errors import MapError
-from game.pathing import components
-from game.tmx import check_xml, import_pytmx, object_shapes, walk_layers
+from game.support.errors import MapError
+from game.world.astar import components
+from game.world.tmx import check_xml, import_pytmx, object_shapes, walk_layers
 
 log = logging.getLogger(__name__)
 

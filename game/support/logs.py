@@ -1,6 +1,6 @@
 """One log file for the whole game; people see short messages, the file keeps traces.
 
-The file is ``<logs>/smallville.log`` (game/paths.py: the checkout's ``logs/``
+The file is ``<logs>/smallville.log`` (game/support/folders.py: the checkout's ``logs/``
 when run from a checkout, else the per-user data folder; ``$SMALLVILLE_LOG_DIR``
 overrides), so it is the same file whatever folder the command starts in.
 
@@ -15,7 +15,7 @@ import logging
 from pathlib import Path
 
 from agents.redact import redact
-from game import paths
+from game.support import folders
 
 HANDLER_NAME = "smallville"  # our file handler, added once
 LOG_NAME = "smallville.log"
@@ -27,7 +27,7 @@ class RedactingFormatter(logging.Formatter):
 
 
 def log_file() -> Path:
-    return paths.logs_dir() / LOG_NAME
+    return folders.logs_dir() / LOG_NAME
 
 
 def setup_logging(level: int = logging.INFO) -> Path:

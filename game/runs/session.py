@@ -19,7 +19,7 @@ One sim step is 10 sim seconds, so speed 1 is 6 steps a second and speed 5 is
 steps and stops early once ``FRAME_BUDGET_S`` is spent; time it could not
 step is dropped (the town slows down rather than the frame).
 
-Pacing (game/pacing.py): with ``pace = "minds"`` (the default) the clock runs
+Pacing (game/runs/pacing.py): with ``pace = "minds"`` (the default) the clock runs
 at the chosen speed only while the residents' decisions keep up, and slows to
 a stop when one is ``pacing.LAG_MIN`` sim minutes late; ``pace_status()`` says
 what was reached and who holds it. A new game does not start the town on
@@ -35,13 +35,13 @@ is the next 07:00 after now.
 The visitor: residents perceive the visitor like anyone, and may greet the
 player (game/sim/greetings.py, ``PlaySimulation``); greetings land in
 ``session.greetings``. What a run is built from (residents, minds, gateway,
-pool, simulation) is game/build.py, shared with headless runs.
+pool, simulation) is game/runs/build.py, shared with headless runs.
 
 ``update`` is the only place the simulation advances (views read the session
 and never step or pump it).
 
 Recording: ``record(folder)`` records the game into
-``<folder>/recordings/<stamp>.jsonl`` as it goes (game/recording.py; ``smallville
+``<folder>/recordings/<stamp>.jsonl`` as it goes (game/runs/recording.py; ``smallville
 replay`` plays it back); a loaded save starts a new recording there.
 """
 from __future__ import annotations
@@ -57,14 +57,14 @@ from agents import why
 from agents.config import ConfigError
 from agents.llm import load_config
 from agents.persona import CastError, load_cast
-from game.build import Parts, build_parts, select_residents
-from game.errors import UserError
-from game.pacing import PACES, Pacer, PaceStatus
-from game.recording import Recorder, game_recording_path
-from game.saveseries import new_game_id
+from game.runs.build import Parts, build_parts, select_residents
+from game.support.errors import UserError
+from game.runs.pacing import PACES, Pacer, PaceStatus
+from game.runs.recording import Recorder, game_recording_path
+from game.saves.series import new_game_id
 from game.sim import STEP, Greeting, PlaySimulation, routine_action
 from game.sim.bodies import is_sleep
-from game.town import load_town
+from game.world.town import load_town
 
 log = logging.getLogger(__name__)
 
@@ -543,7 +543,7 @@ class Session:
     # -- the game's own saves ------------------------------------------------------------------
     @property
     def game_id(self) -> str:
-        """This game's id (game/saveseries.py): its autosave series and its own slots.
+        """This game's id (game/saves/series.py): its autosave series and its own slots.
         Made from the visitor's name and the start time when first asked (the first
         save, after the name box), kept from then on; a loaded save brings its own."""
         if self._game_id is None:

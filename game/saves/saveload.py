@@ -1,7 +1,7 @@
 """Saving and loading a whole running game (no pygame).
 
-``game/saves.py`` stores plain parts in a crash-safe SQLite file; this module
-turns a running game (a ``game.session.Session``, or anything with its
+``game/saves/store.py`` stores plain parts in a crash-safe SQLite file; this module
+turns a running game (a ``game.runs.session.Session``, or anything with its
 attributes: ``town, cast, gateway, embedder, pool, minds, sim`` such as
 ``session.Parts``) into parts and back.
 
@@ -37,14 +37,14 @@ lockstep run (headless) is drained first, so a loaded run continues exactly
 as the saved one would have. Exchanges with the visitor that a mind has not yet
 kept in memory (its keeping job queued or running) are saved as owed and kept
 by the loaded mind (agents/interview.py ``owe_exchange`` / ``keep_owed``).
-The capture itself is game/savecapture.py (re-exported here).
+The capture itself is game/saves/capture.py (re-exported here).
 
 Loading builds everything new off to the side (``prepare``; safe on a worker
 thread) and swaps it in with ``commit`` (main thread, milliseconds). Any
-problem raises ``SaveError`` before the swap (game/savecheck.py names the
+problem raises ``SaveError`` before the swap (game/saves/check.py names the
 damaged part), and a swap that fails halfway puts the old game back: the
 running game is untouched. A loaded game goes on with its own saves (its game
-id, game/saveseries.py).
+id, game/saves/series.py).
 """
 from __future__ import annotations
 
@@ -66,12 +66,12 @@ from agents.memory import EmbeddingMismatch
 from agents.mind import Mind
 from agents.persona import load_cast
 from agents.state import Stateful
-from game import paths
-from game.savecapture import capture, job_tag_of, materialize
-from game.savecheck import check_bodies, check_parts, check_visitor, py_random_state
-from game.saves import SaveError, SaveInfo, check_map, list_saves, load_state, no_gc, slot_path
-from game.saveseries import OWN_SLOTS, game_of, new_game_id, own_slot
-from game.session import SPEEDS
+from game.support import folders
+from game.saves.capture import capture, job_tag_of, materialize
+from game.saves.check import check_bodies, check_parts, check_visitor, py_random_state
+from game.saves.store import SaveError, SaveInfo, check_map, list_saves, load_state, no_gc, slot_path
+from game.saves.series import OWN_SLOTS, game_of, new_game_id, own_slot
+from game.runs.session import SPEEDS
 
 log = logging.getLogger(__name__)
 
@@ -378,7 +378,7 @@ def restore(target: Any, parts: dict[str, Any], info: SaveInfo | None = None) ->
 
 def resolve_path(name: str | Path, folder: str | Path | None = None) -> Path:
     """A slot name -> saves/<name>.sqlite (``continue``, ``quick``, ``crash`` without such
-    a file: the most recent game's own, game/saveseries.py); a path to a file (with or
+    a file: the most recent game's own, game/saves/series.py); a path to a file (with or
     without the .sqlite ending) as it is; a folder (a headless run's, or a saves
     folder) -> its newest loadable save."""
     p = Path(name)
@@ -409,7 +409,7 @@ def load_into(game_or_session: Any, name: str | Path, folder: str | Path | None 
     session = game.session if game is not None else game_or_session
     if session is None:
         raise SaveError("there is no running town to load into")
-    folder = Path(folder or getattr(game, "saves_dir", None) or paths.saves_dir())
+    folder = Path(folder or getattr(game, "saves_dir", None) or folders.saves_dir())
     if name == NEWEST:
         newest = newest_save(folder)
         if newest is None:

@@ -1,0 +1,6 @@
+"""What every part of the game leans on (no pygame).
+
+    folders.py  the game's files and folders, found the same way from any folder
+    errors.py   errors meant for people: what, where, and what to do
+    logs.py     one log file for the whole game; people see short messages
+"""
