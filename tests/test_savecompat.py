@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from test_savegame import make_session, plain
 
+from game.saves import compat
 from game.saves.saveload import capture, load_into
-from game.saves.store import SCHEMA, SaveError, compat, load_state, read_info, save_state, state_diff
+from game.saves.store import SCHEMA, SaveError, load_state, read_info, save_state, state_diff
 
 REPO = Path(__file__).resolve().parents[1]
 MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"

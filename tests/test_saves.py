@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from game.saves import disk
 from game.saves.store import (
     SCHEMA,
     SaveError,
@@ -22,7 +23,6 @@ from game.saves.store import (
     SaveWriter,
     autosave,
     clean_stale_temps,
-    disk,
     freeze,
     list_saves,
     load_state,
@@ -556,7 +556,7 @@ def test_a_full_disk_keeps_the_previous_save(tmp_path, monkeypatch, where):
     """ENOSPC at each step of the write: one clear message, the old save loads, no temp left."""
     import errno
 
-    from game.saves.store import disk
+    from game.saves import disk
 
     p = tmp_path / "keep.sqlite"
     save_state(p, {"clock": {"n": 1}}, {})
