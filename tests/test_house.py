@@ -128,3 +128,43 @@ def test_the_command_wires_every_subcommand_it_parses():
     parser = cli.build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
     assert set(sub.choices) == set(cli.COMMANDS) | {"play"}
+
+
+# game/'s rooms from the bottom up: a module may import its own room and the rooms below it.
+# The entry points (a `smallville` subcommand each) stand above all of them.
+GAME_ROOMS = ("game.support", "game.world", "game.sim", "game.saves", "game.runs", "game.view", "game.replay")
+ENTRY_POINTS = {"game.app", "game.headless", "game.interview_cli", "game.why_cli", "game.replay.app"}
+
+
+def _room(name: str) -> str | None:
+    return next((room for room in GAME_ROOMS if name == room or name.startswith(room + ".")), None)
+
+
+def test_the_game_is_in_rooms_with_only_entry_points_at_the_top():
+    loose = {name for name in _modules("game") if name.count(".") == 1 and _room(name) is None}
+    assert loose == {n for n in ENTRY_POINTS if n.count(".") == 1}
+
+
+def test_each_game_room_imports_only_the_rooms_below_it():
+    found = []
+    for name, path in _modules("game").items():
+        here = _room(name)
+        if name in ENTRY_POINTS or here is None:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            for mod in _imported(node):
+                there = _room(mod) if mod.startswith("game.") else None
+                if mod.startswith("game.") and (mod in ENTRY_POINTS or (there is not None
+                                                and GAME_ROOMS.index(there) > GAME_ROOMS.index(here))):
+                    found.append(f"{name} imports {mod}")
+    assert found == []
+
+
+def test_the_package_map_in_the_architecture_page_is_drawn_from_the_imports():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("package_map", ROOT / "scripts" / "package_map.py")
+    package_map = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(package_map)
+    page = package_map.DOC.read_text(encoding="utf-8")
+    assert package_map.in_doc(page) == package_map.mermaid(), "run: python scripts/package_map.py --write"

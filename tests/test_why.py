@@ -289,12 +289,12 @@ def test_why_requires_a_known_kind():
     with pytest.raises(ValueError, match="unknown kind of act"):
         why.find([], "A", "dance", datetime(2023, 2, 13))
     with pytest.raises(UserError):
-        from game.why_cli import resident_named
+        from game.runs.why_records import resident_named
         resident_named("Zed", ["Maria Lopez"])
 
 
 def test_reactions_reflections_and_ratings_are_acts_at_their_time(run):
-    from game.why_cli import explain, load_records
+    from game.runs.why_records import explain, load_records
 
     folder, _, _ = run
     records = load_records([folder / why.FILE])

@@ -152,9 +152,9 @@ def test_why_in_a_replay_reads_the_runs_records_off_the_frame(display, run):  # 
 def test_a_game_keeps_its_records_beside_its_recording_and_smallville_why_reads_them_from_a_save(tmp_path, capsys):
     from test_play import make_session
 
+    from game.runs.why_records import why_files
     from game.saves.saveload import capture
     from game.saves.store import SaveWriter
-    from game.why_cli import why_files
     from smallville.cli import main
 
     session = make_session(talky, residents=PAIR)

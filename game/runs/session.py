@@ -61,52 +61,23 @@ from game.runs.build import Parts, build_parts, select_residents
 from game.support.errors import UserError
 from game.runs.pacing import PACES, Pacer, PaceStatus
 from game.runs.recording import Recorder, game_recording_path
+from game.saves.capture import play_state
 from game.saves.series import new_game_id
 from game.sim import STEP, Greeting, PlaySimulation, routine_action
 from game.sim.bodies import is_sleep
+from game.sim.speeds import DEFAULT_SPEED, SPEEDS, STEP_S, next_morning, steps_per_second
 from game.world.town import load_town
 
 log = logging.getLogger(__name__)
 
-SPEEDS: dict[int, float] = {1: 1.0, 2: 5.0, 3: 15.0, 4: 30.0, 5: 60.0}  # sim minutes per real second
-DEFAULT_SPEED = 1
 MAX_STEPS_PER_FRAME = 8  # realtime: at most this many sim steps in one frame
 FRAME_BUDGET_S = 0.004  # realtime: stop stepping once a frame spent this long on steps
 SKIP_BUDGET_S = 0.010  # skipping: step time per frame (the rest of the frame draws)
 SKIP_MAX_STEPS_PER_FRAME = 90  # skipping: at most 15 sim minutes per frame
 SKIP_SLACK_MIN = 3  # skipping: step on while no resident waits longer than this for a decision
-MORNING_HOUR = 7
-STEP_S = STEP.total_seconds()
-
-
-def steps_per_second(speed: int) -> float:
-    return SPEEDS[speed] * 60.0 / STEP_S
-
-
-def next_morning(now: datetime, hour: int = MORNING_HOUR) -> datetime:
-    """The next ``hour``:00 after ``now`` (at 02:00 that is today's, at 08:00 tomorrow's)."""
-    t = now.replace(hour=hour, minute=0, second=0, microsecond=0)
-    return t if t > now else t + timedelta(days=1)
 
 
 # ---------------------------------------------------------------------------- the session
-
-
-def play_state(sim: Any, *, visitor_name: str | None = None, controlled: str | None = None, paused: bool = False,
-               speed: int | None = None) -> dict[str, Any]:
-    """The save's ``visitor`` and ``clock`` parts: who and where the player is, and the clock
-    (a headless run has no player and never pauses)."""
-    visitor = sim.bodies.get(sim.visitor) if sim.visitor else None
-    return {
-        "visitor": {
-            "name": visitor_name or sim.visitor,
-            "tile": list(visitor.tile) if visitor else None,
-            "facing": visitor.facing if visitor else None,
-            "doing": visitor.doing if visitor else None,
-            "controlled": controlled,
-        },
-        "clock": {"now": sim.now, "start": sim.start, "steps": sim.steps, "paused": bool(paused), "speed": speed},
-    }
 
 
 @dataclass

@@ -17,9 +17,26 @@ import numpy as np
 from agents.redact import redact
 from agents.state import Stateful
 from game.saves.store import SaveError, freeze, map_size
-from game.runs.session import play_state
 from game.sim import SimSettings
 from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, UTTER, Job
+
+
+def play_state(sim: Any, *, visitor_name: str | None = None, controlled: str | None = None, paused: bool = False,
+               speed: int | None = None) -> dict[str, Any]:
+    """The save's ``visitor`` and ``clock`` parts: who and where the player is, and the clock
+    (a headless run has no player and never pauses)."""
+    visitor = sim.bodies.get(sim.visitor) if sim.visitor else None
+    return {
+        "visitor": {
+            "name": visitor_name or sim.visitor,
+            "tile": list(visitor.tile) if visitor else None,
+            "facing": visitor.facing if visitor else None,
+            "doing": visitor.doing if visitor else None,
+            "controlled": controlled,
+        },
+        "clock": {"now": sim.now, "start": sim.start, "steps": sim.steps, "paused": bool(paused), "speed": speed},
+    }
+
 
 _SECRET_WORDS = ("key", "secret", "token", "password", "credential", "auth")
 

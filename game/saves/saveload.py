@@ -71,7 +71,7 @@ from game.saves.capture import capture, job_tag_of, materialize
 from game.saves.check import check_bodies, check_parts, check_visitor, py_random_state
 from game.saves.store import SaveError, SaveInfo, check_map, list_saves, load_state, no_gc, slot_path
 from game.saves.series import OWN_SLOTS, game_of, new_game_id, own_slot
-from game.runs.session import SPEEDS
+from game.sim.speeds import SPEEDS
 
 log = logging.getLogger(__name__)
 

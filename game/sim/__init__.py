@@ -6,6 +6,7 @@ here (``from game.sim import Simulation, STEP``) and uses only it.
     core.py           Simulation: clock, bodies, event log, mind jobs, step()
     jobs.py           Job (what a pool job is for) and JobQueue (one job per mind)
     settings.py       STEP, KINDS (event kinds), SimSettings
+    speeds.py         the play speeds (keys 1-5) and the morning a skip runs to
     bodies.py         Body, is_sleep
     places.py         cached map lookups (arena of a tile, addresses in view, resolving names)
     movement.py       A* paths, walking one tile a step, arriving

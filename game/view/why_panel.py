@@ -31,10 +31,18 @@ import pygame_gui
 from pygame_gui.elements import UIButton, UIImage, UITextBox, UITextEntryLine, UIWindow
 
 from agents import why
+from game.runs.why_records import (
+    answer_text,
+    call_line,
+    files_for_recording,
+    load_records,
+    prompt_text,
+    spread,
+    spread_text,
+)
 from game.view.fonts import panel_font
 from game.view.inspector_text import SMALL_PX, TEXT_PX
 from game.view.markup import C_DIM, C_HEAD, C_IMP, C_NOW, C_TEXT, esc, typed
-from game.why_cli import answer_text, call_line, files_for_recording, load_records, prompt_text, spread, spread_text
 
 log = logging.getLogger(__name__)
 
