@@ -20,6 +20,7 @@ test: $(STAMP)
 # minds and the simulation core (both configured in pyproject.toml).
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/codespell
 	$(VENV)/bin/mypy
 
 bench: $(STAMP)
