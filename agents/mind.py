@@ -5,7 +5,8 @@ time; inspect(), queue_thought() and inner_voice() may be called from any thread
 
 Each part of the architecture is a module that takes the mind as a narrow
 protocol (agents/seams.py): perceive, reflect, day, decompose, react, converse,
-inner_voice. The state is grouped alike: ``today`` (agents/today.py), ``social`` (agents/converse.py),
+inner_voice, and deciding (a decide job's steps, in their order). The state is
+grouped alike: ``today`` (agents/today.py), ``social`` (agents/converse.py),
 ``senses`` (agents/perceive.py), ``budget`` (agents/budget.py), each with the contract of
 agents/state.py; the mind's save is their states in one flat dict (the shape saves always had)."""
 from __future__ import annotations
@@ -20,8 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from agents import converse, grounding, why
-from agents import day as days
+from agents import converse, deciding, grounding, why
 from agents import inner_voice as voice
 from agents import plan as planning
 from agents import provenance as pv
@@ -30,11 +30,9 @@ from agents.jobs import job_tag
 from agents.memory import EmbeddingMismatch, MemoryNode, MemoryStream
 from agents.objects import is_sleep
 from agents.owed import OwedExchanges
-from agents.perceive import Senses, perceive, rate_waiting
+from agents.perceive import Senses, rate_waiting
 from agents.persona import Persona
 from agents.prompts import render
-from agents.react import react
-from agents.reflect import reflect, should_reflect
 from agents.seams import Asker, Embedder
 from agents.settings import MAX_TOKENS, MindSettings
 from agents.spatial import SpatialMemory
@@ -334,7 +332,8 @@ class Mind:
             self._dir_since_begin.append(thought)
         return thought
 
-    def _take_directives(self) -> list[str]:
+    def take_directives(self) -> list[str]:
+        """The inner voice's thoughts the plan has not made room for yet, taken (thread-safe)."""
         with self._lock:
             got, self.directives = self.directives, []
         return got
@@ -356,73 +355,14 @@ class Mind:
 
     # ------------------------------------------------------------------ the API
     def decide(self, situation: Situation) -> Decision:
+        """The next decision: agents/deciding.py's steps, in order."""
         self._begin(job_tag("decide", now=situation.now))
-        sit = situation
-        self.now = sit.now
-        self.action = sit.action
+        self.now = situation.now
+        self.action = situation.action
         self._roll_day()
         self._retry_embeddings()
         self._fold_queue()
-        for seen in sit.seen_addresses:
-            self.spatial.add(seen)
-        self.spatial.add(sit.address)
-        salient = perceive(self, sit.events)
-        self.rate_waiting()
-        notes = []
-        if should_reflect(self):
-            made = reflect(self)
-            if made:
-                notes.append(f"reflected: {made[0].description}")
-        decision: Decision | None = None
-        doing = self.doing()
-        talking = sit.action is not None and bool(sit.action.talking_to)
-        self.now = sit.plan_at or sit.now  # asked ahead: a day that begins by then is planned now
-        if days.needs_day_plan(self):
-            directives = [] if talking else self._take_directives()
-            days.new_day(self, directives)
-            notes.append("planned the day" + (" around the inner voice" if directives else ""))
-        self.now = sit.now
-        if talking:
-            return self._done(Decision(note="; ".join(notes)))
-        cur = planning.item_at(self.plan, self.now)
-        if self.directives and not self.sleeping(doing) and cur is not None and not is_sleep(cur.description):
-            directives = self._take_directives()
-            voice.follow_directives(self, directives, sit.address, replan=True)
-            notes.append("replanned for the inner voice: " + "; ".join(directives))
-            cur = planning.item_at(self.plan, self.now)
-            if cur is not None and voice.mentions([cur], directives[0]) is not None or sit.action is None:
-                act = days.next_action(self)  # act on it now
-                decision = Decision(action=act, note=f"inner voice -> {act.description}")
-        if decision is None and sit.can_talk_to and not self.sleeping(doing):
-            their = {e.subject: e.object for e in sit.events}
-            for other in sit.can_talk_to:
-                if converse.may_talk(self, other, self.now, doing):
-                    talk, source = converse.decide_to_talk(self, other, self.now, doing, their.get(other, ""))
-                    if talk:
-                        decision = Decision(talk_to=other, note=f"decided to talk with {other}", source=source)
-                    else:
-                        self.social.last_talked[other] = self.now  # asked once; don't ask again at once
-                    break  # at most one talk decision per job
-        if decision is None and salient and not self.sleeping(doing):
-            decision = react(self, salient, sit.address)
-        if decision is None and (sit.action is None or sit.action_done or sit.action.end <= self.now):
-            self.now = sit.plan_at or sit.now
-            act = days.next_action(self)
-            decision = Decision(action=act, note=f"next: {act.description}", at=sit.plan_at)
-            self.now = sit.now
-        decision = decision or Decision()
-        if sit.plan_at is not None and decision.action is not None and decision.at is None:
-            decision.at = sit.now  # asked ahead, it acts at once (a reaction, the inner voice)
-        if decision.action is not None:
-            self.action = decision.action
-            a = decision.action
-            self.today.log.append(f"{self.now:%H:%M} {a.description} "
-                                  f"({self.spatial.label(self.spatial.arena_of(a.address))})")
-            del self.today.log[:-120]
-        decision.note = "; ".join(notes + ([decision.note] if decision.note else []))
-        return self._done(decision)
-
-    def _done(self, decision: Decision) -> Decision:
+        decision = deciding.decide(self, situation)
         self.publish()
         return decision
 
