@@ -11,7 +11,6 @@ grouped alike: ``today`` (agents/today.py), ``social`` (agents/converse.py),
 agents/state.py; the mind's save is their states in one flat dict (the shape saves always had)."""
 from __future__ import annotations
 
-import copy
 import logging
 import threading
 from collections import Counter
@@ -26,6 +25,7 @@ from agents import inner_voice as voice
 from agents import plan as planning
 from agents import provenance as pv
 from agents.budget import Budget
+from agents.inspection import Inspection, SaidLine
 from agents.jobs import job_tag
 from agents.memory import EmbeddingMismatch, MemoryNode, MemoryStream
 from agents.objects import is_sleep
@@ -60,7 +60,7 @@ class Mind:
         self._queue: list[tuple[str, int]] = []
         self.directives: list[str] = []  # inner-voice thoughts the plan has not made room for yet (under _lock)
         self._dir_since_begin: list[str] = []
-        self._snapshot: dict = {}
+        self._snapshot = Inspection()  # what inspect() gives (published at the end of each job)
         self.owed = OwedExchanges()  # exchanges with the visitor not yet kept (agents/owed.py)
         self._plan_view: tuple[date | None, list, list] = (None, [], [])  # (day, plan, pending), at publish
         self._memory: MemoryStream | None = None
@@ -388,41 +388,38 @@ class Mind:
 
     # ------------------------------------------------------------------ looking in
     def publish(self) -> None:
-        """Copy what panels and timelines show, under the lock, at the end of a job
-        (and of jobs other modules run on this mind)."""
+        """Copy what panels and timelines show (agents/inspection.py), under the lock, at
+        the end of a job (and of jobs other modules run on this mind)."""
         mem = self._memory
         nodes = mem.recent(20) if mem else []
         refl = mem.recent(10, kinds=("reflection",)) if mem else []
         a, today, budget = self.action, self.today, self.budget
-        snap = {
-            "name": self.name,
-            "now": self._now.isoformat() if self._now else None,
-            "summary": self.summary,
-            "plan": [x.line() for x in today.plan],
-            "plan_sources": [x.source for x in today.plan],
-            "arrangements": [x.line() for x in today.arrangements],
-            "planning": self.planning_mode,
-            "grounded": self.grounded,
-            "said": [dict(x) for x in self.said],
-            "action": None if a is None else {
-                "description": a.description, "address": a.address, "start": a.start.isoformat(),
-                "duration_min": a.duration_min, "emoji": a.emoji, "object_state": a.object_state,
-                "source": a.source},
-            "pending": [f"{x.start:%H:%M} {x.description}" for x in today.pending],
-            "memories": [x.to_dict() for x in nodes],
-            "reflections": [x.to_dict() for x in refl],
-            "memory_count": len(mem) if mem else 0,
-            "known_people": sorted(self.social.known_people),
-            "calls_today": budget.calls_today,
-            "calls_by_purpose": dict(budget.calls),
-            "budget": budget.limit,
-            "budget_hit": budget.spent_at.isoformat() if budget.spent_at else None,
-            "budget_fallbacks": dict(budget.skipped),
-            "rejected_answers": dict(self.rejected),
-            "fallbacks": dict(self.fallbacks),
-            "waiting_for_embedding": len(self.unembedded),
-            "places_known": len(self.spatial.arenas()),
-        }
+        snap = Inspection(
+            name=self.name,
+            now=self._now,
+            summary=self.summary,
+            plan=tuple(x.line() for x in today.plan),
+            plan_sources=tuple(x.source for x in today.plan),
+            arrangements=tuple(x.line() for x in today.arrangements),
+            planning=self.planning_mode,
+            grounded=self.grounded,
+            said=tuple(SaidLine.of(x) for x in self.said),
+            action=None if a is None else replace(a),
+            pending=tuple(f"{x.start:%H:%M} {x.description}" for x in today.pending),
+            memories=tuple(replace(x, evidence=list(x.evidence)) for x in nodes),
+            reflections=tuple(replace(x, evidence=list(x.evidence)) for x in refl),
+            memory_count=len(mem) if mem else 0,
+            known_people=tuple(sorted(self.social.known_people)),
+            calls_today=budget.calls_today,
+            calls_by_purpose=dict(budget.calls),
+            budget=budget.limit,
+            budget_hit=budget.spent_at,
+            budget_fallbacks=dict(budget.skipped),
+            rejected_answers=dict(self.rejected),
+            fallbacks=dict(self.fallbacks),
+            waiting_for_embedding=len(self.unembedded),
+            places_known=len(self.spatial.arenas()),
+        )
         view = (today.planned_for, list(today.plan), [replace(x) for x in today.pending])
         with self._lock:
             self._snapshot = snap
@@ -435,9 +432,10 @@ class Mind:
             day, plan, pending = self._plan_view
         return planned_step(day, plan, pending, t)
 
-    def inspect(self) -> dict:
+    def inspect(self) -> Inspection:
+        """What the last job published (any thread; frozen, so readers share it)."""
         with self._lock:
-            return copy.deepcopy(self._snapshot)
+            return self._snapshot
 
     # ------------------------------------------------------------------ saving
     def _begin(self, tag: tuple) -> None:
