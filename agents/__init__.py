@@ -7,7 +7,7 @@ The public API (what game/ and lab/ use; the rest is the minds' own business):
 
 - `agents.mind.Mind`: one resident's mind. `Mind(persona, gateway, embedder, settings)`;
   jobs `decide`, `utter`, `end_conversation`; `queue_thought`, `inner_voice`, `inspect`
-  (any thread); for jobs run from elsewhere `begin_job(tag)`, `start_turn(now)`,
+  (any thread: an `agents.inspection.Inspection`); for jobs run from elsewhere `begin_job(tag)`, `start_turn(now)`,
   `search(...)`, `remember(...)`, `publish()`; saves `snapshot(in_flight)`, `to_state()`,
   `from_state(state)`, `Mind.restore(persona, gateway, embedder, state, settings)`;
   panels `memory_text(node_id)`; `decompose_afresh()` after the player played the resident.

@@ -5,12 +5,12 @@ time; inspect(), queue_thought() and inner_voice() may be called from any thread
 
 Each part of the architecture is a module that takes the mind as a narrow
 protocol (agents/seams.py): perceive, reflect, day, decompose, react, converse,
-inner_voice. The state is grouped alike: ``today`` (agents/today.py), ``social`` (agents/converse.py),
+inner_voice, and deciding (a decide job's steps, in their order). The state is
+grouped alike: ``today`` (agents/today.py), ``social`` (agents/converse.py),
 ``senses`` (agents/perceive.py), ``budget`` (agents/budget.py), each with the contract of
 agents/state.py; the mind's save is their states in one flat dict (the shape saves always had)."""
 from __future__ import annotations
 
-import copy
 import logging
 import threading
 from collections import Counter
@@ -20,21 +20,19 @@ from typing import Any, Callable
 
 import numpy as np
 
-from agents import converse, grounding, why
-from agents import day as days
+from agents import converse, deciding, grounding, why
 from agents import inner_voice as voice
 from agents import plan as planning
 from agents import provenance as pv
 from agents.budget import Budget
+from agents.inspection import Inspection, SaidLine
 from agents.jobs import job_tag
 from agents.memory import EmbeddingMismatch, MemoryNode, MemoryStream
 from agents.objects import is_sleep
 from agents.owed import OwedExchanges
-from agents.perceive import Senses, perceive, rate_waiting
+from agents.perceive import Senses, rate_waiting
 from agents.persona import Persona
 from agents.prompts import render
-from agents.react import react
-from agents.reflect import reflect, should_reflect
 from agents.seams import Asker, Embedder
 from agents.settings import MAX_TOKENS, MindSettings
 from agents.spatial import SpatialMemory
@@ -62,7 +60,7 @@ class Mind:
         self._queue: list[tuple[str, int]] = []
         self.directives: list[str] = []  # inner-voice thoughts the plan has not made room for yet (under _lock)
         self._dir_since_begin: list[str] = []
-        self._snapshot: dict = {}
+        self._snapshot = Inspection()  # what inspect() gives (published at the end of each job)
         self.owed = OwedExchanges()  # exchanges with the visitor not yet kept (agents/owed.py)
         self._plan_view: tuple[date | None, list, list] = (None, [], [])  # (day, plan, pending), at publish
         self._memory: MemoryStream | None = None
@@ -334,7 +332,8 @@ class Mind:
             self._dir_since_begin.append(thought)
         return thought
 
-    def _take_directives(self) -> list[str]:
+    def take_directives(self) -> list[str]:
+        """The inner voice's thoughts the plan has not made room for yet, taken (thread-safe)."""
         with self._lock:
             got, self.directives = self.directives, []
         return got
@@ -356,73 +355,14 @@ class Mind:
 
     # ------------------------------------------------------------------ the API
     def decide(self, situation: Situation) -> Decision:
+        """The next decision: agents/deciding.py's steps, in order."""
         self._begin(job_tag("decide", now=situation.now))
-        sit = situation
-        self.now = sit.now
-        self.action = sit.action
+        self.now = situation.now
+        self.action = situation.action
         self._roll_day()
         self._retry_embeddings()
         self._fold_queue()
-        for seen in sit.seen_addresses:
-            self.spatial.add(seen)
-        self.spatial.add(sit.address)
-        salient = perceive(self, sit.events)
-        self.rate_waiting()
-        notes = []
-        if should_reflect(self):
-            made = reflect(self)
-            if made:
-                notes.append(f"reflected: {made[0].description}")
-        decision: Decision | None = None
-        doing = self.doing()
-        talking = sit.action is not None and bool(sit.action.talking_to)
-        self.now = sit.plan_at or sit.now  # asked ahead: a day that begins by then is planned now
-        if days.needs_day_plan(self):
-            directives = [] if talking else self._take_directives()
-            days.new_day(self, directives)
-            notes.append("planned the day" + (" around the inner voice" if directives else ""))
-        self.now = sit.now
-        if talking:
-            return self._done(Decision(note="; ".join(notes)))
-        cur = planning.item_at(self.plan, self.now)
-        if self.directives and not self.sleeping(doing) and cur is not None and not is_sleep(cur.description):
-            directives = self._take_directives()
-            voice.follow_directives(self, directives, sit.address, replan=True)
-            notes.append("replanned for the inner voice: " + "; ".join(directives))
-            cur = planning.item_at(self.plan, self.now)
-            if cur is not None and voice.mentions([cur], directives[0]) is not None or sit.action is None:
-                act = days.next_action(self)  # act on it now
-                decision = Decision(action=act, note=f"inner voice -> {act.description}")
-        if decision is None and sit.can_talk_to and not self.sleeping(doing):
-            their = {e.subject: e.object for e in sit.events}
-            for other in sit.can_talk_to:
-                if converse.may_talk(self, other, self.now, doing):
-                    talk, source = converse.decide_to_talk(self, other, self.now, doing, their.get(other, ""))
-                    if talk:
-                        decision = Decision(talk_to=other, note=f"decided to talk with {other}", source=source)
-                    else:
-                        self.social.last_talked[other] = self.now  # asked once; don't ask again at once
-                    break  # at most one talk decision per job
-        if decision is None and salient and not self.sleeping(doing):
-            decision = react(self, salient, sit.address)
-        if decision is None and (sit.action is None or sit.action_done or sit.action.end <= self.now):
-            self.now = sit.plan_at or sit.now
-            act = days.next_action(self)
-            decision = Decision(action=act, note=f"next: {act.description}", at=sit.plan_at)
-            self.now = sit.now
-        decision = decision or Decision()
-        if sit.plan_at is not None and decision.action is not None and decision.at is None:
-            decision.at = sit.now  # asked ahead, it acts at once (a reaction, the inner voice)
-        if decision.action is not None:
-            self.action = decision.action
-            a = decision.action
-            self.today.log.append(f"{self.now:%H:%M} {a.description} "
-                                  f"({self.spatial.label(self.spatial.arena_of(a.address))})")
-            del self.today.log[:-120]
-        decision.note = "; ".join(notes + ([decision.note] if decision.note else []))
-        return self._done(decision)
-
-    def _done(self, decision: Decision) -> Decision:
+        decision = deciding.decide(self, situation)
         self.publish()
         return decision
 
@@ -448,41 +388,38 @@ class Mind:
 
     # ------------------------------------------------------------------ looking in
     def publish(self) -> None:
-        """Copy what panels and timelines show, under the lock, at the end of a job
-        (and of jobs other modules run on this mind)."""
+        """Copy what panels and timelines show (agents/inspection.py), under the lock, at
+        the end of a job (and of jobs other modules run on this mind)."""
         mem = self._memory
         nodes = mem.recent(20) if mem else []
         refl = mem.recent(10, kinds=("reflection",)) if mem else []
         a, today, budget = self.action, self.today, self.budget
-        snap = {
-            "name": self.name,
-            "now": self._now.isoformat() if self._now else None,
-            "summary": self.summary,
-            "plan": [x.line() for x in today.plan],
-            "plan_sources": [x.source for x in today.plan],
-            "arrangements": [x.line() for x in today.arrangements],
-            "planning": self.planning_mode,
-            "grounded": self.grounded,
-            "said": [dict(x) for x in self.said],
-            "action": None if a is None else {
-                "description": a.description, "address": a.address, "start": a.start.isoformat(),
-                "duration_min": a.duration_min, "emoji": a.emoji, "object_state": a.object_state,
-                "source": a.source},
-            "pending": [f"{x.start:%H:%M} {x.description}" for x in today.pending],
-            "memories": [x.to_dict() for x in nodes],
-            "reflections": [x.to_dict() for x in refl],
-            "memory_count": len(mem) if mem else 0,
-            "known_people": sorted(self.social.known_people),
-            "calls_today": budget.calls_today,
-            "calls_by_purpose": dict(budget.calls),
-            "budget": budget.limit,
-            "budget_hit": budget.spent_at.isoformat() if budget.spent_at else None,
-            "budget_fallbacks": dict(budget.skipped),
-            "rejected_answers": dict(self.rejected),
-            "fallbacks": dict(self.fallbacks),
-            "waiting_for_embedding": len(self.unembedded),
-            "places_known": len(self.spatial.arenas()),
-        }
+        snap = Inspection(
+            name=self.name,
+            now=self._now,
+            summary=self.summary,
+            plan=tuple(x.line() for x in today.plan),
+            plan_sources=tuple(x.source for x in today.plan),
+            arrangements=tuple(x.line() for x in today.arrangements),
+            planning=self.planning_mode,
+            grounded=self.grounded,
+            said=tuple(SaidLine.of(x) for x in self.said),
+            action=None if a is None else replace(a),
+            pending=tuple(f"{x.start:%H:%M} {x.description}" for x in today.pending),
+            memories=tuple(replace(x, evidence=list(x.evidence)) for x in nodes),
+            reflections=tuple(replace(x, evidence=list(x.evidence)) for x in refl),
+            memory_count=len(mem) if mem else 0,
+            known_people=tuple(sorted(self.social.known_people)),
+            calls_today=budget.calls_today,
+            calls_by_purpose=dict(budget.calls),
+            budget=budget.limit,
+            budget_hit=budget.spent_at,
+            budget_fallbacks=dict(budget.skipped),
+            rejected_answers=dict(self.rejected),
+            fallbacks=dict(self.fallbacks),
+            waiting_for_embedding=len(self.unembedded),
+            places_known=len(self.spatial.arenas()),
+        )
         view = (today.planned_for, list(today.plan), [replace(x) for x in today.pending])
         with self._lock:
             self._snapshot = snap
@@ -495,9 +432,10 @@ class Mind:
             day, plan, pending = self._plan_view
         return planned_step(day, plan, pending, t)
 
-    def inspect(self) -> dict:
+    def inspect(self) -> Inspection:
+        """What the last job published (any thread; frozen, so readers share it)."""
         with self._lock:
-            return copy.deepcopy(self._snapshot)
+            return self._snapshot
 
     # ------------------------------------------------------------------ saving
     def _begin(self, tag: tuple) -> None:

@@ -35,6 +35,7 @@ from tqdm import tqdm
 from agents import why
 from agents.config import ConfigError, load_config_for_saved
 from agents.dialects import SAY
+from agents.inspection import Inspection
 from agents.llm import Gateway, load_config
 from agents.persona import CastError, load_cast
 from agents.redact import redact, redact_data
@@ -308,8 +309,8 @@ def make_summary(sim, personas, accounting, config, *, seed, start, wall_s, inte
             "model_led_share": share.get("share"),  # of awake minutes, actions the model chose
             "awake_min": share.get("awake_min", 0.0),
             "not_model_led_min": share.get("by_reason", {}),  # minutes a rule or the routine led, by reason
-            "fallbacks": snap.get("fallbacks", {}),  # "what: why" -> times a rule stood in for the model
-            "budget_hit": snap.get("budget_hit"),
+            "fallbacks": dict(snap.fallbacks),  # "what: why" -> times a rule stood in for the model
+            "budget_hit": snap.budget_hit.isoformat() if snap.budget_hit else None,
             "reflections_per_sim_day": reflections.get(p.name, {}).get("sessions", 0.0),
             "insights_per_sim_day": reflections.get(p.name, {}).get("insights", 0.0),
             "lines_by_source": dict(lines.get(p.name, {})),
@@ -350,12 +351,12 @@ def make_summary(sim, personas, accounting, config, *, seed, start, wall_s, inte
     }
 
 
-def _inspect(mind) -> dict:
+def _inspect(mind) -> Inspection:
     try:
-        return (mind.inspect() or {}) if mind is not None else {}
+        return mind.inspect() if mind is not None else Inspection()
     except Exception:  # noqa: BLE001 - a summary must not fail on one mind
         log.exception("inspecting a mind for the summary failed")
-        return {}
+        return Inspection()
 
 
 def timeline_text(sim, summary: dict, town=None) -> str:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.config import ModelConfig
+from agents.inspection import Inspection
 from agents.persona import Persona, load_cast
 from agents.pool import MindPool
 from agents.types import Action, Conversation, Decision, Situation, Utterance
@@ -71,8 +72,8 @@ class BusyMind:
     def queue_thought(self, text: str, importance: int = 8) -> None:
         return None
 
-    def inspect(self) -> dict:
-        return {"name": self.name, "summary": "a busy stand-in mind", "plan": [], "memories": [], "reflections": []}
+    def inspect(self) -> Inspection:
+        return Inspection(name=self.name, summary="a busy stand-in mind")
 
 
 class _Accounting:

@@ -77,7 +77,7 @@ def test_the_mind_publishes_its_budget():
     assert isinstance(m.budget, Budget) and m.budget.asker is gw
     m.decide(situation(NOW))
     info = m.inspect()
-    assert info["calls_today"] == m.budget.calls_today > 0 and info["calls_by_purpose"] == dict(m.budget.calls)
-    assert info["budget"] == 0 and info["budget_hit"] is None and info["budget_fallbacks"] == {}
+    assert info.calls_today == m.budget.calls_today > 0 and info.calls_by_purpose == dict(m.budget.calls)
+    assert info.budget == 0 and info.budget_hit is None and info.budget_fallbacks == {}
     m.budget_hit = NOW  # the HUD's reading (agents.mind.Mind.budget_hit)
     assert m.budget.spent_at == NOW and isinstance(m, Mind)

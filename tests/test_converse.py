@@ -61,7 +61,7 @@ def test_end_conversation_remembers_it():
     m.end_conversation(c, NOW + timedelta(minutes=3))
     chat = m.memory.by_kind("chat")
     assert len(chat) == 1 and chat[0].description.startswith("conversed with Maria Lopez about")
-    assert chat[0].importance == 4 and "Maria Lopez" in m.inspect()["known_people"]
+    assert chat[0].importance == 4 and "Maria Lopez" in m.inspect().known_people
 
 
 def test_failed_summary_keeps_what_was_said():

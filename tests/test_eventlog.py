@@ -8,6 +8,7 @@ from datetime import datetime
 import pytest
 from mapkit import write_map
 
+from agents.inspection import Inspection
 from agents.pool import MindPool
 from game.saves.saveload import capture, materialize
 from game.saves.store import load_state, save_state
@@ -91,7 +92,7 @@ class Idle:
         raise RuntimeError("not asked here")
 
     def inspect(self):
-        return {}
+        return Inspection(name=self.name)
 
     def to_state(self):
         return {"idle": True}

@@ -170,7 +170,7 @@ def test_chat_is_remembered_with_the_answer_and_greetings_greet():
     out = respond(m, "Alex", "Hello! Who is Maria Lopez?", now=NOW)
     assert out.startswith("Hi Alex! ") and "Maria Lopez" in out
     assert len(m.memory) == n + 1 and "Alex told Isabella" in m.memory.nodes[-1].description
-    assert m.inspect()["grounded"] is True
+    assert m.inspect().grounded is True
     assert respond(m, "Alex", "", now=NOW)  # nothing said: still a polite line
 
 
@@ -325,7 +325,7 @@ def test_the_inspector_and_the_timeline_show_the_memory():
     m, _ = grounded_mind(choosing(lambda msgs: fact_number(msgs, "Maria")))
     reply = respond_traced(m, "Alex", "Who is Maria Lopez?", now=NOW)  # the visitor's chat: remembered
     snap = m.inspect()
-    assert snap["said"][-1]["memory"] == reply.memory_id and snap["said"][-1]["to"] == "Alex"
+    assert snap.said[-1].memory == reply.memory_id and snap.said[-1].to == "Alex"
     html = body_html(snap, now=NOW, memory_text=m.memory_text)
     assert f"from memory #{reply.memory_id}: she is a friend of Maria Lopez" in html
     assert "I am a friend of Maria Lopez." in html

@@ -66,7 +66,7 @@ def test_directive_mid_day_the_model_ignores_it_and_an_item_is_inserted():
     # the rest of the day is kept: lunch and bed are still there
     assert any("lunch" in x.description for x in m.plan) and is_sleep(m.plan[-1].description)
     assert not m.directives  # handled
-    assert "election" in " ".join(m.inspect()["plan"])
+    assert "election" in " ".join(m.inspect().plan)
 
 
 @pytest.mark.parametrize("mode", ["paper", "guided"])
@@ -154,7 +154,7 @@ def test_the_inspector_inner_voice_makes_her_replan(tmp_path, display):
                 break
         assert not mind.directives
         assert any(x.description == THOUGHT and x.importance == 9 for x in mind.memory.recent(30))
-        assert _mentions_election(mind.inspect()["plan"])
+        assert _mentions_election(mind.inspect().plan)
         assert "election" in session.sim.bodies[ISABELLA].action.description  # she acts on it at once
     finally:
         session.close()

@@ -222,9 +222,9 @@ def test_the_panel_marks_what_the_model_did_not_write(tmp_path, display):
         click(game, figure_rect(game, ISABELLA).center)
         frame(game, display, 20)
         text = game.inspector.text
-        sources = session.sim.minds[ISABELLA].inspect()["plan_sources"]
+        sources = session.sim.minds[ISABELLA].inspect().plan_sources
         assert "model" in sources
-        model_line = session.sim.minds[ISABELLA].inspect()["plan"][sources.index("model")]
+        model_line = session.sim.minds[ISABELLA].inspect().plan[sources.index("model")]
         # no provenance tag: the line ends with its "why?" link only
         assert re.search(re.escape(model_line) + r"(</b>)?</font> <a href='why:plan:\d+'>why\?</a><br>",
                          text)
@@ -233,10 +233,13 @@ def test_the_panel_marks_what_the_model_did_not_write(tmp_path, display):
 
 
 def test_header_says_when_the_budget_binds():
+    from agents.inspection import Inspection
+    from agents.types import Action
     from game.view.inspector_text import header_lines
 
-    snap = {"action": {"description": "having lunch", "address": "the Ville:Hobbs Cafe:cafe",
-                       "source": "routine: budget"}, "budget": 150, "budget_hit": "2023-02-13T15:20:00"}
+    lunch = Action("having lunch", "the Ville:Hobbs Cafe:cafe", datetime(2023, 2, 13, 12, 0), 60,
+                   source="routine: budget")
+    snap = Inspection(action=lunch, budget=150, budget_hit=datetime(2023, 2, 13, 15, 20))
     lines = [t for t, _, _ in header_lines(ISABELLA, None, snap, thinking=False)]
     assert "chosen by: routine: budget" in lines
     assert any("call budget (150) spent at 15:20" in t for t in lines)

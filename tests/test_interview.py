@@ -48,7 +48,7 @@ def test_answer_comes_from_the_model_and_is_remembered():
     assert node.importance == rule_importance("Are you throwing a party at the cafe?") == 6  # news word: +2
     assert node.subject == "Alex"
     assert "Alex" in m.known_people
-    assert "Alex" in m.inspect()["known_people"]  # published for the panel
+    assert "Alex" in m.inspect().known_people  # published for the panel
     # What the visitor said is found again by retrieval about it (what conversations use).
     got = m.retrieve("a party at the cafe", k=3)
     assert any("Alex" in x.description for x in got)
@@ -122,7 +122,7 @@ def test_a_fresh_mind_answers_from_its_persona():
     out = respond(m, "Alex", "Hi, what do you do?", now=NOW, remember=False)
     assert out
     assert "runs Hobbs Cafe" in prompts(gw)[-1][-1]["content"]
-    assert m.inspect()["memory_count"] == 0 and m.memory_text(0) is None
+    assert m.inspect().memory_count == 0 and m.memory_text(0) is None
 
 
 def test_fallback_lines_are_never_empty():

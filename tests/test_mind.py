@@ -1,5 +1,6 @@
 """The Mind as a whole: a busy scripted day within the call budget, thread-safe
 inspection, cheap construction, the cast files."""
+import dataclasses
 import json
 import threading
 from datetime import datetime, timedelta
@@ -60,14 +61,14 @@ def test_a_daily_budget_binds_visibly(responder):
     day1 = budget.per_day.get("2023-02-13", budget.calls_today)
     assert day1 <= 150 and gw.accounting.summary()["by_resident"][m.name]["calls"] <= 150 + budget.calls_today
     info = m.inspect()
-    assert info["plan"] and info["memory_count"] > 100
+    assert info.plan and info.memory_count > 100
     if responder is not garbage:
         assert budget.history["2023-02-13"] and sum(budget.history["2023-02-13"].values()) == 150
         assert any(k.endswith(": budget") for k in m.fallbacks), m.fallbacks
         purposes = {p for p, _, _ in gw.fake.calls}
         assert {"day_plan", "decompose", "importance", "reflect_questions", "reflect_insights",
                 "talk_decision", "relationship", "utterance", "chat_summary", "summary"} <= purposes
-        assert info["reflections"]
+        assert info.reflections
 
 
 def test_without_a_budget_nothing_is_withheld():
@@ -75,7 +76,7 @@ def test_without_a_budget_nothing_is_withheld():
     assert m.budget.limit == 0  # a scripted (local) model: no budget by default
     live_a_day(m, hours=6)
     assert not m.budget.skipped and not any(k.endswith(": budget") for k in m.fallbacks)
-    assert m.inspect()["budget_hit"] is None
+    assert m.inspect().budget_hit is None
 
 
 def test_construction_is_cheap_and_thoughts_are_folded_in():
@@ -97,14 +98,17 @@ def test_inspect_returns_copies_while_a_job_runs():
     m, _ = make_mind(plausible)
     m.decide(situation(START))
     snap = m.inspect()
-    snap["plan"].clear()
-    snap["memories"].append("junk")
-    assert m.inspect()["plan"] and "junk" not in m.inspect()["memories"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        snap.plan = ()  # type: ignore[misc]
+    assert isinstance(snap.plan, tuple) and isinstance(snap.memories, tuple)
+    snap.memories[-1].description = "junk"  # the memories shown are copies: the mind's are untouched
+    snap.action.description = "junk"
+    assert m.memory.get(snap.memories[-1].id).description != "junk" and m.action.description != "junk"
     seen, stop = [], threading.Event()
 
     def reader():
         while not stop.is_set():
-            seen.append(m.inspect()["memory_count"])
+            seen.append(m.inspect().memory_count)
 
     t = threading.Thread(target=reader)
     t.start()

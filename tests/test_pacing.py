@@ -22,6 +22,7 @@ pytest.importorskip("pygame_gui")
 from test_play import MAP  # noqa: E402
 
 from agents import priority  # noqa: E402
+from agents.inspection import Inspection  # noqa: E402
 from agents.local_model import ModelPool  # noqa: E402
 from agents.persona import load_cast  # noqa: E402
 from agents.pool import MindPool  # noqa: E402
@@ -98,7 +99,7 @@ class GatedMind:
         return None
 
     def inspect(self):
-        return {"name": self.name, "plan": [], "memories": [], "reflections": []}
+        return Inspection(name=self.name)
 
 
 def cast(n):

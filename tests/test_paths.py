@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from mapkit import write_map
 
+from agents.inspection import Inspection
 from agents.pool import MindPool
 from agents.types import Action, Decision
 from game.sim import SimSettings, Simulation, movement
@@ -45,7 +46,7 @@ class Still:
         pass
 
     def inspect(self):
-        return {}
+        return Inspection(name=self.name)
 
 
 @pytest.fixture

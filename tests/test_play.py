@@ -24,6 +24,7 @@ pygame = pytest.importorskip("pygame")
 from fakes import HashEmbedder, make_gateway  # noqa: E402
 from scripted_minds import plausible  # noqa: E402
 
+from agents.inspection import Inspection  # noqa: E402
 from agents.types import Action, Decision, Utterance  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -333,7 +334,7 @@ class GreeterMind:
         pass
 
     def inspect(self):
-        return {}
+        return Inspection(name=self.name)
 
 
 def test_a_mind_that_wants_to_talk_to_the_visitor_greets_them(display):
@@ -433,7 +434,7 @@ def test_real_minds_may_greet_the_visitor_without_breaking(play, display):
     errors = [e for e in s.sim.events if e["kind"] == "error"]
     assert not errors, errors
     mem = s.minds[name].inspect()
-    assert "Alex" in mem["known_people"]
+    assert "Alex" in mem.known_people
 
 
 def test_visitor_cannot_walk_through_residents(play):

@@ -304,9 +304,8 @@ def test_clicking_a_resident_shows_the_recorded_action_and_the_nearest_save(disp
         game.inspector.select(name)
         session.saved.wait(30)
         snap = session.minds[name].inspect()
-        assert "12:40" in snap["note"] and "before this moment" in snap["note"]
-        assert snap["memories"] and all(m["created"] <= "2023-02-14T12:40:00" for m in snap["memories"]
-                                        if "created" in m)
+        assert "12:40" in snap.note and "before this moment" in snap.note
+        assert snap.memories and all(m.created <= datetime(2023, 2, 14, 12, 40) for m in snap.memories)
         frames(game, 10)
         text = game.inspector.compose()[1] if hasattr(game.inspector, "compose") else ""
         assert "12:40" in str(text)

@@ -8,6 +8,8 @@ from types import SimpleNamespace
 
 from mapkit import DEFAULT_SPAWNS, write_map
 
+from agents.inspection import Inspection
+from agents.memory import MemoryNode
 from agents.pool import MindPool
 from agents.types import Action, Decision, Utterance
 from game.sim import STEP, SimSettings, Simulation, is_sleep, routine_action
@@ -50,7 +52,7 @@ class StandIn:
         pass
 
     def inspect(self):
-        return {}
+        return Inspection(name=self.name)
 
 
 def town_at(tmp_path, spawns=None, **kw):
@@ -533,7 +535,8 @@ def test_reflections_reach_the_event_log(tmp_path, pools):
     class Reflective(StandIn):
         def inspect(self):
             n = len(self.situations)
-            return {"reflections": [{"id": 10 + i, "description": f"insight {i}"} for i in range(n)]}
+            return Inspection(reflections=tuple(
+                MemoryNode(10 + i, "reflection", f"insight {i}", START, START, 7) for i in range(n)))
 
     def script(m, s):
         return Decision(Action("thinking", HOME, s.now, 10), note="reflected: insight; next: thinking")

@@ -56,8 +56,8 @@ def test_why_on_a_line_said_shows_its_memories_and_prompt(display, tmp_path):
         frames(game, 3)
         insp = game.inspector
         assert insp.is_open and insp.selected == who
-        said = insp.snap["said"]
-        j = next(i for i, x in enumerate(said) if x["text"] == line["text"])
+        said = insp.snap.said
+        j = next(i for i, x in enumerate(said) if x.text == line["text"])
         assert f"why:line:{j}" in insp.box.html_text  # the link after the line said
         # what pygame_gui posts when the link is clicked, through the game's own loop
         pygame.event.post(pygame.event.Event(pygame_gui.UI_TEXT_BOX_LINK_CLICKED, link_target=f"why:line:{j}",

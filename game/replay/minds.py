@@ -18,12 +18,13 @@ import logging
 import threading
 from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from agents.inspection import Inspection
 from agents.mind import Mind
 from game.replay.reader import Recording, Target
 from game.saves.store import SaveError, list_saves, load_state
@@ -176,33 +177,31 @@ class SavedMinds:
                 f.result(timeout)
 
     # ---- what the inspector shows ----------------------------------------------------------
-    def snapshot(self, name: str, when: datetime) -> dict:
+    def snapshot(self, name: str, when: datetime) -> Inspection:
         """The resident's inspector snapshot as of ``when`` (see the module's notes)."""
         if self.saves is None:
-            return {"note": "looking for the run's saves…"}
+            return Inspection(note="looking for the run's saves…")
         ref, later = self.nearest(when)
         if ref is None:
-            return {"note": "no save of this run is kept, so plans and memories cannot be shown; "
-                            "what they did is the recording's"}
+            return Inspection(note="no save of this run is kept, so plans and memories cannot be shown; "
+                                   "what they did is the recording's")
         minds = self._minds_of(ref)
         if minds is None:
-            return {"note": f"reading the save of {ref.when:%a %H:%M} ({ref.slot})…"}
+            return Inspection(note=f"reading the save of {ref.when:%a %H:%M} ({ref.slot})…")
         mind = minds.get(name)
         if mind is None or isinstance(mind, str):
             why = mind or minds.get("") or f"{name} is not in the save {ref.slot}"
-            return {"note": why}
+            return Inspection(note=why)
         snap = mind.inspect()
         age = _span(when - ref.when if not later else ref.when - when)
         if later:
-            cut = when.isoformat()
-            snap["memories"] = [m for m in snap.get("memories") or [] if str(m.get("created", "")) <= cut]
-            snap["reflections"] = [m for m in snap.get("reflections") or [] if str(m.get("created", "")) <= cut]
-            snap["note"] = (f"Plan and memories from the save of {ref.when:%a %H:%M} ({ref.slot}), {age} AFTER this "
-                            "moment (no earlier save is kept); memories made after this moment are left out")
-        else:
-            snap["note"] = (f"Plan and memories as saved at {ref.when:%a %H:%M} ({ref.slot}), {age} before this "
-                            "moment; the action above is the recording's")
-        return snap
+            return replace(snap, memories=tuple(m for m in snap.memories if m.created <= when),
+                           reflections=tuple(m for m in snap.reflections if m.created <= when),
+                           note=(f"Plan and memories from the save of {ref.when:%a %H:%M} ({ref.slot}), {age} "
+                                 "AFTER this moment (no earlier save is kept); memories made after this moment are "
+                                 "left out"))
+        return replace(snap, note=(f"Plan and memories as saved at {ref.when:%a %H:%M} ({ref.slot}), {age} before "
+                                   "this moment; the action above is the recording's"))
 
     def memory_text(self, name: str, when: datetime, node_id: int) -> str | None:
         ref, _ = self.nearest(when)
@@ -234,7 +233,7 @@ class ReplayMind:
         self._saved = saved
         self._clock = clock  # has ``now``: the replay's sim time
 
-    def inspect(self) -> dict:
+    def inspect(self) -> Inspection:
         return self._saved.snapshot(self.name, self._clock.now)
 
     def memory_text(self, node_id: int) -> str | None:

@@ -235,22 +235,17 @@ def on_ahead(sim: Simulation, b: Body, job: Job, decision: Decision) -> bool:
 
 def log_reflections(sim: Simulation, name: str, note: str) -> None:
     """Log the reflections a mind made in this job (its note says "reflected: ...";
-    the texts come from ``mind.inspect()["reflections"]``)."""
+    the texts come from ``mind.inspect().reflections``)."""
     if "reflected" not in (note or ""):
         return
     mind: Any = sim.minds.get(name)
     last = sim.reflections_logged.get(name, -1)
     try:
-        refl = (mind.inspect() or {}).get("reflections") or []
+        refl = mind.inspect().reflections
     except Exception:
         log.exception("inspect of %s failed", name)
-        refl = []
-    fresh = []
-    for r in refl:
-        if isinstance(r, dict):
-            rid = int(r.get("id", -1))
-            if rid > last:
-                fresh.append((rid, str(r.get("description", ""))))
+        refl = ()
+    fresh = [(r.id, r.description) for r in refl if r.id > last]
     if not fresh:
         m = re.search(r"reflected:\s*([^;]+)", note)
         if m:

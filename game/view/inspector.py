@@ -28,6 +28,7 @@ import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UIImage, UITextBox, UITextEntryLine, UIWindow
 
+from agents.inspection import Inspection
 from game.view import why_panel
 from game.view.console import play_as
 from game.view.emoji import icon
@@ -103,7 +104,7 @@ class Inspector:
         self.play_button = None  # "Play as" (issue 7; game/view/console.py play_as)
         self.follow_button = self.walk_button = None  # "Follow", "Walk there" (issue 12)
         self.why_button = None  # "Why?" on the action line (game/view/why_panel.py)
-        self.snap: dict = {}  # the selected resident's snapshot shown last
+        self.snap = Inspection()  # the selected resident's snapshot shown last
         self.state_entry = self.state_button = None  # the object panel's state editor (issue 7)
         self._state_typing = False
         self.interview_button = None
@@ -145,7 +146,7 @@ class Inspector:
         self.interview_button = self.voice_entry = self.voice_button = None
         self.play_button = self.state_entry = self.state_button = None
         self.follow_button = self.walk_button = self.why_button = None
-        self.snap = {}
+        self.snap = Inspection()
         if self._state_typing and getattr(self.game, "controls", None) is not None:
             self.game.controls.enabled = True
         self._state_typing = False
@@ -285,14 +286,13 @@ class Inspector:
             name = self.selected
             mind = self._minds().get(name)
             try:
-                snap = mind.inspect() if mind is not None else {}
+                snap = mind.inspect() if mind is not None else Inspection()
             except Exception:  # noqa: BLE001
                 log.exception("inspect of %s failed", name)
-                snap = {}
+                snap = Inspection()
             body = sim.bodies.get(name) if sim is not None else None
             thinking = bool(sim.thinking(name)) if sim is not None else False
             now = getattr(sim, "now", None)
-            snap = snap or {}
             self.snap = snap
             return (header_lines(name, body, snap, thinking=thinking),
                     body_html(snap, now=now, memory_text=self._memory_text(name),
@@ -334,7 +334,7 @@ class Inspector:
         """The act a "Why?" names (``action``, ``plan:<i>``, ``line:<i>``) in what the panel shows."""
         if not self.selected:
             return None
-        return why_panel.act_of(self._sim(), self.selected, self.snap or {}, spec)
+        return why_panel.act_of(self._sim(), self.selected, self.snap, spec)
 
     def _linked(self, body: str) -> str:
         """The body's markup with every resident's name a link (a click follows them)."""

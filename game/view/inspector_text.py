@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from agents import provenance as pv
+from agents.inspection import Inspection
 from game.view.markup import C_DIM, C_HEAD, C_IMP, C_NOW, C_RULE, C_TEXT, esc, source_colour, source_tag
 
 TEXT_PX = 15
@@ -22,12 +23,7 @@ def pretty(address: str | None) -> str:
     return ": ".join(parts[1:]) if len(parts) > 1 else parts[0]
 
 
-def _hm(t) -> str:
-    if isinstance(t, str):
-        try:
-            t = datetime.fromisoformat(t)
-        except ValueError:
-            return t
+def _hm(t: datetime | None) -> str:
     return f"{t:%H:%M}" if isinstance(t, datetime) else "?"
 
 
@@ -54,13 +50,13 @@ def _h(title: str) -> str:
     return f"<br><font color='{C_HEAD}' pixel_size={TEXT_PX}><b>{esc(title)}</b></font><br>"
 
 
-def resident_html(name: str, body, snap: dict, *, thinking: bool, now: datetime | None,
+def resident_html(name: str, body, snap: Inspection, *, thinking: bool, now: datetime | None,
                   memory_text=None) -> str:
     """The inspector's whole text for one resident (pure: body and snapshot in, markup out)."""
     return header_html(name, body, snap, thinking=thinking) + body_html(snap, now=now, memory_text=memory_text)
 
 
-def header_lines(name: str, body, snap: dict, *, thinking: bool) -> list[tuple[str, str, bool]]:
+def header_lines(name: str, body, snap: Inspection, *, thinking: bool) -> list[tuple[str, str, bool]]:
     """What changes often -- the action, since/until, thinking -- as (text, colour, bold) lines.
     Drawn straight into an image (a pygame_gui re-layout would cost ~10 ms each time)."""
     out: list[tuple[str, str, bool]] = []
@@ -73,23 +69,23 @@ def header_lines(name: str, body, snap: dict, *, thinking: bool) -> list[tuple[s
         else:
             walking = " (walking there)" if getattr(body, "walking", False) else ""
             out.append((f"since {_hm(act.start)} until {_hm(act.end)}{walking}", C_DIM, False))
-    elif snap.get("action"):
-        a = snap["action"]
-        out.append((f"{name} is {a.get('description')} @ {pretty(a.get('address'))}", C_TEXT, True))
+    elif snap.action is not None:
+        out.append((f"{name} is {snap.action.description} @ {pretty(snap.action.address)}", C_TEXT, True))
     else:
         out.append((f"{name} is just arriving", C_TEXT, True))
-    source = getattr(act, "source", None) if act is not None else (snap.get("action") or {}).get("source")
+    shown = act if act is not None else snap.action
+    source = getattr(shown, "source", None)
     label = pv.short_label(source)
     if label:  # what the model did not choose, said plainly
         out.append((f"chosen by: {label}", source_colour(source) or C_RULE, False))
-    if snap.get("budget_hit"):
-        out.append((f"call budget ({snap.get('budget')}) spent at {_hm(snap['budget_hit'])}: rules stand in until "
+    if snap.budget_hit:
+        out.append((f"call budget ({snap.budget}) spent at {_hm(snap.budget_hit)}: rules stand in until "
                     "tomorrow", C_RULE, False))
     out.append(("thinking…" if thinking else "not thinking", C_NOW if thinking else C_DIM, False))
     return out
 
 
-def header_html(name: str, body, snap: dict, *, thinking: bool) -> str:
+def header_html(name: str, body, snap: Inspection, *, thinking: bool) -> str:
     parts = []
     for text, colour, bold in header_lines(name, body, snap, thinking=thinking):
         t = f"<b>{esc(text)}</b>" if bold else esc(text)
@@ -102,18 +98,18 @@ def _why(spec: str, on: bool) -> str:
     return f" <a href='why:{spec}'>why?</a>" if on else ""
 
 
-def body_html(snap: dict, *, now: datetime | None, memory_text=None, why_links: bool = False) -> str:
+def body_html(snap: Inspection, *, now: datetime | None, memory_text=None, why_links: bool = False) -> str:
     """What changes when the mind finishes a job: summary, plan, memories, reflections, people
     (``why_links``: a "why?" after each plan item and each line said)."""
     out: list[str] = [f"<font pixel_size={TEXT_PX} color='{C_TEXT}'>"]
-    if snap.get("note"):  # where this snapshot comes from, when not the live mind (a replay's save)
-        out.append(f"<font pixel_size={SMALL_PX} color='{C_NOW}'><i>{esc(snap['note'])}</i></font><br>")
-    if snap.get("summary"):
-        out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>{esc(snap['summary'])}</font><br>")
+    if snap.note:  # where this snapshot comes from, when not the live mind (a replay's save)
+        out.append(f"<font pixel_size={SMALL_PX} color='{C_NOW}'><i>{esc(snap.note)}</i></font><br>")
+    if snap.summary:
+        out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>{esc(snap.summary)}</font><br>")
 
-    plan = list(snap.get("plan") or [])
-    sources = list(snap.get("plan_sources") or []) + [""] * len(plan)
-    mode = f" ({snap['planning']} planning)" if snap.get("planning") else ""
+    plan = list(snap.plan)
+    sources = list(snap.plan_sources) + [""] * len(plan)
+    mode = f" ({snap.planning} planning)" if snap.planning else ""
     out.append(_h(f"Today's plan{mode}"))
     if plan:
         cur = _current_plan_index(plan, now)
@@ -125,69 +121,65 @@ def body_html(snap: dict, *, now: datetime | None, memory_text=None, why_links: 
             else:
                 colour = source_colour(sources[i]) or C_TEXT
                 out.append(f"<font color='{colour}'>   {esc(line)}</font>{tag}{link}<br>")
-        for line in snap.get("arrangements") or []:
+        for line in snap.arrangements:
             out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>arranged: {esc(line)}</font><br>")
-        pending = snap.get("pending") or []
+        pending = snap.pending
         if pending:
             out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>next: {esc('; '.join(pending[:4]))}</font><br>")
     else:
         out.append(f"<font color='{C_DIM}'>(not planned yet)</font><br>")
 
-    mems = [m for m in (snap.get("memories") or []) if m.get("kind") != "reflection"]
-    out.append(_h(f"Recent memories ({snap.get('memory_count', len(mems))} in all)"))
+    mems = [m for m in snap.memories if m.kind != "reflection"]
+    out.append(_h(f"Recent memories ({snap.memory_count} in all)"))
     if mems:
         out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>[importance]; * rated by a rule, not the model"
                    "</font><br>")
         for m in reversed(mems[-MAX_MEMORIES:]):
-            rule = "*" if pv.kind_of(m.get("importance_source")) == pv.RULE else ""
-            imp = int(m.get("importance", 0))
-            out.append(f"<font pixel_size={SMALL_PX}><font color='{C_IMP}'>[{imp}{rule}]</font> "
-                       f"<font color='{C_DIM}'>{_hm(m.get('created'))} {esc(m.get('kind', ''))}</font> "
-                       f"{esc(_clip(m.get('description', ''), MEMORY_CHARS))}</font><br>")
+            rule = "*" if pv.kind_of(m.importance_source) == pv.RULE else ""
+            out.append(f"<font pixel_size={SMALL_PX}><font color='{C_IMP}'>[{m.importance}{rule}]</font> "
+                       f"<font color='{C_DIM}'>{_hm(m.created)} {esc(m.kind)}</font> "
+                       f"{esc(_clip(m.description, MEMORY_CHARS))}</font><br>")
     else:
         out.append(f"<font color='{C_DIM}'>(none yet)</font><br>")
 
-    said = snap.get("said") or []
+    said = snap.said
     if said:
-        out.append(_h("Said lately" + (" (grounded: from memories)" if snap.get("grounded") else "")))
+        out.append(_h("Said lately" + (" (grounded: from memories)" if snap.grounded else "")))
         for j in reversed(range(max(0, len(said) - 4), len(said))):
             x = said[j]
-            mid = x.get("memory")
-            src = x.get("source")
+            mid = x.memory
+            src = x.source
             if mid is not None:  # the memory is shown below in full; the tag says only who chose it
                 src = pv.tag(pv.kind_of(src), "grounded") if pv.kind_of(src) in pv.KINDS else src
-            out.append(f"<font color='{C_DIM}'>{_hm(x.get('time'))} to {esc(str(x.get('to', '')).split(' ')[0])}:"
-                       f"</font> {esc(_clip(x.get('text', ''), MEMORY_CHARS))}{source_tag(src, SMALL_PX)}"
+            out.append(f"<font color='{C_DIM}'>{_hm(x.time)} to {esc(x.to.split(' ')[0])}:"
+                       f"</font> {esc(_clip(x.text, MEMORY_CHARS))}{source_tag(src, SMALL_PX)}"
                        f"{_why(f'line:{j}', why_links)}<br>")
             text = memory_text(mid) if (mid is not None and memory_text) else None
             if mid is not None:
                 out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>   from memory #{mid}"
                            + (f": {esc(_clip(text, MEMORY_CHARS))}" if text else "") + "</font><br>")
 
-    refl = snap.get("reflections") or []
+    refl = snap.reflections
     out.append(_h("Reflections"))
     if refl:
-        by_id = {m.get("id"): m.get("description", "") for m in (snap.get("memories") or [])}
+        by_id = {m.id: m.description for m in snap.memories}
         for r in reversed(refl):
-            out.append(f"<font color='{C_IMP}'>[{int(r.get('importance', 0))}]</font> "
-                       f"<i>{esc(r.get('description', ''))}</i>{source_tag(r.get('source'), SMALL_PX)}<br>")
-            for e in (r.get("cites") or r.get("evidence") or [])[:5]:
-                text = e if isinstance(e, str) else (by_id.get(e) or (memory_text(e) if memory_text else None))
+            out.append(f"<font color='{C_IMP}'>[{r.importance}]</font> "
+                       f"<i>{esc(r.description)}</i>{source_tag(r.source, SMALL_PX)}<br>")
+            for e in r.evidence[:5]:
+                text = by_id.get(e) or (memory_text(e) if memory_text else None)
                 if text:
                     out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>   cites: {esc(text)}</font><br>")
     else:
         out.append(f"<font color='{C_DIM}'>(none yet)</font><br>")
 
-    people = snap.get("known_people") or []
+    people = snap.known_people
     out.append(_h(f"Knows ({len(people)})"))
     if people:
-        opinions = snap.get("relationships") or {}
-        descs = [m.get("description", "") for m in reversed(snap.get("memories") or [])]
+        descs = [m.description for m in reversed(snap.memories)]
         for p in people:
-            line = opinions.get(p) if isinstance(opinions, dict) else None
-            if not line:
-                first = p.split()[0]
-                line = next((d for d in descs if first in d), "")
+            first = p.split()[0]
+            line = next((d for d in descs if first in d), "")
             out.append(f"<b>{esc(p)}</b>" + (f"<font pixel_size={SMALL_PX} color='{C_DIM}'> - {esc(line[:140])}</font>"
                                              if line else "") + "<br>")
     else:

@@ -31,6 +31,7 @@ import pygame_gui
 from pygame_gui.elements import UIButton, UIImage, UITextBox, UITextEntryLine, UIWindow
 
 from agents import why
+from agents.inspection import Inspection
 from game.runs.why_records import (
     answer_text,
     call_line,
@@ -147,15 +148,7 @@ def render(head: list[tuple[str, str]], memories: list[dict], size: tuple[int, i
     return surf
 
 
-def _when(text: Any) -> datetime | None:
-    """A snapshot's ISO time as a datetime (None when there is none)."""
-    try:
-        return datetime.fromisoformat(str(text)) if text else None
-    except ValueError:
-        return None
-
-
-def act_of(sim: Any, name: str, snap: dict, spec: str) -> tuple | None:
+def act_of(sim: Any, name: str, snap: Inspection, spec: str) -> tuple | None:
     """The act a "Why?" names, from what the inspector shows: ``action``, ``plan:<i>`` (the
     i-th plan item) or ``line:<i>`` (the i-th line said): (resident, kind, time, text, label)."""
     kind, _, index = spec.partition(":")
@@ -165,23 +158,21 @@ def act_of(sim: Any, name: str, snap: dict, spec: str) -> tuple | None:
         act = getattr(body, "action", None)
         if act is not None:
             return name, "action", act.start, act.description, f"{first} is {act.description}"
-        a = snap.get("action") or {}
-        return (name, "action", _when(a.get("start")), str(a.get("description") or ""),
-                f"{first} is {a.get('description')}") if a else None
+        a = snap.action
+        return (name, "action", a.start, a.description, f"{first} is {a.description}") if a is not None else None
     try:
         i = int(index)
     except ValueError:
         return None
     if kind == "line":
-        said = snap.get("said") or []
+        said = snap.said
         if not 0 <= i < len(said):
             return None
         x = said[i]
-        return (name, "line", _when(x.get("time")), str(x.get("text") or ""),
-                f"{first} said to {str(x.get('to') or '').split(' ')[0]}: “{x.get('text')}”")
+        return name, "line", x.time, x.text, f"{first} said to {x.to.split(' ')[0]}: “{x.text}”"
     if kind == "plan":
-        plan = snap.get("plan") or []
-        now = _when(snap.get("now"))
+        plan = snap.plan
+        now = snap.now
         if not 0 <= i < len(plan) or now is None:
             return None
         line = str(plan[i])
