@@ -9,7 +9,7 @@ bars (min-max scaled over the candidates, as the paper scores them) and its
 total, and, folded below, the prompt as sent and the answer as received.
 
 "Who told whom": a word typed in the panel lists, below the bars, every line
-said with it and who first heard it from whom (game/why_cli.py ``spread``,
+said with it and who first heard it from whom (game/runs/why_records.py ``spread``,
 worked out on a background thread from the game's or the replay's events).
 
 Where the records come from: in the game, the session's ``WhyLog`` (the newest
