@@ -1,0 +1,13 @@
+"""A town being run (no pygame): what it is built from, the window's running game,
+its pace, and what a run writes and costs.
+
+    build.py      the residents, minds, model gateway, embedder, pool and sim of a run
+    session.py    Session: everything `smallville play` holds besides the window
+    pacing.py     the clock keeps pace with the minds (DESIGN.md, Pacing)
+    gcpolicy.py   the garbage collector in a living town
+    recording.py  recording a run as it goes, for `smallville replay`
+    timeline.py   timeline.md, events.jsonl and summary.json of a run
+    runstats.py   who led each resident's day, from the event log
+    forecast.py   what a run will cost before it starts, and the ceiling that stops it
+    why_records.py  a run's decision records read and explained (`smallville why`, the Why? panel)
+"""
