@@ -574,7 +574,7 @@ def test_loading_a_town_never_imports_pygame(tmp_path):
 
     path = write_map(tmp_path)
     code = (
-        "import sys; from game.town import load_town; from game.pathing import find_path\n"
+        "import sys; from game.world.town import load_town; from game.world.astar import find_path\n"
         f"t = load_town({str(path)!r}); find_path(t.walkable, (2, 1), (14, 7))\n"
         "assert 'pygame' not in sys.modules, 'pygame was imported'\n"
     )
