@@ -35,7 +35,7 @@ from game.support.folders import resolve_map
 from game.view import sprites
 from game.view.tilemap import TileMapRenderer
 from game.view.window import FPS, TITLE, WINDOW_SIZE, Game, close_window, in_background
-from game.world.town import load_town
+from game.world.map_reader import load_town
 
 log = logging.getLogger(__name__)
 

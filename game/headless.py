@@ -50,7 +50,7 @@ from game.saves.store import SaveError, SaveWriter, list_saves, load_state, read
 from game.sim import STEP, SimSettings
 from game.support import folders
 from game.support.errors import UserError
-from game.world.town import load_town
+from game.world.map_reader import load_town
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from agents.pool import MindPool
 from agents.types import Action, Conversation, Decision, Situation, Utterance
 from game.runs.session import PlaySimulation, Session, build_parts
 from game.support import folders
-from game.world.town import load_town
+from game.world.map_reader import load_town
 
 ROOT = Path(__file__).resolve().parents[1]
 MAP = folders.default_map()

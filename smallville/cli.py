@@ -26,10 +26,10 @@ import lab.competent  # noqa: F401 - registers the scripted/competent model for 
 from game.headless import main_sim
 from game.interview_cli import main_interview
 from game.support import folders
-from game.support.errors import UserError
+from game.support.errors import MapError, UserError
 from game.support.logs import setup_logging
 from game.why_cli import main_why
-from game.world.town import MapError, main_map
+from game.world.map_reader import main_map
 from lab.bench.runner import main_bench
 from lab.evaluate.command import main_evaluate
 from lab.experiment.compare import main_compare

@@ -85,7 +85,7 @@ def real_run(tmp_path_factory):
     from agents.llm import Gateway, load_config
     from agents.persona import load_cast
     from game.headless import run_headless
-    from game.world.town import load_town
+    from game.world.map_reader import load_town
 
     map_path = REPO / "maps" / "the_ville" / "the_ville.tmx"
     town = load_town(map_path)

@@ -21,7 +21,7 @@ from fakes import HashEmbedder, chatty, make_gateway  # noqa: E402
 
 from agents.persona import load_cast  # noqa: E402
 from game.headless import run_headless  # noqa: E402
-from game.world.town import load_town  # noqa: E402
+from game.world.map_reader import load_town  # noqa: E402
 
 MAP = HERE.parent / "maps" / "the_ville" / "the_ville.tmx"
 

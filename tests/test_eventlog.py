@@ -14,7 +14,7 @@ from game.saves.saveload import capture, materialize
 from game.saves.store import load_state, save_state
 from game.sim import Simulation
 from game.sim.eventlog import EventLog
-from game.world.town import load_town
+from game.world.map_reader import load_town
 
 
 def ev(i: int) -> dict:

@@ -17,7 +17,7 @@ from agents.config import ModelConfig
 from agents.llm import Gateway
 from agents.persona import load_cast
 from game.headless import run_headless
-from game.world.town import load_town
+from game.world.map_reader import load_town
 from lab.experiment import runners
 from smallville.cli import main
 

@@ -17,7 +17,7 @@ from agents.config import ModelConfig  # noqa: E402
 from agents.llm import Gateway  # noqa: E402
 from agents.persona import load_cast  # noqa: E402
 from game.headless import run_headless  # noqa: E402
-from game.world.town import load_town  # noqa: E402
+from game.world.map_reader import load_town  # noqa: E402
 from lab.experiment import runners  # noqa: E402
 from smallville.cli import main  # noqa: E402
 

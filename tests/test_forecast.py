@@ -19,7 +19,7 @@ from agents.persona import load_cast
 from game.headless import run_headless
 from game.runs import forecast
 from game.runs.forecast import Ceiling, day_starts, learn, rates_for
-from game.world.town import load_town
+from game.world.map_reader import load_town
 
 ROOT = Path(__file__).resolve().parents[1]
 MAP = ROOT / "maps" / "the_ville" / "the_ville.tmx"

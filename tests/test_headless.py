@@ -55,7 +55,7 @@ def test_unknown_resident_names_list_the_known_ones():
 
 def _town_and_cast():
     from agents.persona import load_cast
-    from game.world.town import load_town
+    from game.world.map_reader import load_town
 
     town = load_town(MAP)
     cast, scenario = load_cast(MAP.parent)

@@ -55,7 +55,7 @@ def make_play(tmp_path, respond=responder, visitor="Alex"):
     from game.runs.session import PlaySimulation, Session, build_parts
     from game.view import chat, inspector, residents
     from game.view.sprites import SheetLibrary
-    from game.world.town import load_town
+    from game.world.map_reader import load_town
 
     path = mapkit.write_map(tmp_path / "map")
     town = load_town(path)

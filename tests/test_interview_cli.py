@@ -33,7 +33,7 @@ def save(tmp_path_factory) -> Path:
     from agents.persona import load_cast
     from game.runs.session import PlaySimulation, Session, build_parts
     from game.saves.saveload import capture
-    from game.world.town import load_town
+    from game.world.map_reader import load_town
 
     town = load_town(MAP)
     cast, scenario = load_cast(MAP.parent)
@@ -153,7 +153,7 @@ def test_whisper_queues_the_thought_in_a_new_save_that_loads(save):
     from agents.persona import load_cast
     from game.runs.session import PlaySimulation, Session, build_parts
     from game.saves.saveload import load_into
-    from game.world.town import load_town
+    from game.world.map_reader import load_town
 
     town = load_town(MAP)
     cast, scenario = load_cast(MAP.parent)

@@ -34,7 +34,7 @@ def gateway(model: str, base: str, memory: Path | None = None) -> Gateway:
 def short_sim(gw: Gateway, out: Path):
     from agents.persona import load_cast
     from game.headless import run_headless
-    from game.world.town import load_town
+    from game.world.map_reader import load_town
 
     town = load_town(MAP)
     cast, scenario = load_cast(MAP.parent)

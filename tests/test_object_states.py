@@ -14,7 +14,7 @@ from agents import objects as plan
 from agents.pool import MindPool
 from agents.types import Decision
 from game.sim import Simulation
-from game.world.town import load_town
+from game.world.map_reader import load_town
 
 W = mapkit.DEFAULT_WORLD
 ISA, MARIA = "Isabella Rodriguez", "Maria Lopez"

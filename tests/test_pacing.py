@@ -200,7 +200,7 @@ def test_the_visitors_reply_overtakes_25_queued_decisions(display):
                       via_litellm=False)
     isa = next(p for p in people if p.name == ISABELLA)
     minds = build_minds([isa], gw, HashEmbedder(64))
-    from game.world.town import load_town
+    from game.world.map_reader import load_town
     town_places = [a for a in load_town(MAP).addresses() if a.count(":") == 2]
     busy = {p.name: BusyMind(p, town_places, delay=(0.3, 0.3), work_ms=(0.1, 0.2)) for p in people
             if p.name != ISABELLA}

@@ -45,7 +45,7 @@ def chain_run(tmp_path_factory):
     from agents.config import ModelConfig
     from agents.llm import Gateway
     from game.headless import run_headless, select_residents
-    from game.world.town import load_town
+    from game.world.map_reader import load_town
 
     cast, scenario = load_cast(ROOT / "maps" / "the_ville")
     out = tmp_path_factory.mktemp("chain")

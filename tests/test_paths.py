@@ -16,7 +16,7 @@ from agents.types import Action, Decision
 from game.sim import SimSettings, Simulation, movement
 from game.sim.state import body_from_dict, body_to_dict
 from game.world import astar
-from game.world.town import load_town
+from game.world.map_reader import load_town
 
 W = "Testville"
 CAFE = f"{W}:Hobbs Cafe:cafe"

@@ -74,7 +74,7 @@ def test_the_real_server_refuses_json_schema_and_takes_json_object_with_the_sche
 def short_sim(gw: Gateway, out: Path, on_step=None):
     from agents.persona import load_cast
     from game.headless import run_headless
-    from game.world.town import load_town
+    from game.world.map_reader import load_town
 
     town = load_town(MAP)
     cast, scenario = load_cast(MAP.parent)

@@ -32,7 +32,7 @@ def recording(tmp_path_factory) -> bytes:
 
     from agents.persona import load_cast
     from game.headless import run_headless
-    from game.world.town import load_town
+    from game.world.map_reader import load_town
 
     out = tmp_path_factory.mktemp("fuzz") / "run"
     town = load_town(MAP)

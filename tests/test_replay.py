@@ -29,7 +29,7 @@ needs_map = pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not 
 
 def _town_and_cast():
     from agents.persona import load_cast
-    from game.world.town import load_town
+    from game.world.map_reader import load_town
 
     town = load_town(MAP)
     cast, scenario = load_cast(MAP.parent)
@@ -91,7 +91,7 @@ def test_a_recorded_run_puts_everyone_back_on_their_tile(recorded_run):
 @needs_map
 def test_the_replay_session_shows_the_recorded_town_at_any_moment(recorded_run):
     from game.replay.playback import ReplaySession
-    from game.world.town import load_town
+    from game.world.map_reader import load_town
 
     out, truth, _, acts, _ = recorded_run
     rec = read_recording(out / FILE)
@@ -186,7 +186,7 @@ def test_a_run_killed_with_sigkill_plays_up_to_its_last_flush(tmp_path):
 
 def _open(display, run_dir, **kw):
     from game.replay.app import load_personas, open_replay
-    from game.world.town import load_town
+    from game.world.map_reader import load_town
 
     target = find_recording(run_dir)
     rec = read_recording(target.recording)

@@ -47,7 +47,7 @@ def make_session(names=DORM, *, lockstep=True, responder=chatty, seed=3, **gw):
 
     from agents.persona import load_cast
     from game.runs.session import PlaySimulation, Session, build_parts
-    from game.world.town import load_town
+    from game.world.map_reader import load_town
 
     town = load_town(MAP)
     cast, scenario = load_cast(MAP.parent)
@@ -348,7 +348,7 @@ def _headless(out, hours, **kw):
 
     from agents.persona import load_cast
     from game.headless import run_headless
-    from game.world.town import load_town
+    from game.world.map_reader import load_town
 
     town = load_town(MAP)
     cast, scenario = load_cast(MAP.parent)
@@ -467,7 +467,7 @@ def test_a_big_town_saves_with_its_heavy_work_off_the_main_thread_and_loads_whol
     from game.runs.session import PlaySimulation, Session, build_parts
     from game.saves.saveload import capture, commit, prepare
     from game.saves.store import SaveWriter
-    from game.world.town import load_town
+    from game.world.map_reader import load_town
 
     town = load_town(MAP)
     cast, scenario = load_cast(MAP.parent)

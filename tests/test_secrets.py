@@ -64,7 +64,7 @@ def test_a_run_folder_its_saves_and_the_log_hold_no_secret(tmp_path, monkeypatch
     from game.headless import run_headless
     from game.saves.store import list_saves, load_state
     from game.support.logs import setup_logging
-    from game.world.town import load_town
+    from game.world.map_reader import load_town
 
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.setenv("SMALLVILLE_HOME", str(tmp_path / "home"))

@@ -13,7 +13,7 @@ from agents.memory import MemoryNode
 from agents.pool import MindPool
 from agents.types import Action, Decision, Utterance
 from game.sim import STEP, SimSettings, Simulation, is_sleep, routine_action
-from game.world.town import load_town
+from game.world.map_reader import load_town
 
 W = "Testville"
 CAFE = f"{W}:Hobbs Cafe:cafe"

@@ -30,7 +30,7 @@ from game import sim as sim_api
 from game.runs.build import build_parts
 from game.runs.session import Session
 from game.saves.codec import encode_part
-from game.world.town import load_town
+from game.world.map_reader import load_town
 from tests.fakes import HashEmbedder, make_gateway, minimal_instance
 from tests.scripted_minds import event, make_mind, plausible, situation
 

@@ -1,4 +1,4 @@
-"""The town loader (game/world/town.py) on mapkit maps, broken maps, the CLI, and
+"""The town loader (game/world/map_reader.py) on mapkit maps, broken maps, the CLI, and
 the real map maps/the_ville/the_ville.tmx against docs/contracts.md section 5."""
 from __future__ import annotations
 
@@ -18,8 +18,9 @@ from mapkit import (
     write_map,
 )
 
+from game.support.errors import MapError
 from game.world.astar import find_path, reachable_mask
-from game.world.town import MapError, load_town, main_map
+from game.world.map_reader import load_town, main_map
 
 REPO = Path(__file__).resolve().parent.parent
 REAL_MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
@@ -574,7 +575,7 @@ def test_loading_a_town_never_imports_pygame(tmp_path):
 
     path = write_map(tmp_path)
     code = (
-        "import sys; from game.town import load_town; from game.pathing import find_path\n"
+        "import sys; from game.world.map_reader import load_town; from game.world.astar import find_path\n"
         f"t = load_town({str(path)!r}); find_path(t.walkable, (2, 1), (14, 7))\n"
         "assert 'pygame' not in sys.modules, 'pygame was imported'\n"
     )

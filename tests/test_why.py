@@ -93,7 +93,7 @@ def run(tmp_path_factory):
     """A seeded 70-minute run of three residents with the scripted model: (folder, gateway, embedder)."""
     from agents.persona import load_cast
     from game.headless import run_headless
-    from game.world.town import load_town
+    from game.world.map_reader import load_town
 
     town = load_town(MAP)
     cast, scenario = load_cast(MAP.parent)

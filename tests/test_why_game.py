@@ -118,7 +118,7 @@ def test_why_in_a_replay_reads_the_runs_records_off_the_frame(display, run):  # 
 
     from game.replay.app import load_personas, open_replay
     from game.replay.reader import find_recording, read_recording
-    from game.world.town import load_town
+    from game.world.map_reader import load_town
 
     folder, _, _ = run
     target = find_recording(folder)

@@ -15,7 +15,7 @@ from agents.pool import MindPool
 from agents.types import Action
 from game.sim import Simulation
 from game.view.console import parse
-from game.world.town import load_town
+from game.world.map_reader import load_town
 from tests.fakes import HashEmbedder, make_gateway
 from tests.scripted_minds import plausible
 

@@ -41,7 +41,7 @@ from game.view import inspector, residents_list, townmap
 from game.view.sprites import Figure
 from game.view.tilemap import TileMapRenderer
 from game.view.window import TITLE, WINDOW_SIZE, Game, close_window
-from game.world.town import load_town
+from game.world.map_reader import load_town
 
 log = logging.getLogger(__name__)
 

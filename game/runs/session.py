@@ -66,7 +66,7 @@ from game.saves.series import new_game_id
 from game.sim import STEP, Greeting, PlaySimulation, routine_action
 from game.sim.bodies import is_sleep
 from game.sim.speeds import DEFAULT_SPEED, SPEEDS, STEP_S, next_morning, steps_per_second
-from game.world.town import load_town
+from game.world.map_reader import load_town
 
 log = logging.getLogger(__name__)
 

@@ -95,7 +95,7 @@ from game.view.statusline import HEIGHT as STATUS_H
 from game.view.statusline import StatusLine
 from game.view.tilemap import BACKDROP, TileMapRenderer
 from game.view.visitor import Visitor, WalkControls
-from game.world.town import load_town
+from game.world.map_reader import load_town
 
 WINDOW_SIZE = (1280, 720)
 TITLE = "Smallville"

@@ -1,6 +1,6 @@
 """Reading a Tiled map file (no pygame): the XML checked before pytmx sees it, so
 errors name the file and the thing; pytmx imported without pygame; layers
-walked through groups. game/world/town.py builds the town from what these return."""
+walked through groups. game/world/map_reader.py builds the town from what these return."""
 from __future__ import annotations
 
 import logging

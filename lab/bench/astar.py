@@ -8,7 +8,7 @@ import time
 import numpy as np
 
 from game.world import astar
-from game.world.town import load_town
+from game.world.map_reader import load_town
 from lab.bench.measure import Context, Skipped, summarise_ms
 
 

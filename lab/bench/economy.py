@@ -20,7 +20,7 @@ from game.headless import run_headless
 from game.saves.saved_run import load_target
 from game.support import folders
 from game.support.errors import UserError
-from game.world.town import load_town
+from game.world.map_reader import load_town
 from lab.bench.measure import Context, Skipped
 from lab.evaluate.coordination import coordination
 from lab.evaluate.diffusion import diffusion

@@ -12,7 +12,7 @@ from agents.embeddings import LocalEmbedder
 from agents.llm import Gateway, load_config
 from agents.persona import load_cast
 from game.headless import RunResult, run_headless
-from game.world.town import load_town
+from game.world.map_reader import load_town
 from lab.bench.measure import ROOT, Context
 
 

@@ -24,7 +24,7 @@ from game.headless import run_headless
 from game.runs.recording import Recorder
 from game.runs.session import SPEEDS, steps_per_second
 from game.view.window import FPS
-from game.world.town import load_town
+from game.world.map_reader import load_town
 from lab.bench.measure import Context, percentile
 
 

@@ -31,7 +31,7 @@ from agents.persona import load_cast
 from game.saves.saveload import capture, commit, materialize, prepare
 from game.saves.store import SaveWriter, freeze, load_state, save_state, states_equal
 from game.sim import Simulation
-from game.world.town import load_town
+from game.world.map_reader import load_town
 from lab.bench.measure import MAP, Context
 
 NAMES = [

@@ -39,7 +39,7 @@ from game.runs.forecast import Ceiling
 from game.saves.store import load_state
 from game.support.errors import UserError
 from game.support.logs import setup_logging
-from game.world.town import load_town
+from game.world.map_reader import load_town
 
 log = logging.getLogger(__name__)
 

@@ -36,7 +36,7 @@ from game.saves.saveload import resolve_path
 from game.saves.store import SaveInfo, list_saves, load_state, read_info
 from game.support import folders
 from game.support.errors import UserError
-from game.world.town import load_town
+from game.world.map_reader import load_town
 from lab.experiment.branch import parse_event, read_persona, run_branch
 from lab.experiment.runners import run_here, run_processes, run_ray
 
