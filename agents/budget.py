@@ -1,7 +1,8 @@
-"""A resident's call budget: an ``Asker`` that wraps another and withholds calls
-once the sim day's budget (ModelConfig.budget) or a purpose's loop guard
-(MindSettings.loop_guards) is spent. A withheld call makes no model call and
-answers ``(fallback, "budget")``, so the caller's rule stands in and says so.
+"""A resident's call budget: a layer of the model road (agents/asking.py) that
+wraps the mind's model and withholds calls once the sim day's budget
+(ModelConfig.budget) or a purpose's loop guard (MindSettings.loop_guards) is
+spent. A withheld call makes no model call and answers ``(fallback, "budget")``,
+so the caller's rule stands in and says so.
 
 The counts are per sim day: ``at(now)`` is called at the start of every job of
 the mind and rolls the day over (yesterday's counts go to the history).
@@ -12,17 +13,14 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import date, datetime
-from typing import Any, Callable, TypeVar
-
-from pydantic import BaseModel
+from typing import Any
 
 from agents import provenance as pv
+from agents.asking import Asks, Reply, Request
 from agents.seams import Asker
 
-T = TypeVar("T", bound=BaseModel)
 
-
-class Budget:
+class Budget(Asks):
     """Model calls of one resident per sim day, counted per purpose."""
 
     def __init__(self, asker: Asker, guards: dict[str, int] | None = None) -> None:
@@ -59,18 +57,17 @@ class Budget:
         limit, guard = self.limit, self.guards.get(purpose)
         return not (limit > 0 and self.calls_today >= limit) and (guard is None or self.calls[purpose] < guard)
 
-    def ask_traced(self, schema: type[T], prompt: str | list[dict], *, purpose: str, resident: str | None = None,
-                   fallback: T | Callable[[], T], max_tokens: int = 256) -> tuple[T, str | None]:
-        """The wrapped asker's answer, counted; or, when the budget or the purpose's
-        loop guard is spent, ``(fallback, "budget")`` without a call."""
+    def ask_once(self, request: Request) -> Reply:
+        """The wrapped model's reply, counted; or, when the budget or the purpose's
+        loop guard is spent, a reply without a value ("budget") and no call made."""
+        purpose = request.purpose
         if not self.allows(purpose):
             self.skipped[purpose] += 1
             if self.limit > 0 and self.calls_today >= self.limit and self.spent_at is None:
                 self.spent_at = self.now
-            return (fallback() if callable(fallback) else fallback), pv.BUDGET
+            return Reply(error=pv.BUDGET)
         self.calls[purpose] += 1
-        return self.asker.ask_traced(schema, prompt, purpose=purpose, resident=resident, fallback=fallback,
-                                     max_tokens=max_tokens)
+        return self.asker.ask_once(request)
 
     def count(self, purpose: str) -> None:
         """Count a call made around the budget (the player's own chat is never withheld)."""
@@ -90,3 +87,4 @@ class Budget:
         hit = state.get("budget_hit")  # saves from before the budget have none
         self.spent_at = datetime.fromisoformat(hit) if hit else None
         self.per_day, self.history = dict(state["calls_per_day"]), dict(state["calls_history"])
+

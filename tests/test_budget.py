@@ -1,12 +1,14 @@
-"""The call budget (agents/budget.py): an Asker around the gateway that withholds
-calls past the day's budget or a purpose's loop guard, with no call made, and
-counts per sim day; and the typed seams it sits on (agents/seams.py)."""
+"""The call budget (agents/budget.py): a layer of the model road around the
+gateway that withholds calls past the day's budget or a purpose's loop guard,
+with no call made, and counts per sim day; and the typed seams it sits on
+(agents/seams.py, agents/asking.py)."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
 from pydantic import BaseModel
 
+from agents.asking import LanguageModel, Request
 from agents.budget import Budget
 from agents.embeddings import LocalEmbedder
 from agents.mind import Mind
@@ -34,6 +36,7 @@ def ask(b: Budget, purpose: str = "summary"):
 def test_the_gateway_the_budget_and_the_embedders_fit_the_seams():
     gw = hello_gateway()
     assert isinstance(gw, Asker) and isinstance(Budget(gw), Asker)
+    assert isinstance(gw, LanguageModel)
     assert isinstance(HashEmbedder(8), Embedder) and isinstance(LocalEmbedder(cache_path=None), Embedder)
 
 
@@ -81,3 +84,15 @@ def test_the_mind_publishes_its_budget():
     assert info["budget"] == 0 and info["budget_hit"] is None and info["budget_fallbacks"] == {}
     m.budget_hit = NOW  # the HUD's reading (agents.mind.Mind.budget_hit)
     assert m.budget.spent_at == NOW and isinstance(m, Mind)
+
+
+def test_a_withheld_call_is_a_reply_without_a_value_and_no_record():
+    gw = hello_gateway(budget=1)
+    b = Budget(gw)
+    b.at(NOW)
+    request = Request.of(Word, "Say a word.", purpose="summary", resident="Ann Lee")
+    assert b.ask_once(request).value == Word(word="hello")
+    reply = b.ask_once(request)
+    assert reply.value is None and reply.error == "budget" and reply.outcome == "fallback" and reply.attempts == 0
+    assert gw.accounting.counts()["calls"] == 1  # the ledger has the call made, not the one withheld
+
