@@ -4,6 +4,12 @@ wraps the mind's model and withholds calls once the sim day's budget
 spent. A withheld call makes no model call and answers ``(fallback, "budget")``,
 so the caller's rule stands in and says so.
 
+Every call of a mind goes through it, the interviews' included (agents/interview.py).
+A step that must leave the mind as it was (an interview that remembers nothing,
+the chat's answer beside the mind's own job) asks through ``checking(now)``:
+withheld as the budget would withhold it, counted nowhere; the chat's own job
+counts its call after (``count``).
+
 The counts are per sim day: ``at(now)`` is called at the start of every job of
 the mind and rolls the day over (yesterday's counts go to the history).
 Its state is part of the mind's save, under the mind's own keys (``calls_day``,
@@ -60,18 +66,26 @@ class Budget(Asks):
     def ask_once(self, request: Request) -> Reply:
         """The wrapped model's reply, counted; or, when the budget or the purpose's
         loop guard is spent, a reply without a value ("budget") and no call made."""
-        purpose = request.purpose
-        if not self.allows(purpose):
-            self.skipped[purpose] += 1
-            if self.limit > 0 and self.calls_today >= self.limit and self.spent_at is None:
-                self.spent_at = self.now
+        if not self.allows(request.purpose):
+            self.count(request.purpose, withheld=True)
             return Reply(error=pv.BUDGET)
-        self.calls[purpose] += 1
+        self.count(request.purpose)
         return self.asker.ask_once(request)
 
-    def count(self, purpose: str) -> None:
-        """Count a call made around the budget (the player's own chat is never withheld)."""
-        self.calls[purpose] += 1
+    def checking(self, now: datetime) -> BudgetCheck:
+        """This budget read at ``now``, never written: for a step that must leave the mind as it was."""
+        return BudgetCheck(self, now)
+
+    def count(self, purpose: str, *, withheld: bool = False) -> None:
+        """Count a call of ``purpose`` (``withheld``: one the budget withheld). Besides
+        ``ask_once``, for the chat's job, which counts the call its answer made while it
+        could only read the budget (agents/interview.py ``keep_exchange``)."""
+        if not withheld:
+            self.calls[purpose] += 1
+            return
+        self.skipped[purpose] += 1
+        if self.limit > 0 and self.calls_today >= self.limit and self.spent_at is None:
+            self.spent_at = self.now
 
     # -- the state contract (agents/state.py) -----------------------------------------
     def to_state(self) -> dict[str, Any]:
@@ -88,3 +102,17 @@ class Budget(Asks):
         self.spent_at = datetime.fromisoformat(hit) if hit else None
         self.per_day, self.history = dict(state["calls_per_day"]), dict(state["calls_history"])
 
+
+class BudgetCheck(Asks):
+    """A budget read, never written: a call is withheld when the budget would withhold
+    it at ``now`` (a later sim day starts afresh), and nothing is counted."""
+
+    def __init__(self, budget: Budget, now: datetime) -> None:
+        self.budget = budget
+        self.now = now
+
+    def ask_once(self, request: Request) -> Reply:
+        b = self.budget
+        if b.day == self.now.date() and not b.allows(request.purpose):
+            return Reply(error=pv.BUDGET)
+        return b.asker.ask_once(request)

@@ -176,6 +176,16 @@ def test_the_chooser_asks_at_its_own_temperature_whichever_asker_carries_it():
     assert seen == [gr.CHOOSER_TEMPERATURE] * 2 and budget.calls == {"choose_fact": 1}
 
 
+def test_a_spent_budget_stops_the_chooser_and_the_answer_says_so():
+    m, gw = grounded_mind(choosing(lambda msgs: fact_number(msgs, "Maria Lopez")))
+    m.gateway = spent = make_gateway(choosing({"fact": "1"}), budget=1)
+    m.budget.calls["react"] = 1  # today's one call
+    r = respond_traced(m, "Alex", "Who is Maria Lopez?", now=NOW)
+    assert pv.kind_of(r.source) == pv.RULE and r.source.endswith("; budget") and "Maria Lopez" in r.text
+    assert spent.fake.calls == [] and m.budget.skipped == {"choose_fact": 1}
+    assert m.fallbacks["answer: budget"] == 1
+
+
 def test_an_unusable_answer_takes_the_most_relevant_fact_and_says_so():
     m, gw = grounded_mind(choosing("I think number seven, definitely"))
     r = respond_traced(m, "Alex", "Who is Maria Lopez?", now=NOW, remember=False)
