@@ -16,6 +16,8 @@ The public API (what game/ and lab/ use; the rest is the minds' own business):
 - `agents.llm.Gateway`, `load_config`, `ModelConfig`, `ConfigError` (agents.config):
   the one road to language models; `agents.embeddings.make_embedder` for embeddings.
 - `agents.seams.Asker`, `Embedder`: what a mind needs of those two services.
+- `agents.asking`: the model road's one protocol (a `Request` in, a `Reply` out), which
+  every layer of the road (budget, ledger, health, cache, validation, retries, server) speaks.
 - `agents.budget.Budget`: a mind's model calls per sim day (wraps its Asker).
 - `agents.state.Stateful`: the state contract every saved part follows.
 - `agents.accounting.Accounting`: every model call, counted.

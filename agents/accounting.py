@@ -2,7 +2,9 @@
 
 Thread-safe: worker threads record, the HUD and headless runs read ``summary()``.
 ``open_jsonl(path)`` streams each record as one JSON line as it happens, redacted
-(agents/redact.py): a run folder may be shared.
+(agents/redact.py): a run folder may be shared. ``Accounted`` is the ledger as a
+layer of the model road (agents/asking.py): every ask that reaches the gateway
+is one record, and the decision record gets the call (agents/why.py).
 """
 from __future__ import annotations
 
@@ -11,10 +13,12 @@ import logging
 import threading
 import time
 from collections import deque
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
+from agents import why
+from agents.asking import LanguageModel, Reply, Request
 from agents.redact import redact
 
 log = logging.getLogger(__name__)
@@ -177,6 +181,31 @@ class Accounting:
         with self._lock:
             self.total, self.by_resident, self.by_purpose = total, by_res, by_pur
             self.recent = deque(recent, maxlen=self.recent.maxlen)
+
+
+class Accounted:
+    """Records every ask in ``accounting`` (cached, answered or fallen back) and hands
+    the call to the decision record of ``gateway`` (its ``why_log``, agents/why.py)."""
+
+    def __init__(self, accounting: Accounting, model: str, gateway: Any, inner: LanguageModel) -> None:
+        self.accounting = accounting
+        self.model = model
+        self.gateway = gateway
+        self.inner = inner
+
+    def ask_once(self, request: Request) -> Reply:
+        t0 = time.monotonic()
+        reply = self.inner.ask_once(request)
+        usage = reply.usage
+        rec = CallRecord(time=0.0, model=self.model, purpose=request.purpose, resident=request.resident,
+                         prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
+                         cost_usd=usage.cost_usd, outcome=reply.outcome, error=reply.ledger_error,
+                         attempts=reply.attempts, cached=reply.cached)
+        rec.latency_s = time.monotonic() - t0
+        rec.time = time.time()
+        self.accounting.record(rec)
+        why.note_call(self.gateway, request.messages, reply.raws, reply.value, rec)
+        return replace(reply, latency_s=rec.latency_s)
 
 
 _TOTAL_FIELDS = ("calls", "ok", "retried", "fallback", "cached", "attempts", "prompt_tokens", "completion_tokens",

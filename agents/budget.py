@@ -1,7 +1,14 @@
-"""A resident's call budget: an ``Asker`` that wraps another and withholds calls
-once the sim day's budget (ModelConfig.budget) or a purpose's loop guard
-(MindSettings.loop_guards) is spent. A withheld call makes no model call and
-answers ``(fallback, "budget")``, so the caller's rule stands in and says so.
+"""A resident's call budget: a layer of the model road (agents/asking.py) that
+wraps the mind's model and withholds calls once the sim day's budget
+(ModelConfig.budget) or a purpose's loop guard (MindSettings.loop_guards) is
+spent. A withheld call makes no model call and answers ``(fallback, "budget")``,
+so the caller's rule stands in and says so.
+
+Every call of a mind goes through it, the interviews' included (agents/interview.py).
+A step that must leave the mind as it was (an interview that remembers nothing,
+the chat's answer beside the mind's own job) asks through ``checking(now)``:
+withheld as the budget would withhold it, counted nowhere; the chat's own job
+counts its call after (``count``).
 
 The counts are per sim day: ``at(now)`` is called at the start of every job of
 the mind and rolls the day over (yesterday's counts go to the history).
@@ -12,17 +19,14 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import date, datetime
-from typing import Any, Callable, TypeVar
-
-from pydantic import BaseModel
+from typing import Any
 
 from agents import provenance as pv
+from agents.asking import Asks, Reply, Request
 from agents.seams import Asker
 
-T = TypeVar("T", bound=BaseModel)
 
-
-class Budget:
+class Budget(Asks):
     """Model calls of one resident per sim day, counted per purpose."""
 
     def __init__(self, asker: Asker, guards: dict[str, int] | None = None) -> None:
@@ -59,22 +63,29 @@ class Budget:
         limit, guard = self.limit, self.guards.get(purpose)
         return not (limit > 0 and self.calls_today >= limit) and (guard is None or self.calls[purpose] < guard)
 
-    def ask_traced(self, schema: type[T], prompt: str | list[dict], *, purpose: str, resident: str | None = None,
-                   fallback: T | Callable[[], T], max_tokens: int = 256) -> tuple[T, str | None]:
-        """The wrapped asker's answer, counted; or, when the budget or the purpose's
-        loop guard is spent, ``(fallback, "budget")`` without a call."""
-        if not self.allows(purpose):
-            self.skipped[purpose] += 1
-            if self.limit > 0 and self.calls_today >= self.limit and self.spent_at is None:
-                self.spent_at = self.now
-            return (fallback() if callable(fallback) else fallback), pv.BUDGET
-        self.calls[purpose] += 1
-        return self.asker.ask_traced(schema, prompt, purpose=purpose, resident=resident, fallback=fallback,
-                                     max_tokens=max_tokens)
+    def ask_once(self, request: Request) -> Reply:
+        """The wrapped model's reply, counted; or, when the budget or the purpose's
+        loop guard is spent, a reply without a value ("budget") and no call made."""
+        if not self.allows(request.purpose):
+            self.count(request.purpose, withheld=True)
+            return Reply(error=pv.BUDGET)
+        self.count(request.purpose)
+        return self.asker.ask_once(request)
 
-    def count(self, purpose: str) -> None:
-        """Count a call made around the budget (the player's own chat is never withheld)."""
-        self.calls[purpose] += 1
+    def checking(self, now: datetime) -> BudgetCheck:
+        """This budget read at ``now``, never written: for a step that must leave the mind as it was."""
+        return BudgetCheck(self, now)
+
+    def count(self, purpose: str, *, withheld: bool = False) -> None:
+        """Count a call of ``purpose`` (``withheld``: one the budget withheld). Besides
+        ``ask_once``, for the chat's job, which counts the call its answer made while it
+        could only read the budget (agents/interview.py ``keep_exchange``)."""
+        if not withheld:
+            self.calls[purpose] += 1
+            return
+        self.skipped[purpose] += 1
+        if self.limit > 0 and self.calls_today >= self.limit and self.spent_at is None:
+            self.spent_at = self.now
 
     # -- the state contract (agents/state.py) -----------------------------------------
     def to_state(self) -> dict[str, Any]:
@@ -90,3 +101,18 @@ class Budget:
         hit = state.get("budget_hit")  # saves from before the budget have none
         self.spent_at = datetime.fromisoformat(hit) if hit else None
         self.per_day, self.history = dict(state["calls_per_day"]), dict(state["calls_history"])
+
+
+class BudgetCheck(Asks):
+    """A budget read, never written: a call is withheld when the budget would withhold
+    it at ``now`` (a later sim day starts afresh), and nothing is counted."""
+
+    def __init__(self, budget: Budget, now: datetime) -> None:
+        self.budget = budget
+        self.now = now
+
+    def ask_once(self, request: Request) -> Reply:
+        b = self.budget
+        if b.day == self.now.date() and not b.allows(request.purpose):
+            return Reply(error=pv.BUDGET)
+        return b.asker.ask_once(request)

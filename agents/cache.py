@@ -2,6 +2,8 @@
 
 Keyed by sha256 of (model, messages, schema, temperature, seed). Only answers
 that validated are stored. Thread-safe: one connection per thread, WAL mode.
+``Cached`` is the cache as a layer of the model road (agents/asking.py): a hit
+that still validates is the reply, with no request sent.
 """
 from __future__ import annotations
 
@@ -13,6 +15,9 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from agents.answers import compact_schema, validate_answer
+from agents.asking import Heard, LanguageModel, Reply, Request, Usage
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +111,33 @@ class ResponseCache:
             except sqlite3.Error:
                 pass
         self._local = threading.local()
+
+
+class Cached:
+    """Answers from the cache when it has a valid one; else asks, and keeps what may be kept."""
+
+    def __init__(self, cache: ResponseCache, model: str, inner: LanguageModel) -> None:
+        self.cache = cache
+        self.model = model
+        self.inner = inner
+
+    def ask_once(self, request: Request) -> Reply:
+        key = cache_key(self.model, request.messages, compact_schema(request.schema), request.temperature,
+                        request.seed)
+        hit = self.cache.get(key)
+        if hit is not None:
+            try:
+                value = validate_answer(request.schema, hit["content"])
+            except ValueError:  # a row damaged or edited by hand: a miss
+                value = None
+            if value is not None:
+                usage = Usage(hit["prompt_tokens"], hit["completion_tokens"])
+                return Reply(value=value, heard=(Heard(hit["content"], usage),), cached=True)
+        reply = self.inner.ask_once(request)
+        if reply.cacheable:
+            last = reply.heard[-1]
+            self.cache.put(key, self.model, last.text or "", last.usage.prompt_tokens, last.usage.completion_tokens)
+        return reply
 
 
 class _NoLock:

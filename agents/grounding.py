@@ -22,7 +22,6 @@ reads the memory id back for the inspector and the timeline.
 """
 from __future__ import annotations
 
-import inspect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -34,6 +33,7 @@ from pydantic import BaseModel, create_model
 from agents import provenance as pv
 from agents.memory import MemoryNode
 from agents.prompts import render
+from agents.seams import Asker
 
 MAX_FACTS = 5
 FACT_CHARS = 220  # one fact in a list, and in an answer (a whole description is no answer)
@@ -180,21 +180,18 @@ def fact_list(facts: Sequence[Fact]) -> str:
     return "\n".join(f"{i}. {f.worded or f.text}" for i, f in enumerate(facts, 1))
 
 
-def choose(asker: Any, facts: Sequence[Fact], *, name: str, question: str, asked_by: str, purpose: str,
+def choose(asker: Asker, facts: Sequence[Fact], *, name: str, question: str, asked_by: str, purpose: str,
            fallback_first: bool = False) -> Grounded:
-    """The model picks the fact that answers ``question`` (or none). ``asker``:
-    ``ask_traced(schema, prompt, purpose=, resident=, fallback=, max_tokens=)`` (the
-    gateway, or a mind's budget). Without facts no call is made. When the model's
-    answer is unusable: none, or with ``fallback_first`` the most relevant fact (said so)."""
+    """The model picks the fact that answers ``question`` (or none), at the chooser's
+    temperature. ``asker``: the gateway, or a mind's budget. Without facts no call is
+    made. When the model's answer is unusable: none, or with ``fallback_first`` the
+    most relevant fact (said so)."""
     if not facts:
         return Grounded(None, pv.tag(pv.RULE, f"{GROUNDED}: no memory fits"))
     schema = choice_schema(len(facts))
     prompt = render("choose_fact", full_name=name, asked_by=asked_by, question=question, facts=fact_list(facts))
-    extra: dict[str, Any] = {}
-    if "temperature" in inspect.signature(asker.ask_traced).parameters:
-        extra["temperature"] = CHOOSER_TEMPERATURE  # the gateway takes it; a wrapper may not
     got, why = asker.ask_traced(schema, prompt, purpose=purpose, resident=name, fallback=schema(fact=NONE),
-                                max_tokens=8, **extra)
+                                max_tokens=8, temperature=CHOOSER_TEMPERATURE)
     return outcome(facts, got, why, fallback_first=fallback_first)
 
 

@@ -14,6 +14,10 @@ memory, so what the visitor says can be retrieved later, e.g. when the
 resident talks to others. ``remember=False`` (an interview) leaves the mind
 as it was: no memory, no last-access update, nothing counted on the mind.
 
+Every call goes through the mind's budget like the mind's own (agents/budget.py):
+a spent budget withholds it and the rule's answer says so ("rule: budget").
+With ``remember=False`` the budget is only read (``Budget.checking``).
+
 Threading: like the Mind's own methods it runs as the resident's pool job
 (key: the resident's name), so no other job of that mind runs meanwhile. It
 uses only the Mind's public methods (``begin_job``, ``start_turn``, ``search``,
@@ -24,7 +28,8 @@ resident's own planning: ``answer_now`` only reads the mind (retrieval without
 touching, nothing stored or counted; the memory stream tolerates one reader
 beside its writer) and runs at once on an urgent lane beside the resident's
 job; ``keep_exchange`` then stores what answering changes (the exchange as a
-memory, the line said, the call counted) as the resident's next ordinary job.
+memory, the line said, the call counted, or withheld) as the resident's next
+ordinary job.
 The one difference from ``respond``: the memories the answer retrieved keep
 their last access time.
 """
@@ -43,6 +48,7 @@ from agents.jobs import job_tag
 from agents.memory import MemoryNode
 from agents.mind import Mind
 from agents.prompts import render
+from agents.seams import Asker
 from agents.text import clean_text
 
 MAX_TOKENS = 120
@@ -161,8 +167,10 @@ def respond_traced(mind: Mind, speaker: str, text: str, *, now: datetime, speake
         mind.start_turn(now)
     if not text:
         return Reply(fallback_answer(mind, speaker, "", history), pv.tag(pv.RULE, "nothing was said"))
-    reply = (_grounded(mind, speaker, text, now, history, remember) if mind.grounded
-             else _free(mind, speaker, text, now, speaker_is, history, remember))
+    # Counted on the mind's budget when the exchange changes the mind; else only read.
+    asker: Asker = mind.budget if remember else mind.budget.checking(now)
+    reply = (_grounded(mind, asker, speaker, text, now, history, remember) if mind.grounded
+             else _free(mind, asker, speaker, text, now, speaker_is, history, remember))
     if remember:
         mind.note_said(speaker, reply.text, reply.source)
         _remember(mind, speaker, text, reply.text, now, rule_importance(text))
@@ -198,7 +206,8 @@ def keep_exchange(mind: Mind, speaker: str, text: str, reply: Reply, *, now: dat
         text = " ".join(str(text or "").split())[:600]
         if not text:
             return
-        mind.budget.count("choose_fact" if reply.mode == gr.GROUNDED else "respond")
+        # The answer was asked reading the budget only (``answer_now``): its call counts now.
+        mind.budget.count("choose_fact" if reply.mode == gr.GROUNDED else "respond", withheld=_withheld(reply))
         if pv.kind_of(reply.source) == pv.RULE:
             mind.fallbacks[f"answer: {pv.why_of(reply.source) or pv.INVALID}"] += 1
         mind.note_said(speaker, reply.text, reply.source)
@@ -221,7 +230,13 @@ def keep_owed(mind: Mind) -> int:
     return len(owed)
 
 
-def _free(mind: Mind, speaker: str, text: str, now: datetime, speaker_is: str | None,
+def _withheld(reply: Reply) -> bool:
+    """The budget withheld the answer's call: its provenance gives that reason last
+    ("rule: budget", "rule: grounded: memory #3 (...); budget")."""
+    return pv.kind_of(reply.source) == pv.RULE and pv.why_of(reply.source).endswith(pv.BUDGET)
+
+
+def _free(mind: Mind, asker: Asker, speaker: str, text: str, now: datetime, speaker_is: str | None,
           history: list[tuple[str, str]], remember: bool) -> Reply:
     """The paper's way: the model writes the answer from retrieved memories."""
     known = speaker in mind.known_people
@@ -243,10 +258,8 @@ def _free(mind: Mind, speaker: str, text: str, now: datetime, speaker_is: str | 
                     place=_place(mind), speaker=speaker, speaker_first=_first(speaker), speaker_is=who,
                     memories=memories, transcript=transcript, text=text)
     fb = Answer(answer=fallback_answer(mind, speaker, text, history))
-    if remember:
-        mind.budget.count("respond")  # counted with the mind's calls (the player's chat is never withheld)
-    got, why = mind.gateway.ask_traced(Answer, prompt, purpose="respond", resident=mind.name, fallback=fb,
-                                       max_tokens=MAX_TOKENS)
+    got, why = asker.ask_traced(Answer, prompt, purpose="respond", resident=mind.name, fallback=fb,
+                                max_tokens=MAX_TOKENS)
     answer = _clean_answer(got.answer, mind, speaker, text, history)
     source = pv.MODEL
     if not answer or why is not None:
@@ -301,15 +314,13 @@ def grounded_facts(mind: Mind, question: str, now: datetime, *, touch: bool,
                                 for x, w in zip(nodes, worded)])
 
 
-def _grounded(mind: Mind, speaker: str, text: str, now: datetime, history: list[tuple[str, str]],
+def _grounded(mind: Mind, asker: Asker, speaker: str, text: str, now: datetime, history: list[tuple[str, str]],
               remember: bool) -> Reply:
     """The grounded mode: the model chooses which memory answers, a rule words it."""
     sp = _first(speaker)
     said = [b for a, b in history if a == mind.name]
     facts = grounded_facts(mind, text, now, touch=remember, skip=said)
-    if remember and facts:
-        mind.budget.count("choose_fact")
-    got = gr.choose(mind.gateway, facts, name=mind.name, question=text, asked_by=speaker, purpose="choose_fact",
+    got = gr.choose(asker, facts, name=mind.name, question=text, asked_by=speaker, purpose="choose_fact",
                     fallback_first=True)
     if got.why is not None and remember:
         mind.fallbacks[f"answer: {pv.reason_of_failure(got.why)}"] += 1

@@ -1,8 +1,10 @@
 """The typed seams between a mind and its services, and between the parts of a
 mind (issue 13).
 
-- ``Asker``: what minds need of a language model (``agents.llm.Gateway`` is one;
-  ``agents.budget.Budget`` wraps one and is one too; tests pass fakes).
+- ``Asker``: what minds need of a language model: the road's one request
+  (``ask_once``, agents/asking.py) and the structured question with its fallback
+  (``ask_traced``). ``agents.llm.Gateway`` is one; ``agents.budget.Budget`` wraps
+  one and is one too.
 - ``Embedder``: what minds need of an embedding model (``agents.embeddings``).
 - ``Thinking``: what every part of the architecture (perceive, plan, decompose,
   reflect, converse) needs of the mind it works for. Each of those modules
@@ -18,6 +20,7 @@ from typing import Any, Callable, Protocol, Sequence, TypeVar, runtime_checkable
 import numpy as np
 from pydantic import BaseModel
 
+from agents.asking import LanguageModel
 from agents.memory import MemoryNode
 from agents.persona import Persona
 from agents.settings import MindSettings
@@ -27,13 +30,15 @@ T = TypeVar("T", bound=BaseModel)
 
 
 @runtime_checkable
-class Asker(Protocol):
+class Asker(LanguageModel, Protocol):
     """One structured model call: ``(value, None)`` when the value is the model's,
-    ``(fallback, why)`` when it is not ("invalid", "timeout", "budget", ...).
-    Never raises for model trouble."""
+    ``(fallback, why)`` when it is not ("invalid", "timeout", "budget", ...);
+    ``temperature`` None is the model's configured one. Never raises for model
+    trouble. ``ask_once`` is the same call as the road's request and reply."""
 
     def ask_traced(self, schema: type[T], prompt: str | list[dict], *, purpose: str, resident: str | None = None,
-                   fallback: T | Callable[[], T], max_tokens: int = 256) -> tuple[T, str | None]:
+                   fallback: T | Callable[[], T], temperature: float | None = None,
+                   max_tokens: int = 256) -> tuple[T, str | None]:
         ...
 
 

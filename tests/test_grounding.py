@@ -151,6 +151,41 @@ def test_nothing_relevant_means_no_call_and_no_invention():
     assert not [c for c in gw.fake.calls if c[0] == "choose_fact"]
 
 
+def test_the_chooser_asks_at_its_own_temperature_whichever_asker_carries_it():
+    """The gateway and a mind's budget are the same typed asker: the chooser's temperature
+    reaches the server through either (it is no piece of writing)."""
+    from types import SimpleNamespace
+
+    from agents.budget import Budget
+    from agents.llm import Gateway
+
+    seen = []
+
+    def completion(**kw):
+        seen.append(kw["temperature"])
+        return SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content='{"fact": "1"}'))])
+
+    gw = Gateway(ModelConfig(model="scripted/chooser", temperature=0.7, cache=None), completion=completion)
+    budget = Budget(gw)
+    budget.at(NOW)
+    facts = [gr.Fact(3, "Isabella Rodriguez runs Hobbs Cafe", 0.9)]
+    for asker in (gw, budget):
+        got = gr.choose(asker, facts, name="Isabella Rodriguez", question="What do you do?", asked_by="Alex",
+                        purpose="choose_fact")
+        assert got.fact is facts[0] and pv.kind_of(got.source) == pv.REPAIRED
+    assert seen == [gr.CHOOSER_TEMPERATURE] * 2 and budget.calls == {"choose_fact": 1}
+
+
+def test_a_spent_budget_stops_the_chooser_and_the_answer_says_so():
+    m, gw = grounded_mind(choosing(lambda msgs: fact_number(msgs, "Maria Lopez")))
+    m.gateway = spent = make_gateway(choosing({"fact": "1"}), budget=1)
+    m.budget.calls["react"] = 1  # today's one call
+    r = respond_traced(m, "Alex", "Who is Maria Lopez?", now=NOW)
+    assert pv.kind_of(r.source) == pv.RULE and r.source.endswith("; budget") and "Maria Lopez" in r.text
+    assert spent.fake.calls == [] and m.budget.skipped == {"choose_fact": 1}
+    assert m.fallbacks["answer: budget"] == 1
+
+
 def test_an_unusable_answer_takes_the_most_relevant_fact_and_says_so():
     m, gw = grounded_mind(choosing("I think number seven, definitely"))
     r = respond_traced(m, "Alex", "Who is Maria Lopez?", now=NOW, remember=False)

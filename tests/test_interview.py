@@ -7,7 +7,10 @@ from datetime import datetime
 
 import pytest
 
-from agents.interview import fallback_answer, respond, rule_importance
+from agents import interview
+from agents import provenance as pv
+from agents.interview import Answer, answer_now, fallback_answer, keep_exchange, respond, rule_importance
+from tests.fakes import make_gateway
 from tests.scripted_minds import garbage, make_mind, persona, plausible, situation
 
 NOW = datetime(2023, 2, 13, 9, 30)
@@ -123,6 +126,49 @@ def test_a_fresh_mind_answers_from_its_persona():
     assert out
     assert "runs Hobbs Cafe" in prompts(gw)[-1][-1]["content"]
     assert m.inspect().memory_count == 0 and m.memory_text(0) is None
+
+
+def spend_budget(m, responder):
+    """The mind's model with a budget of one call a day, and today's calls made."""
+    gw = make_gateway(responder, via_litellm=False, budget=1)
+    m.gateway = gw
+    m.budget.at(NOW)
+    if not m.budget.calls_today:
+        m.budget.ask_traced(Answer, "x", purpose="react", resident=m.name, fallback=Answer(answer="-"))
+    assert m.budget.calls_today >= 1 and not m.budget.skipped
+    return gw
+
+
+def test_a_spent_budget_stops_an_interview_with_the_budgets_own_message():
+    m, _ = ready_mind(answering())
+    gw = spend_budget(m, answering())
+    # what any other call of the mind gets now: no call, and the rule's reason
+    _, why = m.budget.ask_traced(Answer, "x", purpose="react", resident=m.name, fallback=Answer(answer="-"))
+    text = "Are you throwing a party at the cafe?"
+    expected = fallback_answer(m, "Alex", text)
+    r = interview.respond_traced(m, "Alex", text, now=NOW)
+    assert r.text == expected and r.source == pv.tag(pv.RULE, pv.reason_of_failure(why)) == "rule: budget"
+    assert prompts(gw) == [] and gw.accounting.counts()["calls"] == 0  # no call, and none in the ledger
+    assert m.budget.skipped == {"react": 1, "respond": 1} and "respond" not in m.budget.calls
+    assert m.fallbacks["answer: budget"] == 1 and m.memory.nodes[-1].kind == "chat"  # still remembered
+    # an interview that leaves the mind as it was is stopped the same way, and counts nothing
+    snap = m.inspect()
+    r = interview.respond_traced(m, "Alex", "What is new?", now=NOW, remember=False)
+    assert r.source == "rule: budget" and prompts(gw) == [] and m.inspect() == snap
+
+
+def test_the_chat_counts_its_call_or_that_it_was_withheld():
+    m, gw = ready_mind(answering())
+    m.start_turn(NOW)
+    reply = answer_now(m, "Alex", "Are you throwing a party?", now=NOW)
+    assert reply.source == "model" and "respond" not in m.budget.calls  # the answer only read the budget
+    keep_exchange(m, "Alex", "Are you throwing a party?", reply, now=NOW)
+    assert m.budget.calls["respond"] == 1 and not m.budget.skipped
+    spend_budget(m, answering())
+    reply = answer_now(m, "Alex", "And tomorrow?", now=NOW)
+    assert reply.source == "rule: budget" and not m.budget.skipped
+    keep_exchange(m, "Alex", "And tomorrow?", reply, now=NOW)
+    assert m.budget.skipped == {"respond": 1} and m.budget.calls["respond"] == 1  # the first chat's call only
 
 
 def test_fallback_lines_are_never_empty():

@@ -302,6 +302,39 @@ def test_direct_completion_injection_works_too():
     assert ask(gw).rating == 8
 
 
+# -- the road's protocol and the order of its layers ------------------------------------------
+
+
+def test_one_request_in_one_reply_out():
+    from agents.asking import LanguageModel, Request
+
+    answers = iter(["not json", {"rating": 6}])
+    gw = make_gateway(lambda p, m, s: next(answers), via_litellm=False)
+    assert isinstance(gw, LanguageModel)
+    reply = gw.ask_once(Request.of(Rating, "How poignant?", purpose="importance", resident="Ann Lee"))
+    assert reply.value == Rating(rating=6) and reply.raws == ["not json", '{"rating": 6}']
+    assert reply.attempts == 2 and reply.outcome == "retried" and reply.error == "invalid" and not reply.cached
+    rec = gw.accounting.records()[0]  # the ledger's record is the reply's
+    assert (rec.prompt_tokens, rec.completion_tokens) == (reply.usage.prompt_tokens, reply.usage.completion_tokens)
+    assert rec.outcome == "retried" and rec.error == "invalid" and rec.latency_s == reply.latency_s
+
+
+def test_a_cached_answer_is_recorded_but_says_nothing_of_the_servers_health():
+    state = {"down": False}
+
+    def responder(p, m, s):
+        if state["down"]:
+            raise ConnectionError("refused")
+        return {"rating": 5}
+
+    gw = make_gateway(responder, via_litellm=False, retries=0, cache=":memory:")
+    assert ask(gw).rating == 5  # kept in the cache
+    state["down"] = True
+    assert ask(gw, prompt="another question") is FALLBACK and not gw.healthy
+    assert ask(gw).rating == 5 and not gw.healthy  # a hit: recorded, and the model is still down
+    assert [r.cached for r in gw.accounting.records()] == [False, False, True]
+
+
 # -- the real embedded model ------------------------------------------------------------------
 
 

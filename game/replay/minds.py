@@ -44,6 +44,9 @@ class NoModel:
     def ask_traced(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("a replay calls no model")
 
+    def ask_once(self, request: Any) -> Any:
+        raise RuntimeError("a replay calls no model")
+
 
 class SavedEmbedder:
     """The saved memories' embedding model, by name only: a replay embeds nothing."""
