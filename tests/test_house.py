@@ -168,3 +168,18 @@ def test_the_package_map_in_the_architecture_page_is_drawn_from_the_imports():
     spec.loader.exec_module(package_map)
     page = package_map.DOC.read_text(encoding="utf-8")
     assert package_map.in_doc(page) == package_map.mermaid(), "run: python scripts/package_map.py --write"
+
+
+def test_every_module_is_on_a_map():
+    """Each module of the minds and the game is named on the architecture page or in
+    its package's own list (the package's __init__ docstring), so a newcomer finds it."""
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    missing = []
+    for name, path in _modules("agents", "game").items():
+        if path.name == "__init__.py":
+            continue
+        listing = ast.get_docstring(ast.parse((path.parent / "__init__.py").read_text(encoding="utf-8"))) or ""
+        if not any(f"{path.stem}.py" in text or f"{path.stem}," in text or f"{path.stem}:" in text
+                   or f" {path.stem} " in text for text in (page, listing)):
+            missing.append(str(path.relative_to(ROOT)))
+    assert missing == []

@@ -19,6 +19,7 @@ here (``from game.sim import Simulation, STEP``) and uses only it.
     play_as.py        the player walking a resident
     routine.py        the routine fallback (no model)
     state.py          to_state / from_state (the save's ``sim`` part)
+    eventlog.py       the event log: every event of a run, a bounded window in memory
     path_service.py   A* searches off the step's critical path, in slices
 """
 from game.sim.bodies import Body, is_sleep
