@@ -285,9 +285,11 @@ def test_escape_and_window_close_quit(display, tmp_path, sheets_dir):
 
 
 def test_an_overlay_sees_escape_first(display, tmp_path, sheets_dir):
+    from game.view.overlay import Overlay
+
     game = make_game(tmp_path, sheets_dir)
 
-    class Panel:
+    class Panel(Overlay):
         open = True
 
         def handle_event(self, event):
