@@ -456,12 +456,19 @@ def test_name_box_names_the_visitor(play, display):
 
 
 def test_help_overlay_toggles(play, display):
+    from game.view import keys
+
     s, g = play(agents=1)
+    assert g.panels.help.controls == keys.help_lines(keys.GAME)  # the key table's rows
     key(g, pygame.K_F1)
     assert g.panels.help.visible
     g.draw(display)
     key(g, pygame.K_ESCAPE)
     assert not g.panels.help.visible and g.running
+    key(g, pygame.K_SLASH, unicode="?")
+    assert g.panels.help.visible
+    key(g, pygame.K_SLASH, unicode="?")
+    assert not g.panels.help.visible
 
 
 def test_gateway_trouble_shows_in_the_hud(play):
