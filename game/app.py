@@ -286,6 +286,7 @@ def run(game: Game, *, frames: int | None = None, headless: bool = False, paced:
         for event in pygame.event.get():
             game.handle_event(event)
         screen = pygame.display.get_surface()
+        assert screen is not None  # the display's mode was set before the loop
         if screen.get_size() != game.size:
             game.resize(screen.get_size())
         game.update(dt)

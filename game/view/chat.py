@@ -224,7 +224,7 @@ class Chat(Overlay):
         return bool(self.entry is not None and self.entry.is_focused)
 
     def _reachable(self) -> bool:
-        return self.in_range(self.partner, TALK_RANGE + WALK_AWAY)
+        return self.partner is not None and self.in_range(self.partner, TALK_RANGE + WALK_AWAY)
 
     def _keep_held(self) -> None:
         if not self._sim().held(self.partner):
@@ -523,7 +523,7 @@ class Chat(Overlay):
             if focused:
                 self.game.controls.release_all()
         if not self._reachable():
-            self.say_toast(f"You walked away from {self.partner.split()[0]}.")
+            self.say_toast(f"You walked away from {str(self.partner).split()[0]}.")
             self.close()
             return
         self._keep_held()

@@ -182,7 +182,7 @@ class Console(Overlay):
             except KeyError as err:
                 msg = str(err)
         elif cmd.kind == "play":
-            msg = play_as(self.game, cmd.name)
+            msg = play_as(self.game, cmd.name or "")  # parse gives "play" a name
         else:
             msg = release(self.game)
         self.last = msg

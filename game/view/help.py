@@ -36,11 +36,12 @@ class Help(Overlay):
         return False
 
     def _render(self) -> pygame.Surface:
-        rows = [(fonts.text("Controls", 20, (255, 255, 240), True), None)]
-        for k, what in self.controls:
-            rows.append((fonts.text(k, 16, (255, 220, 140)), fonts.text(what, 16, (232, 232, 226))))
-        kw = max(r[0].get_width() for r in rows[1:])
-        w = max(kw + 24 + max(r[1].get_width() for r in rows[1:]), rows[0][0].get_width()) + 40
+        title = fonts.text("Controls", 20, (255, 255, 240), True)
+        lines = [(fonts.text(k, 16, (255, 220, 140)), fonts.text(what, 16, (232, 232, 226)))
+                 for k, what in self.controls]
+        rows: list[tuple[pygame.Surface, pygame.Surface | None]] = [(title, None), *lines]
+        kw = max(a.get_width() for a, _ in lines)
+        w = max(kw + 24 + max(b.get_width() for _, b in lines), title.get_width()) + 40
         h = sum(r[0].get_height() + 6 for r in rows) + 30
         surf = pygame.Surface((w, h), pygame.SRCALPHA)
         pygame.draw.rect(surf, (18, 20, 26, 228), surf.get_rect(), border_radius=10)

@@ -128,7 +128,7 @@ class HUD(Overlay):
         return btn
 
     def _place_buttons(self, force: bool = False) -> None:
-        x = self.game.size[0] - 10
+        x: float = self.game.size[0] - 10
         for btn in self.buttons:
             x -= btn.relative_rect.width
             if force or btn.relative_rect.x != x:
@@ -137,7 +137,7 @@ class HUD(Overlay):
 
     def buttons_left(self) -> int:
         """The x where the button row begins (the message column ends before it)."""
-        return min((b.relative_rect.x for b in self.buttons), default=self.game.size[0])
+        return int(min((b.relative_rect.x for b in self.buttons), default=self.game.size[0]))
 
     # -- messages --------------------------------------------------------------------------
     def toast(self, text: str, seconds: float = TOAST_S) -> None:

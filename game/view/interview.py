@@ -117,7 +117,7 @@ class Interview(Chat):
             return
         name = self.partner
         sim = self._sim()
-        if name not in self._minds() or sim is None:
+        if name is None or name not in self._minds() or sim is None:
             self.close()
             self.say_toast(f"The interview ended: {name} is not in the loaded town.")
             return

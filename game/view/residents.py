@@ -213,7 +213,7 @@ class ResidentsView(Overlay):
         except Exception:  # noqa: BLE001
             busy = None
         ic = icons()
-        blits = []
+        blits: list[tuple] = []
         bob = 1 if int(self._t * 2) % 2 else 0
         for fig, rect in self.game.drawn:
             b = sim.bodies.get(fig.name)

@@ -105,7 +105,7 @@ class ResidentsList(Overlay):
         self.button: Any = None  # one transparent button over it: clicks, double-clicks, right-clicks
         self.hud_button: pygame_gui.elements.UIButton | None = None  # "Residents (R)" in the HUD's row
         self.sheet: pygame.Surface | None = None  # what the image shows
-        self.rows: dict[str, tuple] = {}  # name -> the state its row was drawn from
+        self.rows: dict[str, tuple | None] = {}  # name -> the state its row was drawn from (None: not yet)
         self.order: list[str] = []  # the names shown, in order
         self.hover: str | None = None  # the row under the mouse (drawn lighter)
         self._sim = None
@@ -223,7 +223,7 @@ class ResidentsList(Overlay):
     def _names(self) -> list[str]:
         minds = self.game.session.minds
         names = sorted(minds)
-        f = self._filter.casefold()
+        f = (self._filter or "").casefold()
         if not f:
             return names
         out = []

@@ -469,10 +469,10 @@ class SaveMenu(Overlay):
             for slot, fut in done:
                 self._deleted(slot, fut)
         if self.jobs:
-            done = [j for j in self.jobs if j[2].done()]
-            if done:
+            finished = [j for j in self.jobs if j[2].done()]
+            if finished:
                 self.jobs = [j for j in self.jobs if not j[2].done()]
-                for kind, slot, fut in done:
+                for kind, slot, fut in finished:
                     self._finish(kind, slot, fut)
         session = self.session
         if session is None or not self.autosave_min:

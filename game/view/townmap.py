@@ -353,8 +353,8 @@ class TownMap(Overlay):
             self.overview.build()
         elif self.mini is None:
             mw, mh = self.overview.surface.get_size()
-            size = (MINI_W, max(1, round(MINI_W * mh / mw)))
-            self.mini = pygame.transform.smoothscale(self.overview.surface, size)
+            mini_size = (MINI_W, max(1, round(MINI_W * mh / mw)))
+            self.mini = pygame.transform.smoothscale(self.overview.surface, mini_size)
         elif self._make_labels() and not self._fonts_ready:
             for size, bold in ((18, True), (16, False), (14, False), (13, False)):
                 fonts.font(size, bold)  # loading a font size takes milliseconds: not on the first open

@@ -586,7 +586,9 @@ class Game:
         tile = self.camera.screen_to_tile(self.size[0] / 2, self.size[1] / 2) if self.spectator else self.visitor.tile
         self.status.set_place(self.address_at(tile), tile)
 
-    def _draw_hover(self, surface) -> None:
+    def _draw_hover(self, surface: pygame.Surface) -> None:
+        if self.hovered_tile is None:
+            return
         x, y = self.camera.tile_to_screen(*self.hovered_tile)
         s = round(self.tile_size * self.camera.zoom)
         pygame.draw.rect(surface, (255, 255, 255), (x, y, s, s), width=1)
