@@ -96,34 +96,32 @@ class Inspector(Overlay):
 
     def __init__(self, game: Game) -> None:
         self.game = game
-        self.window: Any = None  # the panel (a UIWindow) while open, and its widgets
-        self.box: Any = None
-        self.head: Any = None
+        self.window = None
+        self.box = None
+        self.head = None
         self._head_text = self._body_text = ""
         self._head_lines: list = []
         self._fonts: dict = {}
         self._head_size = (PANEL_W, HEAD_H)
         self._body_at = -1e9
         self.clock = 0.0
-        self.icon: Any = None
-        self.talk_button: Any = None
-        self.play_button: Any = None  # "Play as" (issue 7; game/view/console.py play_as)
-        self.follow_button: Any = None  # "Follow", "Walk there" (issue 12)
-        self.walk_button: Any = None
-        self.why_button: Any = None  # "Why?" on the action line (game/view/why_panel.py)
+        self.icon = None
+        self.talk_button = None
+        self.play_button = None  # "Play as" (issue 7; game/view/console.py play_as)
+        self.follow_button = self.walk_button = None  # "Follow", "Walk there" (issue 12)
+        self.why_button = None  # "Why?" on the action line (game/view/why_panel.py)
         self.snap: dict = {}  # the selected resident's snapshot shown last
-        self.state_entry: Any = None  # the object panel's state editor (issue 7)
-        self.state_button: Any = None
+        self.state_entry = self.state_button = None  # the object panel's state editor (issue 7)
         self._state_typing = False
-        self.interview_button: Any = None
-        self.voice_entry: Any = None  # the inner voice's text line
-        self.voice_button: Any = None
+        self.interview_button = None
+        self.voice_entry = None  # the inner voice's text line
+        self.voice_button = None
         self._voice_typing = False
         self.selected: str | None = None  # resident name
         self.object: str | None = None  # object address
         self.text = ""
         self._since = 0.0
-        self._emoji: str | None = None
+        self._emoji = None
 
     # ---- what the session holds --------------------------------------------------
     @property
