@@ -33,6 +33,7 @@ from game.saves.saveload import load_into
 from game.support.errors import UserError
 from game.support.folders import resolve_map
 from game.view import sprites
+from game.view.overlay import Overlay
 from game.view.tilemap import TileMapRenderer
 from game.view.window import FPS, TITLE, WINDOW_SIZE, Game, close_window, in_background
 from game.world.map_reader import load_town
@@ -76,7 +77,7 @@ def main_play(args, session=None) -> int:
 
     pygame.display.init()
     pygame.font.init()
-    game = None
+    game: Game | None = None
     try:
         flags = 0 if headless else pygame.RESIZABLE
         _set_icon()
@@ -108,7 +109,8 @@ def main_play(args, session=None) -> int:
             if not headless and not given_name and not load:
                 game.ask_visitor_name(session.visitor_name, offer_continue=True)
             if not headless:  # into the save folder's recordings/: `smallville replay saves` watches it again
-                session.record(getattr(getattr(game, "savemenu", None), "folder", None) or "saves")
+                menu = game.panels.savemenu
+                session.record(menu.folder if menu is not None else "saves")
         if headless and session is not None:
             game.add_overlay(CrowdCamera(game))  # nobody walks the visitor: watch the residents
         if not headless:
@@ -135,7 +137,7 @@ def main_play(args, session=None) -> int:
                 + (f"; screenshot {screenshot}" if screenshot else "")
             )
     finally:
-        menu = getattr(game, "savemenu", None)
+        menu = game.panels.savemenu if game is not None else None
         if menu is not None:
             menu.close(wait=True)  # a save being written finishes whole (they take well under a second)
         if session is not None and own_session:
@@ -147,11 +149,11 @@ def main_play(args, session=None) -> int:
 CRASH_SLOT = "crash"
 
 
-def save_on_crash(game) -> None:
+def save_on_crash(game: Game) -> None:
     """An unexpected error stopped the game: save it to its own ``<game id>-crash`` slot
     first (the menu's writer finishes it before the process ends), so nothing is lost."""
-    menu = getattr(game, "savemenu", None)
-    if menu is None or getattr(game, "session", None) is None:
+    menu = game.panels.savemenu
+    if menu is None or game.session is None:
         return
     slot = CRASH_SLOT
     try:
@@ -208,12 +210,14 @@ def leave_process(code: int) -> None:
     os._exit(code)
 
 
-class CrowdCamera:
+class CrowdCamera(Overlay):
     """Headless runs: every half second the camera looks at the busiest part of
     town (the screen-sized box holding the most residents), so an off-screen
     screenshot shows the residents rather than the visitor at the bus stop."""
 
-    def __init__(self, game, every: float = 0.5) -> None:
+    name = "crowd_camera"
+
+    def __init__(self, game: Game, every: float = 0.5) -> None:
         self.game = game
         self.every = every
         self._t = every
@@ -282,6 +286,7 @@ def run(game: Game, *, frames: int | None = None, headless: bool = False, paced:
         for event in pygame.event.get():
             game.handle_event(event)
         screen = pygame.display.get_surface()
+        assert screen is not None  # the display's mode was set before the loop
         if screen.get_size() != game.size:
             game.resize(screen.get_size())
         game.update(dt)

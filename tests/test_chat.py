@@ -31,7 +31,7 @@ def near(game, session, name=ISABELLA):
 
 
 def type_and_send(game, text):
-    chat = game.chat
+    chat = game.panels.chat
     chat.entry.set_text(text)
     game.handle_event(pygame.event.Event(pygame_gui.UI_TEXT_ENTRY_FINISHED, ui_element=chat.entry, text=text,
                                          ui_object_id="#chat.#text_entry_line"))
@@ -41,10 +41,10 @@ def wait_answer(game, screen, n_lines, seconds=10.0):
     t0 = time.monotonic()
     while time.monotonic() - t0 < seconds:
         frame(game, screen)
-        if len(game.chat.lines) >= n_lines:
-            return game.chat.lines[-1]
+        if len(game.panels.chat.lines) >= n_lines:
+            return game.panels.chat.lines[-1]
         time.sleep(0.005)
-    raise AssertionError(f"no answer within {seconds}s: {game.chat.lines}")
+    raise AssertionError(f"no answer within {seconds}s: {game.panels.chat.lines}")
 
 
 def open_chat(game, session, screen):
@@ -52,8 +52,8 @@ def open_chat(game, session, screen):
     near(game, session)
     frame(game, screen)
     key(game, pygame.K_t)
-    assert game.chat.is_open and game.chat.partner == ISABELLA
-    return game.chat
+    assert game.panels.chat.is_open and game.panels.chat.partner == ISABELLA
+    return game.panels.chat
 
 
 def test_t_opens_the_chat_and_holds_the_resident(tmp_path, display):
@@ -94,7 +94,7 @@ def test_a_resident_in_a_chat_is_not_a_mind_behind_and_a_skip_goes_on(tmp_path, 
             frame(game, display)
             session.pool.wait(1)
         assert not session.skipping and session.last_skip_result == "done" and sim.now >= target
-        assert game.chat.is_open and sim.held(ISABELLA)  # the chat is still there after the skip
+        assert game.panels.chat.is_open and sim.held(ISABELLA)  # the chat is still there after the skip
     finally:
         session.close()
 
@@ -119,9 +119,9 @@ def test_t_far_from_everyone_only_says_so(tmp_path, display):
     try:
         frame(game, display)
         key(game, pygame.K_t)  # the visitor starts in the park, far from Isabella
-        assert not game.chat.is_open
-        hud = getattr(game, "hud", None)
-        shown = " ".join(t for t, _ in hud.toasts) if hud is not None else game.chat.toast[0]
+        assert not game.panels.chat.is_open
+        hud = game.panels.hud
+        shown = " ".join(t for t, _ in hud.toasts) if hud is not None else game.panels.chat.toast[0]
         assert "Nobody" in shown
         frame(game, display)
     finally:
@@ -147,7 +147,7 @@ def test_a_chat_round_trip_is_remembered(tmp_path, display):
         lines = [e for e in session.sim.events if e["kind"] == "line"]
         assert lines[-1]["resident"] == ISABELLA and lines[-1]["partner"] == "Alex"
         assert "Valentine" in chat.text
-        if getattr(game, "bubbles", None) is None:
+        if game.panels.bubbles is None:
             assert chat.bubble is not None
         # A second line carries the dialogue so far.
         type_and_send(game, "Thanks, see you there")
@@ -252,13 +252,13 @@ def test_talk_button_in_the_inspector_opens_the_chat(tmp_path, display):
         near(game, session)
         frame(game, display)
         click(game, figure_rect(game, ISABELLA).center)
-        btn = game.inspector.talk_button
+        btn = game.panels.inspector.talk_button
         game.handle_event(pygame.event.Event(pygame_gui.UI_BUTTON_PRESSED, ui_element=btn,
                                              ui_object_id="#inspector.#button"))
-        assert game.chat.is_open and game.chat.partner == ISABELLA
+        assert game.panels.chat.is_open and game.panels.chat.partner == ISABELLA
         key(game, pygame.K_ESCAPE)  # the chat closes first ...
-        assert not game.chat.is_open and game.inspector.is_open
+        assert not game.panels.chat.is_open and game.panels.inspector.is_open
         key(game, pygame.K_ESCAPE)  # ... then the panel
-        assert not game.inspector.is_open and game.running
+        assert not game.panels.inspector.is_open and game.running
     finally:
         session.close()

@@ -53,7 +53,7 @@ def make_game(session, screen):
 
     game = Game(session.town, TileMapRenderer.from_file(PLAY_MAP), size=screen.get_size())
     game.attach_session(session)
-    game.savemenu.autosave_min = 0
+    game.panels.savemenu.autosave_min = 0
     return game
 
 
@@ -61,7 +61,7 @@ def make_game(session, screen):
 def game(display, tmp_path):
     s = make_session(agents=2)
     g = make_game(s, display)
-    g.savemenu.folder = tmp_path / "menu-saves"
+    g.panels.savemenu.folder = tmp_path / "menu-saves"
     yield s, g, display
     s.close()
 
@@ -86,9 +86,9 @@ def no_markup(html: str) -> None:
 def test_the_console_takes_anything(game, tmp_path):
     s, g, display = game
     for text in NASTY:
-        msg = g.console.execute(text)
+        msg = g.panels.console.execute(text)
         assert isinstance(msg, str) and msg.strip()
-        g.console._shown_left = 5.0
+        g.panels.console._shown_left = 5.0
         g.draw(display)  # its output box renders it
     round_trips(s, tmp_path)
 
@@ -98,17 +98,17 @@ def test_the_chat_takes_anything(game, tmp_path):
     name = next(iter(s.minds))
     near(g, s, name)
     frames(g, 1, display)
-    assert g.chat.open(name)
+    assert g.panels.chat.open(name)
     for text in NASTY:
-        g.chat.send(text)
+        g.panels.chat.send(text)
         frames(g, 3, display, wait=0.5)
     frames(g, 20, display, wait=0.5)
-    said = [t for who, t in g.chat.lines if who == g.chat.visitor_name()]
+    said = [t for who, t in g.panels.chat.lines if who == g.panels.chat.visitor_name()]
     assert said, "nothing was said"
     assert all(len(t) <= 300 for t in said)  # the box's limit holds for any text that arrives
-    html = "".join(g.chat.line_html(who, t) for who, t in g.chat.lines)
+    html = "".join(g.panels.chat.line_html(who, t) for who, t in g.panels.chat.lines)
     no_markup(html)
-    g.chat.close()
+    g.panels.chat.close()
     round_trips(s, tmp_path)
 
 
@@ -116,9 +116,9 @@ def test_the_name_box_takes_anything(game, tmp_path):
     s, g, display = game
     for text in NASTY:
         g.ask_visitor_name("Alex")
-        ok = g.namebox.submit(text)
+        ok = g.panels.namebox.submit(text)
         if not ok:
-            g.namebox.close()
+            g.panels.namebox.close()
         g.draw(display)
         assert s.visitor_name.strip() and len(s.visitor_name) <= 24
         assert not any(unicodedata.category(c) in ("Cc", "Cs") for c in s.visitor_name), repr(s.visitor_name)
@@ -127,10 +127,10 @@ def test_the_name_box_takes_anything(game, tmp_path):
 
 def test_save_names_take_anything(game, tmp_path):
     s, g, display = game
-    g.savemenu.folder = tmp_path / "saves"
+    g.panels.savemenu.folder = tmp_path / "saves"
     futures = []
     for text in [*NASTY, "../../escaped.sqlite", "/tmp/escaped.sqlite", "a/b", "con", "..", "ok name"]:
-        fut = g.savemenu.save(text)  # a bad name is a message, never an exception
+        fut = g.panels.savemenu.save(text)  # a bad name is a message, never an exception
         if fut is not None:
             futures.append(fut)
         g.draw(display)
@@ -144,14 +144,14 @@ def test_save_names_take_anything(game, tmp_path):
 def test_the_inner_voice_and_object_state_take_anything(game, tmp_path):
     s, g, display = game
     name = next(iter(s.minds))
-    g.inspector.select(name)
+    g.panels.inspector.select(name)
     for text in NASTY:
-        g.inspector.inner_voice(text)
-        g.inspector.refresh(force=True)
+        g.panels.inspector.inner_voice(text)
+        g.panels.inspector.refresh(force=True)
         g.draw(display)
-    g.inspector.select_object("the Ville:Hobbs Cafe:cafe:cafe customer seating")
+    g.panels.inspector.select_object("the Ville:Hobbs Cafe:cafe:cafe customer seating")
     for text in NASTY:
-        g.inspector.set_state(text)
+        g.panels.inspector.set_state(text)
         g.draw(display)
     round_trips(s, tmp_path)
 
@@ -159,12 +159,12 @@ def test_the_inner_voice_and_object_state_take_anything(game, tmp_path):
 def test_the_interview_persona_takes_anything(game, tmp_path):
     s, g, display = game
     name = next(iter(s.minds))
-    assert g.interview.open(name)
+    assert g.panels.interview.open(name)
     for text in NASTY:
-        g.interview.set_persona(text)
-        g.interview.send("What are you doing today?")
+        g.panels.interview.set_persona(text)
+        g.panels.interview.send("What are you doing today?")
         frames(g, 3, display, wait=0.5)
-    g.interview.close()
+    g.panels.interview.close()
     round_trips(s, tmp_path)
 
 
@@ -196,16 +196,16 @@ def test_typed_console_commands_run_and_answer_clearly(game):
     for text in NASTY:
         key_event = dict(key=pygame.K_BACKQUOTE, mod=0, unicode="`", scancode=53)
         g.handle_event(pygame.event.Event(pygame.KEYDOWN, **key_event))
-        assert g.console.is_open and g.controls.enabled is False
-        before = len(g.console.history)
+        assert g.panels.console.is_open and g.controls.enabled is False
+        before = len(g.panels.console.history)
         _type_and_enter(g, text[:200])
-        assert not g.console.is_open and g.controls.enabled
+        assert not g.panels.console.is_open and g.controls.enabled
         if not typed(text[:200], 300).strip():
-            assert len(g.console.history) == before  # nothing typed: nothing runs
+            assert len(g.panels.console.history) == before  # nothing typed: nothing runs
             continue
         ran += 1
-        assert g.console.history[-1].strip() == typed(text[:200], 300).strip()
-        msg = g.console.last
+        assert g.panels.console.history[-1].strip() == typed(text[:200], 300).strip()
+        msg = g.panels.console.last
         assert msg.strip() and "\x00" not in msg
         assert msg == HELP or msg.startswith(("I don't understand", "No object at", "No resident", "Say what state",
                                               "Type a command")), msg[:200]
@@ -221,7 +221,7 @@ def test_an_invisible_first_key_in_an_empty_box_is_dropped_not_a_crash(game, fir
     s, g, display = game
     g.handle_event(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_BACKQUOTE, mod=0, unicode="`", scancode=53))
     _type_and_enter(g, first + "help")
-    assert g.console.last.startswith("Commands") or "help" in g.console.history[-1]
+    assert g.panels.console.last.startswith("Commands") or "help" in g.panels.console.history[-1]
     g.draw(display)
 
 

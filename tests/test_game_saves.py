@@ -58,14 +58,14 @@ def town(display, tmp_path):
 
     yield build
     for game, s in made:
-        menu = getattr(game, "savemenu", None)
+        menu = game.panels.savemenu
         if menu is not None:
             menu.close()
         s.close()
 
 
 def _writer(game):
-    game.savemenu.writer.wait(30)
+    game.panels.savemenu.writer.wait(30)
 
 
 def _save_and_quit(game):
@@ -79,7 +79,7 @@ def test_a_second_game_never_eats_the_first_ones_saves(town, tmp_path):
     saves = tmp_path / "saves"
     game_a, anna = town("Anna", agents=2)
     frames(game_a, 5)
-    game_a.savemenu.autosave()
+    game_a.panels.savemenu.autosave()
     _writer(game_a)
     _save_and_quit(game_a)
     a_files = {p.name: p.read_bytes() for p in saves.iterdir()}
@@ -87,15 +87,15 @@ def test_a_second_game_never_eats_the_first_ones_saves(town, tmp_path):
 
     game_b, bert = town("Bert", agents=2)
     assert bert.game_id != anna.game_id and bert.game_id.startswith("bert-")
-    for _ in range(game_b.savemenu.keep + 3):  # more autosaves than the series keeps
+    for _ in range(game_b.panels.savemenu.keep + 3):  # more autosaves than the series keeps
         frames(game_b, 2)
-        game_b.savemenu.autosave()
+        game_b.panels.savemenu.autosave()
         _writer(game_b)
     _save_and_quit(game_b)
     for name, data in a_files.items():  # every one of Anna's saves, byte for byte
         assert (saves / name).read_bytes() == data, name
     mine = sorted(p.name for p in saves.glob(f"{bert.game_id}-*"))
-    assert len([n for n in mine if "-autosave-" in n]) == game_b.savemenu.keep
+    assert len([n for n in mine if "-autosave-" in n]) == game_b.panels.savemenu.keep
     assert f"{bert.game_id}-continue.sqlite" in mine
     assert read_info(saves / f"{anna.game_id}-continue.sqlite").meta["visitor_name"] == "Anna"
 
@@ -104,8 +104,8 @@ def test_the_load_menu_lists_games_and_loads_one_which_goes_on_with_its_own_seri
     saves = tmp_path / "saves"
     game_a, anna = town("Anna", agents=2)
     frames(game_a, 5)
-    game_a.savemenu.save(game_a.savemenu.own("quick"))
-    game_a.savemenu.autosave()
+    game_a.panels.savemenu.save(game_a.panels.savemenu.own("quick"))
+    game_a.panels.savemenu.autosave()
     _writer(game_a)
     anna_time = anna.sim.now
     # a save from before games had ids: no game_id in its meta
@@ -117,7 +117,7 @@ def test_the_load_menu_lists_games_and_loads_one_which_goes_on_with_its_own_seri
 
     game_b, bert = town("Bert", agents=2)
     frames(game_b, 30)
-    menu = game_b.savemenu
+    menu = game_b.panels.savemenu
     press(pygame.K_F6)
     assert until(game_b, lambda: bool(menu.rows), limit=300, wait=lambda g: menu.wait(5))
     lines = list(menu.rows)
@@ -153,13 +153,13 @@ def test_save_as_over_another_games_save_asks_first(town, tmp_path):
     saves = tmp_path / "saves"
     game_a, anna = town("Anna", agents=2)
     frames(game_a, 5)
-    game_a.savemenu.save("before the party")
+    game_a.panels.savemenu.save("before the party")
     _writer(game_a)
     before = (saves / "before the party.sqlite").read_bytes()
 
     game_b, bert = town("Bert", agents=2)
     frames(game_b, 5)
-    menu = game_b.savemenu
+    menu = game_b.panels.savemenu
     press(pygame.K_F6)
     assert until(game_b, lambda: "before the party" in menu.infos, limit=300, wait=lambda g: menu.wait(5))
     menu.widgets["name"].set_text("before the party")
@@ -185,11 +185,11 @@ def test_continue_offers_the_most_recent_game(town, tmp_path):
     _save_and_quit(game_a)
     game_b, bert = town("Bert", agents=2)
     frames(game_b, 5)
-    game_b.savemenu.autosave()
+    game_b.panels.savemenu.autosave()
     _writer(game_b)
     game_c, cleo = town("Cleo", agents=2)
     game_c.ask_visitor_name("Cleo", offer_continue=True)
-    box = game_c.namebox
+    box = game_c.panels.namebox
     assert until(game_c, lambda: box.continue_button is not None, limit=300)
     assert "Bert's game" in box.continue_button.text
 

@@ -140,9 +140,9 @@ def test_the_inspector_inner_voice_makes_her_replan(tmp_path, display):
     game, session = make_play(tmp_path)
     try:
         settle(session)
-        game.inspector.select(ISABELLA)
+        game.panels.inspector.select(ISABELLA)
         frame(game, display)
-        insp = game.inspector
+        insp = game.panels.inspector
         assert insp.voice_entry is not None and insp.interview_button is not None
         insp.voice_entry.set_text(DIRECTIVE)
         game.handle_event(pygame.event.Event(pygame_gui.UI_BUTTON_PRESSED, ui_element=insp.voice_button))

@@ -123,7 +123,7 @@ def test_clicking_a_resident_shows_the_action(tmp_path, display):
         assert body.action is not None
         frame(game, display)
         click(game, figure_rect(game, ISABELLA).center)
-        insp = game.inspector
+        insp = game.panels.inspector
         assert insp.is_open and insp.selected == ISABELLA
         frame(game, display, 20)
         desc = session.sim.bodies[ISABELLA].action.description
@@ -144,7 +144,7 @@ def test_clicking_an_object_shows_address_and_state(tmp_path, display):
         addr = f"{W}:Hobbs Cafe:cafe:coffee machine"
         session.town.object_states[addr] = "brewing coffee"
         click(game, game.camera.tile_to_screen(1.5, 1.5))
-        insp = game.inspector
+        insp = game.panels.inspector
         assert insp.is_open and insp.object == addr and insp.selected is None
         assert "Hobbs Cafe: cafe: coffee machine" in insp.text and "brewing coffee" in insp.text
         session.town.object_states[addr] = "idle"
@@ -160,14 +160,14 @@ def test_escape_closes_the_panel_before_quitting(tmp_path, display):
         settle(session)
         frame(game, display)
         click(game, figure_rect(game, ISABELLA).center)
-        assert game.inspector.is_open
+        assert game.panels.inspector.is_open
         key(game, pygame.K_ESCAPE)
-        assert not game.inspector.is_open and game.running
+        assert not game.panels.inspector.is_open and game.running
         frame(game, display)
         key(game, pygame.K_ESCAPE)  # nothing left to close: Escape asks before quitting
-        assert game.quit_dialog.is_open and game.running
+        assert game.panels.quit_dialog.is_open and game.running
         key(game, pygame.K_ESCAPE)  # ... and Escape again cancels the question
-        assert not game.quit_dialog.is_open and game.running
+        assert not game.panels.quit_dialog.is_open and game.running
     finally:
         session.close()
 
@@ -177,7 +177,7 @@ def test_clicking_the_ground_or_the_visitor_selects_nothing(tmp_path, display):
     try:
         frame(game, display)
         click(game, figure_rect(game, "Alex").center)  # the visitor stands in the park (no object)
-        assert not game.inspector.is_open
+        assert not game.panels.inspector.is_open
     finally:
         session.close()
 
@@ -192,7 +192,7 @@ def test_the_panel_is_cheap_to_refresh(tmp_path, display):
         click(game, figure_rect(game, ISABELLA).center)
         calls = len(session.gateway.fake.calls)
         for _ in range(30):
-            game.inspector.refresh()
+            game.panels.inspector.refresh()
         assert len(session.gateway.fake.calls) == calls
     finally:
         session.close()
@@ -209,7 +209,7 @@ def test_the_panel_marks_what_the_model_did_not_write(tmp_path, display):
         frame(game, display)
         click(game, figure_rect(game, ISABELLA).center)
         frame(game, display, 20)
-        text = game.inspector.text
+        text = game.panels.inspector.text
         assert "chosen by: routine: " in text  # the action line (the routine's until the mind's first decision)
         assert "[routine: invalid answer]" in text  # the plan items
         assert "(paper planning)" in text
@@ -221,7 +221,7 @@ def test_the_panel_marks_what_the_model_did_not_write(tmp_path, display):
         frame(game, display)
         click(game, figure_rect(game, ISABELLA).center)
         frame(game, display, 20)
-        text = game.inspector.text
+        text = game.panels.inspector.text
         sources = session.sim.minds[ISABELLA].inspect().plan_sources
         assert "model" in sources
         model_line = session.sim.minds[ISABELLA].inspect().plan[sources.index("model")]

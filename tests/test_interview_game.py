@@ -14,7 +14,7 @@ from test_inspector import ISABELLA, frame, make_play, settle  # noqa: E402
 
 
 def ask(game, screen, text, seconds=10.0):
-    iv = game.interview
+    iv = game.panels.interview
     n = len(iv.lines) + 2
     iv.entry.set_text(text)
     game.handle_event(pygame.event.Event(pygame_gui.UI_TEXT_ENTRY_FINISHED, ui_element=iv.entry, text=text,
@@ -34,10 +34,10 @@ def press(game, element):
 
 def open_interview(game, session, screen):
     settle(session)
-    game.inspector.select(ISABELLA)
+    game.panels.inspector.select(ISABELLA)
     frame(game, screen)
-    press(game, game.inspector.interview_button)
-    iv = game.interview
+    press(game, game.panels.inspector.interview_button)
+    iv = game.panels.interview
     assert iv.is_open and iv.partner == ISABELLA
     return iv
 
@@ -48,7 +48,7 @@ def test_interview_from_afar_leaves_her_unchanged_by_default(tmp_path, display):
     game, session = make_play(tmp_path)
     try:
         iv = open_interview(game, session, display)
-        assert not game.chat.in_range(ISABELLA)  # the visitor is far away, at the bus stop
+        assert not game.panels.chat.in_range(ISABELLA)  # the visitor is far away, at the bus stop
         assert iv.persona == "a news reporter" and iv.persona_entry.get_text() == "a news reporter"
         assert iv.remember is False and iv.remember_button.text == "Remember: off"
         mind = session.minds[ISABELLA]
@@ -87,6 +87,6 @@ def test_remember_toggle_and_persona_change_the_mind(tmp_path, display):
         assert "Alex" in mind.known_people
         # Escape closes the interview first, then the panel
         game.handle_event(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_ESCAPE, mod=0, unicode="", scancode=0))
-        assert not iv.is_open and game.inspector.is_open and game.controls.enabled
+        assert not iv.is_open and game.panels.inspector.is_open and game.controls.enabled
     finally:
         session.close()

@@ -172,7 +172,7 @@ def test_nine_residents_at_the_cafe_have_readable_labels(cafe):
     assert set(names) <= set(placed)  # all nine drawn, each with a label
     assert not overlapping(marker_blocks(game))
     assert all(placed[n].text == short_name(n) for n in names)
-    view = game.residents_view
+    view = game.panels.residents_view
     for n in names:  # each one's emoji stands over its own label, wherever it went
         assert view.head_top[n] < placed[n].rect.top
 
@@ -250,4 +250,4 @@ def test_clicking_a_label_lifted_over_a_crowd_inspects_its_resident(cafe):
     placed = tags(game)
     high = max(names, key=lambda n: placed[n].lifted)
     assert placed[high].lifted > 0
-    assert game.inspector.pick(placed[high].rect.center) == ("resident", high)
+    assert game.panels.inspector.pick(placed[high].rect.center) == ("resident", high)

@@ -47,7 +47,7 @@ def test_toasts_and_notes_stack_between_the_hud_and_the_buttons(town):
     for i in range(3):
         game.toast(f"{i}: {long}")
     frames(game, 2)
-    hud = game.hud
+    hud = game.panels.hud
     boxes = [r for _, r in hud.placed]
     assert len(boxes) == 4  # the note and three toasts
     assert not _overlaps(boxes)  # never on top of each other
@@ -63,7 +63,7 @@ def test_the_console_help_wraps_inside_its_own_box(town):
     frames(game, 2)
     press(pygame.K_BACKQUOTE, unicode="`")
     frames(game, 2)
-    con = game.console
+    con = game.panels.console
     assert con.is_open
     msg = con.execute("help")
     frames(game, 1)
@@ -77,7 +77,7 @@ def test_the_console_help_wraps_inside_its_own_box(town):
     assert out.height >= 2 * fonts.font(OUTPUT_PX).get_linesize()  # ... so it wraps onto more lines
     game.toast("saved slot quick")
     frames(game, 1)
-    for _, r in game.hud.placed:
+    for _, r in game.panels.hud.placed:
         assert not r.colliderect(out)
     assert out in game.reserved_rects()  # bubbles keep clear of it
 
@@ -87,7 +87,7 @@ def test_bubbles_keep_clear_of_the_hud_and_the_toasts(town):
     frames(game, 2)
     game.toast("A toast that sits at the top of the window for a while")
     frames(game, 1)
-    game.bubbles.say(1, "Sam Moore", "word " * 40)
+    game.panels.bubbles.say(1, "Sam Moore", "word " * 40)
     # put the speaker at the very top of the window, where the HUD and the toasts are
     b = session.sim.bodies["Sam Moore"]
     game.follow = False
@@ -96,7 +96,7 @@ def test_bubbles_keep_clear_of_the_hud_and_the_toasts(town):
     frames(game, 1)
     head = next(r for f, r in game.drawn if f.name == "Sam Moore")
     assert head.top < 100  # the speaker stands right under the HUD and the toasts
-    placed = dict(game.bubbles.placed)
+    placed = dict(game.panels.bubbles.placed)
     r = placed["Sam Moore"]
     for taken in game.reserved_rects():
         assert not r.colliderect(taken)

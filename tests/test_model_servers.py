@@ -126,14 +126,14 @@ def test_a_server_that_turns_every_form_down_gets_prose_mode_answers_and_the_hud
         try:
             game = Game(session.town, TileMapRenderer.from_file(MAP), size=display.get_size())
             game.attach_session(session, extras=False)
-            lines = game.hud.compose()
+            lines = game.panels.hud.compose()
         finally:
             session.close()
     said = " ".join(t for t, c in lines if c == BAD)
     assert f"127.0.0.1:{server.port}: no structured output" in said and "json_schema fixes it" in said
     # The choice, shown once (a toast), beside the lasting line.
-    assert [t for t, _ in game.hud.toasts] == [f"127.0.0.1:{server.port}: using the schema in the prompt only "
-                                                "(no structured output)"]
+    assert [t for t, _ in game.panels.hud.toasts] == [f"127.0.0.1:{server.port}: using the schema in the prompt only "
+                                                       "(no structured output)"]
     assert gw.status == "ok"
 
 

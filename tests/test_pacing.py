@@ -219,13 +219,14 @@ def test_the_visitors_reply_overtakes_25_queued_decisions(display):
                     if game.walkable(x, y))
         game.visitor.place(near)
         run_frames(game, 1)
-        assert game.chat.open(ISABELLA)
-        game.chat.send("Hi Isabella, what do you do for a living?")
+        assert game.panels.chat.open(ISABELLA)
+        game.panels.chat.send("Hi Isabella, what do you do for a living?")
         t0 = time.monotonic()
-        while len(game.chat.lines) < 2 and time.monotonic() - t0 < 20:
+        while len(game.panels.chat.lines) < 2 and time.monotonic() - t0 < 20:
             run_frames(game, 1)
             time.sleep(0.005)
-        assert game.chat.lines[-1] == (ISABELLA, "I run Hobbs Cafe.") or game.chat.lines[-1][0] == ISABELLA
+        last = game.panels.chat.lines[-1]
+        assert last == (ISABELLA, "I run Hobbs Cafe.") or last[0] == ISABELLA
         done = sum(1 for e in session.sim.events if e["kind"] == "action" and e["resident"] in busy) - done_before
         assert done <= 3, f"{done} queued decisions went before the player's reply"
         assert session.pool.in_flight() >= 18  # most of the town's work was still waiting
@@ -269,7 +270,7 @@ def test_the_clock_waits_for_a_late_mind_then_catches_up(display):
         status = session.pace_status()
         assert status.limited and status.holding == [ISABELLA] and status.planning == 1
         assert "plan the morning" in describe(status)
-        hud = "\n".join(t for t, _ in game.hud.compose())
+        hud = "\n".join(t for t, _ in game.panels.hud.compose())
         assert "clock waits" in hud
         gate.set()
         run_until(game, session, lambda: session.now - start > timedelta(minutes=30), rounds=100, frames=5)
@@ -370,12 +371,12 @@ def test_t_with_nobody_near_says_so_and_the_next_letters_fire_no_hotkeys(display
             game.handle_event(pygame.event.Event(pygame.KEYUP, key=k, mod=0, unicode=ch, scancode=0))
 
         press(pygame.K_t, "t")
-        assert not game.chat.is_open
-        assert any("Nobody within" in t for t, _ in game.hud.toasts)
+        assert not game.panels.chat.is_open
+        assert any("Nobody within" in t for t, _ in game.panels.hud.toasts)
         press(pygame.K_n, "n")  # "Hi Isabella, n..." typed into a chat that never opened
         assert not session.skipping  # N did not start a skip to the next morning
-        assert any("No chat is open" in t for t, _ in game.hud.toasts)
-        game.chat._mute_until = 0.0  # a moment later N is N again
+        assert any("No chat is open" in t for t, _ in game.panels.hud.toasts)
+        game.panels.chat._mute_until = 0.0  # a moment later N is N again
         press(pygame.K_n, "n")
         assert session.skipping
     finally:

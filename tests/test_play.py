@@ -125,7 +125,7 @@ def test_pause_stops_sim_time_and_space_toggles(play, display):
     t = s.sim.now
     frames(g, 120, display)
     assert s.sim.now == t
-    assert "PAUSED" in [line for line, _ in g.hud.compose()]
+    assert "PAUSED" in [line for line, _ in g.panels.hud.compose()]
     key(g, pygame.K_SPACE)
     assert not s.paused
     frames(g, 60)
@@ -147,7 +147,7 @@ def test_speed_keys_change_sim_minutes_per_frame(play, display):
     assert gained[1] == pytest.approx(SPEEDS[1], abs=0.2)
     assert gained[3] == pytest.approx(SPEEDS[3], rel=0.1)
     assert gained[4] > gained[3] > gained[1]
-    assert any(f"x{SPEEDS[4]:g} min/s" == line for line, _ in g.hud.compose())
+    assert any(f"x{SPEEDS[4]:g} min/s" == line for line, _ in g.panels.hud.compose())
 
 
 def test_frame_steps_are_capped(play):
@@ -216,18 +216,18 @@ def test_bubble_during_conversation_in_screenshot(play, display, tmp_path):
     for _ in range(3000):
         frames(g, 1, wait=0.5)
         lines = [e for e in s.sim.events if e["kind"] == "line"]
-        if lines and g.bubbles.live:
+        if lines and g.panels.bubbles.live:
             line = lines[-1]
             break
     assert line is not None, "the two never talked"
     s.paused = True
-    look_at(g, next(iter(g.bubbles.live.values())).speaker)
+    look_at(g, next(iter(g.panels.bubbles.live.values())).speaker)
     g.update(DT)
     g.draw(display)
-    assert g.bubbles.placed
-    speaker = g.bubbles.placed[0][0]
+    assert g.panels.bubbles.placed
+    speaker = g.panels.bubbles.placed[0][0]
     assert speaker in {e["resident"] for e in s.sim.events if e["kind"] == "line"}
-    placed = dict(g.bubbles.placed)
+    placed = dict(g.panels.bubbles.placed)
     shot = tmp_path / "talk.png"
     pygame.image.save(display, str(shot))
     img = pygame.image.load(str(shot))
@@ -247,11 +247,11 @@ def test_bubbles_do_not_overlap(play, display):
     s, g = play(residents="Sam Moore,Jennifer Moore")
     look_at(g, "Sam Moore")
     long = "word " * 80
-    g.bubbles.say(1, "Sam Moore", long)
-    g.bubbles.say(2, "Jennifer Moore", "Hello there, how are you this fine morning?")
+    g.panels.bubbles.say(1, "Sam Moore", long)
+    g.panels.bubbles.say(2, "Jennifer Moore", "Hello there, how are you this fine morning?")
     g.update(DT)
     g.draw(display)
-    rects = [r for _, r in g.bubbles.placed]
+    rects = [r for _, r in g.panels.bubbles.placed]
     assert len(rects) == 2
     assert not rects[0].colliderect(rects[1])
     from game.view.bubbles import MAX_WIDTH, wrap
@@ -279,13 +279,13 @@ def test_thinking_marker_while_a_job_is_in_flight(play, display):
         # Had the frame waited for the mind, the gated job would have finished
         # (gate.wait times out) and the resident would no longer be thinking.
         assert s.sim.thinking("Isabella Rodriguez")
-        assert "Isabella Rodriguez" in g.residents_view.thinking_drawn
+        assert "Isabella Rodriguez" in g.panels.residents_view.thinking_drawn
     finally:
         gate.set()
     s.pool.wait(10)
     frames(g, 2, display)
     if not s.sim.thinking("Isabella Rodriguez"):
-        assert "Isabella Rodriguez" not in g.residents_view.thinking_drawn
+        assert "Isabella Rodriguez" not in g.panels.residents_view.thinking_drawn
 
 
 def _next_to(s, name):
@@ -361,8 +361,8 @@ def test_a_mind_that_wants_to_talk_to_the_visitor_greets_them(display):
         assert not s.sim.chats  # no mind-to-mind conversation with the visitor
         ev = [e for e in s.sim.events if e["kind"] == "line" and e.get("greeting")]
         assert ev and ev[0]["partner"] == "Alex"
-        assert any("greets you" in t for t, _ in g.hud.toasts)
-        assert ("greeting", isa.name) in g.bubbles.live
+        assert any("greets you" in t for t, _ in g.panels.hud.toasts)
+        assert ("greeting", isa.name) in g.panels.bubbles.live
         frames(g, 5, display, wait=1.0)
         assert mind.remembered and mind.remembered[0].lines[0].text == gr.text
         # Not greeted again straight away (the pair's cooldown).
@@ -447,22 +447,29 @@ def test_name_box_names_the_visitor(play, display):
     s, g = play(agents=1)
     g.ask_visitor_name("Alex")
     assert s.paused and not g.controls.enabled
-    g.namebox.entry.set_text("Isabella Rodriguez")
-    assert not g.namebox.submit()  # a resident's name is refused
-    g.namebox.entry.set_text("Robin")
-    assert g.namebox.submit()
+    g.panels.namebox.entry.set_text("Isabella Rodriguez")
+    assert not g.panels.namebox.submit()  # a resident's name is refused
+    g.panels.namebox.entry.set_text("Robin")
+    assert g.panels.namebox.submit()
     assert s.visitor_name == "Robin" and g.visitor.name == "Robin" and s.sim.visitor == "Robin"
     assert "Alex" not in s.sim.bodies and not s.paused and g.controls.enabled
     frames(g, 2, display)
 
 
 def test_help_overlay_toggles(play, display):
+    from game.view import keys
+
     s, g = play(agents=1)
+    assert g.panels.help.controls == keys.help_lines(keys.GAME)  # the key table's rows
     key(g, pygame.K_F1)
-    assert g.help.visible
+    assert g.panels.help.visible
     g.draw(display)
     key(g, pygame.K_ESCAPE)
-    assert not g.help.visible and g.running
+    assert not g.panels.help.visible and g.running
+    key(g, pygame.K_SLASH, unicode="?")
+    assert g.panels.help.visible
+    key(g, pygame.K_SLASH, unicode="?")
+    assert not g.panels.help.visible
 
 
 def test_gateway_trouble_shows_in_the_hud(play):
@@ -474,14 +481,14 @@ def test_gateway_trouble_shows_in_the_hud(play):
         accounting = s.gateway.accounting
 
     s.gateway = Down()
-    lines = [t for t, _ in g.hud.compose()]
+    lines = [t for t, _ in g.panels.hud.compose()]
     assert any(t.startswith("model unreachable") for t in lines)
     assert "residents follow their routines" in lines
     # A long status (what to do is at its end) is wrapped, not cut.
     Down.status = 'model unreachable: Ollama has no model "llama3.1:8b"; run: ollama pull llama3.1:8b (since 07:00)'
-    assert "ollama pull llama3.1:8b" in " ".join(t for t, _ in g.hud.compose())
+    assert "ollama pull llama3.1:8b" in " ".join(t for t, _ in g.panels.hud.compose())
     g.toast("saved")
-    assert g.hud.toasts[-1][0] == "saved"
+    assert g.panels.hud.toasts[-1][0] == "saved"
 
 
 def test_each_model_server_shows_its_health_in_the_hud(play, tmp_path):
@@ -505,7 +512,7 @@ def test_each_model_server_shows_its_health_in_the_hud(play, tmp_path):
     a.kill()
     for _ in range(3):
         s.gateway.ask(Say, "hi", purpose="t", fallback=Say(text="F"))
-    lines = dict(g.hud.compose())
+    lines = dict(g.panels.hud.compose())
     b.kill()
     assert lines.get("b: ok 0/4 · 3 served") is not None, lines
     down = [t for t in lines if t.startswith("a: down")]
@@ -534,7 +541,7 @@ def test_an_unreachable_model_shows_in_the_hud_through_the_real_path(display):
             if any(r.error == "connection" for r in gw.accounting.records()):
                 break
         assert gw.status.startswith("model unreachable:"), gw.status
-        lines = [t for t, _ in g.hud.compose()]
+        lines = [t for t, _ in g.panels.hud.compose()]
         assert any(t.startswith("model unreachable") for t in lines) and "residents follow their routines" in lines
         recs = gw.accounting.records()
         assert any(r.error == "connection" for r in recs), [r.error for r in recs]
@@ -546,10 +553,10 @@ def test_an_unreachable_model_shows_in_the_hud_through_the_real_path(display):
 
 def test_a_spent_call_budget_shows_in_the_hud(play):
     s, g = play(agents=2)
-    assert not any("budget" in t for t, _ in g.hud.compose())
+    assert not any("budget" in t for t, _ in g.panels.hud.compose())
     mind = next(iter(s.sim.minds.values()))
     mind.budget_hit = s.sim.now  # as Mind.ask sets it when the day's budget runs out
-    assert "call budget spent: 1 resident on rules" in [t for t, _ in g.hud.compose()]
+    assert "call budget spent: 1 resident on rules" in [t for t, _ in g.panels.hud.compose()]
 
 
 def test_main_play_headless_with_a_session(tmp_path):

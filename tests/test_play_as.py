@@ -42,7 +42,7 @@ def test_play_as_walks_the_resident_and_hands_back(tmp_path, display):
     mind.queue_thought = lambda text, importance=8: (thoughts.append(text), real_queue(text, importance))
     try:
         visitor_tile = sim.bodies["Alex"].tile
-        msg = game.console.execute("play as isabella")
+        msg = game.panels.console.execute("play as isabella")
         assert "You are Isabella Rodriguez" in msg
         assert session.controlled == ISABELLA and sim.controlled == ISABELLA
         b = sim.bodies[ISABELLA]
@@ -110,12 +110,12 @@ def test_inspector_play_as_button_and_object_state_editor(tmp_path, display):
 
     game, session = make_play(tmp_path)
     try:
-        insp = game.inspector
+        insp = game.panels.inspector
         insp.select(ISABELLA)
         assert insp.play_button is not None
         game.handle_event(pygame.event.Event(pygame_gui.UI_BUTTON_PRESSED, ui_element=insp.play_button))
         assert session.controlled == ISABELLA and game.visitor.name == ISABELLA
-        game.console.execute("release")
+        game.panels.console.execute("release")
         assert session.controlled is None and game.visitor.name == "Alex"
 
         fridge = "Testville:Isabella Rodriguez's apartment:main room:refrigerator"

@@ -40,7 +40,7 @@ def town(display, tmp_path):
 
     yield build
     for game, s in made:
-        menu = getattr(game, "savemenu", None)
+        menu = game.panels.savemenu
         if menu is not None:
             menu.close()
         s.close()
@@ -61,7 +61,7 @@ def close_window():
 
 
 def _wait_for_writer(game):
-    game.savemenu.writer.wait(30)
+    game.panels.savemenu.writer.wait(30)
 
 
 def test_escape_and_closing_the_window_ask_first(town, tmp_path):
@@ -69,7 +69,7 @@ def test_escape_and_closing_the_window_ask_first(town, tmp_path):
     frames(game, 5)
     press(pygame.K_ESCAPE)  # nothing open: Escape asks
     frames(game, 1)
-    q = game.quit_dialog
+    q = game.panels.quit_dialog
     assert q.is_open and game.running and session.paused
     assert "Save the town" in q.message
     press(pygame.K_ESCAPE)  # Escape cancels the question
@@ -108,7 +108,7 @@ def test_save_and_quit_then_load_resumes_the_same_time_and_actions(town, tmp_pat
     until(game, lambda: session.sim.now.minute >= 20, limit=3000, wait=lambda g: session.pool.wait(0.05))
     press(pygame.K_ESCAPE)
     frames(game, 1)
-    q = game.quit_dialog
+    q = game.panels.quit_dialog
     assert q.is_open
     click_element(game, q.buttons["save"])  # "Save and quit"
     assert "Saving" in q.message and game.running  # the frame keeps drawing while the writer writes
@@ -133,18 +133,18 @@ def test_continue_at_start_resumes_the_newest_save(town, tmp_path):
     frames(game, 30)
     session.paused = True
     saved_now, saved_actions = session.sim.now, _actions(session)
-    game.savemenu.save(game.savemenu.own("continue"))
+    game.panels.savemenu.save(game.panels.savemenu.own("continue"))
     _wait_for_writer(game)
     frames(game, 2)
 
     game2, session2 = town(agents=3)
     game2.ask_visitor_name("Alex", offer_continue=True)  # what a fresh `smallville play` shows
-    box = game2.namebox
+    box = game2.panels.namebox
     assert session2.paused
     assert until(game2, lambda: box.continue_button is not None, limit=300)  # found off the frame
     assert "Continue" in box.continue_button.text
     click_element(game2, box.continue_button)
-    assert until(game2, lambda: box.done and "loaded slot continue" in game2.savemenu.messages, limit=600,
+    assert until(game2, lambda: box.done and "loaded slot continue" in game2.panels.savemenu.messages, limit=600,
                  wait=_wait_for_writer)
     assert session2.sim.now == saved_now and _actions(session2) == saved_actions
     assert session2.paused == True and game2.controls.enabled  # noqa: E712 - saved paused, loaded paused
@@ -154,8 +154,8 @@ def test_no_continue_without_a_save(town, tmp_path):
     game, session = town(agents=2)
     game.ask_visitor_name("Alex", offer_continue=True)
     frames(game, 30)
-    assert game.namebox.continue_button is None
-    game.namebox.submit("Robin")
+    assert game.panels.namebox.continue_button is None
+    game.panels.namebox.submit("Robin")
     assert session.visitor_name == "Robin" and not session.paused
 
 
@@ -175,13 +175,13 @@ def test_an_interview_waiting_at_load_time_is_asked_again(town):
     _wait_for_writer(game)
     frames(game, 2)
     name = sorted(session.minds)[0]
-    iv = game.interview
+    iv = game.panels.interview
     iv.open(name)
     iv.send("What are you doing today?")
     frames(game, 3)
     assert iv.pending == 1 and "thinking" in iv.status()
     press(pygame.K_F9)  # load while the answer is on its way
-    assert until(game, lambda: any(m.startswith("loaded") for m in game.savemenu.messages), limit=600,
+    assert until(game, lambda: any(m.startswith("loaded") for m in game.panels.savemenu.messages), limit=600,
                  wait=_wait_for_writer)
     assert iv.is_open and iv.pending == 1  # asked again, of the loaded mind
     gate.set()
@@ -203,21 +203,21 @@ def test_a_chat_waiting_at_load_time_is_closed_with_a_message(town):
     game, session = town(agents=2, responder=slow_answers)
     try:
         frames(game, 5)
-        game.savemenu.save(game.savemenu.own("quick"))
+        game.panels.savemenu.save(game.panels.savemenu.own("quick"))
         _wait_for_writer(game)
         name = sorted(session.minds)[0]
         b = session.sim.bodies[name]
         game.visitor.place(next(t for t in ((b.tile[0] + dx, b.tile[1] + dy) for dx, dy in
                                             ((1, 0), (-1, 0), (0, 1), (0, -1))) if game.can_enter(*t)))
-        assert game.chat.open(name)
-        game.chat.send("Hi there")
+        assert game.panels.chat.open(name)
+        game.panels.chat.send("Hi there")
         frames(game, 2)
-        assert game.chat.pending == 1
+        assert game.panels.chat.pending == 1
         press(pygame.K_F9)
-        assert until(game, lambda: any(m.startswith("loaded") for m in game.savemenu.messages), limit=600,
+        assert until(game, lambda: any(m.startswith("loaded") for m in game.panels.savemenu.messages), limit=600,
                      wait=_wait_for_writer)
-        assert not game.chat.is_open and game.chat.pending == 0
-        assert any("ended before they answered" in t for t, _ in game.hud.toasts)
+        assert not game.panels.chat.is_open and game.panels.chat.pending == 0
+        assert any("ended before they answered" in t for t, _ in game.panels.hud.toasts)
     finally:
         gate.set()
 

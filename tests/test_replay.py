@@ -217,12 +217,19 @@ def _figures(game) -> dict[str, tuple[int, int]]:
 def test_dragging_the_timeline_moves_the_town_through_the_game_loop(display, recorded_run):
     from driving import frames, press
 
+    from game.view import keys
+
     out, truth, *_ = recorded_run
     game, session = _open(display, out)
     try:
+        # as they were installed (nobody walks; the help on top), and the help lists a replay's keys
+        assert [o.name for o in game.overlays] == ["residents_view", "bubbles", "hud", "follower", "inspector",
+                                                   "why_panel", "townmap", "residents_list", "replay_events",
+                                                   "timeline", "help"]
+        assert game.panels.walker is None and game.panels.help.controls == keys.help_lines(keys.REPLAY)
         frames(game, 2)
         assert not session.paused  # it plays at once
-        bar = game.timeline
+        bar = game.panels.timeline
         y = bar.track_rect().centery
         _drag([(bar.x_of(40), y), (bar.x_of(120), y), (bar.x_of(250), y)])
         frames(game, 1)
@@ -263,7 +270,7 @@ def test_jumping_to_an_event_from_the_list(display, recorded_run):
     game, session = _open(display, out)
     try:
         frames(game, 1)
-        events = game.replay_events
+        events = game.panels.replay_events
         assert events.moments, "the chatty run has conversations to jump to"
         press(pygame_key("e"))
         frames(game, 2)
@@ -281,7 +288,7 @@ def test_jumping_to_an_event_from_the_list(display, recorded_run):
         assert until(game, lambda: session.frame != 0, limit=5)  # the list tells of the selection a frame later
         assert session.frame == max(0, target.frame - BEFORE)
         assert {n: b.tile for n, b in session.sim.bodies.items()} == truth[session.frame]
-        assert game.follower.target == [n for n in target.who if n in session.minds][0]
+        assert game.panels.follower.target == [n for n in target.who if n in session.minds][0]
         assert "talk" in target.text
         press(pygame_key("RIGHTBRACKET"))  # the next moment
         frames(game, 1)
@@ -301,15 +308,15 @@ def test_clicking_a_resident_shows_the_recorded_action_and_the_nearest_save(disp
         session.paused = True
         session.seek(300)  # 12:50: the autosaves were at 12:20, 12:40, 13:00
         name = session.recording.residents[0]
-        game.inspector.select(name)
+        game.panels.inspector.select(name)
         session.saved.wait(30)
         snap = session.minds[name].inspect()
         assert "12:40" in snap.note and "before this moment" in snap.note
         assert snap.memories and all(m.created <= datetime(2023, 2, 14, 12, 40) for m in snap.memories)
         frames(game, 10)
-        text = game.inspector.compose()[1] if hasattr(game.inspector, "compose") else ""
+        text = game.panels.inspector.compose()[1] if hasattr(game.panels.inspector, "compose") else ""
         assert "12:40" in str(text)
-        assert game.inspector.voice_entry is None  # a replay changes nothing
+        assert game.panels.inspector.voice_entry is None  # a replay changes nothing
     finally:
         session.close()
 
@@ -514,7 +521,7 @@ def test_loading_a_save_in_the_game_starts_a_new_recording(display, tmp_path):
         frames(game, 20)
         press(pygame_key("F5"))  # a quick save
         quick = tmp_path / f"{session.game_id}-quick.sqlite"  # the game's own quick save
-        assert until(game, lambda: quick.exists() and not game.savemenu.writer.busy(),
+        assert until(game, lambda: quick.exists() and not game.panels.savemenu.writer.busy(),
                      limit=600, wait=lambda g: time.sleep(0.01))
         frames(game, 30)
         old = session.sim
@@ -537,7 +544,7 @@ def test_loading_a_save_in_the_game_starts_a_new_recording(display, tmp_path):
 
 def _messages(game) -> list[tuple[str, "object"]]:
     """(text, screen rect) of each note and toast in the HUD's column, as drawn."""
-    hud = game.hud
+    hud = game.panels.hud
     texts = list(hud.notes.values()) + [t for t, _ in hud.toasts]
     assert len(texts) == len(hud.placed)
     return [(t, r) for t, (_, r) in zip(texts, hud.placed)]
@@ -551,11 +558,11 @@ def _assert_clear(game) -> None:
     from game.view.bubbles import wrap
     from game.view.hud import BUTTON_H, FONT, PAD
 
-    hud = game.hud
+    hud = game.panels.hud
     shown = _messages(game)
     screen = pygame.Rect((0, 0), game.size)
     panels = [hud.box, pygame.Rect(hud.buttons_left(), 8, game.size[0] - hud.buttons_left(), BUTTON_H)]
-    events = getattr(game, "replay_events", None)
+    events = game.panels.replay_events
     if events is not None and events.is_open:
         panels.append(events.window.rect)
     lh = fonts.font(FONT).get_linesize()
@@ -586,7 +593,7 @@ def test_replay_messages_stack_wrapped_and_never_overlap(display, recorded_run):
             press(pygame_key(key))
         press(pygame_key("e"))
         frames(game, 2)
-        events = game.replay_events
+        events = game.panels.replay_events
         i = max(range(len(events.shown)), key=lambda k: len(events.shown[k].text))  # the longest line
         moment = events.shown[i]
         seeks: list[int] = []
@@ -600,7 +607,7 @@ def test_replay_messages_stack_wrapped_and_never_overlap(display, recorded_run):
         if moment.kind != "gathering":
             assert any(t.startswith("Following ") for t in texts)
         _assert_clear(game)
-        assert game.hud.column.bottom > events.window.rect.top, texts  # beside the list, and clear of it
+        assert game.panels.hud.column.bottom > events.window.rect.top, texts  # beside the list, and clear of it
         frames(game, 3)
         _assert_clear(game)
     finally:
@@ -623,7 +630,7 @@ def test_next_morning_in_a_replay_is_the_next_07_00_in_the_recording(display, tm
         press(pygame_key("SPACE"))
         frames(game, 1)
         assert session.paused and session.now < datetime(2023, 2, 14, 7, 0)
-        click_element(game, game.hud.button)  # "Next morning (N)"
+        click_element(game, game.panels.hud.button)  # "Next morning (N)"
         frames(game, 1)
         assert session.now == datetime(2023, 2, 14, 7, 0) and session.frame == 180 and session.paused
         assert {n: b.tile for n, b in session.sim.bodies.items()} == truth[180]  # the town at that moment
@@ -683,29 +690,29 @@ def test_the_following_note_goes_when_following_stops(display, recorded_run):
         frames(game, 1)
         press(pygame_key("e"))
         frames(game, 2)
-        events = game.replay_events
+        events = game.panels.replay_events
         i = next(k for k, m in enumerate(events.shown) if m.kind == "conversation")
         click_element(game, events.list.item_list[i]["button_element"])  # a jump: the camera on who talks
-        assert until(game, lambda: game.follower.target is not None, limit=5)
-        name = game.follower.target
+        assert until(game, lambda: game.panels.follower.target is not None, limit=5)
+        name = game.panels.follower.target
         assert following() == [f"Following {name}  (walk or Esc to stop)"]
         press(pygame_key("ESCAPE"))  # the first Escape closes the list ...
         frames(game, 2)
         assert not events.is_open and following() and game.running
         press(pygame_key("ESCAPE"))  # ... the second stops following (and does not quit)
         frames(game, 2)
-        assert game.follower.target is None and following() == [] and game.running
+        assert game.panels.follower.target is None and following() == [] and game.running
         _assert_clear(game)
 
         press(pygame_key("r"))  # the residents list: a click on a row follows
         frames(game, 2)
-        rows = game.residents_list
+        rows = game.panels.residents_list
         click(rows.row_rect(name).center)
         frames(game, 2)
-        assert game.follower.target == name and following()
+        assert game.panels.follower.target == name and following()
         press(pygame_key("LEFT"))  # the walking keys move a replay's camera: following stops
         frames(game, 3)
-        assert game.follower.target is None and following() == []
+        assert game.panels.follower.target is None and following() == []
 
         gathering = next(m for m in events.moments if m.kind == "gathering")  # they meet at Hobbs Cafe
         game.follow_resident(name)
@@ -715,7 +722,7 @@ def test_the_following_note_goes_when_following_stops(display, recorded_run):
         frames(game, 2)
         i = events.shown.index(gathering)
         click_element(game, events.list.item_list[i]["button_element"])  # a jump that looks at the place
-        assert until(game, lambda: game.follower.target is None, limit=5)
+        assert until(game, lambda: game.panels.follower.target is None, limit=5)
         assert following() == []
     finally:
         session.close()

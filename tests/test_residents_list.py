@@ -42,7 +42,7 @@ def test_the_list_finds_and_follows_a_resident_who_is_off_screen(town):
     assert away, "everyone is on screen at the bus stop?"
     press(pygame.K_r)
     frames(game, 2)
-    lst = game.residents_list
+    lst = game.panels.residents_list
     assert lst.is_open and sorted(lst.rows) == sorted(session.minds)  # every resident has a row
     frames(game, 10)  # changed rows are drawn again a few per frame
     name = away[0]
@@ -56,52 +56,52 @@ def test_the_list_finds_and_follows_a_resident_who_is_off_screen(town):
 
     click(lst.row_rect(name).center)  # a real click on the row
     frames(game, 2)
-    assert game.follower.target == name
+    assert game.panels.follower.target == name
     assert until(game, lambda: on_screen(game, name), limit=120)
     frames(game, 60)
     assert screen_distance_to_centre(game, name) < 80  # the camera is on them
-    assert any(name in t for t in game.hud.notes.values())  # "Following <name>"
+    assert any(name in t for t in game.panels.hud.notes.values())  # "Following <name>"
 
     # the camera stays on them as the town runs (they may walk off) ...
     session.set_speed(3)
     frames(game, 120)
-    assert game.follower.target == name and on_screen(game, name)
+    assert game.panels.follower.target == name and on_screen(game, name)
     # ... until the visitor walks
     press(pygame.K_LEFT)
     frames(game, 20)
-    assert game.follower.target is None and game.follow
-    assert not game.hud.notes
+    assert game.panels.follower.target is None and game.follow
+    assert not game.panels.hud.notes
 
 
 def test_double_click_opens_the_inspector_and_escape_steps_back(town):
     game, session = town(agents=3)
     press(pygame.K_r)
     frames(game, 12)
-    lst = game.residents_list
+    lst = game.panels.residents_list
     name = lst.order[1]
     rect = lst.row_rect(name)
     click(rect.center)
     frames(game, 1)
     click(rect.center)  # the second click within the double-click time
     frames(game, 2)
-    assert game.inspector.is_open and game.inspector.selected == name
-    assert game.follower.target == name
+    assert game.panels.inspector.is_open and game.panels.inspector.selected == name
+    assert game.panels.follower.target == name
     press(pygame.K_ESCAPE)  # the inspector first ...
     frames(game, 1)
-    assert not game.inspector.is_open and lst.is_open
+    assert not game.panels.inspector.is_open and lst.is_open
     press(pygame.K_ESCAPE)  # ... then the list ...
     frames(game, 1)
-    assert not lst.is_open and game.follower.target == name
+    assert not lst.is_open and game.panels.follower.target == name
     press(pygame.K_ESCAPE)  # ... then the camera lets go
     frames(game, 1)
-    assert game.follower.target is None and game.running and not game.quit_dialog.is_open
+    assert game.panels.follower.target is None and game.running and not game.panels.quit_dialog.is_open
 
 
 def test_the_hud_button_opens_it_and_the_filter_narrows_it(town):
     game, session = town(agents=6)
     frames(game, 1)
-    click_element(game, game.residents_list.hud_button)
-    lst = game.residents_list
+    click_element(game, game.panels.residents_list.hud_button)
+    lst = game.panels.residents_list
     assert lst.is_open
     name = sorted(session.minds)[-1]
     click_element(game, lst.filter_entry)  # typing in the filter line ...
@@ -112,7 +112,7 @@ def test_the_hud_button_opens_it_and_the_filter_narrows_it(town):
     lst.filter_entry.set_text("")
     frames(game, 3)
     assert len(lst.order) == len(session.minds)
-    click_element(game, game.residents_list.hud_button)
+    click_element(game, game.panels.residents_list.hud_button)
     assert not lst.is_open
 
 
@@ -124,7 +124,7 @@ def test_markers_for_thinking_and_provenance(town):
     session.prime_routines()
     press(pygame.K_r)
     frames(game, 3)
-    lst = game.residents_list
+    lst = game.panels.residents_list
     name = lst.order[0]
     # primed residents follow a routine until their mind decides: the row says so
     body = session.sim.bodies[name]
@@ -155,15 +155,15 @@ def test_a_name_in_the_inspector_is_a_link_that_follows(town):
 
     game, session = town(agents=3)
     a, b = sorted(session.minds)[:2]
-    game.inspector.select(a)
+    game.panels.inspector.select(a)
     frames(game, 2)
     # a click on a link in any text box arrives as UI_TEXT_BOX_LINK_CLICKED
     pygame.event.post(pygame.event.Event(pygame_gui.UI_TEXT_BOX_LINK_CLICKED, link_target=f"{LINK_PREFIX}{b}",
-                                         ui_element=game.inspector.box))
+                                         ui_element=game.panels.inspector.box))
     frames(game, 1)
-    assert game.follower.target == b
-    click_element(game, game.inspector.follow_button)
-    assert game.follower.target == a
+    assert game.panels.follower.target == b
+    click_element(game, game.panels.inspector.follow_button)
+    assert game.panels.follower.target == a
 
 
 def test_clicking_the_resident_you_play_opens_their_panel(town):
@@ -176,4 +176,4 @@ def test_clicking_the_resident_you_play_opens_their_panel(town):
     rect = next(r for f, r in game.drawn if f.name == name)
     click(rect.center)
     frames(game, 1)
-    assert game.inspector.is_open and game.inspector.selected == name
+    assert game.panels.inspector.is_open and game.panels.inspector.selected == name

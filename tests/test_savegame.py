@@ -533,7 +533,7 @@ def window_game(tmp_path, sessions, monkeypatch):
     game.saves_dir = tmp_path / "saves"
     game.attach_session(sessions(DORM[:2], lockstep=False))
     yield game, screen
-    menu = getattr(game, "savemenu", None)
+    menu = game.panels.savemenu
     if menu is not None:
         menu.close()
     from game.view import fonts, sprites
@@ -550,7 +550,7 @@ def _key(game, k, mod=0):
 
 
 def _settle(game, screen, frames=5):
-    menu = game.savemenu
+    menu = game.panels.savemenu
     menu.wait(30)
     for _ in range(frames):
         game.update(1 / 60)
@@ -564,7 +564,7 @@ def test_quick_save_quick_load_menu_and_autosave_in_the_window(window_game):
     import pygame
 
     game, screen = window_game
-    menu = game.savemenu
+    menu = game.panels.savemenu
     session = game.session
     for _ in range(120):
         game.update(1 / 60)
@@ -635,7 +635,7 @@ def test_the_save_menu_reads_and_deletes_off_the_frame(window_game, monkeypatch)
     import game.view.savemenu as savemenu
 
     game, screen = window_game
-    menu = game.savemenu
+    menu = game.panels.savemenu
     _key(game, pygame.K_F5)
     _settle(game, screen)
     seen = []

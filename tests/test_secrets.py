@@ -137,9 +137,9 @@ def test_the_hud_shows_where_the_model_is_never_its_credentials(display, monkeyp
 
         s.gateway = Down()
         g.toast(f"could not reach {API_BASE}")
-        g.hud.note("server", f"using {API_BASE}")
-        shown = "\n".join(t for t, _ in g.hud.compose()) + "\n".join(t for t, _ in g.hud.toasts)
-        shown += "\n".join(g.hud.notes.values())
+        g.panels.hud.note("server", f"using {API_BASE}")
+        shown = "\n".join(t for t, _ in g.panels.hud.compose()) + "\n".join(t for t, _ in g.panels.hud.toasts)
+        shown += "\n".join(g.panels.hud.notes.values())
         assert "model unreachable" in shown and "127.0.0.1:9" in shown
         assert not [x for x in SECRETS if x in shown], shown
     finally:

@@ -47,7 +47,7 @@ def test_the_map_shows_the_town_and_centres_the_camera_on_a_clicked_place(town, 
     frames(game, 2)
     press(pygame.K_m)
     frames(game, 2)
-    tm = game.townmap
+    tm = game.panels.townmap
     assert tm.is_open and game.drawn == []  # the map covers the window: the town is not drawn behind it
     assert until(game, lambda: tm.overview.done, limit=600)  # the picture is made a few chunks a frame
     w, h = game.size
@@ -88,16 +88,16 @@ def test_the_map_shows_the_town_and_centres_the_camera_on_a_clicked_place(town, 
 def test_clicking_a_dot_follows_that_resident(town):
     game, session = town(agents=4)
     frames(game, 2)
-    click_element(game, game.townmap.hud_button)  # the HUD's "Map (M)" button
-    tm = game.townmap
+    click_element(game, game.panels.townmap.hud_button)  # the HUD's "Map (M)" button
+    tm = game.panels.townmap
     assert tm.is_open
     name = sorted(session.minds)[-1]
     x, y = next((x, y) for n, x, y in tm._dots() if n == name)
     click(tm.tile_to_map(x, y))
     frames(game, 2)
-    assert game.follower.target == name and tm.selected == ("resident", name)
+    assert game.panels.follower.target == name and tm.selected == ("resident", name)
     click_element(game, tm.buttons["inspect"])
-    assert game.inspector.is_open and game.inspector.selected == name and not tm.is_open
+    assert game.panels.inspector.is_open and game.panels.inspector.selected == name and not tm.is_open
     assert until(game, lambda: on_screen(game, name), limit=120)
 
 
@@ -107,26 +107,26 @@ def test_walk_there_from_the_map_arrives(town):
     frames(game, 2)
     press(pygame.K_m)
     frames(game, 2)
-    tm = game.townmap
+    tm = game.panels.townmap
     start = game.visitor.tile
     goal = (start[0] - 30, start[1])  # along Main Street, west of the bus stop
     assert game.walkable(*goal)
     click(tm.tile_to_map(*goal))
     frames(game, 2)
     click_element(game, tm.buttons["walk"])
-    assert game.walker.active and game.visitor.route
-    assert any("Walking to" in t for t in game.hud.notes.values())
-    assert until(game, lambda: not game.walker.active, limit=2000)
+    assert game.panels.walker.active and game.visitor.route
+    assert any("Walking to" in t for t in game.panels.hud.notes.values())
+    assert until(game, lambda: not game.panels.walker.active, limit=2000)
     assert max(abs(game.visitor.tile[0] - goal[0]), abs(game.visitor.tile[1] - goal[1])) <= 1
-    assert game.walker.arrived
-    assert any(t.startswith("You are at") for t, _ in game.hud.toasts)
+    assert game.panels.walker.arrived
+    assert any(t.startswith("You are at") for t, _ in game.panels.hud.toasts)
 
 
 def test_right_click_on_the_minimap_walks_and_a_click_looks(town):
     game, session = town(agents=2)
     session.paused = True
-    assert until(game, lambda: game.townmap.mini_rect is not None, limit=600)
-    tm = game.townmap
+    assert until(game, lambda: game.panels.townmap.mini_rect is not None, limit=600)
+    tm = game.panels.townmap
     r = tm.mini_rect
     scale = r.width / game.tilemap.pixel_size[0]
     park = _centre_tile(game, "Johnson Park")
@@ -137,7 +137,7 @@ def test_right_click_on_the_minimap_walks_and_a_click_looks(town):
     goal = (game.visitor.tile[0] - 12, game.visitor.tile[1])
     click(tm.tile_to_map(*goal, r, scale), button=3)
     frames(game, 2)
-    assert game.walker.active
+    assert game.panels.walker.active
     press(pygame.K_m, mod=pygame.KMOD_SHIFT)  # Shift+M hides the minimap
     frames(game, 2)
     assert tm.mini_rect is None and not tm.is_open
@@ -149,15 +149,15 @@ def test_walk_there_from_the_inspector_arrives_next_to_the_resident(town):
     frames(game, 2)
     name = min(session.minds, key=lambda n: abs(session.sim.bodies[n].tile[0] - game.visitor.tile[0])
                + abs(session.sim.bodies[n].tile[1] - game.visitor.tile[1]))
-    game.inspector.select(name)
+    game.panels.inspector.select(name)
     frames(game, 2)
-    click_element(game, game.inspector.walk_button)
-    assert game.walker.active and game.walker.resident == name
-    assert until(game, lambda: not game.walker.active, limit=4000)
+    click_element(game, game.panels.inspector.walk_button)
+    assert game.panels.walker.active and game.panels.walker.resident == name
+    assert until(game, lambda: not game.panels.walker.active, limit=4000)
     b = session.sim.bodies[name]
     assert max(abs(game.visitor.tile[0] - b.tile[0]), abs(game.visitor.tile[1] - b.tile[1])) <= 1
-    assert any(f"next to {name.split()[0]}" in t for t, _ in game.hud.toasts)
-    assert game.chat.nearest() == name  # close enough to talk (T)
+    assert any(f"next to {name.split()[0]}" in t for t, _ in game.panels.hud.toasts)
+    assert game.panels.chat.nearest() == name  # close enough to talk (T)
 
 
 def test_a_walk_key_takes_over_from_walking_there(town):
@@ -166,7 +166,7 @@ def test_a_walk_key_takes_over_from_walking_there(town):
     frames(game, 2)
     assert game.walk_to_tile((game.visitor.tile[0] - 20, game.visitor.tile[1]))
     frames(game, 30)
-    assert game.walker.active
+    assert game.panels.walker.active
     press(pygame.K_UP)
     frames(game, 30)  # the step under way ends, then the key's step
-    assert not game.walker.active and not game.visitor.route
+    assert not game.panels.walker.active and not game.visitor.route

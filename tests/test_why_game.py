@@ -54,7 +54,7 @@ def test_why_on_a_line_said_shows_its_memories_and_prompt(display, tmp_path):
         rect = next(r for f, r in game.drawn if f.name == who)
         click(rect.center)
         frames(game, 3)
-        insp = game.inspector
+        insp = game.panels.inspector
         assert insp.is_open and insp.selected == who
         said = insp.snap.said
         j = next(i for i, x in enumerate(said) if x.text == line["text"])
@@ -63,7 +63,7 @@ def test_why_on_a_line_said_shows_its_memories_and_prompt(display, tmp_path):
         pygame.event.post(pygame.event.Event(pygame_gui.UI_TEXT_BOX_LINK_CLICKED, link_target=f"why:line:{j}",
                                              ui_element=insp.box))
         frames(game, 2)
-        panel = game.why_panel
+        panel = game.panels.why_panel
         assert panel.is_open and panel.record is not None
         rec = panel.record
         assert rec["purpose"] == "utterance" and rec["resident"] == who
@@ -132,12 +132,12 @@ def test_why_in_a_replay_reads_the_runs_records_off_the_frame(display, run):  # 
         who = act["resident"]
         session.seek_time(datetime.fromisoformat(act["time"]))
         frames(game, 2)
-        game.inspector.select(who)
+        game.panels.inspector.select(who)
         frames(game, 2)
         body = session.sim.bodies[who]
         assert body.action is not None
-        click_element(game, game.inspector.why_button)
-        panel = game.why_panel
+        click_element(game, game.panels.inspector.why_button)
+        panel = game.panels.why_panel
         assert panel.is_open and panel.want[1] == "action"
         assert until(game, lambda: not panel._loading, limit=300, wait=lambda g: time.sleep(0.01))
         assert panel.record is not None, panel.text

@@ -285,9 +285,11 @@ def test_escape_and_window_close_quit(display, tmp_path, sheets_dir):
 
 
 def test_an_overlay_sees_escape_first(display, tmp_path, sheets_dir):
+    from game.view.overlay import Overlay
+
     game = make_game(tmp_path, sheets_dir)
 
-    class Panel:
+    class Panel(Overlay):
         open = True
 
         def handle_event(self, event):
@@ -302,6 +304,71 @@ def test_an_overlay_sees_escape_first(display, tmp_path, sheets_dir):
     assert game.running and not panel.open
     tap(game, pygame.K_ESCAPE)
     assert not game.running
+
+
+def test_overlays_take_their_declared_place_whatever_order_they_come_in(display, tmp_path, sheets_dir):
+    from game.view.overlay import ORDER, Overlay
+
+    game = make_game(tmp_path, sheets_dir)
+    heard, updated = [], []
+
+    def named(name: str, takes: bool = False) -> Overlay:
+        class Named(Overlay):
+            def handle_event(self, event):
+                heard.append(self.name)
+                return takes
+
+            def update(self, dt):
+                updated.append(self.name)
+
+        Named.name = name
+        return Named()
+
+    stray = named("")  # a name ORDER does not list: on top
+    for overlay in [stray, *(named(n, takes=n == "residents_list") for n in reversed(ORDER))]:
+        game.add_overlay(overlay)
+    assert [o.name for o in game.overlays] == [*ORDER, ""]
+    key(game, pygame.K_x)
+    # the topmost hears it first, and the one that takes it is the last to hear it
+    assert heard == ["", *reversed(ORDER[ORDER.index("residents_list"):])]
+    game.update(DT)
+    assert updated == [*ORDER, ""]  # updates (and draws) go from the bottom up
+    game.remove_overlay(stray)
+    assert game.overlays[-1].name == "crowd_camera"
+
+
+def test_a_game_holds_its_views_in_the_order_they_always_had(display):
+    """The order the window installs them in was the order they heard events in; the declared
+    order keeps it, and each view is in the panels holder under its name."""
+    from dataclasses import fields
+
+    from driving import window
+
+    from game.view.overlay import ORDER
+    from game.view.panels import Panels
+
+    assert [f.name for f in fields(Panels)] == [n for n in ORDER if n != "crowd_camera"]
+    game, session = window(display)
+    try:
+        names = [o.name for o in game.overlays]
+        assert names == ["residents_view", "bubbles", "hud", "follower", "walker", "inspector", "why_panel", "chat",
+                         "interview", "savemenu", "console", "townmap", "residents_list", "quit_dialog", "help"]
+        assert all(getattr(game.panels, o.name) is o for o in game.overlays)
+        game.ask_visitor_name("Alex")
+        assert game.overlays[-1] is game.panels.namebox  # it takes every key while it is open
+    finally:
+        session.close()
+
+
+def test_the_views_find_each_other_through_the_panels_holder():
+    """No view looks another up on the game by a name it hopes is there."""
+    found = []
+    for folder in ("game/view", "game/replay"):
+        for path in sorted((ROOT / folder).glob("*.py")):
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if 'getattr(game, "' in line or 'getattr(self.game, "' in line:
+                    found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert found == []
 
 
 def test_the_tiny_map_renders_its_tiles(display, tmp_path, sheets_dir):

@@ -180,17 +180,17 @@ def test_console_in_the_game(tmp_path, display):
 
     game, session = make_play(tmp_path)
     try:
-        assert getattr(game, "console", None) is not None
+        assert game.panels.console is not None
         game.handle_event(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_BACKQUOTE, unicode="`", mod=0, scancode=0))
-        assert game.console.is_open and game.controls.enabled is False
+        assert game.panels.console.is_open and game.controls.enabled is False
         game.handle_event(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_ESCAPE, unicode="", mod=0, scancode=0))
-        assert not game.console.is_open and game.controls.enabled is True
-        msg = game.console.execute("<Isabella Rodriguez's apartment: main room: refrigerator> is leaking")
+        assert not game.panels.console.is_open and game.controls.enabled is True
+        msg = game.panels.console.execute("<Isabella Rodriguez's apartment: main room: refrigerator> is leaking")
         assert "is now leaking" in msg
         assert session.town.object_states[f"{ROOM}:refrigerator"] == "leaking"
-        msg = game.console.execute("<Isabella Rodriguez's apartment: kitchen: refrigerator> is idle")
+        msg = game.panels.console.execute("<Isabella Rodriguez's apartment: kitchen: refrigerator> is idle")
         assert "Did you mean" in msg and "main room: refrigerator" in msg
-        game.console.execute("<Isabella Rodriguez's apartment: main room: refrigerator> is idle")
+        game.panels.console.execute("<Isabella Rodriguez's apartment: main room: refrigerator> is idle")
         assert session.town.object_states[f"{ROOM}:refrigerator"] == "idle"
     finally:
         session.close()

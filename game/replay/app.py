@@ -37,7 +37,7 @@ from game.replay.reader import Recording, RecordingError, Target, find_recording
 from game.runs.recording import FILE
 from game.saves.store import map_fingerprint
 from game.support.errors import UserError
-from game.view import inspector, residents_list, townmap
+from game.view import inspector, keys, residents_list, townmap
 from game.view.sprites import Figure
 from game.view.tilemap import TileMapRenderer
 from game.view.window import TITLE, WINDOW_SIZE, Game, close_window
@@ -47,22 +47,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MAP = "maps/the_ville/the_ville.tmx"
 GIF_SIZE = (800, 450)
-
-CONTROLS = [
-    ("Space", "play / pause"),
-    ("1-5", "speed: 1, 5, 15, 30, 60 sim minutes per second"),
-    (", / .", "one step (10 sim seconds) back / on; with Shift one minute"),
-    ("[ / ]", "the previous / next event"),
-    ("Home / End", "the start / the end"),
-    ("drag the bar", "go to any moment"),
-    ("E", "events: conversations, reactions, reflections, gatherings (filter by resident)"),
-    ("R / M", "residents list / town map"),
-    ("click a resident", "what they were doing; plan and memories from the nearest save"),
-    ("arrows / WASD", "move the camera"),
-    ("wheel, + / -", "zoom"),
-    ("N", "the next 07:00 in the recording (or its end)"),
-    ("Esc", "close a panel; quit"),
-]
 
 
 def check_town(rec: Recording, town: Any, map_path: Path) -> str | None:
@@ -129,10 +113,11 @@ def open_replay(rec: Recording, town: Any, map_path: Path, *, target: Target | N
     game.spectator = True
     game.attach_session(session, extras=False)
     game.figure_sources.append(visitor_figures(session, game.visitor.slug))
-    walker = getattr(game, "walker", None)  # nobody walks in a replay
-    if walker in game.overlays:
-        game.overlays.remove(walker)
-    game.walker = None
+    walker = game.panels.walker  # nobody walks in a replay
+    if walker is not None:
+        game.remove_overlay(walker)
+    game.panels.walker = None
+    hud = game.panels.hud
     if controls:
         for panel in (inspector, townmap, residents_list):
             try:
@@ -142,16 +127,16 @@ def open_replay(rec: Recording, town: Any, map_path: Path, *, target: Target | N
         found = moments(rec, town, personas)
         events.install(game, session, found)
         bar.install(game, session, found)
-        game.help.controls = CONTROLS
-        game.help.visible = False
-        game.overlays.remove(game.help)
-        game.add_overlay(game.help)  # it hears F1 / ? / Escape first when shown
+        shown = game.panels.help  # above the replay's overlays too (game/view/overlay.py ORDER)
+        if shown is not None:
+            shown.controls = keys.help_lines(keys.REPLAY)
+            shown.visible = False
         session.on_end.append(lambda: game.toast(end_message(session)))
-        morning = getattr(game.hud, "button", None)  # "Next morning (N)": a jump, in a replay
+        morning = hud.button if hud is not None else None  # "Next morning (N)": a jump, in a replay
         if morning is not None:
             morning.set_tooltip("the next 07:00 in the recording (or its end)")
-    else:  # an animation: the town, the residents and the clock, no buttons
-        for button in game.hud.buttons:
+    elif hud is not None:  # an animation: the town, the residents and the clock, no buttons
+        for button in hud.buttons:
             button.hide()
     label = rec.path.parent.name if rec.path.name == FILE else rec.path.name
     game.status.right = f"replay of {label}" + ("  ·  F1 / ? help" if controls else "")
@@ -303,5 +288,5 @@ def _size(text: str | None, default: tuple[int, int]) -> tuple[int, int]:
     return (w, h)
 
 
-__all__ = ["main_replay", "open_replay", "end_message", "check_town", "parse_time", "find_place", "CONTROLS"]
+__all__ = ["main_replay", "open_replay", "end_message", "check_town", "parse_time", "find_place"]
 

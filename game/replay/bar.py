@@ -14,12 +14,17 @@ speed; E the events list.)
 from __future__ import annotations
 
 import bisect
+from typing import TYPE_CHECKING, Any
 
 import pygame
 
-from game.view import fonts
+from game.view import fonts, keys
 from game.view.hud import text_focused
+from game.view.overlay import Overlay
 from game.view.statusline import HEIGHT as STATUS_H
+
+if TYPE_CHECKING:
+    from game.view.window import Game
 
 HEIGHT = 40
 PAD = 8
@@ -36,14 +41,15 @@ MARK = {  # moment kind -> its colour on the bar
     "inner voice": (230, 160, 255), "reflection": (255, 214, 120), "gathering": (255, 150, 210),
     "edit": (255, 110, 40),
 }
-STEP_KEYS = {pygame.K_COMMA: -1, pygame.K_PERIOD: 1, pygame.K_LESS: -1, pygame.K_GREATER: 1}
 MINUTE = 6  # frames in a sim minute (Shift with a step key)
 
 
-class TimelineBar:
-    """The bar (see the module's notes); ``game.timeline`` once installed."""
+class TimelineBar(Overlay):
+    """The bar (see the module's notes); ``game.panels.timeline`` once installed."""
 
-    def __init__(self, game, session, moments: list) -> None:
+    name = "timeline"
+
+    def __init__(self, game: Game, session: Any, moments: list) -> None:
         self.game = game
         self.session = session
         self.moments = moments
@@ -102,7 +108,7 @@ class TimelineBar:
             i = bisect.bisect_left(self._frames, f) - 1
             if i < 0:
                 return False
-        events = getattr(self.game, "replay_events", None)
+        events = self.game.panels.replay_events
         if events is not None:
             events.jump(self.moments[i])
         else:
@@ -110,7 +116,7 @@ class TimelineBar:
         return True
 
     # ---- events ------------------------------------------------------------------------------
-    def handle_event(self, event) -> bool:
+    def handle_event(self, event: pygame.event.Event) -> bool:
         s = self.session
         if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1 and self.rect().collidepoint(event.pos):
             if self.button_rect().inflate(6, 6).collidepoint(event.pos):
@@ -128,20 +134,20 @@ class TimelineBar:
             return True
         if event.type == pygame.MOUSEBUTTONDOWN and self.rect().collidepoint(event.pos):
             return True  # the bar is not the town: no click goes through it
-        if event.type != pygame.KEYDOWN or text_focused(self.game):
+        got = keys.hit(event, "replay")
+        if got is None or text_focused(self.game):
             return False
-        if event.key in STEP_KEYS:
-            n = STEP_KEYS[event.key] * (MINUTE if event.mod & pygame.KMOD_SHIFT else 1)
-            s.step(n)
+        if got.action in ("step", "step_minute"):
+            s.step(got.value * (MINUTE if got.action == "step_minute" else 1))
             return True
-        if event.key in (pygame.K_LEFTBRACKET, pygame.K_RIGHTBRACKET):
-            if not self.next_moment(1 if event.key == pygame.K_RIGHTBRACKET else -1):
+        if got.action == "moment":
+            if not self.next_moment(got.value):
                 self.game.toast("No more moments that way.")
             return True
-        if event.key == pygame.K_HOME:
+        if got.action == "to_start":
             s.seek(0)
             return True
-        if event.key == pygame.K_END:
+        if got.action == "to_end":
             s.seek(s.recording.last)
             return True
         return False
@@ -164,7 +170,7 @@ class TimelineBar:
         self._marks, self._marks_key = surf, key
         return surf
 
-    def draw(self, surface) -> None:
+    def draw(self, surface: pygame.Surface) -> None:
         s = self.session
         rec = s.recording
         r = self.rect()
@@ -200,10 +206,10 @@ class TimelineBar:
             surface.blit(label, (x, box.y + 2))
 
 
-def install(game, session, moments: list) -> TimelineBar:
+def install(game: Game, session: Any, moments: list) -> TimelineBar:
     bar = TimelineBar(game, session, moments)
     game.add_overlay(bar)
-    game.timeline = bar
+    game.panels.timeline = bar
     return bar
 
 

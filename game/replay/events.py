@@ -14,13 +14,19 @@ says how many match.
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING, Any
 
 import pygame
 import pygame_gui
 from pygame_gui.elements import UISelectionList, UITextEntryLine, UIWindow
 
+from game.view import keys
 from game.view.hud import text_focused
+from game.view.overlay import Overlay
 from game.view.statusline import HEIGHT as STATUS_H
+
+if TYPE_CHECKING:
+    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -34,10 +40,12 @@ def row_text(moment, rec) -> str:
     return f"{rec.time_of(moment.frame):%a %H:%M}  {moment.kind}: {moment.text}"
 
 
-class EventsList:
-    """The list (see the module's notes); ``game.replay_events`` once installed."""
+class EventsList(Overlay):
+    """The list (see the module's notes); ``game.panels.replay_events`` once installed."""
 
-    def __init__(self, game, session, moments: list) -> None:
+    name = "replay_events"
+
+    def __init__(self, game: Game, session: Any, moments: list) -> None:
         self.game = game
         self.session = session
         self.moments = moments
@@ -46,7 +54,7 @@ class EventsList:
         self.list: UISelectionList | None = None
         self.query = ""
         self.shown: list = []  # the moments listed, in the list's order
-        self.hud_button = None
+        self.hud_button: pygame_gui.elements.UIButton | None = None
 
     @property
     def is_open(self) -> bool:
@@ -60,7 +68,7 @@ class EventsList:
     def open(self) -> None:
         if self.is_open:
             return
-        others = getattr(self.game, "residents_list", None)
+        others = self.game.panels.residents_list
         if others is not None and others.is_open:
             others.close()
         w, h = self.game.size
@@ -132,7 +140,7 @@ class EventsList:
         # the whole line, as listed (the HUD wraps it); the moment's time, not the few seconds before it
         self.game.toast(f"{s.recording.time_of(moment.frame):%a %H:%M}: {moment.text}")
 
-    def handle_event(self, event) -> bool:
+    def handle_event(self, event: pygame.event.Event) -> bool:
         if event.type == pygame_gui.UI_TEXT_ENTRY_CHANGED and event.ui_element is self.filter:
             self.query = " ".join(event.text.split())
             self._fill()
@@ -145,26 +153,26 @@ class EventsList:
             if i < len(self.shown):
                 self.jump(self.shown[i])
             return True
-        if event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE and self.is_open:
+        if keys.pressed(event, "back") and self.is_open:
             self.close()
             return True
-        if event.type == pygame.KEYDOWN and event.key == pygame.K_e and not text_focused(self.game):
+        if keys.pressed(event, "events", "replay") and not text_focused(self.game):
             self.toggle()
             return True
         return False
 
     def update(self, dt: float) -> None:
-        others = getattr(self.game, "residents_list", None)
+        others = self.game.panels.residents_list
         if self.is_open and others is not None and others.is_open:
             self.close()  # the residents list opened in its place
 
 
-def install(game, session, moments: list) -> EventsList:
+def install(game: Game, session: Any, moments: list) -> EventsList:
     lst = EventsList(game, session, moments)
     game.add_overlay(lst)
-    game.replay_events = lst
-    hud = getattr(game, "hud", None)
-    if hud is not None and hasattr(hud, "add_button"):
+    game.panels.replay_events = lst
+    hud = game.panels.hud
+    if hud is not None:
         lst.hud_button = hud.add_button("Events (E)", 110, lst.toggle, "what happened: jump to it")
     return lst
 

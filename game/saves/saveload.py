@@ -430,8 +430,9 @@ def after_load(game: Any, info: SaveInfo | None = None) -> None:
     window waits for an answer the load dropped; a walk or a camera that
     followed someone stops."""
     session = game.session
+    panels = getattr(game, "panels", None)  # the window's views (game/view/panels.py)
     for attr in ("chat", "interview"):
-        panel = getattr(game, attr, None)
+        panel = getattr(panels, attr, None)
         if panel is None:
             continue
         try:
@@ -442,7 +443,7 @@ def after_load(game: Any, info: SaveInfo | None = None) -> None:
         except Exception:  # noqa: BLE001 - cosmetic
             log.exception("tidying the %s after a load failed", attr)
     for attr in ("walker", "follower"):
-        helper = getattr(game, attr, None)
+        helper = getattr(panels, attr, None)
         if helper is not None and callable(getattr(helper, "stop", None)):
             helper.stop()
     if hasattr(game, "follow"):

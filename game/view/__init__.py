@@ -1,9 +1,13 @@
 """What the player sees, one idea per module. game/view/window.py (``Game``) holds
-them; each overlay module has ``install(game)``. Views read the session
+them; each overlay module has ``install(game)``, which adds the view to the window's
+overlays and to ``game.panels``. Views read the session
 (``game.session``: its sim, minds, clock) and change the world only through
 its public methods; they never step or pump the simulation (the session's
 ``update`` does, once per frame).
 
+- overlay.py    the hooks the window calls on each view, and the one order it calls them in
+- panels.py     the views a window holds, one typed field each (how views reach each other)
+- keys.py       every key, where it counts and what it does; the F1 help's and README's rows
 - camera.py     world <-> screen <-> tile conversions, smooth follow, clamping, zoom
 - tilemap.py    the Tiled layers, prerendered into chunks, scaled once per zoom level
 - sprites.py    character sheets (contract section 4), figures, y-sorted drawing, name labels

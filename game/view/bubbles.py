@@ -14,10 +14,17 @@ clear of them too.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import pygame
 
 from game.view import fonts
 from game.view.emoji import icons
+from game.view.overlay import Overlay
+
+if TYPE_CHECKING:
+    from game.view.camera import Camera
+    from game.view.window import Game
 
 MAX_WIDTH = 220  # px of text
 MAX_LINES = 3
@@ -105,10 +112,12 @@ class Bubble:
         return self.surface
 
 
-class Bubbles:
+class Bubbles(Overlay):
     """The overlay: ``lines`` from sim events -> bubbles over speakers."""
 
-    def __init__(self, game, session) -> None:
+    name = "bubbles"
+
+    def __init__(self, game: Game, session: Any) -> None:
         self.game = game
         self.session = session
         self.live: dict[object, Bubble] = {}  # conversation key -> its latest line
@@ -142,12 +151,12 @@ class Bubbles:
         for k in dead:
             del self.live[k]
 
-    def draw_world(self, surface, camera) -> None:
+    def draw_world(self, surface: pygame.Surface, camera: Camera) -> None:
         self.placed = []
         if not self.live:
             return
         rects = {fig.name: rect for fig, rect in self.game.drawn}
-        view = getattr(self.game, "residents_view", None)
+        view = self.game.panels.residents_view
         tops = view.head_top if view is not None else {}
         items = []
         for b in self.live.values():
@@ -159,8 +168,7 @@ class Bubbles:
         if not items:
             return
         screen = surface.get_rect()
-        reserved_fn = getattr(self.game, "reserved_rects", None)
-        reserved = [pygame.Rect(x) for x in reserved_fn()] if callable(reserved_fn) else []
+        reserved = [pygame.Rect(x) for x in self.game.reserved_rects()]
         taken: list[pygame.Rect] = list(reserved)
         items.sort(key=lambda t: -t[0])  # lowest speakers first: bubbles above climb past them
         blits = []
@@ -195,10 +203,10 @@ class Bubbles:
         surface.blits(blits, doreturn=False)
 
 
-def install(game) -> Bubbles:
+def install(game: Game) -> Bubbles:
     view = Bubbles(game, game.session)
     game.add_overlay(view)
-    game.bubbles = view
+    game.panels.bubbles = view
     return view
 
 

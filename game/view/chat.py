@@ -34,16 +34,22 @@ import logging
 import statistics
 import textwrap
 import time
+from typing import TYPE_CHECKING, Any
 
 import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UITextBox, UITextEntryLine, UIWindow
 
 import agents.interview
-from game.view import emoji, fonts
+from game.view import emoji, fonts, keys
 from game.view.follow import link_names
 from game.view.markup import C_DIM, C_HEAD, C_TEXT, C_YOU, esc, typed
+from game.view.overlay import Overlay
 from game.world.grid import chebyshev
+
+if TYPE_CHECKING:
+    from game.view.camera import Camera
+    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -67,23 +73,24 @@ TOAST_S = 2.5
 C_THEM = C_HEAD  # the resident's lines
 
 
-class Chat:
+class Chat(Overlay):
     """The chat window (transcript, text line, Send) and the visitor's talk. Subclasses
     (game/view/interview.py) reuse the window and change the hooks: ``TITLE``,
     ``hint``, ``_top_widgets`` (a row above the transcript), ``_hold`` (who is
     stopped), ``_reachable`` (range), ``_submit`` (the pool job), ``_log_lines``."""
 
+    name = "chat"
     TITLE = "Talking with {name}"
     OBJECT_ID = "#chat"
     HOTKEY = True  # T opens it next to a resident
     TOP_H = 0  # height of the row of extra widgets above the transcript
 
-    def __init__(self, game) -> None:
+    def __init__(self, game: Game) -> None:
         self.game = game
-        self.window = None
-        self.box = None
-        self.entry = None
-        self.send_button = None
+        self.window: Any = None  # a UIWindow while open
+        self.box: Any = None
+        self.entry: Any = None
+        self.send_button: Any = None
         self.partner: str | None = None
         self.lines: list[tuple[str, str]] = []  # (speaker, text), the dialogue so far
         self.outbox: list[str] = []  # typed lines waiting for the previous answer
@@ -91,7 +98,7 @@ class Chat:
         self.note = ""  # a line under the transcript ("… is busy")
         self.text = ""
         self.bubble: tuple[str, str, float] | None = None  # (resident, text, seconds left)
-        self._bubble_surf = None
+        self._bubble_surf: pygame.Surface | None = None
         self.toast: tuple[str, float] | None = None
         self._shown = 0  # transcript lines in the box
         self._title = ""
@@ -103,8 +110,8 @@ class Chat:
 
     # ---- the session -----------------------------------------------------------------
     @property
-    def session(self):
-        return getattr(self.game, "session", None)
+    def session(self) -> Any:
+        return self.game.session
 
     def _sim(self):
         return getattr(self.session, "sim", None)
@@ -114,7 +121,7 @@ class Chat:
 
     def visitor_name(self) -> str:
         s = self.session
-        shown = getattr(getattr(self.game, "visitor", None), "name", None)
+        shown = self.game.visitor.name
         # playing as a resident (game/runs/session.py take_control): the chat speaks as them
         return getattr(s, "controlled", None) or getattr(s, "visitor_name", None) or shown or "Visitor"
 
@@ -147,7 +154,7 @@ class Chat:
         return chebyshev(b.tile, (vx, vy)) <= tiles
 
     def say_toast(self, text: str) -> None:
-        if getattr(self.game, "hud", None) is not None and hasattr(self.game, "toast"):
+        if self.game.panels.hud is not None:
             self.game.toast(text)  # the HUD's toasts
         else:
             self.toast = (text, TOAST_S)
@@ -217,7 +224,7 @@ class Chat:
         return bool(self.entry is not None and self.entry.is_focused)
 
     def _reachable(self) -> bool:
-        return self.in_range(self.partner, TALK_RANGE + WALK_AWAY)
+        return self.partner is not None and self.in_range(self.partner, TALK_RANGE + WALK_AWAY)
 
     def _keep_held(self) -> None:
         if not self._sim().held(self.partner):
@@ -336,7 +343,7 @@ class Chat:
     def show_bubble(self, name: str, text: str) -> None:
         """The answer over the resident's head: game/view/bubbles.py shows the sim's
         ``line`` events (logged above) when installed; else this overlay draws one."""
-        if getattr(self.game, "bubbles", None) is not None:
+        if self.game.panels.bubbles is not None:
             return
         self.bubble = (name, text, BUBBLE_S)
         self._bubble_surf = None
@@ -346,7 +353,7 @@ class Chat:
         colour = C_YOU if who == self.visitor_name() else C_THEM
         html = (f"<font pixel_size={TEXT_PX} color='{C_TEXT}'><font color='{colour}'><b>{esc(who)}:</b></font> "
                 f"{esc(text)}</font><br>")
-        if getattr(self.game, "follower", None) is None:
+        if self.game.panels.follower is None:
             return html
         return link_names(html, self._minds())
 
@@ -421,7 +428,7 @@ class Chat:
             box.blit(body, (6, 4))
             return box
 
-    def draw_world(self, surface, camera) -> None:
+    def draw_world(self, surface: pygame.Surface, camera: Camera) -> None:
         if self.bubble is None:
             return
         name, text, _ = self.bubble
@@ -436,7 +443,7 @@ class Chat:
         x = max(2, min(x, surface.get_width() - s.get_width() - 2))
         surface.blit(s, (x, max(2, y)))
 
-    def draw(self, surface) -> None:
+    def draw(self, surface: pygame.Surface) -> None:
         if self.toast is None:
             return
         text = fonts.text(self.toast[0], 16, (250, 250, 250))
@@ -449,12 +456,12 @@ class Chat:
         surface.blit(text, (x + 10, y + 5))
 
     # ---- overlay protocol ---------------------------------------------------------------------
-    def handle_event(self, event) -> bool:
+    def handle_event(self, event: pygame.event.Event) -> bool:
         if self._window_event(event):
             return True
         if event.type == pygame.KEYDOWN and self.HOTKEY:
             typing = self.entry is not None and self.entry.is_focused
-            if event.key == pygame.K_t and not typing and self.game.controls.enabled:
+            if keys.pressed(event, "talk") and not typing and self.game.controls.enabled:
                 name = self.nearest()
                 if name is None:
                     self.say_toast(f"Nobody within {TALK_RANGE} tiles to talk to. Walk up to someone first.")
@@ -472,7 +479,7 @@ class Chat:
                 return True
         return False
 
-    def _window_event(self, event) -> bool:
+    def _window_event(self, event: pygame.event.Event) -> bool:
         """Enter / Send / the close button / Escape of the window."""
         entry = self.entry
         if event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED and entry is not None and event.ui_element is entry:
@@ -490,7 +497,7 @@ class Chat:
             self.window = None
             self.close()
             return True
-        if event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE and self.is_open:
+        if keys.pressed(event, "back") and self.is_open:
             self.close()
             return True
         return False
@@ -516,7 +523,7 @@ class Chat:
             if focused:
                 self.game.controls.release_all()
         if not self._reachable():
-            self.say_toast(f"You walked away from {self.partner.split()[0]}.")
+            self.say_toast(f"You walked away from {str(self.partner).split()[0]}.")
             self.close()
             return
         self._keep_held()
@@ -524,8 +531,8 @@ class Chat:
         self.refresh()
 
 
-def install(game) -> Chat:
+def install(game: Game) -> Chat:
     chat = Chat(game)
     game.add_overlay(chat)
-    game.chat = chat
+    game.panels.chat = chat
     return chat

@@ -27,16 +27,21 @@ import difflib
 import logging
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import pygame
 import pygame_gui
 from pygame_gui.elements import UITextEntryLine
 
-from game.view import fonts
+from game.view import fonts, keys
 from game.view.bubbles import wrap
 from game.view.hud import text_focused
 from game.view.markup import typed
+from game.view.overlay import Overlay
 from game.view.statusline import HEIGHT as STATUS_H
+
+if TYPE_CHECKING:
+    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -143,14 +148,16 @@ def parse(text: str, town) -> Command:
     return Command("error", message=msg, matches=matches)
 
 
-class Console:
-    def __init__(self, game) -> None:
+class Console(Overlay):
+    name = "console"
+
+    def __init__(self, game: Game) -> None:
         self.game = game
-        self.entry = None
+        self.entry: Any = None  # the command line (a UITextEntryLine) while open
         self.last = ""  # the last message shown
         self.history: list[str] = []
         self._shown_left = 0.0  # seconds the output stays up once the console is closed
-        self._output: tuple[str, int, object] | None = None  # (text, width, surface) cache
+        self._output: tuple[str, int, pygame.Surface] | None = None  # (text, width, surface) cache
         self.output_rect: pygame.Rect | None = None  # where the output was drawn (tests, bubbles)
 
     @property
@@ -160,7 +167,7 @@ class Console:
     # ---- commands ------------------------------------------------------------------
     def execute(self, text: str) -> str:
         text = typed(text, 300)  # as the entry line allows, whatever way the text came
-        session = getattr(self.game, "session", None)
+        session = self.game.session
         town = getattr(session, "town", None) or self.game.town
         cmd = parse(text, town)
         if cmd.kind == "help" or cmd.kind == "error":
@@ -175,7 +182,7 @@ class Console:
             except KeyError as err:
                 msg = str(err)
         elif cmd.kind == "play":
-            msg = play_as(self.game, cmd.name)
+            msg = play_as(self.game, cmd.name or "")  # parse gives "play" a name
         else:
             msg = release(self.game)
         self.last = msg
@@ -188,7 +195,7 @@ class Console:
         w, h = self.game.size
         return pygame.Rect(MARGIN, h - STATUS_H - HEIGHT - 4, min(900, w - 2 * MARGIN), HEIGHT)
 
-    def _output_surface(self, width: int):
+    def _output_surface(self, width: int) -> pygame.Surface:
         if self._output is None or self._output[:2] != (self.last, width):
             rows = wrap(self.last, width - 20, OUTPUT_PX, OUTPUT_LINES)
             lh = fonts.font(OUTPUT_PX).get_linesize()
@@ -205,7 +212,7 @@ class Console:
     def reserved(self) -> list[pygame.Rect]:
         return [self.output_rect] if self.output_rect is not None and self._output_visible() else []
 
-    def draw(self, surface) -> None:
+    def draw(self, surface: pygame.Surface) -> None:
         if not self._output_visible():
             self.output_rect = None
             return
@@ -234,11 +241,11 @@ class Console:
         if self.entry is not None:
             self.entry.kill()
         self.entry = None
-        chat = getattr(self.game, "chat", None)
-        if not getattr(chat, "is_open", False):
+        chat = self.game.panels.chat
+        if chat is None or not chat.is_open:
             self.game.controls.enabled = True
 
-    def handle_event(self, event) -> bool:
+    def handle_event(self, event: pygame.event.Event) -> bool:
         if self.is_open:
             if event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED and event.ui_element is self.entry:
                 text = self.entry.get_text()
@@ -246,17 +253,18 @@ class Console:
                 if text.strip():
                     self.execute(text)
                 return True
-            if event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE:
+            if keys.pressed(event, "back"):
                 self.close()
                 return True
             return False
-        if event.type == pygame.KEYDOWN:
+        got = keys.hit(event)
+        if got is not None:
             if text_focused(self.game):
                 return False
-            if event.key == pygame.K_BACKQUOTE or getattr(event, "unicode", "") == "`":
+            if got.action == "console":
                 self.open()
                 return True
-            if event.key == pygame.K_F2 and getattr(getattr(self.game, "session", None), "controlled", None):
+            if got.action == "release" and getattr(self.game.session, "controlled", None):
                 self.game.toast(release(self.game))
                 return True
         return False
@@ -273,42 +281,38 @@ class Console:
 
 
 # ---- playing as a resident (the console, the inspector's button and F2 use these) -------------
-def play_as(game, name: str) -> str:
-    session = getattr(game, "session", None)
+def play_as(game: Game, name: str) -> str:
+    session = game.session
     if session is None:
         return "No town is running."
-    chat = getattr(game, "chat", None)
-    if getattr(chat, "is_open", False):
+    chat = game.panels.chat
+    if chat is not None and chat.is_open:
         chat.close()
     try:
         name = session.take_control(name)
     except KeyError:
         names = difflib.get_close_matches(str(name), list(session.minds), n=3, cutoff=0.4)
         return f"No resident called {name!r}." + (f" Did you mean: {', '.join(names)}?" if names else "")
-    sync = getattr(game, "sync_control", None)
-    if callable(sync):
-        sync()
+    game.sync_control()
     return f"You are {name} now (F2 or 'release' hands them back)."
 
 
-def release(game) -> str:
-    session = getattr(game, "session", None)
+def release(game: Game) -> str:
+    session = game.session
     if session is None or not getattr(session, "controlled", None):
         return "You are not playing a resident."
-    chat = getattr(game, "chat", None)
-    if getattr(chat, "is_open", False):
+    chat = game.panels.chat
+    if chat is not None and chat.is_open:
         chat.close()
     name = session.release_control()
-    sync = getattr(game, "sync_control", None)
-    if callable(sync):
-        sync()
+    game.sync_control()
     return f"{name} is back to their own mind."
 
 
-def install(game) -> Console:
+def install(game: Game) -> Console:
     c = Console(game)
     game.add_overlay(c)
-    game.console = c
+    game.panels.console = c
     return c
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from agents.emoji import VOCABULARY, nearest, split_emoji  # noqa: F401 - the one lookup, shared with the minds (re-exported)
 from game.support import folders
@@ -65,8 +66,8 @@ class EmojiIcons:
         self._ui = pygame.image.load(str(icon_dir / self.meta.get("ui_image", "ui.png")))
         self._converted = False
         self.convert()
-        self._icons: dict[str, object] = {}
-        self._scaled: dict[tuple[str, int], object] = {}
+        self._icons: dict[str, Any] = {}  # pygame Surfaces (pygame is imported lazily here)
+        self._scaled: dict[tuple[str, int], Any] = {}
 
     def convert(self) -> None:
         if not self._converted and self._pg.display.get_init() and self._pg.display.get_surface() is not None:

@@ -14,9 +14,16 @@ inspector, the chat) follows that resident.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import pygame
 import pygame_gui
+
+from game.view import keys
+from game.view.overlay import Overlay
+
+if TYPE_CHECKING:
+    from game.view.window import Game
 
 LINK_PREFIX = "resident:"
 NOTE_KEY = "follow"
@@ -47,10 +54,12 @@ def link_names(markup: str, names) -> str:
     return "".join(out)
 
 
-class Follow:
+class Follow(Overlay):
     """The overlay: keeps the camera on ``target`` until the player walks or presses Escape."""
 
-    def __init__(self, game) -> None:
+    name = "follower"
+
+    def __init__(self, game: Game) -> None:
         self.game = game
         self.target: str | None = None
 
@@ -74,19 +83,19 @@ class Follow:
             self._note()
 
     def _note(self) -> None:
-        hud = getattr(self.game, "hud", None)
-        if hud is not None and hasattr(hud, "note"):
+        hud = self.game.panels.hud
+        if hud is not None:
             text = f"Following {self.target}  (walk or Esc to stop)" if self.target else None
             hud.note(NOTE_KEY, text)
 
-    def handle_event(self, event) -> bool:
+    def handle_event(self, event: pygame.event.Event) -> bool:
         if event.type == pygame_gui.UI_TEXT_BOX_LINK_CLICKED:
             target = str(getattr(event, "link_target", "") or "")
             if target.startswith(LINK_PREFIX):
                 self.game.follow_resident(target[len(LINK_PREFIX):])
                 return True
             return False
-        if self.target and event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE:
+        if self.target and keys.pressed(event, "back"):
             self.stop()
             self.game.follow = True
             return True
@@ -99,7 +108,7 @@ class Follow:
         if game.follow:  # the visitor moved (or the player took the camera back)
             self.stop()
             return
-        view = getattr(game, "residents_view", None)
+        view = game.panels.residents_view
         pos = view.position(self.target) if view is not None else None
         if pos is None:  # gone (a load with another cast)
             self.stop()
@@ -108,10 +117,10 @@ class Follow:
         game.camera.follow(*game.camera.focus(*game.camera.tile_center_world(*pos)), dt)
 
 
-def install(game) -> Follow:
+def install(game: Game) -> Follow:
     f = Follow(game)
     game.add_overlay(f)
-    game.follower = f
+    game.panels.follower = f
     return f
 
 

@@ -1,60 +1,47 @@
-"""The controls help: F1 or "?" toggles it; Escape (or F1/?) closes it."""
+"""The controls help: F1 or "?" toggles it; Escape (or F1/?) closes it. Its lines are the
+key table's (game/view/keys.py: a game's ``GAME`` rows, a replay's ``REPLAY``)."""
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import pygame
 
-from game.runs.session import SPEEDS
-from game.view import fonts
+from game.view import fonts, keys
 from game.view.hud import text_focused
+from game.view.overlay import Overlay
 
-CONTROLS = [
-    ("W A S D / arrows", "walk"),
-    ("mouse wheel, + / -", "zoom"),
-    ("Space", "pause / resume"),
-] + [(str(k), f"speed: {m:g} sim min per real second") for k, m in SPEEDS.items()] + [
-    ("P", "pace: the clock waits for the minds (default), or keeps the speed on routines"),
-    ("N  or  [Next morning]", "skip to the next 07:00 (Escape cancels)"),
-    ("click a resident", "inspect: action, plan, memories"),
-    ("R  or  [Residents]", "everyone: what they do, where; click follows, double-click inspects"),
-    ("M  or  [Map]", "the town map: click looks there, a dot follows, right-click walks there"),
-    ("Shift+M", "minimap on / off"),
-    ("[Follow] / [Walk there] in a panel", "camera on them / walk up to them (a name in a panel follows too)"),
-    ("T near a resident", "talk"),
-    ("`  (backquote)", "console: <sector: arena: object> is burning / play as <name> / help"),
-    ("click an object", "its state; type a new one and Set"),
-    ("[Play as] in a resident's panel", "walk as that resident"),
-    ("F2", "hand the resident back to their mind"),
-    ("F3", "frame rate"),
-    ("F1  or  ?", "this help"),
-    ("Escape", "close a panel / stop following or walking / cancel a skip / quit (asks to save)"),
-]
+if TYPE_CHECKING:
+    from game.view.window import Game
 
 
-class Help:
-    def __init__(self, game, controls: list[tuple[str, str]] | None = None) -> None:
+class Help(Overlay):
+    name = "help"
+
+    def __init__(self, game: Game, controls: list[tuple[str, str]] | None = None) -> None:
         self.game = game
-        self.controls = CONTROLS if controls is None else controls  # a replay lists its own
+        self.controls = keys.help_lines(keys.GAME) if controls is None else controls  # a replay lists its own
         self.visible = False
-        self._surf = None
+        self._surf: pygame.Surface | None = None
 
-    def handle_event(self, event) -> bool:
-        if event.type != pygame.KEYDOWN:
+    def handle_event(self, event: pygame.event.Event) -> bool:
+        got = keys.hit(event, typing=text_focused(self.game))  # "?" is a letter while a text box has the keys
+        if got is None:
             return False
-        is_help = event.key == pygame.K_F1 or (event.unicode == "?" and not text_focused(self.game))
-        if is_help:
+        if got.action == "help":
             self.visible = not self.visible
             return True
-        if self.visible and event.key == pygame.K_ESCAPE:
+        if self.visible and got.action == "back":
             self.visible = False
             return True
         return False
 
-    def _render(self):
-        rows = [(fonts.text("Controls", 20, (255, 255, 240), True), None)]
-        for k, what in self.controls:
-            rows.append((fonts.text(k, 16, (255, 220, 140)), fonts.text(what, 16, (232, 232, 226))))
-        kw = max(r[0].get_width() for r in rows[1:])
-        w = max(kw + 24 + max(r[1].get_width() for r in rows[1:]), rows[0][0].get_width()) + 40
+    def _render(self) -> pygame.Surface:
+        title = fonts.text("Controls", 20, (255, 255, 240), True)
+        lines = [(fonts.text(k, 16, (255, 220, 140)), fonts.text(what, 16, (232, 232, 226)))
+                 for k, what in self.controls]
+        rows: list[tuple[pygame.Surface, pygame.Surface | None]] = [(title, None), *lines]
+        kw = max(a.get_width() for a, _ in lines)
+        w = max(kw + 24 + max(b.get_width() for _, b in lines), title.get_width()) + 40
         h = sum(r[0].get_height() + 6 for r in rows) + 30
         surf = pygame.Surface((w, h), pygame.SRCALPHA)
         pygame.draw.rect(surf, (18, 20, 26, 228), surf.get_rect(), border_radius=10)
@@ -66,7 +53,7 @@ class Help:
             y += a.get_height() + 6
         return surf
 
-    def draw(self, surface) -> None:
+    def draw(self, surface: pygame.Surface) -> None:
         if not self.visible:
             return
         if self._surf is None:
@@ -75,8 +62,8 @@ class Help:
         surface.blit(self._surf, r.topleft)
 
 
-def install(game, controls: list[tuple[str, str]] | None = None) -> Help:
+def install(game: Game, controls: list[tuple[str, str]] | None = None) -> Help:
     h = Help(game, controls)
     game.add_overlay(h)
-    game.help = h
+    game.panels.help = h
     return h

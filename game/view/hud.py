@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import logging
 import textwrap
+from typing import TYPE_CHECKING, Any, Callable
 
 import pygame
 import pygame_gui
@@ -36,8 +37,12 @@ import pygame_gui
 from agents.redact import redact
 from game.runs.pacing import describe
 from game.runs.session import SPEEDS
-from game.view import fonts
+from game.view import fonts, keys
 from game.view.bubbles import wrap
+from game.view.overlay import Overlay
+
+if TYPE_CHECKING:
+    from game.view.window import Game
 
 FONT = 16
 SMALL = 14
@@ -55,8 +60,6 @@ NOTE = (160, 220, 255)
 BUTTON_H = 30
 REFRESH_S = 0.25
 log = logging.getLogger(__name__)
-SPEED_KEYS = {pygame.K_1: 1, pygame.K_2: 2, pygame.K_3: 3, pygame.K_4: 4, pygame.K_5: 5,
-              pygame.K_KP1: 1, pygame.K_KP2: 2, pygame.K_KP3: 3, pygame.K_KP4: 4, pygame.K_KP5: 5}
 
 
 def clock_text(now) -> str:
@@ -74,7 +77,7 @@ def short_model(model: str) -> str:
     return (model or "?").split("/")[-1]
 
 
-def text_focused(game) -> bool:
+def text_focused(game: Game) -> bool:
     """Whether a pygame_gui text box has the keyboard (then keys are typing)."""
     try:
         for el in game.ui.get_focus_set() or ():
@@ -82,11 +85,13 @@ def text_focused(game) -> bool:
                 return True
     except Exception:  # noqa: BLE001
         pass
-    return not getattr(game.controls, "enabled", True)
+    return not game.controls.enabled
 
 
-class HUD:
-    def __init__(self, game, session) -> None:
+class HUD(Overlay):
+    name = "hud"
+
+    def __init__(self, game: Game, session: Any) -> None:
         self.game = game
         self.session = session
         self.toasts: list[tuple[str, float]] = []  # (text, seconds left)
@@ -94,22 +99,23 @@ class HUD:
         self.lines: list[tuple[str, tuple]] = []
         self._announced = 0  # the gateway's announcements (a server's structured-output dialect) toasted so far
         self._since = REFRESH_S
-        self._bg = None
-        self._bg_key = None
+        self._bg: pygame.Surface | None = None
+        self._bg_key: tuple[int, int] | None = None
         self.box = pygame.Rect(8, 8, 0, 0)  # the HUD box drawn last frame
         self.placed: list[tuple[pygame.Surface, pygame.Rect]] = []  # the message column, laid out in update
         self._msg_cache: dict[tuple, pygame.Surface] = {}
         self._laid_for: tuple[int, int, int] | None = None  # (left panel, right panel, window width)
         self.column = pygame.Rect(0, 12, 0, 0)  # where the messages go, and at most how many lines each
         self.column_lines = TOAST_LINES
-        self.buttons: list = []  # along the top right, right to left
-        self._handlers: dict = {}
+        self.buttons: list[pygame_gui.elements.UIButton] = []  # along the top right, right to left
+        self._handlers: dict[Any, Callable[[], None]] = {}
         self.button = self.add_button("Next morning (N)", 160, self.skip_to_morning,
                                       "Fast-forward to 07:00 (Escape cancels)")
         session.on_skip_end.append(self._skip_ended)
 
     # -- the buttons -----------------------------------------------------------------------
-    def add_button(self, text: str, width: int, on_press, tool_tip: str | None = None):
+    def add_button(self, text: str, width: int, on_press: Callable[[], None],
+                   tool_tip: str | None = None) -> pygame_gui.elements.UIButton | None:
         """A button in the top-right row (left of those already there); None without pygame_gui."""
         try:
             btn = pygame_gui.elements.UIButton(pygame.Rect(0, 8, width, BUTTON_H), text, manager=self.game.ui,
@@ -122,7 +128,7 @@ class HUD:
         return btn
 
     def _place_buttons(self, force: bool = False) -> None:
-        x = self.game.size[0] - 10
+        x: float = self.game.size[0] - 10
         for btn in self.buttons:
             x -= btn.relative_rect.width
             if force or btn.relative_rect.x != x:
@@ -131,7 +137,7 @@ class HUD:
 
     def buttons_left(self) -> int:
         """The x where the button row begins (the message column ends before it)."""
-        return min((b.relative_rect.x for b in self.buttons), default=self.game.size[0])
+        return int(min((b.relative_rect.x for b in self.buttons), default=self.game.size[0]))
 
     # -- messages --------------------------------------------------------------------------
     def toast(self, text: str, seconds: float = TOAST_S) -> None:
@@ -176,8 +182,7 @@ class HUD:
 
     def _panels(self) -> tuple[int, int]:
         """Screen pixels the panels docked at the left and right cover (the camera's insets)."""
-        camera = getattr(self.game, "camera", None)
-        left, _, right, _ = getattr(camera, "insets", None) or (0, 0, 0, 0)
+        left, _, right, _ = self.game.camera.insets
         return int(left), int(right)
 
     def _layout(self) -> None:
@@ -216,7 +221,7 @@ class HUD:
             self.toast(f"Skip cancelled at {self.session.now:%a %H:%M}.")
 
     # -- input -----------------------------------------------------------------------------
-    def handle_event(self, event) -> bool:
+    def handle_event(self, event: pygame.event.Event) -> bool:
         s = self.session
         try:
             if event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element in self._handlers:
@@ -224,31 +229,32 @@ class HUD:
                 return True
         except Exception:  # noqa: BLE001
             log.exception("a HUD button failed")
-        if event.type != pygame.KEYDOWN:
+        got = keys.hit(event)
+        if got is None:
             return False
-        if s.skipping and event.key == pygame.K_ESCAPE:
+        if s.skipping and got.action == "back":
             s.cancel_skip()
             return True
         if text_focused(self.game):
             return False
-        if event.key == pygame.K_SPACE:
+        if got.action == "pause":
             if s.skipping:
                 s.cancel_skip()
             else:
                 s.toggle_pause()
             self._since = REFRESH_S
             return True
-        if event.key in SPEED_KEYS:
-            s.set_speed(SPEED_KEYS[event.key])
+        if got.action == "speed":
+            s.set_speed(got.value)
             if s.paused:
                 s.paused = False
             self.toast(f"Speed {s.speed}: {SPEEDS[s.speed]:g} sim min per second")
             self._since = REFRESH_S
             return True
-        if event.key == pygame.K_n:
+        if got.action == "next_morning":
             self.skip_to_morning()
             return True
-        if event.key == pygame.K_p and callable(getattr(s, "toggle_pace", None)):
+        if got.action == "pace" and callable(getattr(s, "toggle_pace", None)):
             pace = s.toggle_pace()
             self.toast("Pace: the clock waits for the minds" if pace == "minds"
                        else "Pace: the clock keeps the speed; routines fill in for late minds")
@@ -311,7 +317,7 @@ class HUD:
             lines.append(("residents follow their routines", BAD))
         return lines
 
-    def draw(self, surface) -> None:
+    def draw(self, surface: pygame.Surface) -> None:
         if not self.lines:
             self.lines = self.compose()
         rows = [fonts.text(t, FONT if i == 0 else SMALL, c, i == 0) for i, (t, c) in enumerate(self.lines)]
@@ -334,7 +340,7 @@ class HUD:
         if self.session.skipping:
             self._draw_skip(surface)
 
-    def draw_top(self, surface) -> None:
+    def draw_top(self, surface: pygame.Surface) -> None:
         """The notes and toasts, over everything else (the town map included)."""
         if not self.placed:
             return
@@ -367,10 +373,10 @@ class HUD:
             pygame.draw.rect(surface, (120, 200, 140), fill, border_radius=3)
 
 
-def install(game) -> HUD:
+def install(game: Game) -> HUD:
     hud = HUD(game, game.session)
     game.add_overlay(hud)
-    game.hud = hud
+    game.panels.hud = hud
     game.status.right = "F1 / ?  help"
     return hud
 

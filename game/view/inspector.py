@@ -23,19 +23,24 @@ snapshots say which save they come from (``note``).
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING, Any
 
 import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UIImage, UITextBox, UITextEntryLine, UIWindow
 
 from agents.inspection import Inspection
-from game.view import why_panel
+from game.view import keys, why_panel
 from game.view.console import play_as
 from game.view.emoji import icon
 from game.view.follow import link_names
 from game.view.fonts import panel_font
 from game.view.inspector_text import SMALL_PX, TEXT_PX, body_html, header_lines, object_html, pretty
 from game.view.markup import typed
+from game.view.overlay import Overlay
+
+if TYPE_CHECKING:
+    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -87,8 +92,10 @@ def set_text_keep_scroll(box, text: str, to_bottom: bool = False) -> None:
         bar.set_scroll_from_start_percentage(1.0 if to_bottom else pos)
 
 
-class Inspector:
-    def __init__(self, game) -> None:
+class Inspector(Overlay):
+    name = "inspector"
+
+    def __init__(self, game: Game) -> None:
         self.game = game
         self.window = None
         self.box = None
@@ -119,8 +126,8 @@ class Inspector:
 
     # ---- what the session holds --------------------------------------------------
     @property
-    def session(self):
-        return getattr(self.game, "session", None)
+    def session(self) -> Any:
+        return self.game.session
 
     def _sim(self):
         s = self.session
@@ -147,10 +154,10 @@ class Inspector:
         self.play_button = self.state_entry = self.state_button = None
         self.follow_button = self.walk_button = self.why_button = None
         self.snap = Inspection()
-        if self._state_typing and getattr(self.game, "controls", None) is not None:
+        if self._state_typing:
             self.game.controls.enabled = True
         self._state_typing = False
-        if self._voice_typing and getattr(self.game, "controls", None) is not None:
+        if self._voice_typing:
             self.game.controls.enabled = True
         self._voice_typing = False
         self.selected = self.object = None
@@ -167,26 +174,27 @@ class Inspector:
         if talk:
             self.icon = UIImage(pygame.Rect(6, 4, 32, 32), pygame.Surface((32, 32), pygame.SRCALPHA),
                                 self.game.ui, container=self.window)
-            if getattr(self.game, "chat", None) is not None:
+            panels = self.game.panels
+            if panels.chat is not None:
                 self.talk_button = UIButton(pygame.Rect(cw - 96, 4, 88, 32), "Talk (T)", self.game.ui,
                                             container=self.window, tool_tip_text="talk with this resident")
-            if getattr(self.game, "interview", None) is not None:
+            if panels.interview is not None:
                 self.interview_button = UIButton(pygame.Rect(cw - 196, 4, 96, 32), "Interview", self.game.ui,
                                                  container=self.window,
                                                  tool_tip_text="interview this resident from anywhere, as a persona")
-            if getattr(self.game, "console", None) is not None:
+            if panels.console is not None:
                 self.play_button = UIButton(pygame.Rect(cw - 276, 4, 76, 32), "Play as", self.game.ui,
                                             container=self.window,
                                             tool_tip_text="walk as this resident (F2 hands them back)")
             top = 40
-            if getattr(self.game, "follower", None) is not None:
+            if panels.follower is not None:
                 self.follow_button = UIButton(pygame.Rect(4, top, 96, 30), "Follow", self.game.ui,
                                               container=self.window,
                                               tool_tip_text="keep the camera on them (walk or Esc stops)")
-            if getattr(self.game, "walker", None) is not None:
+            if panels.walker is not None:
                 self.walk_button = UIButton(pygame.Rect(104, top, 110, 30), "Walk there", self.game.ui,
                                             container=self.window, tool_tip_text="walk up to them, to talk")
-            if getattr(self.game, "why_panel", None) is not None:
+            if panels.why_panel is not None:
                 self.why_button = UIButton(pygame.Rect(218, top, 70, 30), "Why?", self.game.ui,
                                            container=self.window,
                                            tool_tip_text="why they do this: the memories, the prompt, the answer")
@@ -296,7 +304,7 @@ class Inspector:
             self.snap = snap
             return (header_lines(name, body, snap, thinking=thinking),
                     body_html(snap, now=now, memory_text=self._memory_text(name),
-                              why_links=getattr(self.game, "why_panel", None) is not None))
+                              why_links=self.game.panels.why_panel is not None))
         if self.object:
             town = getattr(self.session, "town", None) or self.game.town  # the live states are the session's
             try:
@@ -338,7 +346,7 @@ class Inspector:
 
     def _linked(self, body: str) -> str:
         """The body's markup with every resident's name a link (a click follows them)."""
-        if getattr(self.game, "follower", None) is None:
+        if self.game.panels.follower is None:
             return body
         return link_names(body, self._minds())
 
@@ -360,7 +368,7 @@ class Inspector:
                 return ("object", addr)
         return None
 
-    def handle_event(self, event) -> bool:
+    def handle_event(self, event: pygame.event.Event) -> bool:
         if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
             got = self.pick(event.pos)
             if got is None:
@@ -371,15 +379,17 @@ class Inspector:
             else:
                 self.select_object(what)
             return True
-        if event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE and self.is_open:
-            if getattr(getattr(self.game, "chat", None), "is_open", False) \
-                    or getattr(getattr(self.game, "interview", None), "is_open", False):
+        if keys.pressed(event, "back") and self.is_open:
+            chat, interview = self.game.panels.chat, self.game.panels.interview
+            if (chat is not None and chat.is_open) or (interview is not None and interview.is_open):
                 return False  # the chat closes first
             self.close()
             return True
         if event.type == pygame_gui.UI_BUTTON_PRESSED and self.interview_button is not None \
                 and event.ui_element is self.interview_button and self.selected:
-            self.game.interview.open(self.selected)
+            interview = self.game.panels.interview
+            if interview is not None:
+                interview.open(self.selected)
             return True
         if self.voice_entry is not None and self.selected and (
                 (event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element is self.voice_button)
@@ -397,8 +407,9 @@ class Inspector:
         if event.type == pygame_gui.UI_BUTTON_PRESSED and self.why_button is not None \
                 and event.ui_element is self.why_button and self.selected:
             act = self.act_of("action")
-            if act is not None:
-                self.game.why_panel.open(*act)
+            why = self.game.panels.why_panel
+            if act is not None and why is not None:
+                why.open(*act)
             return True
         if event.type == pygame_gui.UI_BUTTON_PRESSED and self.play_button is not None \
                 and event.ui_element is self.play_button and self.selected:
@@ -412,7 +423,7 @@ class Inspector:
             return True
         if event.type == pygame_gui.UI_BUTTON_PRESSED and self.talk_button is not None \
                 and event.ui_element is self.talk_button and self.selected:
-            chat = getattr(self.game, "chat", None)
+            chat = self.game.panels.chat
             if chat is not None:
                 chat.open(self.selected)
             return True
@@ -440,16 +451,13 @@ class Inspector:
         editing = bool(self.state_entry is not None and self.state_entry.is_focused)
         if editing != self._state_typing:  # typing a state: WASD are letters, not steps
             self._state_typing = editing
-            if getattr(self.game, "controls", None) is not None:
-                self.game.controls.enabled = not editing
+            self.game.controls.enabled = not editing
         typing = bool(self.voice_entry is not None and self.voice_entry.is_focused)
         if typing != self._voice_typing:  # typing the inner voice: WASD are letters, not steps
             self._voice_typing = typing
-            controls = getattr(self.game, "controls", None)
-            if controls is not None:
-                controls.enabled = not typing
-                if typing:
-                    controls.release_all()
+            self.game.controls.enabled = not typing
+            if typing:
+                self.game.controls.release_all()
         self.clock += dt
         self._since += dt
         if self._since >= REFRESH_S:
@@ -482,7 +490,7 @@ def _emoji_surface(e: str):
     return surf
 
 
-def preload_fonts(ui) -> None:
+def preload_fonts(ui: pygame_gui.UIManager) -> None:
     """The sizes and styles our markup uses (else pygame_gui warns and loads them mid-frame)."""
     want = [{"name": "noto_sans", "point_size": px, "style": st, "antialiased": "1"}
             for px in (SMALL_PX, TEXT_PX) for st in ("regular", "bold", "italic", "bold_italic")]
@@ -492,11 +500,11 @@ def preload_fonts(ui) -> None:
         log.debug("font preload failed", exc_info=True)
 
 
-def install(game) -> Inspector:
+def install(game: Game) -> Inspector:
     preload_fonts(game.ui)
     insp = Inspector(game)
     game.add_overlay(insp)
-    game.inspector = insp
-    if getattr(game, "why_panel", None) is None:
-        why_panel.install(game)  # after the inspector: it hears Escape and its links first
+    game.panels.inspector = insp
+    if game.panels.why_panel is None:
+        why_panel.install(game)  # above the inspector (overlay.py ORDER): it hears Escape and its links first
     return insp

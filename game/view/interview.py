@@ -18,6 +18,7 @@ the loaded resident (``after_load``), so the window never stays on
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING, Any
 
 import pygame
 import pygame_gui
@@ -26,23 +27,27 @@ from pygame_gui.elements import UIButton, UILabel, UITextEntryLine
 from game.view.chat import Chat
 from game.view.markup import esc, typed
 
+if TYPE_CHECKING:
+    from game.view.window import Game
+
 log = logging.getLogger(__name__)
 
 DEFAULT_PERSONA = "a news reporter"
 
 
 class Interview(Chat):
+    name = "interview"
     TITLE = "Interview: {name}"
     OBJECT_ID = "#interview"
     HOTKEY = False
     TOP_H = 40
 
-    def __init__(self, game) -> None:
+    def __init__(self, game: Game) -> None:
         super().__init__(game)
         self.persona = DEFAULT_PERSONA
         self.remember = False
-        self.persona_entry = None
-        self.remember_button = None
+        self.persona_entry: Any = None
+        self.remember_button: Any = None
 
     # ---- the window ---------------------------------------------------------------------
     def open(self, name: str, *, check_range: bool = False) -> bool:  # from anywhere
@@ -112,7 +117,7 @@ class Interview(Chat):
             return
         name = self.partner
         sim = self._sim()
-        if name not in self._minds() or sim is None:
+        if name is None or name not in self._minds() or sim is None:
             self.close()
             self.say_toast(f"The interview ended: {name} is not in the loaded town.")
             return
@@ -133,7 +138,7 @@ class Interview(Chat):
         self.refresh()
 
     # ---- events ------------------------------------------------------------------------------
-    def handle_event(self, event) -> bool:
+    def handle_event(self, event: pygame.event.Event) -> bool:
         if event.type == pygame_gui.UI_BUTTON_PRESSED and self.remember_button is not None \
                 and event.ui_element is self.remember_button:
             self.set_remember(not self.remember)
@@ -146,8 +151,8 @@ class Interview(Chat):
         return super().handle_event(event)
 
 
-def install(game) -> Interview:
+def install(game: Game) -> Interview:
     iv = Interview(game)
     game.add_overlay(iv)
-    game.interview = iv
+    game.panels.interview = iv
     return iv

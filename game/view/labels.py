@@ -181,7 +181,7 @@ def line(height: int) -> pygame.Surface:
 
 def draw(surface: pygame.Surface, spots: list[Spot], size: int = 14) -> None:
     """Leader lines first (the labels cover the stretches behind them), then the labels."""
-    blits = []
+    blits: list[tuple] = []
     for s in spots:
         if s.leader is not None:
             (x, top), (_, bottom) = s.leader

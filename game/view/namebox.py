@@ -13,12 +13,18 @@ loaded, or says why not and still offers a new start.
 from __future__ import annotations
 
 import logging
-from typing import Callable
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any, Callable
 
 import pygame
 import pygame_gui
 
+from game.view import keys
 from game.view.markup import typed
+from game.view.overlay import Overlay
+
+if TYPE_CHECKING:
+    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -26,19 +32,21 @@ DEFAULT_NAME = "Alex"
 MAX_LEN = 24
 
 
-class NameBox:
-    def __init__(self, game, on_done: Callable[[str], None], default: str = DEFAULT_NAME,
-                 validate: Callable[[str], str | None] | None = None, newest=None,
-                 on_continue: Callable | None = None) -> None:
+class NameBox(Overlay):
+    name = "namebox"
+
+    def __init__(self, game: Game, on_done: Callable[[str], None], default: str = DEFAULT_NAME,
+                 validate: Callable[[str], str | None] | None = None, newest: Future | None = None,
+                 on_continue: Callable[[Any], Future | None] | None = None) -> None:
         self.game = game
         self.on_done = on_done
         self.default = default
         self.validate = validate
         self.newest = newest  # Future[SaveInfo | None], or None
         self.on_continue = on_continue
-        self.save_info = None  # the save "Continue" resumes, once found
-        self.loading = None  # the load's Future after "Continue"
-        self.continue_button = None
+        self.save_info: Any = None  # the save "Continue" resumes (a SaveInfo), once found
+        self.loading: Future | None = None  # the load's Future after "Continue"
+        self.continue_button: Any = None
         self.done = False
         w, h = game.size
         rect = pygame.Rect(0, 0, 460, 200)
@@ -91,8 +99,7 @@ class NameBox:
         self.done = True
         self.panel.kill()
         self.game.controls.enabled = self._was_enabled
-        if self in self.game.overlays:
-            self.game.overlays.remove(self)
+        self.game.remove_overlay(self)
 
     def _offer_continue(self, info) -> None:
         self.save_info = info
@@ -125,7 +132,7 @@ class NameBox:
             self.message.set_text(f"Cannot continue: {str(fut.exception())[:60]}")
             self.button.enable()
 
-    def handle_event(self, event) -> bool:
+    def handle_event(self, event: pygame.event.Event) -> bool:
         if self.done:
             return False
         if event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED and event.ui_element is self.entry:
@@ -138,18 +145,19 @@ class NameBox:
             self.resume()
             return True
         if event.type == pygame.KEYDOWN:
-            if event.key == pygame.K_ESCAPE:
+            got = keys.hit(event, "name")
+            if got is not None and got.action == "take_default":
                 self.submit(self.default)
-            elif event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
+            elif got is not None and got.action == "accept":
                 self.submit()
             return True  # nothing else hears keys while the box is open
         return False
 
 
-def install(game, on_done: Callable[[str], None], default: str = DEFAULT_NAME,
-            validate: Callable[[str], str | None] | None = None, newest=None,
-            on_continue: Callable | None = None) -> NameBox:
+def install(game: Game, on_done: Callable[[str], None], default: str = DEFAULT_NAME,
+            validate: Callable[[str], str | None] | None = None, newest: Future | None = None,
+            on_continue: Callable[[Any], Future | None] | None = None) -> NameBox:
     box = NameBox(game, on_done, default, validate, newest, on_continue)
     game.add_overlay(box)
-    game.namebox = box
+    game.panels.namebox = box
     return box

@@ -19,10 +19,18 @@ jobs are abandoned (app.py, ``leave_process``).
 from __future__ import annotations
 
 import logging
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any
 
 import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UILabel, UIWindow
+
+from game.view import keys
+from game.view.overlay import Overlay
+
+if TYPE_CHECKING:
+    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -30,13 +38,16 @@ SLOT = "continue"
 W, H = 460, 172
 
 
-class QuitDialog:
-    def __init__(self, game) -> None:
+class QuitDialog(Overlay):
+    name = "quit_dialog"
+
+    def __init__(self, game: Game) -> None:
         self.game = game
-        self.window = None
-        self.label = self.hint = None
-        self.buttons: dict[str, object] = {}
-        self.saving = None  # the save's Future while "Save and quit" writes
+        self.window: Any = None  # the question (a UIWindow) while open
+        self.label: Any = None
+        self.hint: Any = None
+        self.buttons: dict[str, UIButton] = {}
+        self.saving: Future | None = None  # the save's Future while "Save and quit" writes
         self.slot = SLOT  # the slot it writes: this game's own continue
         self._was_paused: bool | None = None
         self.message = ""  # what the window says (tests read it)
@@ -65,7 +76,7 @@ class QuitDialog:
             "quit": UIButton(pygame.Rect(20 + bw, y, bw, 36), "Quit without saving", ui, container=self.window),
             "cancel": UIButton(pygame.Rect(30 + 2 * bw, y, bw, 36), "Cancel", ui, container=self.window),
         }
-        if getattr(self.game, "savemenu", None) is None:
+        if self.game.panels.savemenu is None:
             self.buttons["save"].disable()
         session = self.game.session
         if session is not None:
@@ -101,7 +112,7 @@ class QuitDialog:
     def save_and_quit(self) -> None:
         if self.saving is not None:
             return
-        menu = getattr(self.game, "savemenu", None)
+        menu = self.game.panels.savemenu
         session = self.game.session
         if menu is None or session is None:
             self.quit_now()
@@ -136,7 +147,7 @@ class QuitDialog:
         self.game.running = False
 
     # ---- overlay protocol -------------------------------------------------------------------
-    def handle_event(self, event) -> bool:
+    def handle_event(self, event: pygame.event.Event) -> bool:
         if not self.is_open:
             return False
         if event.type == pygame_gui.UI_BUTTON_PRESSED:
@@ -155,11 +166,12 @@ class QuitDialog:
             self.close()
             return True
         if event.type == pygame.KEYDOWN:
-            if event.key in (pygame.K_ESCAPE, pygame.K_c):
+            got = keys.hit(event, "quit")
+            if got is not None and got.action == "cancel":
                 self.close()
-            elif event.key in (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_s):
+            elif got is not None and got.action == "save_and_quit":
                 self.save_and_quit()
-            elif event.key == pygame.K_q:
+            elif got is not None and got.action == "quit_now":
                 self.quit_now()
             return True  # nothing else hears keys while asked
         if event.type in (pygame.KEYUP, pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP, pygame.MOUSEWHEEL):
@@ -182,10 +194,10 @@ class QuitDialog:
         self._failed(str(err))
 
 
-def install(game) -> QuitDialog:
+def install(game: Game) -> QuitDialog:
     dialog = QuitDialog(game)
     game.add_overlay(dialog)
-    game.quit_dialog = dialog
+    game.panels.quit_dialog = dialog
     return dialog
 
 

@@ -25,10 +25,17 @@ emoji, a thinking marker while their mind works, and zzz while they sleep.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import pygame
 
 from game.view.emoji import icons
+from game.view.overlay import Overlay
 from game.view.sprites import CharacterSheet, Figure, SheetLibrary, slugify
+
+if TYPE_CHECKING:
+    from game.view.camera import Camera
+    from game.view.window import Game
 
 ASLEEP = "@asleep"
 ICON = 20  # px: the action emoji over a head
@@ -75,10 +82,12 @@ class SleepySheets(SheetLibrary):
         return new
 
 
-class ResidentsView:
+class ResidentsView(Overlay):
     """The figure source, blocker and marker overlay for a session's residents."""
 
-    def __init__(self, game, session) -> None:
+    name = "residents_view"
+
+    def __init__(self, game: Game, session: Any) -> None:
         self.game = game
         self.session = session
         self.slugs = {n: slugify(n) for n in session.minds}
@@ -129,28 +138,28 @@ class ResidentsView:
     def focused(self) -> set[str]:
         """Whom the player keeps an eye on (their labels stay in full, at home,
         on top): the followed, the inspected, the one talked to."""
-        game = self.game
+        panels = self.game.panels
         out = set()
-        follower = getattr(game, "follower", None)
-        if getattr(follower, "target", None):
-            out.add(follower.target)
-        for panel, attr in (("inspector", "selected"), ("chat", "partner"), ("interview", "partner")):
-            p = getattr(game, panel, None)
-            if p is not None and getattr(p, "is_open", False) and getattr(p, attr, None):
-                out.add(getattr(p, attr))
+        if panels.follower is not None and panels.follower.target:
+            out.add(panels.follower.target)
+        insp = panels.inspector
+        if insp is not None and insp.is_open and insp.selected:
+            out.add(insp.selected)
+        for talk in (panels.chat, panels.interview):
+            if talk is not None and talk.is_open and talk.partner:
+                out.add(talk.partner)
         return out
 
     def hovered(self) -> str | None:
         """The resident under the mouse: on a label (drawn over figures) or the
         front-most figure, as drawn last frame; nobody while over a panel."""
         game = self.game
-        pos = getattr(game, "mouse_pos", None)
+        pos = game.mouse_pos
         if pos is None:
             return None
-        over_panel = getattr(getattr(game, "ui", None), "get_hovering_any_element", None)
-        if over_panel is not None and over_panel():
+        if game.ui.get_hovering_any_element():
             return None
-        drawn = getattr(game, "drawn", None) or []
+        drawn = game.drawn or []
         for fig, _ in reversed(drawn):
             if fig.tag is not None and fig.tag.rect.collidepoint(pos) and fig.name in self.slugs:
                 return fig.name
@@ -194,7 +203,7 @@ class ResidentsView:
     def update(self, dt: float) -> None:
         self._t += dt
 
-    def draw_world(self, surface, camera) -> None:
+    def draw_world(self, surface: pygame.Surface, camera: Camera) -> None:
         self.head_top.clear()
         self.thinking_drawn = set()
         sim = self.session.sim
@@ -204,7 +213,7 @@ class ResidentsView:
         except Exception:  # noqa: BLE001
             busy = None
         ic = icons()
-        blits = []
+        blits: list[tuple] = []
         bob = 1 if int(self._t * 2) % 2 else 0
         for fig, rect in self.game.drawn:
             b = sim.bodies.get(fig.name)
@@ -274,7 +283,7 @@ def _think_icon(ic):
     return s
 
 
-def install(game) -> ResidentsView:
+def install(game: Game) -> ResidentsView:
     """Show ``game.session``'s residents in ``game`` (figures, blocker, markers)."""
     session = game.session
     game.sheets = SleepySheets.wrap(game.sheets)
@@ -283,7 +292,7 @@ def install(game) -> ResidentsView:
     game.figure_sources.append(view.figures)
     game.blockers.append(view.blocked)
     game.add_overlay(view)
-    game.residents_view = view
+    game.panels.residents_view = view
     return view
 
 

@@ -28,16 +28,21 @@ at most once a frame.
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING, Any
 
 import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UIImage, UIScrollingContainer, UITextEntryLine, UIWindow
 
 from agents import provenance as pv
-from game.view import fonts
+from game.view import fonts, keys
 from game.view.emoji import icon
 from game.view.hud import text_focused
+from game.view.overlay import Overlay
 from game.view.statusline import HEIGHT as STATUS_H
+
+if TYPE_CHECKING:
+    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -88,24 +93,27 @@ def _clip(font, text: str, width: int) -> str:
     return text.rstrip() + "…"
 
 
-class ResidentsList:
-    def __init__(self, game) -> None:
+class ResidentsList(Overlay):
+    name = "residents_list"
+
+    def __init__(self, game: Game) -> None:
         self.game = game
-        self.window = None
-        self.filter_entry = None
-        self.scroller = None
-        self.image = None  # every row, one pygame_gui UIImage in the scrolling box
-        self.button = None  # one transparent button over it: clicks, double-clicks, right-clicks
+        self.window: Any = None  # made once (build), then shown and hidden
+        self.filter_entry: Any = None
+        self.scroller: Any = None
+        self.image: Any = None  # every row, one pygame_gui UIImage in the scrolling box
+        self.button: Any = None  # one transparent button over it: clicks, double-clicks, right-clicks
+        self.hud_button: pygame_gui.elements.UIButton | None = None  # "Residents (R)" in the HUD's row
         self.sheet: pygame.Surface | None = None  # what the image shows
-        self.rows: dict[str, tuple] = {}  # name -> the state its row was drawn from
+        self.rows: dict[str, tuple | None] = {}  # name -> the state its row was drawn from (None: not yet)
         self.order: list[str] = []  # the names shown, in order
         self.hover: str | None = None  # the row under the mouse (drawn lighter)
         self._sim = None
         self._since = REFRESH_S
-        self._filter = ""
+        self._filter: str | None = ""
         self._dirty: list[str] = []
         self._typing = False
-        self._built_for = None  # the window size the panel was made for
+        self._built_for: tuple[int, int] | None = None  # the window size the panel was made for
 
     @property
     def is_open(self) -> bool:
@@ -131,7 +139,8 @@ class ResidentsList:
             doing = "asleep"
         you = getattr(session, "controlled", None) == name
         thinking = bool(sim.thinking(name)) and not you
-        followed = getattr(getattr(self.game, "follower", None), "target", None) == name
+        follower = self.game.panels.follower
+        followed = follower is not None and follower.target == name
         marker = "" if you else provenance_marker(b.action)
         return (name, b.emoji, doing, where, thinking, marker, you or followed, you)
 
@@ -214,7 +223,7 @@ class ResidentsList:
     def _names(self) -> list[str]:
         minds = self.game.session.minds
         names = sorted(minds)
-        f = self._filter.casefold()
+        f = (self._filter or "").casefold()
         if not f:
             return names
         out = []
@@ -255,7 +264,7 @@ class ResidentsList:
         if highlight or hovered:
             pygame.draw.rect(surf, (255, 255, 255, 22 + 18 * hovered + 14 * highlight), surf.get_rect(),
                              border_radius=4)
-        tm = getattr(self.game, "townmap", None)
+        tm = self.game.panels.townmap
         colour = tm.colour(name) if tm is not None else (200, 200, 200)
         pygame.draw.rect(surf, colour, (2, 6, 5, ROW_H - 12), border_radius=2)
         if emoji:
@@ -323,17 +332,18 @@ class ResidentsList:
         self._since = REFRESH_S  # show the highlight soon
 
     def inspect(self, name: str) -> None:
-        insp = getattr(self.game, "inspector", None)
+        insp = self.game.panels.inspector
         if insp is not None:
             insp.select(name)
 
     # ---- overlay protocol ------------------------------------------------------------------------
-    def handle_event(self, event) -> bool:
+    def handle_event(self, event: pygame.event.Event) -> bool:
+        got = keys.hit(event)
         if event.type == pygame.KEYDOWN:
-            if event.key == pygame.K_r and not text_focused(self.game):
+            if got is not None and got.action == "residents" and not text_focused(self.game):
                 self.toggle()
                 return True
-            if event.key == pygame.K_ESCAPE and self.is_open and not self._others_open():
+            if got is not None and got.action == "back" and self.is_open and not self._others_open():
                 self.close()
                 return True
             return False
@@ -356,9 +366,9 @@ class ResidentsList:
 
     def _others_open(self) -> bool:
         """Escape closes the inspector, a chat and the town map before this list."""
-        g = self.game
-        return any(getattr(getattr(g, attr, None), "is_open", False)
-                   for attr in ("inspector", "chat", "interview", "townmap", "quit_dialog"))
+        p = self.game.panels
+        return any(panel is not None and panel.is_open
+                   for panel in (p.inspector, p.chat, p.interview, p.townmap, p.quit_dialog))
 
     def update(self, dt: float) -> None:
         if not self.is_open:
@@ -390,13 +400,13 @@ class ResidentsList:
         self._draw_rows()
 
 
-def install(game) -> ResidentsList:
+def install(game: Game) -> ResidentsList:
     lst = ResidentsList(game)
     lst.build()
     game.add_overlay(lst)
-    game.residents_list = lst
-    hud = getattr(game, "hud", None)
-    if hud is not None and hasattr(hud, "add_button"):
+    game.panels.residents_list = lst
+    hud = game.panels.hud
+    if hud is not None:
         lst.hud_button = hud.add_button("Residents (R)", 130, lst.toggle,
                                         "everyone in town: where they are and what they do")
     return lst

@@ -32,7 +32,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pygame
 import pygame_gui
@@ -42,7 +42,11 @@ from game.saves.saveload import REQUIRED, after_load, capture, commit, prepare, 
 from game.saves.series import OWN_SLOTS, GameSaves, game_of, group_by_game, own_slot, short_slot
 from game.saves.store import SUFFIX, SaveError, SaveInfo, SaveWriter, list_saves, slot_path
 from game.support import folders
-from game.view import help as help_view
+from game.view import keys
+from game.view.overlay import Overlay
+
+if TYPE_CHECKING:
+    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +55,6 @@ AUTOSAVE_MIN = 30.0
 AUTOSAVE_KEEP = 5
 AUTOSAVE_REAL_S = 20.0  # real seconds (frame time) at least between two autosaves
 TOAST_CHARS = 90
-KEYS_HELP = [("F5 / F9", "quick save / quick load"), ("F6  or  Ctrl+S", "save / load menu")]
 
 
 def _short(text: str) -> str:
@@ -70,13 +73,15 @@ def _autosave_minutes(default: float = AUTOSAVE_MIN) -> float:
         return default
 
 
-class SaveMenu:
+class SaveMenu(Overlay):
     """The overlay: keys, the menu window, autosave and the background jobs."""
 
-    def __init__(self, game, folder: str | Path | None = None, autosave_min: float | None = None,
+    name = "savemenu"
+
+    def __init__(self, game: Game, folder: str | Path | None = None, autosave_min: float | None = None,
                  keep: int = AUTOSAVE_KEEP) -> None:
         self.game = game
-        self.folder = Path(folder or getattr(game, "saves_dir", None) or folders.saves_dir())
+        self.folder = Path(folder or game.saves_dir or folders.saves_dir())
         self.autosave_min = _autosave_minutes() if autosave_min is None else max(0.0, float(autosave_min))
         self.keep = keep
         self.writer = SaveWriter()
@@ -87,7 +92,7 @@ class SaveMenu:
         self.deleting: list[tuple[str, Future]] = []
         self.last_auto = None  # sim time of the last autosave (None: from the first update)
         self.real_since_auto = AUTOSAVE_REAL_S  # frame seconds since the last autosave (the first is not held back)
-        self.window = None
+        self.window: Any = None  # the menu (a UIWindow) while open
         self.widgets: dict[str, Any] = {}
         self.infos: dict[str, SaveInfo] = {}
         self.games: list[GameSaves] = []  # the listing grouped by game, the most recent first
@@ -101,19 +106,13 @@ class SaveMenu:
 
     # ---- helpers -------------------------------------------------------------------------
     @property
-    def session(self):
-        return getattr(self.game, "session", None)
+    def session(self) -> Any:
+        return self.game.session
 
     def toast(self, text: str) -> None:
         text = _short(text)
         self.messages.append(text)
-        fn = getattr(self.game, "toast", None)
-        if callable(fn):
-            fn(text)
-        else:
-            status = getattr(self.game, "status", None)
-            if status is not None:
-                status.right = text
+        self.game.toast(text)
         self._say(text)
 
     def _say(self, text: str) -> None:
@@ -435,25 +434,25 @@ class SaveMenu:
         return f"{who}'s game" if isinstance(who, str) and who else "another game"
 
     # ---- overlay protocol ----------------------------------------------------------------
-    def handle_event(self, event) -> bool:
+    def handle_event(self, event: pygame.event.Event) -> bool:
         if self.window is not None and self._menu_event(event):
             return True
-        if event.type != pygame.KEYDOWN:
+        got = keys.hit(event)
+        if got is None:
             return False
-        ctrl = bool(event.mod & pygame.KMOD_CTRL)
-        if event.key == pygame.K_F5:
+        if got.action == "quick_save":
             self.save(self.own(QUICK))
             return True
-        if event.key == pygame.K_F9:
+        if got.action == "quick_load":
             self.load(self.own(QUICK))
             return True
-        if event.key == pygame.K_F6 or (ctrl and event.key == pygame.K_s):
+        if got.action == "save_menu":
             if self.window is None:
                 self.open_menu()
             else:
                 self.close_menu()
             return True
-        if self.window is not None and event.key == pygame.K_ESCAPE:
+        if self.window is not None and got.action == "back":
             self.close_menu()
             return True
         return False
@@ -470,10 +469,10 @@ class SaveMenu:
             for slot, fut in done:
                 self._deleted(slot, fut)
         if self.jobs:
-            done = [j for j in self.jobs if j[2].done()]
-            if done:
+            finished = [j for j in self.jobs if j[2].done()]
+            if finished:
                 self.jobs = [j for j in self.jobs if not j[2].done()]
-                for kind, slot, fut in done:
+                for kind, slot, fut in finished:
                     self._finish(kind, slot, fut)
         session = self.session
         if session is None or not self.autosave_min:
@@ -495,16 +494,10 @@ class SaveMenu:
         self.reader.shutdown(wait=False, cancel_futures=True)
 
 
-def install(game, **kwargs) -> SaveMenu:
+def install(game: Game, **kwargs: Any) -> SaveMenu:
     menu = SaveMenu(game, **kwargs)
     game.add_overlay(menu)
-    game.savemenu = menu
-    try:  # list the keys in the controls help
-        for row in KEYS_HELP:
-            if row not in help_view.CONTROLS:
-                help_view.CONTROLS.insert(max(0, len(help_view.CONTROLS) - 2), row)
-    except Exception:  # noqa: BLE001 - cosmetic
-        pass
+    game.panels.savemenu = menu
     return menu
 
 

@@ -23,17 +23,22 @@ from __future__ import annotations
 import colorsys
 import logging
 import time
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton
 
-from game.view import fonts
+from game.view import fonts, keys
 from game.view.bubbles import wrap
 from game.view.hud import text_focused
+from game.view.overlay import Overlay
 from game.view.statusline import HEIGHT as STATUS_H
 from game.view.tilemap import BACKDROP, CHUNK
+
+if TYPE_CHECKING:
+    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -96,8 +101,10 @@ class Overview:
                 break
 
 
-class TownMap:
-    def __init__(self, game) -> None:
+class TownMap(Overlay):
+    name = "townmap"
+
+    def __init__(self, game: Game) -> None:
         self.game = game
         self.is_open = False
         self.show_minimap = True
@@ -105,13 +112,14 @@ class TownMap:
         self.mini: pygame.Surface | None = None
         self.mini_rect: pygame.Rect | None = None  # where the minimap was drawn last frame
         self.map_rect = pygame.Rect(0, 0, 0, 0)  # where the big map is drawn
-        self.selected: tuple[str, object] | None = None  # ("resident", name) | ("place", tile)
-        self.buttons: dict[str, object] = {}
+        self.selected: tuple[str, Any] | None = None  # ("resident", name) | ("place", tile)
+        self.buttons: dict[str, UIButton] = {}
+        self.hud_button: UIButton | None = None  # "Map (M)" in the HUD's row
         self._labels: list[tuple[pygame.Surface, tuple[float, float]]] | None = None
         self._label_geo: list[tuple[str, float, float, int]] | None = None
         self._colours: dict[str, tuple[int, int, int]] = {}
         self._last_click: tuple[float, tuple[int, int]] | None = None
-        self._size = None
+        self._size: tuple[int, int] | None = None
         self._pills: dict[tuple, pygame.Surface] = {}
         self._fonts_ready = False
 
@@ -141,8 +149,8 @@ class TownMap:
     def _place_map(self) -> None:
         _, avail = self._fit()
         r = self.overview.surface.get_rect(center=avail.center)
-        lst = getattr(self.game, "residents_list", None)
-        win = getattr(lst, "window", None) if lst is not None and lst.is_open else None
+        lst = self.game.panels.residents_list
+        win = lst.window if lst is not None and lst.is_open else None
         if win is not None and r.left < win.rect.right + MARGIN:  # beside the residents list, if it fits
             r.left = max(MARGIN, min(win.rect.right + MARGIN, self.game.size[0] - r.width - MARGIN))
         self.map_rect = r
@@ -162,7 +170,7 @@ class TownMap:
     def _dots(self) -> list[tuple[str, float, float]]:
         """(name, x, y) in fractional tiles for every resident, the visitor last."""
         session = self.game.session
-        view = getattr(self.game, "residents_view", None)
+        view = self.game.panels.residents_view
         out = []
         if session is not None and view is not None:
             playing = getattr(session, "controlled", None)
@@ -172,12 +180,12 @@ class TownMap:
                 pos = view.position(name)
                 if pos is not None:
                     out.append((name, pos[0], pos[1]))
-        if not getattr(self.game, "spectator", False):  # a replay has no player's figure
+        if not self.game.spectator:  # a replay has no player's figure
             vx, vy = self.game.visitor.pos
             out.append((self.game.visitor.name, vx, vy))
         return out
 
-    def pick(self, pos) -> tuple[str, object] | None:
+    def pick(self, pos: tuple[int, int]) -> tuple[str, Any] | None:
         """What a click on the big map means: ("resident", name) near a dot, else ("place", tile)."""
         if not self.map_rect.collidepoint(pos):
             return None
@@ -229,7 +237,7 @@ class TownMap:
             "inspect": UIButton(pygame.Rect(w - MARGIN - 230, y, 100, 34), "Inspect", ui,
                                 tool_tip_text="open the resident's panel"),
         }
-        if not getattr(self.game, "spectator", False):  # a replay: nobody to walk
+        if not self.game.spectator:  # a replay: nobody to walk
             self.buttons["walk"] = UIButton(pygame.Rect(w - MARGIN - 350, y, 110, 34), "Walk there", ui,
                                             tool_tip_text="walk the visitor there (right-click on the map does too)")
         self._update_buttons()
@@ -248,7 +256,7 @@ class TownMap:
                 b.disable()
 
     # ---- acting -------------------------------------------------------------------------------
-    def select(self, what: tuple[str, object]) -> None:
+    def select(self, what: tuple[str, Any]) -> None:
         """A click on the map: follow the resident, or move the camera to the place."""
         self.selected = what
         kind, value = what
@@ -258,7 +266,7 @@ class TownMap:
             self.game.look_at_tile(value)
         self._update_buttons()
 
-    def walk_there(self, what: tuple[str, object] | None = None) -> bool:
+    def walk_there(self, what: tuple[str, Any] | None = None) -> bool:
         what = what or self.selected
         if what is None:
             return False
@@ -269,21 +277,23 @@ class TownMap:
 
     def _inspect(self) -> None:
         if self.selected and self.selected[0] == "resident":
-            insp = getattr(self.game, "inspector", None)
+            insp = self.game.panels.inspector
             if insp is not None:
                 self.close()
                 insp.select(self.selected[1])
 
     # ---- overlay protocol -------------------------------------------------------------------------
-    def handle_event(self, event) -> bool:
+    def handle_event(self, event: pygame.event.Event) -> bool:
         if event.type == pygame.KEYDOWN:
-            if event.key == pygame.K_m and not text_focused(self.game):
-                if event.mod & pygame.KMOD_SHIFT:
+            got = keys.hit(event)
+            action = got.action if got is not None else None
+            if action in ("map", "minimap") and not text_focused(self.game):
+                if action == "minimap":
                     self.show_minimap = not self.show_minimap
                 else:
                     self.toggle()
                 return True
-            if self.is_open and event.key == pygame.K_ESCAPE:
+            if self.is_open and action == "back":
                 self.close()
                 return True
             return False
@@ -302,7 +312,7 @@ class TownMap:
             return self._map_mouse(event)
         return self._mini_mouse(event)
 
-    def _map_mouse(self, event) -> bool:
+    def _map_mouse(self, event: pygame.event.Event) -> bool:
         if event.type == pygame.MOUSEBUTTONDOWN:
             what = self.pick(event.pos)
             if what is not None and event.button == 1:
@@ -321,7 +331,7 @@ class TownMap:
             return True  # the town behind the map does not hear clicks
         return event.type in (pygame.MOUSEBUTTONUP, pygame.MOUSEWHEEL)
 
-    def _mini_mouse(self, event) -> bool:
+    def _mini_mouse(self, event: pygame.event.Event) -> bool:
         r = self.mini_rect
         if event.type != pygame.MOUSEBUTTONDOWN or r is None or not r.collidepoint(event.pos):
             return False
@@ -343,8 +353,8 @@ class TownMap:
             self.overview.build()
         elif self.mini is None:
             mw, mh = self.overview.surface.get_size()
-            size = (MINI_W, max(1, round(MINI_W * mh / mw)))
-            self.mini = pygame.transform.smoothscale(self.overview.surface, size)
+            mini_size = (MINI_W, max(1, round(MINI_W * mh / mw)))
+            self.mini = pygame.transform.smoothscale(self.overview.surface, mini_size)
         elif self._make_labels() and not self._fonts_ready:
             for size, bold in ((18, True), (16, False), (14, False), (13, False)):
                 fonts.font(size, bold)  # loading a font size takes milliseconds: not on the first open
@@ -417,7 +427,7 @@ class TownMap:
             self._pills[key] = surf
         return surf
 
-    def draw(self, surface) -> None:
+    def draw(self, surface: pygame.Surface) -> None:
         if self.is_open:
             self._draw_map(surface)
         elif self.show_minimap and self.mini is not None and not self._inspector_open():
@@ -426,7 +436,7 @@ class TownMap:
             self.mini_rect = None
 
     def _inspector_open(self) -> bool:
-        insp = getattr(self.game, "inspector", None)
+        insp = self.game.panels.inspector
         return bool(insp is not None and insp.is_open)
 
     def _draw_mini(self, surface) -> None:
@@ -467,8 +477,8 @@ class TownMap:
         surface.blits(blits, doreturn=False)
         self._draw_view_frame(surface, r, self.overview.scale, (255, 255, 255))
         visitor = self.game.visitor.name
-        follower = getattr(self.game, "follower", None)
-        followed = getattr(follower, "target", None)
+        follower = self.game.panels.follower
+        followed = follower.target if follower is not None else None
         mouse = self.game.mouse_pos
         hover = self.pick(mouse) if mouse is not None else None
         hover_name = hover[1] if hover is not None and hover[0] == "resident" else None
@@ -502,7 +512,7 @@ class TownMap:
         h = surface.get_height()
         y = h - STATUS_H - FOOTER_H + 16
         sel = self.selected
-        if sel is None and getattr(self.game, "spectator", False):
+        if sel is None and self.game.spectator:
             text = "Click: look there · a dot: follow · double-click: go and look"
         elif sel is None:
             text = "Click: look there · a dot: follow · right-click: walk there · double-click: go and look"
@@ -513,7 +523,8 @@ class TownMap:
             text = self.place_name(sel[1])
         if hover is not None and hover[0] == "place":
             text += f"      (under the mouse: {self.place_name(hover[1])})"
-        walking = getattr(getattr(self.game, "walker", None), "label", "")
+        walker = self.game.panels.walker
+        walking = walker.label if walker is not None else ""
         if walking:
             text += f"      walking to {walking}"
         left = self.map_rect.x
@@ -532,12 +543,12 @@ def _clip_px(text: str, size: int, width: int) -> str:
     return text + "…"
 
 
-def install(game) -> TownMap:
+def install(game: Game) -> TownMap:
     tm = TownMap(game)
     game.add_overlay(tm)
-    game.townmap = tm
-    hud = getattr(game, "hud", None)
-    if hud is not None and hasattr(hud, "add_button"):
+    game.panels.townmap = tm
+    hud = game.panels.hud
+    if hud is not None:
         tm.hud_button = hud.add_button("Map (M)", 90, tm.toggle, "the whole town: find people and places")
     return tm
 

@@ -19,20 +19,12 @@ from typing import Callable
 
 import pygame
 
+from game.view import keys
 from game.view.sprites import Figure
 
 STEP_SECONDS = 0.18
 DELTA = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
-KEY_DIRECTIONS = {
-    pygame.K_w: "up",
-    pygame.K_UP: "up",
-    pygame.K_s: "down",
-    pygame.K_DOWN: "down",
-    pygame.K_a: "left",
-    pygame.K_LEFT: "left",
-    pygame.K_d: "right",
-    pygame.K_RIGHT: "right",
-}
+KEY_DIRECTIONS: dict[int, str] = keys.values("walk")  # key code -> direction (game/view/keys.py)
 
 
 def facing_of(dx: int, dy: int, default: str = "down") -> str:

@@ -14,12 +14,18 @@ A walking key or Escape stops it; so does an unreachable goal, with a message.
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 import pygame
 
+from game.view import keys
+from game.view.overlay import Overlay
 from game.view.visitor import facing_of
 from game.world import astar
 from game.world.grid import chebyshev
+
+if TYPE_CHECKING:
+    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -29,8 +35,10 @@ DETOUR_AFTER_S = 1.0  # blocked this long: plan around whoever stands in the way
 GIVE_UP_AFTER_S = 6.0  # blocked this long in all: stop and say so
 
 
-class WalkTo:
-    def __init__(self, game) -> None:
+class WalkTo(Overlay):
+    name = "walker"
+
+    def __init__(self, game: Game) -> None:
         self.game = game
         self.resident: str | None = None  # walking to this resident ...
         self.tile: tuple[int, int] | None = None  # ... or to this tile
@@ -122,7 +130,7 @@ class WalkTo:
         self.goal = path[-1]
         g.visitor.route = list(path[1:])
         g.follow = True  # the camera goes with the visitor
-        follower = getattr(g, "follower", None)
+        follower = g.panels.follower
         if follower is not None:
             follower.stop()
         if first:
@@ -173,13 +181,13 @@ class WalkTo:
         return not (dx and dy) or (w(a[0] + dx, a[1]) and w(a[0], a[1] + dy))
 
     def _note(self) -> None:
-        hud = getattr(self.game, "hud", None)
-        if hud is not None and hasattr(hud, "note"):
+        hud = self.game.panels.hud
+        if hud is not None:
             hud.note(NOTE_KEY, f"Walking to {self.label}  (a walk key or Esc stops)" if self.active else None)
 
     # ---- overlay protocol -----------------------------------------------------------------------
-    def handle_event(self, event) -> bool:
-        if self.active and event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE:
+    def handle_event(self, event: pygame.event.Event) -> bool:
+        if self.active and keys.pressed(event, "back"):
             self.stop("Stopped walking.")
             return True
         return False
@@ -226,10 +234,10 @@ class WalkTo:
             self._plan()  # they moved on: follow them
 
 
-def install(game) -> WalkTo:
+def install(game: Game) -> WalkTo:
     w = WalkTo(game)
     game.add_overlay(w)
-    game.walker = w
+    game.panels.walker = w
     return w
 
 

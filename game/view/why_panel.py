@@ -24,7 +24,7 @@ import logging
 import threading
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pygame
 import pygame_gui
@@ -41,9 +41,14 @@ from game.runs.why_records import (
     spread,
     spread_text,
 )
+from game.view import keys
 from game.view.fonts import panel_font
 from game.view.inspector_text import SMALL_PX, TEXT_PX
 from game.view.markup import C_DIM, C_HEAD, C_IMP, C_NOW, C_TEXT, esc, typed
+from game.view.overlay import Overlay
+
+if TYPE_CHECKING:
+    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +69,7 @@ class RecordSource:
     """The decision records the panel reads: the game's ``WhyLog`` (live), or a
     replay's records file, read on a background thread the first time it is asked."""
 
-    def __init__(self, game: Any) -> None:
+    def __init__(self, game: Game) -> None:
         self.game = game
         self._index: why.RecordIndex | None = None  # a replay's records, once read
         self._thread: threading.Thread | None = None
@@ -72,7 +77,7 @@ class RecordSource:
         self.off = False  # the game keeps no records (why = "off")
 
     def _replay_files(self) -> list[Path]:
-        rec = getattr(getattr(self.game, "session", None), "recording", None)
+        rec = getattr(self.game.session, "recording", None)
         path = getattr(rec, "path", None)
         if path is None:
             return []
@@ -90,7 +95,7 @@ class RecordSource:
 
     def find(self, resident: str, kind: str, at: datetime, text: str) -> tuple[bool, dict | None]:
         """(still reading, the act's record or None)."""
-        wlog = why.log_of(getattr(getattr(self.game, "session", None), "gateway", None))
+        wlog = why.log_of(getattr(self.game.session, "gateway", None))
         self.off = wlog is not None and wlog.mode == "off"
         if wlog is not None:
             return False, wlog.find(resident, kind, at, text)
@@ -181,10 +186,12 @@ def act_of(sim: Any, name: str, snap: Inspection, spec: str) -> tuple | None:
     return None
 
 
-class WhyPanel:
+class WhyPanel(Overlay):
     """The overlay: ``open(resident, kind, time, text, label)`` shows an act's reasons."""
 
-    def __init__(self, game: Any) -> None:
+    name = "why_panel"
+
+    def __init__(self, game: Game) -> None:
         self.game = game
         self.source = RecordSource(game)
         self.window: Any = None
@@ -305,7 +312,7 @@ class WhyPanel:
         """A callable giving every event so far, safe to run on another thread: a replay's
         recording holds them in memory; the game's log is snapshot here (microseconds) and
         read from its journal over there."""
-        session = getattr(self.game, "session", None)
+        session = self.game.session
         rec = getattr(session, "recording", None)
         if rec is not None and isinstance(getattr(rec, "events", None), list):
             events = list(rec.events)
@@ -341,11 +348,9 @@ class WhyPanel:
         """While the word is typed, WASD are letters, not the visitor's steps."""
         if typing != self._typing:
             self._typing = typing
-            controls = getattr(self.game, "controls", None)
-            if controls is not None:
-                controls.enabled = not typing
-                if typing and hasattr(controls, "release_all"):
-                    controls.release_all()
+            self.game.controls.enabled = not typing
+            if typing:
+                self.game.controls.release_all()
 
     def _fold(self) -> None:
         self.unfolded = False
@@ -362,11 +367,11 @@ class WhyPanel:
             self._unfold()
 
     # ---- overlay protocol -----------------------------------------------------------
-    def handle_event(self, event: Any) -> bool:
+    def handle_event(self, event: pygame.event.Event) -> bool:
         if event.type == pygame_gui.UI_TEXT_BOX_LINK_CLICKED:
             target = str(getattr(event, "link_target", "") or "")
             if target.startswith(LINK_PREFIX):
-                insp = getattr(self.game, "inspector", None)
+                insp = self.game.panels.inspector
                 act = insp.act_of(target[len(LINK_PREFIX):]) if insp is not None else None
                 if act is not None:
                     self.open(*act)
@@ -381,7 +386,7 @@ class WhyPanel:
                 or (event.type == pygame_gui.UI_TEXT_ENTRY_FINISHED and event.ui_element is self.spread_entry)):
             self.show_spread(self.spread_entry.get_text())
             return True
-        if event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE and self.is_open:
+        if keys.pressed(event, "back") and self.is_open:
             self.close()
             return True
         if event.type == pygame_gui.UI_WINDOW_CLOSE and self.window is not None and event.ui_element is self.window:
@@ -408,10 +413,10 @@ class WhyPanel:
                 self._show()
 
 
-def install(game: Any) -> WhyPanel:
+def install(game: Game) -> WhyPanel:
     panel = WhyPanel(game)
     game.add_overlay(panel)
-    game.why_panel = panel
+    game.panels.why_panel = panel
     return panel
 
 

@@ -15,16 +15,18 @@ Plugging in more (later issues):
   (game/view/sprites.py) for the bodies to draw this frame; they are y-sorted
   together with the visitor. `game.blockers.append(fn)`, fn(x, y) -> True when
   a tile is taken (the visitor will not step there).
-- HUD, panels, bubbles: `game.add_overlay(obj)`. An overlay may define any of
-  `handle_event(event) -> bool` (True = consumed; topmost overlay first, so
-  a panel can take Escape before the game quits), `update(dt)`,
-  `draw_world(surface, camera)` (in world space, over the town and its
-  characters, e.g. speech bubbles), `draw(surface)` (screen space, e.g. HUD),
-  `draw_top(surface)` (after every `draw`: messages over full-screen panels),
-  `reserved() -> [Rect]` (screen boxes its messages take: speech bubbles
-  keep clear of them, see `reserved_rects`) and `inset() -> (l, t, r, b)`
-  (screen pixels a panel docked at a side covers: the camera centres what it
-  follows in the rest of the window, `Camera.insets`).
+- HUD, panels, bubbles: `game.add_overlay(obj)`, an `Overlay`
+  (game/view/overlay.py: its hooks, each a no-op unless the view defines it:
+  `handle_event`, `update`, `draw_world`, `draw`, `draw_top`, `reserved`,
+  `inset`, `covers_world`). The window holds them in one declared order
+  (overlay.py ORDER), not the order they were installed in: events go to the
+  topmost first (so a panel can take Escape before the game quits), updates
+  and draws from the bottom up. Each view is also in `game.panels`
+  (game/view/panels.py: one typed field per view, None until installed),
+  where the views find each other.
+- keys: every key is in game/view/keys.py's table; handlers ask it
+  (`keys.hit(event)`), and the F1 help and README.md's controls tables are
+  its rows.
 - pygame_gui widgets: create them on `game.ui` (a UIManager); it gets events
   first and is drawn last.
 - the status line's right side: `game.status.right = "Mon 13 Feb 07:00"`.
@@ -63,7 +65,7 @@ import unicodedata
 from collections import deque
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 import pygame
 import pygame_gui
@@ -79,6 +81,7 @@ from game.view import (
     hud,
     inspector,
     interview,
+    keys,
     namebox,
     quit_dialog,
     residents,
@@ -90,6 +93,8 @@ from game.view import (
 )
 from game.view import help as help_view
 from game.view.camera import DEFAULT_ZOOM, Camera
+from game.view.overlay import Overlay, rank
+from game.view.panels import Panels
 from game.view.sprites import SheetLibrary, draw_figures, draw_ghosts, draw_labels, slugify
 from game.view.statusline import HEIGHT as STATUS_H
 from game.view.statusline import StatusLine
@@ -104,8 +109,8 @@ PAN_TILES_S = 18.0  # a spectator's camera pans this many tiles a second
 NEAR_TILES = 12  # residents this near the visitor count as watched (their minds go first)
 MAX_DT = 0.1  # after a stall (window dragged, breakpoint) do not jump ahead further
 
-# The panels, in install order: later ones hear events first (the quit question
-# before the map, the map before the inspector; the interview shares the chat's code).
+# The panels a game installs besides the residents, bubbles, HUD, following, walking and help (where
+# each goes among the overlays, and so who hears events first, is game/view/overlay.py ORDER).
 PANELS = (inspector, chat, interview, savemenu, console, townmap, residents_list, quit_dialog)
 
 log = logging.getLogger(__name__)
@@ -156,7 +161,8 @@ class Game:
         self.controls = WalkControls()
         self.status = StatusLine()
         self.ui = pygame_gui.UIManager(self.size)
-        self.overlays: list = []
+        self.overlays: list[Overlay] = []  # in game/view/overlay.py ORDER
+        self.panels = Panels()  # the views, by name (each None until installed)
         self.figure_sources: list[Callable[[], Iterable]] = []
         self.blockers: list[Callable[[int, int], bool]] = []
         self.show_labels = True
@@ -172,8 +178,8 @@ class Game:
         self.frame = 0
         self.clock_time = 0.0  # seconds of game time updated so far
         self.frame_ms: deque[float] = deque(maxlen=2000)  # main_play records frame work time here
-        self.session = None  # a game/runs/session.py Session once attach_session() ran
-        self.hud = None  # game/view/hud.py HUD (toasts) once installed
+        self.session: Any = None  # a game/runs/session.py Session (a replay's ReplaySession) once attached
+        self.saves_dir: Path | None = None  # where the save menu keeps the saves (None: the usual folder)
         self._fps_since = 0.0
         self._fps_frames = 0
         self._address_cache: dict[tuple[int, int], str | None] = {}
@@ -266,22 +272,18 @@ class Game:
         if self.ui.process_events(event):
             return
         for overlay in reversed(self.overlays):
-            handler = getattr(overlay, "handle_event", None)
-            if handler is not None and handler(event):
+            if overlay.handle_event(event):
                 return
-        if event.type == pygame.KEYDOWN:
-            if event.key == pygame.K_ESCAPE:
-                self.on_escape()
-                return
-            if event.key in (pygame.K_EQUALS, pygame.K_PLUS, pygame.K_KP_PLUS):
-                self.zoom(+1, self.camera.world_to_screen(*self.visitor_center_world()))
-                return
-            if event.key in (pygame.K_MINUS, pygame.K_KP_MINUS):
-                self.zoom(-1, self.camera.world_to_screen(*self.visitor_center_world()))
-                return
-            if event.key == pygame.K_F3:
-                self.status.show_fps = not self.status.show_fps
-                return
+        got = keys.hit(event)
+        if got is not None and got.action == "back":
+            self.on_escape()
+            return
+        if got is not None and got.action == "zoom":
+            self.zoom(got.value, self.camera.world_to_screen(*self.visitor_center_world()))
+            return
+        if got is not None and got.action == "fps":
+            self.status.show_fps = not self.status.show_fps
+            return
         if self.controls.handle_event(event):
             return
         if event.type == pygame.MOUSEWHEEL:
@@ -321,9 +323,7 @@ class Game:
             self.camera.follow(*self.camera.focus(*self.visitor_center_world()), dt)
         self._update_hover()
         for overlay in self.overlays:
-            up = getattr(overlay, "update", None)
-            if up is not None:
-                up(dt)
+            overlay.update(dt)
         self.ui.update(dt)
         self._fps_since += dt
         self._fps_frames += 1
@@ -333,7 +333,7 @@ class Game:
 
     def draw(self, surface) -> None:
         cam = self.camera
-        if any(getattr(o, "covers_world", False) for o in self.overlays):
+        if any(o.covers_world for o in self.overlays):
             self.drawn = []  # a full-window panel (the town map) hides the town: do not draw it
         else:
             if cam.map_w * cam.zoom < surface.get_width() or cam.map_h * cam.zoom < surface.get_height():
@@ -347,18 +347,12 @@ class Game:
             if self.show_labels:
                 draw_labels(surface, self.drawn)
             for overlay in self.overlays:
-                fn = getattr(overlay, "draw_world", None)
-                if fn is not None:
-                    fn(surface, self.camera)
+                overlay.draw_world(surface, self.camera)
         self.status.draw(surface)
         for overlay in self.overlays:
-            fn = getattr(overlay, "draw", None)
-            if fn is not None:
-                fn(surface)
+            overlay.draw(surface)
         for overlay in self.overlays:
-            fn = getattr(overlay, "draw_top", None)
-            if fn is not None:
-                fn(surface)
+            overlay.draw_top(surface)
         self.ui.draw_ui(surface)
 
     def _pan(self, dt: float) -> None:
@@ -376,20 +370,16 @@ class Game:
         """Screen pixels side panels cover (overlays' ``inset()``: (left, top, right, bottom))."""
         out = [0, 0, 0, 0]
         for overlay in self.overlays:
-            fn = getattr(overlay, "inset", None)
-            if fn is not None:
-                got = fn()
-                if got:
-                    out = [max(a, int(b)) for a, b in zip(out, got)]
+            got = overlay.inset()
+            if got:
+                out = [max(a, int(b)) for a, b in zip(out, got)]
         return (out[0], out[1], out[2], out[3])
 
     def reserved_rects(self) -> list:
         """Screen boxes messages take (the HUD, toasts, the console's output): bubbles avoid them."""
         out = []
         for overlay in self.overlays:
-            fn = getattr(overlay, "reserved", None)
-            if fn is not None:
-                out.extend(fn())
+            out.extend(overlay.reserved())
         return out
 
     # ---- actions ------------------------------------------------------------------------------
@@ -404,7 +394,7 @@ class Game:
         """The player wants to leave: ask (save and quit / quit without saving /
         cancel) while a town runs and the question is installed; else quit now.
         Closing the window again while asked saves and quits; so does a signal."""
-        dialog = getattr(self, "quit_dialog", None)
+        dialog = self.panels.quit_dialog
         if self.session is None or dialog is None:
             self.running = False
             return
@@ -424,8 +414,9 @@ class Game:
         out = {n for n, b in sim.bodies.items()
                if not b.visitor and (x0 <= b.tile[0] < x1 and y0 <= b.tile[1] < y1
                                      or abs(b.tile[0] - vx) + abs(b.tile[1] - vy) <= NEAR_TILES)}
-        for who in (getattr(getattr(self, "follower", None), "target", None),
-                    getattr(getattr(self, "inspector", None), "selected", None)):
+        follower, insp = self.panels.follower, self.panels.inspector
+        for who in (follower.target if follower is not None else None,
+                    insp.selected if insp is not None else None):
             if who in sim.bodies:
                 out.add(who)
         return out
@@ -433,20 +424,20 @@ class Game:
     # ---- finding people and places (game/view/follow.py, walkto.py) ---------------------------
     def follow_resident(self, name: str) -> bool:
         """Keep the camera on a resident until the player walks or presses Escape."""
-        follower = getattr(self, "follower", None)
+        follower = self.panels.follower
         return bool(follower is not None and follower.start(name))
 
     def walk_to_resident(self, name: str) -> bool:
-        walker = getattr(self, "walker", None)
+        walker = self.panels.walker
         return bool(walker is not None and walker.to_resident(name))
 
     def walk_to_tile(self, tile: tuple[int, int], label: str = "") -> bool:
-        walker = getattr(self, "walker", None)
+        walker = self.panels.walker
         return bool(walker is not None and walker.to_tile(tile, label))
 
     def look_at_tile(self, tile: tuple[float, float]) -> None:
         """Move the camera to a place; it stays there until the visitor walks."""
-        follower = getattr(self, "follower", None)
+        follower = self.panels.follower
         if follower is not None:
             follower.stop()
         self.follow = False
@@ -463,13 +454,21 @@ class Game:
         self.camera.resize(size)
         self.ui.set_window_resolution(size)
 
-    def add_overlay(self, overlay) -> None:
-        self.overlays.append(overlay)
+    def add_overlay(self, overlay: Overlay) -> None:
+        """Hold ``overlay`` at its place in the declared order (game/view/overlay.py ORDER)."""
+        i = len(self.overlays)
+        while i > 0 and rank(self.overlays[i - 1]) > rank(overlay):
+            i -= 1
+        self.overlays.insert(i, overlay)
+
+    def remove_overlay(self, overlay: Overlay) -> None:
+        if overlay in self.overlays:
+            self.overlays.remove(overlay)
 
     def toast(self, text: str) -> None:
         """A short message for the player (the HUD shows it for a few seconds)."""
-        if self.hud is not None:
-            self.hud.toast(text)
+        if self.panels.hud is not None:
+            self.panels.hud.toast(text)
         else:
             log.info("toast: %s", text)
 
@@ -498,7 +497,7 @@ class Game:
                     panel.install(self)
                 except Exception:  # noqa: BLE001 - a broken panel must not stop the game
                     log.exception("%s.install failed", panel.__name__)
-        help_view.install(self)  # last: it hears F1 / ? / Escape first when shown
+        help_view.install(self)
         sim = session.sim
         if hasattr(sim, "on_greeting"):
             sim.on_greeting.append(self._greeted)
@@ -563,7 +562,7 @@ class Game:
             self.toast(f"Welcome to the Ville, {name}!  (F1: controls)")
 
         newest = on_continue = None
-        menu = getattr(self, "savemenu", None)
+        menu = self.panels.savemenu
         if offer_continue and menu is not None:
             newest = in_background(newest_save, menu.folder)
 
@@ -587,7 +586,9 @@ class Game:
         tile = self.camera.screen_to_tile(self.size[0] / 2, self.size[1] / 2) if self.spectator else self.visitor.tile
         self.status.set_place(self.address_at(tile), tile)
 
-    def _draw_hover(self, surface) -> None:
+    def _draw_hover(self, surface: pygame.Surface) -> None:
+        if self.hovered_tile is None:
+            return
         x, y = self.camera.tile_to_screen(*self.hovered_tile)
         s = round(self.tile_size * self.camera.zoom)
         pygame.draw.rect(surface, (255, 255, 255), (x, y, s, s), width=1)

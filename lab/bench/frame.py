@@ -101,7 +101,7 @@ def bench_frame(ctx: Context) -> dict:
         upkeep = MindPool(FRAME_POOL)
 
         def centre():
-            if getattr(getattr(game, "follower", None), "target", None):
+            if game.panels.follower is not None and game.panels.follower.target:
                 return  # the camera follows a resident (the residents list's phase)
             xs = [sim.bodies[n].tile[0] for n in names]
             ys = [sim.bodies[n].tile[1] for n in names]
@@ -175,8 +175,8 @@ def bench_frame(ctx: Context) -> dict:
 def _frames_with_panels(game: Any, screen: Any, ctx: Context, before: Callable[[], Any]) -> dict:
     """Frame times with the residents list open (following a resident), then with
     the town map open as well: what a player looking for someone sees."""
-    lst = getattr(game, "residents_list", None)
-    tm = getattr(game, "townmap", None)
+    lst = game.panels.residents_list
+    tm = game.panels.townmap
     if lst is None or tm is None:
         return {}
     out: dict[str, Any] = {}

@@ -110,13 +110,14 @@ def bench_frame_real(ctx: Context) -> dict:
         # The panels a player watches the town with: a resident's inspector, the residents list, a chat.
         game.follow = False
         who = names[0]
-        if getattr(game, "inspector", None) is not None:
-            game.inspector.select(who)
-        if getattr(game, "residents_list", None) is not None:
-            game.residents_list.open()
-        if getattr(game, "chat", None) is not None:
-            game.chat.open(names[1], check_range=False)
-            game.chat.send("Hello! What are you up to today?")
+        panels = game.panels
+        if panels.inspector is not None:
+            panels.inspector.select(who)
+        if panels.residents_list is not None:
+            panels.residents_list.open()
+        if panels.chat is not None:
+            panels.chat.open(names[1], check_range=False)
+            panels.chat.send("Hello! What are you up to today?")
         for speed, tag in ((1, "panels_speed1"), (5, "panels_speed5")):
             session.set_speed(speed)
             out.update(_phase(game, screen, frames, tag))

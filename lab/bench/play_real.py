@@ -7,7 +7,7 @@ Every ``ASK_EVERY_S`` real seconds (a minute; and not before the previous answer
 is on screen) the visitor picks a resident who is awake and free (not asleep,
 not in a conversation, not held), steps onto a walkable tile within two tiles
 of them (``Visitor.place`` + ``session.move_visitor``: a teleport, so the walk
-is not timed), opens the game's chat window (``game.chat.open``, which checks
+is not timed), opens the game's chat window (``game.panels.chat.open``, which checks
 the range as T does), sends ``QUESTION`` (``chat.send``) and polls every frame,
 on the wall clock, until the resident's line is in ``chat.lines``; then closes
 the chat. A question whose answer never came before the phase ended counts as
@@ -102,7 +102,7 @@ class _Visitor:
             cur["source"] = str(ev.get("source") or "")
 
     def tick(self, now: float) -> None:
-        chat = self.game.chat
+        chat = self.game.panels.chat
         cur = self.current
         if cur is not None:
             said = [text for who, text in chat.lines if who == cur["resident"]]
@@ -118,7 +118,7 @@ class _Visitor:
             self._ask(now)
 
     def _done(self, now: float) -> None:
-        self.game.chat.close()
+        self.game.panels.chat.close()
         self.next_at = max(self.current["asked"] + self.every, now)
         self.current = None
 
@@ -156,7 +156,7 @@ class _Visitor:
         g.visitor.place(tile)
         self.session.move_visitor(tile)
         g.follow = True  # the camera on the visitor: the resident is on screen, as for a player
-        if not g.chat.open(name) or not g.chat.send(QUESTION.format(first=name.split()[0])):
+        if not g.panels.chat.open(name) or not g.panels.chat.send(QUESTION.format(first=name.split()[0])):
             self.failed_opens += 1
             g.chat.close()
             self.next_at = now + RETRY_S
@@ -270,7 +270,7 @@ def _phase(ctx: Context, screen: Any, renderer: Any, instances: int, seconds: fl
         busy = pool.busy_s() - busy0
         calls = int(session.gateway.accounting.summary()["total"].get("calls", 0)) - calls0
         if visitor.current is not None:
-            game.chat.close()
+            game.panels.chat.close()
         waits = [a["wait_s"] if a["wait_s"] is not None else t_end - a["asked"]
                  for a in visitor.asked if not a.get("lost")]
         answered = [a for a in visitor.asked if a.get("answer")]
