@@ -3,7 +3,8 @@
 Nothing here imports pygame or game/: the minds know places only as addresses
 `world:sector:arena:object` and the world only through `agents.types`.
 
-The public API (what game/ and lab/ use; the rest is the minds' own business):
+The public API is ``__all__`` below: what game/, lab/ and smallville/ use, and they import
+the minds only through it (tests/test_house.py checks both). The main parts:
 
 - `agents.mind.Mind`: one resident's mind. `Mind(persona, gateway, embedder, settings)`;
   jobs `decide`, `utter`, `end_conversation`; `queue_thought`, `inner_voice`, `inspect`
@@ -29,3 +30,50 @@ The public API (what game/ and lab/ use; the rest is the minds' own business):
   chosen, the memories retrieval brought up with their scores, the prompt and the answer.
 - `agents.emoji`, `agents.objects.after_use`: what the game draws and how objects change.
 """
+from __future__ import annotations
+
+from agents import home, interview, local_model, masks, memory, priority, provenance, scripted, why
+from agents.accounting import Accounting
+from agents.answers import compact_schema
+from agents.config import (
+    EMBEDDED_MODEL,
+    EMBEDDED_PROVIDER,
+    ConfigError,
+    ModelConfig,
+    load_config,
+    load_config_for_saved,
+)
+from agents.converse import Line
+from agents.decompose import steps_schema
+from agents.dialects import SAY
+from agents.embeddings import LocalEmbedder, make_embedder
+from agents.emoji import VOCABULARY, nearest, split_emoji
+from agents.grounding import choice_schema
+from agents.inner_voice import first_person
+from agents.inspection import Inspection
+from agents.interview import Reply, fallback_answer, keep_owed, respond, respond_traced
+from agents.llm import Gateway
+from agents.memory import EmbeddingMismatch, MemoryStream, median_ms
+from agents.mind import Mind
+from agents.objects import after_use
+from agents.perceive import importance_schema
+from agents.persona import CastError, Persona, Scenario, load_cast, load_residents
+from agents.plan import day_plan_schema, slots_schema
+from agents.pool import MindPool
+from agents.priority import Rank
+from agents.prompts import render
+from agents.redact import SECRET_NAME, SECRET_VALUE, redact, redact_data
+from agents.state import Stateful
+from agents.types import Action, Conversation, Decision, Event, Situation, Utterance
+
+__all__ = [
+    "home", "interview", "local_model", "masks", "memory", "priority", "provenance", "scripted", "why",
+    "Accounting", "Action", "CastError", "ConfigError", "Conversation", "Decision", "EMBEDDED_MODEL",
+    "EMBEDDED_PROVIDER", "EmbeddingMismatch", "Event", "Gateway", "Inspection", "Line", "LocalEmbedder",
+    "MemoryStream", "Mind", "MindPool", "ModelConfig", "Persona", "Rank", "Reply", "SAY", "SECRET_NAME",
+    "SECRET_VALUE", "Scenario", "Situation", "Stateful", "Utterance", "VOCABULARY", "after_use",
+    "choice_schema", "compact_schema", "day_plan_schema", "fallback_answer", "first_person",
+    "importance_schema", "keep_owed", "load_cast", "load_config", "load_config_for_saved", "load_residents",
+    "make_embedder", "median_ms", "nearest", "redact", "redact_data", "render", "respond", "respond_traced",
+    "slots_schema", "split_emoji", "steps_schema",
+]

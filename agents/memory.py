@@ -229,6 +229,9 @@ class _Scored:
 
 
 class MemoryStream:
+    """A resident's memory stream: every observation, thought and plan, with its embedding,
+    importance and times, retrieved by the paper's recency, importance and relevance."""
+
     def __init__(self, model: str, dim: int, capacity: int = 256):
         self.model = model  # which embedding model made every vector here
         self.dim = int(dim)

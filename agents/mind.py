@@ -46,6 +46,9 @@ StateBuilder = Callable[[], dict]
 
 
 class Mind:
+    """One resident's mind: the paper's memory stream, retrieval, reflection, planning,
+    reacting and dialogue, asked for a decision by the simulation (see the module)."""
+
     def __init__(self, persona: Persona, gateway: Asker, embedder: Embedder, settings: MindSettings | None = None):
         # Cheap: no model call, no embedding; memories are seeded in the first job.
         self.persona = persona

@@ -59,6 +59,7 @@ def _address(v: str, where: str, key: str) -> str:
 
 
 def load_residents(path: Path) -> list[Persona]:
+    """The residents of a town folder's residents.json; CastError names what is wrong."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as e:

@@ -24,9 +24,7 @@ from pathlib import Path
 
 import pygame
 
-from agents.config import ConfigError
-from agents.llm import load_config
-from agents.redact import redact
+from agents import ConfigError, load_config, redact
 from game.runs import forecast
 from game.runs.session import Session
 from game.saves.saveload import load_into

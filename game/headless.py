@@ -32,13 +32,19 @@ from typing import Any, Callable, Sequence
 
 from tqdm import tqdm
 
-from agents import why
-from agents.config import ConfigError, load_config_for_saved
-from agents.dialects import SAY
-from agents.inspection import Inspection
-from agents.llm import Gateway, load_config
-from agents.persona import CastError, load_cast
-from agents.redact import redact, redact_data
+from agents import (
+    SAY,
+    CastError,
+    ConfigError,
+    Gateway,
+    Inspection,
+    load_cast,
+    load_config,
+    load_config_for_saved,
+    redact,
+    redact_data,
+    why,
+)
 from game.runs import forecast, runstats
 from game.runs.build import build_parts, select_residents
 from game.runs.forecast import Ceiling

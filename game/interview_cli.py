@@ -30,11 +30,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
-from agents.config import ConfigError, load_config_for_saved
-from agents.embeddings import make_embedder
-from agents.interview import respond
-from agents.llm import Gateway, load_config
-from agents.persona import CastError, load_cast
+from agents import (
+    CastError,
+    ConfigError,
+    Gateway,
+    load_cast,
+    load_config,
+    load_config_for_saved,
+    make_embedder,
+    respond,
+)
 from game.saves.saveload import rebuild_mind, resolve_path
 from game.saves.store import SaveInfo, load_state, save_state
 from game.support import folders

@@ -13,11 +13,18 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agents.config import ModelConfig
-from agents.inspection import Inspection
-from agents.persona import Persona, load_cast
-from agents.pool import MindPool
-from agents.types import Action, Conversation, Decision, Situation, Utterance
+from agents import (
+    Action,
+    Conversation,
+    Decision,
+    Inspection,
+    MindPool,
+    ModelConfig,
+    Persona,
+    Situation,
+    Utterance,
+    load_cast,
+)
 from game.runs.session import PlaySimulation, Session, build_parts
 from game.support import folders
 from game.world.map_reader import load_town

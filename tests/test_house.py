@@ -183,3 +183,32 @@ def test_every_module_is_on_a_map():
                    or f" {path.stem} " in text for text in (page, listing)):
             missing.append(str(path.relative_to(ROOT)))
     assert missing == []
+
+
+def test_the_game_the_lab_and_the_command_use_the_minds_only_through_their_public_api():
+    import agents
+
+    found = []
+    for name, path in _modules("game", "lab", "smallville").items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("agents"):
+                if node.module != "agents":
+                    found.append(f"{name} imports {node.module}")
+                found += [f"{name} imports agents.{a.name} (not in agents.__all__)"
+                          for a in node.names if a.name not in agents.__all__]
+            elif isinstance(node, ast.Import):
+                found += [f"{name} imports {a.name}" for a in node.names if a.name.startswith("agents.")]
+    assert found == []
+
+
+def test_every_public_name_of_the_minds_says_what_it_is():
+    import inspect
+
+    import agents
+
+    undocumented = []
+    for name in agents.__all__:
+        obj = getattr(agents, name)  # an AttributeError here: __all__ names what is not there
+        if (inspect.isclass(obj) or inspect.isfunction(obj) or inspect.ismodule(obj)) and not inspect.getdoc(obj):
+            undocumented.append(name)
+    assert undocumented == []

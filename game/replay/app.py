@@ -25,7 +25,7 @@ from typing import Any
 
 import pygame
 
-from agents.persona import CastError, load_cast
+from agents import CastError, load_cast
 from game.app import CrowdCamera, resolve_map, run, save_screenshot
 from game.headless import parse_start
 from game.replay import bar, events

@@ -24,8 +24,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from agents.inspection import Inspection
-from agents.mind import Mind
+from agents import Inspection, Mind
 from game.replay.reader import Recording, Target
 from game.saves.store import SaveError, list_saves, load_state
 

@@ -26,7 +26,7 @@ from datetime import datetime
 from types import SimpleNamespace
 from typing import Any, Callable
 
-from agents.types import Action
+from agents import Action
 from game.replay.minds import ReplayMind, SavedMinds
 from game.replay.reader import Recording
 from game.runs.session import DEFAULT_SPEED, SPEEDS, next_morning, steps_per_second

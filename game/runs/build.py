@@ -9,10 +9,10 @@ from datetime import datetime
 from typing import Any, Sequence
 
 from agents import local_model, why
-from agents.embeddings import make_embedder
-from agents.llm import Gateway, load_config
-from agents.mind import Mind
-from agents.pool import MindPool
+from agents import make_embedder
+from agents import Gateway, load_config
+from agents import Mind
+from agents import MindPool
 from game.world import astar
 from game.support.errors import UserError
 from game.sim import Simulation

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from agents import home
-from agents.config import EMBEDDED_PROVIDER
+from agents import EMBEDDED_PROVIDER
 
 try:
     import fcntl  # parallel branches finishing together must not lose each other's measurement

@@ -61,7 +61,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from agents.redact import redact
+from agents import redact
 from game.world.grid import facing as facing_of
 from game.saves.store import map_fingerprint
 from game.sim import STEP

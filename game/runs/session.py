@@ -54,9 +54,9 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from agents import why
-from agents.config import ConfigError
-from agents.llm import load_config
-from agents.persona import CastError, load_cast
+from agents import ConfigError
+from agents import load_config
+from agents import CastError, load_cast
 from game.runs.build import Parts, build_parts, select_residents
 from game.support.errors import UserError
 from game.runs.pacing import PACES, Pacer, PaceStatus

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from agents import provenance as pv
-from agents.redact import redact
+from agents import redact
 
 
 def tag(source: str | None) -> str:

@@ -14,8 +14,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from agents.redact import redact
-from agents.state import Stateful
+from agents import redact
+from agents import Stateful
 from game.saves.store import SaveError, freeze, map_size
 from game.sim import SimSettings
 from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, UTTER, Job

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.redact import SECRET_NAME, SECRET_VALUE
+from agents import SECRET_NAME, SECRET_VALUE
 from game.support.errors import SaveError
 
 # ------------------------------------------------------------ no GC pauses

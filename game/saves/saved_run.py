@@ -17,11 +17,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agents.config import ConfigError, ModelConfig, load_config_for_saved
-from agents.embeddings import make_embedder
-from agents.llm import Gateway, load_config
-from agents.mind import Mind
-from agents.persona import CastError, Persona, Scenario, load_cast
+from agents import ConfigError, ModelConfig, load_config_for_saved
+from agents import make_embedder
+from agents import Gateway, load_config
+from agents import Mind
+from agents import CastError, Persona, Scenario, load_cast
 from game.support.errors import UserError
 from game.saves.store import SaveError, list_saves, load_state, read_info
 

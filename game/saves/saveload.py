@@ -60,12 +60,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.accounting import Accounting
-from agents.interview import keep_owed
-from agents.memory import EmbeddingMismatch
-from agents.mind import Mind
-from agents.persona import load_cast
-from agents.state import Stateful
+from agents import Accounting
+from agents import keep_owed
+from agents import EmbeddingMismatch
+from agents import Mind
+from agents import load_cast
+from agents import Stateful
 from game.support import folders
 from game.saves.capture import capture, job_tag_of, materialize
 from game.saves.check import check_bodies, check_parts, check_visitor, py_random_state

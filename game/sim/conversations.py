@@ -18,8 +18,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from agents import Action, Conversation, Utterance
 from agents import provenance as pv
-from agents.types import Action, Conversation, Utterance
 from game.sim import movement, objects
 from game.sim.bodies import Body
 from game.sim.jobs import Job

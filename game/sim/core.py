@@ -34,9 +34,7 @@ import random
 from datetime import datetime, timedelta
 from typing import Any, Callable, Iterable, Mapping
 
-from agents import priority
-from agents.priority import Rank
-from agents.types import Action, Conversation, Event, Situation
+from agents import Action, Conversation, Event, Rank, Situation, priority
 from game.sim import conversations, decisions, movement, objects, perception, play_as, visitor
 from game.sim import state as sim_state
 from game.sim.bodies import Body

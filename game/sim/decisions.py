@@ -26,8 +26,8 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from agents import Action, Decision
 from agents import provenance as pv
-from agents.types import Action, Decision
 from game.sim import movement, objects, perception
 from game.sim.bodies import Body
 from game.sim.jobs import Job

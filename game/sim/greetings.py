@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable
 
+from agents import Conversation, Utterance
 from agents import provenance as pv
-from agents.types import Conversation, Utterance
 from game.sim import conversations
 from game.sim.core import Simulation
 from game.sim.jobs import Job

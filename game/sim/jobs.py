@@ -23,9 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Protocol
 
-from agents import priority
-from agents.priority import Rank
-from agents.types import Conversation
+from agents import Conversation, Rank, priority
 
 log = logging.getLogger(__name__)
 

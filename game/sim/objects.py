@@ -16,8 +16,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from agents.objects import after_use
-from agents.types import Action
+from agents import Action, after_use
 from game.sim.bodies import Body
 from game.world.grid import chebyshev
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from agents.types import Event, Situation
+from agents import Event, Situation
 from game.sim import conversations, objects
 from game.sim.bodies import Body
 from game.world.grid import chebyshev, distance

@@ -7,8 +7,8 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from agents import Action
 from agents import provenance as pv
-from agents.types import Action
 
 
 def routine_action(persona: Any, now: datetime, town: Any, why: str = "no decision yet") -> Action:

@@ -16,7 +16,7 @@ import logging
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from agents.types import Action
+from agents import Action
 from game.sim.bodies import Body
 from game.sim.conversations import Chat, conversation_from_dict, conversation_to_dict
 from game.sim.jobs import END_CONVERSATION, Job

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from agents.types import Action
+from agents import Action
 from game.sim import movement
 from game.sim.bodies import Body
 from game.world.grid import Tile, facing

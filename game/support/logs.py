@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from agents.redact import redact
+from agents import redact
 from game.support import folders
 
 HANDLER_NAME = "smallville"  # our file handler, added once

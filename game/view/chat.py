@@ -40,7 +40,7 @@ import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UITextBox, UITextEntryLine, UIWindow
 
-import agents.interview
+from agents import interview
 from game.view import emoji, fonts, keys
 from game.view.follow import link_names
 from game.view.markup import C_DIM, C_HEAD, C_TEXT, C_YOU, esc, typed
@@ -302,14 +302,14 @@ class Chat(Overlay):
                 log.warning("%s could not remember the chat: %s", name, error)
 
         def landed(value, error) -> None:
-            if remember and error is None and isinstance(value, agents.interview.Reply):
+            if remember and error is None and isinstance(value, interview.Reply):
                 # owed first: a save taken before the job has kept it still carries the exchange
-                owed = agents.interview.owe_exchange(mind, me, text, value, now=now)
-                sim.call(name, agents.interview.keep_exchange, mind, me, text, value, now=now, owed=owed,
+                owed = interview.owe_exchange(mind, me, text, value, now=now)
+                sim.call(name, interview.keep_exchange, mind, me, text, value, now=now, owed=owed,
                          on_result=kept)
             self._on_answer(name, text, history, value, error)
 
-        sim.call(name, agents.interview.answer_now, mind, me, text, now=now, speaker_is=speaker_is, history=history,
+        sim.call(name, interview.answer_now, mind, me, text, now=now, speaker_is=speaker_is, history=history,
                  urgent=True, on_result=landed)
 
     def _on_answer(self, name: str, said: str, history, value, error) -> None:
@@ -325,7 +325,7 @@ class Chat(Overlay):
             log.warning("%s's answer failed: %s", name, error or f"an odd answer {value!r}")
             mind = self._minds().get(name)
             if mind is not None:
-                text = agents.interview.fallback_answer(mind, self.visitor_name(), said, history)
+                text = interview.fallback_answer(mind, self.visitor_name(), said, history)
             else:
                 text = "Sorry, what was that?"
         sim = self._sim()

@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from agents.emoji import VOCABULARY, nearest, split_emoji  # noqa: F401 - the one lookup, shared with the minds (re-exported)
+from agents import VOCABULARY, nearest, split_emoji  # noqa: F401 - the one lookup, shared with the minds (re-exported)
 from game.support import folders
 
 ICON_DIR = folders.assets_dir() / "icons"

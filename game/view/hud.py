@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import pygame
 import pygame_gui
 
-from agents.redact import redact
+from agents import redact
 from game.runs.pacing import describe
 from game.runs.session import SPEEDS
 from game.view import fonts, keys

@@ -29,7 +29,7 @@ import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UIImage, UITextBox, UITextEntryLine, UIWindow
 
-from agents.inspection import Inspection
+from agents import Inspection
 from game.view import keys, why_panel
 from game.view.console import play_as
 from game.view.emoji import icon

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from game.replay.bar import TimelineBar
-    from game.replay.events import EventsList
     from game.view.bubbles import Bubbles
     from game.view.chat import Chat
     from game.view.console import Console
@@ -23,6 +21,7 @@ if TYPE_CHECKING:
     from game.view.inspector import Inspector
     from game.view.interview import Interview
     from game.view.namebox import NameBox
+    from game.view.overlay import Overlay
     from game.view.quit_dialog import QuitDialog
     from game.view.residents import ResidentsView
     from game.view.residents_list import ResidentsList
@@ -48,8 +47,9 @@ class Panels:
     townmap: TownMap | None = None  # the town map and the minimap
     residents_list: ResidentsList | None = None
     quit_dialog: QuitDialog | None = None
-    replay_events: EventsList | None = None  # a replay's events list (game/replay/events.py)
-    timeline: TimelineBar | None = None  # a replay's timeline bar (game/replay/bar.py)
+    # The replay's own panels, typed as overlays: the replay is built on the views, not under them.
+    replay_events: Overlay | None = None  # a replay's events list (game/replay/events.py)
+    timeline: Overlay | None = None  # a replay's timeline bar (game/replay/bar.py)
     help: Help | None = None  # the controls help (F1)
     namebox: NameBox | None = None  # the visitor's name at the start
 

@@ -12,10 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 import lab.competent  # noqa: F401 - registers scripted/competent, the chain's model
-from agents.config import EMBEDDED_MODEL
-from agents.embeddings import LocalEmbedder
-from agents.llm import Gateway, load_config
-from agents.persona import load_cast
+from agents import EMBEDDED_MODEL, Gateway, LocalEmbedder, load_cast, load_config
 from game.headless import run_headless
 from game.saves.saved_run import load_target
 from game.support import folders

@@ -10,9 +10,7 @@ import statistics
 import time
 
 import lab.competent  # noqa: F401 - registers scripted/competent
-from agents.embeddings import LocalEmbedder
-from agents.llm import Gateway, load_config
-from agents.persona import load_cast
+from agents import Gateway, LocalEmbedder, load_cast, load_config
 from lab.bench.measure import Context, Skipped
 from lab.evaluate.factual import FACTUAL, factual_rows, factual_score
 from lab.evaluate.interviews import start_minds

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agents.pool import MindPool
+from agents import MindPool
 from game.world import astar
 from lab.bench.measure import Context, percentile, summarise_ms
 from lab.standins import busy_minds_session

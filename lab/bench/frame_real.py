@@ -14,9 +14,7 @@ import threading
 import time
 from typing import Any
 
-from agents import local_model
-from agents.config import EMBEDDED_MODEL
-from agents.llm import load_config
+from agents import EMBEDDED_MODEL, load_config, local_model
 from game.runs.session import Session
 from lab.bench.frame import _frame_loop
 from lab.bench.headless_run import run_folder, run_town

@@ -8,9 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agents.embeddings import LocalEmbedder
-from agents.llm import Gateway, load_config
-from agents.persona import load_cast
+from agents import Gateway, LocalEmbedder, load_cast, load_config
 from game.headless import RunResult, run_headless
 from game.world.map_reader import load_town
 from lab.bench.measure import ROOT, Context

@@ -19,17 +19,20 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from agents import (
+    Gateway,
+    Line,
+    LocalEmbedder,
+    choice_schema,
+    compact_schema,
+    day_plan_schema,
+    importance_schema,
+    load_config,
+    masks,
+    slots_schema,
+    steps_schema,
+)
 from agents import local_model as lm
-from agents import masks
-from agents.answers import compact_schema
-from agents.config import load_config
-from agents.converse import Line
-from agents.decompose import steps_schema
-from agents.embeddings import LocalEmbedder
-from agents.grounding import choice_schema
-from agents.llm import Gateway
-from agents.perceive import importance_schema
-from agents.plan import day_plan_schema, slots_schema
 from lab.bench.measure import Context, Skipped
 from lab.bench.replay_calls import replay_speed
 

@@ -42,10 +42,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from agents import local_model
+from agents import EMBEDDED_MODEL, load_config, local_model
 from agents import provenance as pv
-from agents.config import EMBEDDED_MODEL
-from agents.llm import load_config
 from game.runs import gcpolicy, runstats
 from game.runs.session import SPEEDS, Session
 from lab.bench.frame import _frame_loop

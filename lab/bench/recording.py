@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import lab.competent  # noqa: F401 - registers scripted/competent, the run's model
-from agents.llm import load_config
-from agents.persona import load_cast
+from agents import load_cast, load_config
 from game import headless
 from game.headless import run_headless
 from game.runs.recording import Recorder

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from agents import MemoryStream, median_ms
 from agents import memory as mem
-from agents.memory import MemoryStream, median_ms
 from lab.bench.measure import Context, percentile
 
 

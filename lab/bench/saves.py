@@ -26,8 +26,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from agents.mind import Mind
-from agents.persona import load_cast
+from agents import Mind, load_cast
 from game.saves.saveload import capture, commit, materialize, prepare
 from game.saves.store import SaveWriter, freeze, load_state, save_state, states_equal
 from game.sim import Simulation

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from agents.interview import respond_traced
+from agents import respond_traced
 from lab.evaluate.interviews import INTERVIEWER, INTERVIEWER_IS
 from lab.evaluate.judge import _DENY
 

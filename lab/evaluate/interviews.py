@@ -7,8 +7,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from agents.interview import Reply, fallback_answer, respond, respond_traced
-from agents.mind import Mind
+from agents import Mind, Reply, fallback_answer, respond, respond_traced
 from lab.evaluate.diffusion import share
 from lab.evaluate.judge import FACTS, model_judge, rule_judge
 

@@ -31,7 +31,7 @@ from typing import Any, Sequence
 import numpy as np
 from pydantic import BaseModel
 
-from agents.prompts import render
+from agents import render
 
 # Cosine thresholds for the memory judge (all-MiniLM-L6-v2; the hashing test
 # embedder lands in the same ranges for texts that share their key words).

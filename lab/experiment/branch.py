@@ -28,11 +28,17 @@ from pathlib import Path
 from typing import Any
 
 import lab.competent  # noqa: F401 - registers scripted/competent in a branch's own process, as the command does
-from agents.config import ConfigError, load_config_for_saved
-from agents.embeddings import make_embedder
-from agents.llm import Gateway
-from agents.mind import Mind
-from agents.persona import CastError, Persona, load_cast, load_residents
+from agents import (
+    CastError,
+    ConfigError,
+    Gateway,
+    Mind,
+    Persona,
+    load_cast,
+    load_config_for_saved,
+    load_residents,
+    make_embedder,
+)
 from game.headless import run_headless
 from game.runs.build import select_residents
 from game.runs.forecast import Ceiling

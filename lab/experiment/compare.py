@@ -33,11 +33,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from agents import CastError, Persona, first_person, load_cast, load_config, make_embedder
 from agents import provenance as pv
-from agents.config import load_config
-from agents.embeddings import make_embedder
-from agents.inner_voice import first_person
-from agents.persona import CastError, Persona, load_cast
 from game.runs import runstats
 from game.saves.saved_run import Target, load_target, parse_time, read_events
 from game.support.errors import UserError

@@ -28,7 +28,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
-from agents.persona import CastError
+from agents import CastError
 from game.headless import TIME_FORMAT
 from game.interview_cli import find_agent
 from game.runs import forecast
