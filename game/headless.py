@@ -406,7 +406,7 @@ def economy_text(summary: dict) -> str:
         f"{t.get('calls_per_resident_per_sim_day', 0):>10.1f} {t.get('tokens_per_resident_per_sim_day', 0):>11.1f} "
         f"{pct(t.get('model_led_share')):>9}"
     )
-    fb = Counter()
+    fb: Counter[str] = Counter()
     for r in rows.values():
         fb.update(r.get("fallbacks") or {})
     if fb:

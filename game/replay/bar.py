@@ -108,7 +108,7 @@ class TimelineBar(Overlay):
             i = bisect.bisect_left(self._frames, f) - 1
             if i < 0:
                 return False
-        events = self.game.panels.replay_events
+        events: Any = self.game.panels.replay_events  # the replay's EventsList (typed as an overlay there)
         if events is not None:
             events.jump(self.moments[i])
         else:

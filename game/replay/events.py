@@ -119,7 +119,7 @@ class EventsList(Overlay):
         cw, ch = self.window.get_container().get_size()
         if self.list is not None:
             self.list.kill()
-        items = [row_text(m, rec) for m in self.shown] or ["(nothing matches)"]
+        items: list[str | tuple[str, str]] = [row_text(m, rec) for m in self.shown] or ["(nothing matches)"]
         self.list = UISelectionList(pygame.Rect(4, 40, cw - 8, ch - 44), items, self.game.ui,
                                     container=self.window)
 

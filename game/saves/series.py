@@ -85,7 +85,7 @@ def autosave_prefix(game_id: str | None) -> str:
 
 def _autosaves(folder: Path, prefix: str = AUTOSAVE_PREFIX) -> list[tuple[int, Path]]:
     """(n, path) of the autosaves <prefix><n> in ``folder``, oldest first."""
-    out = []
+    out: list[tuple[int, Path]] = []
     try:
         names = os.listdir(folder)
     except OSError:
