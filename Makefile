@@ -16,8 +16,9 @@ play: $(STAMP)
 test: $(STAMP)
 	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(PY) -m pytest -q $(ARGS)
 
-# The lint gate: ruff (pyflakes, pycodestyle, bugbear, isort) everywhere, mypy on the
-# minds and the simulation core (both configured in pyproject.toml).
+# The lint gate: ruff (its rule families are listed in pyproject.toml) and codespell everywhere,
+# mypy on all of the minds and the game. The same gate runs before each commit with
+# `.venv/bin/pre-commit install` (.pre-commit-config.yaml).
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/codespell

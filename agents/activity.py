@@ -97,7 +97,7 @@ def normalize(text: str, name: str = "") -> str:
     names = [n.lower() for n in ([name, name.split()[0]] if name else []) if n]
     for _ in range(4):  # "Isabella Rodriguez is then ..." -> "..."
         low = t.lower()
-        cut = next((len(n) for n in names if low.startswith(n + " ") or low.startswith(n + "'s ")), 0)
+        cut = next((len(n) for n in names if low.startswith((n + " ", n + "'s "))), 0)
         if not cut:
             w = low.split(" ", 1)[0]
             cut = len(w) if w in SUBJECTS and " " in low else 0
@@ -248,10 +248,7 @@ def fits_place(text: str, address: str) -> bool:
             return False
     if kind == "bathroom" and not BATHROOM_OK.search(t):
         return False
-    for rx, kinds in ACTIVITY_PLACES:
-        if re.search(rx, t) and kind not in kinds:
-            return False
-    return True
+    return all(not (re.search(rx, t) and kind not in kinds) for rx, kinds in ACTIVITY_PLACES)
 
 
 MEAL_HOURS = {"breakfast": (5, 11), "lunch": (11, 15), "dinner": (16, 23), "supper": (16, 23)}

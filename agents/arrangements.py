@@ -31,7 +31,7 @@ class Arrangement:
                     address=self.address, made=self.made, source=self.source)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Arrangement":
+    def from_dict(cls, d: dict) -> Arrangement:
         return cls(datetime.fromisoformat(d["start"]), int(d["minutes"]), str(d["description"]), str(d["address"]),
                    str(d.get("made") or ""), str(d.get("source") or ""))
 

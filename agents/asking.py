@@ -19,8 +19,9 @@ or ``(fallback, why)`` when there is no usable value.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
@@ -166,4 +167,4 @@ class Asks:
         return answer(self, request, fallback)
 
 
-__all__ = ["Request", "Reply", "Heard", "Usage", "LanguageModel", "answer", "Asks", "SYSTEM_PROMPT"]
+__all__ = ["SYSTEM_PROMPT", "Asks", "Heard", "LanguageModel", "Reply", "Request", "Usage", "answer"]

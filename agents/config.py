@@ -13,9 +13,10 @@ import os
 import re
 import sys
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from agents import home
 from agents.redact import redact
@@ -139,7 +140,7 @@ class ModelConfig:
     def provider(self) -> str:
         return self.model.split("/", 1)[0] if "/" in self.model else ""
 
-    def with_(self, **changes: Any) -> "ModelConfig":
+    def with_(self, **changes: Any) -> ModelConfig:
         return replace(self, **changes)
 
 
@@ -258,7 +259,7 @@ def _check_value(name: str, value: Any) -> str | None:
     if name in _INTS:
         if isinstance(value, bool) or not isinstance(value, int):
             return f"must be a whole number (like {name} = 4), not {_toml_type(value)} {value!r}"
-        if name in ("concurrency", "retries") and value < 0 or name == "budget" and value < -1:
+        if (name in ("concurrency", "retries") and value < 0) or (name == "budget" and value < -1):
             return f"must be 0 or more, not {value}"
         return None
     if name in _FLOATS:

@@ -4,9 +4,10 @@ retrieval queries, cached per conversation) and the dialogue so far."""
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import AbstractSet, Any, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field, create_model
 

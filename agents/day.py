@@ -5,8 +5,9 @@ decomposed lazily, asleep outside the plan). The day's state is
 agents/today.py; these functions change it for the mind they are given."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date, datetime, timedelta
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 

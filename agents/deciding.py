@@ -6,9 +6,10 @@ mind and the job's ``Turn`` and returns a decision, or None when it is not its t
 The notes a step leaves (``reflected: ...``) lead the decision's note."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable, Protocol
+from typing import Protocol
 
 from agents import converse
 from agents import day as days

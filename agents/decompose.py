@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Any, Callable, Collection, Literal, Protocol, Sequence
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, conlist, create_model
 

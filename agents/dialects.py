@@ -96,7 +96,7 @@ def memory_key(model: str, api_base: str | None) -> str:
 class Endpoint:
     """One server of one model and the dialect it speaks (thread-safe)."""
 
-    def __init__(self, owner: "Dialects", model: str, api_base: str | None, *, fixed: bool,
+    def __init__(self, owner: Dialects, model: str, api_base: str | None, *, fixed: bool,
                  start: str = DIALECTS[0], label: str | None = None) -> None:
         self.owner = owner
         self.model = model
@@ -314,5 +314,14 @@ def answer_kind(text: str | None, problem: str | None) -> str:
     return "invalid"
 
 
-__all__ = ["DIALECTS", "SAY", "Dialects", "Endpoint", "StructuredCall", "answer_kind", "refusal", "with_hint",
-           "endpoint_label"]
+__all__ = [
+    "DIALECTS",
+    "SAY",
+    "Dialects",
+    "Endpoint",
+    "StructuredCall",
+    "answer_kind",
+    "endpoint_label",
+    "refusal",
+    "with_hint",
+]

@@ -20,8 +20,9 @@ import logging
 import sqlite3
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -309,4 +310,4 @@ def make_embedder(config: ModelConfig | None = None) -> _CachedEmbedder:
     )
 
 
-__all__ = ["Embedder", "LocalEmbedder", "LiteLLMEmbedder", "VectorCache", "make_embedder", "limit_torch_threads"]
+__all__ = ["Embedder", "LiteLLMEmbedder", "LocalEmbedder", "VectorCache", "limit_torch_threads", "make_embedder"]

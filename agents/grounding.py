@@ -23,9 +23,10 @@ reads the memory id back for the inspector and the timeline.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal, Sequence
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, create_model
@@ -345,7 +346,30 @@ def dont_know(speaker_first: str, turn: int = 0) -> str:
     return _DONT_KNOW[turn % len(_DONT_KNOW)].format(sp=speaker_first)
 
 
-__all__ = ["Fact", "Grounded", "candidates", "choose", "outcome", "choice_schema", "first_person", "base_verb",
-           "memory_of", "dont_know", "is_question", "is_greeting", "news_importance", "NEWS_WORDS", "hint_bonus",
-           "my_question", "third_person_question", "DURABLE_KINDS", "SEEN_PENALTY", "echoes_prompt", "source_note",
-           "fact_list", "MIN_RELEVANCE", "MAX_FACTS", "GROUNDED"]
+__all__ = [
+    "DURABLE_KINDS",
+    "GROUNDED",
+    "MAX_FACTS",
+    "MIN_RELEVANCE",
+    "NEWS_WORDS",
+    "SEEN_PENALTY",
+    "Fact",
+    "Grounded",
+    "base_verb",
+    "candidates",
+    "choice_schema",
+    "choose",
+    "dont_know",
+    "echoes_prompt",
+    "fact_list",
+    "first_person",
+    "hint_bonus",
+    "is_greeting",
+    "is_question",
+    "memory_of",
+    "my_question",
+    "news_importance",
+    "outcome",
+    "source_note",
+    "third_person_question",
+]

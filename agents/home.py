@@ -114,5 +114,15 @@ def config_file(name: str = "smallville.toml") -> Path | None:
     return None
 
 
-__all__ = ["APP", "HOME_ENV", "CODE_ROOT", "checkout", "data_root", "user_data_dir", "home", "where_home_is",
-           "cache_dir", "config_file"]
+__all__ = [
+    "APP",
+    "CODE_ROOT",
+    "HOME_ENV",
+    "cache_dir",
+    "checkout",
+    "config_file",
+    "data_root",
+    "home",
+    "user_data_dir",
+    "where_home_is",
+]

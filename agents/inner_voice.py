@@ -4,8 +4,9 @@ words of a plan item that makes time for it."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Protocol, Sequence
+from typing import Protocol
 
 from agents import provenance as pv
 from agents.objects import is_sleep

@@ -4,9 +4,10 @@ inspector, the Why? panel, the replay, the run's summary and the event log's
 reflections. Frozen, and never changed once published: readers share it."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Mapping
+from typing import Any
 
 from agents.memory import MemoryNode
 from agents.types import Action

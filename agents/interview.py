@@ -36,9 +36,10 @@ their last access time.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Sequence
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -353,5 +354,16 @@ def _remember(mind: Mind, speaker: str, text: str, answer: str, now: datetime, i
     mind.publish()
 
 
-__all__ = ["respond", "respond_traced", "answer_now", "owe_exchange", "keep_exchange", "keep_owed", "Reply",
-           "grounded_facts", "Answer", "fallback_answer", "rule_importance"]
+__all__ = [
+    "Answer",
+    "Reply",
+    "answer_now",
+    "fallback_answer",
+    "grounded_facts",
+    "keep_exchange",
+    "keep_owed",
+    "owe_exchange",
+    "respond",
+    "respond_traced",
+    "rule_importance",
+]

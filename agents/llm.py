@@ -36,9 +36,10 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -57,15 +58,15 @@ from agents.send import Routed, Sent
 from agents.validation import Validated
 
 __all__ = [
+    "EMBEDDED_MODEL",
+    "ConfigError",
     "Gateway",
     "ModelConfig",
-    "load_config",
-    "ConfigError",
-    "EMBEDDED_MODEL",
-    "register_provider",
-    "current_call",
-    "parse_json_answer",
     "compact_schema",
+    "current_call",
+    "load_config",
+    "parse_json_answer",
+    "register_provider",
 ]
 
 T = TypeVar("T", bound=BaseModel)

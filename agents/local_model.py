@@ -518,7 +518,7 @@ def _make_handler_class():
                 raise litellm.ContextWindowExceededError(
                     message=str(err), model=model_name, llm_provider="smallville"
                 ) from None
-            except Exception as err:  # noqa: BLE001 - a local failure is not worth retrying
+            except Exception as err:
                 log.exception("embedded model failed")
                 raise litellm.APIError(
                     status_code=500, message=f"embedded model failed: {err}", llm_provider="smallville",

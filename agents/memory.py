@@ -9,10 +9,11 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from operator import attrgetter
-from typing import Any, Iterable, Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -77,7 +78,7 @@ class MemoryNode:
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "MemoryNode":
+    def from_dict(cls, d: dict) -> MemoryNode:
         d = dict(d)
         for k in ("created", "last_accessed", "expires"):
             d[k] = datetime.fromisoformat(d[k]) if d.get(k) else None
@@ -306,7 +307,7 @@ class MemoryStream:
         v = self.check_vector(embedding, model)
         n = len(self.nodes)
         self._grow(n + 1)
-        importance = int(min(10, max(1, round(importance))))
+        importance = int(min(10, max(1, importance)))
         valid = [int(e) for e in evidence if 0 <= int(e) < n]  # evidence must already exist
         node = MemoryNode(n, kind, description, created, created, importance, valid,
                           subject, predicate, object, expires, source, importance_source)
@@ -325,7 +326,7 @@ class MemoryStream:
     def rerate(self, node_id: int, importance: int, source: str) -> None:
         """A new importance for a node (the model's rating of what a rule rated first)."""
         node = self.nodes[node_id]
-        importance = int(min(10, max(1, round(importance))))
+        importance = int(min(10, max(1, importance)))
         if node.kind != "reflection":
             self.importance_since_reflection += importance - node.importance
         node.importance = importance
@@ -363,7 +364,7 @@ class MemoryStream:
         return scored.ids, scored.score
 
     def _scored(self, query: np.ndarray, now: datetime, weights: tuple[float, float, float], decay: float,
-                kinds: Iterable[str] | None) -> "_Scored":
+                kinds: Iterable[str] | None) -> _Scored:
         n = len(self.nodes)
         q = self.check_vector(query)
         qn = float(np.sqrt(q @ q))

@@ -14,9 +14,10 @@ from __future__ import annotations
 import logging
 import threading
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import date, datetime
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

@@ -7,7 +7,8 @@ import heapq
 import itertools
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from agents import priority
 

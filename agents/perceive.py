@@ -187,7 +187,7 @@ def rate_waiting(m: Perceiver, force: bool = False) -> None:
     no usable answer the rule's rating stays, and says so."""
     s = m.settings
     nodes = [n for n in (m.memory.get(i) for i in m.unrated[:12]) if n is not None]
-    if not nodes or m.sleeping(m.doing()) and not force:
+    if not nodes or (m.sleeping(m.doing()) and not force):
         return
     oldest = min(n.created for n in nodes)
     if not force and len(nodes) < s.rate_batch and m.now - oldest < timedelta(minutes=s.rate_wait_min):

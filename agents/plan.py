@@ -29,10 +29,11 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Literal, Protocol, Sequence
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, conlist, create_model
 
@@ -74,7 +75,7 @@ class PlanItem:
                     address=self.address, source=self.source)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "PlanItem":
+    def from_dict(cls, d: dict) -> PlanItem:
         return cls(datetime.fromisoformat(d["start"]), int(d["minutes"]), str(d["description"]), str(d["address"]),
                    str(d.get("source") or ""))
 

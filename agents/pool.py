@@ -21,9 +21,10 @@ import logging
 import os
 import queue
 import threading
+from collections.abc import Callable
 from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from agents import priority
 from agents.priority import Rank
@@ -135,7 +136,7 @@ class MindPool:
         try:
             with priority.ranked(item.rank):
                 result.value = item.fn(*item.args, **item.kwargs)
-        except BaseException as err:  # noqa: BLE001 - every failure goes back to the main thread
+        except BaseException as err:
             result.error = err
             log.error("mind job %r failed: %s", item.key, err, exc_info=err)
         finally:
@@ -212,11 +213,11 @@ class MindPool:
                 if t is not me:
                     t.join()
 
-    def __enter__(self) -> "MindPool":
+    def __enter__(self) -> MindPool:
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.shutdown()
 
 
-__all__ = ["MindPool", "JobResult", "CancelledError"]
+__all__ = ["CancelledError", "JobResult", "MindPool"]

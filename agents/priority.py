@@ -15,8 +15,8 @@ residents' queued planning at both places.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 URGENT = 0  # the player waits for it
 TOWN = 1  # the town's own work, by deadline
@@ -59,4 +59,4 @@ def ranked(rank: Rank) -> Iterator[None]:
             _local.rank = before
 
 
-__all__ = ["URGENT", "TOWN", "Rank", "DEFAULT", "urgent", "town", "current", "is_urgent", "ranked"]
+__all__ = ["DEFAULT", "TOWN", "URGENT", "Rank", "current", "is_urgent", "ranked", "town", "urgent"]

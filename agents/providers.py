@@ -67,4 +67,4 @@ def register_provider(name: str, handler: Any) -> None:
             pass
 
 
-__all__ = ["lm", "loaded", "in_process", "register_provider"]
+__all__ = ["in_process", "lm", "loaded", "register_provider"]

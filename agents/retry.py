@@ -57,4 +57,4 @@ class Retried:
             time.sleep(delay)
 
 
-__all__ = ["Retried", "TRANSIENT"]
+__all__ = ["TRANSIENT", "Retried"]

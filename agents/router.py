@@ -36,9 +36,10 @@ import os
 import re
 import threading
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import yaml
 
@@ -283,7 +284,7 @@ class ModelRouter:
                 if structured is not None:
                     call.update(structured.shape(d.model, d.api_base, d.label))
                 resp = self._router().completion(model=self._names[i], **call)
-            except Exception as err:  # noqa: BLE001 - sorted below: faults and transient ones move on
+            except Exception as err:
                 if structured is not None and structured.refused(err):
                     self._done(i, None, answered=False)  # it turned the form down: its next dialect
                     tried.discard(i)

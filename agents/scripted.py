@@ -11,7 +11,8 @@ suite registers its own fakes here too.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 PROVIDER = "scripted"
 

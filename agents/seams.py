@@ -14,8 +14,9 @@ mind (issue 13).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, Callable, Protocol, Sequence, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 from pydantic import BaseModel

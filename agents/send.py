@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from agents import providers
 from agents.asking import Heard, Reply, Request, Usage
@@ -91,7 +92,7 @@ class Routed(Sent):
 def error_kind(err: BaseException) -> str:
     """A short name for what went wrong: rate_limit, timeout, connection, server, auth, ..."""
     text = str(err).lower()
-    if "missing credentials" in text or "api_key" in text and ("missing" in text or "must be set" in text):
+    if "missing credentials" in text or ("api_key" in text and ("missing" in text or "must be set" in text)):
         return "auth"  # litellm reports a missing key as a server error; retrying cannot help
     if "connection error" in text or "connection refused" in text or "connecterror" in text:
         return "connection"  # litellm reports a refused connection as an InternalServerError
@@ -183,8 +184,8 @@ def cost(resp: Any, config: ModelConfig) -> float:
         return 0.0
     try:
         return float(providers.lm().completion_cost(completion_response=resp) or 0.0)
-    except Exception:  # unknown price: count tokens, not dollars
+    except Exception:  # noqa: BLE001 - unknown price: count tokens, not dollars
         return 0.0
 
 
-__all__ = ["Sent", "Routed", "REFUSED", "error_kind", "trouble", "content_and_usage", "cost"]
+__all__ = ["REFUSED", "Routed", "Sent", "content_and_usage", "cost", "error_kind", "trouble"]

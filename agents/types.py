@@ -40,7 +40,7 @@ class Action:
                     talking_to=self.talking_to, source=self.source)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Action":
+    def from_dict(cls, d: dict) -> Action:
         d = dict(d)
         d["start"] = datetime.fromisoformat(d["start"])
         d["source"] = str(d.get("source") or "")  # saves from before provenance have none

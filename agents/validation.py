@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
 
 from agents.answers import compact_schema, validate_answer
 from agents.asking import Heard, LanguageModel, Reply, Request
@@ -81,4 +82,4 @@ class Validated:
         return Reply(value=value, heard=tuple(heard), attempts=attempts, error=error, why=why, cacheable=cacheable)
 
 
-__all__ = ["Validated", "DEADLINE"]
+__all__ = ["DEADLINE", "Validated"]

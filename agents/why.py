@@ -45,9 +45,10 @@ import re
 import threading
 import zlib
 from collections import deque
+from collections.abc import Iterable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -137,7 +138,7 @@ def note_retrieval(stream: Any, query_text: str | None, query: Any, now: datetim
     del pending[:-16]  # a job that retrieves without asking never grows this
 
 
-def log_of(asker: Any) -> "WhyLog | None":
+def log_of(asker: Any) -> WhyLog | None:
     """The log attached to a gateway (or to what a budget wraps), if any."""
     for _ in range(3):
         got = getattr(asker, "why_log", None)
@@ -216,7 +217,7 @@ def end(d: dict | None, got: tuple[Any, str | None]) -> None:
     wlog.write(d)
 
 
-def attach(gateway: Any, wlog: "WhyLog") -> "WhyLog":
+def attach(gateway: Any, wlog: WhyLog) -> WhyLog:
     """Record the decisions of every mind on ``gateway`` into ``wlog`` (replacing any log it had)."""
     old = getattr(gateway, "why_log", None)
     if old is not None and old is not wlog:
@@ -305,7 +306,7 @@ class WhyLog:
         if self.path is not None and mode != "off":
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._fh = gzip.open(self.path, "ab" if append else "wb", compresslevel=6)
+                self._fh = gzip.open(self.path, "ab" if append else "wb", compresslevel=6)  # noqa: SIM115 - open for the run
             except OSError as err:  # an unwritable folder must not stop the run: records stay in memory
                 log.warning("why: cannot write %s (%s); decision records are kept in memory only", self.path, err)
                 self.error = str(err)
@@ -392,7 +393,7 @@ def read_records(path: str | Path) -> Iterator[dict]:
     what was flushed; a line that is not JSON is skipped (and logged)."""
     p = Path(path)
     try:
-        fh = gzip.open(p, "rt", encoding="utf-8")
+        fh = gzip.open(p, "rt", encoding="utf-8")  # noqa: SIM115 - closed below, after the read
     except OSError as err:
         raise ValueError(f"{p}: cannot read the decision records ({err})") from None
     with fh:
@@ -450,7 +451,7 @@ def find(records: Iterable[dict], resident: str, kind: str, at: datetime, text: 
     begun at ``at``, a plan item of ``at``'s day. The record of the act's kind made at the
     act's time (a line) or the newest before it (an action: within the hour before it
     began; a plan item: that day), preferring one whose answer holds ``text``."""
-    purposes, (lo, hi) = ACT_PURPOSES[kind] if kind in ACT_PURPOSES else (), window(kind, at)
+    purposes, (lo, hi) = ACT_PURPOSES.get(kind, ()), window(kind, at)
     cands = []
     for d in records:
         if d.get("resident") != resident or d.get("purpose") not in purposes or not d.get("time"):
@@ -485,7 +486,28 @@ def memories_of(d: dict) -> list[dict]:
     return sorted(seen.values(), key=lambda m: -m["total"])
 
 
-__all__ = ["WhyLog", "RecordIndex", "window", "FILE", "GAME_SUFFIX", "MODES", "KINDS", "ACT_PURPOSES", "attach",
-           "begin", "end", "note_call", "note_retrieval", "recording", "read_records", "find", "memories_of",
-           "game_path",
-           "score", "scaled", "recency", "relevance", "sha"]
+__all__ = [
+    "ACT_PURPOSES",
+    "FILE",
+    "GAME_SUFFIX",
+    "KINDS",
+    "MODES",
+    "RecordIndex",
+    "WhyLog",
+    "attach",
+    "begin",
+    "end",
+    "find",
+    "game_path",
+    "memories_of",
+    "note_call",
+    "note_retrieval",
+    "read_records",
+    "recency",
+    "recording",
+    "relevance",
+    "scaled",
+    "score",
+    "sha",
+    "window",
+]

@@ -25,7 +25,7 @@ from pathlib import Path
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
-import pygame  # noqa: E402
+import pygame
 
 HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
@@ -44,7 +44,7 @@ Color = tuple[int, int, int]
 # --------------------------------------------------------------------------- colours
 
 def mix(a: Color, b: Color, t: float) -> Color:
-    return tuple(int(round(a[i] + (b[i] - a[i]) * t)) for i in range(3))  # type: ignore[return-value]
+    return tuple(round(a[i] + (b[i] - a[i]) * t) for i in range(3))  # type: ignore[return-value]
 
 
 INK = (26, 18, 30)

@@ -33,10 +33,12 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
-import pygame  # noqa: E402
+import pygame
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pngio import save_png, surface_to_rgba  # noqa: E402
+import itertools
+
+from pngio import save_png, surface_to_rgba
 
 T = 24
 COLS = 16
@@ -61,7 +63,7 @@ def new(w=T, h=T):
 
 
 def rgb(c, f=1.0):
-    return tuple(max(0, min(255, int(round(v * f)))) for v in c[:3])
+    return tuple(max(0, min(255, round(v * f))) for v in c[:3])
 
 
 def A(c):
@@ -1179,7 +1181,7 @@ def _(s):
 def figure(s, head, parts, shirt=SHIRT, pants=PANTS):
     """A pictogram person: limbs are (colour, [points]) thick lines; head is a centre."""
     for c, pts in parts:
-        for a, b in zip(pts, pts[1:]):
+        for a, b in itertools.pairwise(pts):
             thick(s, c, a, b, 3)
     ball(s, head, 3, SKIN, hi=False)
     px(s, HAIR, (head[0] - 2, head[1] - 2), (head[0] - 1, head[1] - 3), (head[0], head[1] - 3),
@@ -1507,7 +1509,7 @@ assert len({_strip(e) for e in EMOJI}) == len(EMOJI), "emoji equal up to variati
 ROWS = (len(EMOJI) + COLS - 1) // COLS
 
 
-def render() -> "pygame.Surface":
+def render() -> pygame.Surface:
     pygame.init()
     sheet = pygame.Surface((COLS * T, ROWS * T), pygame.SRCALPHA)
     sheet.fill((0, 0, 0, 0))
@@ -1519,7 +1521,7 @@ def render() -> "pygame.Surface":
     return sheet
 
 
-def render_ui() -> tuple["pygame.Surface", dict[str, list[int]]]:
+def render_ui() -> tuple[pygame.Surface, dict[str, list[int]]]:
     pygame.init()
     parts = [(name, fn()) for name, fn in UI_PARTS]
     width = sum(p.get_width() for _, p in parts) + len(parts) - 1

@@ -28,10 +28,10 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
-import pygame  # noqa: E402
+import pygame
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pngio import save_png, surface_to_rgba  # noqa: E402
+from pngio import save_png, surface_to_rgba
 
 T = 32
 COLS = 16
@@ -59,11 +59,11 @@ def new():
 
 
 def rgb(c, f=1.0):
-    return tuple(max(0, min(255, int(round(v * f)))) for v in c[:3])
+    return tuple(max(0, min(255, round(v * f))) for v in c[:3])
 
 
 def mix(a, b, t):
-    return tuple(int(round(a[i] + (b[i] - a[i]) * t)) for i in range(3))
+    return tuple(round(a[i] + (b[i] - a[i]) * t) for i in range(3))
 
 
 def seeded(name):
@@ -1325,7 +1325,7 @@ assert len(INDEX) == len(TILE_NAMES), "duplicate tile name"
 ROWS = (len(TILE_NAMES) + COLS - 1) // COLS
 
 
-def render() -> "pygame.Surface":
+def render() -> pygame.Surface:
     pygame.init()
     sheet = pygame.Surface((COLS * T, ROWS * T), pygame.SRCALPHA)
     sheet.fill((0, 0, 0, 0))

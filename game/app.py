@@ -38,8 +38,17 @@ from game.world.map_reader import load_town
 
 log = logging.getLogger(__name__)
 
-__all__ = ["main_play", "build_session", "run", "leave_process", "resolve_map", "frame_stats", "Game",
-           "WINDOW_SIZE", "in_background"]
+__all__ = [
+    "WINDOW_SIZE",
+    "Game",
+    "build_session",
+    "frame_stats",
+    "in_background",
+    "leave_process",
+    "main_play",
+    "resolve_map",
+    "run",
+]
 
 
 def frame_stats(frame_ms) -> dict[str, float]:
@@ -47,7 +56,7 @@ def frame_stats(frame_ms) -> dict[str, float]:
     times = sorted(frame_ms)
     if not times:
         return {"frames": 0, "median_ms": 0.0, "p99_ms": 0.0, "max_ms": 0.0}
-    p99 = times[min(len(times) - 1, int(round(0.99 * (len(times) - 1))))]
+    p99 = times[min(len(times) - 1, round(0.99 * (len(times) - 1)))]
     return {"frames": len(times), "median_ms": statistics.median(times), "p99_ms": p99, "max_ms": times[-1]}
 
 
@@ -160,7 +169,7 @@ def save_on_crash(game: Game) -> None:
         if menu.save(slot) is not None:
             print(f"smallville: the game stopped on an error; it was saved as '{slot}' "
                   f"(smallville play --load '{slot}')", file=sys.stderr)
-    except Exception:  # noqa: BLE001 - the error that stopped the game is the one to show
+    except Exception:
         log.exception("saving '%s' failed", slot)
 
 

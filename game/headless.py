@@ -25,10 +25,11 @@ import logging
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from tqdm import tqdm
 
@@ -203,7 +204,7 @@ def run_headless(
     stopped = None
     if ceiling is not None:
         ceiling.start(accounting)
-    steps = int(round((end - begin).total_seconds() / 10))
+    steps = round((end - begin).total_seconds() / 10)
     bar = None
     if progress:
         bar = tqdm(total=steps, unit="step", desc="sim", file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
@@ -360,7 +361,7 @@ def make_summary(sim, personas, accounting, config, *, seed, start, wall_s, inte
 def _inspect(mind) -> Inspection:
     try:
         return mind.inspect() if mind is not None else Inspection()
-    except Exception:  # noqa: BLE001 - a summary must not fail on one mind
+    except Exception:
         log.exception("inspecting a mind for the summary failed")
         return Inspection()
 

@@ -25,10 +25,11 @@ import contextlib
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, TextIO
 
 from agents import (
     CastError,
@@ -294,4 +295,4 @@ def _no_ctrl_c():
         signal.signal(signal.SIGINT, before)
 
 
-__all__ = ["main_interview", "load_minds", "run_interview", "find_agent", "write_with_mind", "transcript_markdown"]
+__all__ = ["find_agent", "load_minds", "main_interview", "run_interview", "transcript_markdown", "write_with_mind"]

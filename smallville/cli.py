@@ -253,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     own_process = argv is None
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
-    if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help"):
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
         argv = ["play", *argv]
     args = parser.parse_args(argv)
     if hasattr(args, "map"):  # relative to this folder, else to the game's own data; default: the Ville

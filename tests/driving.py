@@ -10,7 +10,7 @@ runs ``game.app.run`` -- the game's own loop: events to ``handle_event``,
 from __future__ import annotations
 
 import pygame
-from test_play import MAP, make_session  # noqa: F401 - the shared scripted town
+from test_play import MAP, make_session
 
 
 def window(display, saves_dir=None, **session_kw):

@@ -49,7 +49,7 @@ class FakeOpenAI:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            def do_POST(self) -> None:
                 if fake.dead:  # a kept-alive connection to a dead machine: dropped, never answered
                     self.close_connection = True
                     return

@@ -32,8 +32,9 @@ import json
 import re
 import threading
 import zlib
+from collections.abc import Callable, Sequence
 from types import SimpleNamespace
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel
@@ -288,7 +289,7 @@ class HashEmbedder:
         return self.embed([text])[0]
 
 
-__all__ = ["ScriptedModel", "make_gateway", "HashEmbedder", "minimal_instance", "default_responder", "compact_schema"]
+__all__ = ["HashEmbedder", "ScriptedModel", "compact_schema", "default_responder", "make_gateway", "minimal_instance"]
 
 
 def chatty(purpose, messages, schema):

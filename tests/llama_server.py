@@ -104,7 +104,7 @@ class LlamaServer:
         self._log.close()
         self.log_path.unlink(missing_ok=True)
 
-    def __enter__(self) -> "LlamaServer":
+    def __enter__(self) -> LlamaServer:
         return self
 
     def __exit__(self, *exc: object) -> None:

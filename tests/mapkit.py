@@ -54,8 +54,8 @@ from __future__ import annotations
 import base64
 import struct
 import zlib
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 from xml.sax.saxutils import quoteattr
 
 TILE = 32

@@ -89,10 +89,10 @@ class _Server:
                 status, reply = outer.route(method, self.path.split("?")[0], body)
                 self._reply(status, reply)
 
-            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+            def do_GET(self) -> None:
                 self._handle("GET")
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 self._handle("POST")
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -17,11 +17,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from fakes import HashEmbedder, chatty, make_gateway  # noqa: E402
+from fakes import HashEmbedder, chatty, make_gateway
 
-from agents.persona import load_cast  # noqa: E402
-from game.headless import run_headless  # noqa: E402
-from game.world.map_reader import load_town  # noqa: E402
+from agents.persona import load_cast
+from game.headless import run_headless
+from game.world.map_reader import load_town
 
 MAP = HERE.parent / "maps" / "the_ville" / "the_ville.tmx"
 

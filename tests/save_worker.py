@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from game.saves.store import save_state  # noqa: E402
-from lab.bench.saves import synthetic_state  # noqa: E402
+from game.saves.store import save_state
+from lab.bench.saves import synthetic_state
 
 SEED = 7
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 import sqlite3
 import zlib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 
 def part_names(path: Path) -> list[str]:

@@ -253,7 +253,7 @@ def test_the_inner_voice_is_one_of_the_options_and_the_model_may_choose_it():
             return {k: next((o for o in v if "election" in o), v[0]) for k, v in _options_of(schema).items()}
         return picker(0)(purpose, messages, schema)
 
-    m, gw = make_mind(campaigns, settings=CHOOSING)
+    m, _gw = make_mind(campaigns, settings=CHOOSING)
     m.inner_voice("You are going to run against Sam in the upcoming election")
     m.decide(situation(datetime(2023, 2, 13, 7, 0)))
     items = [x for x in m.plan if "election" in x.description]
@@ -264,7 +264,7 @@ def test_the_inner_voice_is_one_of_the_options_and_the_model_may_choose_it():
 
 # ----------------------------------------------------------------------------- bad answers
 def test_garbage_answers_fall_back_to_the_routine_and_say_so():
-    m, gw = make_mind(garbage, settings=CHOOSING)
+    m, _gw = make_mind(garbage, settings=CHOOSING)
     d = m.decide(situation(datetime(2023, 2, 13, 7, 0)))
     routine = P.routine(m.persona, m.spatial, DAY, MindSettings())
     assert [x.line() for x in m.plan] == [x.line() for x in routine]
@@ -283,7 +283,7 @@ def test_a_choice_outside_the_list_is_refused_and_the_routine_stands_in():
             return {"steps": ["dancing on the moon"] * n}
         return plausible(purpose, messages, schema)
 
-    m, gw = make_mind(outside, settings=CHOOSING)
+    m, _gw = make_mind(outside, settings=CHOOSING)
     d = m.decide(situation(datetime(2023, 2, 13, 7, 0)))
     assert {x.source for x in m.plan[:-1]} == {"routine: invalid answer"}  # the schema refused it
     assert d.action.source == "routine: invalid answer"
@@ -318,7 +318,7 @@ def test_no_candidates_means_no_call_and_the_residents_own_steps():
     assert acts and all(a.source == "rule: nothing to choose" for a in acts)
     assert m.rejected["decompose_no_choice"] == 1
     # A day with no slot to choose in: no call, the routine's day, said so.
-    who, sp, routine = world()
+    _who, _sp, routine = world()
     plan = P.plan_from_choices(None, {}, routine)
     assert [x.description for x in plan] == [x.description for x in routine]
     assert {x.source for x in plan[:-1]} == {"routine: guided mode: nothing to choose"}
@@ -330,7 +330,7 @@ def test_a_failed_call_keeps_the_routine_and_counts_it():
             raise TimeoutError("the model is down")
         return plausible(purpose, messages, schema)
 
-    m, gw = make_mind(down, settings=CHOOSING)
+    m, _gw = make_mind(down, settings=CHOOSING)
     d = m.decide(situation(datetime(2023, 2, 13, 7, 0)))
     assert all(pv.kind_of(x.source) in (pv.ROUTINE, pv.RULE) for x in m.plan)
     assert pv.kind_of(d.action.source) == pv.ROUTINE and "model error" in d.action.source
@@ -339,7 +339,7 @@ def test_a_failed_call_keeps_the_routine_and_counts_it():
 
 def test_the_default_answer_of_a_minimal_model_is_a_usable_choice():
     # The first option of every enum (what tests.fakes answers by default) is the usual words.
-    m, gw = make_mind(lambda p, msgs, schema: minimal_instance(schema), settings=CHOOSING)
+    m, _gw = make_mind(lambda p, msgs, schema: minimal_instance(schema), settings=CHOOSING)
     m.decide(situation(datetime(2023, 2, 13, 7, 0)))
     routine = P.routine(m.persona, m.spatial, DAY, MindSettings())
     assert [x.description for x in m.plan] == [x.description for x in routine]

@@ -18,7 +18,7 @@ pytest.importorskip("pygame")
 ROOT = Path(__file__).resolve().parents[1]
 CHAR_DIR = ROOT / "assets" / "characters"
 
-from conftest import RESIDENTS  # noqa: E402 - the cast of DESIGN.md
+from conftest import RESIDENTS
 
 SLUGS = [n.lower().replace(" ", "_") for n in RESIDENTS] + ["visitor"]
 FW, FH = 32, 48

@@ -13,9 +13,9 @@ import pytest
 pygame = pytest.importorskip("pygame")
 pygame_gui = pytest.importorskip("pygame_gui")
 
-from test_inspector import ISABELLA, click, figure_rect, frame, key, make_play, plausible, responder, settle  # noqa: E402,F401
+from test_inspector import ISABELLA, click, figure_rect, frame, key, make_play, plausible, responder, settle
 
-from game.sim import Job  # noqa: E402
+from game.sim import Job
 
 
 def near(game, session, name=ISABELLA):

@@ -11,15 +11,15 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from test_experiment import CAST, MAP, WHISPER, _fork_and_compare  # noqa: E402
+from test_experiment import CAST, MAP, WHISPER, _fork_and_compare
 
-from agents.config import ModelConfig  # noqa: E402
-from agents.llm import Gateway  # noqa: E402
-from agents.persona import load_cast  # noqa: E402
-from game.headless import run_headless  # noqa: E402
-from game.world.map_reader import load_town  # noqa: E402
-from lab.experiment import runners  # noqa: E402
-from smallville.cli import main  # noqa: E402
+from agents.config import ModelConfig
+from agents.llm import Gateway
+from agents.persona import load_cast
+from game.headless import run_headless
+from game.world.map_reader import load_town
+from lab.experiment import runners
+from smallville.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 

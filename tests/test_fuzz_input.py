@@ -126,7 +126,7 @@ def test_the_name_box_takes_anything(game, tmp_path):
 
 
 def test_save_names_take_anything(game, tmp_path):
-    s, g, display = game
+    _s, g, display = game
     g.panels.savemenu.folder = tmp_path / "saves"
     futures = []
     for text in [*NASTY, "../../escaped.sqlite", "/tmp/escaped.sqlite", "a/b", "con", "..", "ok name"]:
@@ -218,7 +218,7 @@ def test_typed_console_commands_run_and_answer_clearly(game):
 def test_an_invisible_first_key_in_an_empty_box_is_dropped_not_a_crash(game, first):
     """pygame_gui raised "Text has zero width" (or a UnicodeEncodeError) when such a
     character was the first in an empty box: typed or pasted, it ended the game."""
-    s, g, display = game
+    _s, g, display = game
     g.handle_event(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_BACKQUOTE, mod=0, unicode="`", scancode=53))
     _type_and_enter(g, first + "help")
     assert g.panels.console.last.startswith("Commands") or "help" in g.panels.console.history[-1]

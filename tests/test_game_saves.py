@@ -15,10 +15,10 @@ import pytest
 pygame = pytest.importorskip("pygame")
 pytest.importorskip("pygame_gui")
 
-from driving import MAP, click_element, frames, press, until, window  # noqa: E402
+from driving import MAP, click_element, frames, press, until, window
 
-from game.saves.series import group_by_game, new_game_id, short_slot  # noqa: E402
-from game.saves.store import autosave, list_saves, read_info, save_state  # noqa: E402
+from game.saves.series import group_by_game, new_game_id, short_slot
+from game.saves.store import autosave, list_saves, read_info, save_state
 
 pytestmark = pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not built")
 
@@ -151,13 +151,13 @@ def test_the_load_menu_lists_games_and_loads_one_which_goes_on_with_its_own_seri
 
 def test_save_as_over_another_games_save_asks_first(town, tmp_path):
     saves = tmp_path / "saves"
-    game_a, anna = town("Anna", agents=2)
+    game_a, _anna = town("Anna", agents=2)
     frames(game_a, 5)
     game_a.panels.savemenu.save("before the party")
     _writer(game_a)
     before = (saves / "before the party.sqlite").read_bytes()
 
-    game_b, bert = town("Bert", agents=2)
+    game_b, _bert = town("Bert", agents=2)
     frames(game_b, 5)
     menu = game_b.panels.savemenu
     press(pygame.K_F6)
@@ -180,14 +180,14 @@ def test_save_as_over_another_games_save_asks_first(town, tmp_path):
 
 
 def test_continue_offers_the_most_recent_game(town, tmp_path):
-    game_a, anna = town("Anna", agents=2)
+    game_a, _anna = town("Anna", agents=2)
     frames(game_a, 5)
     _save_and_quit(game_a)
-    game_b, bert = town("Bert", agents=2)
+    game_b, _bert = town("Bert", agents=2)
     frames(game_b, 5)
     game_b.panels.savemenu.autosave()
     _writer(game_b)
-    game_c, cleo = town("Cleo", agents=2)
+    game_c, _cleo = town("Cleo", agents=2)
     game_c.ask_visitor_name("Cleo", offer_continue=True)
     box = game_c.panels.namebox
     assert until(game_c, lambda: box.continue_button is not None, limit=300)

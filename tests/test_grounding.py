@@ -122,7 +122,7 @@ def test_the_model_chooses_the_fact_and_a_rule_words_it():
 
 def test_who_the_resident_is_stays_in_reach_and_prompt_echoes_do_not():
     from agents.interview import grounded_facts
-    m, gw = grounded_mind(choosing({"fact": "1"}))
+    m, _gw = grounded_mind(choosing({"fact": "1"}))
     for i in range(60):  # a long day of newer, important memories
         m.remember("reflection", f"The most salient high-level questions about Maria Lopez number {i}", 9,
                    subject=m.name)
@@ -177,7 +177,7 @@ def test_the_chooser_asks_at_its_own_temperature_whichever_asker_carries_it():
 
 
 def test_a_spent_budget_stops_the_chooser_and_the_answer_says_so():
-    m, gw = grounded_mind(choosing(lambda msgs: fact_number(msgs, "Maria Lopez")))
+    m, _gw = grounded_mind(choosing(lambda msgs: fact_number(msgs, "Maria Lopez")))
     m.gateway = spent = make_gateway(choosing({"fact": "1"}), budget=1)
     m.budget.calls["react"] = 1  # today's one call
     r = respond_traced(m, "Alex", "Who is Maria Lopez?", now=NOW)
@@ -187,7 +187,7 @@ def test_a_spent_budget_stops_the_chooser_and_the_answer_says_so():
 
 
 def test_an_unusable_answer_takes_the_most_relevant_fact_and_says_so():
-    m, gw = grounded_mind(choosing("I think number seven, definitely"))
+    m, _gw = grounded_mind(choosing("I think number seven, definitely"))
     r = respond_traced(m, "Alex", "Who is Maria Lopez?", now=NOW, remember=False)
     assert pv.kind_of(r.source) == pv.RULE and "invalid answer" in r.source
     assert r.memory_id is not None and "Maria Lopez" in r.text
@@ -200,7 +200,7 @@ def test_a_number_outside_the_list_is_none():
 
 
 def test_chat_is_remembered_with_the_answer_and_greetings_greet():
-    m, gw = grounded_mind(choosing(lambda msgs: fact_number(msgs, "Maria")))
+    m, _gw = grounded_mind(choosing(lambda msgs: fact_number(msgs, "Maria")))
     n = len(m.memory)
     out = respond(m, "Alex", "Hello! Who is Maria Lopez?", now=NOW)
     assert out.startswith("Hi Alex! ") and "Maria Lopez" in out
@@ -210,7 +210,7 @@ def test_chat_is_remembered_with_the_answer_and_greetings_greet():
 
 
 def test_the_same_fact_is_not_repeated_in_one_conversation():
-    m, gw = grounded_mind(choosing({"fact": "1"}))
+    m, _gw = grounded_mind(choosing({"fact": "1"}))
     first = respond_traced(m, "Alex", "Who is Maria Lopez?", now=NOW, remember=False)
     again = respond_traced(m, "Alex", "Who is Maria Lopez?", now=NOW, remember=False,
                            history=[("Alex", "Who is Maria Lopez?"), (m.name, first.text)])
@@ -294,7 +294,7 @@ def test_what_one_saw_does_not_crowd_out_the_topics():
 
 
 def test_nothing_to_tell_is_small_talk_then_goodbye():
-    m, gw = grounded_mind(choosing({"fact": "none"}))
+    m, _gw = grounded_mind(choosing({"fact": "none"}))
     c = Conversation((m.name, "Maria Lopez"), "the Ville:Hobbs Cafe:cafe", NOW)
     u = m.utter(c, NOW, "chatting")
     assert u.text == "Hi Maria! How are you doing today?" and not u.ends
@@ -309,7 +309,7 @@ def test_a_failed_model_still_grounds_the_line_and_says_so():
         if purpose == "choose_line":
             raise TimeoutError("the model is down")
         return plausible(purpose, messages, schema)
-    m, gw = grounded_mind(down)
+    m, _gw = grounded_mind(down)
     c = Conversation((m.name, "Maria Lopez"), "the Ville:Hobbs Cafe:cafe", NOW)
     u = m.utter(c, NOW, "chatting")
     assert pv.kind_of(u.source) == pv.RULE and gr.memory_of(u.source) is not None

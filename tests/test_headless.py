@@ -144,7 +144,7 @@ def test_ctrl_c_in_the_middle_of_a_step_writes_what_it_has_and_the_run_resumes(t
     summary = json.loads((run / "summary.json").read_text())
     assert summary["interrupted"] and summary["save"] and 0 < summary["steps"] < 6 * 360
     assert _read_jsonl(run / "events.jsonl") and (run / "timeline.md").read_text().strip()
-    parts, info = load_state(Path(summary["save"]), require=("sim", "session"))
+    _parts, info = load_state(Path(summary["save"]), require=("sim", "session"))
     assert info.sim_time is not None and sorted(info.residents) == sorted(summary["residents"])
     # and the run goes on from the end save
     args = Namespace(resume=str(run), hours=0.1, map=str(MAP), autosave_min=10, model=None, api_base=None,
@@ -212,7 +212,7 @@ def _arena(addr):
 @needs_minds
 @needs_map
 def test_real_embedded_model_three_residents_two_hours(real_run):
-    out, result, town, people = real_run
+    _out, result, town, people = real_run
     wall = result.wall_s
     assert not result.interrupted
     events = result.sim.events

@@ -13,7 +13,7 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 pygame = pytest.importorskip("pygame")
 
-from game.view import emoji as em  # noqa: E402
+from game.view import emoji as em
 
 ROOT = Path(__file__).resolve().parents[1]
 ICON_DIR = ROOT / "assets" / "icons"
@@ -55,7 +55,7 @@ def test_json_layout():
     meta = json.loads((ICON_DIR / "emoji.json").read_text(encoding="utf-8"))
     assert meta["size"] == 24 and meta["columns"] == 16
     assert sorted(meta["icons"].values()) == list(range(len(meta["icons"])))
-    assert em.VOCABULARY == tuple(meta["icons"])
+    assert tuple(meta["icons"]) == em.VOCABULARY
     for target in meta["aliases"].values():
         assert target in meta["icons"]
 

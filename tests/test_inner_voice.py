@@ -84,7 +84,7 @@ def test_a_model_that_follows_the_directive_plans_it_itself(mode):
             return got
         return plausible(purpose, messages, schema)
 
-    m, gw = make_mind(follows, settings=MindSettings(planning=mode))
+    m, _gw = make_mind(follows, settings=MindSettings(planning=mode))
     first = m.decide(situation(MORNING))
     m.inner_voice(DIRECTIVE, LATER)
     m.decide(situation(LATER, action=first.action))
@@ -103,7 +103,7 @@ def test_directive_before_the_day_goes_into_the_morning_plan():
 
 
 def test_while_asleep_it_waits_for_the_next_day():
-    m, gw = make_mind(plausible)
+    m, _gw = make_mind(plausible)
     first = m.decide(situation(MORNING))
     night = datetime(2023, 2, 13, 23, 30)
     d = m.decide(situation(night, action=first.action, done=True))

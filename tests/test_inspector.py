@@ -19,10 +19,10 @@ import pytest
 pygame = pytest.importorskip("pygame")
 pytest.importorskip("pygame_gui")
 
-import mapkit  # noqa: E402
+import mapkit
 
-from tests.fakes import HashEmbedder, make_gateway  # noqa: E402
-from tests.scripted_minds import plausible  # noqa: E402
+from tests.fakes import HashEmbedder, make_gateway
+from tests.scripted_minds import plausible
 
 DT = 1 / 60
 START = datetime(2023, 2, 13, 8, 0)

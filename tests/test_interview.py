@@ -67,7 +67,7 @@ def test_dialogue_so_far_and_speaker_is_are_in_the_prompt():
 
 
 def test_remember_false_leaves_the_mind_untouched():
-    m, gw = ready_mind(answering())
+    m, _gw = ready_mind(answering())
     before = [(x.description, x.last_accessed) for x in m.memory.nodes]
     last = m.memory._last[: len(m.memory)].copy()
     snap = m.inspect()
@@ -158,7 +158,7 @@ def test_a_spent_budget_stops_an_interview_with_the_budgets_own_message():
 
 
 def test_the_chat_counts_its_call_or_that_it_was_withheld():
-    m, gw = ready_mind(answering())
+    m, _gw = ready_mind(answering())
     m.start_turn(NOW)
     reply = answer_now(m, "Alex", "Are you throwing a party?", now=NOW)
     assert reply.source == "model" and "respond" not in m.budget.calls  # the answer only read the budget

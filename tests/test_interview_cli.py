@@ -113,7 +113,7 @@ def test_interactive_reads_lines_until_exit(save):
 
 def test_remember_writes_a_new_save(save):
     before = save.read_bytes()
-    rc, out, _ = run(args(save, question=["I am a reporter from the Ville Times. Can I write about your physics?"],
+    rc, _out, _ = run(args(save, question=["I am a reporter from the Ville Times. Can I write about your physics?"],
                           remember=True))
     assert rc == 0 and save.read_bytes() == before
     new = save.parent / "town-interviewed.sqlite"

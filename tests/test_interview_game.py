@@ -10,7 +10,7 @@ import pytest
 pygame = pytest.importorskip("pygame")
 pygame_gui = pytest.importorskip("pygame_gui")
 
-from test_inspector import ISABELLA, frame, make_play, settle  # noqa: E402
+from test_inspector import ISABELLA, frame, make_play, settle
 
 
 def ask(game, screen, text, seconds=10.0):

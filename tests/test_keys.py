@@ -8,9 +8,9 @@ from pathlib import Path
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
-import pygame  # noqa: E402
+import pygame
 
-from game.view import keys  # noqa: E402
+from game.view import keys
 
 ROOT = Path(__file__).resolve().parents[1]
 

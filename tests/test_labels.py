@@ -12,18 +12,18 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
-import itertools  # noqa: E402
+import itertools
 
-import pytest  # noqa: E402
+import pytest
 
 pygame = pytest.importorskip("pygame")
 pytest.importorskip("pygame_gui")
 
-from conftest import RESIDENTS  # noqa: E402
-from driving import MAP, frames  # noqa: E402
+from conftest import RESIDENTS
+from driving import MAP, frames
 
-from game.view import labels  # noqa: E402
-from game.view.labels import GAP, Want, layout, short_name  # noqa: E402
+from game.view import labels
+from game.view.labels import GAP, Want, layout, short_name
 
 CAFE = "the Ville:Hobbs Cafe:cafe"
 CREST = 21  # an emoji's band over a label (residents.ICON + 1)
@@ -167,7 +167,7 @@ def marker_blocks(game) -> list:
 
 @needs_town
 def test_nine_residents_at_the_cafe_have_readable_labels(cafe):
-    game, session, names = cafe
+    game, _session, names = cafe
     placed = tags(game)
     assert set(names) <= set(placed)  # all nine drawn, each with a label
     assert not overlapping(marker_blocks(game))
@@ -194,7 +194,7 @@ def hover(game, pos) -> None:
 
 @needs_town
 def test_hovering_a_resident_in_the_crowd_shows_the_full_name_on_top(cafe):
-    game, session, names = cafe
+    game, _session, names = cafe
     before = tags(game)
     front = names[7]  # the middle of the front row: its label had to climb over its neighbours'
     assert before[front].lifted > 0
@@ -215,7 +215,7 @@ def test_hovering_a_resident_in_the_crowd_shows_the_full_name_on_top(cafe):
 
 @needs_town
 def test_the_followed_resident_keeps_a_full_label(cafe):
-    game, session, names = cafe
+    game, _session, names = cafe
     assert game.follow_resident(names[7])
     frames(game, 3)
     placed = tags(game)
@@ -246,7 +246,7 @@ def test_a_lone_resident_looks_as_before(display):
 
 @needs_town
 def test_clicking_a_label_lifted_over_a_crowd_inspects_its_resident(cafe):
-    game, session, names = cafe
+    game, _session, names = cafe
     placed = tags(game)
     high = max(names, key=lambda n: placed[n].lifted)
     assert placed[high].lifted > 0

@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parent.parent
 TILES_DIR = REPO / "assets" / "tiles"
 MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
 
-from conftest import RESIDENTS  # noqa: E402 - the cast of DESIGN.md
+from conftest import RESIDENTS
 
 ARTISTS = ["Latoya Williams", "Rajiv Patel", "Abigail Chen", "Francisco Lopez", "Hailey Johnson"]
 SECTORS = {
@@ -119,7 +119,7 @@ def _rects(tiled, layer):
 def _inside(inner, outer):
     x, y, w, h = inner
     X, Y, W, H = outer
-    return X <= x and Y <= y and x + w <= X + W and y + h <= Y + H
+    return x >= X and y >= Y and x + w <= X + W and y + h <= Y + H
 
 
 def test_sectors_arenas_and_objects(tiled):
@@ -144,7 +144,7 @@ def test_sectors_arenas_and_objects(tiled):
         assert need <= tree[s][a], (s, a, need - tree[s][a])
     for s, arenas in tree.items():
         for a, objs in arenas.items():
-            if a.endswith("'s room") or a.endswith("bedroom") or a == "main room":
+            if a.endswith(("'s room", "bedroom")) or a == "main room":
                 assert {"bed", "desk", "closet", "shelf"} <= objs, (s, a)
             if "bathroom" in a:
                 assert {"toilet", "shower", "bathroom sink"} <= objs, (s, a)

@@ -170,7 +170,7 @@ def test_the_schema_forces_what_it_allows_no_alternative_to(masked):
     matcher = masks.Matcher(tok, masks.compile_schema(compact_schema(Talk), tok))
     forced = matcher.forced()
     assert llm.detokenize(forced).decode().startswith('{"talk":')  # the key needs no sampling
-    out, text = _ask(masked, Talk, "Do you want to talk to Klaus? Answer.", max_tokens=200)
+    _out, text = _ask(masked, Talk, "Do you want to talk to Klaus? Answer.", max_tokens=200)
     assert masked.last_forced >= len(forced) and json.loads(text) in ({"talk": True}, {"talk": False})
 
 

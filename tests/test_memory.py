@@ -45,7 +45,7 @@ def test_retrieve_orders_and_updates_last_access():
     assert s.nodes[1].last_accessed == later and s.nodes[2].last_accessed == later
     assert s.nodes[0].last_accessed == T0 - timedelta(hours=10)  # not returned, not touched
     # Recency now counts sim hours since *that* access: B and C are equally recent.
-    ids, score = s.scores(np.array([1.0, 0.0]), later, weights=(1.0, 0.0, 0.0))
+    _ids, score = s.scores(np.array([1.0, 0.0]), later, weights=(1.0, 0.0, 0.0))
     assert score[1] == score[2] == pytest.approx(1.0) and score[0] == 0.0
 
 
@@ -54,7 +54,7 @@ def test_recency_in_sim_hours():
     s.add("observation", "old", T0, 5, np.array([1.0, 0.0]))
     s.add("observation", "new", T0 + timedelta(hours=2), 5, np.array([1.0, 0.0]))
     s.add("observation", "mid", T0 + timedelta(hours=1), 5, np.array([1.0, 0.0]))
-    ids, score = s.scores(np.array([1.0, 0.0]), T0 + timedelta(hours=2), weights=(1.0, 0.0, 0.0))
+    _ids, score = s.scores(np.array([1.0, 0.0]), T0 + timedelta(hours=2), weights=(1.0, 0.0, 0.0))
     r = [0.995**2, 1.0, 0.995**1]
     assert np.allclose(score, [(x - r[0]) / (1 - r[0]) for x in r])
 

@@ -15,7 +15,7 @@ import pytest
 pygame = pytest.importorskip("pygame")
 pytest.importorskip("pygame_gui")
 
-from driving import MAP, frames, press, window  # noqa: E402
+from driving import MAP, frames, press, window
 
 pytestmark = pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not built")
 
@@ -59,7 +59,7 @@ def test_toasts_and_notes_stack_between_the_hud_and_the_buttons(town):
 
 
 def test_the_console_help_wraps_inside_its_own_box(town):
-    game, session = town(agents=2)
+    game, _session = town(agents=2)
     frames(game, 2)
     press(pygame.K_BACKQUOTE, unicode="`")
     frames(game, 2)

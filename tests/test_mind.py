@@ -72,7 +72,7 @@ def test_a_daily_budget_binds_visibly(responder):
 
 
 def test_without_a_budget_nothing_is_withheld():
-    m, gw = make_mind(plausible)
+    m, _gw = make_mind(plausible)
     assert m.budget.limit == 0  # a scripted (local) model: no budget by default
     live_a_day(m, hours=6)
     assert not m.budget.skipped and not any(k.endswith(": budget") for k in m.fallbacks)

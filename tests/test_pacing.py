@@ -19,17 +19,17 @@ import pytest
 pygame = pytest.importorskip("pygame")
 pytest.importorskip("pygame_gui")
 
-from test_play import MAP  # noqa: E402
+from test_play import MAP
 
-from agents import priority  # noqa: E402
-from agents.inspection import Inspection  # noqa: E402
-from agents.local_model import ModelPool  # noqa: E402
-from agents.persona import load_cast  # noqa: E402
-from agents.pool import MindPool  # noqa: E402
-from agents.types import Action, Decision  # noqa: E402
-from game.runs.pacing import LAG_MIN, Pacer, describe  # noqa: E402
-from tests.fakes import HashEmbedder, make_gateway  # noqa: E402
-from tests.scripted_minds import plausible  # noqa: E402
+from agents import priority
+from agents.inspection import Inspection
+from agents.local_model import ModelPool
+from agents.persona import load_cast
+from agents.pool import MindPool
+from agents.types import Action, Decision
+from game.runs.pacing import LAG_MIN, Pacer, describe
+from tests.fakes import HashEmbedder, make_gateway
+from tests.scripted_minds import plausible
 
 ISABELLA = "Isabella Rodriguez"
 

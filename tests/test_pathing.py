@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 import random
 
@@ -62,7 +63,7 @@ def assert_valid(walk: np.ndarray, path, start, goal):
     assert path[0] == tuple(start) and path[-1] == tuple(goal)
     for x, y in path:
         assert walk[y, x], f"path crosses blocked tile {(x, y)}"
-    for a, b in zip(path, path[1:]):
+    for a, b in itertools.pairwise(path):
         assert b in dict(ref_moves(walk, *a)), f"illegal step {a} -> {b}"
 
 

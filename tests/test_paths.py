@@ -156,7 +156,7 @@ def test_a_new_request_replaces_the_old_and_stop_cancels(tmp_path, pool):
     send(sim, "Isabella Rodriguez", MACHINE)
     assert sim.paths.waiting() == 1
     sim.paths.run()
-    assert b.path and sim.town.address_at(*b.path[-1]).startswith(CAFE) or b.path[-1] in sim.town.use_tiles(MACHINE)
+    assert (b.path and sim.town.address_at(*b.path[-1]).startswith(CAFE)) or b.path[-1] in sim.town.use_tiles(MACHINE)
     send(sim, "Isabella Rodriguez", PARK)
     movement.stop(sim, b)  # a conversation began, or the player took the body
     assert not b.routing and not b.path and not sim.paths.waiting()

@@ -57,7 +57,7 @@ def test_own_doing_is_remembered_once_not_reacted_to():
 
 
 def test_retention_skips_what_was_just_seen():
-    m, gw = mind()
+    m, _gw = mind()
     evs = [event("Maria Lopez", "reading a book"), event("Klaus Mueller", "writing a paper")]
     perceive(m, evs)
     assert perceive(m, evs) == []  # same (s, p, o): not news
@@ -71,7 +71,7 @@ def test_retention_skips_what_was_just_seen():
 
 
 def test_idle_events_are_rated_by_rule_and_objects_are_salient_when_active():
-    m, gw = mind()
+    m, _gw = mind()
     evs = [event("Maria Lopez", "idle"), event("Klaus Mueller", "sleeping"),
            event("the Ville:Hobbs Cafe:cafe:stove", "idle"),
            event("the Ville:Hobbs Cafe:cafe:coffee machine", "brewing coffee")]
@@ -85,7 +85,7 @@ def test_idle_events_are_rated_by_rule_and_objects_are_salient_when_active():
 
 
 def test_bad_ratings_keep_the_rules_and_say_why():
-    m, gw = mind(garbage)
+    m, _gw = mind(garbage)
     perceive(m, [event("Maria Lopez", "dancing"), event("the Ville:Hobbs Cafe:cafe:piano", "being played")])
     m.rate_waiting(force=True)
     assert [x.importance for x in m.memory.nodes] == [3, 2]

@@ -1,6 +1,7 @@
 """Planning: the model's day validated and repaired item by item (each says where it
 came from), the routine only where the model's plan is unusable, decomposition at
 known objects, replanning the rest of the day, both planning modes."""
+import itertools
 from collections import Counter
 from datetime import datetime, timedelta
 from types import SimpleNamespace as NS
@@ -42,7 +43,7 @@ def repair(raw, counts=None):
 
 
 def check_day(items, who):
-    for a, b in zip(items, items[1:]):
+    for a, b in itertools.pairwise(items):
         assert a.end == b.start  # ordered, no overlaps, no gaps
     assert items[0].start == DAY.replace(hour=who.wake_hour)
     night = items[-1]
@@ -56,7 +57,7 @@ def by_time(items):
 
 
 def test_a_good_plan_is_the_models_own():
-    who, sp, _ = world()
+    who, _sp, _ = world()
     got = repair([item("06:00", 60, "wake up and shower", BATH), item("07:00", 60, "have breakfast", HOME),
                   item("08:00", 240, "open the cafe and serve customers"), item("12:00", 60, "have lunch"),
                   item("13:00", 240, "bake pastries for tomorrow"), item("17:00", 120, "cook dinner", HOME),
@@ -68,7 +69,7 @@ def test_a_good_plan_is_the_models_own():
 
 
 def test_garbage_plan_falls_back_to_routine_and_says_so():
-    who, sp, resolve = world()
+    who, sp, _resolve = world()
     assert repair([item("banana", 3, "??")]) is None
     m, _ = make_mind(garbage)
     m.decide(situation(datetime(2023, 2, 13, 7, 0)))
@@ -139,7 +140,7 @@ def test_half_a_day_of_one_thing_is_cut():
 
 
 def test_schema_enumerates_known_places_times_and_durations():
-    who, sp, _ = world()
+    _who, sp, _ = world()
     labels = tuple(sp.label(a) for a in sp.arenas())
     Schema = P.day_plan_schema(labels, P.plan_hours(DAY))
     ok = [{"start": "07:00", "minutes": 60, "activity": "x", "place": labels[0]}] * 5
@@ -154,7 +155,7 @@ def test_schema_enumerates_known_places_times_and_durations():
 
 
 def test_steps_tile_the_chunk_and_keep_the_models_objects_where_they_fit():
-    who, sp, resolve = world()
+    who, sp, _resolve = world()
     it = P.PlanItem(DAY.replace(hour=8), 240, "making coffee for customers", "the Ville:Hobbs Cafe:cafe")
     start, end = DAY.replace(hour=8, minute=10), DAY.replace(hour=9, minute=10)
     objs = {o.rsplit(":", 1)[1]: o for o in sp.objects(it.address)}
@@ -164,7 +165,7 @@ def test_steps_tile_the_chunk_and_keep_the_models_objects_where_they_fit():
            NS(activity="5 minutes", minutes=10, place="cafe counter")]  # junk
     acts = validate_steps(raw, sp, it, start, end, objs.get, persona=who)
     assert acts[0].start == start and acts[-1].end == end
-    for a, b in zip(acts, acts[1:]):
+    for a, b in itertools.pairwise(acts):
         assert a.end == b.start
     assert [a.duration_min for a in acts[:3]] == [15, 5, 10]  # clamped to 5-15
     assert acts[0].address.endswith("coffee machine") and acts[0].object_state == "brewing coffee"
@@ -186,7 +187,7 @@ def test_cut_in_keeps_the_rest_of_the_day():
     assert P.item_at(new, now - timedelta(minutes=5)).description.startswith("running")
     assert P.item_at(new, now + timedelta(minutes=25)).description.startswith("running")
     assert len(work) == 3  # morning work split around it, afternoon untouched
-    for a, b in zip(new, new[1:]):
+    for a, b in itertools.pairwise(new):
         assert a.end == b.start
 
 

@@ -21,11 +21,11 @@ import pytest
 
 pygame = pytest.importorskip("pygame")
 
-from fakes import HashEmbedder, make_gateway  # noqa: E402
-from scripted_minds import plausible  # noqa: E402
+from fakes import HashEmbedder, make_gateway
+from scripted_minds import plausible
 
-from agents.inspection import Inspection  # noqa: E402
-from agents.types import Action, Decision, Utterance  # noqa: E402
+from agents.inspection import Inspection
+from agents.types import Action, Decision, Utterance
 
 ROOT = Path(__file__).resolve().parents[1]
 MAP = ROOT / "maps" / "the_ville" / "the_ville.tmx"
@@ -244,7 +244,7 @@ def test_bubble_during_conversation_in_screenshot(play, display, tmp_path):
 
 
 def test_bubbles_do_not_overlap(play, display):
-    s, g = play(residents="Sam Moore,Jennifer Moore")
+    _s, g = play(residents="Sam Moore,Jennifer Moore")
     look_at(g, "Sam Moore")
     long = "word " * 80
     g.panels.bubbles.say(1, "Sam Moore", long)
@@ -408,7 +408,7 @@ def test_a_greeting_that_fails_is_logged_and_a_plain_hello_stands_in(display, ho
                     break
         assert s.greetings, "the failed greeting vanished without a trace"
         assert s.greetings[0].text == "Hello, Alex!"
-        line = [e for e in s.sim.events if e["kind"] == "line" and e.get("greeting")][0]
+        line = next(e for e in s.sim.events if e["kind"] == "line" and e.get("greeting"))
         assert pv.kind_of(line["source"]) == pv.RULE  # says a rule wrote it, not the model
         if how == "raise":
             errors = [e for e in s.sim.events if e["kind"] == "error"]
@@ -459,7 +459,7 @@ def test_name_box_names_the_visitor(play, display):
 def test_help_overlay_toggles(play, display):
     from game.view import keys
 
-    s, g = play(agents=1)
+    _s, g = play(agents=1)
     assert g.panels.help.controls == keys.help_lines(keys.GAME)  # the key table's rows
     key(g, pygame.K_F1)
     assert g.panels.help.visible
@@ -589,6 +589,6 @@ def test_busy_minds_session_frame_hook(display):
 def test_the_window_installs_the_gc_policy(play):
     from game.runs import gcpolicy
 
-    s, g = play(agents=1)
+    _s, g = play(agents=1)
     assert gcpolicy.POLICY.installed
     g.update(1 / 60)  # a frame ticks it

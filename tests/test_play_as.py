@@ -12,7 +12,7 @@ import pytest
 pygame = pytest.importorskip("pygame")
 pytest.importorskip("pygame_gui")
 
-from test_inspector import ISABELLA, frame, make_play  # noqa: E402
+from test_inspector import ISABELLA, frame, make_play
 
 
 def hold_key(game, screen, k, frames=30):
@@ -78,7 +78,7 @@ def test_play_as_walks_the_resident_and_hands_back(tmp_path, display):
 
 
 def test_session_level_control_and_chat_memories(tmp_path, display):
-    game, session = make_play(tmp_path)
+    _game, session = make_play(tmp_path)
     sim = session.sim
     try:
         name = session.take_control("Isabella Rodriguez")

@@ -18,6 +18,8 @@ from types import SimpleNamespace as NS
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import itertools
+
 from agents import activity as A
 from agents import emoji as E
 
@@ -180,7 +182,7 @@ def test_steps_replace_junk_and_keep_good_model_steps():
     assert stats["decompose_step_rejected"] == 3 and stats["decompose_step"] == 4
     assert [pv.kind_of(a.source) for a in acts[1:4]] == ["rule"] * 3  # the resident's own steps, marked
     assert sum(a.duration_min for a in acts) == 60
-    for a, b in zip(acts, acts[1:]):
+    for a, b in itertools.pairwise(acts):
         assert a.end == b.start
     assert all(a.emoji in E.VOCABULARY for a in acts)
 

@@ -21,8 +21,8 @@ import pytest
 pygame = pytest.importorskip("pygame")
 pytest.importorskip("pygame_gui")
 
-from driving import MAP, click_element, frames, press, until, window  # noqa: E402
-from scripted_minds import plausible  # noqa: E402
+from driving import MAP, click_element, frames, press, until, window
+from scripted_minds import plausible
 
 pytestmark = pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not built")
 TESTS = Path(__file__).resolve().parent
@@ -256,7 +256,7 @@ def test_ctrl_c_in_the_terminal_saves_and_quits(tmp_path, sig):
         assert line.strip() == "ready", proc.stderr.read()[-2000:] if proc.poll() is not None else line
         time.sleep(0.5)  # a few frames into the game
         proc.send_signal(getattr(signal, sig))
-        out, err = proc.communicate(timeout=120)
+        _out, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -288,7 +288,7 @@ def test_jumping_to_an_event_from_the_list(display, recorded_run):
         assert until(game, lambda: session.frame != 0, limit=5)  # the list tells of the selection a frame later
         assert session.frame == max(0, target.frame - BEFORE)
         assert {n: b.tile for n, b in session.sim.bodies.items()} == truth[session.frame]
-        assert game.panels.follower.target == [n for n in target.who if n in session.minds][0]
+        assert game.panels.follower.target == next(n for n in target.who if n in session.minds)
         assert "talk" in target.text
         press(pygame_key("RIGHTBRACKET"))  # the next moment
         frames(game, 1)
@@ -542,7 +542,7 @@ def test_loading_a_save_in_the_game_starts_a_new_recording(display, tmp_path):
 # ------------------------------------------------- the HUD's messages, "Next morning" and following
 
 
-def _messages(game) -> list[tuple[str, "object"]]:
+def _messages(game) -> list[tuple[str, object]]:
     """(text, screen rect) of each note and toast in the HUD's column, as drawn."""
     hud = game.panels.hud
     texts = list(hud.notes.values()) + [t for t, _ in hud.toasts]

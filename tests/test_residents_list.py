@@ -16,7 +16,7 @@ import pytest
 pygame = pytest.importorskip("pygame")
 pytest.importorskip("pygame_gui")
 
-from driving import MAP, click, click_element, frames, on_screen, press, screen_distance_to_centre, until, window  # noqa: E402
+from driving import MAP, click, click_element, frames, on_screen, press, screen_distance_to_centre, until, window
 
 pytestmark = pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not built")
 
@@ -49,7 +49,7 @@ def test_the_list_finds_and_follows_a_resident_who_is_off_screen(town):
     state = lst.rows[name]
     assert state is not None and state[0] == name
     # what the row shows: the emoji, a few words of the action, where (sector › arena)
-    _, emoji, doing, where, thinking, routine, *_ = state
+    _, emoji, doing, where, _thinking, _routine, *_ = state
     body = session.sim.bodies[name]
     assert emoji == body.emoji and where and doing
     assert " › " in where or where.startswith("→") or where == "outdoors"
@@ -74,7 +74,7 @@ def test_the_list_finds_and_follows_a_resident_who_is_off_screen(town):
 
 
 def test_double_click_opens_the_inspector_and_escape_steps_back(town):
-    game, session = town(agents=3)
+    game, _session = town(agents=3)
     press(pygame.K_r)
     frames(game, 12)
     lst = game.panels.residents_list

@@ -24,7 +24,7 @@ def _copy(good, tmp_path, name):
 def test_a_huge_duration_is_a_save_error_naming_the_part(tmp_path, small_game):
     from game.saves.saveload import load_into
 
-    s, good, parts, meta = small_game
+    s, good, _parts, _meta = small_game
     bad = _copy(good, tmp_path, "huge")
     edit_part(bad, "clock", lambda c: {**c, "steps": {"__td__": [1e10, 0, 0]}})  # OverflowError in timedelta
     msg = _untouched(s, lambda: load_into(s, bad))
@@ -36,7 +36,7 @@ def test_a_huge_duration_is_a_save_error_naming_the_part(tmp_path, small_game):
 def test_malformed_tags_are_save_errors_naming_the_part(tmp_path, small_game, tag):
     from game.saves.saveload import load_into
 
-    s, good, parts, meta = small_game
+    s, good, _parts, _meta = small_game
     bad = _copy(good, tmp_path, "tag")
     edit_part(bad, "visitor", lambda v: {**v, "doing": tag})
     assert "'visitor'" in _untouched(s, lambda: load_into(s, bad))
@@ -45,7 +45,7 @@ def test_malformed_tags_are_save_errors_naming_the_part(tmp_path, small_game, ta
 def test_deep_nesting_is_a_save_error_naming_the_part(tmp_path, small_game):
     from game.saves.saveload import load_into
 
-    s, good, parts, meta = small_game
+    s, good, _parts, _meta = small_game
     bad = _copy(good, tmp_path, "deep")
     set_part_text(bad, "random", "[" * 200_000 + "]" * 200_000)  # RecursionError in the JSON decoder
     msg = _untouched(s, lambda: load_into(s, bad))
@@ -65,7 +65,7 @@ def test_deep_nesting_is_a_save_error_naming_the_part(tmp_path, small_game):
 def test_a_hand_edited_meta_is_refused_by_name_and_listed_as_unreadable(tmp_path, small_game, key, value):
     from game.saves.saveload import load_into
 
-    s, good, parts, meta = small_game
+    s, good, _parts, _meta = small_game
     folder = tmp_path / "edited"
     folder.mkdir()
     bad = _copy(good, folder, "edited")
@@ -82,7 +82,7 @@ def test_a_hand_edited_meta_is_refused_by_name_and_listed_as_unreadable(tmp_path
 def test_body_tiles_off_the_map_are_refused(tmp_path, small_game, where):
     from game.saves.saveload import load_into
 
-    s, good, parts, meta = small_game
+    s, _good, parts, meta = small_game
     edited = dict(plain(parts))
     sim = dict(edited["sim"])
     bodies = {k: dict(v) for k, v in sim["bodies"].items()}
@@ -110,7 +110,7 @@ def test_a_part_of_the_wrong_kind_is_refused_before_anything_is_swapped(tmp_path
     before failing: the game was left half loaded."""
     from game.saves.saveload import load_into
 
-    s, good, parts, meta = small_game
+    s, _good, parts, meta = small_game
     edited = {**plain(parts), part: value}
     bad = tmp_path / "kind.sqlite"
     save_state(bad, edited, meta)
@@ -127,7 +127,7 @@ def test_a_swap_that_fails_halfway_puts_the_old_game_back(tmp_path, small_game, 
 
     from game.saves.saveload import load_into
 
-    s, good, parts, meta = small_game
+    s, good, _parts, meta = small_game
 
     real = np.random.set_state
     calls = []

@@ -674,7 +674,7 @@ def test_a_hand_edited_clock_is_refused_by_name_and_the_game_is_untouched(tmp_pa
     is refused, naming the clock, and the running game goes on as it was."""
     from game.saves.saveload import load_into
 
-    s, good, parts, meta = small_game
+    s, _good, parts, meta = small_game
     edited = dict(parts)
     edited["clock"] = {**parts["clock"], **clock} if isinstance(clock, dict) else clock
     bad = tmp_path / "clock.sqlite"

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import threading
 import time
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 
 import numpy as np
@@ -228,7 +228,7 @@ def test_a_refused_save_name_is_shown_as_typed_or_escaped_and_cut():
 
 
 def test_a_save_label_shows_its_slot_sim_time_and_local_save_time(tmp_path):
-    saved = datetime(2024, 5, 6, 7, 8, tzinfo=timezone.utc)
+    saved = datetime(2024, 5, 6, 7, 8, tzinfo=UTC)
     info = SaveInfo(tmp_path / "x.sqlite", "x", saved_at=saved, sim_time=datetime(2023, 2, 13, 8, 5))
     local = saved.astimezone().strftime("%Y-%m-%d %H:%M")
     assert info.label() == f"x: Mon 13 Feb 2023 08:05 (saved {local})"
@@ -302,7 +302,7 @@ def test_list_saves_lists_a_save_it_cannot_read_for_any_reason_with_its_size_and
     odd = listed["odd"]
     assert odd.path == tmp_path / "odd.sqlite" and odd.broken == "RuntimeError: something unforeseen"
     assert odd.size == 100
-    mtime = datetime.fromtimestamp((tmp_path / "odd.sqlite").stat().st_mtime, timezone.utc)
+    mtime = datetime.fromtimestamp((tmp_path / "odd.sqlite").stat().st_mtime, UTC)
     assert odd.saved_at == mtime and odd.saved_at.tzinfo is not None
     assert listed["good"].ok
 
@@ -746,7 +746,7 @@ def test_killed_saves_leave_the_previous_save_loadable(tmp_path):
             assert last_done is None, f"kill {k}: the file vanished after generation {last_done}"
             phases["absent"] += 1
         else:
-            parts, info = load_state(target)
+            parts, _info = load_state(target)
             g = parts["clock"]["generation"]
             assert g in (last_done, in_progress), f"kill {k}: generation {g}, expected {last_done} or {in_progress}"
             phases["last finished" if g == last_done else "finished unreported"] += 1

@@ -1,6 +1,7 @@
 """The simulation on tiny maps, with stand-in minds that return scripted decisions."""
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 from datetime import datetime, timedelta
@@ -102,14 +103,14 @@ def test_walks_astar_one_tile_per_step_arrives_and_sets_object_state(tmp_path, p
         if body.action and body.arrived_at:
             break
     assert body.action.description == "making coffee"
-    for a, b in zip(tiles, tiles[1:]):
+    for a, b in itertools.pairwise(tiles):
         assert max(abs(a[0] - b[0]), abs(a[1] - b[1])) <= 1, (a, b)
         assert walk[b[1], b[0]]
     assert body.tile in sim.town.use_tiles(f"{CAFE}:coffee machine")
     assert sim.town.object_states[f"{CAFE}:coffee machine"] == "brewing coffee"
     assert any(e["kind"] == "arrive" and e["address"].endswith("coffee machine") for e in sim.events)
     # Walking took as many steps as the path had tiles (plus the decision's step).
-    moved = sum(1 for a, b in zip(tiles, tiles[1:]) if a != b)
+    moved = sum(1 for a, b in itertools.pairwise(tiles) if a != b)
     assert moved >= 10
     # The action ends after 30 sim minutes; the next one releases the machine.
     run(sim, 30 * 6 + 5)

@@ -405,7 +405,9 @@ needs_real_map = pytest.mark.skipif(
     not REAL_MAP.exists(), reason="maps/the_ville/the_ville.tmx does not exist yet (being built)"
 )
 
-from conftest import RESIDENTS  # noqa: E402 - the cast of DESIGN.md
+import itertools
+
+from conftest import RESIDENTS
 
 DORM_ROOMS = ["Klaus Mueller's room", "Maria Lopez's room", "Ayesha Khan's room", "Wolfgang Schulz's room"]
 ARTISTS = ["Latoya Williams", "Rajiv Patel", "Abigail Chen", "Francisco Lopez", "Hailey Johnson"]
@@ -556,7 +558,7 @@ def test_real_map_paths_join_every_home(ville):
             assert path is not None, (a, b)
             assert path[0] == ville.spawns[a] and path[-1] == ville.spawns[b]
             assert all(ville.walkable[y, x] for x, y in path), (a, b)
-            assert all(max(abs(x1 - x0), abs(y1 - y0)) == 1 for (x0, y0), (x1, y1) in zip(path, path[1:])), (a, b)
+            assert all(max(abs(x1 - x0), abs(y1 - y0)) == 1 for (x0, y0), (x1, y1) in itertools.pairwise(path)), (a, b)
             longest = max(longest, path, key=path_cost)
     assert len(longest) > 100
 

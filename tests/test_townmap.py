@@ -16,7 +16,7 @@ import pytest
 pygame = pytest.importorskip("pygame")
 pytest.importorskip("pygame_gui")
 
-from driving import MAP, click, click_element, frames, on_screen, press, until, window  # noqa: E402
+from driving import MAP, click, click_element, frames, on_screen, press, until, window
 
 pytestmark = pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not built")
 

@@ -135,7 +135,7 @@ def test_smallville_why_recovers_a_line_said_with_scores_that_recompute_from_the
 
     assert main(["why", str(folder), who, "--at", line["time"]]) == 0  # the same, for people
     text = capsys.readouterr().out
-    assert line["text"] in text and "prompt as sent:" in text and "rec █" in text or "rec ·" in text
+    assert (line["text"] in text and "prompt as sent:" in text and "rec █" in text) or "rec ·" in text
     top = act["memories"][0]
     assert f"total {top['total']:.3f}" in text and top["text"] in text
 
@@ -143,7 +143,7 @@ def test_smallville_why_recovers_a_line_said_with_scores_that_recompute_from_the
 def test_every_record_of_the_run_recomputes_and_names_its_model_call(run):
     from game.saves.saved_run import load_target
 
-    folder, gateway, embedder = run
+    folder, _gateway, embedder = run
     records = list(why.read_records(folder / why.FILE))
     calls = [json.loads(x) for x in (folder / "llm_calls.jsonl").read_text(encoding="utf-8").splitlines()]
     assert len([r for r in records if r["call"]]) == len(calls)  # one record per model call

@@ -22,8 +22,8 @@ import pytest
 pygame = pytest.importorskip("pygame")
 pygame_gui = pytest.importorskip("pygame_gui")
 
-from driving import click, click_element, frames, on_screen, until, window  # noqa: E402
-from test_why import MAP, recompute, run, sent_prompts, talky  # noqa: E402,F401 - run: the shared seeded run
+from driving import click, click_element, frames, on_screen, until, window
+from test_why import MAP, recompute, run, sent_prompts, talky  # noqa: F401 - run: the shared seeded run
 
 pytestmark = pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not built")
 PAIR = "Maria Lopez,Klaus Mueller"

@@ -20,7 +20,7 @@ import pytest
 pygame = pytest.importorskip("pygame")
 
 sys.path.insert(0, str(Path(__file__).parent))
-import mapkit  # noqa: E402
+import mapkit
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL_MAP = ROOT / "maps" / "the_ville" / "the_ville.tmx"
@@ -451,7 +451,7 @@ def test_the_ville_renders_a_real_picture(display):
     n = colours(first)
     assert n >= 40, f"only {n} distinct colours: is the town drawn?"
     # the visitor is on screen at the start
-    (fig, rect), *_ = [d for d in game.drawn if d[0].slug == "visitor"]
+    (_fig, rect), *_ = [d for d in game.drawn if d[0].slug == "visitor"]
     assert display.get_rect().contains(rect)
     # elsewhere in town the picture differs
     game.follow = False

@@ -122,7 +122,7 @@ def open_replay(rec: Recording, town: Any, map_path: Path, *, target: Target | N
         for panel in (inspector, townmap, residents_list):
             try:
                 panel.install(game)
-            except Exception:  # noqa: BLE001 - a broken panel must not stop the replay
+            except Exception:
                 log.exception("%s.install failed", panel.__name__)
         found = moments(rec, town, personas)
         events.install(game, session, found)
@@ -288,5 +288,5 @@ def _size(text: str | None, default: tuple[int, int]) -> tuple[int, int]:
     return (w, h)
 
 
-__all__ = ["main_replay", "open_replay", "end_message", "check_town", "parse_time", "find_place"]
+__all__ = ["check_town", "end_message", "find_place", "main_replay", "open_replay", "parse_time"]
 

@@ -213,4 +213,4 @@ def install(game: Game, session: Any, moments: list) -> TimelineBar:
     return bar
 
 
-__all__ = ["TimelineBar", "install", "HEIGHT"]
+__all__ = ["HEIGHT", "TimelineBar", "install"]

@@ -71,7 +71,7 @@ class EventsList(Overlay):
         others = self.game.panels.residents_list
         if others is not None and others.is_open:
             others.close()
-        w, h = self.game.size
+        _w, h = self.game.size
         height = max(200, h - TOP - STATUS_H - 60)
         outer = self
 
@@ -81,7 +81,7 @@ class EventsList(Overlay):
 
         self.window = _Window(pygame.Rect(8, TOP, WIDTH, height), self.game.ui, window_display_title="Events",
                               object_id="#replay_events", resizable=False)
-        cw, ch = self.window.get_container().get_size()
+        cw, _ch = self.window.get_container().get_size()
         self.filter = UITextEntryLine(pygame.Rect(4, 4, cw - 8, 32), self.game.ui, container=self.window,
                                       placeholder_text="filter: a resident, or a word (party, reflects …)")
         if self.query:

@@ -74,7 +74,7 @@ def export_animation(game: Any, session: Any, path: str | Path, first: int, last
                         f"{rec.end:%a %d %b %H:%M})")
     span_min = (last - first) * rec.step.total_seconds() / 60.0
     r = choose_rate(span_min, rate, fps)
-    count = min(MAX_FRAMES, int(math.ceil(span_min / r * fps)) + 1)
+    count = min(MAX_FRAMES, math.ceil(span_min / r * fps) + 1)
     session.paused = True
     session.seek(first)
     if follow:
@@ -181,4 +181,4 @@ class _Mp4(_Writer):
         self.proc.wait()
 
 
-__all__ = ["export_animation", "choose_rate", "Exported", "FPS", "MAX_FRAMES"]
+__all__ = ["FPS", "MAX_FRAMES", "Exported", "choose_rate", "export_animation"]

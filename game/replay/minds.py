@@ -19,7 +19,7 @@ import threading
 from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -68,7 +68,7 @@ class SaveRef:
 def _utc(t: datetime | None) -> float | None:
     if t is None:
         return None
-    return (t if t.tzinfo else t.replace(tzinfo=timezone.utc)).timestamp()
+    return (t if t.tzinfo else t.replace(tzinfo=UTC)).timestamp()
 
 
 class SavedMinds:
@@ -141,7 +141,7 @@ class SavedMinds:
                 mind = Mind(persona, NoModel(config), SavedEmbedder(str(mem["model"]), int(mem["dim"])))
                 mind.from_state(state)
                 minds[name] = mind
-            except Exception as err:  # noqa: BLE001 - one damaged mind must not hide the others
+            except Exception as err:
                 log.exception("rebuilding %s from %s failed", name, ref.path)
                 minds[name] = f"{name}'s mind in {ref.slot} cannot be read: {err}"
         return minds
@@ -242,4 +242,4 @@ class ReplayMind:
         return self._saved.memory_text(self.name, self._clock.now, node_id)
 
 
-__all__ = ["SavedMinds", "ReplayMind", "SaveRef", "NoModel", "SavedEmbedder"]
+__all__ = ["NoModel", "ReplayMind", "SaveRef", "SavedEmbedder", "SavedMinds"]

@@ -155,4 +155,4 @@ def gatherings(rec: Recording, town: Any, personas: dict[str, Any]) -> list[Mome
     return out
 
 
-__all__ = ["Moment", "moments", "gatherings", "KINDS", "GATHER_MIN"]
+__all__ = ["GATHER_MIN", "KINDS", "Moment", "gatherings", "moments"]

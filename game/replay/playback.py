@@ -22,9 +22,10 @@ pauses and tells ``on_end``.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any
 
 from agents import Action
 from game.replay.minds import ReplayMind, SavedMinds
@@ -371,7 +372,7 @@ class ReplaySession:
 def _call(fn: Callable, *args: Any) -> None:
     try:
         fn(*args)
-    except Exception:  # noqa: BLE001 - a view's callback must not stop the replay
+    except Exception:
         log.exception("a replay callback failed")
 
 
@@ -382,4 +383,4 @@ def frame_span(rec: Recording, start: datetime | None, end: datetime | None) -> 
     return a, max(a, b)
 
 
-__all__ = ["ReplaySession", "ReplaySim", "ReplayGateway", "ReplayConversation", "frame_span"]
+__all__ = ["ReplayConversation", "ReplayGateway", "ReplaySession", "ReplaySim", "frame_span"]

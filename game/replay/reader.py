@@ -469,4 +469,4 @@ def find_recording(given: str | Path) -> Target:
                          "folder); runs and games record themselves as they go")
 
 
-__all__ = ["Recording", "RecordingError", "Target", "read_recording", "find_recording", "FACING_NAMES", "ABSENT"]
+__all__ = ["ABSENT", "FACING_NAMES", "Recording", "RecordingError", "Target", "find_recording", "read_recording"]

@@ -145,4 +145,4 @@ class Recording:
         return f"{self.path}: {who} in {self.world or 'a town'}, {span}{tail}"
 
 
-__all__ = ["Recording", "FACING_NAMES", "FACE_INDEX", "ABSENT"]
+__all__ = ["ABSENT", "FACE_INDEX", "FACING_NAMES", "Recording"]

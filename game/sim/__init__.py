@@ -31,6 +31,16 @@ from game.sim.routine import routine_action
 from game.sim.settings import KINDS, STEP, SimSettings
 
 __all__ = [
-    "Simulation", "PlaySimulation", "Greeting", "SimSettings", "STEP", "KINDS", "Body", "is_sleep", "Job",
-    "JobQueue", "Chat", "routine_action",
+    "KINDS",
+    "STEP",
+    "Body",
+    "Chat",
+    "Greeting",
+    "Job",
+    "JobQueue",
+    "PlaySimulation",
+    "SimSettings",
+    "Simulation",
+    "is_sleep",
+    "routine_action",
 ]

@@ -218,5 +218,5 @@ def on_remembered(sim: Simulation, name: str, job: Job, value: Any, error: Any) 
     said = "; ".join(f"{u.speaker.split()[0]}: {u.text}" for u in conv.lines[:4])
     try:
         mind.queue_thought(f"I talked with {other}" + (f" ({said})" if said else ""), 4)
-    except Exception:  # noqa: BLE001 - the error above is already logged
+    except Exception:
         log.exception("%s could not even note the conversation with %s", name, other)

@@ -31,8 +31,9 @@ from __future__ import annotations
 import functools
 import logging
 import random
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timedelta
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from agents import Action, Conversation, Event, Rank, Situation, priority
 from game.sim import conversations, decisions, movement, objects, perception, play_as, visitor
@@ -213,9 +214,8 @@ class Simulation:
         for b in self.bodies.values():
             if b.visitor or b.controlled:
                 continue
-            if b.waiting_since is not None and b.conversation is None and self.now - b.waiting_since > limit:
-                out.append(b.name)
-            elif b.asleep and b.action is not None and self.now - b.action.end > limit:
+            if ((b.waiting_since is not None and b.conversation is None and self.now - b.waiting_since > limit)
+                    or (b.asleep and b.action is not None and self.now - b.action.end > limit)):
                 out.append(b.name)
         return sorted(out)
 

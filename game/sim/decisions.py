@@ -265,7 +265,7 @@ def _mind_action(sim: Simulation, b: Body, method: str) -> Action | None:
         return None
     try:
         return fn(sim.now)
-    except Exception:  # noqa: BLE001 - a plan that cannot be read: the routine
+    except Exception:
         log.exception("%s of %s failed", method, b.name)
         return None
 

@@ -30,8 +30,8 @@ import os
 import tempfile
 from array import array
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
-from typing import IO, Callable, overload
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import IO, overload
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ class EventLog(Sequence[dict]):
 
     def _spill(self, ev: dict) -> None:
         if self._journal is None:
-            self._journal = tempfile.TemporaryFile(prefix="smallville-events-", suffix=".jsonl")
+            self._journal = tempfile.TemporaryFile(prefix="smallville-events-", suffix=".jsonl")  # noqa: SIM115 - kept
             self._offsets.append(0)
         line = (json.dumps(ev, ensure_ascii=False, default=str) + "\n").encode("utf-8")
         self._journal.write(line)
@@ -189,4 +189,4 @@ def _read_lines(journal: IO[bytes], start: int, end: int) -> list[dict]:
     return out
 
 
-__all__ = ["EventLog", "WINDOW"]
+__all__ = ["WINDOW", "EventLog"]

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import logging
 import queue
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 
 from agents import Conversation, Utterance
 from agents import provenance as pv
@@ -115,7 +116,7 @@ class PlaySimulation(Simulation):
             said = Conversation(conv.participants, conv.address, conv.started, [u])
             try:
                 mind.end_conversation(said, now)  # it remembers greeting the visitor
-            except Exception:  # noqa: BLE001 - remembering is a bonus; the greeting stands
+            except Exception:
                 log.exception("%s could not remember greeting %s", name, visitor)
             return u
 
@@ -130,7 +131,7 @@ class PlaySimulation(Simulation):
         got = []
         while True:
             try:
-                epoch, name, visitor, u, when = self._said.get_nowait()
+                epoch, name, visitor, u, _when = self._said.get_nowait()
             except queue.Empty:
                 break
             if epoch != self._epoch or name not in self.bodies:
@@ -149,7 +150,7 @@ class PlaySimulation(Simulation):
             for fn in list(self.on_greeting):
                 try:
                     fn(g)
-                except Exception:  # noqa: BLE001 - a view callback must not stop the town
+                except Exception:
                     log.exception("greeting callback failed")
             got.append(g)
         return got

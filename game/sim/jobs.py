@@ -19,9 +19,10 @@ normal job on the resident's key.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from agents import Conversation, Rank, priority
 
@@ -220,4 +221,4 @@ class JobQueue:
         self._held = {}
 
 
-__all__ = ["Job", "JobQueue", "Pool", "Waiting", "urgent_key", "DECIDE", "UTTER", "END_CONVERSATION", "CALL", "GREET"]
+__all__ = ["CALL", "DECIDE", "END_CONVERSATION", "GREET", "UTTER", "Job", "JobQueue", "Pool", "Waiting", "urgent_key"]

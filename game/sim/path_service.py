@@ -249,4 +249,4 @@ class PathService:
             movement.follow(self.sim, b, req.target or "", path)
 
 
-__all__ = ["PathService", "PathStats", "Request", "PLACE", "TILE"]
+__all__ = ["PLACE", "TILE", "PathService", "PathStats", "Request"]

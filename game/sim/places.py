@@ -53,7 +53,7 @@ class Places:
         if t is None:
             try:
                 t = [tuple(x) for x in self.town.tiles_of(addr)]
-            except Exception:
+            except Exception:  # noqa: BLE001 - an address the town no longer has: no tiles
                 t = []
             self._object_tiles[addr] = t
         return t

@@ -34,7 +34,7 @@ def _routine_action(persona: Any, now: datetime, town: Any) -> Action:
         return arena
 
     def until(hour: float) -> int:
-        m = int(round((hour - h) * 60))
+        m = round((hour - h) * 60)
         return m if m > 0 else m + 24 * 60
 
     if h >= 23 or h < wake:

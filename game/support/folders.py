@@ -81,5 +81,15 @@ def describe() -> str:
     ])
 
 
-__all__ = ["DEFAULT_TOWN", "data_root", "default_map", "assets_dir", "home", "saves_dir", "logs_dir", "runs_dir",
-           "resolve_map", "describe"]
+__all__ = [
+    "DEFAULT_TOWN",
+    "assets_dir",
+    "data_root",
+    "default_map",
+    "describe",
+    "home",
+    "logs_dir",
+    "resolve_map",
+    "runs_dir",
+    "saves_dir",
+]

@@ -86,7 +86,7 @@ def lifetime(text: str) -> float:
 
 
 class Bubble:
-    __slots__ = ("speaker", "text", "age", "life", "surface")
+    __slots__ = ("age", "life", "speaker", "surface", "text")
 
     def __init__(self, speaker: str, text: str) -> None:
         self.speaker = speaker
@@ -210,4 +210,4 @@ def install(game: Game) -> Bubbles:
     return view
 
 
-__all__ = ["install", "Bubbles", "wrap", "MAX_WIDTH"]
+__all__ = ["MAX_WIDTH", "Bubbles", "install", "wrap"]

@@ -186,7 +186,7 @@ class Chat(Overlay):
 
     def _build(self, name: str) -> None:
         """The window: [extra row], the transcript, the text line and Send."""
-        w, h = self.game.size
+        _w, h = self.game.size
         height = CHAT_H + self.TOP_H
         rect = pygame.Rect(MARGIN, max(0, h - height - 40), CHAT_W, height)
         self.window = UIWindow(rect, self.game.ui, window_display_title=self.TITLE.format(name=name),
@@ -276,7 +276,7 @@ class Chat(Overlay):
         if self._log_lines():
             try:
                 sim.log_event(me, "line", text, sim.area(sim.bodies[name].tile), partner=name)
-            except Exception:  # noqa: BLE001 - the log is a nicety
+            except Exception:
                 log.debug("logging the visitor's line failed", exc_info=True)
         self._submit(sim, name, me, text, history)
 
@@ -333,7 +333,7 @@ class Chat(Overlay):
             try:
                 sim.log_event(name, "line", text, sim.area(sim.bodies[name].tile), partner=self.visitor_name(),
                               source=source)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 log.debug("logging the answer failed", exc_info=True)
             self.show_bubble(name, text)
         if self.partner == name:

@@ -316,4 +316,4 @@ def install(game: Game) -> Console:
     return c
 
 
-__all__ = ["install", "Console", "Command", "parse", "normalize", "close_matches", "play_as", "release", "HELP"]
+__all__ = ["HELP", "Command", "Console", "close_matches", "install", "normalize", "parse", "play_as", "release"]

@@ -124,4 +124,4 @@ def install(game: Game) -> Follow:
     return f
 
 
-__all__ = ["install", "Follow", "link_names", "LINK_PREFIX"]
+__all__ = ["LINK_PREFIX", "Follow", "install", "link_names"]

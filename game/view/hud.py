@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import logging
 import textwrap
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import pygame
 import pygame_gui
@@ -227,7 +228,7 @@ class HUD(Overlay):
             if event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element in self._handlers:
                 self._handlers[event.ui_element]()
                 return True
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.exception("a HUD button failed")
         got = keys.hit(event)
         if got is None:
@@ -279,7 +280,7 @@ class HUD(Overlay):
             self.lines = self.compose()
         self._place_buttons()
         panels = (*self._panels(), self.game.size[0])
-        if n != len(self.toasts) or not self.placed and (self.notes or self.toasts) or panels != self._laid_for:
+        if n != len(self.toasts) or (not self.placed and (self.notes or self.toasts)) or panels != self._laid_for:
             self._layout()
 
     def compose(self) -> list[tuple[str, tuple]]:
@@ -381,4 +382,4 @@ def install(game: Game) -> HUD:
     return hud
 
 
-__all__ = ["install", "HUD", "clock_text", "speed_text", "short_model"]
+__all__ = ["HUD", "clock_text", "install", "short_model", "speed_text"]

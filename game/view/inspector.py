@@ -256,13 +256,13 @@ class Inspector(Overlay):
             sim.prompt_decision(name)  # her next decision is when the plan makes room for it
         try:
             sim.log_event(name, "inner_voice", thought, sim.area(body.tile) if body is not None else "")
-        except Exception:  # noqa: BLE001 - the log is a nicety
+        except Exception:
             log.debug("logging the inner voice failed", exc_info=True)
         msg = f"{name.split()[0]} thinks: \u201c{thought}\u201d"
         if hasattr(self.game, "toast"):
             try:
                 self.game.toast(msg)
-            except Exception:  # noqa: BLE001 - cosmetic
+            except Exception:
                 log.debug("toast failed", exc_info=True)
         return thought
 
@@ -295,7 +295,7 @@ class Inspector(Overlay):
             mind = self._minds().get(name)
             try:
                 snap = mind.inspect() if mind is not None else Inspection()
-            except Exception:  # noqa: BLE001
+            except Exception:
                 log.exception("inspect of %s failed", name)
                 snap = Inspection()
             body = sim.bodies.get(name) if sim is not None else None
@@ -485,7 +485,7 @@ def _emoji_surface(e: str):
         return surf
     try:
         surf.blit(icon(e, 32), (0, 0))
-    except Exception:  # noqa: BLE001 - a missing icon is cosmetic
+    except Exception:
         log.debug("no icon for %r", e, exc_info=True)
     return surf
 
@@ -496,7 +496,7 @@ def preload_fonts(ui: pygame_gui.UIManager) -> None:
             for px in (SMALL_PX, TEXT_PX) for st in ("regular", "bold", "italic", "bold_italic")]
     try:
         ui.preload_fonts(want)
-    except Exception:  # noqa: BLE001 - cosmetic
+    except Exception:
         log.debug("font preload failed", exc_info=True)
 
 

@@ -196,4 +196,4 @@ def reset_caches() -> None:
     _LINE.clear()
 
 
-__all__ = ["Want", "Spot", "layout", "draw", "pill", "home", "block", "short_name", "GAP", "reset_caches"]
+__all__ = ["GAP", "Spot", "Want", "block", "draw", "home", "layout", "pill", "reset_caches", "short_name"]

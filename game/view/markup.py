@@ -28,7 +28,7 @@ def typed(text, limit: int) -> str:
     out = []
     for ch in str(text or ""):
         cat = unicodedata.category(ch)
-        if cat in ("Cc", "Cs") or cat == "Cf" and ch not in _KEEP_FORMAT:
+        if cat in ("Cc", "Cs") or (cat == "Cf" and ch not in _KEEP_FORMAT):
             out.append(" " if ch in "\t\n\r\x0b\x0c" else "")
         elif cat in ("Zl", "Zp"):
             out.append(" ")

@@ -13,8 +13,9 @@ loaded, or says why not and still offers a new start.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import pygame
 import pygame_gui
@@ -119,7 +120,7 @@ class NameBox(Overlay):
             fut, self.newest = self.newest, None
             try:
                 info = fut.result()
-            except Exception:  # noqa: BLE001 - no Continue then; a new start still works
+            except Exception:
                 log.exception("looking for saves failed")
                 info = None
             if info is not None and self.on_continue is not None:

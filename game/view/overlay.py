@@ -95,4 +95,4 @@ class Overlay:
         return None
 
 
-__all__ = ["Overlay", "ORDER", "rank"]
+__all__ = ["ORDER", "Overlay", "rank"]

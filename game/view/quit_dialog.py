@@ -201,4 +201,4 @@ def install(game: Game) -> QuitDialog:
     return dialog
 
 
-__all__ = ["install", "QuitDialog", "SLOT"]
+__all__ = ["SLOT", "QuitDialog", "install"]

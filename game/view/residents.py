@@ -74,7 +74,7 @@ class SleepySheets(SheetLibrary):
         return sheet
 
     @classmethod
-    def wrap(cls, lib: SheetLibrary) -> "SleepySheets":
+    def wrap(cls, lib: SheetLibrary) -> SleepySheets:
         if isinstance(lib, SleepySheets):
             return lib
         new = cls(lib.folder)
@@ -296,4 +296,4 @@ def install(game: Game) -> ResidentsView:
     return view
 
 
-__all__ = ["install", "ResidentsView", "SleepySheets", "ASLEEP"]
+__all__ = ["ASLEEP", "ResidentsView", "SleepySheets", "install"]

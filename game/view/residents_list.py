@@ -153,7 +153,7 @@ class ResidentsList(Overlay):
                 self.hide()
 
         ui = self.game.ui
-        w, h = self.game.size
+        _w, h = self.game.size
         self._built_for = self.game.size
         height = max(200, h - TOP - STATUS_H - 8)
         self.window = _Window(pygame.Rect(8, TOP, WIDTH, height), ui, window_display_title="Residents",
@@ -270,7 +270,7 @@ class ResidentsList(Overlay):
         if emoji:
             try:
                 surf.blit(icon(emoji, ICON), (12, (ROW_H - ICON) // 2))
-            except Exception:  # noqa: BLE001 - a missing icon is cosmetic
+            except Exception:
                 log.debug("no icon for %r", emoji, exc_info=True)
         x = 12 + ICON + 8
         markers = []
@@ -412,4 +412,4 @@ def install(game: Game) -> ResidentsList:
     return lst
 
 
-__all__ = ["install", "ResidentsList", "short_place", "provenance_marker"]
+__all__ = ["ResidentsList", "install", "provenance_marker", "short_place"]

@@ -153,7 +153,7 @@ class SaveMenu(Overlay):
             log.warning("save failed: %s", err)
             self.toast(f"save failed: {err}")
             return None
-        except Exception as err:  # noqa: BLE001 - never crash the game over a save
+        except Exception as err:
             log.exception("capturing the game for a save failed")
             self.toast(f"save failed: {type(err).__name__}: {err}")
             return None
@@ -168,7 +168,7 @@ class SaveMenu(Overlay):
             return None
         try:
             parts, meta = capture(session)
-        except Exception:  # noqa: BLE001 - an autosave failing must not stop the game
+        except Exception:
             log.exception("autosave capture failed")
             return None
         fut = self.writer.autosave(parts, meta, self.folder, self.keep)
@@ -230,7 +230,7 @@ class SaveMenu(Overlay):
             try:
                 commit(session, result)
                 after_load(self.game, result.info)
-            except Exception as err:  # noqa: BLE001
+            except Exception as err:
                 log.exception("swapping in the loaded game failed")
                 self.toast(f"load failed: {type(err).__name__}: {err}")
                 return
@@ -311,7 +311,7 @@ class SaveMenu(Overlay):
     def _listed(self, fut: Future) -> None:
         try:
             infos = fut.result()
-        except Exception as err:  # noqa: BLE001 - list_saves never raises; a broken thread must not crash the menu
+        except Exception as err:
             log.exception("listing the saves failed")
             self._say(f"cannot read {self.folder}/: {err}")
             return
@@ -501,4 +501,4 @@ def install(game: Game, **kwargs: Any) -> SaveMenu:
     return menu
 
 
-__all__ = ["SaveMenu", "install", "QUICK", "AUTOSAVE_MIN", "AUTOSAVE_KEEP"]
+__all__ = ["AUTOSAVE_KEEP", "AUTOSAVE_MIN", "QUICK", "SaveMenu", "install"]

@@ -58,7 +58,7 @@ class CharacterSheet:
         self._ghosts: dict[tuple[float, int, int], pygame.Surface] = {}
 
     @classmethod
-    def load(cls, path: str | Path) -> "CharacterSheet":
+    def load(cls, path: str | Path) -> CharacterSheet:
         path = Path(path)
         if not path.exists():
             raise UserError(
@@ -201,14 +201,14 @@ def reset_caches() -> None:
 
 __all__ = [
     "DIRECTIONS",
-    "WALK_CYCLE",
     "STAND",
+    "WALK_CYCLE",
     "CharacterSheet",
-    "SheetLibrary",
     "Figure",
+    "SheetLibrary",
     "draw_figures",
-    "draw_labels",
     "draw_ghosts",
-    "slugify",
+    "draw_labels",
     "sheet_path",
+    "slugify",
 ]

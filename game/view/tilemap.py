@@ -48,7 +48,7 @@ def load_tmx(path: str | Path):
     except FileNotFoundError as err:
         missing = err.filename or str(err)
         raise UserError(f"{path}: cannot read {missing} (a tileset image or the map itself is missing)") from None
-    except Exception as err:  # pytmx raises assorted errors for odd files
+    except Exception as err:  # noqa: BLE001 - pytmx raises assorted errors for odd files
         raise UserError(f"{path}: cannot draw this map's tiles: {type(err).__name__}: {err}") from None
 
 
@@ -74,7 +74,7 @@ class TileMapRenderer:
         self._prerender()
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "TileMapRenderer":
+    def from_file(cls, path: str | Path) -> TileMapRenderer:
         return cls(load_tmx(path))
 
     # ---- prerendering ------------------------------------------------------------

@@ -462,7 +462,7 @@ class TownMap(Overlay):
         pygame.draw.rect(surface, colour, frame.clip(rect), width=1)
 
     def _draw_map(self, surface) -> None:
-        w, h = surface.get_size()
+        _w, _h = surface.get_size()
         surface.fill(BG)
         r = self.map_rect
         # Top left, where the HUD box is (the toasts' column starts right of that box).
@@ -553,4 +553,4 @@ def install(game: Game) -> TownMap:
     return tm
 
 
-__all__ = ["install", "TownMap", "Overview", "resident_colours"]
+__all__ = ["Overview", "TownMap", "install", "resident_colours"]

@@ -15,7 +15,7 @@ there) is waited for, not walked through.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import pygame
 

@@ -241,4 +241,4 @@ def install(game: Game) -> WalkTo:
     return w
 
 
-__all__ = ["install", "WalkTo"]
+__all__ = ["WalkTo", "install"]

@@ -228,7 +228,7 @@ class WhyPanel(Overlay):
     def open(self, resident: str, kind: str, time: datetime | None, text: str, label: str) -> None:
         """Show why ``resident`` did the act (``kind``: line | action | plan) at ``time``."""
         self.close()
-        w, h = self.game.size
+        _w, h = self.game.size
         rect = pygame.Rect(MARGIN, TOP, PANEL_W, min(640, h - TOP - 40))
         self.window = UIWindow(rect, self.game.ui, window_display_title=f"Why? {resident}", object_id="#why",
                                resizable=False)
@@ -419,4 +419,4 @@ def install(game: Game) -> WhyPanel:
     return panel
 
 
-__all__ = ["WhyPanel", "RecordSource", "install", "render", "act_of", "LINK_PREFIX"]
+__all__ = ["LINK_PREFIX", "RecordSource", "WhyPanel", "act_of", "install", "render"]

@@ -63,9 +63,10 @@ import sys
 import threading
 import unicodedata
 from collections import deque
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import pygame
 import pygame_gui
@@ -190,7 +191,7 @@ class Game:
 
     # ---- building --------------------------------------------------------------------
     @classmethod
-    def from_map(cls, map_path: str | Path, **kwargs) -> "Game":
+    def from_map(cls, map_path: str | Path, **kwargs) -> Game:
         """Load a town and its tiles (a display mode must be set first)."""
         town = load_town(map_path)
         return cls(town, TileMapRenderer.from_file(map_path), **kwargs)
@@ -412,7 +413,7 @@ class Game:
         x0, y0, x1, y1 = self.camera.visible_tiles()
         vx, vy = self.visitor.tile
         out = {n for n, b in sim.bodies.items()
-               if not b.visitor and (x0 <= b.tile[0] < x1 and y0 <= b.tile[1] < y1
+               if not b.visitor and ((x0 <= b.tile[0] < x1 and y0 <= b.tile[1] < y1)
                                      or abs(b.tile[0] - vx) + abs(b.tile[1] - vy) <= NEAR_TILES)}
         follower, insp = self.panels.follower, self.panels.inspector
         for who in (follower.target if follower is not None else None,
@@ -495,7 +496,7 @@ class Game:
             for panel in PANELS:
                 try:
                     panel.install(self)
-                except Exception:  # noqa: BLE001 - a broken panel must not stop the game
+                except Exception:
                     log.exception("%s.install failed", panel.__name__)
         help_view.install(self)
         sim = session.sim

@@ -34,10 +34,12 @@ steps; ``find_path`` and friends run one to the end.
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 from array import array
 from collections import OrderedDict, deque
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -60,7 +62,7 @@ class Graph:
     """The walkable grid flattened to node ids ``y * width + x`` with, per node,
     a tuple of ``(neighbour id, step cost)`` honouring the corner rule."""
 
-    __slots__ = ("width", "height", "walk", "nbrs", "xs", "ys", "xa", "ya", "_comp", "landmarks", "tables")
+    __slots__ = ("_comp", "height", "landmarks", "nbrs", "tables", "walk", "width", "xa", "xs", "ya", "ys")
 
     def __init__(self, walkable: np.ndarray):
         w = np.ascontiguousarray(walkable, dtype=bool)
@@ -153,7 +155,7 @@ class Graph:
         return self._comp
 
 
-_CACHE: "OrderedDict[tuple, Graph]" = OrderedDict()
+_CACHE: OrderedDict[tuple, Graph] = OrderedDict()
 _CACHE_SIZE = 4
 
 
@@ -286,7 +288,7 @@ class Search:
             ...                  # (another frame)
     """
 
-    __slots__ = ("g", "goals", "H", "came", "gbest", "closed", "heap", "done", "path", "expanded")
+    __slots__ = ("H", "came", "closed", "done", "expanded", "g", "gbest", "goals", "heap", "path")
 
     def __init__(self, g: Graph, start: int, goals: Iterable[int], cover: Iterable[int] | None = None) -> None:
         self.g = g
@@ -444,6 +446,6 @@ def components(walkable: np.ndarray) -> np.ndarray:
 def path_cost(path: Sequence[Tile]) -> float:
     """Total cost of a path: 1 per orthogonal step, sqrt(2) per diagonal step."""
     total = 0.0
-    for (x0, y0), (x1, y1) in zip(path, path[1:]):
+    for (x0, y0), (x1, y1) in itertools.pairwise(path):
         total += SQRT2 if (x0 != x1 and y0 != y1) else 1.0
     return total

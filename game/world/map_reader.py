@@ -101,7 +101,7 @@ def _read_tiled_map(pytmx: Any, path: Path, shown: str) -> Any:
     """The pytmx.TiledMap (no images loaded)."""
     try:
         return pytmx.TiledMap(str(path))
-    except Exception as err:  # pytmx raises bare Exceptions, KeyErrors, ValueErrors, ExpatErrors...
+    except Exception as err:  # noqa: BLE001 - pytmx raises bare Exceptions, KeyErrors, ExpatErrors...
         raise MapError(f"{shown}: Tiled map could not be read: {type(err).__name__}: {err}") from None
 
 
@@ -152,7 +152,7 @@ def _walkable_grid(collision_layer: Any, mapfile: _MapFile) -> np.ndarray:
     shown, W, H = mapfile.shown, mapfile.width, mapfile.height
     try:
         collision = np.array(collision_layer.data, dtype=np.int64)
-    except Exception as err:
+    except Exception as err:  # noqa: BLE001 - whatever the layer holds, the map's author hears which
         raise MapError(f"{shown}: the collision layer's data cannot be read ({err})") from None
     if collision.shape != (H, W):
         raise MapError(f"{shown}: the collision layer is {collision.shape[1]}x{collision.shape[0]}, "
@@ -164,7 +164,7 @@ def _walkable_grid(collision_layer: Any, mapfile: _MapFile) -> np.ndarray:
 
 class _Thing:
     """One named rectangle of the sectors, arenas or objects layer, as tiles."""
-    __slots__ = ("kind", "name", "oid", "tiles", "pos", "parent")
+    __slots__ = ("kind", "name", "oid", "parent", "pos", "tiles")
 
     def __init__(self, kind: str, name: str, oid: Any, tiles: list[Tile], pos: Tile):
         self.kind, self.name, self.oid, self.tiles, self.pos = kind, name, oid, tiles, pos
@@ -200,7 +200,7 @@ def _rectangle_tiles(obj: Any, kind: str, shapes: dict[str, str], mapfile: _MapF
     x, y = float(obj.x), float(obj.y)
     w, h = float(obj.width or 0), float(obj.height or 0)
     shape = shapes.get(str(oid), "rect")
-    pos = (int(math.floor(x / ts)), int(math.floor(y / ts)))
+    pos = (math.floor(x / ts), math.floor(y / ts))
     what = f"{kind} {name!r} (id {oid}) at tile {pos}"
     if not name:
         raise MapError(f"{shown}: {_with_article(kind)} (id {oid}) at tile {pos} has no name; give it one in Tiled")
@@ -317,7 +317,7 @@ def _spawns(layer: Any, walkable: np.ndarray, mapfile: _MapFile) -> dict[str, Ti
         px, py = float(sp.x), float(sp.y)
         w, h = float(sp.width or 0), float(sp.height or 0)
         cx, cy = px + w / 2, py + h / 2
-        tx, ty = int(math.floor(cx / ts)), int(math.floor(cy / ts))
+        tx, ty = math.floor(cx / ts), math.floor(cy / ts)
         what = f"spawn {name!r} (id {oid}) at tile ({tx}, {ty})"
         if not name:
             raise MapError(f"{shown}: a spawn (id {oid}) at tile ({tx}, {ty}) has no name; name it after "

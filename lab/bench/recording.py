@@ -14,7 +14,7 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import lab.competent  # noqa: F401 - registers scripted/competent, the run's model
 from agents import load_cast, load_config
@@ -28,7 +28,7 @@ from lab.bench.measure import Context, percentile
 
 
 class _TimedRecorder(Recorder):
-    spent: list[float] = []
+    spent: ClassVar[list[float]] = []
 
     def after_step(self, sim: Any) -> None:
         t0 = time.perf_counter()

@@ -63,7 +63,7 @@ def utterance(p: Prompt) -> dict:
         details = f"{h.where()}{h.when()}" if h else ""
         # Not everyone can or wants to come (the paper: 5 of 12 invitees came); the same
         # person gives the same answer to the same event, however often invited.
-        mood = zlib.crc32(f"{me}|{h.what if h else last}".encode("utf-8")) % 5
+        mood = zlib.crc32(f"{me}|{h.what if h else last}".encode()) % 5
         if mood < 2:
             return {"utterance": f"I'd love to come! I'll be there{details}.", "ends": False}
         if mood < 4:
@@ -164,8 +164,9 @@ def chat_summary(p: Prompt) -> dict:
     if events and (accepted or hosting):
         h = events[0]
         days = p.enum("day")
-        day = next((d for d in days if h.month_day and d.endswith(f"{MONTHS[h.month_day[0] - 1]} {h.month_day[1]:02d}")
-                    or h.month_day and d.endswith(f"{MONTHS[h.month_day[0] - 1]} {h.month_day[1]}")), None)
+        day = next((d for d in days
+                    if (h.month_day and d.endswith(f"{MONTHS[h.month_day[0] - 1]} {h.month_day[1]:02d}"))
+                    or (h.month_day and d.endswith(f"{MONTHS[h.month_day[0] - 1]} {h.month_day[1]}"))), None)
         labels = p.enum("place")
         place = label_for(h.place, labels)
         hours = p.enum("start")

@@ -131,7 +131,7 @@ def wants_to_go(first: str, h: Happening, lines: list[str]) -> bool:
         if h.hosting or re.search(rf"{first.lower()}'s plan for|agreed with|{first.lower()} will come|"
                                   rf"i'll be there|i will come|going to attend", low):
             return True
-    return zlib.crc32(f"{first}|{h.what}|maybe".encode("utf-8")) % 5 == 0
+    return zlib.crc32(f"{first}|{h.what}|maybe".encode()) % 5 == 0
 
 
 def today_of(p: Prompt) -> tuple[int, int] | None:

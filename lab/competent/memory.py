@@ -22,9 +22,8 @@ def rate(p: Prompt) -> dict:
     for item in p.numbered():
         t = item.lower()
         if re.search(r"burning|on fire|fire\b|flood|leak|accident|injur|died|break.?up|engaged|pregnant|crush|"
-                     r"in love|accept", t):
-            score = 8
-        elif re.search(EVENT_WORDS, t) and re.search(r"invit|host|plan|going|come|will|agreed", t):
+                     r"in love|accept", t) or (
+                re.search(EVENT_WORDS, t) and re.search(r"invit|host|plan|going|come|will|agreed", t)):
             score = 8
         elif re.search(r"mayor|election|candida|campaign", t):
             score = 7

@@ -35,5 +35,13 @@ from lab.evaluate.battery import BATTERY, run_battery
 from lab.evaluate.command import evaluate, main_evaluate
 from lab.evaluate.report import render_markdown, write_outputs
 
-__all__ = ["main_evaluate", "evaluate", "load_target", "Target", "run_battery", "BATTERY", "write_outputs",
-           "render_markdown"]
+__all__ = [
+           "BATTERY",
+           "Target",
+           "evaluate",
+           "load_target",
+           "main_evaluate",
+           "render_markdown",
+           "run_battery",
+           "write_outputs",
+]

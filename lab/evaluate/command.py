@@ -84,7 +84,7 @@ def main_evaluate(args: Any, *, gateway: Any = None, embedder: Any = None,
             if not match:
                 raise UserError(f"--agent {agent}: not in this save (residents: {', '.join(names)})")
             names = match[:1]
-        gateway, embedder, config = model_setup(args, tg, gateway, embedder, need_model=True)
+        gateway, embedder, _config = model_setup(args, tg, gateway, embedder, need_model=True)
         minds = end_minds(tg, personas, gateway, embedder)
         minds = {n: minds[n] for n in names}
         factual_only = bool(getattr(args, "factual", False))
@@ -106,7 +106,7 @@ def main_evaluate(args: Any, *, gateway: Any = None, embedder: Any = None,
         return 0
     interviews = not getattr(args, "no_interviews", False)
     judge = getattr(args, "judge", None) or "rule"
-    gateway, embedder, config = model_setup(args, tg, gateway, embedder, need_model=interviews and bool(tg.states))
+    gateway, embedder, _config = model_setup(args, tg, gateway, embedder, need_model=interviews and bool(tg.states))
     result = evaluate(tg, personas, scenario, gateway=gateway, embedder=embedder, interviews=interviews,
                       judge=judge, echo=say)
     files = write_outputs(result, tg, out)

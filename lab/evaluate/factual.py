@@ -163,4 +163,4 @@ def factual_markdown(rows: list[dict], score: dict) -> list[str]:
     return L
 
 
-__all__ = ["FACTUAL", "factual_rows", "factual_score", "factual_markdown", "judge_factual"]
+__all__ = ["FACTUAL", "factual_markdown", "factual_rows", "factual_score", "judge_factual"]

@@ -24,9 +24,10 @@ when it is very near without the keyword (>= ``SIM_ALONE``).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel
@@ -199,6 +200,21 @@ def memory_knows(fact: Fact, texts: Sequence[str], vectors: np.ndarray | None,
     return out
 
 
-__all__ = ["Fact", "FACTS", "CANDIDACY", "PARTY", "Verdict", "rule_judge", "model_judge", "memory_knows",
-           "mentions_topic", "PARTY_HOST", "PARTY_SECTOR", "PARTY_START", "PARTY_END", "PARTY_TOPIC",
-           "SIM_WITH_KEYWORD", "SIM_ALONE"]
+__all__ = [
+    "CANDIDACY",
+    "FACTS",
+    "PARTY",
+    "PARTY_END",
+    "PARTY_HOST",
+    "PARTY_SECTOR",
+    "PARTY_START",
+    "PARTY_TOPIC",
+    "SIM_ALONE",
+    "SIM_WITH_KEYWORD",
+    "Fact",
+    "Verdict",
+    "memory_knows",
+    "mentions_topic",
+    "model_judge",
+    "rule_judge",
+]

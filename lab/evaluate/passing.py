@@ -81,4 +81,4 @@ def passing_markdown(fp: dict) -> list[str]:
     return L
 
 
-__all__ = ["fact_passing", "passing_markdown", "tells", "remembers"]
+__all__ = ["fact_passing", "passing_markdown", "remembers", "tells"]

@@ -22,6 +22,7 @@ spreading over time, one line per branch) into the experiment folder.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -130,7 +131,7 @@ def quality(events: list[dict], calls: list[dict], residents: Sequence[str], hou
             acts.setdefault(e["resident"], []).append(" ".join(str(e.get("text", "")).lower().split()))
             sources.append(pv.kind_of(e.get("source")))
     n_acts = sum(len(a) for a in acts.values())
-    repeats = sum(1 for a in acts.values() for prev, cur in zip(a, a[1:]) if prev == cur)
+    repeats = sum(1 for a in acts.values() for prev, cur in itertools.pairwise(a) if prev == cur)
     entropies = []
     for a in acts.values():
         counts = Counter(a)
@@ -331,4 +332,4 @@ def main_compare(args: Any, *, embedder: Any = None, echo: Callable[[str], None]
     return 0
 
 
-__all__ = ["main_compare", "compare", "measure_branch", "quality", "news_fact", "news_heard", "spread", "MEASURES"]
+__all__ = ["MEASURES", "compare", "main_compare", "measure_branch", "news_fact", "news_heard", "quality", "spread"]

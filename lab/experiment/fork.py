@@ -23,10 +23,11 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from agents import CastError
 from game.headless import TIME_FORMAT
@@ -257,4 +258,4 @@ def main_fork(args: Any, *, echo: Callable[[str], None] | None = None,
     return 1 if dead else 0
 
 
-__all__ = ["main_fork", "branch_point", "saves_of", "collect_changes", "parse_at", "MANIFEST", "ARMS"]
+__all__ = ["ARMS", "MANIFEST", "branch_point", "collect_changes", "main_fork", "parse_at", "saves_of"]

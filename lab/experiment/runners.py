@@ -62,7 +62,7 @@ def run_here(specs: list[dict], echo: Callable[[str], None], run: Callable[[dict
                 out[spec["name"]] = {**res, "attempts": attempt}
                 echo(f"  {spec['name']}: done ({res.get('calls', 0)} calls, {res.get('wall_s', 0):g} s)")
                 break
-            except Exception as err:  # noqa: BLE001 - one branch's death must not end the experiment
+            except Exception as err:
                 log.exception("branch %s died (attempt %d)", spec["name"], attempt)
                 why = f"{type(err).__name__}: {err}"
                 if attempt < ATTEMPTS:
@@ -210,4 +210,4 @@ def run_ray(specs: list[dict], address: str, echo: Callable[[str], None]) -> dic
     return out
 
 
-__all__ = ["run_here", "run_processes", "run_ray", "branch_task", "unpack", "ATTEMPTS"]
+__all__ = ["ATTEMPTS", "branch_task", "run_here", "run_processes", "run_ray", "unpack"]

@@ -159,9 +159,7 @@ class Town:
             m = 0
             for bit, dx, dy in ((N, 0, -1), (E, 1, 0), (S, 0, 1), (W_, -1, 0)):
                 xx, yy = x + dx, y + dy
-                if 0 <= xx < self.w and 0 <= yy < self.h and same(grid[yy][xx]):
-                    m |= bit
-                elif not (0 <= xx < self.w and 0 <= yy < self.h):
+                if (0 <= xx < self.w and 0 <= yy < self.h and same(grid[yy][xx])) or not (0 <= xx < self.w and 0 <= yy < self.h):
                     m |= bit
             return m
 
@@ -206,7 +204,7 @@ def streets(t: Town):
     t.fill("ground", 70, 0, 1, H, "kerb_w")
     for y0 in (30, 62):
         t.fill("ground", 0, y0 + 1, W, 3, "asphalt")
-        for x in range(0, W):
+        for x in range(W):
             if not 65 <= x <= 71 and x % 3 != 2:
                 t.set("ground", x, y0 + 2, "asphalt_line_h")
     t.fill("ground", 67, 0, 3, H, "asphalt")
@@ -918,7 +916,7 @@ RESIDENTS = [
 def _inside(inner, outer):
     x, y, w, h = inner
     X, Y, Wd, Hd = outer
-    return X <= x and Y <= y and x + w <= X + Wd and y + h <= Y + Hd
+    return x >= X and y >= Y and x + w <= X + Wd and y + h <= Y + Hd
 
 
 def _tiles(r):
@@ -989,7 +987,7 @@ def check(t: Town) -> dict:
     for s, a, _ in t.arenas:
         objs = tree.get((s, a), set())
         need = set()
-        if a.endswith("'s room") or a.endswith("bedroom"):
+        if a.endswith(("'s room", "bedroom")):
             need |= {"bed", "desk", "closet", "shelf"}
         if a == "main room":
             need |= {"bed", "desk", "closet", "shelf", "refrigerator", "stove", "kitchen sink", "dining table"}
