@@ -212,3 +212,23 @@ def test_every_public_name_of_the_minds_says_what_it_is():
         if (inspect.isclass(obj) or inspect.isfunction(obj) or inspect.ismodule(obj)) and not inspect.getdoc(obj):
             undocumented.append(name)
     assert undocumented == []
+
+
+def test_every_package_declares_its_public_face():
+    """agents, game and each of game's rooms say what they offer in __all__, and it is there."""
+    import importlib
+    import importlib.util
+
+    missing = []
+    for name, path in _modules("agents", "game").items():
+        if path.name != "__init__.py":
+            continue
+        package = importlib.import_module(name)
+        declared = getattr(package, "__all__", None)
+        if not declared:
+            missing.append(f"{name} has no __all__")
+            continue
+        for entry in declared:
+            if not hasattr(package, entry) and importlib.util.find_spec(f"{name}.{entry}") is None:
+                missing.append(f"{name}.__all__ names {entry}, which is not there")
+    assert missing == []

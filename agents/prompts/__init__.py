@@ -69,3 +69,5 @@ def render(name: str, /, **values: object) -> str:
 def clear_cache() -> None:
     with _lock:
         _cache.clear()
+
+__all__ = ["path_of", "template", "placeholders", "render", "clear_cache"]

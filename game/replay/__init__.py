@@ -9,3 +9,8 @@
     export.py     a span as an animated GIF (Pillow) or an MP4 (ffmpeg)
     app.py        `smallville replay`: the window, a screenshot, an export
 """
+
+# The room's modules: its public face (game/ imports them by name; see the list above).
+__all__ = [
+    "app", "bar", "events", "export", "minds", "moments", "playback", "reader", "recorded",
+]

@@ -11,3 +11,8 @@ its pace, and what a run writes and costs.
     forecast.py   what a run will cost before it starts, and the ceiling that stops it
     why_records.py  a run's decision records read and explained (`smallville why`, the Why? panel)
 """
+
+# The room's modules: its public face (game/ imports them by name; see the list above).
+__all__ = [
+    "build", "forecast", "gcpolicy", "pacing", "recording", "runstats", "session", "timeline", "why_records",
+]

@@ -10,3 +10,8 @@
     series.py     each game its own saves: game ids, its slots, the listing by game
     saved_run.py  a run folder or a save read once as plain data, and minds rebuilt from it
 """
+
+# The room's modules: its public face (game/ imports them by name; see the list above).
+__all__ = [
+    "capture", "check", "codec", "compat", "disk", "saved_run", "saveload", "series", "store",
+]

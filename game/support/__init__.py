@@ -4,3 +4,8 @@
     errors.py   errors meant for people: what, where, and what to do
     logs.py     one log file for the whole game; people see short messages
 """
+
+# The room's modules: its public face (game/ imports them by name; see the list above).
+__all__ = [
+    "errors", "folders", "logs",
+]

@@ -29,3 +29,11 @@ its public methods; they never step or pump the simulation (the session's
 Only game/view/window.py, game/app.py and these modules import pygame; game/world/town.py,
 pathing.py, sim/ and saves.py never do.
 """
+
+# The room's modules: its public face (game/ imports them by name; see the list above).
+__all__ = [
+    "bubbles", "camera", "chat", "console", "emoji", "follow", "fonts", "help", "hud", "inspector",
+    "inspector_text", "interview", "keys", "labels", "markup", "namebox", "overlay", "panels", "quit_dialog",
+    "residents", "residents_list", "savemenu", "sprites", "statusline", "tilemap", "townmap", "visitor",
+    "walkto", "why_panel", "window",
+]

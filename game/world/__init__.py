@@ -7,3 +7,8 @@ address tree, and the A* paths over its walkable tiles.
     grid.py        tile geometry: distances, facing
     astar.py       A* over the walkable grid (landmarks, sliced searches)
 """
+
+# The room's modules: its public face (game/ imports them by name; see the list above).
+__all__ = [
+    "astar", "grid", "map_reader", "tmx", "town",
+]
