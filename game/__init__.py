@@ -16,4 +16,4 @@ import os
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # pygame's import greeting is noise in our output
 
-__all__ = ["support", "world", "sim", "saves", "runs", "view", "replay", "app", "headless", "interview_cli", "why_cli"]
+__all__ = ["app", "headless", "interview_cli", "replay", "runs", "saves", "sim", "support", "view", "why_cli", "world"]

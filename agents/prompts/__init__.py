@@ -70,4 +70,4 @@ def clear_cache() -> None:
     with _lock:
         _cache.clear()
 
-__all__ = ["path_of", "template", "placeholders", "render", "clear_cache"]
+__all__ = ["clear_cache", "path_of", "placeholders", "render", "template"]
