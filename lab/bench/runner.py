@@ -26,6 +26,7 @@ from typing import Any
 from game.support.errors import UserError
 from lab.bench.astar import bench_astar
 from lab.bench.economy import bench_chain, bench_economy
+from lab.bench.batching import bench_batching
 from lab.bench.engines import bench_engines
 from lab.bench.factual import bench_factual
 from lab.bench.frame import bench_frame
@@ -49,6 +50,7 @@ BENCHMARKS: dict[str, Callable[[Context], dict]] = {
     "retrieval": bench_retrieval,
     "models": bench_models_figures,
     "engines": bench_engines,
+    "batching": bench_batching,
     "frame": bench_frame,
     "frame_real": bench_frame_real,
     "play_real": bench_play_real,
