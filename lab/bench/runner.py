@@ -25,8 +25,8 @@ from typing import Any
 
 from game.support.errors import UserError
 from lab.bench.astar import bench_astar
-from lab.bench.economy import bench_chain, bench_economy
 from lab.bench.batching import bench_batching
+from lab.bench.economy import bench_chain, bench_economy
 from lab.bench.engines import bench_engines
 from lab.bench.factual import bench_factual
 from lab.bench.frame import bench_frame
