@@ -130,20 +130,17 @@ def _layers_by_name(pytmx: Any, tmx: Any, shown: str) -> dict[str | None, Any]:
     layers: dict[str | None, Any] = {}
     for layer in walk_layers(tmx.layers):
         layers.setdefault(getattr(layer, "name", None), layer)
-    for name in TILE_LAYERS_REQUIRED:
-        layer = layers.get(name)
-        if layer is None:
-            raise MapError(f"{shown}: missing the tile layer {name!r} (tile layers by exact name: "
-                           "ground, floor, walls, furniture, foreground, collision)")
-        if not isinstance(layer, pytmx.TiledTileLayer):
-            raise MapError(f"{shown}: layer {name!r} must be a tile layer, not {type(layer).__name__}")
-    for name in OBJECT_LAYERS_REQUIRED:
-        layer = layers.get(name)
-        if layer is None:
-            raise MapError(f"{shown}: missing the object layer {name!r} (object layers by exact name: "
-                           "sectors, arenas, objects, spawns)")
-        if not isinstance(layer, pytmx.TiledObjectGroup):
-            raise MapError(f"{shown}: layer {name!r} must be an object layer, not {type(layer).__name__}")
+    tile_layers = "ground, floor, walls, furniture, foreground, collision"  # the ones the game draws, too
+    for required, kind, cls, known in (
+            (TILE_LAYERS_REQUIRED, "tile", pytmx.TiledTileLayer, tile_layers),
+            (OBJECT_LAYERS_REQUIRED, "object", pytmx.TiledObjectGroup, "sectors, arenas, objects, spawns")):
+        for name in required:
+            layer = layers.get(name)
+            if layer is None:
+                raise MapError(f"{shown}: missing the {kind} layer {name!r} ({kind} layers by exact name: {known})")
+            if not isinstance(layer, cls):
+                raise MapError(f"{shown}: layer {name!r} must be {'an' if kind == 'object' else 'a'} {kind} layer, "
+                               f"not {type(layer).__name__}")
     return layers
 
 
