@@ -51,7 +51,7 @@ def main() -> None:
             time.sleep(CALL_S)
         return plausible(purpose, messages, schema)
 
-    game.build.make_embedder = lambda config: HashEmbedder(64)
+    game.runs.build.make_embedder = lambda config: HashEmbedder(64)
     game.headless.Gateway = lambda config: make_gateway(answers, via_litellm=False)
     step = Simulation.step
 
