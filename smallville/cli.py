@@ -38,6 +38,7 @@ from lab.experiment.fork import main_fork
 # None: the Ville that ships with the game (game/support/folders.py), found from any folder.
 DEFAULT_MAP = None
 MAP_HELP = "a Tiled .tmx town (default: the Ville that ships with the game)"
+SAVED_MAP_HELP = "the town's map, when the save does not name one"
 
 
 def _add_model_flags(p: argparse.ArgumentParser) -> None:
@@ -128,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--factual", action="store_true",
                     help="with --battery: only the factual questions about the residents' own lives (the score)")
     ev.add_argument("--agent", help="with --battery: only this resident")
-    ev.add_argument("--map", default=DEFAULT_MAP, help="the town's map, when the save does not name one")
+    ev.add_argument("--map", default=DEFAULT_MAP, help=SAVED_MAP_HELP)
     _add_model_flags(ev)
 
     iv = sub.add_parser("interview", help="talk to one resident of a save as a persona (interactive, or a "
@@ -142,7 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the resident remembers the interview: written to a NEW save <name>-interviewed.sqlite")
     iv.add_argument("--whisper", help='inner voice: "You are going to ..." becomes their own thought (importance 9) '
                     "and their plan makes room for it; written to a NEW save <name>-whispered.sqlite")
-    iv.add_argument("--map", default=DEFAULT_MAP, help="the town's map, when the save does not name one")
+    iv.add_argument("--map", default=DEFAULT_MAP, help=SAVED_MAP_HELP)
     _add_model_flags(iv)
 
     rp = sub.add_parser("replay", help="watch a recorded run or game (timeline, events, inspector; no model), "
@@ -206,7 +207,7 @@ def _add_experiment_commands(sub: Any) -> None:
     fk.add_argument("--workers", type=int, default=1, help="branches run at once, as local processes (default 1)")
     fk.add_argument("--ray", metavar="ADDRESS", help='run the branches as tasks on a Ray cluster ("auto", '
                     '"ray://host:10001", or "local" to start one here)')
-    fk.add_argument("--map", default=DEFAULT_MAP, help="the town's map, when the save does not name one")
+    fk.add_argument("--map", default=DEFAULT_MAP, help=SAVED_MAP_HELP)
     _add_ceiling_flags(fk)
     cp = sub.add_parser("compare", help="an experiment's arms side by side: diffusion, relationships, coordination "
                         "and run quality, with the spread across seeds; writes comparison.md and plots")

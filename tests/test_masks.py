@@ -148,12 +148,17 @@ def test_non_ascii_choices_come_back_whole(masked):
         assert json.loads(out["choices"][0]["message"]["content"])["place"] in schema["properties"]["place"]["enum"]
 
 
+def _talk_matcher(masked):
+    """The loaded model and a fresh matcher for the talk decision's schema."""
+    llm = masked.load()
+    tok = masked._tokenizer or masks.tokenizer_for(llm)
+    return llm, masks.Matcher(tok, masks.compile_schema(compact_schema(Talk), tok))
+
+
 @needs_model
 @needs_engine
 def test_a_token_outside_the_mask_ends_the_answer(masked):
-    llm = masked.load()
-    tok = masked._tokenizer or masks.tokenizer_for(llm)
-    matcher = masks.Matcher(tok, masks.compile_schema(compact_schema(Talk), tok))
+    llm, matcher = _talk_matcher(masked)
     first = matcher.apply(np.zeros(llm.n_vocab(), dtype=np.float32))
     assert np.isfinite(first).sum() < 100  # only what a JSON object can start with
     matcher.consume(matcher.forced() or [int(np.argmax(np.isfinite(first)))])
@@ -165,9 +170,7 @@ def test_a_token_outside_the_mask_ends_the_answer(masked):
 @needs_model
 @needs_engine
 def test_the_schema_forces_what_it_allows_no_alternative_to(masked):
-    llm = masked.load()
-    tok = masked._tokenizer or masks.tokenizer_for(llm)
-    matcher = masks.Matcher(tok, masks.compile_schema(compact_schema(Talk), tok))
+    llm, matcher = _talk_matcher(masked)
     forced = matcher.forced()
     assert llm.detokenize(forced).decode().startswith('{"talk":')  # the key needs no sampling
     _out, text = _ask(masked, Talk, "Do you want to talk to Klaus? Answer.", max_tokens=200)

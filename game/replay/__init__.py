@@ -1,6 +1,7 @@
 """Watching a recorded run: ``smallville replay`` (see game/runs/recording.py for what is recorded).
 
     reader.py     a recording file -> arrays a replay can seek in (no pygame)
+    recorded.py   the recording in memory: where is who at a frame, what happened between two (no pygame)
     playback.py   a recording as a read-only session the game's views show (no pygame)
     minds.py      plans and memories from the run's nearest save (no pygame)
     moments.py    the moments worth jumping to: conversations, reactions, gatherings ... (no pygame)
