@@ -25,6 +25,7 @@ from agents import converse, deciding, grounding, why
 from agents import inner_voice as voice
 from agents import plan as planning
 from agents import provenance as pv
+from agents.arrangements import Arrangement
 from agents.budget import Budget
 from agents.inspection import Inspection, SaidLine
 from agents.jobs import job_tag
@@ -381,7 +382,8 @@ class Mind:
         self.publish()
         return u
 
-    def end_conversation(self, conversation: Conversation, now: datetime) -> None:
+    def end_conversation(self, conversation: Conversation, now: datetime) -> Arrangement | None:
+        """Remember a finished conversation; the plan it made, if any (the town's feed shows it)."""
         self._begin(job_tag("end_conversation", conversation=conversation, now=now))
         self.now = now
         self._roll_day()
@@ -389,6 +391,7 @@ class Mind:
         if arrangement is not None:
             converse.take_arrangement(self, arrangement, conversation.other(self.name))
         self.publish()
+        return arrangement
 
     # ------------------------------------------------------------------ looking in
     def publish(self) -> None:

@@ -7,11 +7,12 @@
     moments.py    the moments worth jumping to: conversations, reactions, gatherings ... (no pygame)
     bar.py        the timeline bar (pygame)
     events.py     the events list (pygame_gui)
+    feed.py       the town feed of a recording, up to the moment shown (no pygame)
     export.py     a span as an animated GIF (Pillow) or an MP4 (ffmpeg)
     app.py        `smallville replay`: the window, a screenshot, an export
 """
 
 # The room's modules: its public face (game/ imports them by name; see the list above).
 __all__ = [
-    "app", "bar", "events", "export", "minds", "moments", "playback", "reader", "recorded",
+    "app", "bar", "events", "export", "feed", "minds", "moments", "playback", "reader", "recorded",
 ]

@@ -30,6 +30,7 @@ from game.app import CrowdCamera, resolve_map, run, save_screenshot
 from game.headless import parse_start
 from game.replay import bar, events
 from game.replay.export import FPS, export_animation
+from game.replay.feed import RecordedFeed
 from game.replay.minds import SavedMinds
 from game.replay.moments import moments
 from game.replay.playback import ReplaySession, frame_span
@@ -37,7 +38,7 @@ from game.replay.reader import Recording, RecordingError, Target, find_recording
 from game.runs.recording import FILE
 from game.saves.store import map_fingerprint
 from game.support.errors import UserError
-from game.view import inspector, keys, residents_list, townmap
+from game.view import feed, inspector, keys, residents_list, townmap
 from game.view.sprites import Figure
 from game.view.tilemap import TileMapRenderer
 from game.view.window import TITLE, WINDOW_SIZE, Game, close_window
@@ -119,7 +120,8 @@ def open_replay(rec: Recording, town: Any, map_path: Path, *, target: Target | N
     game.panels.walker = None
     hud = game.panels.hud
     if controls:
-        for panel in (inspector, townmap, residents_list):
+        session.feed = RecordedFeed(session, rec, town, personas)  # the town feed, up to the moment shown
+        for panel in (inspector, townmap, residents_list, feed):
             try:
                 panel.install(game)
             except Exception:

@@ -156,6 +156,7 @@ class ReplaySession:
         self.end_reason: str | None = None  # why the end came, when "Next morning" found no morning left
         self.on_skip_end: list[Callable[[str], None]] = []
         self.gateway = ReplayGateway(rec, self)
+        self.feed: Any = None  # the town feed (game/replay/feed.py), set by the window that shows one
         self._action_cache: dict[int, Action] = {}
         self._objects_frame = 0
         self._apply(0, seek=True)

@@ -10,9 +10,11 @@ its pace, and what a run writes and costs.
     runstats.py   who led each resident's day, from the event log
     forecast.py   what a run will cost before it starts, and the ceiling that stops it
     why_records.py  a run's decision records read and explained (`smallville why`, the Why? panel)
+    feed.py       the town feed: what a run's events say worth noticing (talks, news, plans, gatherings)
+    live_feed.py  the game's town feed, read off the event log on its own thread as it happens
 """
 
 # The room's modules: its public face (game/ imports them by name; see the list above).
 __all__ = [
-    "build", "forecast", "gcpolicy", "pacing", "recording", "runstats", "session", "timeline", "why_records",
+    "build", "feed", "forecast", "gcpolicy", "live_feed", "pacing", "recording", "runstats", "session", "timeline", "why_records",
 ]

@@ -59,6 +59,7 @@ from agents import load_config
 from agents import CastError, load_cast
 from game.runs.build import Parts, build_parts, select_residents
 from game.support.errors import UserError
+from game.runs.live_feed import LiveFeed
 from game.runs.pacing import PACES, Pacer, PaceStatus
 from game.runs.recording import Recorder, game_recording_path
 from game.saves.capture import play_state
@@ -118,6 +119,7 @@ class Session:
         self.pacer = Pacer(getattr(parts.config, "pace", None) or "minds")
         self.started = datetime.now()  # real time: with the visitor's name, the game's id (its own saves)
         self._game_id: str | None = None
+        self.feed = LiveFeed.for_cast(getattr(self.sim, "personas", None) or {}, self.town)  # the window pumps it
         if not getattr(self.sim, "visitor", None):
             self.sim.add_visitor(visitor_name, visitor_tile)
         if prime:
@@ -551,6 +553,7 @@ class Session:
         if self._closed:
             return
         self._closed = True
+        self.feed.close()
         if self.recorder is not None:
             try:
                 self.recorder.close("the game ended")

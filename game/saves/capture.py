@@ -150,6 +150,7 @@ def capture(session: Any, *, drain: bool | None = None) -> tuple[dict[str, Any],
     cfg = _config_state(getattr(session, "config", None))
     if cfg is not None:
         parts["config"] = cfg
+    _add_feed(session, parts)
     parts = freeze(parts)
     parts["sim"] = _with_events(parts["sim"], events)
     emb = getattr(session, "embedder", None)
@@ -169,6 +170,14 @@ def capture(session: Any, *, drain: bool | None = None) -> tuple[dict[str, Any],
         "capture_ms": round(1000 * (time.perf_counter() - t0), 2),
     }
     return parts, meta
+
+
+def _add_feed(session: Any, parts: dict[str, Any]) -> None:
+    """The town feed (game/runs/live_feed.py), when the game has one: its entries and how far
+    it has read the event log (the loaded game reads on from there)."""
+    feed = getattr(session, "feed", None)
+    if feed is not None and callable(getattr(feed, "to_state", None)):
+        parts["feed"] = feed.to_state()
 
 
 def _with_events(state: dict[str, Any], events: Callable[[], list[dict]]) -> Callable[[], dict[str, Any]]:

@@ -26,6 +26,8 @@ The parts:
 - ``accounting``   the model-call ledger's totals (``Accounting.to_state()``)
 - ``random``       Python's and numpy's global random states
 - ``config``       the model configuration, without anything secret
+- ``feed``         the town feed (game/runs/feed.py ``FeedBuilder.to_state()``), when the game
+                   has one; a save without it (older saves) rebuilds it from its events
 
 Consistency without freezing the frame: a mind whose job is in flight (or
 finished with its result not yet applied) is saved as it was just before that
@@ -296,12 +298,27 @@ def commit(session: Any, prep: Prepared) -> Any:
         undo.undo()
         raise SaveError(f"{_where(prep.info)} could not be swapped in ({type(err).__name__}: {str(err)[:200]}); "
                         "the game goes on as it was") from err
+    _restore_feed(session, prep.parts)
     pool = session.pool
     if pool is not None and callable(getattr(pool, "cancel_all", None)):
         pool.cancel_all()  # last: the old game's jobs end only once the loaded one is in
     prep.timings["commit"] = round(time.perf_counter() - t0, 4)
     log.info("loaded %s (%s)", _where(prep.info), prep.timings)
     return session
+
+
+def _restore_feed(session: Any, parts: dict[str, Any]) -> None:
+    """The loaded game's town feed (game/runs/live_feed.py): the saved one, or, from a save
+    without one (older saves) or with a damaged one, rebuilt from the loaded event log."""
+    feed = getattr(session, "feed", None)
+    if feed is None or not callable(getattr(feed, "for_cast", None)):
+        return  # a headless run's parts have no feed
+    try:
+        feed.close()
+        session.feed = fresh = feed.for_cast(getattr(session.sim, "personas", None) or {}, session.town)
+        fresh.load(parts.get("feed"), len(session.sim.events))
+    except Exception:  # noqa: BLE001 - the feed is a view of the events: the game loads without it
+        log.exception("the town feed could not be put back after the load; it starts empty")
 
 
 def _swap(session: Any, prep: Prepared) -> None:

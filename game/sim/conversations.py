@@ -209,6 +209,7 @@ def on_remembered(sim: Simulation, name: str, job: Job, value: Any, error: Any) 
     note of who said what stands in for the mind's memo (queued as a thought,
     folded into memory at its next job), so the conversation is not forgotten."""
     if error is None:
+        log_arrangement(sim, name, job, value)
         return
     sim.error(name, f"remembering the conversation failed: {error}; a plain note of it stands in")
     conv, mind = job.conversation, sim.minds.get(name)
@@ -220,3 +221,16 @@ def on_remembered(sim: Simulation, name: str, job: Job, value: Any, error: Any) 
         mind.queue_thought(f"I talked with {other}" + (f" ({said})" if said else ""), 4)
     except Exception:
         log.exception("%s could not even note the conversation with %s", name, other)
+
+
+def log_arrangement(sim: Simulation, name: str, job: Job, value: Any) -> None:
+    """A plan the conversation made (``Mind.end_conversation`` returns it) goes in the event
+    log as an ``arrange`` event: the town feed and the timeline show it."""
+    start = getattr(value, "start", None)
+    text = str(getattr(value, "description", "") or "").strip()
+    if not isinstance(start, datetime) or not text:
+        return  # no plan (None), or a stand-in mind's own return value
+    conv = job.conversation
+    partner = conv.other(name) if conv is not None else None
+    sim.log_event(name, "arrange", text, str(getattr(value, "address", "") or ""), partner=partner,
+                  start=start.isoformat(sep=" "), minutes=getattr(value, "minutes", None))

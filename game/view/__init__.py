@@ -23,6 +23,7 @@ its public methods; they never step or pump the simulation (the session's
 - console.py    the world-edit console; savemenu.py saving and loading; quit_dialog.py leaving
 - follow.py, walkto.py    the camera following a resident; the visitor walking somewhere
 - townmap.py, residents_list.py    the town map and minimap; the residents list
+- feed.py       the town feed: what just happened worth noticing (game/runs/feed.py reads it off the events)
 - namebox.py    the visitor's name at the start
 - emoji.py, fonts.py, markup.py    icons, fonts and panel markup, each cached in one place
 
@@ -32,7 +33,7 @@ pathing.py, sim/ and saves.py never do.
 
 # The room's modules: its public face (game/ imports them by name; see the list above).
 __all__ = [
-    "bubbles", "camera", "chat", "console", "emoji", "follow", "fonts", "help", "hud", "inspector",
+    "bubbles", "camera", "chat", "console", "emoji", "feed", "follow", "fonts", "help", "hud", "inspector",
     "inspector_text", "interview", "keys", "labels", "markup", "namebox", "overlay", "panels", "quit_dialog",
     "residents", "residents_list", "savemenu", "sprites", "statusline", "tilemap", "townmap", "visitor",
     "walkto", "why_panel", "window",

@@ -1,7 +1,8 @@
 """The HUD (top left) and the time controls.
 
 Shows: the sim date and time ("Mon 13 Feb 2023 07:42"), the speed ("x15 min/s")
-or PAUSED, the model (short name), model calls and tokens so far, "minds
+or PAUSED, the model (short name), model calls and tokens so far, the town
+feed's newest entry ("09:12 Isabella told Maria about the party"), "minds
 behind: N" when decisions lag, the gateway's status when it is not ok
 ("model unreachable ... residents follow their routines"), short messages
 (``toast(text)``; ``Game.toast`` forwards here) and, while skipping, a
@@ -296,6 +297,7 @@ class HUD(Overlay):
         except Exception:  # noqa: BLE001
             calls = tokens = 0
         lines.append((f"{short_model(redact(str(model)))} · {calls} calls · {tokens:,} tokens", DIM))
+        lines += self._feed_line()
         pace = s.pace_status() if callable(getattr(s, "pace_status", None)) else None
         if pace is not None and not s.paused and not getattr(s, "skipping", False):
             lines.append((describe(pace), WARN if pace.limited else DIM))
@@ -317,6 +319,12 @@ class HUD(Overlay):
             lines += [(part, BAD) for part in textwrap.wrap(status, 64)[:2]]
             lines.append(("residents follow their routines", BAD))
         return lines
+
+    def _feed_line(self) -> list[tuple[str, tuple]]:
+        """The town feed's newest entry (game/view/feed.py), when there is one."""
+        feed = self.game.panels.feed
+        line = feed.hud_line() if feed is not None else ""
+        return [(line, NOTE)] if line else []
 
     def draw(self, surface: pygame.Surface) -> None:
         if not self.lines:

@@ -70,6 +70,7 @@ BINDINGS: tuple[Binding, ...] = (
     Binding("town", "pace", _k(pygame.K_p)),
     Binding("town", "next_morning", _k(pygame.K_n)),
     Binding("town", "residents", _k(pygame.K_r)),
+    Binding("town", "feed", _k(pygame.K_f)),
     Binding("town", "map", _k(pygame.K_m)),
     Binding("town", "minimap", _k(pygame.K_m, mods=SHIFT)),
     Binding("town", "talk", _k(pygame.K_t)),
@@ -186,6 +187,12 @@ GAME: tuple[Row, ...] = (
         "way), \"thinking…\" while their mind works, \"routine\" while they follow a routine instead of the model; "
         "a filter line; click a row to follow them with the camera (until you walk or press Escape), double-click "
         "to open the inspector too, right-click to walk there", 'R, or the "Residents (R)" button'),
+    Row("F  or  [Feed]", "the town feed: who talked, news, plans, gatherings; click follows", ("feed",),
+        "the town feed: what just happened worth noticing, newest first: who talked to whom and what news passed "
+        "(\"Isabella told Maria about the Valentine's Day party at Hobbs Cafe\"), plans made in conversation or "
+        "changed by what was heard or seen, reflections, gatherings, reactions to the console's edits (the newest "
+        "is also a line in the HUD); filter by a resident or a word, and by topic; click an entry to follow who is "
+        "in it, double-click (or Why?) for the reasons behind it", 'F, or the "Feed (F)" button'),
     Row("M  or  [Map]", "the town map: click looks there, a dot follows, right-click walks there", ("map",),
         "the town map: the whole town, sectors labelled, residents as coloured dots (name and activity on hover), "
         "you as a white dot, the camera's view framed; click a place to look there, click a dot to follow that "
@@ -248,8 +255,8 @@ REPLAY: tuple[Row, ...] = (
         "the moments worth jumping to: conversations, greetings, reactions, inner voices, reflections, gatherings "
         "(several residents in one public place, such as the party), edits; type a resident's name (or any word) "
         "to filter; click one to go there, the camera on who is in it", 'E, or "Events (E)"'),
-    Row("R / M", "residents list / town map", ("residents", "map"),
-        "the residents list and the town map, as in the game", "R, M"),
+    Row("R / M / F", "residents list / town map / town feed", ("residents", "map", "feed"),
+        "the residents list, the town map and the town feed (up to the moment shown), as in the game", "R, M, F"),
     Row("click a resident", "what they were doing; plan and memories from the nearest save", (),
         "the inspector: what they were doing then (the recording's), and their plan and memories from the run's "
         "nearest save before that moment, marked as such; **Why?** shows the decision record behind the action, "

@@ -50,6 +50,7 @@ ORDER = (
     "console",
     "townmap",
     "residents_list",
+    "feed",  # the town feed: beside the residents list (one closes the other)
     "quit_dialog",
     "replay_events",  # a replay's (game/replay/events.py, bar.py)
     "timeline",

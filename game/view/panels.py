@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from game.view.bubbles import Bubbles
     from game.view.chat import Chat
     from game.view.console import Console
+    from game.view.feed import FeedPanel
     from game.view.follow import Follow
     from game.view.help import Help
     from game.view.hud import HUD
@@ -46,6 +47,7 @@ class Panels:
     console: Console | None = None
     townmap: TownMap | None = None  # the town map and the minimap
     residents_list: ResidentsList | None = None
+    feed: FeedPanel | None = None  # the town feed (F)
     quit_dialog: QuitDialog | None = None
     # The replay's own panels, typed as overlays: the replay is built on the views, not under them.
     replay_events: Overlay | None = None  # a replay's events list (game/replay/events.py)

@@ -77,6 +77,7 @@ from game.view import (
     bubbles,
     chat,
     console,
+    feed,
     follow,
     fonts,
     hud,
@@ -112,7 +113,7 @@ MAX_DT = 0.1  # after a stall (window dragged, breakpoint) do not jump ahead fur
 
 # The panels a game installs besides the residents, bubbles, HUD, following, walking and help (where
 # each goes among the overlays, and so who hears events first, is game/view/overlay.py ORDER).
-PANELS = (inspector, chat, interview, savemenu, console, townmap, residents_list, quit_dialog)
+PANELS = (inspector, chat, interview, savemenu, console, townmap, residents_list, feed, quit_dialog)
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,112 @@
+"""A recording's town feed: the same entries the game's feed made, up to the moment shown.
+
+The recording keeps the event log's events (lines, conversations, reflections,
+edits, arrangements) as they were, its actions as ``a`` records (with the
+decision's note: "reacted to: ...") and its arrivals as tiles; so the feed is
+built by the game's own ``FeedBuilder`` (game/runs/feed.py) from the events and
+the actions put back in time order, and its gatherings are the replay's own
+(game/replay/moments.py ``gatherings``, read off the tiles). Built once, on a
+background thread; ``newest`` gives the entries up to the replay's frame.
+
+It speaks the game's ``LiveFeed`` interface to the feed panel (game/view/feed.py):
+``pump`` (nothing to do), ``newest``, ``hud_line``, ``version``, ``skipped``.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from game.replay.moments import gatherings
+from game.replay.reader import Recording
+from game.runs.feed import Entry, builder_for
+
+log = logging.getLogger(__name__)
+
+FRAMES_PER_VERSION = 6  # the list is refreshed once a sim minute of the replay (6 frames)
+
+
+def recorded_events(rec: Recording) -> list[dict]:
+    """The recording's events and its actions as action events, in frame order."""
+    out = [e for e in rec.events if isinstance(e, dict)]
+    for i, name in enumerate(rec.residents):
+        frames, values = rec.actions[i]
+        for f, a in zip(frames, values):
+            if not a:
+                continue
+            out.append({"s": int(f), "time": rec.time_of(int(f)).isoformat(sep=" "), "resident": name,
+                        "kind": "action", "text": a.get("description", ""), "address": a.get("target") or "",
+                        "note": a.get("note") or "", "source": a.get("source") or ""})
+    out.sort(key=lambda e: int(e.get("s", 0) or 0))
+    return out
+
+
+def build_entries(rec: Recording, town: Any = None, personas: dict[str, Any] | None = None) -> tuple[list[Entry], int]:
+    """Every entry of the recording, oldest first (each with its frame), and the events skipped."""
+    b = builder_for(personas or {n: None for n in rec.residents}, town, gatherings=False, max_entries=100_000)
+    if not personas:
+        b.residents = set(rec.residents)
+    for ev in recorded_events(rec):
+        got = b.add(ev)
+        if got is not None:
+            got.frame = int(ev.get("s", 0) or 0)
+    entries = list(b.entries)
+    if town is not None:
+        for m in gatherings(rec, town, personas or {}):
+            entries.append(Entry(0, rec.time_of(m.frame).isoformat(sep=" "), "gathering", m.who, m.text,
+                                 frame=m.frame))
+    entries.sort(key=lambda e: (e.frame or 0))
+    for k, e in enumerate(entries, 1):
+        e.id = k
+    return entries, b.skipped
+
+
+class RecordedFeed:
+    """A replay's feed (see the module's notes)."""
+
+    def __init__(self, session: Any, rec: Recording, town: Any = None, personas: dict[str, Any] | None = None,
+                 *, background: bool = True) -> None:
+        self.session = session
+        self.entries: list[Entry] = []
+        self.skipped = 0
+        self.ready = False
+        self.error: str | None = None
+        if background:
+            threading.Thread(target=self._build, args=(rec, town, personas), name="replay-feed", daemon=True).start()
+        else:
+            self._build(rec, town, personas)
+
+    def _build(self, rec: Recording, town: Any, personas: dict[str, Any] | None) -> None:
+        try:
+            entries, skipped = build_entries(rec, town, personas)
+        except Exception as err:  # noqa: BLE001 - the replay plays on without a feed; the panel says why
+            log.exception("building the replay's feed failed")
+            self.error = f"{type(err).__name__}: {err}"
+            entries, skipped = [], 0
+        self.entries, self.skipped = entries, skipped  # the list first: the frame sees ready only with it
+        self.ready = True
+
+    @property
+    def version(self) -> tuple[bool, int]:
+        return self.ready, int(getattr(self.session, "frame", 0)) // FRAMES_PER_VERSION
+
+    def pump(self, events: Any) -> int:
+        return 0
+
+    def newest(self, resident: str | None = None, topic: str | None = None, limit: int | None = None) -> list[Entry]:
+        frame = int(getattr(self.session, "frame", 0))
+        out = []
+        for e in reversed(self.entries):
+            if (e.frame or 0) > frame or not e.matches(resident, topic):
+                continue
+            out.append(e)
+            if limit is not None and len(out) >= limit:
+                break
+        return out
+
+    def hud_line(self) -> str:
+        got = self.newest(limit=1)
+        return got[0].line() if got else ""
+
+
+__all__ = ["RecordedFeed", "build_entries", "recorded_events"]
