@@ -132,7 +132,7 @@ def test_world_edits_and_the_reactions_to_them():
     assert got[1].text == "Isabella reacts to the stove (burning): putting out the fire"
 
 
-def test_a_gathering_in_a_public_place_not_at_home_and_more_needed_at_meals():
+def test_a_gathering_in_a_public_place_not_at_home_and_more_needed_where_people_eat_at_meals():
     b = builder()
     for k, who in enumerate((ISA, MARIA, KLAUS)):
         b.add(ev(20 + k, who, "arrive", "", PARK))  # 10:20: no meal
@@ -153,6 +153,9 @@ def test_a_gathering_in_a_public_place_not_at_home_and_more_needed_at_meals():
     b.add(ev(131, WOLF, "arrive", "", CAFE))
     assert b.newest()[0].text.startswith("5 residents gather at Hobbs Cafe")
     assert b.newest()[0].matches(topic="gatherings")
+    for k, who in enumerate((ISA, MARIA, KLAUS)):  # ... but 3 in the park at noon are (nobody eats there)
+        b.add(ev(140 + k, who, "arrive", "", PARK))
+    assert b.newest()[0].text == "3 residents gather at Johnson Park: Isabella, Klaus, Maria"
 
 
 def test_the_visitor_is_not_news_and_greetings_are_not_either():

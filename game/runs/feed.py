@@ -33,9 +33,10 @@ log = logging.getLogger(__name__)
 MAX_ENTRIES = 300  # the feed's length (older entries drop off)
 FOLD_MIN = 30  # the same two talking again within this many sim minutes: one entry
 GATHER_MIN = 3  # residents in one public place at once: a gathering ...
-GATHER_MEAL = 5  # ... at meal times, when a cafe or a pub fills anyway
+GATHER_MEAL = 5  # ... at meal times in a place to eat (a cafe or a pub fills anyway)
 GATHER_END = 2  # ... over when fewer than this remain
 MEAL_HOURS = ((7, 9), (12, 14), (18, 20))  # [from, to) in sim hours
+EATING = re.compile(r"cafe|café|pub\b|restaurant|diner|bistro|bar\b|tavern", re.I)  # places to eat, by name
 EDIT_REACT_MIN = 120  # a reaction this soon after an edit, naming its object or state, is a reaction to it
 TEXT_CHARS = 110  # an entry's text, at most
 QUOTE = 60  # characters of a line quoted
@@ -458,7 +459,7 @@ class FeedBuilder:
             return None
         here = sorted(n for n, s in self._where.items() if s == place)
         now = _time(t)
-        meal = now is not None and any(a <= now.hour < b for a, b in MEAL_HOURS)
+        meal = now is not None and any(a <= now.hour < b for a, b in MEAL_HOURS) and bool(EATING.search(place))
         need = GATHER_MEAL if meal else GATHER_MIN
         e = self.entry(self._gathered.get(place, -1))
         if e is not None and place in self._gathered:

@@ -67,6 +67,7 @@ class FeedPanel(Overlay):
         self.selected: Entry | None = None
         self._shown_key: tuple | None = None  # what the list was laid out from
         self._since = REFRESH_S
+        self._typing = False
 
     @property
     def source(self) -> Any:
@@ -116,6 +117,16 @@ class FeedPanel(Overlay):
             self.window.kill()
         self.window = self.filter = self.topics = self.list = self.why_button = self.status = None
         self.shown, self.selected, self._shown_key = [], None, None
+        self._typed(False)
+
+    def _typed(self, typing: bool) -> None:
+        """While the filter line has the keys, W A S D are letters, not steps."""
+        if typing == self._typing:
+            return
+        self._typing = typing
+        self.game.controls.enabled = not typing
+        if typing:
+            self.game.controls.release_all()
 
     def toggle(self) -> None:
         self.close() if self.is_open else self.open()
@@ -267,7 +278,9 @@ class FeedPanel(Overlay):
             except Exception:  # noqa: BLE001 - the feed is a view: the town goes on without it
                 log.exception("pumping the town feed failed")
         if not self.is_open:
+            self._typed(False)  # closed by its close button while typing
             return
+        self._typed(bool(self.filter is not None and self.filter.is_focused))
         p = self.game.panels
         if any(other is not None and other.is_open for other in (p.residents_list, p.replay_events)):
             self.close()  # the residents list (or a replay's events) opened in its place
