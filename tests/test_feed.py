@@ -91,7 +91,8 @@ def test_plans_arranged_in_talk_one_entry_for_both_sides_and_kept_later():
     # the day comes: the plan item the rule cut in says whose arrangement it is
     b.add(ev(60, MARIA, "action", "going to the Valentine's Day party", CAFE,
              source="rule (guided: an arrangement agreed with Isabella Rodriguez on Monday February 13)"))
-    assert b.newest()[0].text == "Maria keeps a plan made with Isabella: going to the Valentine's Day party at Hobbs Cafe"
+    assert b.newest()[0].text == ("Maria keeps a plan made with Isabella: going to the Valentine's Day party at "
+                                  "Hobbs Cafe")
 
 
 def test_reactions_replans_and_the_inner_voice():

@@ -153,7 +153,7 @@ def test_a_gathering_click_looks_at_the_place_and_the_residents_list_takes_its_p
     assert game.panels.residents_list.is_open and not panel.is_open
 
 
-def test_the_feed_is_saved_with_the_game_and_older_or_damaged_saves_rebuild_it(town, tmp_path):
+def test_the_feed_is_saved_with_the_game_and_older_or_damaged_saves_rebuild_it(town, tmp_path, caplog):
     from game.saves.saveload import capture, load_into
     from game.saves.store import save_state
 
@@ -173,8 +173,12 @@ def test_the_feed_is_saved_with_the_game_and_older_or_damaged_saves_rebuild_it(t
     game_b, other = town(agents=3)
     a_talk(other, b, c, "t9", "something else entirely")
     settle(game_b)
-    for name, how in (("with", "restored"), ("old", "rebuilt"), ("damaged", "rebuilt")):
+    caplog.set_level("INFO", logger="game.runs.live_feed")
+    for name, how in (("with", "restored"), ("old", "rebuilt (the save has no feed)"),
+                      ("damaged", "rebuilt (the saved feed was damaged: the saved feed is not a mapping")):
+        caplog.clear()
         load_into(game_b, tmp_path / f"{name}.sqlite")
+        assert f"town feed {how}" in caplog.text, (name, caplog.text)
         settle(game_b)
         got = [e.kind for e in other.feed.newest()]
         assert got == ["reflection", "news"], (name, got)  # nothing lost: the late thought is read on

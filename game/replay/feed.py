@@ -79,7 +79,7 @@ class RecordedFeed:
     def _build(self, rec: Recording, town: Any, personas: dict[str, Any] | None) -> None:
         try:
             entries, skipped = build_entries(rec, town, personas)
-        except Exception as err:  # noqa: BLE001 - the replay plays on without a feed; the panel says why
+        except Exception as err:  # the replay plays on without a feed; the panel says why
             log.exception("building the replay's feed failed")
             self.error = f"{type(err).__name__}: {err}"
             entries, skipped = [], 0

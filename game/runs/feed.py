@@ -314,7 +314,8 @@ class FeedBuilder:
         if not partner or not cid:
             raise ValueError("a conversation without a partner or an id")
         place = str(ev.get("address") or "")
-        pair = tuple(sorted((who, partner)))
+        x, y = sorted((who, partner))
+        pair = (x, y)
         last = self.entry(self._pairs.get(pair, -1))
         talk = _Talk(who, partner, 0)
         if last is not None and last.kind in ("talk", "news") and last.when is not None \

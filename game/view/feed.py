@@ -84,8 +84,8 @@ class FeedPanel(Overlay):
             return
         p = self.game.panels
         for other in (p.residents_list, p.replay_events):
-            if other is not None and other.is_open:
-                other.close()
+            if getattr(other, "is_open", False):
+                other.close()  # type: ignore[union-attr]  # it is open, so it is there
         _w, h = self.game.size
         height = max(240, h - TOP - STATUS_H - 60)
         outer = self
@@ -275,14 +275,14 @@ class FeedPanel(Overlay):
         if src is not None:
             try:
                 src.pump(getattr(self.game.session.sim, "events", ()))  # new events' references, to its thread
-            except Exception:  # noqa: BLE001 - the feed is a view: the town goes on without it
+            except Exception:  # the feed is a view: the town goes on without it
                 log.exception("pumping the town feed failed")
         if not self.is_open:
             self._typed(False)  # closed by its close button while typing
             return
         self._typed(bool(self.filter is not None and self.filter.is_focused))
         p = self.game.panels
-        if any(other is not None and other.is_open for other in (p.residents_list, p.replay_events)):
+        if any(getattr(other, "is_open", False) for other in (p.residents_list, p.replay_events)):
             self.close()  # the residents list (or a replay's events) opened in its place
             return
         self._since += dt
