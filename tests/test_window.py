@@ -352,7 +352,8 @@ def test_a_game_holds_its_views_in_the_order_they_always_had(display):
     try:
         names = [o.name for o in game.overlays]
         assert names == ["residents_view", "bubbles", "hud", "follower", "walker", "inspector", "why_panel", "chat",
-                         "interview", "savemenu", "console", "townmap", "residents_list", "quit_dialog", "help"]
+                         "interview", "savemenu", "console", "townmap", "residents_list", "feed", "quit_dialog",
+                         "help"]
         assert all(getattr(game.panels, o.name) is o for o in game.overlays)
         game.ask_visitor_name("Alex")
         assert game.overlays[-1] is game.panels.namebox  # it takes every key while it is open

@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import deque
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timedelta
 from typing import Any, Iterable
 
@@ -63,7 +63,7 @@ _EVENT_WORDS = (r"party|parties|election|campaign|exhibition|exhibit|concert|gig
 _EVENT = re.compile(rf"((?:[A-Z][\w'’]*\s+){{0,3}})\b((?i:{_EVENT_WORDS}))\b")
 
 
-@dataclass
+@dataclass(eq=False)  # entries are found by identity (a field-by-field compare made the feed 10x slower)
 class Entry:
     """One line of the feed."""
     id: int  # the builder's count: an entry updated in place keeps its id
@@ -108,10 +108,9 @@ class Entry:
         return r in self.text.casefold() or r in self.topic.casefold()
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d["who"] = list(self.who)
-        d["why"] = list(self.why) if self.why else None
-        return d
+        return {"id": self.id, "time": self.time, "kind": self.kind, "who": list(self.who), "text": self.text,
+                "topic": self.topic, "place": self.place, "times": self.times,
+                "why": list(self.why) if self.why else None, "frame": self.frame}
 
     @classmethod
     def from_dict(cls, d: Any) -> Entry:
@@ -201,6 +200,7 @@ class FeedBuilder:
         self.places = sorted({p for p in places if p}, key=len, reverse=True)  # sector names lines may name
         self.track_gatherings = gatherings
         self.entries: deque[Entry] = deque(maxlen=max_entries)
+        self._by_id: dict[int, Entry] = {}  # the entries by id (those still in the feed)
         self.skipped = 0  # events that were not events
         self.seen = 0  # events read (the live feed's place in the event log)
         self._next = 1
@@ -231,10 +231,13 @@ class FeedBuilder:
         return out
 
     def entry(self, entry_id: int) -> Entry | None:
-        for e in reversed(self.entries):
-            if e.id == entry_id:
-                return e
-        return None
+        return self._by_id.get(entry_id)
+
+    def _append(self, e: Entry) -> None:
+        if self.entries.maxlen is not None and len(self.entries) == self.entries.maxlen:
+            self._by_id.pop(self.entries[0].id, None)  # the oldest drops off
+        self.entries.append(e)
+        self._by_id[e.id] = e
 
     # ---- writing ------------------------------------------------------------------------------
     def extend(self, events: Iterable[Any]) -> None:
@@ -285,17 +288,19 @@ class FeedBuilder:
     def _new(self, t: str, kind: str, who: tuple[str, ...], text: str, **kw: Any) -> Entry:
         e = Entry(self._next, t, kind, who, _clip(text), **kw)
         self._next += 1
-        self.entries.append(e)
+        self._append(e)
         return e
 
     def _touch(self, e: Entry, t: str) -> Entry:
         """An entry changed: it moves to the top, at the time of the change."""
         e.time = t
+        if self.entries and self.entries[-1] is e:
+            return e
         try:
             self.entries.remove(e)
         except ValueError:
             pass
-        self.entries.append(e)
+        self._append(e)
         return e
 
     # ---- conversations ------------------------------------------------------------------------
@@ -514,7 +519,9 @@ class FeedBuilder:
         except (TypeError, ValueError, KeyError, AttributeError) as err:
             raise ValueError(f"the saved feed's state is damaged ({type(err).__name__}: {err})") from None
         self.entries.clear()
-        self.entries.extend(entries)
+        self._by_id.clear()
+        for e in entries[-(self.entries.maxlen or len(entries) or 1):]:
+            self._append(e)
         self._talks, self._pairs, self._where, self._gathered = talks, pairs, where, gathered
         self._edits.clear()
         self._edits.extend(edits)
