@@ -288,3 +288,12 @@ def test_an_arrangement_a_conversation_made_goes_into_the_event_log():
     for nothing in (None, "done", SimpleNamespace(start="tomorrow", description="x")):
         log_arrangement(sim, ISA, job, nothing)
     assert len(logged) == 1
+
+
+def test_the_timeline_shows_an_arrangement_too():
+    from game.runs.timeline import render_timeline
+
+    md = render_timeline([ev(5, ISA, "arrange", "the Valentine's Day party", CAFE, partner=MARIA,
+                             start="2023-02-14 17:00:00", minutes=120)])
+    assert ("- 📅 **Isabella Rodriguez** arranged with Maria Lopez: the Valentine's Day party — "
+            "*Hobbs Cafe › cafe › counter*, 2023-02-14 17:00") in md

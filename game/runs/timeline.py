@@ -99,6 +99,10 @@ def render_timeline(
             lines.append(f"- 💭 **{who}** reflects: {e.get('text', '')}{tag(e.get('source'))}")
         elif kind == "error":
             lines.append(f"- ⚠️ **{who}**: {e.get('text', '')}")
+        elif kind == "arrange":  # a plan made in conversation (game/sim/conversations.py)
+            when = str(e.get("start") or "")[:16]
+            lines.append(f"- 📅 **{who}** arranged with {e.get('partner') or '?'}: {e.get('text', '')}"
+                         + (f" — *{where}*" if where else "") + (f", {when}" if when else ""))
         elif kind == "chat":
             cid = e.get("conversation")
             partner = e.get("partner") or "?"
