@@ -113,10 +113,13 @@ def test_the_filter_shows_one_resident_or_one_topic(town):
     a_talk(session, a, b, "t1", "Hello there")
     a_talk(session, c, d, "t2", "Lovely day")
     session.sim.log_event(c, "reflect", "a thought", "")
+    session.sim.events.append({"kind": "line", "resident": a})  # garbage in the log: no time, no text
+    session.sim.events.append("not even an event")
     settle(game)
     click_element(game, game.panels.feed.hud_button)  # the HUD's button opens it too
     panel = game.panels.feed
     assert panel.is_open and len(panel.shown) == 3
+    assert panel.status.text == "3 entries · 2 unreadable events skipped"  # counted and said, not a crash
     click_element(game, panel.filter)  # typing a first name in the filter line
     pygame.event.post(pygame.event.Event(pygame.TEXTINPUT, text=c.split()[0]))
     frames(game, 3)

@@ -13,6 +13,7 @@ It speaks the game's ``LiveFeed`` interface to the feed panel (game/view/feed.py
 """
 from __future__ import annotations
 
+import bisect
 import logging
 import threading
 from typing import Any
@@ -67,7 +68,8 @@ class RecordedFeed:
     def __init__(self, session: Any, rec: Recording, town: Any = None, personas: dict[str, Any] | None = None,
                  *, background: bool = True) -> None:
         self.session = session
-        self.entries: list[Entry] = []
+        self.entries: list[Entry] = []  # oldest first, by frame
+        self._frames: list[int] = []  # each entry's frame (bisected: a long recording has many)
         self.skipped = 0
         self.ready = False
         self.error: str | None = None
@@ -83,7 +85,8 @@ class RecordedFeed:
             log.exception("building the replay's feed failed")
             self.error = f"{type(err).__name__}: {err}"
             entries, skipped = [], 0
-        self.entries, self.skipped = entries, skipped  # the list first: the frame sees ready only with it
+        self._frames = [e.frame or 0 for e in entries]
+        self.entries, self.skipped = entries, skipped  # the lists first: the frame sees ready only with them
         self.ready = True
 
     @property
@@ -94,10 +97,12 @@ class RecordedFeed:
         return 0
 
     def newest(self, resident: str | None = None, topic: str | None = None, limit: int | None = None) -> list[Entry]:
-        frame = int(getattr(self.session, "frame", 0))
+        entries = self.entries
+        upto = bisect.bisect_right(self._frames, int(getattr(self.session, "frame", 0)))
         out = []
-        for e in reversed(self.entries):
-            if (e.frame or 0) > frame or not e.matches(resident, topic):
+        for k in range(min(upto, len(entries)) - 1, -1, -1):
+            e = entries[k]
+            if not e.matches(resident, topic):
                 continue
             out.append(e)
             if limit is not None and len(out) >= limit:
