@@ -164,6 +164,20 @@ def used_session() -> tuple[Stateful, Callable[[], Stateful]]:
     return s, fresh
 
 
+def used_feed() -> tuple[Stateful, Callable[[], Stateful]]:
+    from game.runs.feed import FeedBuilder
+
+    b = FeedBuilder(["Isabella Rodriguez", "Maria Lopez"], [], ["Hobbs Cafe"])
+    t, here = "2023-02-13 10:00:00", "the Ville:Hobbs Cafe:cafe"
+    b.add({"time": t, "resident": "Isabella Rodriguez", "kind": "chat", "text": "", "address": here,
+           "conversation": "c1", "partner": "Maria Lopez"})
+    b.add({"time": t, "resident": "Isabella Rodriguez", "kind": "line", "text": "The party at Hobbs Cafe!",
+           "address": here, "conversation": "c1", "partner": "Maria Lopez"})
+    b.add({"time": t, "resident": "Maria Lopez", "kind": "arrive", "text": "", "address": here})
+    b.add({"kind": "garbage"})
+    return b, b.blank
+
+
 PARTS: dict[str, Callable[[], tuple[Stateful, Callable[[], Stateful]]]] = {
     "Mind": used_mind,
     "MemoryStream": used_stream,
@@ -176,6 +190,7 @@ PARTS: dict[str, Callable[[], tuple[Stateful, Callable[[], Stateful]]]] = {
     "Simulation": lambda: used_simulation("Simulation"),
     "PlaySimulation": lambda: used_simulation("PlaySimulation"),
     "Session": used_session,
+    "FeedBuilder": used_feed,  # the town feed (game/runs/feed.py), the save's part "feed"
 }
 
 
