@@ -297,3 +297,14 @@ def test_the_timeline_shows_an_arrangement_too():
                              start="2023-02-14 17:00:00", minutes=120)])
     assert ("- 📅 **Isabella Rodriguez** arranged with Maria Lopez: the Valentine's Day party — "
             "*Hobbs Cafe › cafe › counter*, 2023-02-14 17:00") in md
+
+
+def test_the_feed_bench_reports_the_frames_share_and_the_threads():
+    from lab.bench.feed import bench_feed, town_events
+    from lab.bench.measure import Context
+
+    got = bench_feed(Context(quick=True))
+    assert got["events"] == 3000 and got["entries"] == got["state_entries"] == MAX_ENTRIES
+    assert got["pump_n"] == 375 and got["read_n"] > 0 and got["builder_us_per_event"] > 0
+    kinds = {e["kind"] for e in town_events(500, 0)}
+    assert kinds == {"chat", "line", "reflect", "arrive", "action"}  # the mix the simulation logs

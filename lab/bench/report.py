@@ -195,6 +195,10 @@ HEADLINES: list[tuple[str, str, str, str, tuple[str, float | str] | None]] = [
     ("gcheld", "held_garbage_objects", "... cyclic garbage the freeze kept from the collector", "", None),
     ("gcheld", "held_share_pct", "... that garbage as a share of the frozen objects", "%", None),
     ("gcheld", "rss_freed_mb", "... memory (RSS) freed by collecting it", "MB", None),
+    ("feed", "pump_p99_ms", "town feed: the frame's hand-over of new events to the feed's thread, p99", "ms",
+     ("<=", 1.0)),
+    ("feed", "read_p99_ms", "town feed: the panel's and the HUD's read of the feed, p99", "ms", ("<=", 1.0)),
+    ("feed", "builder_us_per_event", "town feed: its thread's work per event (a busy town's mix)", "us", None),
 ]
 
 

@@ -29,6 +29,7 @@ from lab.bench.batching import bench_batching
 from lab.bench.economy import bench_chain, bench_economy
 from lab.bench.engines import bench_engines
 from lab.bench.factual import bench_factual
+from lab.bench.feed import bench_feed
 from lab.bench.frame import bench_frame
 from lab.bench.frame_real import bench_frame_real, bench_simspeed
 from lab.bench.gcheld import bench_gcheld
@@ -63,6 +64,7 @@ BENCHMARKS: dict[str, Callable[[Context], dict]] = {
     "gcheld": bench_gcheld,
     "simspeed": bench_simspeed,
     "factual": bench_factual,
+    "feed": bench_feed,
 }
 
 
