@@ -82,13 +82,17 @@ def test_the_feed_shows_what_happened_a_click_follows_and_a_double_click_asks_wh
     first_a, first_b = a.split()[0], b.split()[0]
     assert lines[0].endswith(f"{c.split()[0]} reflects: “{c} likes the quiet mornings”")
     assert lines[1].endswith(f"{first_a} told {first_b} about the Valentine's Day party at Hobbs Cafe")
-    assert [i["text"] for i in panel.list.item_list] == lines  # as listed on screen, newest first
+    listed = [i["text"] for i in panel.list.item_list]  # as listed on screen, newest first, cut to the row
+    assert listed == panel.items and len(listed) == 2
+    assert all(x == line or (x.endswith("…") and line.startswith(x[:-1])) for x, line in zip(listed, lines))
+    assert "double-click" in panel.detail.html_text  # nothing selected: how to use it
     # a click on the news: the camera follows the teller
     item = panel.list.item_list[1]["button_element"]
     click(item.rect.center)
     frames(game, 1)
     frames(game, 3)
     assert game.panels.follower.target == a and panel.selected is panel.shown[1]
+    assert f"{first_a} told {first_b}" in panel.detail.html_text and "party at Hobbs Cafe" in panel.detail.html_text
     # the second click within the double-click time: the Why? panel on the line that carried the news
     click(item.rect.center)
     frames(game, 4)

@@ -429,7 +429,8 @@ class FeedBuilder:
         obj = address.split(":")[-1] if address else "something"
         state = str(ev.get("state") or "")
         self._edits.append((t, address, obj, state))
-        return self._new(t, "edit", (), f"{ev.get('by') or 'Someone'} set the {obj} to {state or ev['text']} "
+        by = str(ev.get("by") or "someone")
+        return self._new(t, "edit", (), f"{by[:1].upper()}{by[1:]} set the {obj} to {state or ev['text']} "
                          f"({place_name(address)})", place=address)
 
     def _edit_seen(self, seen: str, t: str) -> tuple[str, str] | None:

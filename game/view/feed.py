@@ -26,11 +26,20 @@ from typing import TYPE_CHECKING, Any
 
 import pygame
 import pygame_gui
-from pygame_gui.elements import UIButton, UIDropDownMenu, UILabel, UISelectionList, UITextEntryLine, UIWindow
+from pygame_gui.elements import (
+    UIButton,
+    UIDropDownMenu,
+    UILabel,
+    UISelectionList,
+    UITextBox,
+    UITextEntryLine,
+    UIWindow,
+)
 
 from game.runs.feed import TOPICS, Entry
 from game.view import keys
 from game.view.hud import text_focused
+from game.view.markup import C_DIM, C_TEXT, esc
 from game.view.overlay import Overlay
 from game.view.statusline import HEIGHT as STATUS_H
 
@@ -45,6 +54,9 @@ SHOWN = 80
 REFRESH_S = 0.5
 EVERYTHING = "everything"
 HUD_CHARS = 64
+CHAR_PX = 8  # about a character of the list's font: a line longer than its row is cut with "…"
+DETAIL_H = 64  # the selected entry in full, below the list
+HINT = "Click an entry to follow who is in it; double-click (or Why?) for the reasons behind it."
 
 
 class FeedPanel(Overlay):
@@ -60,6 +72,8 @@ class FeedPanel(Overlay):
         self.list: UISelectionList | None = None
         self.why_button: UIButton | None = None
         self.status: UILabel | None = None
+        self.detail: UITextBox | None = None  # the selected entry, whole
+        self.items: list[str] = []  # the rows as listed (cut to the row's width)
         self.hud_button: pygame_gui.elements.UIButton | None = None
         self.query = ""  # a resident or a word
         self.topic = ""  # one of TOPICS, or "" for everything
@@ -108,6 +122,8 @@ class FeedPanel(Overlay):
         self.why_button = UIButton(pygame.Rect(cw - 92, ch - 36, 88, 32), "Why?", ui, container=self.window,
                                    tool_tip_text="the reasons behind the selected entry")
         self.status = UILabel(pygame.Rect(4, ch - 36, cw - 100, 32), "", ui, container=self.window)
+        self.detail = UITextBox("", pygame.Rect(4, ch - 40 - DETAIL_H, cw - 8, DETAIL_H), ui, container=self.window)
+        self._show_detail(None)
         self.list = None
         self._shown_key = None
         self._fill()
@@ -115,8 +131,8 @@ class FeedPanel(Overlay):
     def close(self) -> None:
         if self.window is not None:
             self.window.kill()
-        self.window = self.filter = self.topics = self.list = self.why_button = self.status = None
-        self.shown, self.selected, self._shown_key = [], None, None
+        self.window = self.filter = self.topics = self.list = self.why_button = self.status = self.detail = None
+        self.shown, self.selected, self._shown_key, self.items = [], None, None, []
         self._typed(False)
 
     def _typed(self, typing: bool) -> None:
@@ -163,14 +179,17 @@ class FeedPanel(Overlay):
         if [e.line() for e in found] == [e.line() for e in self.shown] and self.list is not None:
             return  # the same lines: the list (and its selection) stays
         self.shown = found
-        items: list[str | tuple[str, str]] = [e.line() for e in found] or [self._empty_text()]
         cw, ch = self.window.get_container().get_size()
+        chars = max(20, (cw - 8 - 24) // CHAR_PX)  # the row's width, less the scroll bar
+        self.items = [_cut(e.line(), chars) for e in found] or [self._empty_text()]
+        items: list[str | tuple[str, str]] = list(self.items)
         if self.list is None:
-            self.list = UISelectionList(pygame.Rect(4, 40, cw - 8, ch - 80), items, self.game.ui,
+            self.list = UISelectionList(pygame.Rect(4, 40, cw - 8, ch - 88 - DETAIL_H), items, self.game.ui,
                                         container=self.window)
         else:
             self.list.set_item_list(items)
         self.selected = None
+        self._show_detail(None)
         skipped = int(getattr(src, "skipped", 0) or 0)
         what = f"“{self.query}” " if self.query else ""
         topic = f"{self.topic} " if self.topic else ""
@@ -189,6 +208,19 @@ class FeedPanel(Overlay):
         if self.query or self.topic:
             return "(nothing matches)"
         return "(nothing yet: talks, plans, reflections and gatherings show here)"
+
+    def _show_detail(self, entry: Entry | None) -> None:
+        """The selected entry in full below the list (the rows are cut to their width)."""
+        if self.detail is None:
+            return
+        if entry is None:
+            self.detail.set_text(f"<font color='{C_DIM}'>{esc(HINT)}</font>")
+            return
+        who = ", ".join(entry.who)
+        topic = f" · {entry.topic}" if entry.topic else ""
+        self.detail.set_text(f"<font color='{C_TEXT}'>{esc(entry.line())}</font><br>"
+                             f"<font color='{C_DIM}'>{esc(entry.category)}{esc(topic)}"
+                             f"{' · ' + esc(who) if who else ''}</font>")
 
     # ---- acting on an entry ----------------------------------------------------------------------
     def follow(self, entry: Entry) -> None:
@@ -228,7 +260,7 @@ class FeedPanel(Overlay):
             if item.get("selected") and i < len(self.shown):
                 return self.shown[i]
         text = getattr(event, "text", None)
-        return next((e for e in self.shown if e.line() == text), None)
+        return next((e for e, shown in zip(self.shown, self.items) if shown == text), None)
 
     # ---- overlay protocol ------------------------------------------------------------------------
     def handle_event(self, event: pygame.event.Event) -> bool:
@@ -254,6 +286,7 @@ class FeedPanel(Overlay):
             self.selected = self._picked(event)
             if self.selected is not None:
                 self.follow(self.selected)
+            self._show_detail(self.selected)
             return True
         if event.type == pygame_gui.UI_SELECTION_LIST_DOUBLE_CLICKED_SELECTION and event.ui_element is self.list:
             self.selected = self._picked(event) or self.selected
@@ -295,6 +328,10 @@ class FeedPanel(Overlay):
         src = self.source
         line = src.hud_line() if src is not None else ""
         return line if len(line) <= HUD_CHARS else line[: HUD_CHARS - 1] + "…"
+
+
+def _cut(text: str, chars: int) -> str:
+    return text if len(text) <= chars else text[: chars - 1].rstrip() + "…"
 
 
 def _time(text: str) -> datetime | None:
