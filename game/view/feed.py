@@ -180,7 +180,7 @@ class FeedPanel(Overlay):
             return  # the same lines: the list (and its selection) stays
         self.shown = found
         cw, ch = self.window.get_container().get_size()
-        chars = max(20, (cw - 8 - 24) // CHAR_PX)  # the row's width, less the scroll bar
+        chars = max(20, int(cw - 8 - 24) // CHAR_PX)  # the row's width, less the scroll bar
         self.items = [_cut(e.line(), chars) for e in found] or [self._empty_text()]
         items: list[str | tuple[str, str]] = list(self.items)
         if self.list is None:
