@@ -106,7 +106,7 @@ def test_reactions_replans_and_the_inner_voice():
     assert kinds == ["replan", "inner voice", "reaction"]
     reaction = b.newest()[-1]
     assert reaction.text == "Klaus reacts to “Carlos shouting”: watching the argument"
-    assert reaction.why == ("action", at(1), "watching the argument")
+    assert reaction.why == ("reaction", at(1), "")  # the decision to react
 
 
 def test_reflections_made_at_once_fold():

@@ -399,9 +399,10 @@ class FeedBuilder:
             if edit is not None:
                 obj, state = edit
                 return self._new(t, "edit reaction", (who,), f"{first(who)} reacts to the {obj} ({state}): {text}",
-                                 place=str(ev.get("address") or ""), why=("action", t, text))
+                                 place=str(ev.get("address") or ""), why=("reaction", t, ""))
+            # the Why? of a reaction is the decision to react (a rule may word the action itself)
             return self._new(t, "reaction", (who,), f"{first(who)} reacts to {_quote(seen)}: {text}",
-                             place=str(ev.get("address") or ""), why=("action", t, text))
+                             place=str(ev.get("address") or ""), why=("reaction", t, ""))
         if "replanned for the inner voice" in note or note.startswith("inner voice"):
             return self._new(t, "replan", (who,), f"{first(who)} changes plans (inner voice): {text}",
                              place=str(ev.get("address") or ""), why=("action", t, text))
