@@ -159,6 +159,21 @@ def test_a_gathering_in_a_public_place_not_at_home_and_more_needed_where_people_
     assert b.newest()[0].text == "3 residents gather at Johnson Park: Isabella, Klaus, Maria"
 
 
+def test_residents_at_their_own_workplace_are_no_gathering():
+    b = FeedBuilder([ISA, MARIA, KLAUS, AYESHA], [], [], workplaces={
+        ISA: CAFE, MARIA: "the Ville:Oak Hill College:classroom", KLAUS: "the Ville:Oak Hill College:library",
+        AYESHA: "the Ville:Oak Hill College:classroom"})
+    for k, who in enumerate((MARIA, KLAUS, AYESHA)):  # the students in class
+        b.add(ev(k, who, "arrive", "", "the Ville:Oak Hill College:classroom:desk"))
+    assert b.newest() == []
+    for k, who in enumerate((ISA, MARIA, KLAUS, AYESHA)):  # at the cafe: Isabella works there, the rest came
+        b.add(ev(10 + k, who, "arrive", "", CAFE))
+    (e,) = b.newest()
+    assert e.who == (AYESHA, KLAUS, MARIA) and e.text == "3 residents gather at Hobbs Cafe: Ayesha, Klaus, Maria"
+    again = b.blank()
+    assert again.workplaces == b.workplaces and again.newest() == []
+
+
 def test_the_visitor_is_not_news_and_greetings_are_not_either():
     b = builder()
     b.add(ev(0, "Alex", "line", "hello", CAFE, partner=ISA))

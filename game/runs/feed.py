@@ -5,7 +5,9 @@ the few things that show the town living: who talked to whom and what news
 passed ("Isabella told Maria about the Valentine's Day party at Hobbs Cafe"),
 plans made in conversation and plans changed by what was heard or seen
 (arrangements, reactions, the inner voice), reflections, gatherings (several
-residents in one public place at once) and reactions to the world's edits.
+residents in one public place at once, not at home nor at their own work: the
+students in class are none, the cafe's guests are) and reactions to the
+world's edits.
 
 ``FeedBuilder.add(event)`` folds one event into the feed, oldest first; it is
 the only reader of events here, so the game's live feed (game/runs/live_feed.py)
@@ -194,9 +196,12 @@ class FeedBuilder:
     """Events in, entries out (see the module's notes). One thread at a time."""
 
     def __init__(self, residents: Iterable[str] = (), homes: Iterable[str] = (), places: Iterable[str] = (),
-                 *, gatherings: bool = True, max_entries: int = MAX_ENTRIES) -> None:
+                 *, workplaces: dict[str, str] | None = None, gatherings: bool = True,
+                 max_entries: int = MAX_ENTRIES) -> None:
         self.residents = set(residents)  # empty: anyone named is a resident
         self.homes = {sector(h) for h in homes if sector(h)}
+        # where each works or studies: the students in class, the cafe's owner at work, are no gathering
+        self.workplaces = {n: sector(w) for n, w in (workplaces or {}).items() if sector(w)}
         self.places = sorted({p for p in places if p}, key=len, reverse=True)  # sector names lines may name
         self.track_gatherings = gatherings
         self.entries: deque[Entry] = deque(maxlen=max_entries)
@@ -216,7 +221,7 @@ class FeedBuilder:
         """A new, empty builder for the same town."""
         b = FeedBuilder(self.residents, (), (), gatherings=self.track_gatherings,
                         max_entries=self.entries.maxlen or MAX_ENTRIES)
-        b.homes, b.places = set(self.homes), list(self.places)
+        b.homes, b.places, b.workplaces = set(self.homes), list(self.places), dict(self.workplaces)
         return b
 
     # ---- reading ------------------------------------------------------------------------------
@@ -465,7 +470,7 @@ class FeedBuilder:
     def _gathering(self, place: str, t: str) -> Entry | None:
         if place in self.homes:
             return None
-        here = sorted(n for n, s in self._where.items() if s == place)
+        here = sorted(n for n, s in self._where.items() if s == place and self.workplaces.get(n) != place)
         now = _time(t)
         meal = now is not None and any(a <= now.hour < b for a, b in MEAL_HOURS) and bool(EATING.search(place))
         need = GATHER_MEAL if meal else GATHER_MIN
@@ -543,12 +548,14 @@ def _gather_text(place: str, who: Iterable[str]) -> str:
 
 
 def builder_for(personas: dict[str, Any], town: Any = None, **kw: Any) -> FeedBuilder:
-    """A builder for a town's cast: its residents, their homes (no gathering there) and the
-    town's sector names (the places a line of news may name)."""
+    """A builder for a town's cast: its residents, their homes (no gathering there), where they
+    work (no gathering of those at work) and the town's sector names (the places a line of news
+    may name)."""
     homes = [str(getattr(p, "home", "") or "") for p in personas.values()]
+    work = {n: str(getattr(p, "workplace", "") or "") for n, p in personas.items()}
     sectors = getattr(town, "sectors", None)
     places = [place_name(s) for s in sectors()] if callable(sectors) else []
-    return FeedBuilder(personas.keys(), homes, places, **kw)
+    return FeedBuilder(personas.keys(), homes, places, workplaces=work, **kw)
 
 
 __all__ = ["FOLD_MIN", "GATHER_MIN", "KINDS", "MAX_ENTRIES", "TOPICS", "Entry", "FeedBuilder", "builder_for",
