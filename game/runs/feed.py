@@ -316,11 +316,10 @@ class FeedBuilder:
             return None  # a greeting for the visitor: the player is there
         if ev.get("ended"):
             talk = self._talks.pop(cid, None)
-            if talk is not None:
-                e = self.entry(talk.entry)
-                if e is not None:
-                    self._word_talk(e, talk, ended=True)
-            return None
+            e = self.entry(talk.entry) if talk is not None else None
+            if talk is not None and e is not None:
+                self._word_talk(e, talk, ended=True)  # "talked" now: the entry changed
+            return e
         if not partner or not cid:
             raise ValueError("a conversation without a partner or an id")
         place = str(ev.get("address") or "")
