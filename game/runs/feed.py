@@ -94,9 +94,9 @@ class Entry:
     def line(self) -> str:
         """What the feed shows: "09:12 Isabella and Maria talk at Hobbs Cafe (×2)" (the panels'
         fonts have no emoji)."""
-        t = self.when
         more = f" (×{self.times})" if self.times > 1 else ""
-        return f"{t:%H:%M} {self.text}{more}" if t else f"{self.text}{more}"
+        hm = self.time[11:16]  # "2023-02-13 07:33:00" -> "07:33" (drawn often: no parsing)
+        return f"{hm} {self.text}{more}" if len(hm) == 5 and hm[2] == ":" else f"{self.text}{more}"
 
     def matches(self, resident: str | None = None, topic: str | None = None) -> bool:
         """The filter: one resident (a full or first name; any word of the line too), one topic."""

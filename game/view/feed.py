@@ -11,10 +11,16 @@ A pygame_gui window on the left (it takes the residents list's place: one
 closes the other). A line at the top filters by a resident (a full or first
 name) or any word; a menu beside it by topic (talk, plans, reflections,
 gatherings, world). Click an entry: the camera follows the first resident in it
-(a gathering or an edit: looks at the place); double-click, or "Why?": the Why?
-panel on the act behind it (game/view/why_panel.py). At most ``SHOWN`` entries
-are listed; the list is laid out again at most every ``REFRESH_S`` seconds, and
-only when the feed or the filter changed.
+(a gathering or an edit: looks at the place) and the entry shows whole below the
+list; double-click, or "Why?": the Why? panel on the act behind it
+(game/view/why_panel.py).
+
+Cheap on the frame (measured: a new entry redraws 80 rows in ~2 ms; a pygame_gui
+selection list took ~150 ms to lay them out): the rows are drawn here into one
+opaque picture, each row once (cached by entry, text and selection), under one
+transparent button that takes the clicks, in a window made once at install and
+then shown and hidden. At most ``SHOWN`` entries are listed, redrawn at most every
+``REFRESH_S`` seconds and only when the feed or the filter changed.
 
 The HUD shows the newest entry as a line of its own (``hud_line``).
 """
@@ -29,8 +35,9 @@ import pygame_gui
 from pygame_gui.elements import (
     UIButton,
     UIDropDownMenu,
+    UIImage,
     UILabel,
-    UISelectionList,
+    UIScrollingContainer,
     UITextBox,
     UITextEntryLine,
     UIWindow,
@@ -38,9 +45,11 @@ from pygame_gui.elements import (
 
 from game.runs.feed import TOPICS, Entry
 from game.view import keys
+from game.view.fonts import panel_font
 from game.view.hud import text_focused
 from game.view.markup import C_DIM, C_TEXT, esc
 from game.view.overlay import Overlay
+from game.view.residents_list import ClickArea
 from game.view.statusline import HEIGHT as STATUS_H
 
 if TYPE_CHECKING:
@@ -54,8 +63,13 @@ SHOWN = 80
 REFRESH_S = 0.5
 EVERYTHING = "everything"
 HUD_CHARS = 64
-CHAR_PX = 8  # about a character of the list's font: a line longer than its row is cut with "…"
+ROW_H = 24
+TEXT_PX = 14
 DETAIL_H = 64  # the selected entry in full, below the list
+FG = (236, 236, 236)
+DIM = (168, 176, 188)
+BG = (33, 40, 45)  # pygame_gui's dark background: the rows are opaque (blitting them is a copy)
+PICKED = (62, 72, 82)
 HINT = "Click an entry to follow who is in it; double-click (or Why?) for the reasons behind it."
 
 
@@ -69,11 +83,15 @@ class FeedPanel(Overlay):
         self.window: UIWindow | None = None
         self.filter: UITextEntryLine | None = None
         self.topics: UIDropDownMenu | None = None
-        self.list: UISelectionList | None = None
+        self.scroller: UIScrollingContainer | None = None
+        self.image: UIImage | None = None  # the rows, drawn here into one picture (see _fill)
+        self.button: ClickArea | None = None  # one transparent button over them: clicks and double-clicks
         self.why_button: UIButton | None = None
         self.status: UILabel | None = None
         self.detail: UITextBox | None = None  # the selected entry, whole
-        self.items: list[str] = []  # the rows as listed (cut to the row's width)
+        self.items: list[str] = []  # the rows as drawn (cut to the row's width)
+        self._rows: dict[tuple, tuple[pygame.Surface, str]] = {}  # (id, text, width, selected) -> row, text
+        self._fonts: dict = {}
         self.hud_button: pygame_gui.elements.UIButton | None = None
         self.query = ""  # a resident or a word
         self.topic = ""  # one of TOPICS, or "" for everything
@@ -82,6 +100,7 @@ class FeedPanel(Overlay):
         self._shown_key: tuple | None = None  # what the list was laid out from
         self._since = REFRESH_S
         self._typing = False
+        self._built_for: tuple[int, int] | None = None  # the window size the panel was made for
 
     @property
     def source(self) -> Any:
@@ -90,18 +109,12 @@ class FeedPanel(Overlay):
 
     @property
     def is_open(self) -> bool:
-        return self.window is not None and self.window.alive()
+        return self.window is not None and self.window.alive() and bool(self.window.visible)
 
     # ---- opening and closing ---------------------------------------------------------------
-    def open(self) -> None:
-        if self.is_open:
-            return
-        p = self.game.panels
-        for other in (p.residents_list, p.replay_events):
-            if getattr(other, "is_open", False):
-                other.close()  # type: ignore[union-attr]  # it is open, so it is there
-        _w, h = self.game.size
-        height = max(240, h - TOP - STATUS_H - 60)
+    # Made once (at install, before the first frame: pygame_gui's first scrolling box takes ~0.1 s)
+    # and then shown and hidden, as the residents list is.
+    def build(self) -> None:
         outer = self
 
         class _Window(UIWindow):
@@ -109,30 +122,56 @@ class FeedPanel(Overlay):
                 outer.close()
 
         ui = self.game.ui
+        _w, h = self.game.size
+        self._built_for = self.game.size
+        height = max(240, h - TOP - STATUS_H - 60)
         self.window = _Window(pygame.Rect(8, TOP, WIDTH, height), ui, window_display_title="Town feed",
                               object_id="#town_feed", resizable=False)
         cw, ch = self.window.get_container().get_size()
         self.filter = UITextEntryLine(pygame.Rect(4, 4, cw - 156, 32), ui, container=self.window,
                                       placeholder_text="a resident, or a word (party …)")
         self.filter.set_text_length_limit(40)
-        if self.query:
-            self.filter.set_text(self.query)
         self.topics = UIDropDownMenu([EVERYTHING, *TOPICS], self.topic or EVERYTHING,
                                      pygame.Rect(cw - 148, 4, 144, 32), ui, container=self.window)
         self.why_button = UIButton(pygame.Rect(cw - 92, ch - 36, 88, 32), "Why?", ui, container=self.window,
                                    tool_tip_text="the reasons behind the selected entry")
         self.status = UILabel(pygame.Rect(4, ch - 36, cw - 100, 32), "", ui, container=self.window)
         self.detail = UITextBox("", pygame.Rect(4, ch - 40 - DETAIL_H, cw - 8, DETAIL_H), ui, container=self.window)
+        # The rows are one picture under one transparent button (as the residents list's): a
+        # pygame_gui selection list laid out 80 rows in ~150 ms, a hitch each time the feed moved.
+        area = pygame.Rect(4, 40, cw - 8, ch - 88 - DETAIL_H)
+        self.scroller = UIScrollingContainer(area, ui, container=self.window, allow_scroll_x=False)
+        full = pygame.Rect(0, 0, area.width - 20, SHOWN * ROW_H)  # room for the scroll bar
+        blank = pygame.Surface(full.size)
+        blank.fill(BG)
+        self.image = UIImage(full, blank, ui, container=self.scroller)
+        self.button = ClickArea(full, "", ui, container=self.scroller, object_id="#feed_row",
+                                allow_double_clicks=True)
+        self.window.hide()  # made visible: pygame_gui cannot put a scrolling box into a hidden window
+
+    def open(self) -> None:
+        if self.is_open:
+            return
+        p = self.game.panels
+        for other in (p.residents_list, p.replay_events):
+            if getattr(other, "is_open", False):
+                other.close()  # type: ignore[union-attr]  # it is open, so it is there
+        if self.window is None or not self.window.alive() or self._built_for != self.game.size:
+            if self.window is not None:
+                self.window.kill()
+            self.build()
+        assert self.window is not None and self.filter is not None
+        self.window.show()
+        if self.filter.get_text() != self.query:
+            self.filter.set_text(self.query)
+        self.selected = None
         self._show_detail(None)
-        self.list = None
-        self._shown_key = None
         self._fill()
 
     def close(self) -> None:
-        if self.window is not None:
-            self.window.kill()
-        self.window = self.filter = self.topics = self.list = self.why_button = self.status = self.detail = None
-        self.shown, self.selected, self._shown_key, self.items = [], None, None, []
+        if self.window is not None and self.window.alive():
+            self.window.hide()
+        self.selected, self._shown_key = None, None
         self._typed(False)
 
     def _typed(self, typing: bool) -> None:
@@ -167,7 +206,7 @@ class FeedPanel(Overlay):
         return src.newest(self.query or None, self.topic or None, SHOWN)
 
     def _fill(self, force: bool = True) -> None:
-        """Lay the list out again when the feed or the filter changed."""
+        """Draw the rows again when the feed or the filter changed."""
         if self.window is None:
             return
         src = self.source
@@ -176,20 +215,11 @@ class FeedPanel(Overlay):
             return
         self._shown_key = key
         found = self.entries()
-        if [e.line() for e in found] == [e.line() for e in self.shown] and self.list is not None:
-            return  # the same lines: the list (and its selection) stays
+        if self.selected is not None and not any(e.id == self.selected.id for e in found):
+            self.selected = None
+            self._show_detail(None)
         self.shown = found
-        cw, ch = self.window.get_container().get_size()
-        chars = max(20, int(cw - 8 - 24) // CHAR_PX)  # the row's width, less the scroll bar
-        self.items = [_cut(e.line(), chars) for e in found] or [self._empty_text()]
-        items: list[str | tuple[str, str]] = list(self.items)
-        if self.list is None:
-            self.list = UISelectionList(pygame.Rect(4, 40, cw - 8, ch - 88 - DETAIL_H), items, self.game.ui,
-                                        container=self.window)
-        else:
-            self.list.set_item_list(items)
-        self.selected = None
-        self._show_detail(None)
+        self._draw()
         skipped = int(getattr(src, "skipped", 0) or 0)
         what = f"“{self.query}” " if self.query else ""
         topic = f"{self.topic} " if self.topic else ""
@@ -198,6 +228,53 @@ class FeedPanel(Overlay):
             text += f" · {skipped} unreadable events skipped"
         if self.status is not None:
             self.status.set_text(text)
+
+    def _draw(self) -> None:
+        """The rows into the picture: each row drawn once (cached by entry, text and whether it is
+        selected) and opaque, so the picture is a few copies; handed to pygame_gui once."""
+        if self.image is None or self.scroller is None:
+            return
+        width, height = self.image.rect.size
+        font = panel_font(TEXT_PX, False, self._fonts)
+        sheet = pygame.Surface((width, height))
+        sheet.fill(BG)
+        rows: dict[tuple, tuple[pygame.Surface, str]] = {}
+        self.items = []
+        if not self.shown:
+            self.items = [self._empty_text()]
+            sheet.blit(font.render(_fit(font, self.items[0], width - 8), True, DIM, BG), (4, 3))
+        picked = self.selected.id if self.selected is not None else None
+        for i, e in enumerate(self.shown):
+            line = e.line()
+            k = (e.id, line, width, e.id == picked)
+            row = self._rows.get(k)
+            if row is None:
+                fitted = _fit(font, line, width - 8)
+                surf = pygame.Surface((width, ROW_H))
+                surf.fill(PICKED if k[3] else BG)
+                text = font.render(fitted, True, FG)
+                surf.blit(text, (4, (ROW_H - text.get_height()) // 2))
+                row = (surf, fitted)
+            rows[k] = row
+            self.items.append(row[1])
+            sheet.blit(row[0], (0, i * ROW_H))
+        self._rows = rows  # only the rows shown stay cached
+        self.image.set_image(sheet, image_is_alpha_premultiplied=True)  # opaque: nothing to premultiply
+        self.scroller.set_scrollable_area_dimensions((width, max(1, len(self.shown)) * ROW_H))
+
+    def row_rect(self, i: int) -> pygame.Rect:
+        """Where the i-th row is on screen (it may be scrolled out of the box)."""
+        assert self.image is not None
+        return pygame.Rect(self.image.rect.x, self.image.rect.y + i * ROW_H, self.image.rect.width, ROW_H)
+
+    def entry_at(self, pos: tuple[int, int] | None) -> Entry | None:
+        """The entry whose row is under a screen position."""
+        if pos is None or self.image is None or self.scroller is None:
+            return None
+        if not self.scroller.get_container().get_rect().collidepoint(pos):
+            return None
+        i = int((pos[1] - self.image.rect.top) // ROW_H)
+        return self.shown[i] if 0 <= i < len(self.shown) and self.image.rect.collidepoint(pos) else None
 
     def _empty_text(self) -> str:
         src = self.source
@@ -253,14 +330,15 @@ class FeedPanel(Overlay):
         panel.open(who, kind, when, text, f"{who.split()[0]}: {entry.text}")
         return True
 
-    def _picked(self, event: pygame.event.Event) -> Entry | None:
-        if self.list is None:
-            return None
-        for i, item in enumerate(self.list.item_list):
-            if item.get("selected") and i < len(self.shown):
-                return self.shown[i]
-        text = getattr(event, "text", None)
-        return next((e for e, shown in zip(self.shown, self.items) if shown == text), None)
+    def pick(self, entry: Entry, why: bool = False) -> None:
+        """A click on an entry: it is selected (shown whole below) and the camera goes to it; a
+        double-click (``why``) opens its Why? too."""
+        self.selected = entry
+        self._show_detail(entry)
+        self._draw()
+        self.follow(entry)
+        if why:
+            self.why(entry)
 
     # ---- overlay protocol ------------------------------------------------------------------------
     def handle_event(self, event: pygame.event.Event) -> bool:
@@ -282,15 +360,11 @@ class FeedPanel(Overlay):
             self.topic = event.text if event.text in TOPICS else ""
             self._fill()
             return True
-        if event.type == pygame_gui.UI_SELECTION_LIST_NEW_SELECTION and event.ui_element is self.list:
-            self.selected = self._picked(event)
-            if self.selected is not None:
-                self.follow(self.selected)
-            self._show_detail(self.selected)
-            return True
-        if event.type == pygame_gui.UI_SELECTION_LIST_DOUBLE_CLICKED_SELECTION and event.ui_element is self.list:
-            self.selected = self._picked(event) or self.selected
-            self.why(self.selected)
+        if event.type in (pygame_gui.UI_BUTTON_PRESSED, pygame_gui.UI_BUTTON_DOUBLE_CLICKED) \
+                and event.ui_element is self.button:
+            entry = self.entry_at(self.game.mouse_pos)
+            if entry is not None:
+                self.pick(entry, why=event.type == pygame_gui.UI_BUTTON_DOUBLE_CLICKED)
             return True
         if event.type == pygame_gui.UI_BUTTON_PRESSED and event.ui_element is self.why_button:
             self.why(self.selected)
@@ -330,8 +404,16 @@ class FeedPanel(Overlay):
         return line if len(line) <= HUD_CHARS else line[: HUD_CHARS - 1] + "…"
 
 
-def _cut(text: str, chars: int) -> str:
-    return text if len(text) <= chars else text[: chars - 1].rstrip() + "…"
+def _fit(font: pygame.font.Font, text: str, width: int) -> str:
+    """The text, cut with "…" to fit ``width`` pixels: a guess from its mean character width,
+    then a character less at a time (a few measures, not one per character)."""
+    full = font.size(text)[0]
+    if full <= width:
+        return text
+    n = max(1, int(len(text) * width / full))
+    while n > 1 and font.size(text[:n].rstrip() + "…")[0] > width:
+        n -= 1
+    return text[:n].rstrip() + "…"
 
 
 def _time(text: str) -> datetime | None:
@@ -343,6 +425,7 @@ def _time(text: str) -> datetime | None:
 
 def install(game: Game) -> FeedPanel:
     panel = FeedPanel(game)
+    panel.build()
     game.add_overlay(panel)
     game.panels.feed = panel
     hud = game.panels.hud
