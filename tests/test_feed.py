@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from game.runs.feed import FOLD_MIN, MAX_ENTRIES, Entry, FeedBuilder, news_topic
+from game.runs.feed import FOLD_MIN, MAX_ENTRIES, Entry, FeedBuilder, news_topic, news_word
 from game.runs.live_feed import LiveFeed
 from game.sim.eventlog import EventLog
 
@@ -49,6 +49,8 @@ def test_news_names_who_told_whom_what():
     assert news_topic("Sam is running in the local mayoral election", []) == "the election"
     assert news_topic("Are you coming to the Party?", []) == "the party"
     assert news_topic("Lovely weather today.", ["Hobbs Cafe"]) == ""
+    assert news_word("the Valentine's Day party at Hobbs Cafe") == "party"
+    assert news_word("the election") == "election" and news_word("") == ""
 
 
 def test_a_talk_then_the_news_it_carried():

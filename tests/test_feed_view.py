@@ -98,6 +98,13 @@ def test_the_feed_shows_what_happened_a_click_follows_and_a_double_click_asks_wh
     frames(game, 2)
     why = game.panels.why_panel
     assert why.is_open and why.want[:2] == (a, "line") and why.want[3] == PARTY
+    assert why.spread_entry.get_text() == "party"  # news: who told whom, as `why --spread` says it
+    for _ in range(100):
+        if why._spread is not None:
+            break
+        frames(game, 1)
+        time.sleep(0.01)
+    assert f"{a}: said it first" in why._spread and f"{b}: heard it from {a}" in why._spread
     press(pygame.K_ESCAPE)  # Why? closes first ...
     frames(game, 1)
     assert not why.is_open and panel.is_open

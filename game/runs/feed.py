@@ -181,6 +181,13 @@ def news_topic(text: str, places: Iterable[str] = ()) -> str:
     return f"the {topic}" + (f" at {where}" if where else "")
 
 
+def news_word(topic: str) -> str:
+    """The word a piece of news turns on, to follow it from teller to teller ("the Valentine's
+    Day party at Hobbs Cafe" -> "party"); "" for none."""
+    m = _EVENT.search(str(topic or "").split(" at ", 1)[0])
+    return m.group(2).lower() if m else ""
+
+
 @dataclass
 class _Talk:
     """A conversation under way: its entry and what was said."""
@@ -558,4 +565,4 @@ def builder_for(personas: dict[str, Any], town: Any = None, **kw: Any) -> FeedBu
 
 
 __all__ = ["FOLD_MIN", "GATHER_MIN", "KINDS", "MAX_ENTRIES", "TOPICS", "Entry", "FeedBuilder", "builder_for",
-           "news_topic", "place_name", "sector"]
+           "news_topic", "news_word", "place_name", "sector"]

@@ -43,7 +43,7 @@ from pygame_gui.elements import (
     UIWindow,
 )
 
-from game.runs.feed import TOPICS, Entry
+from game.runs.feed import TOPICS, Entry, news_word
 from game.view import keys
 from game.view.fonts import panel_font
 from game.view.hud import text_focused
@@ -328,6 +328,10 @@ class FeedPanel(Overlay):
         when = _time(t)
         who = entry.who[0]
         panel.open(who, kind, when, text, f"{who.split()[0]}: {entry.text}")
+        word = news_word(entry.topic)
+        if word and panel.spread_entry is not None:  # news: who told whom, as `smallville why --spread` says
+            panel.spread_entry.set_text(word)
+            panel.show_spread(word)
         return True
 
     def pick(self, entry: Entry, why: bool = False) -> None:
