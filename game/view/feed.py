@@ -223,7 +223,8 @@ class FeedPanel(Overlay):
         skipped = int(getattr(src, "skipped", 0) or 0)
         what = f"“{self.query}” " if self.query else ""
         topic = f"{self.topic} " if self.topic else ""
-        text = f"{len(found)}{'+' if len(found) >= SHOWN else ''} {topic}{what}entries"
+        noun = "entry" if len(found) == 1 else "entries"
+        text = f"{len(found)}{'+' if len(found) >= SHOWN else ''} {topic}{what}{noun}"
         if skipped:
             text += f" · {skipped} unreadable events skipped"
         if self.status is not None:
