@@ -325,3 +325,31 @@ def test_the_feed_bench_reports_the_frames_share_and_the_threads():
     assert got["pump_n"] == 375 and got["read_n"] > 0 and got["builder_us_per_event"] > 0
     kinds = {e["kind"] for e in town_events(500, 0)}
     assert kinds == {"chat", "line", "reflect", "arrive", "action"}  # the mix the simulation logs
+
+
+def test_a_replay_finds_gatherings_by_the_games_rules_from_where_everyone_was():
+    import numpy as np
+
+    from game.replay.feed import arrivals, build_entries
+
+    names = [ISA, MARIA, KLAUS, AYESHA]
+    frames = 60
+    tiles = np.zeros((frames, 5, 2), dtype=np.int16)  # [frame, slot, (x, y)]; slot 4: the visitor
+    tiles[:, :, 0] = [0, 1, 2, 3, 9]  # everyone in the west (the park) but ...
+    tiles[:12, 2, 0] = 8  # ... Klaus, east (the cafe, his workplace here) for the first two minutes
+    tiles[30:, 1, 0] = 8  # Maria goes east at frame 30
+    sector_ids = np.array([[0] * 5 + [1] * 5], dtype=np.int32)
+    town = SimpleNamespace(sector_ids=sector_ids,
+                           sector_at=lambda x, y: "the Ville:Johnson Park" if x < 5 else "the Ville:Hobbs Cafe",
+                           sectors=lambda: ["the Ville:Johnson Park", "the Ville:Hobbs Cafe"])
+    rec = SimpleNamespace(residents=names, last=frames - 1, tiles=tiles, events=[], actions=[([], [])] * 4,
+                          time_of=lambda f: T0 + timedelta(seconds=10 * f))
+    got = arrivals(rec, town)
+    assert [(e["resident"], e["s"], e["address"]) for e in got if e["resident"] == MARIA] == [
+        (MARIA, 0, "the Ville:Johnson Park"), (MARIA, 30, "the Ville:Hobbs Cafe")]
+    personas = {n: SimpleNamespace(home="", workplace="the Ville:Hobbs Cafe:cafe" if n == KLAUS else "")
+                for n in names}
+    entries, skipped = build_entries(rec, town, personas)
+    assert skipped == 0
+    (g,) = [e for e in entries if e.kind == "gathering"]
+    assert g.text == "4 residents gather at Johnson Park: Ayesha, Isabella, Klaus, Maria" and g.frame == 12

@@ -3,10 +3,10 @@
 The recording keeps the event log's events (lines, conversations, reflections,
 edits, arrangements) as they were, its actions as ``a`` records (with the
 decision's note: "reacted to: ...") and its arrivals as tiles; so the feed is
-built by the game's own ``FeedBuilder`` (game/runs/feed.py) from the events and
-the actions put back in time order, and its gatherings are the replay's own
-(game/replay/moments.py ``gatherings``, read off the tiles). Built once, on a
-background thread; ``newest`` gives the entries up to the replay's frame.
+built by the game's own ``FeedBuilder`` (game/runs/feed.py), by the same rules,
+from the events, the actions and where everyone was once a sim minute (read off
+the tiles, as arrivals), put back in time order. Built once, on a background
+thread; ``newest`` gives the entries up to the replay's frame.
 
 It speaks the game's ``LiveFeed`` interface to the feed panel (game/view/feed.py):
 ``pump`` (nothing to do), ``newest``, ``hud_line``, ``version``, ``skipped``.
@@ -18,7 +18,9 @@ import logging
 import threading
 from typing import Any
 
-from game.replay.moments import gatherings
+import numpy as np
+
+from game.replay.moments import GATHER_EVERY
 from game.replay.reader import Recording
 from game.runs.feed import Entry, builder_for
 
@@ -27,9 +29,42 @@ log = logging.getLogger(__name__)
 FRAMES_PER_VERSION = 6  # the list is refreshed once a sim minute of the replay (6 frames)
 
 
-def recorded_events(rec: Recording) -> list[dict]:
-    """The recording's events and its actions as action events, in frame order."""
+def arrivals(rec: Recording, town: Any) -> list[dict]:
+    """Where each resident was, once a sim minute (the tiles the recording keeps), as ``arrive``
+    events when the sector changes (an empty address: outdoors): the game's feed finds its
+    gatherings in the simulation's arrivals, a replay's in these."""
+    ids = getattr(town, "sector_ids", None)
+    n = len(rec.residents)
+    if ids is None or not n or rec.last < 1:
+        return []
+    frames = np.arange(0, rec.last + 1, GATHER_EVERY)
+    tiles = rec.tiles[frames, :n].astype(np.int64)
+    xs, ys = tiles[..., 0], tiles[..., 1]
+    h, w = ids.shape
+    ok = (xs >= 0) & (ys >= 0) & (xs < w) & (ys < h)
+    sector = np.full(xs.shape, -1, dtype=np.int64)
+    sector[ok] = ids[ys[ok], xs[ok]]
+    names: dict[int, str] = {}
+    out = []
+    for r, name in enumerate(rec.residents):
+        col = sector[:, r]
+        changed = np.flatnonzero(np.diff(col, prepend=-2) != 0)
+        for j in changed:
+            k = int(col[j])
+            if k >= 0 and k not in names:
+                names[k] = town.sector_at(int(xs[j, r]), int(ys[j, r])) or ""
+            f = int(frames[j])
+            out.append({"s": f, "time": rec.time_of(f).isoformat(sep=" "), "resident": name, "kind": "arrive",
+                        "text": "", "address": names.get(k, "") if k >= 0 else ""})
+    return out
+
+
+def recorded_events(rec: Recording, town: Any = None) -> list[dict]:
+    """The recording's events, its actions as action events and (with the town) where everyone
+    was as arrivals, in frame order."""
     out = [e for e in rec.events if isinstance(e, dict)]
+    if town is not None:
+        out += arrivals(rec, town)
     for i, name in enumerate(rec.residents):
         frames, values = rec.actions[i]
         for f, a in zip(frames, values):
@@ -44,18 +79,16 @@ def recorded_events(rec: Recording) -> list[dict]:
 
 def build_entries(rec: Recording, town: Any = None, personas: dict[str, Any] | None = None) -> tuple[list[Entry], int]:
     """Every entry of the recording, oldest first (each with its frame), and the events skipped."""
-    b = builder_for(personas or {n: None for n in rec.residents}, town, gatherings=False, max_entries=100_000)
+    # where everyone is comes from the tiles (arrivals), not from where their actions lead them
+    b = builder_for(personas or {n: None for n in rec.residents}, town, moves_from_actions=False,
+                    max_entries=100_000)
     if not personas:
         b.residents = set(rec.residents)
-    for ev in recorded_events(rec):
+    for ev in recorded_events(rec, town):
         got = b.add(ev)
         if got is not None:
             got.frame = int(ev.get("s", 0) or 0)
     entries = list(b.entries)
-    if town is not None:
-        for m in gatherings(rec, town, personas or {}):
-            entries.append(Entry(0, rec.time_of(m.frame).isoformat(sep=" "), "gathering", m.who, m.text,
-                                 frame=m.frame))
     entries.sort(key=lambda e: (e.frame or 0))
     for k, e in enumerate(entries, 1):
         e.id = k

@@ -204,13 +204,14 @@ class FeedBuilder:
 
     def __init__(self, residents: Iterable[str] = (), homes: Iterable[str] = (), places: Iterable[str] = (),
                  *, workplaces: dict[str, str] | None = None, gatherings: bool = True,
-                 max_entries: int = MAX_ENTRIES) -> None:
+                 moves_from_actions: bool = True, max_entries: int = MAX_ENTRIES) -> None:
         self.residents = set(residents)  # empty: anyone named is a resident
         self.homes = {sector(h) for h in homes if sector(h)}
         # where each works or studies: the students in class, the cafe's owner at work, are no gathering
         self.workplaces = {n: sector(w) for n, w in (workplaces or {}).items() if sector(w)}
         self.places = sorted({p for p in places if p}, key=len, reverse=True)  # sector names lines may name
         self.track_gatherings = gatherings
+        self.moves_from_actions = moves_from_actions  # an action elsewhere takes them away (a replay: tiles say)
         self.entries: deque[Entry] = deque(maxlen=max_entries)
         self._by_id: dict[int, Entry] = {}  # the entries by id (those still in the feed)
         self.skipped = 0  # events that were not events
@@ -227,7 +228,7 @@ class FeedBuilder:
     def blank(self) -> FeedBuilder:
         """A new, empty builder for the same town."""
         b = FeedBuilder(self.residents, (), (), gatherings=self.track_gatherings,
-                        max_entries=self.entries.maxlen or MAX_ENTRIES)
+                        moves_from_actions=self.moves_from_actions, max_entries=self.entries.maxlen or MAX_ENTRIES)
         b.homes, b.places, b.workplaces = set(self.homes), list(self.places), dict(self.workplaces)
         return b
 
@@ -291,7 +292,8 @@ class FeedBuilder:
             return self._new(t, "inner voice", (who,), f"{first(who)} hears an inner voice: {_quote(ev['text'])}",
                              place=str(ev.get("address") or ""), why=("action", t, ""))
         if kind == "action":
-            self._moved(who, ev.get("address"), t, arrived=False)
+            if self.moves_from_actions:
+                self._moved(who, ev.get("address"), t, arrived=False)
             return self._action(ev, who, t)
         if kind == "arrive":
             return self._moved(who, ev.get("address"), t, arrived=True)
