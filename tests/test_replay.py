@@ -224,8 +224,8 @@ def test_dragging_the_timeline_moves_the_town_through_the_game_loop(display, rec
     try:
         # as they were installed (nobody walks; the help on top), and the help lists a replay's keys
         assert [o.name for o in game.overlays] == ["residents_view", "bubbles", "hud", "follower", "inspector",
-                                                   "why_panel", "townmap", "residents_list", "replay_events",
-                                                   "timeline", "help"]
+                                                   "why_panel", "townmap", "residents_list", "feed",
+                                                   "replay_events", "timeline", "help"]
         assert game.panels.walker is None and game.panels.help.controls == keys.help_lines(keys.REPLAY)
         frames(game, 2)
         assert not session.paused  # it plays at once
