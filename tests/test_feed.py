@@ -95,6 +95,18 @@ def test_plans_arranged_in_talk_one_entry_for_both_sides_and_kept_later():
              source="rule (guided: an arrangement agreed with Isabella Rodriguez on Monday February 13)"))
     assert b.newest()[0].text == ("Maria keeps a plan made with Isabella: going to the Valentine's Day party at "
                                   "Hobbs Cafe")
+    b.add(ev(70, MARIA, "action", "dancing at the party", CAFE,
+             source="rule (guided: an arrangement agreed with Isabella Rodriguez on Monday February 13)"))
+    assert len(b.newest()) == 2  # the next step of the same plan is no news
+    # a slot of the guided day chosen from a memory of being told (agents/plan.py chosen_tag)
+    heard = ("repaired (guided: chosen from 4 candidates, from memory #12 (Isabella Rodriguez told Klaus "
+             "Mueller: \"I'm hosting a Valentine's Day party at Hobbs Cafe tomorrow\"))")
+    b.add(ev(80, KLAUS, "action", "going to the party", CAFE, source=heard))
+    b.add(ev(85, KLAUS, "action", "chatting at the party", CAFE, source=heard))
+    got = b.newest()
+    assert len(got) == 3 and got[0].kind == "replan" and got[0].category == "plans"
+    assert got[0].text.startswith("Klaus acts on what Isabella told: “I'm hosting a Valentine's Day party")
+    assert got[0].text.endswith(": going to the party at Hobbs Cafe")
 
 
 def test_reactions_replans_and_the_inner_voice():

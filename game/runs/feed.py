@@ -65,6 +65,11 @@ _EVENT_WORDS = (r"party|parties|election|campaign|exhibition|exhibit|concert|gig
 _EVENT = re.compile(rf"((?:[A-Z][\w'’]*\s+){{0,3}})\b((?i:{_EVENT_WORDS}))\b")
 
 
+_NAME = r"[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)?"
+_ARRANGED = re.compile(rf"arrangement (?:agreed )?with ({_NAME})")
+_HEARD = re.compile(rf"from memory #(\d+) \(({_NAME}) told [^:]*:?\s*[\"“]?([^\"”)]{{0,40}})")
+
+
 @dataclass(eq=False)  # entries are found by identity (a field-by-field compare made the feed 10x slower)
 class Entry:
     """One line of the feed."""
@@ -224,6 +229,7 @@ class FeedBuilder:
         self._edits: deque[tuple[str, str, str, str]] = deque(maxlen=20)  # (time, address, object, state)
         self._reflected: dict[str, int] = {}  # resident -> the entry of their reflections at one time
         self._arranged: dict[tuple[str, str, str], int] = {}  # (resident, partner, start) -> its entry
+        self._acted: dict[str, str] = {}  # resident -> the origin of the plan they last acted on
 
     def blank(self) -> FeedBuilder:
         """A new, empty builder for the same town."""
@@ -419,13 +425,25 @@ class FeedBuilder:
         if "replanned for the inner voice" in note or note.startswith("inner voice"):
             return self._new(t, "replan", (who,), f"{first(who)} changes plans (inner voice): {text}",
                              place=str(ev.get("address") or ""), why=("action", t, text))
-        m = re.search(r"arrangement (?:agreed )?with ([A-Z][\w'’-]*(?: [A-Z][\w'’-]*)?)", source)
-        if m and not ev.get("controlled"):
-            e = self._new(t, "arrangement", (who,), f"{first(who)} keeps a plan made with {first(m.group(1))}: "
-                          f"{text} at {place_name(ev.get('address'))}", place=str(ev.get("address") or ""),
-                          why=("action", t, text))
-            return e
-        return None
+        if ev.get("controlled"):
+            return None
+        # a plan item's provenance names where it came from (agents/plan.py chosen_tag): an
+        # arrangement, or a memory of being told; every step of it says so, the first is news
+        place = place_name(ev.get("address"))
+        m = _ARRANGED.search(source)
+        if m:
+            origin, line = f"arrangement with {m.group(1)}", f"keeps a plan made with {first(m.group(1))}"
+        else:
+            m = _HEARD.search(source)
+            if m is None:
+                return None
+            origin, line = f"memory #{m.group(1)}", f"acts on what {first(m.group(2))} told: “{m.group(3)}”"
+        if self._acted.get(who) == origin:
+            return None  # the next step of the same plan
+        self._acted[who] = origin
+        kind = "arrangement" if origin.startswith("arrangement") else "replan"
+        return self._new(t, kind, (who,), f"{first(who)} {line}: {text} at {place}",
+                         place=str(ev.get("address") or ""), why=("action", t, text))
 
     def _reflect(self, ev: dict, who: str, t: str) -> Entry:
         last = self.entry(self._reflected.get(who, -1))
@@ -511,6 +529,7 @@ class FeedBuilder:
             "where": dict(self._where), "gathered": dict(self._gathered),
             "edits": [list(x) for x in self._edits], "reflected": dict(self._reflected),
             "arranged": [[a, b, c, i] for (a, b, c), i in self._arranged.items()],
+            "acted": dict(self._acted),
         }
 
     def from_state(self, state: Any) -> None:
@@ -529,6 +548,7 @@ class FeedBuilder:
             edits = [(str(a), str(b), str(c), str(d)) for a, b, c, d in state.get("edits") or []]
             reflected = {str(k): int(v) for k, v in (state.get("reflected") or {}).items()}
             arranged = {(str(a), str(b), str(c)): int(i) for a, b, c, i in state.get("arranged") or []}
+            acted = {str(k): str(v) for k, v in (state.get("acted") or {}).items()}
             seen, skipped = int(state.get("seen") or 0), int(state.get("skipped") or 0)
             nxt = int(state.get("next") or 0)
         except (TypeError, ValueError, KeyError, AttributeError) as err:
@@ -540,7 +560,7 @@ class FeedBuilder:
         self._talks, self._pairs, self._where, self._gathered = talks, pairs, where, gathered
         self._edits.clear()
         self._edits.extend(edits)
-        self._reflected, self._arranged = reflected, arranged
+        self._reflected, self._arranged, self._acted = reflected, arranged, acted
         self.seen, self.skipped = max(0, seen), max(0, skipped)
         self._next = max(nxt, max((e.id for e in entries), default=0) + 1)
 
