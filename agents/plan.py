@@ -678,13 +678,13 @@ def chosen_day_plan(m: Planner, day: datetime, skeleton: list[PlanItem], directi
     skeleton, placed = with_engagements(skeleton, engagements)
     origins: dict[tuple[str, str], str] = {}
     invites = [e for e in engagements if e.invitation()]
-    special = intended(directive, m.name) + [e.invitation() for e in invites]
-    offered = {f"{x.start:%H:%M}": slot_candidates(x, m.persona, m.spatial, own, special=special)
-               for x in skeleton[:-1]}
-    for e in invites:  # inviting, in the slots before the event
-        for key in offered:
-            if f"{day:%Y-%m-%d} {key}" < f"{e.start:%Y-%m-%d %H:%M}":
-                origins[(key, e.invitation())] = e.origin()
+    wanted = intended(directive, m.name)
+    offered: dict[str, list[tuple[str, str]]] = {}
+    for x in skeleton[:-1]:
+        key = f"{x.start:%H:%M}"
+        inviting = [e for e in invites if x.start < e.start]  # inviting people, in the slots before the event
+        offered[key] = slot_candidates(x, m.persona, m.spatial, own, special=wanted + [e.invitation() for e in inviting])
+        origins.update({(key, e.invitation()): e.origin() for e in inviting})
     for e in placed:
         key = f"{e.start:%H:%M}"
         offered[key] = ([(e.description, e.address)]

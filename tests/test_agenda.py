@@ -148,6 +148,8 @@ def test_the_host_is_offered_her_party_at_its_time_and_chooses_it_with_its_memor
     prompt = [c for c in gw.fake.calls if c[0] == "day_plan"][-1][1][-1]["content"]
     assert "17:00: hosting the Valentine's Day party at Hobbs Cafe |" in prompt
     assert "inviting customers to the Valentine's Day party" in prompt  # before it, at work
+    evening = next(line for line in prompt.splitlines() if line.startswith("19:00: "))
+    assert "inviting" not in evening  # not after it
     after = P.item_at(plan, datetime(2023, 2, 14, 19, 30))
     assert "party" not in after.description  # the usual evening resumes after it
 
