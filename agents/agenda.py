@@ -280,3 +280,13 @@ def invitations(nodes: Iterable[MemoryNode], persona: Persona, spatial: SpatialM
             if e is not None and e.kind == INTENTION and e.invites and e.start > now:
                 out.append(e)
     return out
+
+
+_ORIGIN = re.compile(r"\b(memory #\d+\b.*|an arrangement\b.*)$")
+
+
+def origin_in(source: str | None) -> str:
+    """The memory a plan item was chosen from, as its provenance names it ("memory #7 (...)"), or ""."""
+    m = _ORIGIN.search(str(source or "")) if "chosen from" in str(source or "") else None
+    return m.group(1) if m else ""
+

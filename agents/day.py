@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from agents import agenda
 from agents import inner_voice as voice
 from agents import plan as planning
 from agents import provenance as pv
@@ -161,6 +162,9 @@ def next_action(m: DayMind) -> Action:
         acts = fallback_actions(m.spatial, item, now, end)
     else:
         acts = decompose(m, item, now, end, minutes)
+    origin = agenda.origin_in(item.source)
+    for a in acts if origin else []:  # the steps of an engagement say which memory it came from
+        a.source = pv.tag(pv.kind_of(a.source), f"{pv.why_of(a.source)}; for the plan's {origin}".lstrip("; "))
     today.pending = acts[1:]
     return acts[0]
 

@@ -226,3 +226,13 @@ def test_an_engagement_past_bedtime_or_before_waking_gets_no_slot():
     inside = agenda.Engagement(day + timedelta(hours=12), 60, "meeting with Maria", PARK, agenda.ARRANGEMENT)
     skeleton, placed = P.with_engagements(routine, [ok, inside])
     assert placed == [ok] and any(x.start == ok.start for x in skeleton)
+
+
+def test_the_steps_of_a_chosen_engagement_name_its_memory_for_why_and_the_timeline():
+    m, _ = chooser_mind(lambda opts: opts[0])
+    m.queue_thought(PARTY, 8)
+    plan_feb14(m)
+    d = m.decide(situation(datetime(2023, 2, 14, 17, 0), address=CAFE))
+    assert "party" in P.item_at(m.today.plan, m.now).description
+    assert "memory #" in d.action.source and pv.kind_of(d.action.source) in pv.KINDS
+    assert agenda.origin_in(P.item_at(m.today.plan, m.now).source).startswith("memory #")
