@@ -59,8 +59,8 @@ HOLIDAYS = {"valentine": (2, 14), "christmas eve": (12, 24), "christmas": (12, 2
             "halloween": (10, 31)}
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _AMPM = r"(am|pm|a\.m\.|p\.m\.|o'clock)"
-_RANGE_12 = re.compile(rf"\b(\d{{1,2}})(?::(\d\d))?\s*{_AMPM}?\s*(?:to|-|–|until|till)\s*(\d{{1,2}})(?::(\d\d))?\s*{_AMPM}",
-                       re.I)
+_RANGE_12 = re.compile(rf"\b(\d{{1,2}})(?::(\d\d))?\s*{_AMPM}?\s*(?:to|-|–|until|till)\s*"
+                       rf"(\d{{1,2}})(?::(\d\d))?\s*{_AMPM}", re.I)
 _RANGE_24 = re.compile(r"\b(\d{1,2}):(\d\d)\s*(?:to|-|–|until|till)\s*(\d{1,2}):(\d\d)\b")
 _AT = re.compile(rf"\b(?:at|from|starting at)\s+(\d{{1,2}})(?::(\d\d))?\s*{_AMPM}", re.I)
 _AT_24 = re.compile(r"\b(?:at|from)\s+(\d{1,2}):(\d\d)\b")
@@ -100,7 +100,7 @@ class Engagement:
     def covered_by(self, words: str) -> bool:
         """Whether a plan item's words already hold this engagement (its event by name)."""
         w = words.lower()
-        return w == self.description.lower() or bool(self.event) and self.event.lower() in w
+        return w == self.description.lower() or (bool(self.event) and self.event.lower() in w)
 
     def invitation(self) -> str:
         """What it does before the event when it means to invite people."""
@@ -226,7 +226,8 @@ def engagement_of(node: MemoryNode, persona: Persona, spatial: SpatialMemory) ->
         return None
     invites = ""
     if hosting and _INVITE.search(clause):  # whom, in a word: a plan item is a short phrase
-        who = (_PEOPLE.search(clause) or re.search("friends", "friends")).group(0).lower()
+        found = _PEOPLE.search(clause)
+        who = found.group(0).lower() if found else "friends"
         invites = next((w for w in ("customers", "neighbours", "neighbors", "friends") if w in who), "people")
     return Engagement(start, minutes or default, words, place, INTENTION if own else EVENT, node.id, text,
                       invites, event if not event.startswith("meeting with") else "")

@@ -683,7 +683,8 @@ def chosen_day_plan(m: Planner, day: datetime, skeleton: list[PlanItem], directi
     for x in skeleton[:-1]:
         key = f"{x.start:%H:%M}"
         inviting = [e for e in invites if x.start < e.start]  # inviting people, in the slots before the event
-        offered[key] = slot_candidates(x, m.persona, m.spatial, own, special=wanted + [e.invitation() for e in inviting])
+        special = wanted + [e.invitation() for e in inviting]
+        offered[key] = slot_candidates(x, m.persona, m.spatial, own, special=special)
         origins.update({(key, e.invitation()): e.origin() for e in inviting})
     for e in placed:
         key = f"{e.start:%H:%M}"
