@@ -440,3 +440,30 @@ def test_the_competent_stand_in_ranks_from_the_prompt_alone():
             "Here are 3 answers:\n1. I don't know.\n2. I study physics at the college and stream games.\n3. Stuff.\n")
     assert dispatch(Prompt(text, {"properties": {"ranking": {}}}, "Ranking")) == {"ranking": [2, 3, 1]}
     assert parse_ranking("b > a", "AB") == ([1, 0], "")
+
+
+def _experiment(values: dict[str, tuple[list, list]]) -> dict:
+    from lab.experiment.compare import MEASURES, arm_tests, spread
+
+    arms = {arm: {k: spread(list(values.get(k, ([], []))[i])) for k, _l, _f in MEASURES}
+            for i, arm in enumerate(("control", "treatment"))}
+    return {"experiment": "exp", "at": "2023-02-13 09:00", "hours": 2.0, "seeds": [0, 1, 2], "treatment": ["x"],
+            "branches": {}, "arms": arms, "tests": arm_tests(arms), "missing": []}
+
+
+def test_compare_gives_each_measure_an_effect_size_a_test_and_its_seeds():
+    from lab.experiment.compare import markdown
+
+    res = _experiment({"density": ([0.2, 0.25, 0.22], [0.5, 0.55, 0.52]), "calls": ([10, 10, 10], [10, 10, 10])})
+    t = res["tests"]["density"]
+    assert t["p"] == pytest.approx(0.1) and t["cliffs_delta"] == 1.0 and t["n_control"] == 3
+    md = markdown(res)
+    assert "Is the difference more than noise?" in md and "| 3 + 3 |" in md
+    assert "the seeds cannot differ" in md and "1 of 2 measures have sd 0" in md
+
+
+def test_compare_says_plainly_when_no_seed_differs():
+    from lab.experiment.compare import markdown
+
+    md = markdown(_experiment({"density": ([0.3, 0.3], [0.4, 0.4]), "party_share": ([0.1, 0.1], [0.1, 0.1])}))
+    assert "The seeds cannot differ here: every measure has sd 0 in every arm" in md
