@@ -215,12 +215,15 @@ def test_the_competent_judge_ranks_end_to_end(evaluation, tmp_path):
     files = list((ev_dir / "ratings" / "judges").glob("*.jsonl"))
     assert [f.name for f in files] == ["scripted-competent.jsonl"]
     lines = [json.loads(x) for x in files[0].read_text().splitlines()]
-    assert len(lines) == 60 and not any(x.get("fallback") for x in lines)
+    ev = folder.read(ev_dir)
+    n = sum(len(ev.choices(it, MINDED)) >= 2 for it in ev.items)  # questions every condition answered alike: none
+    assert 10 < n < 60 and len(lines) == n and not any(x.get("fallback") for x in lines)
     rep = json.loads((ev_dir / "report.json").read_text())
     s = rep["ratings"]["judge: scripted/competent"]
-    assert s["rankings"] == 60 and set(s["order"]) == set(MINDED) and "people" not in rep["ratings"]
+    assert s["rankings"] == n and set(s["order"]) == set(MINDED) and "people" not in rep["ratings"]
     md = (ev_dir / "report.md").read_text()
-    assert "### judge: scripted/competent: 60 rankings" in md and "Kruskal-Wallis" in md
+    assert f"### judge: scripted/competent: {n} rankings" in md and "Kruskal-Wallis" in md
+    assert f"{60 - n} of 60 questions got the same answer under every condition" in md
     assert (ev_dir / "ratings.png").stat().st_size > 0
     # run again: nothing left to rank
     assert judge_rankings(folder.read(ev_dir), _competent())["ranked"] == 0
@@ -232,7 +235,7 @@ def test_the_judge_prompt_never_names_a_condition(evaluation):
     ev = folder.read(evaluation)
     item = ev.items[0]
     answers = ev.answers(item)
-    text = judge_prompt(ev, item, list(answers), answers).lower()
+    text = judge_prompt(ev, item, [[c] for c in answers], answers).lower()
     for c in PAPER_CONDITIONS:
         assert c.name not in text and c.label not in text
     assert "reflection" not in text and "ablat" not in text and "condition" not in text
@@ -245,8 +248,10 @@ def test_a_judge_answer_that_is_not_a_ranking_is_counted_not_used(evaluation, tm
     assert command.main_rate(_rate_args(ev_dir, judge=True), gateway=gw, echo=None) == 0
     rep = json.loads((ev_dir / "report.json").read_text())
     assert not any(k.startswith("judge") for k in rep["ratings"])
-    assert any("60 answers were not a ranking" in n for n in rep["notes"])
-    assert as_order([2, 1], ["a", "b"]) == ["b", "a"] and as_order([1, 3], ["a", "b"]) is None
+    ev = folder.read(ev_dir)
+    n = sum(len(ev.choices(it, MINDED)) >= 2 for it in ev.items)
+    assert any(f"{n} answers were not a ranking" in x for x in rep["notes"])
+    assert as_order([2, 1], ["a", "b"]) == [1, 0] and as_order([1, 3], ["a", "b"]) is None
 
 
 def test_scripted_rankings_order_the_ratings_as_they_did(evaluation, tmp_path):
@@ -280,8 +285,18 @@ def _cli(args: list[str], stdin: str) -> subprocess.CompletedProcess:
                           env=env, cwd=REPO, timeout=120)
 
 
+def _all_different(ev_dir: Path) -> None:
+    """Every condition's answer made different from the others (the rater then sees four)."""
+    data = json.loads((ev_dir / "answers.json").read_text())
+    for it in data["items"]:
+        for lead, c in zip(("Well,", "Hmm,", "So,", "Oh,"), MINDED):
+            it["answers"][c]["text"] = f"{lead} {it['answers'][c]['text']}"
+    (ev_dir / "answers.json").write_text(json.dumps(data), encoding="utf-8")
+
+
 def test_the_terminal_rater_through_stdin(evaluation, tmp_path):
     ev_dir = _copy(evaluation, tmp_path / "ev")
+    _all_different(ev_dir)
     # garbage, a letter twice, a missing one, a skip, then two good rankings, then quit
     got = _cli(["rate", str(ev_dir), "--rater", "Ann Smith", "--map", str(MAP)],
                "zz\nAAB\nAB\ns\nDCBA\nA B C D\nq\n")
@@ -292,7 +307,8 @@ def test_the_terminal_rater_through_stdin(evaluation, tmp_path):
         assert c.name not in out and c.label not in out
     lines = [json.loads(x) for x in (ev_dir / folder.PEOPLE / "Ann-Smith.jsonl").read_text().splitlines()]
     assert len(lines) == 2 and all(sorted(x["order"]) == sorted(MINDED) for x in lines)
-    assert lines[0]["order"] == lines[0]["shown"][::-1] and lines[1]["order"] == lines[1]["shown"]
+    assert lines[0]["order"] == [g[0] for g in lines[0]["shown"]][::-1]
+    assert lines[1]["order"] == [g[0] for g in lines[1]["shown"]] and lines[1]["ranks"] == [1, 2, 3, 4]
     # resumes: the two ranked are not shown again; the end of input stops cleanly
     again = _cli(["rate", str(ev_dir), "--rater", "Ann Smith", "--map", str(MAP)], "")
     assert again.returncode == 0 and "58 questions to go (2 done)" in " ".join(again.stdout.split())
@@ -318,6 +334,26 @@ def test_people_write_the_human_answers_through_stdin_and_raters_then_see_five(e
     (ev_dir / "human.json").write_text("{oops", encoding="utf-8")
     with pytest.raises(UserError, match="human.json is damaged"):
         folder.read(ev_dir)
+
+
+def test_conditions_that_answered_alike_are_shown_once_and_share_their_place(evaluation, tmp_path):
+    ev_dir = _copy(evaluation, tmp_path / "ev")
+    _all_different(ev_dir)
+    data = json.loads((ev_dir / "answers.json").read_text())
+    for it in data["items"]:  # no reflection answers exactly as the full architecture
+        it["answers"]["no_reflection"]["text"] = "  " + it["answers"]["full"]["text"].upper()
+    (ev_dir / "answers.json").write_text(json.dumps(data), encoding="utf-8")
+    got = _cli(["rate", str(ev_dir), "--rater", "Eve", "--map", str(MAP)], "ABC\nq\n")
+    assert got.returncode == 0, got.stderr
+    assert " D " not in got.stdout.split("your ranking")[0]  # three answers to rank, not four
+    line = json.loads((ev_dir / folder.PEOPLE / "Eve.jsonl").read_text())
+    tied = next(g for g in line["shown"] if len(g) == 2)
+    assert sorted(tied) == ["full", "no_reflection"]
+    assert line["ranks"][line["order"].index("full")] == line["ranks"][line["order"].index("no_reflection")]
+    r = ratings.summarise(list(folder.read_rankings(ev_dir / folder.PEOPLE / "Eve.jsonl", MINDED).orders.values()),
+                          MINDED)
+    assert r["ratings"]["full"]["mu"] == pytest.approx(r["ratings"]["no_reflection"]["mu"])
+    assert r["win_rates"]["full"]["no_reflection"] == 0.5
 
 
 def test_a_rater_file_with_garbage_keeps_its_good_lines_and_says_so(evaluation, tmp_path):

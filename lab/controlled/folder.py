@@ -75,6 +75,17 @@ class Evaluation:
             out[next(c.name for c in self.conditions if c.people)] = h["text"]
         return out
 
+    def choices(self, item: dict, conditions: list[str]) -> list[list[str]]:
+        """The distinct answers among ``conditions`` as groups of the conditions that gave
+        them (the same words, whatever the case and spacing): a rater ranks each text once,
+        and conditions that answered alike share its place."""
+        answers = self.answers(item)
+        groups: dict[str, list[str]] = {}
+        for c in conditions:
+            if c in answers:
+                groups.setdefault(" ".join(answers[c].lower().split()), []).append(c)
+        return list(groups.values())
+
     def condition_names(self, with_people: bool | None = None) -> list[str]:
         """The conditions in the report: the people's one only when some answer was written."""
         has_people = any(self.human.values()) if with_people is None else with_people
@@ -135,13 +146,16 @@ def add_human(folder: Path, resident: str, question: str, text: str, by: str) ->
     write_json(Path(folder) / HUMAN, {"answers": answers})
 
 
+Tiers = list[list[str]]  # a ranking: conditions best first, those that answered alike together
+
+
 @dataclass
 class Rankings:
-    """One file's rankings: ``orders`` (condition names, best first) by item key."""
+    """One file's rankings: ``orders`` (tiers of condition names, best first) by item key."""
 
     path: Path
     who: str
-    orders: dict[str, list[str]]
+    orders: dict[str, Tiers]
     bad_lines: int = 0
     fallbacks: int = 0
 
@@ -153,8 +167,9 @@ def ranking_files(folder: Path, kind: Path) -> list[Path]:
 
 def read_rankings(path: Path, conditions: list[str]) -> Rankings:
     """Every good line of a rankings file; a line that is not JSON, names no item, or whose
-    order is not a list of distinct known conditions is counted in ``bad_lines``."""
-    orders: dict[str, list[str]] = {}
+    order is not a list of distinct known conditions (with ``ranks``, one whole number
+    each: equal ranks answered alike) is counted in ``bad_lines``."""
+    orders: dict[str, Tiers] = {}
     bad = fallbacks = 0
     who = path.stem
     try:
@@ -168,8 +183,11 @@ def read_rankings(path: Path, conditions: list[str]) -> Rankings:
             x = json.loads(line)
             order = x["order"]
             key = x["item"]
+            ranks = x.get("ranks", list(range(1, len(order) + 1)) if isinstance(order, list) else None)
             if not (isinstance(key, str) and isinstance(order, list) and len(order) >= 2
-                    and all(isinstance(c, str) and c in conditions for c in order) and len(set(order)) == len(order)):
+                    and all(isinstance(c, str) and c in conditions for c in order) and len(set(order)) == len(order)
+                    and isinstance(ranks, list) and len(ranks) == len(order)
+                    and all(isinstance(r, int) and not isinstance(r, bool) for r in ranks) and len(set(ranks)) >= 2):
                 raise ValueError("not a ranking of known conditions")
         except (ValueError, KeyError, TypeError):
             bad += 1
@@ -178,7 +196,10 @@ def read_rankings(path: Path, conditions: list[str]) -> Rankings:
             fallbacks += 1
             continue
         who = str(x.get("by") or who)
-        orders[key] = order  # a question rated again: the latest ranking counts
+        tiers: dict[int, list[str]] = {}
+        for c, r in zip(order, ranks):
+            tiers.setdefault(r, []).append(c)
+        orders[key] = [tiers[r] for r in sorted(tiers)]  # a question rated again: the latest ranking counts
     return Rankings(path, who, orders, bad, fallbacks)
 
 
@@ -191,5 +212,5 @@ def append_ranking(path: Path, record: dict) -> None:
         os.fsync(f.fileno())
 
 
-__all__ = ["ANSWERS", "HUMAN", "JUDGES", "KIND", "PEOPLE", "Evaluation", "Rankings", "add_human", "append_ranking",
-           "item_key", "ranking_files", "read", "read_human", "read_rankings", "slug", "write_json"]
+__all__ = ["ANSWERS", "HUMAN", "JUDGES", "KIND", "PEOPLE", "Evaluation", "Rankings", "Tiers", "add_human",
+           "append_ranking", "item_key", "ranking_files", "read", "read_human", "read_rankings", "slug", "write_json"]

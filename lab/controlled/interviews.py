@@ -60,8 +60,9 @@ def interview_conditions(tg: Target, personas: dict[str, Any], scenario: Any, ga
         seeds = scenario_seeds(scenario, name)
         full = Mind.restore(persona, gateway, embedder, state)
         qs = questions_for(name, full, tg.residents, list(personas), per_category)
-        rows: list[dict[str, Any]] = [{"key": item_key(name, q), "resident": name, "category": cat, "question": q, "answers": {}}
-                for cat, q in qs]
+        rows: list[dict[str, Any]] = [
+            {"key": item_key(name, q), "resident": name, "category": cat, "question": q, "answers": {}}
+            for cat, q in qs]
         for cond in minded:
             mind, ids, n_hidden = ablated_mind(persona, state, cond, gateway, embedder, seeds)
             hidden[cond.name][name] = n_hidden

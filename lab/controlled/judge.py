@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from agents import render
 from lab.controlled.folder import JUDGES, Evaluation, append_ranking, read_rankings, slug
+from lab.controlled.terminal import ranked_record
 
 
 class Ranking(BaseModel):
@@ -27,19 +28,19 @@ def _one_line(text: str, limit: int = 400) -> str:
     return " ".join(str(text).split())[:limit]
 
 
-def judge_prompt(ev: Evaluation, item: dict, shown: list[str], answers: dict[str, str]) -> str:
+def judge_prompt(ev: Evaluation, item: dict, shown: list[list[str]], answers: dict[str, str]) -> str:
     r = item["resident"]
     return render("rank_answers", identity=ev.data.get("identities", {}).get(r, r),
                   description=_one_line(ev.data.get("descriptions", {}).get(r, ""), 900),
                   question=item["question"], count=len(shown), first_name=r.split()[0],
-                  answers="\n".join(f"{i + 1}. {_one_line(answers[c])}" for i, c in enumerate(shown)))
+                  answers="\n".join(f"{i + 1}. {_one_line(answers[g[0]])}" for i, g in enumerate(shown)))
 
 
-def as_order(ranking: list[int], shown: list[str]) -> list[str] | None:
-    """The conditions best first, or None when ``ranking`` is not a ranking of every answer."""
+def as_order(ranking: list[int], shown: list) -> list[int] | None:
+    """The answers' indexes best first, or None when ``ranking`` is not a ranking of every answer."""
     if sorted(ranking) != list(range(1, len(shown) + 1)):
         return None
-    return [shown[i - 1] for i in ranking]
+    return [i - 1 for i in ranking]
 
 
 def judge_rankings(ev: Evaluation, gateway: Any, *, seed: int = 0,
@@ -53,7 +54,7 @@ def judge_rankings(ev: Evaluation, gateway: Any, *, seed: int = 0,
     ranked = fallbacks = 0
     for item in ev.items:
         answers = ev.answers(item)
-        shown = [c for c in conds if c in answers]
+        shown = ev.choices(item, conds)  # each distinct answer once
         rng.shuffle(shown)  # drawn for every item, so a resumed run shows the rest as the first would have
         if item["key"] in done or len(shown) < 2:
             continue
@@ -61,17 +62,18 @@ def judge_rankings(ev: Evaluation, gateway: Any, *, seed: int = 0,
                                       resident=item["resident"], fallback=Ranking(ranking=[]),
                                       max_tokens=40)
         order = as_order(list(got.ranking), shown) if why is None else None
-        record = {"item": item["key"], "by": model, "shown": shown, "at": datetime.now().isoformat(timespec="seconds")}
+        record: dict[str, Any] = {"item": item["key"], "by": model, "at": datetime.now().isoformat(timespec="seconds")}
         if order is None:
             fallbacks += 1
-            record.update(order=shown, fallback=True,
+            record.update(ranked_record(list(range(len(shown))), shown), fallback=True,
                           why=why or f"not a ranking of {len(shown)} answers: {list(got.ranking)[:10]}")
         else:
             ranked += 1
-            record["order"] = order
+            record.update(ranked_record(order, shown))
         append_ranking(path, record)
         if echo is not None:
-            echo(f"  judge {model}: {item['key']} -> {'not a ranking' if order is None else ' > '.join(order)}")
+            echo(f"  judge {model}: {item['key']} -> "
+                 + ("not a ranking" if order is None else " > ".join("=".join(shown[i]) for i in order)))
     return {"path": path, "ranked": ranked, "fallbacks": fallbacks}
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from game.saves.saved_run import load_target
 from game.support.errors import UserError
 from lab.controlled.conditions import PAPER_FULL_SIGMA, Condition
-from lab.controlled.folder import JUDGES, PEOPLE, Evaluation, ranking_files, read_rankings, write_json
+from lab.controlled.folder import JUDGES, PEOPLE, Evaluation, Tiers, ranking_files, read_rankings, write_json
 from lab.controlled.measures import measure
 from lab.controlled.ratings import summarise
 from lab.evaluate.plots import _plt
@@ -22,7 +22,7 @@ def gather(ev: Evaluation) -> dict[str, Any]:
     conds = ev.condition_names()
     notes: list[str] = []
     sources: dict[str, Any] = {}
-    people: list[list[str]] = []
+    people: list[Tiers] = []
     raters = []
     for path in ranking_files(ev.folder, PEOPLE):
         rk = read_rankings(path, conds)
@@ -41,7 +41,11 @@ def gather(ev: Evaluation) -> dict[str, Any]:
             notes.append(f"judge {rk.who}: {rk.fallbacks} answers were not a ranking (left out of its ratings)")
         if rk.orders:
             sources[f"judge: {rk.who}"] = {"fallbacks": rk.fallbacks, **summarise(list(rk.orders.values()), conds)}
-    return {"sources": sources, "notes": notes}
+    alike = sum(1 for it in ev.items if len(ev.choices(it, conds)) < 2)
+    if alike:
+        notes.append(f"{alike} of {len(ev.items)} questions got the same answer under every condition: nothing to "
+                     "rank there (raters and judges are not shown them)")
+    return {"sources": sources, "notes": notes, "alike": alike}
 
 
 def _cond_label(conds: list[Condition], name: str) -> str:

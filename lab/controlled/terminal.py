@@ -52,6 +52,13 @@ def parse_ranking(text: str, letters: str) -> tuple[list[int] | None, str]:
     return [letters.index(c) for c in got], ""
 
 
+def ranked_record(order: list[int], shown: list[list[str]]) -> dict[str, Any]:
+    """The conditions best first, with their ranks (conditions that answered alike share one)."""
+    flat = [c for i in order for c in shown[i]]
+    ranks = [k + 1 for k, i in enumerate(order) for _c in shown[i]]
+    return {"order": flat, "ranks": ranks, "shown": shown}
+
+
 def _header(console: Console, ev: Evaluation, item: dict, n: int, total: int) -> None:
     r = item["resident"]
     desc = ev.data.get("descriptions", {}).get(r, "")
@@ -70,7 +77,7 @@ def rate(ev: Evaluation, rater: str, *, console: Console | None = None, read: Ca
     rng = random.Random(f"{seed if seed is not None else 0}:{rater}")
     items = list(ev.items)
     rng.shuffle(items)  # raters meet the questions in their own order
-    todo = [it for it in items if it["key"] not in done and len(ev.answers(it)) >= 2]
+    todo = [it for it in items if it["key"] not in done and len(ev.choices(it, conds)) >= 2]
     console.print(f"Rating {ev.folder} as {escape(rater)}: {len(todo)} questions to go ({len(done)} done). "
                   "Rank each question's answers from the most believable to the least: type their letters, best "
                   "first (e.g. CAEBD). [bold]s[/bold] skips a question, [bold]q[/bold] stops (what you ranked is "
@@ -78,12 +85,12 @@ def rate(ev: Evaluation, rater: str, *, console: Console | None = None, read: Ca
     ranked = 0
     for n, item in enumerate(todo, 1):
         answers = ev.answers(item)
-        shown = [c for c in conds if c in answers]
+        shown = ev.choices(item, conds)  # each distinct answer once
         rng.shuffle(shown)
         letters = string.ascii_uppercase[:len(shown)]
         _header(console, ev, item, n, len(todo))
-        for letter, c in zip(letters, shown):
-            console.print(f"  [bold]{letter}[/bold]  {escape(' '.join(answers[c].split()))}")
+        for letter, group in zip(letters, shown):
+            console.print(f"  [bold]{letter}[/bold]  {escape(' '.join(answers[group[0]].split()))}")
         while True:
             line = _read(console, "\nyour ranking, best first: ", read)
             if line is None or line.strip().lower() in QUIT:
@@ -93,8 +100,8 @@ def rate(ev: Evaluation, rater: str, *, console: Console | None = None, read: Ca
                 break
             order, why = parse_ranking(line, letters)
             if order is not None:
-                append_ranking(path, {"item": item["key"], "by": rater, "order": [shown[i] for i in order],
-                                      "shown": shown, "at": datetime.now().isoformat(timespec="seconds")})
+                append_ranking(path, {"item": item["key"], "by": rater, **ranked_record(order, shown),
+                                      "at": datetime.now().isoformat(timespec="seconds")})
                 ranked += 1
                 break
             console.print(f"[red]{escape(why)}[/red]")
@@ -133,4 +140,4 @@ def write_answers(ev: Evaluation, author: str, *, console: Console | None = None
     return {"written": written, "left": 0}
 
 
-__all__ = ["parse_ranking", "rate", "write_answers"]
+__all__ = ["parse_ranking", "ranked_record", "rate", "write_answers"]
