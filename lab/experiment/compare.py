@@ -258,7 +258,8 @@ def tests_markdown(result: dict) -> list[str]:
     L = ["", "## Is the difference more than noise?", "",
          "Per measure: treatment − control, Hedges' g (pooled sd), Cliff's delta (−1..1), the two-sided p of an "
          "exact permutation test over the seeds, and the seeds per arm.", "",
-         "| measure | treatment − control | Hedges' g | Cliff's δ | p | seeds | note |", "|---|---|---|---|---|---|---|"]
+         "| measure | treatment − control | Hedges' g | Cliff's δ | p | seeds | note |",
+         "|---|---|---|---|---|---|---|"]
     f2 = lambda x: "n/a" if x is None else f"{x:.2f}"  # noqa: E731
     for key, label, fmt in MEASURES:
         x = tests.get(key)
