@@ -425,6 +425,8 @@ def test_grounded_and_made_up_by_rule():
     recs = ["Maria Lopez is a student at Oak Hill College studying physics", "Maria streams games on Twitch"]
     assert measures.grounded_in("I'm a student at Oak Hill College, studying physics.", recs, "Maria Lopez")
     assert not measures.grounded_in("I'm a pilot who flies to Paris.", recs, "Maria Lopez")
+    assert measures.grounded_in("I am a poet.", ["Carlos Gomez is a poet"], "Carlos Gomez")  # a short fact
+    assert not measures.grounded_in("Sure, hi!", recs, "Maria Lopez")
     known = measures.known_words(recs + ["Klaus Mueller", "Hobbs Cafe"])
     low = " ".join(recs).lower()
     assert measures.made_up("I went to Hobbs Cafe with Klaus.", "Who?", known, low) == []
