@@ -505,3 +505,20 @@ def test_compare_says_plainly_when_no_seed_differs():
 
     md = markdown(_experiment({"density": ([0.3, 0.3], [0.4, 0.4]), "party_share": ([0.1, 0.1], [0.1, 0.1])}))
     assert "The seeds cannot differ here: every measure has sd 0 in every arm" in md
+
+
+def test_the_command_refuses_bad_requests_before_asking_any_model(evaluation, tmp_path, capsys):
+    run = Path(json.loads((evaluation / "answers.json").read_text())["save"]).parents[1]
+    bad = tmp_path / "conds.json"
+    bad.write_text(json.dumps([{"name": "x", "hide": ["dreams"]}]), encoding="utf-8")
+    cases = [
+        (["--questions", "9"], "--questions 9: give 1 to 5"),
+        (["--conditions", str(bad)], "hides 'dreams': not a memory kind"),
+        (["--agent", "Nobody"], "--agent Nobody: not in this save"),
+    ]
+    for flags, message in cases:
+        assert main(["evaluate", str(run), "--ablations", "--out", str(tmp_path / "o"), *flags]) == 2
+        assert message in capsys.readouterr().err
+    assert main(["evaluate", str(tmp_path / "no-run"), "--ablations"]) == 2
+    assert main(["compare", str(evaluation), str(evaluation), str(evaluation)]) == 2
+    assert "one experiment folder, or two evaluation folders" in capsys.readouterr().err
