@@ -7,6 +7,7 @@ import argparse
 import itertools
 import json
 import os
+import shutil
 import subprocess
 import sys
 from datetime import datetime
@@ -21,8 +22,9 @@ from lab.competent.prompt import Prompt
 from lab.controlled import command, folder, measures, ratings, stats
 from lab.controlled.conditions import PAPER_CONDITIONS, ablated_state, condition_of, load_conditions
 from lab.controlled.interviews import ablated_mind
-from lab.controlled.judge import as_order, judge_rankings
+from lab.controlled.judge import as_order, judge_prompt, judge_rankings
 from lab.controlled.terminal import parse_ranking
+from lab.experiment.compare import MEASURES, arm_tests, markdown, spread
 from smallville.cli import main
 from tests.fakes import HashEmbedder, make_gateway
 from tests.test_evaluate import MAP, make_run
@@ -184,8 +186,6 @@ def evaluation(tmp_path_factory) -> Path:
 
 
 def _copy(src: Path, dst: Path) -> Path:
-    import shutil
-
     shutil.copytree(src, dst)
     return dst
 
@@ -230,8 +230,6 @@ def test_the_competent_judge_ranks_end_to_end(evaluation, tmp_path):
 
 
 def test_the_judge_prompt_never_names_a_condition(evaluation):
-    from lab.controlled.judge import judge_prompt
-
     ev = folder.read(evaluation)
     item = ev.items[0]
     answers = ev.answers(item)
@@ -481,8 +479,6 @@ def test_the_competent_stand_in_ranks_from_the_prompt_alone():
 
 
 def _experiment(values: dict[str, tuple[list, list]]) -> dict:
-    from lab.experiment.compare import MEASURES, arm_tests, spread
-
     arms = {arm: {k: spread(list(values.get(k, ([], []))[i])) for k, _l, _f in MEASURES}
             for i, arm in enumerate(("control", "treatment"))}
     return {"experiment": "exp", "at": "2023-02-13 09:00", "hours": 2.0, "seeds": [0, 1, 2], "treatment": ["x"],
@@ -490,8 +486,6 @@ def _experiment(values: dict[str, tuple[list, list]]) -> dict:
 
 
 def test_compare_gives_each_measure_an_effect_size_a_test_and_its_seeds():
-    from lab.experiment.compare import markdown
-
     res = _experiment({"density": ([0.2, 0.25, 0.22], [0.5, 0.55, 0.52]), "calls": ([10, 10, 10], [10, 10, 10])})
     t = res["tests"]["density"]
     assert t["p"] == pytest.approx(0.1) and t["cliffs_delta"] == 1.0 and t["n_control"] == 3
@@ -501,8 +495,6 @@ def test_compare_gives_each_measure_an_effect_size_a_test_and_its_seeds():
 
 
 def test_compare_says_plainly_when_no_seed_differs():
-    from lab.experiment.compare import markdown
-
     md = markdown(_experiment({"density": ([0.3, 0.3], [0.4, 0.4]), "party_share": ([0.1, 0.1], [0.1, 0.1])}))
     assert "The seeds cannot differ here: every measure has sd 0 in every arm" in md
 

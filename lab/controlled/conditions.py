@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -137,7 +138,7 @@ class Ablated:
     hidden: int = 0
 
 
-def kind_for_hiding(node: dict, seeds: set[str]) -> str:
+def kind_for_hiding(node: dict, seeds: Collection[str]) -> str:
     """A memory's kind as conditions see it: ``seed`` for the description's phrases and the
     scenario's own thoughts, else its stream kind."""
     if provenance.why_of(node.get("source")) == provenance.SEED or str(node.get("description", "")) in seeds:
@@ -145,7 +146,7 @@ def kind_for_hiding(node: dict, seeds: set[str]) -> str:
     return str(node.get("kind", ""))
 
 
-def ablated_state(state: dict, cond: Condition, seeds: set[str] = frozenset()) -> Ablated:  # type: ignore[assignment]
+def ablated_state(state: dict, cond: Condition, seeds: Collection[str] = frozenset()) -> Ablated:
     """``state`` (``Mind.to_state()``'s) without the memories of ``cond.hide`` and what was
     made of them. ``seeds``: the scenario's thoughts for this resident (they count as seed).
     The given state is not changed."""
