@@ -135,6 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "hidden), into an evaluation folder (--out; default RUN/controlled) for `smallville rate`")
     ev.add_argument("--conditions", metavar="FILE",
                     help="with --ablations: your own conditions (JSON; default the paper's five)")
+    ev.add_argument("--human", metavar="EVAL",
+                    help="with --ablations: reuse people's answers from another evaluation (same residents, same "
+                         "questions)")
     ev.add_argument("--questions", type=int, metavar="N",
                     help="with --ablations: only the first N questions of each category (default all 5)")
     ev.add_argument("--map", default=DEFAULT_MAP, help=SAVED_MAP_HELP)

@@ -514,3 +514,20 @@ def test_the_command_refuses_bad_requests_before_asking_any_model(evaluation, tm
     assert main(["evaluate", str(tmp_path / "no-run"), "--ablations"]) == 2
     assert main(["compare", str(evaluation), str(evaluation), str(evaluation)]) == 2
     assert "one experiment folder, or two evaluation folders" in capsys.readouterr().err
+
+
+def test_peoples_answers_are_reused_for_the_same_questions_of_another_run(evaluation, tmp_path):
+    src = _copy(evaluation, tmp_path / "src")
+    ev = folder.read(src)
+    it = ev.items[0]
+    folder.add_human(src, it["resident"], it["question"], "Written once, reused.", "Bob")
+    folder.add_human(src, it["resident"], "A question not asked here?", "Not reused.", "Bob")
+    run = Path(ev.data["save"]).parents[1]
+    out = tmp_path / "again"
+    assert command.main_ablations(_ablate_args(run, out, questions=3, human=str(src)), gateway=_competent(),
+                                  embedder=HashEmbedder(), echo=None) == 0
+    human = folder.read_human(out)
+    assert human == {it["resident"]: {it["question"]: folder.read_human(src)[it["resident"]][it["question"]]}}
+    assert "*human*: Written once, reused." in (out / "report.md").read_text()
+    with pytest.raises(UserError, match="no people's answers there"):
+        folder.reuse_human(tmp_path / "nowhere", out, ev.items)

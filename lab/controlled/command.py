@@ -20,7 +20,7 @@ from game.saves.saved_run import Target, cast_of, load_target, model_setup
 from game.support import folders
 from game.support.errors import UserError
 from lab.controlled.conditions import PAPER_CONDITIONS, conditions_json, load_conditions
-from lab.controlled.folder import ANSWERS, JUDGES, PEOPLE, ranking_files, read, write_json
+from lab.controlled.folder import ANSWERS, JUDGES, PEOPLE, ranking_files, read, reuse_human, write_json
 from lab.controlled.interviews import interview_conditions
 from lab.controlled.judge import judge_rankings
 from lab.controlled.report import states_of, write_report
@@ -66,6 +66,10 @@ def main_ablations(args: Any, *, gateway: Any = None, embedder: Any = None,
     out.mkdir(parents=True, exist_ok=True)
     write_json(out / ANSWERS, data)
     (out / "conditions.json").write_text(conditions_json(conds), encoding="utf-8")
+    if getattr(args, "human", None):
+        copied, total = reuse_human(Path(args.human), out, data["items"])
+        if echo is not None:
+            echo(f"people's answers: {copied} of {total} in {args.human} fit these questions and were copied")
     files = write_report(read(out), personas, tg.states)
     if echo is not None:
         echo(summary(out))

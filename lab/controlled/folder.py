@@ -122,8 +122,10 @@ def read_human(folder: Path) -> dict[str, dict[str, dict]]:
     """resident -> question -> {"text", "by", "at"}; a damaged file is refused (people's work
     is never overwritten silently)."""
     path = Path(folder) / HUMAN
-    if not path.exists():
-        return {}
+    return read_human_file(path) if path.exists() else {}
+
+
+def read_human_file(path: Path) -> dict[str, dict[str, dict]]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         answers = data["answers"]
@@ -147,6 +149,27 @@ def add_human(folder: Path, resident: str, question: str, text: str, by: str) ->
 
 
 Tiers = list[list[str]]  # a ranking: conditions best first, those that answered alike together
+
+
+def reuse_human(source: Path, folder: Path, items: list[dict]) -> tuple[int, int]:
+    """People's answers from another evaluation (its folder or its human.json) copied into
+    ``folder`` for the questions asked here (same resident, same words); answers already
+    here are kept. Returns (copied, the source's answers)."""
+    path = Path(source) / HUMAN if Path(source).is_dir() else Path(source)
+    if not path.is_file():
+        raise UserError(f"--human {source}: no people's answers there (give an evaluation folder or its {HUMAN})")
+    src = read_human_file(path)
+    mine = read_human(folder)
+    asked = {(it["resident"], it["question"]) for it in items}
+    copied = 0
+    for r, qs in src.items():
+        for q, a in qs.items():
+            if (r, q) in asked and q not in mine.get(r, {}):
+                mine.setdefault(r, {})[q] = a
+                copied += 1
+    if copied:
+        write_json(Path(folder) / HUMAN, {"answers": mine})
+    return copied, sum(len(qs) for qs in src.values())
 
 
 @dataclass
@@ -213,4 +236,5 @@ def append_ranking(path: Path, record: dict) -> None:
 
 
 __all__ = ["ANSWERS", "HUMAN", "JUDGES", "KIND", "PEOPLE", "Evaluation", "Rankings", "Tiers", "add_human",
-           "append_ranking", "item_key", "ranking_files", "read", "read_human", "read_rankings", "slug", "write_json"]
+           "append_ranking", "item_key", "ranking_files", "read", "read_human", "read_human_file", "read_rankings",
+           "reuse_human", "slug", "write_json"]
