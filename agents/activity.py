@@ -374,6 +374,14 @@ def item_steps(description: str, kind: str, persona) -> list[str]:
     if meal:
         return pick([[f"making {meal}", f"eating {meal} at the table", "washing the dishes"],
                      [f"cooking a simple {meal}", f"eating {meal} at the table", "tidying the kitchen"]])
+    if re.search(r"\bhosting\b", t) and re.search(EVENT_RX, t):
+        return pick([["decorating for the party", "welcoming the guests", "serving drinks and snacks",
+                      "chatting with the guests"],
+                     ["setting out snacks and drinks", "greeting the guests at the door", "chatting with the guests",
+                      "making sure everyone has a drink"]])
+    if re.search(r"\battending\b", t) and re.search(EVENT_RX, t):
+        return pick([["greeting the host", "chatting with the other guests", "enjoying the music and snacks"],
+                     ["saying hello to everyone", "having a drink and a chat", "dancing to the music"]])
     if any(w in t for w in ("work", "stud", "class", "research", "running the", "teaching")):
         return work_steps(persona, kind)
     if "unwind" in t or "evening" in t or "relax" in t:
@@ -385,6 +393,9 @@ def item_steps(description: str, kind: str, persona) -> list[str]:
     if "bed" in t:
         return ["brushing teeth", "getting into bed"]
     return [description]
+
+
+EVENT_RX = r"\b(party|parties|gathering|celebration|get-together|festival|concert|reading|picnic|potluck)\b"
 
 
 def _chooser(persona, salt: str):

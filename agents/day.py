@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from agents import agenda
 from agents import inner_voice as voice
 from agents import plan as planning
 from agents import provenance as pv
@@ -84,7 +85,7 @@ def new_day(m: DayMind, directives: Sequence[str] = ()) -> None:
     today, now = m.today, m.now
     if today.plan:
         summarise_yesterday(m)
-    today.chats, today.log = [], []
+    today.chats, today.log, today.considered = [], [], []
     today.arrangements = [a for a in today.arrangements if a.start.date() >= now.date()]
     refresh_summary(m)
     day = planning.wake_time(m.persona, now)
@@ -92,7 +93,8 @@ def new_day(m: DayMind, directives: Sequence[str] = ()) -> None:
     directive = voice.directive_line(m.persona, directives)
     if m.guided:
         today.plan = planning.guided_day_plan(m, day, routine, directive)
-        today.plan = keep_arrangements(today.plan, today.arrangements, now)
+        if not planning.chooses(m):  # a chooser was offered its arrangements (agents/agenda.py)
+            today.plan = keep_arrangements(today.plan, today.arrangements, now)
     else:
         n = m.name
         seen: dict[int, MemoryNode] = {}
@@ -109,6 +111,24 @@ def new_day(m: DayMind, directives: Sequence[str] = ()) -> None:
     text = f"{m.name}'s plan for {now:%A %B %d}: " + "; ".join(x.line() for x in today.plan)
     m.remember("plan", text, 5, subject=m.name, source=planning.plan_source(today.plan), rate=True,
                importance_source=pv.tag(pv.RULE, "until the model rates it"))
+
+
+def consider_news(m: DayMind) -> bool:
+    """After a conversation: an engagement for later today that the plan does not hold yet
+    and was not offered before (an event just heard of, an arrangement just made) has the
+    chooser replan the rest of the day, so the model decides whether to go. Once per
+    engagement a day. True when it replanned."""
+    today, now = m.today, m.now
+    if not planning.chooses(m) or today.planned_for != now.date():
+        return False
+    fresh = [e for e in planning.agenda_of(m, now) if e.start > now and e.key not in today.considered
+             and not any(x.start <= e.start < x.end and e.covered_by(x.description) for x in today.plan)]
+    if not fresh:
+        return False
+    today.considered += [e.key for e in fresh]
+    today.plan = planning.replan_guided(m, now, "")
+    today.pending = []
+    return True
 
 
 def sleep_action(m: DayMind, until: datetime) -> Action:
@@ -142,6 +162,9 @@ def next_action(m: DayMind) -> Action:
         acts = fallback_actions(m.spatial, item, now, end)
     else:
         acts = decompose(m, item, now, end, minutes)
+    origin = agenda.origin_in(item.source)
+    for a in acts if origin else []:  # the steps of an engagement say which memory it came from
+        a.source = pv.tag(pv.kind_of(a.source), f"{pv.why_of(a.source)}; for the plan's {origin}".lstrip("; "))
     today.pending = acts[1:]
     return acts[0]
 

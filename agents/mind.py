@@ -27,6 +27,7 @@ from agents import plan as planning
 from agents import provenance as pv
 from agents.arrangements import Arrangement
 from agents.budget import Budget
+from agents.day import consider_news
 from agents.inspection import Inspection, SaidLine
 from agents.jobs import job_tag
 from agents.memory import EmbeddingMismatch, MemoryNode, MemoryStream
@@ -390,6 +391,7 @@ class Mind:
         arrangement = converse.end_conversation(self, conversation, now)
         if arrangement is not None:
             converse.take_arrangement(self, arrangement, conversation.other(self.name))
+        consider_news(self)  # an event for later today, just heard of: the chooser may go
         self.publish()
         return arrangement
 

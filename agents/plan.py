@@ -37,7 +37,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, conlist, create_model
 
-from agents import activity
+from agents import activity, agenda
 from agents import provenance as pv
 from agents.objects import is_sleep, object_activities
 from agents.persona import Persona
@@ -533,9 +533,11 @@ LEISURE = {"park": "taking a walk in {sector}", "pub": "having a drink at {secto
            "cafe": "having a coffee at {sector}", "library": "reading a book at the library"}
 
 
-def chosen_tag(n: int, mode: str = pv.GUIDED) -> str:
-    """The provenance of a candidate the model chose: the choice is the model's, the words a rule's."""
-    return pv.tag(pv.REPAIRED, f"{mode}: chosen from {n} candidates" if mode else f"chosen from {n} candidates")
+def chosen_tag(n: int, mode: str = pv.GUIDED, origin: str = "") -> str:
+    """The provenance of a candidate the model chose: the choice is the model's, the words a
+    rule's; ``origin``, where the candidate came from ("memory #12 (...)")."""
+    text = f"{mode}: chosen from {n} candidates" if mode else f"chosen from {n} candidates"
+    return pv.tag(pv.REPAIRED, f"{text}, from {origin}" if origin else text)
 
 
 _INTENT = re.compile(r"^(?:i am|i'm|i will|i'll|i shall|i must|i should|i need to|i want to|i have to|i plan to|"
@@ -609,10 +611,12 @@ def choices_schema(options: tuple[tuple[str, tuple[str, ...]], ...]) -> type[Bas
 
 
 def plan_from_choices(got: Any, offered: dict[str, list[tuple[str, str]]], routine_items: list[PlanItem],
-                      stats: Counter | None = None, why: str | None = None) -> list[PlanItem]:
+                      stats: Counter | None = None, why: str | None = None,
+                      origins: dict[tuple[str, str], str] | None = None) -> list[PlanItem]:
     """The routine with each slot's words the model's choice among ``offered[HH:MM]``
-    (provenance: chosen_tag); the routine's words where the slot offered no choice, the
-    answer failed (``why``: the gateway's outcome) or its choice is not one offered."""
+    (provenance: chosen_tag, naming the memory a choice came from: ``origins[(HH:MM,
+    words)]``); the routine's words where the slot offered no choice, the answer failed
+    (``why``: the gateway's outcome) or its choice is not one offered."""
     out = []
     for x in routine_items[:-1]:
         key = f"{x.start:%H:%M}"
@@ -624,7 +628,8 @@ def plan_from_choices(got: Any, offered: dict[str, list[tuple[str, str]]], routi
             stats["day_plan_slot_rejected"] += hit is None
             stats["day_plan_slot_copied"] += hit is not None and hit[0] == x.description
         if hit is not None:
-            out.append(PlanItem(x.start, 0, hit[0], hit[1], chosen_tag(len(opts))))
+            origin = (origins or {}).get((key, hit[0]), "")
+            out.append(PlanItem(x.start, 0, hit[0], hit[1], chosen_tag(len(opts), origin=origin)))
             continue
         reason = (pv.reason_of_failure(why) if why is not None else
                   f"{pv.GUIDED}: nothing to choose" if len(opts) < 2 else f"{pv.INVALID}: not one of the options")
@@ -634,15 +639,59 @@ def plan_from_choices(got: Any, offered: dict[str, list[tuple[str, str]]], routi
                   routine_items[-1].end)
 
 
+def agenda_of(m: Planner, day: datetime) -> list[agenda.Engagement]:
+    """The mind's engagements on ``day`` (agents/agenda.py): from its whole memory (a dated
+    intention is recalled whatever the day's retrieval brings up) and its arrangements."""
+    memory, today = getattr(m, "memory", None), getattr(m, "today", None)
+    nodes = memory.nodes if memory is not None else []
+    arranged = today.arrangements if today is not None else []
+    return agenda.engagements(nodes, arranged, m.persona, m.spatial, day.date())
+
+
+def with_engagements(skeleton: list[PlanItem], engagements: Sequence[agenda.Engagement]
+                     ) -> tuple[list[PlanItem], list[agenda.Engagement]]:
+    """The skeleton with a slot at each engagement's time (its words the routine's until the
+    model chooses the engagement: declining keeps the usual day), and the engagements that
+    got one: awake, after the skeleton's start, not inside another engagement."""
+    placed: list[agenda.Engagement] = []
+    for e in engagements:
+        night = skeleton[-1]
+        under = item_at(skeleton, e.start)
+        if (under is None or under is night or is_sleep(under.description) or e.start < skeleton[0].start
+                or any(p.start <= e.start < p.end for p in placed)):
+            continue
+        minutes = min(e.minutes, int((night.start - e.start).total_seconds() // 60))
+        skeleton = cut_in(skeleton, PlanItem(e.start, minutes, under.description, under.address, under.source))
+        placed.append(e)
+    return skeleton, placed
+
+
 def chosen_day_plan(m: Planner, day: datetime, skeleton: list[PlanItem], directive: str) -> list[PlanItem]:
     """One call: the model chooses each slot's words among candidates (slot_candidates);
-    no call when no slot offers a choice."""
+    no call when no slot offers a choice. The resident's engagements (agents/agenda.py)
+    get slots of their own, offered first, and its intention to invite people is offered
+    in the slots before the event; a chosen one names its memory."""
     nodes = m.retrieve(f"{m.name}'s plans for {day:%A %B %d}", k=5)
     memories = [x.description for x in nodes]
     own = [x.description for x in nodes if x.kind in OWN_KINDS]
-    special = intended(directive, m.name)
-    offered = {f"{x.start:%H:%M}": slot_candidates(x, m.persona, m.spatial, own, special=special)
-               for x in skeleton[:-1]}
+    engagements = agenda_of(m, day)
+    skeleton, placed = with_engagements(skeleton, engagements)
+    origins: dict[tuple[str, str], str] = {}
+    invites = [e for e in engagements if e.invitation()]
+    wanted = intended(directive, m.name)
+    offered: dict[str, list[tuple[str, str]]] = {}
+    for x in skeleton[:-1]:
+        key = f"{x.start:%H:%M}"
+        inviting = [e for e in invites if x.start < e.start]  # inviting people, in the slots before the event
+        special = wanted + [e.invitation() for e in inviting]
+        offered[key] = slot_candidates(x, m.persona, m.spatial, own, special=special)
+        origins.update({(key, e.invitation()): e.origin() for e in inviting})
+    for e in placed:
+        key = f"{e.start:%H:%M}"
+        offered[key] = ([(e.description, e.address)]
+                        + [o for o in offered.get(key, []) if o[0] != e.description])[:MAX_CHOICES]
+        origins[(key, e.description)] = e.origin()
+        memories = [e.memory] + [x for x in memories if x != e.memory] if e.memory_id is not None else memories
     options = tuple((k, tuple(t for t, _ in v)) for k, v in offered.items() if len(v) >= 2)
     if not options:
         return plan_from_choices(None, offered, skeleton, m.rejected)
@@ -653,7 +702,7 @@ def chosen_day_plan(m: Planner, day: datetime, skeleton: list[PlanItem], directi
                      memories=mem_lines)
     if why is not None:
         m.note_fallback("day plan", why)
-    return plan_from_choices(got, offered, skeleton, m.rejected, why)
+    return plan_from_choices(got, offered, skeleton, m.rejected, why, origins)
 
 
 # --------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ class Today:
     arrangements: list[Arrangement] = field(default_factory=list)  # plans made in conversation, for later
     log: list[str] = field(default_factory=list)  # "HH:MM what (where)" of today's actions
     chats: list[str] = field(default_factory=list)  # "with Maria Lopez: ..." of today's conversations
+    considered: list[str] = field(default_factory=list)  # engagements heard of today and replanned for (keys)
 
     # -- the state contract (agents/state.py), under the mind's keys -------------------
     def to_state(self) -> dict[str, Any]:
@@ -33,6 +34,7 @@ class Today:
             "day_log": list(self.log),
             "pending": [a.to_dict() for a in self.pending],
             "chats_today": list(self.chats),
+            "considered": list(self.considered),
         }
 
     def from_state(self, state: dict[str, Any]) -> None:
@@ -43,6 +45,7 @@ class Today:
         self.log = [str(x) for x in state.get("day_log") or []]
         self.pending = [Action.from_dict(x) for x in state["pending"]]
         self.chats = list(state["chats_today"])
+        self.considered = [str(x) for x in state.get("considered") or []]  # saves from before issue 33: none
 
 
 FOLLOWED = "its plan, followed while the mind thinks"

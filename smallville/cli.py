@@ -31,6 +31,7 @@ from game.support.logs import setup_logging
 from game.why_cli import main_why
 from game.world.map_reader import main_map
 from lab.bench.runner import main_bench
+from lab.controlled import main_ablations, main_compare_evaluations, main_rate
 from lab.evaluate.command import main_evaluate
 from lab.experiment.compare import main_compare
 from lab.experiment.fork import main_fork
@@ -128,7 +129,17 @@ def build_parser() -> argparse.ArgumentParser:
                          "and write interviews.md")
     ev.add_argument("--factual", action="store_true",
                     help="with --battery: only the factual questions about the residents' own lives (the score)")
-    ev.add_argument("--agent", help="with --battery: only this resident")
+    ev.add_argument("--agent", help="with --battery or --ablations: only this resident")
+    ev.add_argument("--ablations", action="store_true",
+                    help="instead: the paper's controlled evaluation: the battery under each condition (memory kinds "
+                         "hidden), into an evaluation folder (--out; default RUN/controlled) for `smallville rate`")
+    ev.add_argument("--conditions", metavar="FILE",
+                    help="with --ablations: your own conditions (JSON; default the paper's five)")
+    ev.add_argument("--human", metavar="EVAL",
+                    help="with --ablations: reuse people's answers from another evaluation (same residents, same "
+                         "questions)")
+    ev.add_argument("--questions", type=int, metavar="N",
+                    help="with --ablations: only the first N questions of each category (default all 5)")
     ev.add_argument("--map", default=DEFAULT_MAP, help=SAVED_MAP_HELP)
     _add_model_flags(ev)
 
@@ -210,10 +221,35 @@ def _add_experiment_commands(sub: Any) -> None:
     fk.add_argument("--map", default=DEFAULT_MAP, help=SAVED_MAP_HELP)
     _add_ceiling_flags(fk)
     cp = sub.add_parser("compare", help="an experiment's arms side by side: diffusion, relationships, coordination "
-                        "and run quality, with the spread across seeds; writes comparison.md and plots")
-    cp.add_argument("experiment", help="the experiment folder smallville fork wrote")
-    cp.add_argument("--out", help="folder for comparison.md/.json and the plots (default: the experiment folder)")
+                        "and run quality, with the spread across seeds and a test per measure; or two controlled "
+                        "evaluations side by side; writes comparison.md and plots")
+    cp.add_argument("experiment", nargs="+", metavar="FOLDER",
+                    help="the experiment folder smallville fork wrote, or two evaluation folders "
+                         "(evaluate --ablations)")
+    cp.add_argument("--out", help="folder for comparison.md/.json and the plots (default: the (second) folder)")
     cp.add_argument("--map", default=DEFAULT_MAP, help="the town's map, when the runs do not name one")
+    _add_rate_command(sub)
+
+
+def _add_rate_command(sub: Any) -> None:
+    """`rate` (lab/controlled/): the controlled evaluation's rankings, by people or a judge model."""
+    rt = sub.add_parser("rate", help="rank a controlled evaluation's answers blind (one question at a time, in the "
+                        "terminal), write the human condition's answers, or let a judge model rank; then the report")
+    rt.add_argument("evaluation", help="the evaluation folder `smallville evaluate RUN --ablations` wrote")
+    rt.add_argument("--rater", help="your name: your rankings (or answers) go into your own file")
+    rt.add_argument("--write-answers", action="store_true",
+                    help="instead: write the human condition's answers as the resident would (kept in human.json)")
+    rt.add_argument("--agent", help="with --write-answers: only this resident's questions")
+    rt.add_argument("--judge", action="store_true",
+                    help="instead: a judge model ranks every question's answers (--model: any litellm model)")
+    rt.add_argument("--report", action="store_true", help="only write the report again")
+    rt.add_argument("--seed", type=int, help="the order of questions and answers (default: drawn from your name)")
+    rt.add_argument("--map", default=DEFAULT_MAP, help=SAVED_MAP_HELP)
+    g = rt.add_argument_group("the judge model (with --judge)")
+    g.add_argument("--model", help="litellm model string, e.g. gpt-4o-mini or ollama/qwen2.5:7b")
+    g.add_argument("--api-base", help="base URL of an OpenAI-compatible or Ollama server")
+    g.add_argument("--concurrency", type=int, help=argparse.SUPPRESS)
+    g.add_argument("--cache", help="SQLite response cache file")
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -228,16 +264,33 @@ def main_where(args: Any) -> int:
     return 0
 
 
+def _evaluate(args: Any) -> int:
+    """evaluate: the end-to-end measures (lab/evaluate), or --ablations: the controlled evaluation."""
+    return main_ablations(args) if getattr(args, "ablations", False) else main_evaluate(args)
+
+
+def _compare(args: Any) -> int:
+    """compare: an experiment's arms (one folder), or two controlled evaluations."""
+    folders_given = list(args.experiment)
+    if len(folders_given) == 2:
+        return main_compare_evaluations(folders_given[0], folders_given[1], getattr(args, "out", None))
+    if len(folders_given) > 2:
+        raise UserError("compare: give one experiment folder, or two evaluation folders")
+    args.experiment = folders_given[0]
+    return main_compare(args)
+
+
 COMMANDS: dict[str, Callable[[Any], int]] = {
     "where": main_where,
     "map": main_map,
     "sim": main_sim,
     "interview": main_interview,
     "bench": main_bench,
-    "evaluate": main_evaluate,
+    "evaluate": _evaluate,
     "replay": _replay,
     "fork": main_fork,
-    "compare": main_compare,
+    "compare": _compare,
+    "rate": main_rate,
     "why": main_why,
 }
 

@@ -28,7 +28,7 @@ import json
 
 from agents import scripted
 from lab.competent.conversation import chat_summary, relationship, talk, utterance
-from lab.competent.interview import answer, choose, judge
+from lab.competent.interview import answer, choose, judge, rank
 from lab.competent.memory import insights, questions, rate, summarise
 from lab.competent.planning import day_plan, guided_plan, react, replan, steps
 from lab.competent.prompt import Prompt
@@ -65,6 +65,8 @@ def dispatch(p: Prompt) -> dict:
         return choose(p)
     if "knows" in props:
         return judge(p)
+    if "ranking" in props:
+        return rank(p)
     if "summary" in props:
         return relationship(p) if "relationship with" in p.text else summarise(p)
     return {}

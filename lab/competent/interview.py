@@ -47,3 +47,24 @@ def judge(p: Prompt) -> dict:
     words = {w for w in re.findall(r"[a-z]+", fact.lower()) if len(w) > 3}
     hit = len(words & set(re.findall(r"[a-z]+", said.lower())))
     return {"knows": hit >= 2 and not re.search(r"don't know|not sure|no idea", said, re.I)}
+
+
+def rank(p: Prompt) -> dict:
+    """The controlled evaluation's judge (lab/controlled/judge.py): answers that say
+    something specific the person's description or the question speaks of, in a few
+    sentences, above vague ones; a denial or a polite non-answer last."""
+    who = p.find(r"Who they are: (.+)")
+    question = p.find(r'They were asked: "(.*)"')
+    context = {w for w in re.findall(r"[a-z]+", f"{who} {question}".lower()) if len(w) > 3} - _STOP
+    answers = p.numbered()
+
+    def score(i: int) -> float:
+        a = answers[i]
+        words = re.findall(r"[a-z]+", a.lower())
+        s = 2.0 * len(context & set(words)) + min(len(words), 30) / 10
+        if re.search(r"don't know|not sure|no idea|have to think|couldn't say|what's on your mind", a, re.I):
+            s -= 10
+        return s
+
+    order = sorted(range(len(answers)), key=lambda i: (-score(i), i))
+    return {"ranking": [i + 1 for i in order]}

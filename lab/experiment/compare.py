@@ -1,5 +1,7 @@
 """`smallville compare EXPERIMENT`: the arms of a `smallville fork` experiment
-side by side, each measure as mean ± sd (min–max) across its seeds.
+side by side, each measure as mean ± sd (min–max) across its seeds, and whether the
+difference is more than noise: an effect size and an exact permutation test per measure,
+with the number of seeds, and a plain word when the seeds cannot differ (sd 0 in every arm).
 
 The paper's measures come from `smallville evaluate`'s own code (lab/evaluate):
 diffusion of Sam's candidacy and Isabella's party (memory judge), the density
@@ -39,6 +41,7 @@ from agents import provenance as pv
 from game.runs import runstats
 from game.saves.saved_run import Target, load_target, parse_time, read_events
 from game.support.errors import UserError
+from lab.controlled.stats import two_arms
 from lab.evaluate.coordination import coordination
 from lab.evaluate.diffusion import diffusion, line_mentions
 from lab.evaluate.judge import FACTS, Fact, memory_knows
@@ -230,7 +233,51 @@ def compare(folder: str | Path, *, embedder: Any = None, echo: Callable[[str], N
                   for key, _label, _fmt in MEASURES} for arm in ARMS}
     return {"experiment": str(folder), "at": manifest.get("at"), "hours": manifest.get("hours"),
             "seeds": manifest.get("seeds"), "treatment": manifest["arms"]["treatment"].get("described", []),
-            "branches": branches, "arms": arms, "missing": missing}
+            "branches": branches, "arms": arms, "tests": arm_tests(arms), "missing": missing}
+
+
+# ---------------------------------------------------------------------------- more than noise?
+
+
+def arm_tests(arms: dict) -> dict[str, dict]:
+    """Per measure: treatment minus control, Hedges' g, Cliff's delta, an exact permutation
+    test's p over the seeds, and a note when the seeds cannot tell (lab/controlled/stats.py)."""
+    out = {}
+    for key, _label, _fmt in MEASURES:
+        c, t = arms["control"][key]["values"], arms["treatment"][key]["values"]
+        if c or t:
+            out[key] = vars(two_arms(c, t))
+    return out
+
+
+def tests_markdown(result: dict) -> list[str]:
+    """The tests' section of comparison.md; the seeds' plain word when they cannot differ."""
+    tests = result.get("tests") or {}
+    if not tests:
+        return []
+    L = ["", "## Is the difference more than noise?", "",
+         "Per measure: treatment − control, Hedges' g (pooled sd), Cliff's delta (−1..1), the two-sided p of an "
+         "exact permutation test over the seeds, and the seeds per arm.", "",
+         "| measure | treatment − control | Hedges' g | Cliff's δ | p | seeds | note |",
+         "|---|---|---|---|---|---|---|"]
+    f2 = lambda x: "n/a" if x is None else f"{x:.2f}"  # noqa: E731
+    for key, label, fmt in MEASURES:
+        x = tests.get(key)
+        if x is None:
+            continue
+        diff = "n/a" if x["diff"] is None else fmt.format(x["diff"])
+        p = "n/a" if x["p"] is None else f"{x['p']:.3f}"
+        L.append(f"| {label} | {diff} | {f2(x['hedges_g'])} | {f2(x['cliffs_delta'])} | {p} | "
+                 f"{x['n_control']} + {x['n_treatment']} | {x['note']} |")
+    flat = [k for k, x in tests.items() if "cannot differ" in x["note"]]
+    if flat and len(flat) == len(tests):
+        L += ["", "**The seeds cannot differ here: every measure has sd 0 in every arm.** The model answered the "
+              "same whatever the seed (a deterministic model, or a response cache shared by the seeds), so "
+              "more seeds add nothing; a difference between the arms is the treatment's, but no test can say "
+              "how it would vary."]
+    elif flat:
+        L += ["", f"{len(flat)} of {len(tests)} measures have sd 0 in both arms: the seeds cannot differ on them."]
+    return L
 
 
 # ---------------------------------------------------------------------------- the report
@@ -255,6 +302,7 @@ def markdown(result: dict) -> str:
         c, t = result["arms"]["control"][key], result["arms"]["treatment"][key]
         if c["n"] or t["n"]:
             L.append(f"| {label} | {cell(c, fmt)} | {cell(t, fmt)} |")
+    L += tests_markdown(result)
     for m in result["missing"]:
         L.append(f"\n- missing branch: {m}")
     news = {n: b["news"] for n, b in result["branches"].items() if b.get("news")}
@@ -332,4 +380,5 @@ def main_compare(args: Any, *, embedder: Any = None, echo: Callable[[str], None]
     return 0
 
 
-__all__ = ["MEASURES", "compare", "main_compare", "measure_branch", "news_fact", "news_heard", "quality", "spread"]
+__all__ = ["MEASURES", "arm_tests", "compare", "main_compare", "measure_branch", "news_fact", "news_heard", "quality",
+           "spread", "tests_markdown"]

@@ -1,0 +1,240 @@
+"""The evaluation folder, the one place its files are named, read and written:
+
+    answers.json          what the interviews gave: every resident's questions and each
+                          condition's answer (with the conditions, the run, the model)
+    human.json            people's answers for the human condition (kept when the folder
+                          is evaluated again: reusable across runs of the same town)
+    ratings/people/NAME.jsonl   one rater's rankings, a line per question, as they go
+    ratings/judges/MODEL.jsonl  a judge model's rankings, apart from people's
+    measures.json, report.md, report.json, ratings.png   what the report made of them
+
+A missing or damaged file is refused by name with what to do; a rankings file with
+bad lines keeps its good ones, and the bad ones are counted and reported.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from game.support.errors import UserError
+from lab.controlled.conditions import Condition, condition_of
+
+ANSWERS = "answers.json"
+HUMAN = "human.json"
+PEOPLE = Path("ratings") / "people"
+JUDGES = Path("ratings") / "judges"
+KIND = "smallville controlled evaluation"
+
+
+def item_key(resident: str, question: str) -> str:
+    return f"{resident} | {question}"
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Whole or not at all: a crash mid-write leaves the old file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name, dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2, ensure_ascii=False, default=str)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def slug(name: str) -> str:
+    """A rater's or a model's name as a file name."""
+    s = re.sub(r"[^A-Za-z0-9._-]+", "-", name.strip()).strip("-.")
+    if not s:
+        raise UserError(f"{name!r} cannot name a ratings file: use letters or digits")
+    return s[:80]
+
+
+@dataclass
+class Evaluation:
+    """An evaluation folder as read: its answers (people's merged in) and conditions."""
+
+    folder: Path
+    data: dict
+    conditions: list[Condition]
+    human: dict[str, dict[str, dict]] = field(default_factory=dict)
+
+    @property
+    def items(self) -> list[dict]:
+        return self.data["items"]
+
+    def answers(self, item: dict) -> dict[str, str]:
+        """condition -> the answer text for one item; the human condition when people wrote one."""
+        out = {c: a["text"] for c, a in item["answers"].items() if a.get("text")}
+        h = self.human.get(item["resident"], {}).get(item["question"])
+        if h and any(c.people for c in self.conditions):
+            out[next(c.name for c in self.conditions if c.people)] = h["text"]
+        return out
+
+    def choices(self, item: dict, conditions: list[str]) -> list[list[str]]:
+        """The distinct answers among ``conditions`` as groups of the conditions that gave
+        them (the same words, whatever the case and spacing): a rater ranks each text once,
+        and conditions that answered alike share its place."""
+        answers = self.answers(item)
+        groups: dict[str, list[str]] = {}
+        for c in conditions:
+            if c in answers:
+                groups.setdefault(" ".join(answers[c].lower().split()), []).append(c)
+        return list(groups.values())
+
+    def condition_names(self, with_people: bool | None = None) -> list[str]:
+        """The conditions in the report: the people's one only when some answer was written."""
+        has_people = any(self.human.values()) if with_people is None else with_people
+        return [c.name for c in self.conditions if not c.people or has_people]
+
+
+def read(folder: Path) -> Evaluation:
+    folder = Path(folder)
+    path = folder / ANSWERS
+    if not folder.is_dir():
+        raise UserError(f"{folder}: no such evaluation folder; make one with "
+                        "`smallville evaluate RUN --ablations --out FOLDER`")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{folder}: no {ANSWERS}, so not an evaluation folder (or its interviews never finished); "
+                        "run `smallville evaluate RUN --ablations --out FOLDER`") from None
+    except (OSError, ValueError) as err:
+        raise UserError(f"{path} is damaged ({err}); run the interviews again with "
+                        "`smallville evaluate RUN --ablations` (people's answers in human.json are kept)") from None
+    if not isinstance(data, dict) or data.get("kind") != KIND or not isinstance(data.get("items"), list):
+        raise UserError(f"{path} is not a controlled evaluation's answers (no \"kind\": {KIND!r} and items); "
+                        "run `smallville evaluate RUN --ablations` again")
+    conds = [condition_of(d, f"{path} conditions") for d in data.get("conditions") or []]
+    for i, it in enumerate(data["items"]):
+        if not (isinstance(it, dict) and isinstance(it.get("answers"), dict) and it.get("resident")
+                and it.get("question")):
+            raise UserError(f"{path}: item {i + 1} is damaged (needs resident, question and answers); "
+                            "run the interviews again")
+    return Evaluation(folder, data, conds, read_human(folder))
+
+
+def read_human(folder: Path) -> dict[str, dict[str, dict]]:
+    """resident -> question -> {"text", "by", "at"}; a damaged file is refused (people's work
+    is never overwritten silently)."""
+    path = Path(folder) / HUMAN
+    return read_human_file(path) if path.exists() else {}
+
+
+def read_human_file(path: Path) -> dict[str, dict[str, dict]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        answers = data["answers"]
+        ok = isinstance(answers, dict) and all(
+            isinstance(qs, dict) and all(isinstance(a, dict) and isinstance(a.get("text"), str) for a in qs.values())
+            for qs in answers.values())
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise UserError(f"{path} is damaged ({err!r}); fix it by hand or move it away "
+                        "(it holds people's answers: nothing overwrites it)") from None
+    if not ok:
+        raise UserError(f"{path}: answers must map resident -> question -> {{\"text\": ...}}; fix it by hand "
+                        "or move it away")
+    return answers
+
+
+def add_human(folder: Path, resident: str, question: str, text: str, by: str) -> None:
+    answers = read_human(folder)
+    answers.setdefault(resident, {})[question] = {"text": text, "by": by, "at": datetime.now().isoformat(
+        timespec="seconds")}
+    write_json(Path(folder) / HUMAN, {"answers": answers})
+
+
+Tiers = list[list[str]]  # a ranking: conditions best first, those that answered alike together
+
+
+def reuse_human(source: Path, folder: Path, items: list[dict]) -> tuple[int, int]:
+    """People's answers from another evaluation (its folder or its human.json) copied into
+    ``folder`` for the questions asked here (same resident, same words); answers already
+    here are kept. Returns (copied, the source's answers)."""
+    path = Path(source) / HUMAN if Path(source).is_dir() else Path(source)
+    if not path.is_file():
+        raise UserError(f"--human {source}: no people's answers there (give an evaluation folder or its {HUMAN})")
+    src = read_human_file(path)
+    mine = read_human(folder)
+    asked = {(it["resident"], it["question"]) for it in items}
+    copied = 0
+    for r, qs in src.items():
+        for q, a in qs.items():
+            if (r, q) in asked and q not in mine.get(r, {}):
+                mine.setdefault(r, {})[q] = a
+                copied += 1
+    if copied:
+        write_json(Path(folder) / HUMAN, {"answers": mine})
+    return copied, sum(len(qs) for qs in src.values())
+
+
+@dataclass
+class Rankings:
+    """One file's rankings: ``orders`` (tiers of condition names, best first) by item key."""
+
+    path: Path
+    who: str
+    orders: dict[str, Tiers]
+    bad_lines: int = 0
+    fallbacks: int = 0
+
+
+def ranking_files(folder: Path, kind: Path) -> list[Path]:
+    d = Path(folder) / kind
+    return sorted(d.glob("*.jsonl")) if d.is_dir() else []
+
+
+def read_rankings(path: Path, conditions: list[str]) -> Rankings:
+    """Every good line of a rankings file; a line that is not JSON, names no item, or whose
+    order is not a list of distinct known conditions (with ``ranks``, one whole number
+    each: equal ranks answered alike) is counted in ``bad_lines``."""
+    orders: dict[str, Tiers] = {}
+    bad = fallbacks = 0
+    who = path.stem
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError as err:
+        raise UserError(f"{path} cannot be read ({err})") from None
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            x = json.loads(line)
+            order = x["order"]
+            key = x["item"]
+            ranks = x.get("ranks", list(range(1, len(order) + 1)) if isinstance(order, list) else None)
+            if not (isinstance(key, str) and isinstance(order, list) and len(order) >= 2
+                    and all(isinstance(c, str) and c in conditions for c in order) and len(set(order)) == len(order)
+                    and isinstance(ranks, list) and len(ranks) == len(order)
+                    and all(isinstance(r, int) and not isinstance(r, bool) for r in ranks) and len(set(ranks)) >= 2):
+                raise ValueError("not a ranking of known conditions")
+        except (ValueError, KeyError, TypeError):
+            bad += 1
+            continue
+        if x.get("fallback"):
+            fallbacks += 1
+            continue
+        who = str(x.get("by") or who)
+        tiers: dict[int, list[str]] = {}
+        for c, r in zip(order, ranks):
+            tiers.setdefault(r, []).append(c)
+        orders[key] = [tiers[r] for r in sorted(tiers)]  # a question rated again: the latest ranking counts
+    return Rankings(path, who, orders, bad, fallbacks)
+
+
+def append_ranking(path: Path, record: dict) -> None:
+    """One ranking, appended and flushed at once: quitting halfway loses nothing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(record, ensure_ascii=False) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+__all__ = ["ANSWERS", "HUMAN", "JUDGES", "KIND", "PEOPLE", "Evaluation", "Rankings", "Tiers", "add_human",
+           "append_ranking", "item_key", "ranking_files", "read", "read_human", "read_human_file", "read_rankings",
+           "reuse_human", "slug", "write_json"]

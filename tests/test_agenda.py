@@ -1,0 +1,238 @@
+"""A resident's own life in its day (issue 33, agents/agenda.py): dated intentions,
+events heard of and arrangements become slots of the guided day plan, offered as
+choices; the model chooses whether to go, and a chosen one names its memory. Bad
+memories (no date, no time, an unknown place, garbage) hold no engagement."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import pytest
+
+from agents import agenda
+from agents import plan as P
+from agents import provenance as pv
+from agents.arrangements import Arrangement
+from agents.day import consider_news
+from agents.memory import MemoryNode
+from agents.settings import MindSettings
+from agents.spatial import SpatialMemory
+from agents.types import Conversation, Utterance
+from tests.scripted_minds import make_mind, persona, plausible, situation
+
+FEB13 = datetime(2023, 2, 13, 9, 0)
+CAFE = "the Ville:Hobbs Cafe:cafe"
+PARK = "the Ville:Johnson Park:park"
+PARTY = ("I want to host a Valentine's Day party at Hobbs Cafe on February 14, from 5 pm to 7 pm, "
+         "and to invite as many friends and customers as I can")
+CHOOSING = MindSettings(planning="guided", grounded=True)
+
+
+def node(text: str, kind: str = "thought", subject: str | None = "Isabella Rodriguez", i: int = 3,
+         when: datetime = FEB13) -> MemoryNode:
+    return MemoryNode(i, kind, text, when, when, 8, subject=subject)
+
+
+def world(name: str = "Isabella Rodriguez"):
+    who = persona(name)
+    sp = SpatialMemory()
+    sp.seed(who)
+    return who, sp
+
+
+# ------------------------------------------------------------------------------ parsing
+@pytest.mark.parametrize("text, want", [
+    ("from 5 pm to 7 pm", ((17, 0), 120)),
+    ("5-7 pm", ((17, 0), 120)),
+    ("17:00-19:00", ((17, 0), 120)),
+    ("at 3 pm", ((15, 0), None)),
+    ("at 10:30 am", ((10, 30), None)),
+    ("at 14:00", ((14, 0), None)),
+    ("at 5 o'clock", ((17, 0), None)),
+    ("from 11 am to 1 pm", ((11, 0), 120)),
+    ("around noon", None),
+    ("at 27 pm", None),
+    ("", None),
+])
+def test_times_are_read_from_the_words_people_use(text, want):
+    assert agenda.parse_time(text) == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("on February 14", (2, 14)), ("on Feb 14th", (2, 14)), ("the 14th of February", (2, 14)),
+    ("on Valentine's Day", (2, 14)), ("tonight", (2, 13)), ("tomorrow", (2, 14)),
+    ("on Wednesday", (2, 15)), ("on February 31", None), ("some day", None),
+])
+def test_dates_are_read_relative_to_when_it_was_said(text, want):
+    got = agenda.parse_date(text, FEB13)  # a Monday
+    assert (got.month, got.day) == want if want else got is None
+
+
+def test_the_hosts_intention_is_hosting_at_its_time_and_place_with_invitations_before_it():
+    who, sp = world()
+    e = agenda.engagement_of(node(PARTY), who, sp)
+    assert e is not None and e.kind == agenda.INTENTION
+    assert (e.start, e.minutes, e.address) == (datetime(2023, 2, 14, 17), 120, CAFE)
+    assert e.description == "hosting the Valentine's Day party at Hobbs Cafe"
+    assert e.invitation() == "inviting customers to the Valentine's Day party"
+    assert e.origin().startswith("memory #3 (I want to host")
+
+
+def test_an_event_heard_of_is_attending_it_and_a_relayed_one_too():
+    who, sp = world("Maria Lopez")
+    told = node('Isabella Rodriguez told Maria: "I am hosting a Valentine\'s Day party at Hobbs Cafe on '
+                'February 14, from 5 pm to 7 pm."', kind="chat", subject="Isabella Rodriguez", i=9)
+    e = agenda.engagement_of(told, who, sp)
+    assert e is not None and e.kind == agenda.EVENT and e.memory_id == 9
+    assert e.description == "attending the Valentine's Day party at Hobbs Cafe" and not e.invites
+    relayed = node("Klaus Mueller told Maria: \"There is a party at Hobbs Cafe tomorrow at 5 pm.\"", kind="chat",
+                   subject="Klaus Mueller")
+    e2 = agenda.engagement_of(relayed, who, sp)
+    assert e2 is not None and e2.start == datetime(2023, 2, 14, 17) and e2.minutes == agenda.EVENT_MINUTES
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("I want to host a party at Hobbs Cafe", "thought"),  # no date, no time
+    ("I want to host a party on February 14 at 5 pm", "thought"),  # no place
+    ("I want to host a party at the Moon Base on February 14 at 5 pm", "thought"),  # a place nobody knows
+    ("Isabella Rodriguez is at Hobbs Cafe on February 14 at 5 pm", "thought"),  # no event
+    ("Maria Lopez is going to a party at Hobbs Cafe on February 14 at 5 pm", "observation"),  # merely seen
+    ("Isabella's plan for Tuesday February 14: 17:00-19:00 a party at Hobbs Cafe", "plan"),  # a timetable
+    ("\x00\x01 party 99:99 Hobbs Cafe Feb 99", "thought"),  # garbage
+])
+def test_memories_without_a_date_a_time_a_known_place_and_an_event_hold_none(text, kind):
+    who, sp = world()
+    assert agenda.engagement_of(node(text, kind=kind), who, sp) is None
+
+
+def test_the_agenda_of_a_day_keeps_one_per_time_and_place_the_hosts_own_first():
+    who, sp = world()
+    heard = node('Maria Lopez told Isabella: "There is a Valentine\'s Day party at Hobbs Cafe on February 14 '
+                 'at 5 pm."', kind="chat", subject="Maria Lopez", i=7)
+    meet = Arrangement(datetime(2023, 2, 14, 15), 60, "meeting Maria in the park", PARK, "agreed with Maria Lopez")
+    got = agenda.engagements([node(PARTY), heard], [meet], who, sp, datetime(2023, 2, 14).date())
+    assert [(e.start.hour, e.kind) for e in got] == [(15, agenda.ARRANGEMENT), (17, agenda.INTENTION)]
+    assert agenda.engagements([node(PARTY)], [meet], who, sp, FEB13.date()) == []  # another day
+
+
+# ------------------------------------------------------------------------------ the day plan
+def picker(choose):
+    """A model that picks, in each slot, the option ``choose(options)`` returns."""
+    def answer(purpose, messages, schema):
+        if purpose == "day_plan" and "items" not in schema.model_json_schema()["properties"]:
+            props = schema.model_json_schema()["properties"]
+            return {k: choose(v["enum"]) for k, v in props.items()}
+        return plausible(purpose, messages, schema)
+    return answer
+
+
+def chooser_mind(choose, name="Isabella Rodriguez"):
+    m, gw = make_mind(picker(choose), CHOOSING, persona(name))
+    m.decide(situation(datetime(2023, 2, 13, 6, 0)))  # seeds its memories, plans Monday
+    return m, gw
+
+
+def plan_feb14(m):
+    m.today.planned_for = None
+    m.decide(situation(datetime(2023, 2, 14, 6, 0), address=m.persona.home))
+    return m.today.plan
+
+
+def test_the_host_is_offered_her_party_at_its_time_and_chooses_it_with_its_memory_named():
+    m, gw = chooser_mind(lambda opts: opts[0])
+    m.queue_thought(PARTY, 8)
+    plan = plan_feb14(m)
+    at5 = P.item_at(plan, datetime(2023, 2, 14, 17, 30))
+    assert at5.description == "hosting the Valentine's Day party at Hobbs Cafe" and at5.address == CAFE
+    assert at5.start == datetime(2023, 2, 14, 17) and at5.end >= datetime(2023, 2, 14, 19)
+    assert pv.model_led(at5.source) and "memory #" in at5.source and "Valentine" in at5.source
+    prompt = [c for c in gw.fake.calls if c[0] == "day_plan"][-1][1][-1]["content"]
+    assert "17:00: hosting the Valentine's Day party at Hobbs Cafe |" in prompt
+    assert "inviting customers to the Valentine's Day party" in prompt  # before it, at work
+    evening = next(line for line in prompt.splitlines() if line.startswith("19:00: "))
+    assert "inviting" not in evening  # not after it
+    after = P.item_at(plan, datetime(2023, 2, 14, 19, 30))
+    assert "party" not in after.description  # the usual evening resumes after it
+
+
+def test_a_resident_who_declines_keeps_the_usual_day():
+    m, _ = chooser_mind(lambda opts: opts[1] if len(opts) > 1 else opts[0])
+    m.queue_thought(PARTY, 8)
+    plan = plan_feb14(m)
+    at5 = P.item_at(plan, datetime(2023, 2, 14, 17, 30))
+    assert "party" not in at5.description and "memory #" not in at5.source
+
+
+def test_a_capable_model_is_not_offered_choices_and_keeps_its_own_words():
+    m, gw = make_mind(plausible, MindSettings(planning="paper"))
+    m.queue_thought(PARTY, 8)
+    m.decide(situation(datetime(2023, 2, 14, 6, 0)))
+    assert not any("hosting the Valentine" in x.description for x in m.today.plan)
+    assert not any(c[0] == "day_plan" and "options" in c[1][-1]["content"] for c in gw.fake.calls)
+
+
+def test_news_heard_today_has_the_chooser_reconsider_the_rest_of_the_day_once():
+    m, gw = chooser_mind(lambda opts: opts[0], "Maria Lopez")
+    m.today.planned_for = None
+    m.decide(situation(datetime(2023, 2, 14, 6, 0), address=m.persona.home))
+    assert not any("party" in x.description for x in m.today.plan)
+    m.now = datetime(2023, 2, 14, 12, 0)
+    m.remember("chat", 'Isabella Rodriguez told Maria: "I am hosting a Valentine\'s Day party at Hobbs Cafe '
+               'tonight from 5 pm to 7 pm."', 7, subject="Isabella Rodriguez")
+    calls = len(gw.fake.calls)
+    assert consider_news(m) is True
+    at5 = P.item_at(m.today.plan, datetime(2023, 2, 14, 17, 30))
+    assert at5.description == "attending the Valentine's Day party at Hobbs Cafe"
+    assert "memory #" in at5.source
+    assert [x for x in m.today.plan if x.end <= m.now]  # the morning stays as it was
+    assert consider_news(m) is False and len(gw.fake.calls) > calls  # once per engagement
+
+
+def test_the_conversation_that_brings_the_news_ends_with_the_plan_reconsidered():
+    m, _ = chooser_mind(lambda opts: opts[0], "Maria Lopez")
+    m.today.planned_for = None
+    m.decide(situation(datetime(2023, 2, 14, 6, 0), address=m.persona.home))
+    m.now = datetime(2023, 2, 14, 11, 0)
+    m.remember("chat", 'Isabella Rodriguez told Maria: "Come to the party at Hobbs Cafe tonight at 6 pm."', 7,
+               subject="Isabella Rodriguez")
+    c = Conversation(("Isabella Rodriguez", "Maria Lopez"), CAFE, datetime(2023, 2, 14, 10, 55))
+    c.lines.append(Utterance("Isabella Rodriguez", "Come to the party at Hobbs Cafe tonight at 6 pm.", False, "model"))
+    m.end_conversation(c, datetime(2023, 2, 14, 11, 0))
+    assert "party" in P.item_at(m.today.plan, datetime(2023, 2, 14, 18, 30)).description
+    assert m.today.considered and m.to_state()["considered"] == m.today.considered
+
+
+def test_the_party_slot_has_party_steps():
+    from agents.activity import item_steps
+    for name in ("Isabella Rodriguez", "Maria Lopez", "Klaus Mueller"):
+        hosting = item_steps("hosting the Valentine's Day party at Hobbs Cafe", "cafe", persona(name))
+        attending = item_steps("attending the Valentine's Day party at Hobbs Cafe", "cafe", persona(name))
+        assert len(hosting) >= 3 and any("guests" in s for s in hosting)
+        assert len(attending) >= 3 and all("party" not in s or "host" in s for s in attending)
+        assert "working" not in " ".join(hosting + attending)
+
+
+def test_an_engagement_past_bedtime_or_before_waking_gets_no_slot():
+    who, sp = world()
+    day = datetime(2023, 2, 14, 6)
+    routine = P.routine(who, sp, day, MindSettings())
+    late = agenda.Engagement(datetime(2023, 2, 14, 23, 30), 60, "attending the party at Hobbs Cafe", CAFE,
+                             agenda.EVENT, 1, "x")
+    early = agenda.Engagement(datetime(2023, 2, 14, 4, 0), 60, "attending the party at Hobbs Cafe", CAFE,
+                              agenda.EVENT, 2, "x")
+    skeleton, placed = P.with_engagements(routine, [late, early])
+    assert placed == [] and [x.start for x in skeleton] == [x.start for x in routine]
+    ok = agenda.Engagement(day + timedelta(hours=11), 120, "attending the party at Hobbs Cafe", CAFE,
+                           agenda.EVENT, 3, "x")
+    inside = agenda.Engagement(day + timedelta(hours=12), 60, "meeting with Maria", PARK, agenda.ARRANGEMENT)
+    skeleton, placed = P.with_engagements(routine, [ok, inside])
+    assert placed == [ok] and any(x.start == ok.start for x in skeleton)
+
+
+def test_the_steps_of_a_chosen_engagement_name_its_memory_for_why_and_the_timeline():
+    m, _ = chooser_mind(lambda opts: opts[0])
+    m.queue_thought(PARTY, 8)
+    plan_feb14(m)
+    d = m.decide(situation(datetime(2023, 2, 14, 17, 0), address=CAFE))
+    assert "party" in P.item_at(m.today.plan, m.now).description
+    assert "memory #" in d.action.source and pv.kind_of(d.action.source) in pv.KINDS
+    assert agenda.origin_in(P.item_at(m.today.plan, m.now).source).startswith("memory #")
