@@ -42,6 +42,7 @@ from agents import (
     load_cast,
     load_config,
     load_config_for_saved,
+    model_flags,
     redact,
     redact_data,
     why,
@@ -533,11 +534,9 @@ def resume_sim(args, *, gateway: Any = None, embedder: Any = None, progress: boo
     personas = select_residents(cast, None, names)
     saved_cfg = dict(parts.get("config") or {})
     if gateway is None:
-        given = {k: v for k, v in vars(args).items()
-                 if v is not None and k in ("model", "api_base", "concurrency", "cache", "planning", "budget")}
-        try:  # the run suggests its model and settings where the user set none, never its server
-            config, note = load_config_for_saved(saved_cfg, given,
-                                                 suggest=("model", "seed", "temperature", "planning", "budget"))
+        given = model_flags(args)
+        try:  # the run suggests its model and settings where the user set none, never its server nor budget
+            config, note = load_config_for_saved(saved_cfg, given, suggest=("model", "seed", "temperature", "planning"))
         except ConfigError as err:
             raise UserError(str(err)) from None
         if note:
