@@ -70,7 +70,7 @@ from game.support import folders
 from game.saves.capture import capture, job_tag_of, materialize
 from game.saves.check import check_bodies, check_parts, check_visitor, py_random_state
 from game.saves.store import SaveError, SaveInfo, check_map, list_saves, load_state, no_gc, slot_path
-from game.saves.series import OWN_SLOTS, game_of, new_game_id, own_slot
+from game.saves.series import OWN_SLOTS, game_of, line_after_load, new_game_id, own_slot
 from game.sim.speeds import SPEEDS
 
 log = logging.getLogger(__name__)
@@ -116,6 +116,7 @@ class Prepared:
     info: SaveInfo | None
     accounting: Any = None  # a scratch Accounting holding the save's totals
     random_states: tuple = (None, None)  # Python's and numpy's, checked
+    game_id: str | None = None  # the line the loaded game goes on with (a branch after a load back in time)
     timings: dict = field(default_factory=dict)
 
 
@@ -234,9 +235,12 @@ def _prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: 
             np.random.RandomState().set_state(np_state)
     except Exception as err:  # noqa: BLE001
         raise SaveError(f"{where} is damaged: its random state cannot be read ({err}); load another save") from err
+    line = None
+    if hasattr(session, "game_id") and info is not None and info.path.exists():  # a worker thread: it reads folders
+        line = line_after_load(info, {info.path.parent, folders.saves_dir()})
     t2 = time.perf_counter()
     return Prepared(sim=new, minds=minds, cast=[personas[n] for n in names], town_states=scratch.object_states,
-                    parts=parts, info=info, accounting=acc, random_states=(py_state, np_state),
+                    parts=parts, info=info, accounting=acc, random_states=(py_state, np_state), game_id=line,
                     timings={"minds": round(t1 - t0, 4), "sim": round(t2 - t1, 4)})
 
 
@@ -326,8 +330,8 @@ def _swap(session: Any, prep: Prepared) -> None:
     vis = parts.get("visitor") or {}
     if isinstance(session, Stateful):  # a Session (a headless run's Parts have no player, no pause)
         session.from_state({"visitor": vis, "clock": parts.get("clock") or {}})
-    if hasattr(session, "game_id"):  # the loaded game goes on with its own saves
-        session.game_id = loaded_game_id(prep.info, session)
+    if hasattr(session, "game_id"):  # the loaded game goes on with its own saves (or a branch of them)
+        session.game_id = prep.game_id or loaded_game_id(prep.info, session)
     acc = getattr(getattr(session, "gateway", None), "accounting", None)
     if prep.accounting is not None and acc is not None and callable(getattr(acc, "from_state", None)):
         acc.from_state(prep.accounting.to_state())
