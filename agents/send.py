@@ -97,6 +97,8 @@ def error_kind(err: BaseException) -> str:
         return "auth"  # litellm reports a missing key as a server error; retrying cannot help
     if "connection error" in text or "connection refused" in text or "connecterror" in text:
         return "connection"  # litellm reports a refused connection as an InternalServerError
+    if getattr(err, "status_code", None) in (401, 403):
+        return "auth"  # a 403 reaches us as a BadRequestError from some providers: the key is refused all the same
     lm = providers.loaded()
     if lm is not None:
         checks = [

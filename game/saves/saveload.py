@@ -172,7 +172,8 @@ def _prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: 
     names = list(sess.get("residents") or [k[6:] for k in parts if k.startswith("minds/")])
     lost = [n for n in names if f"minds/{n}" not in parts]
     if lost:
-        raise SaveError(f"{where} is incomplete: it has no mind for {', '.join(lost[:3])}; load another save")
+        raise SaveError(f"{where} is incomplete: its part 'session' names {', '.join(lost[:3])}, and it has "
+                        f"no part 'minds/{lost[0]}'; load another save")
     personas = {p.name: p for p in session.cast}
     if any(n not in personas for n in names):
         personas = {**_full_cast(town), **personas}
@@ -234,7 +235,8 @@ def _prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: 
             np_state = rnd["numpy"]
             np.random.RandomState().set_state(np_state)
     except Exception as err:  # noqa: BLE001
-        raise SaveError(f"{where} is damaged: its random state cannot be read ({err}); load another save") from err
+        raise SaveError(f"{where} is damaged: its part 'random' (the random state) cannot be read ({err}); "
+                        "load another save") from err
     line = None
     if hasattr(session, "game_id") and info is not None and info.path.exists():  # a worker thread: it reads folders
         line = line_after_load(info, {info.path.parent, folders.saves_dir()})
