@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import re
+import shutil
 import sqlite3
 import time
 import zlib
@@ -162,8 +163,6 @@ def copy_atomically(src: str | os.PathLike, dst: str | os.PathLike, link: bool =
     a hidden temporary file beside ``dst`` (a hard link when ``link`` and the file system
     allows, else a copy), fsynced, then renamed over ``dst``. A failure (OSError) leaves
     ``dst`` as it was, and no temporary file behind."""
-    import shutil
-
     src, dst = Path(src), Path(dst)
     tmp = dst.parent / f"{TMP_PREFIX}{dst.stem[:40]}.{os.getpid()}.{os.urandom(4).hex()}{TMP_SUFFIX}"
     try:
