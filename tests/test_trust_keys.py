@@ -256,3 +256,23 @@ def test_the_model_flags_of_every_command_reach_the_configuration():
     for command in (["sim", "--resume", "x"], ["evaluate", "x"], ["interview", "--load", "x", "--agent", "a"]):
         args = build_parser().parse_args([*command, "--router", "r.yaml", "--grounded", "off", "--budget", "5"])
         assert model_flags(args) == {"router": "r.yaml", "grounded": "off", "budget": 5}, command
+
+
+@needs_map
+def test_resume_and_fork_stop_at_the_users_token_ceiling(strangers_run, user_env, servers, tmp_path):
+    """--max-tokens is the user's, on --resume and on fork's branches: the run stops there
+    with an end save, whatever the save held."""
+    from game.headless import resume_sim
+    from lab.experiment.branch import run_branch
+
+    args = Namespace(resume=str(strangers_run), hours=2.0, map=str(MAP), autosave_min=0, model=None, api_base=None,
+                     concurrency=None, cache=None, seed=0, agents=None, residents=None, router=None,
+                     grounded=None, planning=None, budget=None, max_cost=None, max_tokens=30, think_s=None)
+    assert resume_sim(args, embedder=HashEmbedder(), progress=False, echo=None) == 0
+    summary = json.loads((strangers_run / "summary.json").read_text(encoding="utf-8"))
+    assert "token ceiling (30)" in (summary.get("stopped") or ""), summary.get("stopped")
+    spec = {"name": "control-seed0", "arm": "control", "seed": 0, "save": str(strangers_run / "saves" / "end.sqlite"),
+            "out": str(tmp_path / "fork" / "control-seed0"), "hours": 2.0, "map": str(MAP), "cache": None,
+            "model": None, "changes": [], "max_cost": None, "max_tokens": 30}
+    got = run_branch(spec, embedder=HashEmbedder())
+    assert "token ceiling (30)" in (got.get("stopped") or ""), got
