@@ -21,8 +21,8 @@ Ctrl-C stops the run and still writes all four files.
 from __future__ import annotations
 
 import json
-import os
 import logging
+import os
 import sys
 import time
 from collections import Counter
