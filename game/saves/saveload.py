@@ -167,7 +167,7 @@ def _prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: 
     sess = parts["session"] or {}
     world = sess.get("world")
     if world and getattr(town, "world", None) and world != town.world:
-        raise SaveError(f"{where} was saved in '{world}' but this game runs '{town.world}'; "
+        raise SaveError(f"{where} was saved in '{world}' (its part 'session') but this game runs '{town.world}'; "
                         f"start the game on the save's map to load it")
     names = list(sess.get("residents") or [k[6:] for k in parts if k.startswith("minds/")])
     lost = [n for n in names if f"minds/{n}" not in parts]
@@ -191,7 +191,8 @@ def _prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: 
                 minds[n] = rebuild_mind(personas[n], gateway, embedder, parts[f"minds/{n}"], settings)
                 keep_owed(minds[n])  # exchanges with the visitor saved before they were kept
         except EmbeddingMismatch as err:
-            raise SaveError(f"{where}: {err}; start the game with the save's embedding model to load it") from err
+            raise SaveError(f"{where} (part 'minds/{n}'): {err}; start the game with the save's embedding model "
+                            "to load it") from err
         except RecursionError as err:
             raise SaveError(f"{where} is damaged: part 'minds/{n}' is nested too deeply; load another save") from err
         except Exception as err:  # noqa: BLE001 - a damaged mind may hold anything
@@ -254,7 +255,7 @@ def check_clock(clock: Any, where: str) -> None:
     if not isinstance(clock, dict):
         raise SaveError(f"{where} is damaged: its clock part is not a table; load another save")
     speed = clock.get("speed")
-    if speed is not None and (isinstance(speed, bool) or speed not in SPEEDS):
+    if speed is not None and (not isinstance(speed, (int, float)) or isinstance(speed, bool) or speed not in SPEEDS):
         raise SaveError(f"{where} is damaged: its clock's speed {str(speed)[:20]!r} is not one of "
                         f"{', '.join(map(str, SPEEDS))}; load another save")
     if not isinstance(clock.get("paused", False), bool):
