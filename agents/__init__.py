@@ -42,6 +42,7 @@ from agents.config import (
     ModelConfig,
     load_config,
     load_config_for_saved,
+    model_flags,
 )
 from agents.converse import Line
 from agents.decompose import steps_schema
@@ -115,6 +116,7 @@ __all__ = [
     "masks",
     "median_ms",
     "memory",
+    "model_flags",
     "nearest",
     "priority",
     "provenance",

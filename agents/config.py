@@ -349,7 +349,8 @@ _warned_endpoints: set[str] = set()  # settings files already warned about, once
 
 def _warn_of_a_borrowed_endpoint(path: Path, bases: list[str], env: Mapping[str, str]) -> None:
     """A smallville.toml found in the working folder (it may have come with a
-    download) that names the server while an API key is set: litellm would send the
+    download) that decides where the calls go (api_base, [[models]], a router YAML,
+    a model string naming a server) while an API key is set: litellm would send the
     key there. Said once per file, on stderr and in the log; the file is still used."""
     keys = sorted(k for k, v in env.items() if v and _KEY_VARIABLE.search(k))
     where = str(path.resolve())
@@ -359,9 +360,24 @@ def _warn_of_a_borrowed_endpoint(path: Path, bases: list[str], env: Mapping[str,
     more = f" and {len(bases) - 1} more" if len(bases) > 1 else ""
     text = (f"warning: {path} (in the working folder) sends the model calls to {redact(bases[0])}{more} "
             f"while {', '.join(keys)} is set, so that key goes to that server. If you did not write "
-            "this file, delete it or pass --api-base.")
+            "this file, delete it, or choose the server yourself with --api-base or --router.")
     log.warning("%s", text)
     print(f"smallville: {text}", file=sys.stderr)
+
+
+def _servers_from_the_file(from_file: Mapping[str, Any], user: Mapping[str, Any], config: ModelConfig) -> list[str]:
+    """Where the settings file, not the user, sends the calls: its api_base, its
+    [[models]] servers, its router YAML's servers, or a model string that names a
+    server, each only where the user's flags and environment left it in force."""
+    out: list[str] = []
+    if from_file.get("api_base") and "api_base" not in user:
+        out.append(str(from_file["api_base"]))
+    if (from_file.get("deployments") or from_file.get("router")) and not ({"router", "api_base"} & set(user)):
+        out += [d.api_base or d.model for d in config.deployments if d.api_base or "://" in d.model]
+    model = str(from_file.get("model") or "")
+    if "://" in model and "model" not in user:
+        out.append(model)
+    return list(dict.fromkeys(out))
 
 
 def _settings_path(path: str | os.PathLike | None) -> Path | None:
@@ -417,25 +433,39 @@ def load_config(
         overrides = vars(overrides)
     values: dict[str, Any] = {}
     from_file = _from_toml(toml_path)
+    user = {**_from_env(env), **_from_mapping(overrides or {}, "command line")}
     values.update(from_file)
-    values.update(_from_env(env))
-    values.update(_from_mapping(overrides or {}, "command line"))
-    found = _settings_path(toml_path)
-    if found is not None and found.parent.resolve() == Path.cwd().resolve():  # a file that came with the folder
-        bases = [str(d.api_base) for d in values.get("deployments") or () if getattr(d, "api_base", None)]
-        if from_file.get("api_base") and values.get("api_base") == from_file["api_base"]:
-            bases.insert(0, str(from_file["api_base"]))
-        _warn_of_a_borrowed_endpoint(found, bases, env)
+    if {"api_base", "router"} & set(user):
+        # The user named the server (--api-base, --router): the file's servers step aside,
+        # so that advice of the warning below does what it says.
+        values.pop("deployments", None)
+        if "router" not in user:
+            values.pop("router", None)
+    values.update(user)
     if not values.get("model"):
         values.pop("model", None)
     try:
         config = ModelConfig(**values)
     except TypeError as err:  # pragma: no cover - _from_mapping filters names
         raise ConfigError(str(err)) from None
+    found = _settings_path(toml_path)
+    if found is not None and found.parent.resolve() == Path.cwd().resolve():  # a file that came with the folder
+        _warn_of_a_borrowed_endpoint(found, _servers_from_the_file(from_file, user, config), env)
     if config.is_embedded:  # a typo in its variables: one line now, not a failure in a worker later
         for name in ENV_WHOLE_NUMBERS:
             env_number(name, 0, env)
     return config
+
+
+# The model flags of the commands (smallville/cli.py ``_add_model_flags``): every one
+# that the user set reaches the configuration, whatever the command reads.
+MODEL_FLAGS = ("model", "api_base", "concurrency", "router", "cache", "planning", "grounded", "budget", "pace")
+
+
+def model_flags(args: Mapping[str, Any] | Any) -> dict[str, Any]:
+    """The model flags the user set (a dict or an argparse Namespace), by field name."""
+    given = args if isinstance(args, Mapping) else vars(args)
+    return {k: v for k, v in given.items() if v is not None and _ALIASES.get(k, k) in MODEL_FLAGS}
 
 
 def load_config_for_saved(

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import threading
 import time
@@ -203,6 +204,14 @@ class Endpoint:
         return None
 
 
+def _whole_entry(entry: Any) -> bool:
+    """A remembered dialect as settled() writes it: a known dialect and a finite time."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("dialect"), str) or entry["dialect"] not in DIALECTS:
+        return False
+    at = entry.get("at")
+    return isinstance(at, (int, float)) and not isinstance(at, bool) and math.isfinite(at)
+
+
 class Dialects:
     """The endpoints a gateway talks to, their dialects, and the memory of what worked."""
 
@@ -211,6 +220,7 @@ class Dialects:
         self._lock = threading.Lock()
         self._endpoints: dict[tuple[str, str | None], Endpoint] = {}
         self.announcements: list[str] = []  # "host: using json_object with schema", once per endpoint
+        self._warned = False  # the memory's damage was logged
 
     def endpoint(self, model: str, api_base: str | None, *, fixed: bool = False, label: str | None = None) -> Endpoint:
         with self._lock:
@@ -229,22 +239,35 @@ class Dialects:
         return [p for ep in self.endpoints() if (p := ep.problem())]
 
     # -- the memory ------------------------------------------------------------------------
+    def _damaged(self, why: str) -> None:
+        """One log line per cache file: a cache is a hint, its damage costs a negotiation."""
+        if not self._warned:
+            self._warned = True
+            log.warning("structured-output memory %s unreadable or damaged (%s); negotiating afresh", self.path, why)
+
     def _read(self) -> dict:
+        """The remembered dialects, only the entries that are whole: {key: {dialect, at}}."""
         if self.path is None:
             return {}
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return {}
-        except (OSError, ValueError) as err:
-            log.warning("structured-output memory %s unreadable (%s); negotiating afresh", self.path, err)
+        except (OSError, ValueError, RecursionError, MemoryError) as err:  # RecursionError: nested too deep
+            self._damaged(f"{type(err).__name__}: {str(err)[:80]}")
             return {}
-        return data if isinstance(data, dict) else {}
+        if not isinstance(data, dict):
+            self._damaged("not a table of servers")
+            return {}
+        good = {k: v for k, v in data.items() if _whole_entry(v)}
+        if len(good) < len(data):
+            self._damaged(f"{len(data) - len(good)} entr{'y' if len(data) - len(good) == 1 else 'ies'} unusable")
+        return good
 
     def _remembered(self, key: str) -> str:
         entry = self._read().get(key)
-        if isinstance(entry, dict) and entry.get("dialect") in DIALECTS:
-            age_days = (time.time() - float(entry.get("at") or 0)) / 86400
+        if entry is not None:
+            age_days = (time.time() - float(entry["at"])) / 86400
             if 0 <= age_days <= REMEMBER_DAYS:
                 return str(entry["dialect"])
         return DIALECTS[0]

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ctypes
 import logging
+import math
 import os
 import threading
 from collections import OrderedDict
@@ -51,7 +52,7 @@ def budget_bytes() -> int:
         return DEFAULT_MB << 20
     try:
         mb = float(raw)
-        if mb < 0:
+        if not math.isfinite(mb) or mb < 0 or mb * (1 << 20) > 1 << 50:  # nan, inf, 1e300: no budget at all
             raise ValueError
     except ValueError:
         log.warning("SMALLVILLE_PREFIX_MB=%r is not a number of megabytes; using %d", raw, DEFAULT_MB)

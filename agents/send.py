@@ -9,6 +9,7 @@ structured-output form down comes back ``REFUSED`` (the retry layer sends the
 next form; agents/dialects.py)."""
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Callable
@@ -45,13 +46,13 @@ class Sent:
         )
         if request.seed is not None:
             kwargs["seed"] = request.seed
-        self.shape(kwargs, form)
         if cfg.api_base:
             kwargs["api_base"] = cfg.api_base
             if cfg.provider in ("openai", "") and not os.environ.get("OPENAI_API_KEY"):
                 # Local OpenAI-compatible servers want no key, but the client insists on one.
                 kwargs["api_key"] = "no-key-needed"
         try:
+            self.shape(kwargs, form)  # inside: whatever goes wrong shaping is one failed call, not every call
             resp = self.send(kwargs)
         except Exception as err:  # noqa: BLE001 - model trouble of every kind ends here
             if self.refused(form, err):
@@ -96,6 +97,8 @@ def error_kind(err: BaseException) -> str:
         return "auth"  # litellm reports a missing key as a server error; retrying cannot help
     if "connection error" in text or "connection refused" in text or "connecterror" in text:
         return "connection"  # litellm reports a refused connection as an InternalServerError
+    if getattr(err, "status_code", None) in (401, 403):
+        return "auth"  # a 403 reaches us as a BadRequestError from some providers: the key is refused all the same
     lm = providers.loaded()
     if lm is not None:
         checks = [
@@ -173,9 +176,20 @@ def content_and_usage(resp: Any) -> tuple[str | None, int, int]:
     pt = ct = 0
     if usage is not None:
         get = usage.get if isinstance(usage, dict) else (lambda k, d=0: getattr(usage, k, d))
-        pt = int(get("prompt_tokens", 0) or 0)
-        ct = int(get("completion_tokens", 0) or 0)
+        pt, ct = _count(get("prompt_tokens", 0)), _count(get("completion_tokens", 0))
     return text, pt, ct
+
+
+def _count(value: Any) -> int:
+    """A server's token count as a whole number; 0 (counted as unknown) for anything else
+    (inf, nan, a list, words, a negative number): the answer is kept either way."""
+    if isinstance(value, bool):
+        return 0
+    try:
+        n = float(value or 0)
+    except (TypeError, ValueError, OverflowError):
+        return 0
+    return int(n) if math.isfinite(n) and 0 <= n < 1e12 else 0
 
 
 def cost(resp: Any, config: ModelConfig) -> float:

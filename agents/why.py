@@ -41,6 +41,7 @@ import gzip
 import hashlib
 import json
 import logging
+import math
 import re
 import threading
 import zlib
@@ -388,34 +389,140 @@ def game_path(recording: str | Path) -> Path:
 
 
 # ------------------------------------------------------------------ reading
-def read_records(path: str | Path) -> Iterator[dict]:
-    """The records of a why file, oldest first. A file cut short (a killed run) gives
-    what was flushed; a line that is not JSON is skipped (and logged)."""
+MAX_LINE = 8 << 20  # characters of one record: a prompt and its retrievals are a few kilobytes
+MAX_RATIO = 50  # decompressed bytes per byte on disk; JSON lines compress about 10:1, a gzip bomb 1000:1
+SLACK_BYTES = 64 << 20  # a small file may still hold this much
+
+
+def _finite(v: Any) -> bool:
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        return False
+    try:
+        return math.isfinite(v)
+    except OverflowError:  # a whole number too large for a float
+        return False
+
+
+def _memory_problem(m: Any) -> str | None:
+    if not isinstance(m, dict):
+        return "a memory that is not a table"
+    if not isinstance(m.get("id"), int) or isinstance(m.get("id"), bool):
+        return "a memory without a whole-number id"
+    if not _finite(m.get("total")):
+        return "a memory without a total score"
+    sc = m.get("scaled")
+    if not (isinstance(sc, list) and len(sc) == 3 and all(_finite(x) for x in sc)):
+        return "a memory without its three scaled scores"
+    if any(k in m and not _finite(m[k]) for k in ("recency", "importance", "relevance")):
+        return "a memory score that is not a number"
+    if any(m.get(k) is not None and not isinstance(m[k], str) for k in ("text", "kind", "created", "accessed")):
+        return "a memory field that is not text"
+    return None
+
+
+def check_record(d: Any) -> str | None:
+    """What is wrong with a decision record read from a file (None: nothing): every field
+    the readers use (``why``, the replay, the Why panel) has the type the log writes."""
+    if not isinstance(d, dict):
+        return "not a table"
+    for key in ("resident", "purpose", "prompt_name", "fallback"):
+        if d.get(key) is not None and not isinstance(d[key], str):
+            return f"{key} is not text"
+    t = d.get("time")
+    if t is not None:
+        if not isinstance(t, str) or len(t) > 40:
+            return "time is not a time"
+        try:
+            datetime.fromisoformat(t)
+        except ValueError:
+            return "time is not a time"
+    if "n" in d and (not isinstance(d["n"], int) or isinstance(d["n"], bool)):
+        return "n is not a whole number"
+    call = d.get("call")
+    if call is not None:
+        if not isinstance(call, dict):
+            return "call is not a table"
+        if call.get("raw") is not None and not (isinstance(call["raw"], list)
+                                                and all(isinstance(r, str) for r in call["raw"])):
+            return "call.raw is not a list of texts"
+        if call.get("messages") is not None and not (isinstance(call["messages"], list)
+                                                     and all(isinstance(m, dict) for m in call["messages"])):
+            return "call.messages is not a list of messages"
+    rets = d.get("retrievals")
+    if rets is not None:
+        if not isinstance(rets, list) or not all(isinstance(r, dict) for r in rets):
+            return "retrievals is not a list of tables"
+        for r in rets:
+            if r.get("query") is not None and not isinstance(r["query"], str):
+                return "a retrieval's query is not text"
+            mems = r.get("memories")
+            if mems is not None and not isinstance(mems, list):
+                return "a retrieval's memories are not a list"
+            for m in mems or []:
+                why = _memory_problem(m)
+                if why:
+                    return why
+    return None
+
+
+def read_records(path: str | Path, counts: dict[str, int] | None = None) -> Iterator[dict]:
+    """The records of a why file, oldest first, each checked (``check_record``). A file
+    cut short (a killed run) gives what was flushed; a record that is not JSON, too long
+    or damaged is skipped, counted (``counts["skipped"]``) and logged once; reading stops
+    once the file has decompressed to ``MAX_RATIO`` times its size (a gzip bomb)."""
     p = Path(path)
     try:
-        fh = gzip.open(p, "rt", encoding="utf-8")  # noqa: SIM115 - closed below, after the read
+        limit = MAX_RATIO * p.stat().st_size + SLACK_BYTES
+        fh = gzip.open(p, "rt", encoding="utf-8", errors="replace")  # noqa: SIM115 - closed below, after the read
     except OSError as err:
         raise ValueError(f"{p}: cannot read the decision records ({err})") from None
-    with fh:
-        n = 0
-        while True:
-            try:
-                line = fh.readline()
-            except (EOFError, zlib.error, OSError) as err:  # cut short: keep what was read
-                log.info("%s ends early after %d records (%s)", p, n, err)
-                return
-            if not line:
-                return
-            if not line.endswith("\n"):  # a half-written last line
-                return
-            try:
-                d = json.loads(line)
-            except ValueError:
-                log.warning("%s: a record that is not JSON, skipped", p)
-                continue
-            if isinstance(d, dict):
-                n += 1
+    counts = counts if counts is not None else {}
+    counts.setdefault("read", 0)
+    counts.setdefault("skipped", 0)
+    seen = 0
+    why: dict[str, int] = {}
+    try:
+        with fh:
+            while True:
+                try:
+                    line = fh.readline(MAX_LINE + 1)
+                    seen += len(line)
+                    if len(line) > MAX_LINE and not line.endswith("\n"):  # too long: skip to its end
+                        why["a record longer than its limit"] = why.get("a record longer than its limit", 0) + 1
+                        while line and not line.endswith("\n") and seen <= limit:
+                            line = fh.readline(MAX_LINE + 1)
+                            seen += len(line)
+                        line = ""
+                        if seen <= limit:
+                            continue
+                except (EOFError, zlib.error, OSError) as err:  # cut short: keep what was read
+                    log.info("%s ends early after %d records (%s)", p, counts["read"], err)
+                    return
+                if seen > limit:
+                    log.warning("%s decompresses to more than %d times its size; reading stopped after %d records "
+                                "(a damaged or crafted file)", p, MAX_RATIO, counts["read"])
+                    return
+                if not line:
+                    return
+                if not line.endswith("\n"):  # a half-written last line
+                    return
+                try:
+                    d = json.loads(line)
+                except (ValueError, RecursionError):
+                    why["not JSON"] = why.get("not JSON", 0) + 1
+                    continue
+                problem = check_record(d)
+                if problem:
+                    why[problem] = why.get(problem, 0) + 1
+                    continue
+                counts["read"] += 1
                 yield d
+    finally:
+        n = sum(why.values())
+        if n:
+            counts["skipped"] += n
+            log.warning("%s: %d damaged decision record(s) skipped (%s)", p, n,
+                        "; ".join(f"{k}: {v}" for k, v in list(why.items())[:3]))
 
 
 def _words(text: str) -> str:
@@ -496,6 +603,7 @@ __all__ = [
     "WhyLog",
     "attach",
     "begin",
+    "check_record",
     "end",
     "find",
     "game_path",

@@ -175,8 +175,8 @@ def save_on_crash(game: Game) -> None:
 
 @contextlib.contextmanager
 def signals_quit():
-    """While the window runs, Ctrl+C in the terminal (SIGINT) and ``kill`` (SIGTERM) do
-    what closing the window does unasked: a QUIT event, which the window takes as a
+    """While the window runs, Ctrl+C in the terminal (SIGINT), ``kill`` (SIGTERM) and closing
+    the terminal (SIGHUP) do what closing the window does unasked: a QUIT event, which the window takes as a
     signal and answers with "Save and quit" (game/view/window.py). Python's own SIGINT
     handler would raise KeyboardInterrupt in the middle of a frame instead, and the
     game would end unsaved; SDL leaves the signal to Python when Python has a handler."""
@@ -187,7 +187,9 @@ def signals_quit():
     if threading.current_thread() is not threading.main_thread():
         yield  # signal handlers belong to the main thread (a test's helper thread runs no window)
         return
-    before = {sig: signal.signal(sig, post_quit) for sig in (signal.SIGINT, signal.SIGTERM)}
+    # SIGHUP: the terminal closed under the game; it is a quit like the others, not a loss.
+    quitting = [signal.SIGINT, signal.SIGTERM] + ([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
+    before = {sig: signal.signal(sig, post_quit) for sig in quitting}
     try:
         yield
     finally:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 import time
 from collections import Counter
@@ -42,6 +43,7 @@ from agents import (
     load_cast,
     load_config,
     load_config_for_saved,
+    model_flags,
     redact,
     redact_data,
     why,
@@ -453,8 +455,7 @@ def main_sim(args) -> int:
     print("smallville sim: " + redact(line), file=sys.stderr)
     if getattr(args, "dry_run", False):
         return 0
-    out = Path(args.out) if args.out else folders.runs_dir() / datetime.now().strftime("%Y%m%d-%H%M%S")
-    refuse_a_used_folder(out)
+    out = claim_run_folder(Path(args.out) if args.out else None)
     print(
         f"smallville sim: {len(personas)} residents, {start:%Y-%m-%d %H:%M} + {args.hours:g} h, "
         f"model {redact(config.model)}, seed {args.seed} -> {out}",
@@ -491,6 +492,39 @@ def refuse_a_used_folder(out: Path) -> None:
     if used:
         raise UserError(f"{out} already holds a run ({', '.join(used[:3])}); continue it with "
                         f"`smallville sim --resume {out} --hours N`, or give --out a new folder")
+
+
+def claim_run_folder(out: Path | None = None) -> Path:
+    """The folder a new run writes, claimed so that no other run started at the same
+    moment shares it: ``out``, or ``runs/<timestamp>`` (``-2``, ``-3``, ... when taken).
+    The claim is the exclusive creation of its event log (a new default folder's
+    creation, too), so the check and the open cannot race. UserError when ``out``
+    already holds a run."""
+    if out is None:
+        base = folders.runs_dir() / datetime.now().strftime("%Y%m%d-%H%M%S")
+        base.parent.mkdir(parents=True, exist_ok=True)
+        for n in range(1, 1000):
+            out = base if n == 1 else base.with_name(f"{base.name}-{n}")
+            try:
+                out.mkdir()
+                break
+            except FileExistsError:
+                continue
+        else:
+            raise UserError(f"{base.parent} holds 1000 runs of this second; give --out a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise UserError(f"--out {out}: cannot make the run folder: {err.strerror or err}") from None
+    refuse_a_used_folder(out)
+    try:
+        os.close(os.open(out / "events.jsonl", os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+    except FileExistsError:  # another run took it between the check and now
+        refuse_a_used_folder(out)
+        raise UserError(f"{out}: another run started in it just now; give --out a new folder") from None
+    except OSError as err:
+        raise UserError(f"{out}: cannot write in the run folder: {err.strerror or err}") from None
+    return out
 
 
 # ---------------------------------------------------------------------------- resuming
@@ -533,11 +567,9 @@ def resume_sim(args, *, gateway: Any = None, embedder: Any = None, progress: boo
     personas = select_residents(cast, None, names)
     saved_cfg = dict(parts.get("config") or {})
     if gateway is None:
-        given = {k: v for k, v in vars(args).items()
-                 if v is not None and k in ("model", "api_base", "concurrency", "cache", "planning", "budget")}
-        try:  # the run suggests its model and settings where the user set none, never its server
-            config, note = load_config_for_saved(saved_cfg, given,
-                                                 suggest=("model", "seed", "temperature", "planning", "budget"))
+        given = model_flags(args)
+        try:  # the run suggests its model and settings where the user set none, never its server nor budget
+            config, note = load_config_for_saved(saved_cfg, given, suggest=("model", "seed", "temperature", "planning"))
         except ConfigError as err:
             raise UserError(str(err)) from None
         if note:

@@ -39,6 +39,7 @@ from agents import (
     load_config,
     load_config_for_saved,
     make_embedder,
+    model_flags,
     respond,
 )
 from game.saves.saveload import rebuild_mind, resolve_path
@@ -132,8 +133,7 @@ def _cast_of(saved: SavedGame, default_map: str | Path) -> dict[str, Any]:
 def _gateway(args: Any, parts: dict[str, Any]) -> Gateway:
     """The user's model configuration; the save only suggests its model where the user set
     none, and never its server (agents/config.py ``load_config_for_saved``)."""
-    flags = ("model", "api_base", "concurrency", "cache", "grounded", "planning")
-    given = {k: v for k, v in vars(args).items() if v is not None and k in flags}
+    given = model_flags(args)
     try:
         config, note = load_config_for_saved(parts.get("config"), given)
     except ConfigError as err:

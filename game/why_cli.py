@@ -17,6 +17,7 @@ or a game's save (the records beside its save folder's recordings).
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 from agents import why
@@ -48,7 +49,11 @@ def main_why(args: Any) -> int:
         raise UserError(f"{args.target} has no decision records ({why.FILE} in a run folder, "
                         f"recordings/*{why.GAME_SUFFIX} beside a game's saves): it was run before they were "
                         "kept, or with why = \"off\"")
-    records = load_records(files)
+    counts: dict[str, int] = {}
+    records = load_records(files, counts)
+    if counts.get("skipped"):
+        print(f"smallville why: {counts['skipped']} damaged decision record(s) skipped (see the log)",
+              file=sys.stderr)
     resident = resident_named(args.resident, tg.residents or sorted({str(d.get("resident")) for d in records}))
     at = parse_at(args.at, tg.start, tg.end)
     d = explain(records, events, resident, at)

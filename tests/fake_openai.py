@@ -7,7 +7,10 @@ listening, and drops connections already open (kept alive by the client)
 without an answer, the way a machine that died would look. ``hang=True``: it
 takes every request and never answers (a wedged machine, until ``kill()``);
 ``status=401``/``404``: it answers every call with that error, in OpenAI's
-error shape (a wrong key; a model it does not serve).
+error shape (a wrong key; a model it does not serve). ``keys`` holds the
+Authorization header of every request (None: none sent), for the tests of where a
+user's key goes; ``host`` another loopback address (127.0.0.2 is loopback but not
+"local" to the game, so a model there counts as hosted: its budget and price).
 """
 from __future__ import annotations
 
@@ -20,8 +23,10 @@ from typing import Any
 
 class FakeOpenAI:
     def __init__(self, name: str, answer: str | None = None, delay: float = 0.0, hang: bool = False,
-                 status: int = 200) -> None:
+                 status: int = 200, host: str = "127.0.0.1") -> None:
         self.name = name
+        self.host = host
+        self.keys: list[str | None] = []  # each request's Authorization header
         self.hang = hang
         self.status = status
         self.asked = 0  # requests received, answered or not
@@ -57,13 +62,16 @@ class FakeOpenAI:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with fake._lock:
                     fake.asked += 1
+                    fake.keys.append(self.headers.get("Authorization"))
                 if fake.hang:
                     fake._released.wait(120)
                     self.close_connection = True
                     return
                 if fake.status != 200:
-                    code = {401: "invalid_api_key", 404: "model_not_found"}.get(fake.status, "error")
+                    code = {401: "invalid_api_key", 403: "permission_denied",
+                            404: "model_not_found"}.get(fake.status, "error")
                     text = {401: "Incorrect API key provided: sk-wrong.",
+                            403: "Your key may not use this model (permission denied).",
                             404: f"The model `{body.get('model')}` does not exist."}.get(fake.status, "error")
                     self._send(fake.status, {"error": {"message": text, "type": "invalid_request_error",
                                                        "param": None, "code": code}})
@@ -90,7 +98,7 @@ class FakeOpenAI:
                     with fake._lock:
                         fake.active -= 1
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer((host, 0), Handler)
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         self.thread = threading.Thread(target=self.server.serve_forever, name=f"fake-{name}", daemon=True)
@@ -98,7 +106,7 @@ class FakeOpenAI:
 
     @property
     def api_base(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"http://{self.host}:{self.port}/v1"
 
     def kill(self) -> None:
         """Stop listening: later connections are refused, open ones dropped."""

@@ -127,8 +127,12 @@ def test_a_bad_budget_falls_back_with_a_line(monkeypatch, caplog):
     with caplog.at_level(logging.WARNING, logger="agents.prefix_states"):
         assert prefix_states.budget_bytes() == prefix_states.DEFAULT_MB << 20
     assert "SMALLVILLE_PREFIX_MB='lots' is not a number" in caplog.text
-    monkeypatch.setenv("SMALLVILLE_PREFIX_MB", "-3")
-    assert prefix_states.budget_bytes() == prefix_states.DEFAULT_MB << 20
+    for odd in ("-3", "nan", "inf", "-inf", "1e300"):  # nan and inf raised out of int() (issue 35)
+        monkeypatch.setenv("SMALLVILLE_PREFIX_MB", odd)
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="agents.prefix_states"):
+            assert prefix_states.budget_bytes() == prefix_states.DEFAULT_MB << 20, odd
+        assert caplog.text.count("SMALLVILLE_PREFIX_MB") == 1, odd
 
 
 @pytest.mark.parametrize("value,on", [("off", False), ("0", False), ("no", False), ("on", True), ("", True)])

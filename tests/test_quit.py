@@ -238,10 +238,11 @@ def test_quitting_with_a_model_call_in_flight_does_not_wait_for_it(tmp_path):
     assert info.slot.endswith("-continue") and len(info.residents) == 2
 
 
-@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM", "SIGHUP"])
 def test_ctrl_c_in_the_terminal_saves_and_quits(tmp_path, sig):
-    """The real command in a process of its own, sent a real SIGINT (Ctrl+C) or SIGTERM
-    (kill): it saves 'continue' and ends cleanly, as "Save and quit" does."""
+    """The real command in a process of its own, sent a real SIGINT (Ctrl+C), SIGTERM
+    (kill) or SIGHUP (the terminal closed): it saves 'continue' and ends cleanly, as
+    "Save and quit" does."""
     import signal
     import time
 

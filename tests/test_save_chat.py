@@ -7,7 +7,8 @@ A save taken while that job was queued restored the mind from before the
 *previous* exchange, and lost both. Here a save is taken at every point of that
 job (queued behind the resident's own job, running, done with its result not yet
 read, applied) and loaded into another game: the loaded resident remembers every
-exchange, once.
+exchange, once. The last test takes the same path through the window's own chat
+panel (typed lines, the panel's ``_ask``), not a copy of its steps.
 """
 from __future__ import annotations
 
@@ -183,3 +184,60 @@ def test_a_save_during_an_interview_that_remembers_keeps_every_answer(game, tmp_
         assert [_remembers(t, q) for q in questions] == [1, 1, 1]
     finally:
         t.close()
+
+
+def test_a_save_while_the_real_chat_panel_keeps_an_exchange_loses_nothing(tmp_path, display):
+    """The same through the window's own chat panel (game/view/chat.py), not a copy of
+    its steps: two lines typed into the box; the save is taken while the resident is in
+    the middle of keeping the second exchange; the loaded resident remembers both, once."""
+    import pygame
+    from test_chat import open_chat, type_and_send, wait_answer
+    from test_inspector import ISABELLA, make_play
+
+    from game.saves.saveload import capture, load_into
+    from game.saves.store import save_state
+
+    game, session = make_play(tmp_path / "a")
+    emb = HeldEmbedder()
+    emb.marker = "zebra"  # typed into the box: no control characters there
+    session.embedder = emb
+    for m in session.minds.values():
+        m.embedder = emb
+    other = None
+    try:
+        chat = open_chat(game, session, display)
+        first, second = "Where is the pharmacy, please?", "Do you like the zebra cafe on Sunday?"
+        type_and_send(game, first)
+        wait_answer(game, display, 2)
+        mind = session.minds[ISABELLA]
+        for _ in range(200):  # the first exchange kept (the resident's next ordinary job)
+            session.pool.wait(10)
+            session.sim.step()
+            if sum(1 for n in mind.memory.nodes if n.kind == "chat" and first in n.description):
+                break
+        emb.hold.set()
+        type_and_send(game, second)
+        wait_answer(game, display, 4)
+        for _ in range(50):  # the keeping job starts, and stops inside remembering
+            session.sim.step()
+            if emb.waiting.wait(0.1):
+                break
+        assert emb.waiting.is_set() and chat.pending == 0
+        parts, meta = capture(session)
+        path = tmp_path / "mid-chat.sqlite"
+        save_state(path, parts, meta)
+    finally:
+        emb.release.set()
+    try:
+        _game2, other = make_play(tmp_path / "b")
+        other.embedder = HeldEmbedder()  # the embedding the save was made with
+        load_into(other, path)
+        nodes = other.minds[ISABELLA].memory.nodes
+        assert [sum(1 for n in nodes if n.kind == "chat" and line in n.description) for line in (first, second)] \
+            == [1, 1]
+        assert not other.minds[ISABELLA].owed.copy()
+    finally:
+        if other is not None:
+            other.close()
+        session.close()
+        pygame.event.clear()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -160,6 +161,9 @@ def fuzz(session: Any, good: Path, folder: Path, cases: int, seed: int, steps: i
                 session.sim.step()
         except SaveError as err:
             assert str(err), what
+            part = what.split(":")[0].removeprefix("part ") if what.startswith("part ") else None
+            if part is not None:  # damage inside one part: the message names that part (issue 35)
+                assert re.search(rf"\b{re.escape(part)}\b", str(err)), f"case {i}: {what}: {err}"
             seen["refused"] += 1
             continue
         except BaseException as err:  # anything else is the bug this harness looks for

@@ -8,6 +8,7 @@ any of the secrets. The HUD's model lines and toasts are redacted likewise, and
 a save's redacted ``api_base`` still tells the user's own server from another."""
 from __future__ import annotations
 
+import gzip
 import itertools
 import logging
 import sqlite3
@@ -45,12 +46,25 @@ def _texts_of_sqlite(path: Path) -> list[bytes]:
     return out
 
 
+def _opened(path: Path) -> list[bytes]:
+    """The file's bytes, and what they hold when they are compressed (gzip: the decision
+    records; SQLite: every value, zlib blobs opened): a secret is looked for in the text
+    the file holds, not only its bytes on disk."""
+    raw = path.read_bytes()
+    blobs = [raw]
+    if raw.startswith(b"\x1f\x8b"):
+        text = gzip.decompress(raw)
+        assert text, f"{path}: a gzip file that holds nothing"
+        blobs.append(text)
+    if raw.startswith(b"SQLite format 3"):
+        blobs += _texts_of_sqlite(path)
+    return blobs
+
+
 def _leaks(folder: Path) -> list[str]:
     found = []
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        blobs = [path.read_bytes()]
-        if blobs[0].startswith(b"SQLite format 3"):
-            blobs += _texts_of_sqlite(path)
+        blobs = _opened(path)
         for blob in blobs:
             for secret in SECRETS:
                 if secret.encode() in blob:
@@ -86,6 +100,8 @@ def test_a_run_folder_its_saves_and_the_log_hold_no_secret(tmp_path, monkeypatch
     for h in logging.getLogger().handlers:
         h.flush()
     assert _leaks(out) == [] and _leaks(log_path.parent) == []
+    records = gzip.decompress((out / "why.jsonl.gz").read_bytes()).decode("utf-8")
+    assert '"fallback": "connection"' in records  # the records were read: they hold the failed calls
     saves = [i for i in list_saves(out / "saves") if i.ok]
     assert len(saves) >= 2  # autosaves and the end save
     parts, _ = load_state(saves[0].path)

@@ -45,6 +45,7 @@ MAX_BLOCK = 3600  # frames a block may declare (the recorder writes 30)
 MAX_STEP_S = 3600  # seconds a frame may span (the recorder's step is 10)
 MAX_GAP = timedelta(days=1)  # the longest unrecorded stretch before a resumed segment
 MAX_BYTES = 256 * 2**20  # tiles and facings held in memory: some 8 months of 25 residents
+MAX_LINE = 64 * 2**20  # bytes of one line (a block of moves is kilobytes): longer is damage, skipped unread
 # Every error the reading of one damaged record can raise (types and values as JSON gives them).
 _DAMAGE = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, StopIteration)
 
@@ -358,26 +359,52 @@ class _Reader:
         )
 
 
+def _lines(fh: Any) -> Any:
+    """(line number, the line's bytes or None when it is longer than MAX_LINE, whether it
+    ends with a newline), one line in memory at a time."""
+    n = 0
+    while True:
+        blob = fh.readline(MAX_LINE + 1)
+        if not blob:
+            return
+        n += 1
+        if len(blob) > MAX_LINE and not blob.endswith(b"\n"):  # no line is this long: skip to its end
+            while blob and not blob.endswith(b"\n"):
+                blob = fh.readline(MAX_LINE + 1)
+            yield n, None, bool(blob)
+            continue
+        yield n, blob, blob.endswith(b"\n")
+
+
 def read_recording(path: str | Path) -> Recording:
-    """Read a recording file as far as it can be read (see the module's notes).
-    RecordingError when it cannot be read at all."""
+    """Read a recording file as far as it can be read (see the module's notes), one line
+    at a time: a long game's recording is never in memory whole. RecordingError when it
+    cannot be read at all."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        fh = path.open("rb")
     except FileNotFoundError:
         raise RecordingError(f"{path}: there is no recording here") from None
     except OSError as err:
         raise RecordingError(f"{path}: cannot read the recording ({err})") from None
+    with fh:
+        try:
+            return _read(path, _lines(fh))
+        except OSError as err:
+            raise RecordingError(f"{path}: cannot read the recording ({err})") from None
+
+
+def _read(path: Path, lines: Any) -> Recording:
     reader = _Reader(path)
-    lines = raw.split(b"\n")
-    whole = raw.endswith(b"\n")
     stopped = None
     damaged: str | None = None  # a damaged line: skip to the next header (a resumed run), else stop there
-    for n, blob in enumerate(lines, 1):
-        if not blob.strip():
+    for n, blob, ended in lines:
+        if blob is not None and not blob.strip():
             continue
-        last_line = n == len(lines) and not whole
+        last_line = not ended
         try:
+            if blob is None:
+                raise ValueError("a line longer than any the recorder writes")
             rec = json.loads(blob.decode("utf-8"))
             if not isinstance(rec, dict):
                 raise ValueError("not an object")

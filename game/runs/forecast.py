@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import tempfile
 import threading
@@ -98,16 +99,48 @@ def day_starts(start: datetime, hours: float, fresh: bool) -> int:
 
 
 def read_rates(path: str | Path | None = None) -> dict[str, Any]:
-    """model -> its measured sums; {} when there is none or the file is damaged (logged)."""
+    """model -> its measured sums, only the entries that are whole; {} when there is none.
+    The file is a cache: any damage means "not measured" for what it touches (one log line
+    per file), and the next run's measurement writes it whole again."""
     p = rates_path(path)
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError) as err:
-        log.warning("forecast rates %s cannot be read (%s); using the defaults", p, err)
+    except (OSError, ValueError, RecursionError, MemoryError) as err:  # RecursionError: nested too deep
+        _damaged(p, f"{type(err).__name__}: {str(err)[:80]}")
         return {}
-    return data if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        _damaged(p, "not a table of models")
+        return {}
+    good = {m: e for m, e in data.items() if _whole_entry(e)}
+    if len(good) < len(data):
+        _damaged(p, f"{len(data) - len(good)} model entr{'y' if len(data) - len(good) == 1 else 'ies'} unusable")
+    return good
+
+
+_warned: set[str] = set()  # damaged rates files already logged (once per file and process)
+
+
+def _damaged(p: Path, why: str) -> None:
+    if str(p) not in _warned:
+        _warned.add(str(p))
+        log.warning("forecast rates %s are damaged (%s); using the defaults where they are, "
+                    "and the next run measures afresh", p, why)
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
+
+
+def _whole_entry(entry: Any) -> bool:
+    """A model's rates as _learn writes them: non-negative finite sums, and day/hour tables of them."""
+    if not isinstance(entry, dict):
+        return False
+    if not all(_number(entry.get(k, 0)) for k in ("runs", "day_starts", "resident_hours", "wall_s")):
+        return False
+    return all(isinstance(entry.get(part, {}), dict) and all(_number(entry.get(part, {}).get(k, 0)) for k in KEYS)
+               for part in ("day", "hour"))
 
 
 def _usage(summary: dict) -> tuple[dict[str, float], dict[str, float]]:
@@ -132,7 +165,7 @@ def learn(model: str, before: dict | None, after: dict, *, residents: int, hours
     try:
         return _learn(model, before, after, residents=residents, hours=hours, start=start, fresh=fresh,
                       wall_s=wall_s, path=path)
-    except OSError as err:
+    except Exception as err:  # noqa: BLE001 - a forecast must never stop a run before its summary is written
         log.warning("forecast rates for %s cannot be kept: %s", model, err)
         return None
 
@@ -183,8 +216,8 @@ def rates_for(model: str, path: str | Path | None = None) -> Rates:
     if rh <= 0:
         return Rates(dict(default["day"]), dict(default["hour"]), default["wall_s_per_resident_hour"],
                      f"the default for {kind_of(model)} models: no run of it measured yet")
-    day = {k: float(entry["day"].get(k, 0)) / ds for k in KEYS} if ds > 0 else dict(default["day"])
-    hour = {k: max(0.0, float(entry["hour"].get(k, 0))) / rh for k in KEYS}
+    day = {k: float((entry.get("day") or {}).get(k, 0)) / ds for k in KEYS} if ds > 0 else dict(default["day"])
+    hour = {k: max(0.0, float((entry.get("hour") or {}).get(k, 0))) / rh for k in KEYS}
     runs = int(entry.get("runs", 1))
     return Rates(day, hour, float(entry.get("wall_s", 0)) / rh,
                  f"measured over {runs} run{'s' if runs != 1 else ''}")

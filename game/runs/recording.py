@@ -54,7 +54,6 @@ import json
 import logging
 import os
 import queue
-import shutil
 import threading
 import time
 from datetime import datetime, timedelta
@@ -63,7 +62,7 @@ from typing import Any
 
 from agents import redact
 from game.world.grid import facing as facing_of
-from game.saves.store import map_fingerprint
+from game.saves.store import copy_atomically, map_fingerprint
 from game.sim import STEP
 
 log = logging.getLogger(__name__)
@@ -488,12 +487,7 @@ class SaveHistory:
         target = self.folder / f"{when:{HISTORY_NAME}}.sqlite"
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            if target.exists():
-                target.unlink()
-            try:
-                os.link(info.path, target)
-            except OSError:  # another file system, or no hard links: a copy
-                shutil.copy2(info.path, target)
+            copy_atomically(info.path, target, link=True)  # a failure keeps the one kept before
         except OSError as err:
             log.warning("could not keep %s for the replay: %s", info.path, err)
             return None

@@ -13,7 +13,6 @@ import json
 import re
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from agents import why
 from game.saves.saved_run import parse_time
@@ -48,12 +47,13 @@ def files_for_recording(recording: Path, kind: str) -> list[Path]:
     return [path] if path.exists() else []
 
 
-def load_records(paths: list[Path]) -> list[dict]:
-    """Every record of these files, in file order (a later file's records number after an earlier one's)."""
+def load_records(paths: list[Path], counts: dict[str, int] | None = None) -> list[dict]:
+    """Every record of these files, in file order (a later file's records number after an
+    earlier one's); damaged ones are skipped and counted in ``counts["skipped"]``."""
     out: list[dict] = []
     for path in paths:
         try:
-            for d in why.read_records(path):
+            for d in why.read_records(path, counts):
                 d["n"] = len(out) + 1
                 out.append(d)
         except ValueError as err:

@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import re
+import shutil
 import sqlite3
 import time
 import zlib
@@ -155,6 +156,39 @@ def _fsync_dir(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def copy_atomically(src: str | os.PathLike, dst: str | os.PathLike, link: bool = False) -> Path:
+    """Put a copy of save ``src`` at ``dst`` whole or not at all, as save_state writes: into
+    a hidden temporary file beside ``dst`` (a hard link when ``link`` and the file system
+    allows, else a copy), fsynced, then renamed over ``dst``. A failure (OSError) leaves
+    ``dst`` as it was, and no temporary file behind."""
+    src, dst = Path(src), Path(dst)
+    tmp = dst.parent / f"{TMP_PREFIX}{dst.stem[:40]}.{os.getpid()}.{os.urandom(4).hex()}{TMP_SUFFIX}"
+    try:
+        linked = False
+        if link:
+            try:
+                os.link(src, tmp)
+                linked = True
+            except OSError:  # another file system, or no hard links: a copy
+                pass
+        if not linked:
+            shutil.copyfile(src, tmp)
+            fd = os.open(tmp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        os.replace(tmp, dst)
+    except BaseException:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise
+    _fsync_dir(dst.parent)
+    return dst
 
 
 # ------------------------------------------------------------ save

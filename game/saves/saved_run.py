@@ -17,13 +17,22 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agents import ConfigError, ModelConfig, load_config_for_saved
-from agents import make_embedder
-from agents import Gateway, load_config
-from agents import Mind
-from agents import CastError, Persona, Scenario, load_cast
-from game.support.errors import UserError
+from agents import (
+    CastError,
+    ConfigError,
+    Gateway,
+    Mind,
+    ModelConfig,
+    Persona,
+    Scenario,
+    load_cast,
+    load_config,
+    load_config_for_saved,
+    make_embedder,
+    model_flags,
+)
 from game.saves.store import SaveError, list_saves, load_state, read_info
+from game.support.errors import UserError
 
 log = logging.getLogger(__name__)
 
@@ -160,8 +169,7 @@ def model_setup(args: Any, tg: Target, gateway: Any, embedder: Any,
     """(gateway, embedder, config) for the interviews and the memory judge."""
     config = getattr(gateway, "config", None)
     if gateway is None and need_model:
-        given = {k: v for k, v in vars(args).items()
-                 if v is not None and k in ("model", "api_base", "concurrency", "cache", "grounded", "planning")}
+        given = model_flags(args)
         try:
             config, note = load_config_for_saved((tg.parts or {}).get("config"), given)
         except ConfigError as err:
@@ -185,4 +193,4 @@ def end_minds(tg: Target, personas: dict[str, Any], gateway: Any, embedder: Any,
             if r in personas}
 
 
-__all__ = ["Target", "load_target", "read_events", "parse_time", "cast_of", "model_setup", "end_minds"]
+__all__ = ["Target", "cast_of", "end_minds", "load_target", "model_setup", "parse_time", "read_events"]

@@ -72,7 +72,7 @@ from game.support import folders
 from game.saves.capture import capture, job_tag_of, materialize
 from game.saves.check import check_bodies, check_parts, check_visitor, py_random_state
 from game.saves.store import SaveError, SaveInfo, check_map, list_saves, load_state, no_gc, slot_path
-from game.saves.series import OWN_SLOTS, game_of, new_game_id, own_slot
+from game.saves.series import OWN_SLOTS, game_of, line_after_load, new_game_id, own_slot
 from game.sim.speeds import SPEEDS
 
 log = logging.getLogger(__name__)
@@ -118,6 +118,7 @@ class Prepared:
     info: SaveInfo | None
     accounting: Any = None  # a scratch Accounting holding the save's totals
     random_states: tuple = (None, None)  # Python's and numpy's, checked
+    game_id: str | None = None  # the line the loaded game goes on with (a branch after a load back in time)
     timings: dict = field(default_factory=dict)
 
 
@@ -168,12 +169,13 @@ def _prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: 
     sess = parts["session"] or {}
     world = sess.get("world")
     if world and getattr(town, "world", None) and world != town.world:
-        raise SaveError(f"{where} was saved in '{world}' but this game runs '{town.world}'; "
+        raise SaveError(f"{where} was saved in '{world}' (its part 'session') but this game runs '{town.world}'; "
                         f"start the game on the save's map to load it")
     names = list(sess.get("residents") or [k[6:] for k in parts if k.startswith("minds/")])
     lost = [n for n in names if f"minds/{n}" not in parts]
     if lost:
-        raise SaveError(f"{where} is incomplete: it has no mind for {', '.join(lost[:3])}; load another save")
+        raise SaveError(f"{where} is incomplete: its part 'session' names {', '.join(lost[:3])}, and it has "
+                        f"no part 'minds/{lost[0]}'; load another save")
     personas = {p.name: p for p in session.cast}
     if any(n not in personas for n in names):
         personas = {**_full_cast(town), **personas}
@@ -191,7 +193,8 @@ def _prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: 
                 minds[n] = rebuild_mind(personas[n], gateway, embedder, parts[f"minds/{n}"], settings)
                 keep_owed(minds[n])  # exchanges with the visitor saved before they were kept
         except EmbeddingMismatch as err:
-            raise SaveError(f"{where}: {err}; start the game with the save's embedding model to load it") from err
+            raise SaveError(f"{where} (part 'minds/{n}'): {err}; start the game with the save's embedding model "
+                            "to load it") from err
         except RecursionError as err:
             raise SaveError(f"{where} is damaged: part 'minds/{n}' is nested too deeply; load another save") from err
         except Exception as err:  # noqa: BLE001 - a damaged mind may hold anything
@@ -235,10 +238,14 @@ def _prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: 
             np_state = rnd["numpy"]
             np.random.RandomState().set_state(np_state)
     except Exception as err:  # noqa: BLE001
-        raise SaveError(f"{where} is damaged: its random state cannot be read ({err}); load another save") from err
+        raise SaveError(f"{where} is damaged: its part 'random' (the random state) cannot be read ({err}); "
+                        "load another save") from err
+    line = None
+    if hasattr(session, "game_id") and info is not None and info.path.exists():  # a worker thread: it reads folders
+        line = line_after_load(info, {info.path.parent, folders.saves_dir()})
     t2 = time.perf_counter()
     return Prepared(sim=new, minds=minds, cast=[personas[n] for n in names], town_states=scratch.object_states,
-                    parts=parts, info=info, accounting=acc, random_states=(py_state, np_state),
+                    parts=parts, info=info, accounting=acc, random_states=(py_state, np_state), game_id=line,
                     timings={"minds": round(t1 - t0, 4), "sim": round(t2 - t1, 4)})
 
 
@@ -250,7 +257,7 @@ def check_clock(clock: Any, where: str) -> None:
     if not isinstance(clock, dict):
         raise SaveError(f"{where} is damaged: its clock part is not a table; load another save")
     speed = clock.get("speed")
-    if speed is not None and (isinstance(speed, bool) or speed not in SPEEDS):
+    if speed is not None and (not isinstance(speed, (int, float)) or isinstance(speed, bool) or speed not in SPEEDS):
         raise SaveError(f"{where} is damaged: its clock's speed {str(speed)[:20]!r} is not one of "
                         f"{', '.join(map(str, SPEEDS))}; load another save")
     if not isinstance(clock.get("paused", False), bool):
@@ -343,8 +350,8 @@ def _swap(session: Any, prep: Prepared) -> None:
     vis = parts.get("visitor") or {}
     if isinstance(session, Stateful):  # a Session (a headless run's Parts have no player, no pause)
         session.from_state({"visitor": vis, "clock": parts.get("clock") or {}})
-    if hasattr(session, "game_id"):  # the loaded game goes on with its own saves
-        session.game_id = loaded_game_id(prep.info, session)
+    if hasattr(session, "game_id"):  # the loaded game goes on with its own saves (or a branch of them)
+        session.game_id = prep.game_id or loaded_game_id(prep.info, session)
     acc = getattr(getattr(session, "gateway", None), "accounting", None)
     if prep.accounting is not None and acc is not None and callable(getattr(acc, "from_state", None)):
         acc.from_state(prep.accounting.to_state())

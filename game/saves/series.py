@@ -12,7 +12,9 @@ own series. A game writes, beside the saves the player names:
     <game id>-crash.sqlite          an unexpected error stopped the game
 
 so a second game in the same folder never rotates away or overwrites the first
-one's. Saves from before games had ids (``autosave-<n>``, ``continue``,
+one's. A game loaded from an older save of its own (a newer one of that game is
+in the folder) goes on as a branch, ``<game id>-branch-<n>``: its saves never
+touch the newer line. Saves from before games had ids (``autosave-<n>``, ``continue``,
 ``quick``) stay loadable; they are listed as one group of older saves, and a
 game loaded from one gets an id of its own.
 """
@@ -20,16 +22,18 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
+from game.saves.disk import AUTOSAVE_PREFIX, SUFFIX, SaveInfo, list_saves, save_state, slot_path
 from game.support import folders
-from game.saves.disk import AUTOSAVE_PREFIX, SUFFIX, SaveInfo, save_state, slot_path
 
 OWN_SLOTS = ("continue", "quick", "crash")  # what a game writes under its own id, besides autosaves
 _SLUG = re.compile(r"[^a-z0-9]+")
+_BRANCH = re.compile(r"^(?P<base>.+)-branch-(?P<n>\d+)$")  # <game id>-branch-<n>: a line from an older save
 
 
 def new_game_id(visitor: str, started: datetime) -> str:
@@ -56,6 +60,44 @@ def short_slot(info: SaveInfo) -> str:
         slot = slot[len(gid) + 1:]
     m = re.fullmatch(r"autosave-(\d+)", slot)
     return f"autosave {m.group(1)}" if m else slot
+
+
+def _later(a: SaveInfo, b: SaveInfo) -> bool:
+    """Whether save ``a`` is further on in its game than ``b`` (by sim time; by when it was
+    written when either has none)."""
+    if a.sim_time is not None and b.sim_time is not None:
+        return a.sim_time > b.sim_time
+    return _when(a) > _when(b)
+
+
+def line_after_load(info: SaveInfo, where: Iterable[str | os.PathLike]) -> str | None:
+    """The id a game loaded from ``info`` goes on with: the save's own game id when the
+    save is the newest of that game in the folders ``where``; when a newer save of that game is
+    there (a load back in time), a new branch ``<game id>-branch-<n>``, so its saves
+    never overwrite nor rotate away the newer line. None: the save has no game id."""
+    gid = game_of(info)
+    if gid is None:
+        return None
+    seen: dict[str, SaveInfo] = {}
+    for folder in where:
+        for other in list_saves(folder):
+            seen.setdefault(str(other.path.resolve()), other)
+    mine = str(info.path.resolve())
+    if not any(game_of(o) == gid and _later(o, info) for p, o in seen.items() if p != mine):
+        return gid
+    m = _BRANCH.match(gid)
+    base = m.group("base") if m else gid
+    taken = {game_of(o) for o in seen.values()}
+    n = 1
+    while f"{base}-branch-{n}" in taken:
+        n += 1
+    return f"{base}-branch-{n}"
+
+
+def branch_number(game_id: str | None) -> int | None:
+    """n of a game id ``<id>-branch-<n>`` (None: the game's first line)."""
+    m = _BRANCH.match(game_id or "")
+    return int(m.group("n")) if m else None
 
 
 def autosave(parts: dict[str, Any], meta: dict | None, folder: str | os.PathLike | None = None,
@@ -102,7 +144,7 @@ def _when(info: SaveInfo) -> float:
     t = info.saved_at
     if t is None:
         return 0.0
-    return (t if t.tzinfo else t.replace(tzinfo=timezone.utc)).timestamp()
+    return (t if t.tzinfo else t.replace(tzinfo=UTC)).timestamp()
 
 
 @dataclass
@@ -132,7 +174,9 @@ class GameSaves:
         i = self.newest
         sim = i.sim_time.strftime("%a %d %b %H:%M") if i.sim_time else "?"
         real = i.saved_at.astimezone().strftime("%Y-%m-%d %H:%M") if i.saved_at else "?"
-        return f"{self.visitor}'s game: {sim} (saved {real}), {n} save{'s' if n != 1 else ''}"
+        branch = branch_number(self.game_id)
+        what = f"{self.visitor}'s game" + (f", branch {branch} (loaded from an older save)" if branch else "")
+        return f"{what}: {sim} (saved {real}), {n} save{'s' if n != 1 else ''}"
 
 
 def group_by_game(infos: Iterable[SaveInfo]) -> list[GameSaves]:
@@ -145,5 +189,16 @@ def group_by_game(infos: Iterable[SaveInfo]) -> list[GameSaves]:
     return sorted(games.values(), key=lambda g: (g.game_id is None, -_when(g.newest)))
 
 
-__all__ = ["autosave", "autosave_prefix", "new_game_id", "own_slot", "game_of", "short_slot", "GameSaves",
-           "group_by_game", "OWN_SLOTS"]
+__all__ = [
+    "OWN_SLOTS",
+    "GameSaves",
+    "autosave",
+    "autosave_prefix",
+    "branch_number",
+    "game_of",
+    "group_by_game",
+    "line_after_load",
+    "new_game_id",
+    "own_slot",
+    "short_slot",
+]

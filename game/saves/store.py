@@ -69,6 +69,7 @@ from game.saves.disk import (
     SaveInfo,
     check_map,
     clean_stale_temps,
+    copy_atomically,
     game_version,
     list_saves,
     load_state,
@@ -86,7 +87,8 @@ __all__ = [
     "SaveError", "SaveInfo", "SaveStatus", "SaveWriter", "SCHEMA", "SUFFIX", "AUTOSAVE_PREFIX", "save_state",
     "autosave", "load_state", "read_info", "list_saves", "slot_path", "check_map", "map_fingerprint", "map_size",
     "migrate",
-    "clean_stale_temps", "game_version", "freeze", "no_gc", "scrub_text", "states_equal", "state_diff",
+    "clean_stale_temps", "copy_atomically", "game_version", "freeze", "no_gc", "scrub_text", "states_equal",
+    "state_diff",
 ]
 
 

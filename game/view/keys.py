@@ -238,7 +238,8 @@ GAME: tuple[Row, ...] = (
     Row("closing the window, or Escape with nothing open", "", (),
         "\"Save and quit\" (Enter; writes this game's own `continue` save), \"Quit without saving\" (Q) or "
         "\"Cancel\" (Escape); the game ends at once, without waiting for model calls in flight. Ctrl+C in the "
-        "terminal (or `kill`) saves and quits without asking; an unexpected error saves the game to its own "
+        "terminal (or `kill`, or closing the terminal) saves and quits without asking; an unexpected error "
+        "saves the game to its own "
         "`crash` save before it is shown (the message names it)", in_help=False),
 )
 

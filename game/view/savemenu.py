@@ -95,10 +95,11 @@ class SaveMenu(Overlay):
         self.window: Any = None  # the menu (a UIWindow) while open
         self.widgets: dict[str, Any] = {}
         self.infos: dict[str, SaveInfo] = {}
+        self.listed: list[SaveInfo] = []  # every file listed, two of one slot included
         self.games: list[GameSaves] = []  # the listing grouped by game, the most recent first
         self.rows: dict[str, tuple[str, Any]] = {}  # the list's lines: ("game", GameSaves) | ("save", SaveInfo)
         self.selected: str | None = None
-        self.confirm_delete: str | None = None
+        self.confirm_delete: Path | None = None  # the file a first press of Delete picked
         self.confirm_overwrite: str | None = None  # "Save as" a name of another game's save: asked once
         self._again = False
         self._was_paused: bool | None = None
@@ -195,10 +196,13 @@ class SaveMenu(Overlay):
         self.toast(f"loading {path.stem}…")
         return fut
 
-    def delete(self, slot: str) -> Future:
-        """Delete a save on the menu's reader thread; the outcome is a toast."""
-        info = self.infos.get(slot)
-        path = info.path if info else slot_path(slot, self.folder)
+    def delete(self, save: str | SaveInfo) -> Future:
+        """Delete a save on the menu's reader thread; the outcome is a toast. ``save``: the
+        row's own file (a SaveInfo), or a slot name in the saves folder."""
+        if isinstance(save, SaveInfo):  # the very file listed: another file of the same slot is not it
+            slot, path = save.slot, save.path
+        else:
+            slot, path = save, slot_path(save, self.folder)
         fut = self.reader.submit(path.unlink)
         self.deleting.append((slot, fut))
         self._say(f"deleting {slot}…")
@@ -236,6 +240,8 @@ class SaveMenu(Overlay):
                 return
             self.last_auto = session.sim.now
             warned = f" ({result.info.warnings[0]})" if result.info and result.info.warnings else ""
+            if result.info is not None and game_of(result.info) not in (None, session.game_id):
+                warned += " as a branch: the newer saves of that game are kept"
             self.toast(f"loaded slot {short_slot(result.info) if result.info else slot}{warned}")
             self.close_menu(resume=False)
         elif kind == "save":
@@ -316,6 +322,7 @@ class SaveMenu(Overlay):
             self._say(f"cannot read {self.folder}/: {err}")
             return
         self.infos = {i.slot: i for i in infos}
+        self.listed = list(infos)
         self.games = group_by_game(infos)
         self.rows = {}
         for g in self.games:  # a game's line, then its saves, indented
@@ -341,12 +348,13 @@ class SaveMenu(Overlay):
         sel = lst.get_single_selection() if lst is not None else None
         return self.rows.get(sel) if sel is not None else None
 
-    def _selected_slot(self) -> str | None:
-        """The save picked in the list (a game's line: its newest save)."""
+    def _selected_save(self) -> SaveInfo | None:
+        """The save picked in the list (a game's line: its newest save): the row's own
+        file, whatever slot name it holds inside."""
         row = self._selected_row()
         if row is None:
             return None
-        return row[1].newest.slot if row[0] == "game" else row[1].slot
+        return row[1].newest if row[0] == "game" else row[1]
 
     def _menu_event(self, event) -> bool:
         w = self.widgets
@@ -379,24 +387,24 @@ class SaveMenu(Overlay):
         if el is w.get("save"):
             self._save_as()
         elif el is w.get("load"):
-            slot = self._selected_slot()
-            if slot is None:
+            picked = self._selected_save()
+            if picked is None:
                 self._say("pick a save in the list first")
             else:
-                self.load(str(self.infos[slot].path) if slot in self.infos else slot)
+                self.load(str(picked.path))
         elif el is w.get("delete"):
             row = self._selected_row()
-            slot = row[1].slot if row is not None and row[0] == "save" else None
+            info = row[1] if row is not None and row[0] == "save" else None
             if row is not None and row[0] == "game":
                 self._say("pick one of the game's saves to delete")
-            elif slot is None:
+            elif info is None:
                 self._say("pick a save in the list first")
-            elif self.confirm_delete != slot:
-                self.confirm_delete = slot
-                self._say(f"press Delete again to delete '{slot}'")
+            elif self.confirm_delete != info.path:
+                self.confirm_delete = info.path
+                self._say(f"press Delete again to delete '{info.path.name}'")
             else:
                 self.confirm_delete = None
-                self.delete(slot)
+                self.delete(info)
         elif el is w.get("close"):
             self.close_menu()
         else:
@@ -426,7 +434,7 @@ class SaveMenu(Overlay):
         (None: no such save, or it is this game's own)."""
         if not path.exists():
             return None
-        info = self.infos.get(name)
+        info = next((i for i in self.listed if i.path == path), None)  # that file's own meta
         mine = getattr(self.session, "game_id", None)
         if info is not None and game_of(info) is not None and game_of(info) == mine:
             return None

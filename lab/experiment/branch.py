@@ -142,7 +142,7 @@ def run_branch(spec: dict, *, embedder: Any = None, progress: bool = False) -> d
     try:
         config, _note = load_config_for_saved(dict(parts.get("config") or {}), {k: v for k, v in given.items()
                                                                                  if v is not None},
-                                              suggest=("model", "temperature", "planning", "budget"))
+                                              suggest=("model", "temperature", "planning"))  # never budget: the user's
     except ConfigError as err:
         raise UserError(str(err)) from None
     ceiling = None

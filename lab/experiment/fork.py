@@ -21,7 +21,6 @@ branches share one response cache (``<experiment>/cache.sqlite``, or
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from collections.abc import Callable
 from dataclasses import asdict
@@ -34,7 +33,7 @@ from game.headless import TIME_FORMAT
 from game.interview_cli import find_agent
 from game.runs import forecast
 from game.saves.saveload import resolve_path
-from game.saves.store import SaveInfo, list_saves, load_state, read_info
+from game.saves.store import SaveInfo, copy_atomically, list_saves, load_state, read_info
 from game.support import folders
 from game.support.errors import UserError
 from game.world.map_reader import load_town
@@ -234,9 +233,9 @@ def main_fork(args: Any, *, echo: Callable[[str], None] | None = None,
         end = Path(res["run"]) / "saves" / "end.sqlite"
         if not end.exists():
             raise UserError(f"fork: the trunk run did not save its end ({folder / 'trunk'}); see the log")
-        shutil.copyfile(end, start_save)
+        copy_atomically(end, start_save)
     else:
-        shutil.copyfile(point.path, start_save)
+        copy_atomically(point.path, start_save)  # whole or not at all, as a save
     specs = branch_specs(folder, start_save, map_path, hours, seeds, changes, model, cache, args)
     say(f"fork: {len(specs)} branches into {folder / 'runs'}"
         + (f" on Ray ({args.ray})" if getattr(args, "ray", None) else f", {workers} at a time" if workers > 1 else ""))
