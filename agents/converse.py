@@ -162,8 +162,12 @@ def decide_to_talk(m: Talker, other: str, now: datetime, doing: str, their_doing
             return True, pv.tag(pv.RULE, f"{gr.GROUNDED}: an invitation to make: {gr.source_note(pending)}")
     nodes = m.retrieve(f"{other}", k=4)
     context = "\n".join(f"- {x.description}" for x in nodes) or "- (nothing)"
-    got, why = m.ask(Talk, "talk_decision", "talk_decision", None, other=other, doing=doing,
-                     their_doing=their_doing or "here", memories=context, time=f"{now:%H:%M}")
+    # Grounded mode (the small model): at the chooser's temperature. Sampled with the run's one
+    # seed, the 135M model gave every resident the same answer (seed 41: no to 16 of 16
+    # meetings, seed 0: yes to 16 of 16): the seed decided, not the situation.
+    temperature = gr.CHOOSER_TEMPERATURE if m.grounded else None
+    got, why = m.ask(Talk, "talk_decision", "talk_decision", None, temperature=temperature, other=other,
+                     doing=doing, their_doing=their_doing or "here", memories=context, time=f"{now:%H:%M}")
     if why is not None:
         m.note_fallback("talk decision", why)
         stats["refused: no usable answer"] += 1

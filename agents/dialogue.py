@@ -150,7 +150,8 @@ def line(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: str)
         other = c.other(m.name)
         schema = reply_schema(len(options))
         transcript = "\n".join(f"{u.speaker}: {u.text}" for u in c.lines[-4:]) or "(nobody has spoken yet)"
-        got, failed = m.ask(schema, "choose_act", "choose_line", None, other=other, time=f"{now:%H:%M}",
+        got, failed = m.ask(schema, "choose_act", "choose_line", None, temperature=gr.CHOOSER_TEMPERATURE,
+                            other=other, time=f"{now:%H:%M}",
                             transcript=transcript,
                             options="\n".join(f"{i}. {o.text}" for i, o in enumerate(options, 1)))
         if failed is not None:
