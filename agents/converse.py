@@ -12,9 +12,8 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field, create_model
 
-from agents import activity
+from agents import activity, dialogue
 from agents import dated as dt
-from agents import dialogue
 from agents import grounding as gr
 from agents import provenance as pv
 from agents.arrangements import Arrangement, day_labels, keep_arrangements, keywords_overlap
@@ -23,7 +22,6 @@ from agents.plan import PLAN_MINUTES, Planner, place_for, place_from_text, repla
 from agents.text import Text160, Text200, clean_text, short_text
 from agents.today import Today
 from agents.types import Conversation, Utterance
-from agents.wording import to_listener
 
 
 class Social:
@@ -332,7 +330,8 @@ def grounded_line(m: Talker, c: Conversation, now: datetime, partner_doing: str,
     return dialogue.line(m, c, now, partner_doing, doing)
 
 
-_GREETING = re.compile(r"^(?:hi|hello|hey|oh|good (?:morning|afternoon|evening)|excuse me|there you are)\b[^.!?]*[.!?]\s+"
+_GREETING = re.compile(r"^(?:hi|hello|hey|oh|good (?:morning|afternoon|evening)|excuse me|there you are)\b"
+                       r"[^.!?]*[.!?]\s+"
                        r"(?:I'm \w+(?:, nice to meet you)?[.!?]\s+)?", re.I)
 HEARD_ACTS = (dialogue.TELL, dialogue.INVITE, dialogue.ANSWER, dialogue.MEET)
 

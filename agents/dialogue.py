@@ -35,8 +35,8 @@ from agents import dated as dt
 from agents import grounding as gr
 from agents import provenance as pv
 from agents import wording as wd
-from agents.memory import MemoryNode
 from agents.arrangements import keywords_overlap
+from agents.memory import MemoryNode
 from agents.plan import item_at
 from agents.types import Conversation, Utterance
 
@@ -96,8 +96,6 @@ _ACCEPT = re.compile(r"\b(i'd love to|count me in|i'll be there|i will be there|
 _DECLINE = re.compile(r"\b(can't make it|can't come|cannot come|won't be able|i wish i could)\b", re.I)
 _INVITE = re.compile(r"\b(would you like to (?:come|join)|want to come|will you come|you're invited|join me|"
                      r"come along|invite you)\b", re.I)
-_REACTS = re.compile(r"^(oh|really|wow|that's|that sounds|how (?:lovely|nice|interesting)|i had no idea|"
-                     r"i didn't know|good for you|thank you for telling)\b", re.I)
 
 
 def act_by_rule(text: str, previous: str | None) -> str:
@@ -111,8 +109,8 @@ def act_by_rule(text: str, previous: str | None) -> str:
         return INVITE
     if previous and gr.is_question(previous) and not gr.is_question(t):
         return ANSWER
-    if previous and (_REACTS.search(t) or _echoes(t, previous)):
-        return REACT
+    if previous and _echoes(t, previous):
+        return REACT  # it names what was just said ("A party? ..."); "Oh, I did not know that!" alone does not
     if _BYE.search(t):
         return GOODBYE
     if gr.is_question(t):
@@ -227,7 +225,8 @@ def offers(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: st
     if turn == 0:
         hello = wd.greeting(v, now.hour, turn)
         opts = [Option(o.act, f"{hello} {_drop_name(o.text, v.first)}", o.fact, o.topic, o.ends, o.note)
-                for o in opts if o.act != GOODBYE] or [Option(ASK, hello + " " + wd.question(v, "day", turn), topic="day")]
+                for o in opts if o.act != GOODBYE]
+        opts = opts or [Option(ASK, f"{hello} {wd.question(v, 'day', turn)}", topic="day")]
     return _usable(opts, said, v, turn)
 
 

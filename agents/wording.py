@@ -210,7 +210,8 @@ def first_clause(text: str, max_words: int = 14) -> str:
     t = " ".join(str(text or "").split())
     sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", t) if s.strip()]
     for s in sentences:
-        if re.match(r"^(hi|hello|hey|oh|good (morning|afternoon|evening)|excuse me)\b", s, re.I) and len(s.split()) <= 6:
+        greets = re.match(r"^(hi|hello|hey|oh|good (morning|afternoon|evening)|excuse me)\b", s, re.I)
+        if greets and len(s.split()) <= 6:
             continue  # a greeting names no news
         s = re.split(r"[;:]|,\s+(?:and|but|so)\s+|\.\s", s)[0].strip(" .!?,")
         words = s.split()
@@ -232,7 +233,7 @@ _SUBJECTS = {"i", "you", "we", "they", "he", "she", "it", "who", "people", "ever
 _COMMON_VERBS = {"run", "own", "work", "study", "teach", "write", "paint", "live", "love", "like", "enjoy", "know",
                  "want", "think", "hope", "see", "come", "go", "meet", "join", "take", "make", "help", "tell", "told",
                  "said", "say", "invite", "host", "plan", "count", "care", "need", "share", "miss", "wish", "sounds",
-                 "thank", "thanks", "see", "talk", "catch", "bye", "wait", "look", "keep", "get", "let", "try",
+                 "thank", "thanks", "talk", "catch", "bye", "wait", "look", "keep", "get", "let", "try",
                  "play", "read", "cook", "sing", "dance", "spend", "believe", "feel", "visit", "open", "close"}
 _DANGLING_START = re.compile(r"^(despite|although|though|because|while|whereas|unless|if|since|after|before|when|"
                              r"whenever|as if|even though|in spite of|which|who|whose|whom)\b", re.I)

@@ -200,7 +200,8 @@ def test_a_question_is_answered_and_only_answered():
 def test_an_invitation_gets_only_accept_or_decline_with_the_speakers_reason():
     m = mind(who=persona("Klaus Mueller"))
     inv = Utterance("Isabella Rodriguez", "Klaus, I'm hosting a Valentine's Day party at Hobbs Cafe on February 13, "
-                    "from 5 pm to 7 pm. Would you like to come?", source="repaired: grounded: memory #4 (x); act invite")
+                    "from 5 pm to 7 pm. Would you like to come?",
+                    source="repaired: grounded: memory #4 (x); act invite")
     c = Conversation(("Isabella Rodriguez", m.name), "x", NOW, [inv])
     got = dg.offers(m, c, NOW, "chatting", "chatting")
     assert [o.act for o in got] == [dg.ACCEPT, dg.DECLINE]
@@ -282,20 +283,20 @@ def _line(t, who, to, cid, text, source=None):
 
 
 def test_the_dialogue_measures_on_a_tiny_run():
-    I, M, K = "Isabella Rodriguez", "Maria Lopez", "Klaus Mueller"
-    ev = [{"time": "2023-02-14 11:00:00", "resident": I, "kind": "chat", "partner": M, "conversation": 1}]
-    ev += [_line("11:00:10", I, M, 1, "Hi Maria! I'm hosting a party at Hobbs Cafe today at 5 pm.",
+    Isa, M, K = "Isabella Rodriguez", "Maria Lopez", "Klaus Mueller"
+    ev = [{"time": "2023-02-14 11:00:00", "resident": Isa, "kind": "chat", "partner": M, "conversation": 1}]
+    ev += [_line("11:00:10", Isa, M, 1, "Hi Maria! I'm hosting a party at Hobbs Cafe today at 5 pm.",
                  "repaired: grounded: memory #4 (x); chosen from 3 acts; act invite"),
-           _line("11:00:20", M, I, 1, "I'd love to, Isabella! I'll be there.", "repaired: grounded: act accept"),
-           _line("11:00:30", I, M, 1, "Wonderful! See you there.", "repaired: grounded: act react"),
-           _line("11:00:40", M, I, 1, "Take care, Isabella!", "rule: grounded: act goodbye")]
+           _line("11:00:20", M, Isa, 1, "I'd love to, Isabella! I'll be there.", "repaired: grounded: act accept"),
+           _line("11:00:30", Isa, M, 1, "Wonderful! See you there.", "repaired: grounded: act react"),
+           _line("11:00:40", M, Isa, 1, "Take care, Isabella!", "rule: grounded: act goodbye")]
     # an old-style conversation (no acts): canned openers, a repeat, a fragment
     old = ["Oh, I did not know that! I run the cafe.", "Oh, I did not know that! Despite his fear of them.",
            "Oh, I did not know that! I run the cafe.", "Oh, I did not know that! I know you.",
            "Oh, I did not know that! I study.", "Oh, I did not know that! I paint."]
     ev += [_line(f"12:00:{10 + i}", (K, M)[i % 2], (M, K)[i % 2], 2, t) for i, t in enumerate(old)]
     ev.append(_line("12:30:00", M, "Alex", None, "The visitor's chat is not counted."))
-    d = dialogue_measures(ev, [I, M, K], datetime(2023, 2, 14, 11), datetime(2023, 2, 14, 13))
+    d = dialogue_measures(ev, [Isa, M, K], datetime(2023, 2, 14, 11), datetime(2023, 2, 14, 13))
     assert d["conversations"] == 2 and d["lines"] == 10 and d["per_sim_hour"] == 1.0
     assert d["canned_lines"] == 6 and d["canned_share"] == 0.6 and d["canned_openings"] == {"oh i did": 6}
     assert d["repeats"] == 1 and d["fragments"] == 1 and "Despite" in d["fragment_examples"][0]["text"]
@@ -305,8 +306,8 @@ def test_the_dialogue_measures_on_a_tiny_run():
     assert "## 5. Dialogue" in md and "1.0 per sim hour" in md and '"oh i did" ×6' in md
     assert "2 conversations (1.0/sim h)" in dialogue_summary(d)
     states = {M: {"talk_stats": {"talked": 2, "blocked: gap": 5}}, K: {"talk_stats": {"talked": 1, "bad": "x"}}}
-    assert dialogue_measures([], [I, M, K], states=states)["talk_decisions"] == {"blocked: gap": 5, "talked": 3}
-    empty = dialogue_measures(None, [I])
+    assert dialogue_measures([], [Isa, M, K], states=states)["talk_decisions"] == {"blocked: gap": 5, "talked": 3}
+    empty = dialogue_measures(None, [Isa])
     assert empty["conversations"] == 0 and empty["per_sim_hour"] is None and "n/a" in dialogue_summary(empty)
 
 
