@@ -197,6 +197,14 @@ def offers(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: st
     nodes = recall(m, c, doing)
     known = events_known(m, nodes, now)
     opts: list[Option] = []
+    if turn == 0:
+        inviting = invite(m, v, known, now, lines, turn)
+        if inviting is not None:  # the talk began for an invitation: invite, or tell of the event first
+            news = [o for o in tells(m, v, c, nodes, known, now) if o.topic == inviting.topic]
+            hello = wd.greeting(v, now.hour, turn)
+            opts = [Option(o.act, f"{hello} {_drop_name(o.text, v.first)}", o.fact, o.topic, o.ends, o.note)
+                    for o in [inviting] + news[:1]]
+            return _usable(opts, said, v, turn)
     if last is not None and last_act in OFFERS:
         opts += answers_to_offer(m, v, last, now, turn)
     asked_back = last is not None and last_act == ANSWER and last.text.rstrip().endswith("?")
@@ -435,14 +443,13 @@ def answer(m: Any, v: wd.Voice, asked: str, topic: str, now: datetime, nodes: li
                                           f"I haven't heard from {first} lately."), "answer", topic, turn,
                                          avoid=avoid),
                           topic=topic, note="nothing remembered of them")
-    if topic == "plans":
-        for k in known:
-            if k.going:
-                ev = k.event
-                verb = "I'm hosting" if k.hosting else "I'm going to"
-                art = "a" if k.hosting else "the"
-                return Option(ANSWER, f"{verb} {ev.words(art)}.", _fact(k.node), topic)
-    return _day_answer(m, v, now, topic or "day", turn, avoid)
+    going = [k for k in known if k.going]
+    day = _day_answer(m, v, now, topic or "day", turn, avoid)
+    if going and (topic == "plans" or day.note == "nothing planned"):
+        k = going[0]  # what one looks forward to is the answer to "any plans?"
+        verb, art = ("I'm hosting", "a") if k.hosting else ("I'm going to", "the")
+        return Option(ANSWER, f"{verb} {k.event.words(art)}.", _fact(k.node), topic or "day")
+    return day
 
 
 def _day_answer(m: Any, v: wd.Voice, now: datetime, topic: str, turn: int, avoid: Any = ()) -> Option:

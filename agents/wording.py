@@ -47,11 +47,12 @@ class Voice:
             return ""
         n = len(options)
         start = zlib.crc32("|".join([self.salt, self.me, self.other, *map(str, key)]).encode()) % n
-        taken = {norm(a) for a in avoid}
+        taken = [norm(a) for a in avoid]
         for i in range(n):
             text = options[(start + i) % n]
-            if norm(text) not in taken:
-                return text
+            key = norm(text)
+            if not any(key == t or (len(key) > 12 and key in t) for t in taken):
+                return text  # neither said already nor part of a line said (an echo of the other's answer)
         return options[start]
 
 

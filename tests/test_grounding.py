@@ -286,7 +286,7 @@ def test_a_fact_passes_from_one_resident_to_another():
 
 
 def test_a_line_about_the_listener_is_said_to_them():
-    from agents.converse import to_listener
+    from agents.wording import to_listener
     assert to_listener("I am a friend of Maria Lopez.", "Maria Lopez") == "I am a friend of yours."
     assert to_listener("I am good friends with Maria Lopez.", "Maria Lopez") == "I am good friends with you."
     assert to_listener("Maria Lopez is studying.", "Maria Lopez") == "You are studying."
