@@ -416,8 +416,11 @@ def answers_to_offer(m: Any, v: wd.Voice, last: Utterance, now: datetime, turn: 
     what = "" if ev.meeting else ev.what
     when = ev.when().replace(f"on {dt.MONTHS[now.month - 1]} {now.day} at", "today at") if ev.meeting else ev.when()
     note = f"the invitation to {ev.short()}"
-    return [Option(ACCEPT, wd.acceptance(v, what, when, turn), note=note),
-            Option(DECLINE, wd.refusal(v, what, reason, turn), note=note)]
+    yes = Option(ACCEPT, wd.acceptance(v, what, when, turn), note=note)
+    there = item is not None and ev.place.lower() in f"{item.address} {item.description}".lower()
+    if there:  # its own plan takes it there then: declining would make no sense
+        return [Option(ACCEPT, yes.text, note=f"{note}; its plan is there then")]
+    return [yes, Option(DECLINE, wd.refusal(v, what, reason, turn), note=note)]
 
 
 def offered_event(u: Utterance, now: datetime) -> dt.DatedEvent | None:

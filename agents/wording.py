@@ -99,7 +99,7 @@ def question(v: Voice, topic: str, turn: int, person: str = "", avoid: Sequence[
                        f"What's next for you today, {f}?", f"So, {f}, anything planned for later?"),
                       "ask", topic, turn, avoid=avoid)
     return v.pick((f"How is your day going, {f}?", f"{f}, what are you up to today?",
-                   f"What brings you here, {f}?", f"Busy day, {f}?", f"So, {f}, how has your day been?"),
+                   f"Keeping busy today, {f}?", f"Busy day, {f}?", f"So, {f}, how has your day been?"),
                   "ask", topic, turn, avoid=avoid)
 
 
@@ -176,7 +176,9 @@ def meeting(v: Voice, plan_words: str, doing: str, turn: int) -> str:
     f = v.first
     return v.pick((f"I'll be {plan_words}. Would you like to join me, {f}?",
                    f"{f}, I'll be {plan_words}. Why don't you join me?",
-                   f"I'll be {plan_words}, {f}. Will you join me?"), "meet", turn)
+                   f"Why don't you join me, {f}? I'll be {plan_words}.",
+                   f"Would you like to join me later, {f}? I'll be {plan_words}.",
+                   f"If you're free, {f}, come along! I'll be {plan_words}."), "meet", turn)
 
 
 # ---------------------------------------------------------------------------- the listener's words

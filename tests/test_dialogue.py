@@ -208,6 +208,21 @@ def test_an_invitation_gets_only_accept_or_decline_with_the_speakers_reason():
     assert all(not wd.fragment(o.text) for o in got)
 
 
+def test_an_offer_to_meet_is_accepted_where_ones_plan_goes_anyway_and_a_conflict_is_the_reason():
+    from agents.plan import PlanItem
+    m = mind(who=persona("Maria Lopez"))
+    offer = Utterance("Klaus Mueller", "I'll be having lunch at Hobbs Cafe today at 12 pm. Would you like to join "
+                      "me, Maria?", source="repaired: grounded: today's plan; act meet")
+    c = Conversation(("Klaus Mueller", m.name), "x", NOW, [offer])
+    m.today.plan = [PlanItem(datetime(2023, 2, 13, 12), 60, "having lunch", "the Ville:Hobbs Cafe:cafe", "model")]
+    assert [o.act for o in dg.offers(m, c, NOW, "chatting", "chatting")] == [dg.ACCEPT]
+    m.today.plan = [PlanItem(datetime(2023, 2, 13, 12), 60, "working at the library",
+                             "the Ville:Oak Hill College:library", "model")]
+    got = dg.offers(m, c, NOW, "chatting", "chatting")
+    assert [o.act for o in got] == [dg.ACCEPT, dg.DECLINE] and "working at the library then" in got[1].text
+    assert "today at 12 pm" in got[0].text
+
+
 def test_goodbye_is_offered_late_and_is_all_that_is_left_at_the_limit():
     m = mind()
     lines = [Utterance(("Maria Lopez", m.name)[i % 2], f"Line number {i} is said here.",
