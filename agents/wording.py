@@ -124,13 +124,13 @@ def reaction(v: Voice, named: str, kind: str, turn: int) -> str:
 def goodbye(v: Voice, doing: str, turn: int, avoid: Sequence[str] = ()) -> str:
     f = v.first
     back = f"I should get back to {doing}" if doing and not doing.startswith(("convers", "talk", "chat")) else ""
-    options = [f"It was good to talk, {f}. See you around!", f"{f}, I'll let you get on. Take care!",
+    options = [f"It was good to talk, {f}. See you around!", f"{f}, I'll let you get on with your day. Take care!",
                f"Let's catch up again soon, {f}.", f"Take care, {f}. Talk soon!", f"Well, {f}, see you later!",
                f"Nice chatting with you, {f}. Bye for now."]
     if back:
         options += [f"{back}, {f}. See you soon!", f"Sorry, {f}, {back[0].lower()}{back[1:]}. Bye!"]
     if v.warm:
-        options += [f"Lovely to see you, {f}! Take care.", f"Always a pleasure, {f}. See you soon!"]
+        options += [f"Lovely to see you, {f}! Take care.", f"It's always a pleasure, {f}. See you soon!"]
     return v.pick(options, "bye", turn, avoid=avoid)
 
 

@@ -135,6 +135,29 @@ def test_the_voice_varies_with_the_listener_and_is_seeded():
     assert warm.pick(options, "k", avoid=options) in options  # nothing left: still a line
 
 
+def test_no_phrasing_the_rules_write_is_a_fragment():
+    ev = "a Valentine's Day party at Hobbs Cafe on February 14, from 5 pm to 7 pm"
+    bad = set()
+    for salt in range(200):
+        for known in (True, False):
+            for warm in (True, False):
+                v = wd.Voice("Isabella Rodriguez", "Maria Lopez", known, warm, str(salt))
+                for text in (wd.greeting(v, 10, salt), wd.greeting(v, 19, salt), wd.question(v, "day", salt),
+                             wd.question(v, "plans", salt), wd.question(v, "person", salt, "Klaus Mueller"),
+                             wd.reaction(v, "A party at Hobbs Cafe today", "event", salt),
+                             wd.reaction(v, "You run Hobbs Cafe", "yours", salt),
+                             wd.reaction(v, "Klaus studies", "other", salt), wd.goodbye(v, "working at the cafe", salt),
+                             wd.goodbye(v, "", salt), wd.invitation(v, ev, None, True, salt),
+                             wd.invitation(v, ev, "Isabella", False, salt),
+                             wd.acceptance(v, "Valentine's Day party", "on February 14, from 5 pm to 7 pm", salt),
+                             wd.acceptance(v, "", "today at 12 pm", salt), wd.refusal(v, "party", "working", salt),
+                             wd.refusal(v, "", "", salt), wd.meeting(v, "having lunch at Hobbs Cafe today at 12 pm",
+                                                                     "having lunch", salt)):
+                    if wd.fragment(text):
+                        bad.add(text)
+    assert not bad
+
+
 def test_a_reaction_names_the_news_in_the_listeners_words():
     v = wd.voice_of("Maria Lopez", "Isabella Rodriguez", "curious", "", True, "0|x")
     said = Utterance("Isabella Rodriguez", "Hi Maria! I'm hosting a Valentine's Day party at Hobbs Cafe on "
