@@ -49,6 +49,8 @@ LINES_EACH = 4  # a side's lines before its goodbye is the only act left
 GOODBYE_FROM = 3  # goodbye is offered once this many lines were said
 NEWS_QUERY = "upcoming events, parties, plans and news worth telling {other}"
 _ACT = re.compile(r"\bact (" + "|".join(ACTS) + r")(?: \(([^)]*)\))?\s*$")
+SOCIAL = re.compile(r"\b(lunch|dinner|breakfast|brunch|coffee|tea|drink|drinks|meal|walk|stroll|picnic|snack)\b", re.I)
+_HEARD = re.compile(r'^[A-Z][a-z]+ [A-Z][a-z]+ told \w+: "')
 _SECRET = re.compile(r"\bsecret|\bnobody knows|\bnot told anyone|\bhave not told", re.I)
 _TIMES = re.compile(r"\b\d{1,2}:\d\d\b")
 
@@ -221,7 +223,7 @@ def offers(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: st
     empty = last is not None and empty_answer(last)
     if last is not None and last_act in (TELL, ANSWER, ACCEPT, DECLINE) and not empty:
         opts.append(react(v, last, last_act, now, turn))  # "nothing planned" is no news to react to
-    offered = any(act_of(u.source)[0] in OFFERS for u in lines)
+    offered = any(act_of(u.source)[0] in OFFERS for u in lines if u.speaker == m.name)  # one offer each
     if not offered and last_act not in OFFERS:
         opts += [o for o in [invite(m, v, known, now, lines, turn)] if o]
     opts += tells(m, v, c, nodes, known, now)[:2]
@@ -267,7 +269,7 @@ def ask_back(v: wd.Voice, topic: str, turn: int) -> str:
 def _drop_name(text: str, first: str) -> str:
     """After a greeting that named the listener, the line does not name them again."""
     t = re.sub(rf"^{re.escape(first)},\s+(\w)", lambda x: x.group(1).upper(), text)
-    t = re.sub(rf",\s+{re.escape(first)}([.!?])", r"\1", t)
+    t = re.sub(rf",\s+{re.escape(first)}([.!?,])", r"\1", t)
     return t
 
 
@@ -359,6 +361,8 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
         if _SECRET.search(d) and (other in d or other.split()[0] in d):
             continue  # a secret about the listener is not told to them
         k = events.get(x.id) or _event_of(d, now, m.name, known)
+        if k is None and _HEARD.match(d) and ("?" in d or not any(w in d.lower() for w in gr.NEWS_WORDS)):
+            continue  # what someone said of their day, or asked, is no news to pass on
         if k is not None:
             if f"event:{k.event.key}" in told or k.event.host == other:
                 continue
@@ -555,8 +559,8 @@ def meet(m: Any, v: wd.Voice, now: datetime, turn: int) -> Option | None:
             continue
         sector = x.address.split(":")[1] if x.address.count(":") >= 1 else ""
         d = x.description
-        if not sector or sector == home or not activity.is_gerund(d.split()[0]) or "sleep" in d:
-            continue
+        if not sector or sector == home or not activity.is_gerund(d.split()[0]) or not SOCIAL.search(d):
+            continue  # one asks others along to a meal, a coffee, a walk; not to one's work
         what = re.sub(rf"\s+(?:at|in) (?:the )?{re.escape(sector)}$", "", d)
         if re.search(r"\b(at|in)\b [A-Z]", what):
             continue  # another place named in the words: no clear place to meet

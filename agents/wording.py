@@ -128,7 +128,7 @@ def goodbye(v: Voice, doing: str, turn: int, avoid: Sequence[str] = ()) -> str:
                f"Let's catch up again soon, {f}.", f"Take care, {f}. Talk soon!", f"Well, {f}, see you later!",
                f"Nice chatting with you, {f}. Bye for now."]
     if back:
-        options += [f"{back}, {f}. See you soon!", f"Sorry, {f}, {back[0].lower()}{back[1:]}. Bye!"]
+        options += [f"{back}, {f}. See you soon!", f"Sorry, {f}, {back}. Bye!"]
     if v.warm:
         options += [f"Lovely to see you, {f}! Take care.", f"It's always a pleasure, {f}. See you soon!"]
     return v.pick(options, "bye", turn, avoid=avoid)

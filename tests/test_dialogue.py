@@ -246,6 +246,35 @@ def test_an_offer_to_meet_is_accepted_where_ones_plan_goes_anyway_and_a_conflict
     assert "today at 12 pm" in got[0].text
 
 
+def test_one_asks_others_along_to_a_meal_not_to_work_and_retells_news_not_chatter():
+    from agents.plan import PlanItem
+    m = mind(who=persona("John Lin"))
+    v = dg.voice(m, Conversation((m.name, "Tom Moreno"), "x", NOW))
+    m.today.plan = [PlanItem(datetime(2023, 2, 13, 13), 60, "working at the pharmacy counter",
+                             "the Ville:The Willows Market and Pharmacy:store", "model")]
+    assert dg.meet(m, v, NOW, 0) is None
+    m.today.plan.append(PlanItem(datetime(2023, 2, 13, 18), 60, "having dinner at The Rose and Crown Pub",
+                                 "the Ville:The Rose and Crown Pub:pub", "model"))
+    got = dg.meet(m, v, NOW, 0)
+    assert got is not None and "having dinner at The Rose and Crown Pub today at 6 pm" in got.text
+    m.remember("chat", 'Mei Lin told John: "I\'m teaching classes today. And you?"', 6, subject="Mei Lin")
+    m.remember("chat", 'Mei Lin told John: "Sam Moore is running for mayor."', 6, subject="Mei Lin")
+    c = Conversation((m.name, "Tom Moreno"), "x", NOW)
+    told = [o.text for o in dg.tells(m, v, c, dg.recall(m, c, "chatting"), [], NOW)]
+    assert any("running for mayor" in t for t in told) and not any("teaching classes" in t for t in told)
+
+
+def test_the_host_still_invites_after_the_other_offered_to_meet():
+    m = mind(who=persona(), thoughts=[PARTY])
+    offer = Utterance("Carlos Gomez", "I'll be having lunch at The Rose and Crown Pub today at 12 pm. Would you "
+                      "like to join me, Isabella?", source="repaired: grounded: today's plan; act meet")
+    no = Utterance(m.name, "Oh, Carlos, I wish I could come, but I can't.", source="repaired: grounded: act decline")
+    back = Utterance("Carlos Gomez", "I have a long feud with my neighbour Giorgio Rossi.",
+                     source="repaired: grounded: memory #3 (x); act tell")
+    c = Conversation(("Carlos Gomez", m.name), "x", NOW, [offer, no, back])
+    assert dg.INVITE in [o.act for o in dg.offers(m, c, NOW, "chatting", "chatting")]
+
+
 def test_goodbye_is_offered_late_and_is_all_that_is_left_at_the_limit():
     m = mind()
     lines = [Utterance(("Maria Lopez", m.name)[i % 2], f"Line number {i} is said here.",
