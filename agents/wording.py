@@ -50,8 +50,8 @@ class Voice:
         taken = [norm(a) for a in avoid]
         for i in range(n):
             text = options[(start + i) % n]
-            key = norm(text)
-            if not any(key == t or (len(key) > 12 and key in t) for t in taken):
+            said = norm(text)
+            if not any(said == t or (len(said) > 12 and said in t) for t in taken):
                 return text  # neither said already nor part of a line said (an echo of the other's answer)
         return options[start]
 
