@@ -473,7 +473,7 @@ def _day_answer(m: Any, v: wd.Voice, now: datetime, topic: str, turn: int, avoid
     if not parts:
         pool = (("Nothing planned for later, I think.", "I haven't made any plans yet.",
                  "I'll see how the day goes, nothing fixed.") if topic == "plans" else
-                ("Nothing special, just the usual.", "It's a quiet day for me.", "I'm keeping busy, as always."))
+                ("Nothing special, it's just the usual.", "It's a quiet day for me.", "I'm keeping busy, as always."))
         return Option(ANSWER, v.pick(pool, "answer", topic, turn, avoid=avoid), topic=topic, note="nothing planned")
     text = "; ".join(parts)
     return Option(ANSWER, text[0].upper() + text[1:] + ".", topic=topic, note="today's plan")
@@ -504,8 +504,8 @@ def react(v: wd.Voice, last: Utterance, last_act: str, now: datetime, turn: int)
                                      f"I'm so glad, {v.first}! See you there.", "That makes me happy. See you then!"),
                                     "react", "accepted", turn), note="the acceptance")
     if last_act == DECLINE:
-        return Option(REACT, v.pick((f"That's a shame, {v.first}. Maybe next time.", "Oh, I understand. Another time!",
-                                     f"No worries, {v.first}. Another time, then."), "react", "declined", turn),
+        return Option(REACT, v.pick((f"That's a shame, {v.first}. Maybe next time!", "Oh, I understand. Another time!",
+                                     f"No worries, {v.first}. We'll find another time."), "react", "declined", turn),
                       note="the refusal")
     ev = dt.parse(last.text, now, teller=last.speaker)
     if ev is not None:

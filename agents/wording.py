@@ -83,7 +83,7 @@ def greeting(v: Voice, hour: int, turn: int) -> str:
         return v.pick((f"{v.first}! So good to see you.", f"Oh, {v.first}, hello!", f"Hey {v.first}!",
                        f"Good {part}, {v.first}!", f"There you are, {v.first}!", f"Hi {v.first}, lovely to see you."),
                       "greet", turn)
-    return v.pick((f"Hello, {v.first}.", f"Hi {v.first}.", f"Good {part}, {v.first}.", f"{v.first}, hello."),
+    return v.pick((f"Hello, {v.first}.", f"Hi {v.first}.", f"Good {part}, {v.first}.", f"Hello there, {v.first}."),
                   "greet", turn)
 
 
@@ -238,6 +238,10 @@ _COMMON_VERBS = {"run", "own", "work", "study", "teach", "write", "paint", "live
                  "said", "say", "invite", "host", "plan", "count", "care", "need", "share", "miss", "wish", "sounds",
                  "thank", "thanks", "talk", "catch", "bye", "wait", "look", "keep", "get", "let", "try",
                  "play", "read", "cook", "sing", "dance", "spend", "believe", "feel", "visit", "open", "close"}
+# Short sentences that need no verb: greetings, thanks, farewells, interjections.
+_INTERJECTION = re.compile(r"^(hi|hello|hey|good (morning|afternoon|evening|day|night)|bye|goodbye|thanks|sorry|oh|"
+                           r"well|yes|no|sure|wonderful|welcome|there you are|excuse me|take care|cheers|of course|"
+                           r"always a pleasure|lovely|great|congratulations|really|indeed|okay|ok|no worries|another time)\b", re.I)
 _DANGLING_START = re.compile(r"^(despite|although|though|because|while|whereas|unless|if|since|after|before|when|"
                              r"whenever|as if|even though|in spite of|which|who|whose|whom)\b", re.I)
 _DANGLING_END = re.compile(r"\b(and|or|but|of|to|the|a|an|with|for|from|because|at|in|on|my|your|his|their|our|"
@@ -282,8 +286,8 @@ def fragment(line: str) -> str | None:
         any_verb = any_verb or verb
         if _DANGLING_START.match(body) and "," not in body:
             return f"a clause without a main clause: {s!r}"
-        if s.endswith(".") and not verb and len(words) > 3:
-            return f"no verb: {s!r}"
+        if s.endswith(".") and not verb and not _INTERJECTION.match(body):
+            return f"no verb: {s!r}"  # "Insight1.", "A master of chemistry at Oak Hill College."
     if not any_verb and len(t.split()) > 6:
         return "no verb"
     return None

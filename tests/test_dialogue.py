@@ -102,7 +102,7 @@ def test_an_offer_to_meet_reads_back():
 @pytest.mark.parametrize("line", [
     "Despite his fear of them.", "Oh, I did not know that! Despite his fear of them.",
     "A master of chemistry at Oak Hill College.", "Because of the rain.", "I run the cafe and",
-    "The most salient question about the...", "",
+    "The most salient question about the...", "", "Insight1.",
 ])
 def test_fragments_are_caught(line):
     assert wd.fragment(line)
@@ -155,6 +155,10 @@ def test_no_phrasing_the_rules_write_is_a_fragment():
                                                                      "having lunch", salt)):
                     if wd.fragment(text):
                         bad.add(text)
+                for act in (dg.ACCEPT, dg.DECLINE):
+                    said = dg.react(v, Utterance("Maria Lopez", "Yes."), act, NOW, salt).text
+                    if wd.fragment(said):
+                        bad.add(said)
     assert not bad
 
 
