@@ -230,9 +230,11 @@ def first_clause(text: str, max_words: int = 14) -> str:
 _AUX = {"am", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had", "do", "does", "did", "will",
         "would", "can", "could", "shall", "should", "may", "might", "must", "i'm", "you're", "we're", "they're",
         "he's", "she's", "it's", "there's", "that's", "what's", "i've", "you've", "i'll", "you'll", "i'd", "you'd",
-        "let's", "isn't", "aren't", "don't", "doesn't", "didn't", "won't", "can't", "couldn't", "wasn't",
+        "let's", "we'll", "we'd", "they'll", "she'll", "he'll", "it'll", "that'll", "isn't", "aren't", "don't",
+        "doesn't", "didn't", "won't", "can't", "couldn't", "wasn't",
         "haven't", "hasn't", "wouldn't", "shouldn't", "here's", "who's", "how's", "where's"}
-_SUBJECTS = {"i", "you", "we", "they", "he", "she", "it", "who", "people", "everyone", "nobody", "somebody"}
+_SUBJECTS = {"i", "you", "we", "they", "he", "she", "it", "who", "people", "everyone", "nobody", "somebody", "that",
+             "this", "everything", "nothing"}
 _COMMON_VERBS = {"run", "own", "work", "study", "teach", "write", "paint", "live", "love", "like", "enjoy", "know",
                  "want", "think", "hope", "see", "come", "go", "meet", "join", "take", "make", "help", "tell", "told",
                  "said", "say", "invite", "host", "plan", "count", "care", "need", "share", "miss", "wish", "sounds",
@@ -241,7 +243,8 @@ _COMMON_VERBS = {"run", "own", "work", "study", "teach", "write", "paint", "live
 # Short sentences that need no verb: greetings, thanks, farewells, interjections.
 _INTERJECTION = re.compile(r"^(hi|hello|hey|good (morning|afternoon|evening|day|night)|bye|goodbye|thanks|sorry|oh|"
                            r"well|yes|no|sure|wonderful|welcome|there you are|excuse me|take care|cheers|of course|"
-                           r"always a pleasure|lovely|great|congratulations|really|indeed|okay|ok|no worries|another time)\b", re.I)
+                           r"always a pleasure|lovely|great|congratulations|really|indeed|okay|ok|no worries|"
+                           r"another time)\b", re.I)
 _DANGLING_START = re.compile(r"^(despite|although|though|because|while|whereas|unless|if|since|after|before|when|"
                              r"whenever|as if|even though|in spite of|which|who|whose|whom)\b", re.I)
 _DANGLING_END = re.compile(r"\b(and|or|but|of|to|the|a|an|with|for|from|because|at|in|on|my|your|his|their|our|"
