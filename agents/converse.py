@@ -33,7 +33,8 @@ class Social:
         self.last_talked: dict[str, datetime] = {}
         self.last_conversation: datetime | None = None
         self.rel_cache: dict[str, tuple[datetime, str]] = {}  # partner -> (when, relationship summary)
-        self.told: dict[str, list[str]] = {}  # partner -> what it was told ("event:party|...", "mem:12")
+        # partner -> what it was told: invited ("event:party|..."), the news ("news:party|..."), a memory ("mem:12")
+        self.told: dict[str, list[str]] = {}
         # How meetings turned out: talk decisions asked, taken, refused, and checks blocked by a
         # rule ("blocked: gap", ...), so a run shows why residents who meet do or do not talk.
         self.talk_stats: Counter = Counter()

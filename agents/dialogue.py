@@ -202,7 +202,8 @@ def offers(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: st
     if turn == 0:
         inviting = invite(m, v, known, now, lines, turn)
         if inviting is not None:  # the talk began for an invitation: invite, or tell of the event first
-            news = [o for o in tells(m, v, c, nodes, known, now) if o.topic == inviting.topic]
+            key = inviting.topic.split(":", 1)[1]
+            news = [o for o in tells(m, v, c, nodes, known, now) if o.topic == f"news:{key}"]
             hello = wd.greeting(v, now.hour, turn)
             opts = [Option(o.act, f"{hello} {_drop_name(o.text, v.first)}", o.fact, o.topic, o.ends, o.note)
                     for o in [inviting] + news[:1]]
@@ -328,14 +329,15 @@ def _told(m: Any, other: str) -> list[str]:
 
 
 def invite(m: Any, v: wd.Voice, known: list[Known], now: datetime, lines: list[Utterance], turn: int) -> Option | None:
-    """An invitation to the first event the speaker hosts or goes to that the listener was not
-    told of (by the speaker, or in this conversation) and does not host."""
-    said = " ".join(u.text for u in lines).lower()
+    """An invitation to the first event the speaker hosts or goes to that it has not invited the
+    listener to (telling the news first is no invitation), that the listener does not host, and
+    that the listener did not say it goes to."""
+    theirs = " ".join(u.text for u in lines if u.speaker == v.other).lower()
     for k in known:
         ev = k.event
         if not k.going or ev.host == v.other or f"event:{ev.key}" in _told(m, v.other):
             continue
-        if ev.what.lower().split()[-1] in said and ev.place.lower() in said:
+        if ev.place.lower() in theirs and re.search(r"\b(i'm going|i'll be there|see you there|i'm coming)\b", theirs):
             continue
         host_first = ev.host.split()[0] if ev.host and ev.host != m.name else None
         text = wd.invitation(v, ev.words(), host_first, k.hosting, turn)
@@ -364,9 +366,9 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
         if k is None and _HEARD.match(d) and ("?" in d or not any(w in d.lower() for w in gr.NEWS_WORDS)):
             continue  # what someone said of their day, or asked, is no news to pass on
         if k is not None:
-            if f"event:{k.event.key}" in told or k.event.host == other:
+            if f"event:{k.event.key}" in told or f"news:{k.event.key}" in told or k.event.host == other:
                 continue
-            text, topic = _event_news(m, v, k), f"event:{k.event.key}"
+            text, topic = _event_news(m, v, k), f"news:{k.event.key}"
         else:
             if f"mem:{x.id}" in told:
                 continue
@@ -450,7 +452,8 @@ def answer(m: Any, v: wd.Voice, asked: str, topic: str, now: datetime, nodes: li
                                           f"I haven't heard from {first} lately."), "answer", topic, turn,
                                          avoid=avoid),
                           topic=topic, note="nothing remembered of them")
-    going = [k for k in known if k.going]
+    said = " ".join(avoid).lower()
+    going = [k for k in known if k.going and not (k.event.place.lower() in said and k.event.what.lower() in said)]
     day = _day_answer(m, v, now, topic or "day", turn, avoid)
     if going and (topic == "plans" or day.note == "nothing planned"):
         k = going[0]  # what one looks forward to is the answer to "any plans?"

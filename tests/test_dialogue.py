@@ -268,6 +268,19 @@ def test_one_asks_others_along_to_a_meal_not_to_work_and_retells_news_not_chatte
     assert any("running for mayor" in t for t in told) and not any("teaching classes" in t for t in told)
 
 
+def test_telling_the_news_is_no_invitation():
+    m = mind(lambda options: next(i for i, o in enumerate(options, 1) if "come" not in o and "invited" not in o),
+             who=persona(), thoughts=[PARTY])
+    c = Conversation((m.name, "Maria Lopez"), "x", NOW)
+    c.lines.append(m.utter(c, NOW, "chatting"))
+    assert dg.act_of(c.lines[0].source)[0] == dg.TELL and "February 14, from 5 pm to 7 pm" in c.lines[0].text
+    c.lines.append(Utterance("Maria Lopez", "A Valentine's Day party at Hobbs Cafe on February 14? How lovely!",
+                             source="repaired: grounded: act react"))
+    assert dg.INVITE in [o.act for o in dg.offers(m, c, NOW, "chatting", "chatting")]
+    from agents.converse import invitation_for
+    assert invitation_for(m, "Maria Lopez", NOW) is not None  # news told, the invitation still to make
+
+
 def test_the_host_still_invites_after_the_other_offered_to_meet():
     m = mind(who=persona(), thoughts=[PARTY])
     offer = Utterance("Carlos Gomez", "I'll be having lunch at The Rose and Crown Pub today at 12 pm. Would you "
@@ -421,7 +434,7 @@ def test_a_conversation_on_the_embedded_model():
         assert not [x for x in texts if wd.fragment(x)], texts
         assert all(dg.act_of(u.source)[0] for u in c.lines)
         lines += texts
+        for u in c.lines:  # news and invitations carry the party's day, hours and place (a reaction may name it)
+            if dg.act_of(u.source)[0] in (dg.INVITE, dg.TELL) and "Valentine's Day party" in u.text:
+                assert "at Hobbs Cafe on February 14, from 5 pm to 7 pm" in u.text
     assert not [x for x in lines if x.startswith(("Oh, I did not know that", "That is nice to hear"))]
-    for x in lines:
-        if "Valentine's Day party" in x and "Hobbs Cafe" in x and "February" in x:
-            assert "February 14, from 5 pm to 7 pm" in x
