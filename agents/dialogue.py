@@ -229,8 +229,8 @@ def offers(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: st
         opts += [o for o in [invite(m, v, known, now, lines, turn)] if o]
     opts += tells(m, v, c, nodes, known, now)[:2]
     opts += [o for o in [ask(m, v, lines, turn, nodes)] if o]
-    if not offered and last_act not in OFFERS:
-        opts += [o for o in [meet(m, v, now, turn)] if o]
+    if not any(act_of(u.source)[0] == MEET for u in lines) and last_act not in OFFERS:
+        opts += [o for o in [meet(m, v, now, turn)] if o]  # one plan to meet a conversation: no offer back
     if turn >= GOODBYE_FROM or not opts:
         opts.append(bye)
     if turn == 0:

@@ -281,6 +281,19 @@ def test_telling_the_news_is_no_invitation():
     assert invitation_for(m, "Maria Lopez", NOW) is not None  # news told, the invitation still to make
 
 
+def test_an_offer_to_meet_is_not_offered_back():
+    from agents.plan import PlanItem
+    m = mind(who=persona("Maria Lopez"))
+    m.today.plan = [PlanItem(datetime(2023, 2, 13, 12), 60, "having lunch at Hobbs Cafe", "the Ville:Hobbs Cafe:cafe")]
+    offer = Utterance("Klaus Mueller", "I'll be having lunch at Hobbs Cafe today at 12 pm. Would you like to join "
+                      "me, Maria?", source="repaired: grounded: today's plan; act meet")
+    yes = Utterance(m.name, "I'd love to, Klaus! See you today at 12 pm.", source="repaired: grounded: act accept")
+    told = Utterance("Klaus Mueller", "I know Wolfgang Schulz from the dorm.", source="repaired: grounded: act tell")
+    c = Conversation(("Klaus Mueller", m.name), "x", NOW, [offer, yes, told])
+    assert dg.MEET not in [o.act for o in dg.offers(m, c, NOW, "chatting", "chatting")]
+    assert dg.meet(m, dg.voice(m, c), NOW, 3) is not None  # it would have, in another conversation
+
+
 def test_the_host_still_invites_after_the_other_offered_to_meet():
     m = mind(who=persona(), thoughts=[PARTY])
     offer = Utterance("Carlos Gomez", "I'll be having lunch at The Rose and Crown Pub today at 12 pm. Would you "

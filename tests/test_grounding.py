@@ -49,6 +49,8 @@ GROUNDED = MindSettings(grounded=True)
     ('Isabella Rodriguez told Maria: "I am hosting a party"', "Maria Lopez",
      'Isabella Rodriguez told me: "I am hosting a party"'),
     ("he likes cats and dogs", "Ryan Park", "I like cats and dogs."),
+    ("Giorgio Rossi dislikes his neighbour Carlos Gomez and avoids him", "Giorgio Rossi",
+     "I dislike my neighbour Carlos Gomez and avoid him."),
 ])
 def test_first_person(fact, name, said):
     assert gr.first_person(fact, name) == said
