@@ -373,7 +373,7 @@ def agreements(m: Talker, c: Conversation, now: datetime) -> Arrangement | None:
         if answer == dialogue.DECLINE:
             who = "I" if reply.speaker == m.name else other
             whose = "my" if u.speaker == m.name else f"{other}'s"
-            m.remember("chat", f"{who} declined {whose} invitation to {ev.words('the')}", 4,
+            m.remember("chat", f"{who} declined {whose} invitation ({ev.words('the')})", 4,
                        subject=reply.speaker, predicate="declined", object=u.speaker,
                        source=pv.tag(pv.RULE, f"{gr.GROUNDED}: a refusal"), rate=True,
                        importance_source=pv.tag(pv.RULE, "until the model rates it"))

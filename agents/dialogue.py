@@ -43,6 +43,7 @@ from agents.types import Conversation, Utterance
 ANSWER, REACT, ASK, TELL, INVITE, ACCEPT, DECLINE, MEET, GOODBYE = ACTS = (
     "answer", "react", "ask", "tell", "invite", "accept", "decline", "meet", "goodbye")
 OFFERS = (INVITE, MEET)  # acts that the other answers with accept or decline
+HOSTING = "its own event"  # an invitation's note when the speaker hosts the event
 RESPONSIVE = (ANSWER, REACT, ACCEPT, DECLINE)  # acts that respond to the line before
 MAX_OPTIONS = 5  # a small choice: the 135M model picks well among few
 LINES_EACH = 4  # a side's lines before its goodbye is the only act left
@@ -199,15 +200,19 @@ def offers(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: st
     nodes = recall(m, c, doing)
     known = events_known(m, nodes, now)
     opts: list[Option] = []
-    if turn == 0:
-        inviting = invite(m, v, known, now, lines, turn)
-        if inviting is not None:  # the talk began for an invitation: invite, or tell of the event first
-            key = inviting.topic.split(":", 1)[1]
-            news = [o for o in tells(m, v, c, nodes, known, now) if o.topic == f"news:{key}"]
-            hello = wd.greeting(v, now.hour, turn)
-            opts = [Option(o.act, f"{hello} {_drop_name(o.text, v.first)}", o.fact, o.topic, o.ends, o.note)
-                    for o in [inviting] + news[:1]]
-            return _usable(opts, said, v, turn)
+    mine_offered = any(act_of(u.source)[0] in OFFERS for u in mine)
+    pending = last_act not in OFFERS + (ASK,) and not (last_act == ANSWER and last is not None
+                                                      and last.text.rstrip().endswith("?"))
+    inviting = invite(m, v, known, now, lines, turn) if pending and not mine_offered else None
+    if inviting is not None and (turn == 0 or inviting.note == HOSTING):
+        # The talk began for an invitation, or the host means to invite everyone it meets: the
+        # invitation, or the event's news first, is what the host says now.
+        key = inviting.topic.split(":", 1)[1]
+        news = [o for o in tells(m, v, c, nodes, known, now) if o.topic == f"news:{key}"]
+        hello = wd.greeting(v, now.hour, turn) if turn == 0 else ""
+        opts = [Option(o.act, f"{hello} {_drop_name(o.text, v.first)}" if hello else o.text, o.fact, o.topic,
+                       o.ends, o.note) for o in [inviting] + news[:1]]
+        return _usable(opts, said, v, turn)
     if last is not None and last_act in OFFERS:
         opts += answers_to_offer(m, v, last, now, turn)
     asked_back = last is not None and last_act == ANSWER and last.text.rstrip().endswith("?")
@@ -341,7 +346,7 @@ def invite(m: Any, v: wd.Voice, known: list[Known], now: datetime, lines: list[U
             continue
         host_first = ev.host.split()[0] if ev.host and ev.host != m.name else None
         text = wd.invitation(v, ev.words(), host_first, k.hosting, turn)
-        return Option(INVITE, text, _fact(k.node), f"event:{ev.key}")
+        return Option(INVITE, text, _fact(k.node), f"event:{ev.key}", note=HOSTING if k.hosting else "")
     return None
 
 
@@ -365,6 +370,8 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
         k = events.get(x.id) or _event_of(d, now, m.name, known)
         if k is None and _HEARD.match(d) and ("?" in d or not any(w in d.lower() for w in gr.NEWS_WORDS)):
             continue  # what someone said of their day, or asked, is no news to pass on
+        if x.predicate == "declined" or _babble(d):
+            continue  # a refusal is no news; a model's babble ("I'm not your best friend. ... I'm not ...") neither
         if k is not None:
             if f"event:{k.event.key}" in told or f"news:{k.event.key}" in told or k.event.host == other:
                 continue
@@ -380,6 +387,12 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
             continue
         out.append(Option(TELL, text, _fact(x), topic))
     return out
+
+
+def _babble(text: str) -> bool:
+    """A memory that says one sentence twice: a small model's loop, not a fact."""
+    sentences = [wd.norm(s) for s in re.split(r"(?<=[.!?])\s+", text) if wd.norm(s)]
+    return len(sentences) != len(set(sentences))
 
 
 def _event_of(text: str, now: datetime, me: str, known: list[Known]) -> Known | None:

@@ -294,6 +294,21 @@ def test_an_offer_to_meet_is_not_offered_back():
     assert dg.meet(m, dg.voice(m, c), NOW, 3) is not None  # it would have, in another conversation
 
 
+def test_the_host_invites_whoever_began_the_talk_and_babble_and_refusals_are_no_news():
+    m = mind(who=persona(), thoughts=[PARTY])
+    told = Utterance("Wolfgang Schulz", "Hi Isabella! I run every morning.", source="repaired: grounded: act tell")
+    c = Conversation(("Wolfgang Schulz", m.name), "x", NOW, [told])
+    assert dg.offers(m, c, NOW, "chatting", "chatting")[0].act == dg.INVITE
+    asked = Utterance("Wolfgang Schulz", "Busy day, Isabella?", source="repaired: grounded: act ask (day)")
+    assert {o.act for o in dg.offers(m, Conversation(("Wolfgang Schulz", m.name), "x", NOW, [asked]), NOW,
+                                     "chatting", "chatting")} == {dg.ANSWER}  # a question is answered first
+    m.remember("reflection", "I have a secret crush on Klaus. I'm not your best friend. I'm not your best friend.", 9)
+    m.remember("chat", "I declined Carlos Gomez's invitation (having lunch at The Rose and Crown Pub today at 12 pm)",
+               9, predicate="declined")
+    news = [o.text for o in dg.tells(m, dg.voice(m, c), c, dg.recall(m, c, "chatting"), [], NOW)]
+    assert news and not [t for t in news if "best friend" in t or "declined" in t]
+
+
 def test_the_host_still_invites_after_the_other_offered_to_meet():
     m = mind(who=persona(), thoughts=[PARTY])
     offer = Utterance("Carlos Gomez", "I'll be having lunch at The Rose and Crown Pub today at 12 pm. Would you "
