@@ -29,10 +29,13 @@ the minds only through it (tests/test_house.py checks both). The main parts:
 - `agents.why`: decision records (`WhyLog`, `attach`, `read_records`, `find`): why an act was
   chosen, the memories retrieval brought up with their scores, the prompt and the answer.
 - `agents.emoji`, `agents.objects.after_use`: what the game draws and how objects change.
+- `agents.dialogue`, `agents.wording`: the grounded mode's dialogue acts (``act_of``,
+  ``act_by_rule``, ``responds``) and wording rules (``fragment``, ``opening``), which the
+  evaluation's dialogue measures read.
 """
 from __future__ import annotations
 
-from agents import home, interview, local_model, masks, memory, priority, provenance, scripted, why
+from agents import dialogue, home, interview, local_model, masks, memory, priority, provenance, scripted, why, wording
 from agents.accounting import Accounting
 from agents.answers import compact_schema
 from agents.config import (
@@ -101,6 +104,7 @@ __all__ = [
     "choice_schema",
     "compact_schema",
     "day_plan_schema",
+    "dialogue",
     "fallback_answer",
     "first_person",
     "home",
@@ -130,4 +134,5 @@ __all__ = [
     "split_emoji",
     "steps_schema",
     "why",
+    "wording",
 ]

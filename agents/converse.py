@@ -4,6 +4,7 @@ retrieval queries, cached per conversation) and the dialogue so far."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Set as AbstractSet
 from datetime import datetime, timedelta
 from functools import lru_cache
@@ -11,12 +12,13 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field, create_model
 
-from agents import activity
+from agents import activity, dialogue
+from agents import dated as dt
 from agents import grounding as gr
 from agents import provenance as pv
-from agents.arrangements import Arrangement, day_labels, keep_arrangements
+from agents.arrangements import Arrangement, day_labels, keep_arrangements, keywords_overlap
 from agents.memory import MemoryNode
-from agents.plan import PLAN_MINUTES, Planner, place_for, replan_rest
+from agents.plan import PLAN_MINUTES, Planner, place_for, place_from_text, replan_rest
 from agents.text import Text160, Text200, clean_text, short_text
 from agents.today import Today
 from agents.types import Conversation, Utterance
@@ -31,23 +33,36 @@ class Social:
         self.last_talked: dict[str, datetime] = {}
         self.last_conversation: datetime | None = None
         self.rel_cache: dict[str, tuple[datetime, str]] = {}  # partner -> (when, relationship summary)
+        # partner -> what it was told: invited ("event:party|..."), the news ("news:party|..."), a memory ("mem:12")
+        self.told: dict[str, list[str]] = {}
+        # How meetings turned out: talk decisions asked, taken, refused, and checks blocked by a
+        # rule ("blocked: gap", ...), so a run shows why residents who meet do or do not talk.
+        self.talk_stats: Counter = Counter()
 
     def to_state(self) -> dict[str, Any]:
         return {
             "known_people": sorted(self.known_people),
+            "told": {k: list(v) for k, v in self.told.items()},
+            "talk_stats": dict(self.talk_stats),
             "last_talked": {k: v.isoformat() for k, v in self.last_talked.items()},
             "rel_cache": {k: [t.isoformat(), v] for k, (t, v) in self.rel_cache.items()},
             "last_conversation": self.last_conversation.isoformat() if self.last_conversation else None,
         }
 
     def from_state(self, state: dict[str, Any]) -> None:
-        dt = lambda v: datetime.fromisoformat(v) if v else None  # noqa: E731
+        when = lambda v: datetime.fromisoformat(v) if v else None  # noqa: E731
         self.known_people = set(state["known_people"])
         self.last_talked = {k: datetime.fromisoformat(v) for k, v in state["last_talked"].items()}
         rel = state.get("rel_cache")  # saves from before the cache have none
         self.rel_cache = ({k: (datetime.fromisoformat(t), v) for k, (t, v) in rel.items()}
                           if isinstance(rel, dict) else {})
-        self.last_conversation = dt(state.get("last_conversation"))
+        self.last_conversation = when(state.get("last_conversation"))
+        told = state.get("told")  # saves from before dialogue acts have none
+        self.told = ({str(k): [str(x) for x in v] for k, v in told.items() if isinstance(v, list)}
+                     if isinstance(told, dict) else {})
+        stats = state.get("talk_stats")
+        self.talk_stats = Counter({str(k): int(v) for k, v in stats.items() if isinstance(v, int)}
+                                  if isinstance(stats, dict) else {})
 
 
 class Talker(Planner, Protocol):
@@ -106,30 +121,73 @@ def _norm(text: str) -> str:
     return re.sub(r"[^a-z0-9 ]", "", text.lower()).strip()
 
 
-def may_talk(m: Talker, other: str, now: datetime, doing: str) -> bool:
-    """The cheap rule before any call: awake, daytime, not just talked to them, and
-    not straight after another conversation (nobody chats all day)."""
+def talk_block(m: Talker, other: str, now: datetime, doing: str) -> str | None:
+    """Which cheap rule keeps the resident from talking to ``other`` now, or None: the
+    hours, sleep, straight after another conversation (nobody chats all day), or
+    having just talked to (or decided against talking to) them."""
     s = m.settings
     lo, hi = s.talk_hours
-    if not lo <= now.hour < hi or m.sleeping(doing):
-        return False
+    if not lo <= now.hour < hi:
+        return "hours"
+    if m.sleeping(doing):
+        return "asleep"
     since = m.social.last_conversation
     if since is not None and timedelta(0) <= now - since < timedelta(minutes=s.talk_gap_min):
-        return False
+        return "gap"
     last = m.social.last_talked.get(other)
-    return last is None or now - last >= timedelta(minutes=s.talk_cooldown_min)
+    if last is not None and now - last < timedelta(minutes=s.talk_cooldown_min):
+        return "cooldown"
+    return None
+
+
+def may_talk(m: Talker, other: str, now: datetime, doing: str) -> bool:
+    """The cheap rule before any call (``talk_block``); what blocked it is counted."""
+    block = talk_block(m, other, now, doing)
+    if block is not None:
+        m.social.talk_stats[f"blocked: {block}"] += 1
+    return block is None
 
 
 def decide_to_talk(m: Talker, other: str, now: datetime, doing: str, their_doing: str) -> tuple[bool, str]:
-    """(talk?, provenance): without a usable answer the resident keeps to itself."""
+    """(talk?, provenance): without a usable answer the resident keeps to itself. In the
+    grounded mode a resident with an invitation to make (an event it hosts or goes to, not
+    yet told to ``other``) starts the conversation without asking: it means to invite
+    everyone it meets."""
+    stats = m.social.talk_stats
+    if m.grounded:
+        pending = invitation_for(m, other, now)
+        if pending is not None:
+            stats["talked: an invitation to make"] += 1
+            return True, pv.tag(pv.RULE, f"{gr.GROUNDED}: an invitation to make: {gr.source_note(pending)}")
     nodes = m.retrieve(f"{other}", k=4)
     context = "\n".join(f"- {x.description}" for x in nodes) or "- (nothing)"
-    got, why = m.ask(Talk, "talk_decision", "talk_decision", None, other=other, doing=doing,
-                     their_doing=their_doing or "here", memories=context, time=f"{now:%H:%M}")
+    # Grounded mode (the small model): at the chooser's temperature. Sampled with the run's one
+    # seed, the 135M model gave every resident the same answer (seed 41: no to 16 of 16
+    # meetings, seed 0: yes to 16 of 16): the seed decided, not the situation.
+    temperature = gr.CHOOSER_TEMPERATURE if m.grounded else None
+    got, why = m.ask(Talk, "talk_decision", "talk_decision", None, temperature=temperature, other=other,
+                     doing=doing, their_doing=their_doing or "here", memories=context, time=f"{now:%H:%M}")
     if why is not None:
         m.note_fallback("talk decision", why)
+        stats["refused: no usable answer"] += 1
         return False, pv.tag(pv.RULE, pv.reason_of_failure(why))
+    stats["talked" if got.talk else "refused"] += 1
     return bool(got.talk), pv.MODEL
+
+
+def invitation_for(m: Talker, other: str, now: datetime) -> gr.Fact | None:
+    """The memory of an event the resident hosts or goes to that ``other`` has not been told
+    of by it (and does not host), or None."""
+    try:
+        nodes = m.search([dialogue.NEWS_QUERY.format(other=other)], now, k=8, char_budget=4000, touch=False,
+                         kinds=gr.DURABLE_KINDS)
+    except Exception:  # noqa: BLE001 - an embedding server down: the model decides as usual
+        return None
+    told = m.social.told.get(other, [])
+    for k in dialogue.events_known(m, nodes, now):
+        if k.going and k.event.host != other and f"event:{k.event.key}" not in told:
+            return gr.Fact(k.node.id, gr._short(k.node.description), float(k.node.importance))
+    return None
 
 
 def relationship(m: Talker, c: Conversation, partner_doing: str) -> str:
@@ -254,102 +312,124 @@ def utter(m: Talker, c: Conversation, now: datetime, partner_doing: str, doing: 
     return Utterance(speaker=m.name, text=text, ends=ends, source=source)
 
 
-_TIMES = re.compile(r"\b\d{1,2}:\d\d\b")
-_SECRET = re.compile(r"\bsecret|\bnobody knows|\bnot told anyone|\bhave not told", re.I)
-GROUNDED_LINES = 2  # lines each side says in a grounded conversation (then one closes it)
 TOPIC_KINDS = gr.DURABLE_KINDS  # what residents tell each other (not what they saw)
 
 
 def topics(m: Talker, c: Conversation, partner_doing: str, doing: str) -> list[gr.Fact]:
-    """What the speaker could tell the other: its memories of news and upcoming events, of
-    the other and of what it is doing (the paper's focal points), most important first,
-    none already said in this conversation."""
-    other = c.other(m.name)
-    last = c.lines[-1].text if c.lines else ""
-    queries = [q for q in (NEWS_QUERY.format(other=other), f"{other}", f"{m.name} is {doing}", last) if q]
-    # only what one thinks, was told, planned or concluded (what one saw crowds those out otherwise)
-    try:
-        seen = {x.id: x for x in m.search(queries, m.now, k=6, char_budget=4000, kinds=TOPIC_KINDS)}
-    except Exception:  # noqa: BLE001 - an embedding server down: nothing to tell, small talk
-        m.note_fallback("line", "error")
-        return []
-    said = {_norm(u.text) for u in c.lines}
-    out: list[gr.Fact] = []
-    for x in sorted(seen.values(), key=lambda x: (-x.importance, -x.id)):
-        d = x.description
-        if (x.kind not in TOPIC_KINDS or d.startswith("conversed with") or len(_TIMES.findall(d)) >= 2
-                or gr.echoes_prompt(d)):
-            continue  # what one saw, a memo of a talk, or a whole day's timetable is no topic
-        if _SECRET.search(d) and (other in d or other.split()[0] in d):
-            continue  # a secret about the listener is not told to them
-
-        worded = _norm(gr.first_person(x.description, m.name))
-        if any(worded and (worded in s or s in worded) for s in said if len(s) > 12):
-            continue
-        out.append(gr.Fact(x.id, gr._short(x.description), float(x.importance)))
-    return out[:gr.MAX_FACTS]
-
-
-def to_listener(line: str, other: str) -> str:
-    """A line about the listener, said to them: "Maria Lopez is ..." -> "you are ..."."""
-    first = other.split()[0]
-    for who in (re.escape(other), re.escape(first)):
-        line = re.sub(rf"\b(of|like) {who}\b", r"\1 yours" if "friend" in line else r"\1 you", line)
-        line = re.sub(rf"\b{who} is\b", "you are", line)
-        line = re.sub(rf"\b{who}'s\b", "your", line)
-        line = re.sub(rf"\b{who}\b", "you", line)
-    return line[0].upper() + line[1:] if line else line
+    """The memories the speaker could tell the other as news (agents/dialogue.py ``tells``),
+    most important first, none already said in this conversation or told to them before."""
+    nodes = dialogue.recall(m, c, doing)
+    v = dialogue.voice(m, c)
+    found = dialogue.tells(m, v, c, nodes, dialogue.events_known(m, nodes, m.now), m.now)
+    return [o.fact for o in found if o.fact is not None][:gr.MAX_FACTS]
 
 
 def grounded_line(m: Talker, c: Conversation, now: datetime, partner_doing: str, doing: str) -> Utterance:
-    """The grounded mode's line: the model chooses which of the speaker's memories to tell
-    (news, the other, what it is doing; or none), a rule words it. Facts passed on this
-    way are remembered by the listener (``end_conversation``)."""
-    other = c.other(m.name)
-    first = other.split()[0]
-    mine = [u for u in c.lines if u.speaker == m.name]
-    closing = f"It was nice to talk, {first}. See you around!"
-    if len(mine) >= GROUNDED_LINES:
-        return Utterance(m.name, closing, True, pv.tag(pv.RULE, f"{gr.GROUNDED}: the talk has run its course"))
-    facts = topics(m, c, partner_doing, doing)
-    got = gr.Grounded(None, pv.tag(pv.RULE, f"{gr.GROUNDED}: nothing to tell"))
-    if facts:
-        schema = gr.choice_schema(len(facts))
-        answer, why = m.ask(schema, "choose_fact", "choose_line", schema(fact=gr.NONE), asked_by="You",
-                            question=f"What would you tell {other} now?", facts=gr.fact_list(facts))
-        if why is not None:
-            m.note_fallback("line", why)
-        got = gr.outcome(facts, answer, why, fallback_first=True)
-    heard = bool(c.lines) and gr.GROUNDED in c.lines[-1].source and "memory #" in c.lines[-1].source
-    if got.fact is None:
-        if not c.lines:
-            line, ends = f"Hi {first}! How are you doing today?", False
-        elif len(mine) == 0:
-            line, ends = f"Hi {first}, I'm well, thanks. I'm {doing or 'keeping busy'}.", False
-        else:
-            line, ends = (f"Oh, I didn't know that, {first}. " if heard else "") + closing, True
-        return Utterance(m.name, line, ends, got.source)
-    line = to_listener(gr.first_person(got.fact.text, m.name), other)
-    if not c.lines:
-        line = f"Hi {first}! {line}"
-    elif heard:
-        about_me = re.search(r"\byou\b|\byours\b", c.lines[-1].text, re.I)
-        line = f"{'That is nice to hear!' if about_me else 'Oh, I did not know that!'} {line}"
-    ends = len(c.lines) + 1 >= m.settings.max_conversation_lines
-    return Utterance(m.name, line, ends, got.source)
+    """The grounded mode's line: a dialogue act the model chooses among those that fit,
+    worded by rule from the speaker's memories (agents/dialogue.py). What the other told
+    is remembered by the listener (``end_conversation``)."""
+    return dialogue.line(m, c, now, partner_doing, doing)
+
+
+_GREETING = re.compile(r"^(?:hi|hello|hey|oh|good (?:morning|afternoon|evening)|excuse me|there you are)\b"
+                       r"[^.!?]*[.!?]\s+"
+                       r"(?:I'm \w+(?:, nice to meet you)?[.!?]\s+)?", re.I)
+HEARD_ACTS = (dialogue.TELL, dialogue.INVITE, dialogue.ANSWER, dialogue.MEET)
 
 
 def remember_heard(m: Talker, c: Conversation, now: datetime) -> None:
-    """Grounded mode: what the other told from their memories becomes the listener's own
-    memory ("Isabella Rodriguez told Maria: ..."), so it can be retrieved and passed on."""
+    """Grounded mode: what the other told (news, an invitation, an answer, an offer to meet)
+    becomes the listener's own memory, in their words with the event's date, time and place
+    intact ("Isabella Rodriguez told Maria: \"I'm hosting a Valentine's Day party at Hobbs
+    Cafe on February 14, from 5 pm to 7 pm ...\""), so it can be retrieved and passed on."""
     other = c.other(m.name)
     me = m.name.split()[0]
     for u in c.lines:
-        if u.speaker == other and gr.memory_of(u.source) is not None:
-            text = re.sub(r"^(Hi \w+! |Oh, I did not know that! |That is nice to hear! )", "", u.text)
-            m.remember("chat", f"{other} told {me}: \"{text[:300]}\"", gr.news_importance(text), subject=other,
-                       predicate="told", object=m.name, source=pv.tag(pv.RULE, f"{gr.GROUNDED}: heard from {other}"),
-                       rate=True, importance_source=pv.tag(pv.RULE, "until the model rates it"))
+        act, _ = dialogue.act_of(u.source)
+        if u.speaker != other or not (act in HEARD_ACTS or (act is None and gr.memory_of(u.source) is not None)):
+            continue
+        text = _GREETING.sub("", u.text).strip() or u.text
+        importance = gr.news_importance(text)
+        if act in dialogue.OFFERS or dt.parse(text, now) is not None:
+            importance = max(importance, 6)  # an invitation, a dated event: worth keeping
+        m.remember("chat", f"{other} told {me}: \"{text[:300]}\"", importance, subject=other,
+                   predicate="told", object=m.name, source=pv.tag(pv.RULE, f"{gr.GROUNDED}: heard from {other}"),
+                   rate=True, importance_source=pv.tag(pv.RULE, "until the model rates it"))
+
+
+def agreements(m: Talker, c: Conversation, now: datetime) -> Arrangement | None:
+    """Grounded mode: an invitation (or an offer to meet) and the answer to it. An acceptance
+    is an arrangement for this side (the other side makes its own from the same lines); a
+    refusal is remembered. Returns the arrangement, checked like any other."""
+    other = c.other(m.name)
+    for i, u in enumerate(c.lines[:-1]):
+        if dialogue.act_of(u.source)[0] not in dialogue.OFFERS:
+            continue
+        reply = c.lines[i + 1]
+        answer, _ = dialogue.act_of(reply.source)
+        ev = dialogue.offered_event(u, now)
+        if ev is None or reply.speaker == u.speaker or answer not in (dialogue.ACCEPT, dialogue.DECLINE):
+            continue
+        if answer == dialogue.DECLINE:
+            who = "I" if reply.speaker == m.name else other
+            whose = "my" if u.speaker == m.name else f"{other}'s"
+            m.remember("chat", f"{who} declined {whose} invitation ({ev.words('the')})", 4,
+                       subject=reply.speaker, predicate="declined", object=u.speaker,
+                       source=pv.tag(pv.RULE, f"{gr.GROUNDED}: a refusal"), rate=True,
+                       importance_source=pv.tag(pv.RULE, "until the model rates it"))
+            continue
+        return event_arrangement(m, ev, other, now)
+    return None
+
+
+def event_arrangement(m: Talker, ev: dt.DatedEvent, other: str, now: datetime) -> Arrangement | None:
+    """An event agreed on in conversation as an arrangement: the host hosts it, a guest goes
+    (a plan to meet: its activity, with the other); checked as every arrangement is."""
+    if ev.meeting:
+        text = f"{ev.what} with {other}"
+    elif ev.host == m.name:
+        text = f"hosting the {ev.what}"
+    else:
+        text = f"going to the {ev.what}"
+    made = f"agreed with {other} on {now:%A %B %d}"
+    near = place_from_text(f"at {ev.place}", m.spatial, m.persona)
+    a = checked_arrangement(m, now, ev.starts(), ev.minutes(), text, near, made,
+                            pv.tag(pv.REPAIRED, f"{gr.GROUNDED}: an invitation accepted"))
+    if a is None:
+        return None
+    for x in list(m.today.arrangements) + list(m.today.plan):
+        if x.start == a.start and keywords_overlap(x.description, a.description):
+            return None  # agreed before (invited twice): one arrangement
+    return a
+
+
+def checked_arrangement(m: Talker, now: datetime, start: datetime, minutes: int, words: str, addr: str | None,
+                        made: str, source: str) -> Arrangement | None:
+    """An arrangement, or None (counted as rejected) unless its activity is one, its place a
+    known arena where it can happen (the one named, else one that fits) and it lies ahead."""
+    text = activity.clean_activity(words, m.name)
+    if text and (addr is None or not activity.fits_place(text, addr)):
+        addr = place_for(text, m.spatial, m.persona, near=addr)
+    if text is None or addr is None or start <= now:
+        m.rejected["arrangement"] += 1
+        return None
+    return Arrangement(start, int(minutes or 60), text, addr, made, source)
+
+
+def memo(m: Talker, c: Conversation) -> tuple[str, int]:
+    """Grounded mode: the memo of a conversation by rule, from what was told and agreed (the
+    small model's summaries are poor, and one call per side is saved): its topics and an
+    importance by rule (the model rates it later)."""
+    parts: list[str] = []
+    for u in c.lines:
+        act, _ = dialogue.act_of(u.source)
+        if act in (dialogue.TELL, dialogue.INVITE, dialogue.ANSWER, dialogue.MEET, dialogue.ACCEPT,
+                   dialogue.DECLINE):
+            who = "I" if u.speaker == m.name else u.speaker.split()[0]
+            said = _GREETING.sub("", u.text).strip()
+            parts.append(f'{who} said "{said}"')
+    text = "; ".join(parts) or "small talk"
+    return clean_text(text, 200), max(2, min(8, gr.news_importance(text)))
 
 
 def end_conversation(m: Talker, c: Conversation, now: datetime) -> Arrangement | None:
@@ -363,6 +443,13 @@ def end_conversation(m: Talker, c: Conversation, now: datetime) -> Arrangement |
         return None
     if m.grounded:
         remember_heard(m, c, now)
+        summary, importance = memo(m, c)
+        src = pv.tag(pv.RULE, f"{gr.GROUNDED}: the memo of what was told")
+        m.remember("chat", f"conversed with {other} about {summary}", importance, subject=m.name,
+                   predicate="conversed with", object=other, source=src, rate=True,
+                   importance_source=pv.tag(pv.RULE, "until the model rates it"))
+        m.today.chats.append(f"with {other}: {summary}")
+        return agreements(m, c, now)
     theirs = [u.text for u in c.lines if u.speaker != m.name]
     fb_text = ("; ".join(theirs) or c.lines[0].text)[:150]
     sp = m.spatial
@@ -404,19 +491,19 @@ def arrangement_from(m: Talker, got: Any, now: datetime, other: str, resolve: di
         m.rejected["arrangement"] += 1
         return None
     start = day.replace(hour=h, minute=mm)
-    text = activity.clean_activity(got.activity, m.name)
     addr = resolve.get(got.place) if got.place else None
-    if text and (addr is None or not activity.fits_place(text, addr)):
-        addr = place_for(text, m.spatial, m.persona, near=addr)
+    made = f"agreed with {other} on {now:%A %B %d}"
+    a = checked_arrangement(m, now, start, int(got.minutes or 60), got.activity, addr, made, pv.MODEL)
+    if a is None:
+        return None
     said = transcript.lower()
     hour12 = f"{h % 12 or 12}"
-    grounded = (addr is not None and addr.split(":")[1].lower() in said) or re.search(
+    grounded = a.address.split(":")[1].lower() in said or re.search(
         rf"\b({got.start}|{hour12}(:{mm:02d})?\s*(am|pm|o'clock|in the)|{hour12}\s*(-|to)\s*\d)", said)
-    if text is None or addr is None or start <= now or not grounded:
+    if not grounded:
         m.rejected["arrangement"] += 1
         return None
-    made = f"agreed with {other} on {now:%A %B %d}"
-    return Arrangement(start, int(got.minutes or 60), text, addr, made, pv.MODEL)
+    return a
 
 
 def take_arrangement(m: Talker, arrangement: Arrangement, other: str) -> None:
@@ -425,7 +512,8 @@ def take_arrangement(m: Talker, arrangement: Arrangement, other: str) -> None:
     kept, and remembered as a planning thought."""
     a, today = arrangement, m.today
     first = m.persona.first_name
-    thought = (f"{first}'s plan for {a.start:%A %B %d} at {a.start:%H:%M}: {a.description} at "
+    until = a.start + timedelta(minutes=a.minutes)
+    thought = (f"{first}'s plan for {a.start:%A %B %d} at {a.start:%H:%M}-{until:%H:%M}: {a.description} at "
                f"{m.spatial.label(a.address)} ({a.made})")
     m.remember("plan", thought, 6, subject=m.name, source=a.source, rate=True,
                importance_source=pv.tag(pv.RULE, "until the model rates it"))

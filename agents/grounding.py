@@ -299,7 +299,8 @@ def first_person(fact: str, name: str) -> str:
                    r"\1I", t, flags=re.I)
         t = re.sub(r"\b(she|he)\b", "I", t, flags=re.I)
         t = re.sub(r"\b(her|his)\b", "my", t, flags=re.I)
-        t = re.sub(r"\bhim\b", "me", t, flags=re.I)
+        if not re.search(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b", re.sub(rf"^{re.escape(name)}\b", "", t)):
+            t = re.sub(r"\bhim\b", "me", t, flags=re.I)  # "avoids him" after another's name is about them
         t = re.sub(r"\b(herself|himself)\b", "myself", t, flags=re.I)
     if re.search(r"\bmy (wife|husband|partner)\b", t):
         t = re.sub(r"\btheir\b", "our", t)

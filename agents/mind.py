@@ -188,11 +188,12 @@ class Mind:
         player played this resident). Call it between jobs."""
         self.today.pending = []
 
-    def ask(self, schema: Any, prompt: str, purpose: str, fallback: Any = None,
-            **values: Any) -> tuple[Any, str | None]:
+    def ask(self, schema: Any, prompt: str, purpose: str, fallback: Any = None, *,
+            temperature: float | None = None, **values: Any) -> tuple[Any, str | None]:
         """One model call: ``(answer, None)``, or ``(fallback, why)`` when the model's
         answer is unusable ("invalid", "timeout", ...) or the day's budget (or a loop
-        guard) is spent ("budget": no call is made)."""
+        guard) is spent ("budget": no call is made). ``temperature``: a chooser's own
+        (None: the configuration's)."""
         p = self.persona
         base = dict(full_name=p.name, first_name=p.first_name, age=p.age, traits=p.traits, summary=self.summary,
                     identity=self.identity)
@@ -200,7 +201,7 @@ class Mind:
         record = why.begin(self.gateway, self.name, self._now, purpose, prompt)  # the decision record, if kept
         got = self.budget.ask_traced(schema, text, purpose=purpose, resident=self.name,
                                      fallback=fallback if fallback is not None else (lambda: None),
-                                     max_tokens=MAX_TOKENS.get(purpose, 160))
+                                     max_tokens=MAX_TOKENS.get(purpose, 160), temperature=temperature)
         why.end(record, got)
         return got
 

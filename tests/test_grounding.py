@@ -4,6 +4,7 @@ between two residents, the setting, and the factual score with the embedded mode
 from __future__ import annotations
 
 import importlib.util
+import re
 from datetime import datetime
 
 import pytest
@@ -48,6 +49,8 @@ GROUNDED = MindSettings(grounded=True)
     ('Isabella Rodriguez told Maria: "I am hosting a party"', "Maria Lopez",
      'Isabella Rodriguez told me: "I am hosting a party"'),
     ("he likes cats and dogs", "Ryan Park", "I like cats and dogs."),
+    ("Giorgio Rossi dislikes his neighbour Carlos Gomez and avoids him", "Giorgio Rossi",
+     "I dislike my neighbour Carlos Gomez and avoid him."),
 ])
 def test_first_person(fact, name, said):
     assert gr.first_person(fact, name) == said
@@ -238,35 +241,54 @@ def test_the_setting(tmp_path):
 
 # ---------------------------------------------------------------------------- grounded dialogue
 
-def test_a_fact_passes_from_one_resident_to_another():
-    isabella, _ = grounded_mind(choosing({"fact": "1"}))
-    isabella.queue_thought("I want to host a Valentine's Day party at Hobbs Cafe on February 14, 5 pm to 7 pm", 8)
-    isabella.start_turn(NOW)
-    maria, _ = grounded_mind(choosing({"fact": "1"}), who=persona("Maria Lopez"))
-    c = Conversation((isabella.name, maria.name), "the Ville:Hobbs Cafe:cafe", NOW)
-    for turn in range(8):
-        speaker = (isabella, maria)[turn % 2]
-        u = speaker.utter(c, NOW, "chatting")
+def replying(answer):
+    """A chooser for dialogue acts: ``answer(options)`` -> the number to pick (1-based)."""
+    def responder(purpose, messages, schema):
+        if purpose == "choose_line":
+            options = [ln.split(". ", 1)[1] for ln in messages[-1]["content"].splitlines() if ln[:1].isdigit()]
+            return {"reply": str(answer(options))}
+        return plausible(purpose, messages, schema)
+    return responder
+
+
+def talk(a, b, now=NOW, limit=8):
+    c = Conversation((a.name, b.name), "the Ville:Hobbs Cafe:cafe", now)
+    for turn in range(limit):
+        u = (a, b)[turn % 2].utter(c, now, "chatting")
         c.lines.append(u)
         if u.ends:
             break
+    return c
+
+
+def test_a_fact_passes_from_one_resident_to_another():
+    first_option = replying(lambda options: 1)
+    isabella, _ = grounded_mind(first_option)
+    isabella.queue_thought("I want to host a Valentine's Day party at Hobbs Cafe on February 14, 5 pm to 7 pm", 8)
+    isabella.start_turn(NOW)
+    maria, _ = grounded_mind(replying(lambda options: next(
+        (i for i, o in enumerate(options, 1) if "can't" in o), 1)), who=persona("Maria Lopez"))
+    c = talk(isabella, maria)
     first = c.lines[0]
-    assert first.text.startswith("Hi Maria! I want to host a Valentine's Day party at Hobbs Cafe")
+    assert "Valentine's Day party at Hobbs Cafe on February 14, from 5 pm to 7 pm" in first.text
     assert gr.memory_of(first.source) is not None and pv.kind_of(first.source) == pv.REPAIRED
-    assert c.lines[-1].ends and len(c.lines) <= 2 * gr.MAX_FACTS
+    assert c.lines[-1].ends and len(c.lines) <= 8
     assert len({u.text for u in c.lines}) == len(c.lines)  # nothing said twice
     maria.end_conversation(c, NOW)
     heard = [x for x in maria.memory.nodes if x.description.startswith("Isabella Rodriguez told Maria")]
-    assert heard and "Valentine's Day party" in heard[0].description
+    assert heard and "Valentine's Day party at Hobbs Cafe on February 14, from 5 pm to 7 pm" in heard[0].description
     assert pv.kind_of(heard[0].source) == pv.RULE and heard[0].importance >= 6
-    # ... and Maria passes it on to someone else
+    # she declined, and that is remembered too
+    assert any("declined Isabella Rodriguez's invitation" in x.description for x in maria.memory.nodes)
+    # ... and Maria passes it on to someone else, with the day, the hours and the place intact
     klaus_c = Conversation((maria.name, "Klaus Mueller"), "the Ville:Hobbs Cafe:cafe", NOW)
     line = maria.utter(klaus_c, NOW, "chatting")
-    assert "Valentine's Day party" in line.text and "Isabella Rodriguez told me" in line.text
+    assert "a Valentine's Day party at Hobbs Cafe on February 14, from 5 pm to 7 pm" in line.text
+    assert re.search(r"Isabella (told me there's|is hosting)", line.text) and "act tell" in line.source
 
 
 def test_a_line_about_the_listener_is_said_to_them():
-    from agents.converse import to_listener
+    from agents.wording import to_listener
     assert to_listener("I am a friend of Maria Lopez.", "Maria Lopez") == "I am a friend of yours."
     assert to_listener("I am good friends with Maria Lopez.", "Maria Lopez") == "I am good friends with you."
     assert to_listener("Maria Lopez is studying.", "Maria Lopez") == "You are studying."
@@ -293,15 +315,17 @@ def test_what_one_saw_does_not_crowd_out_the_topics():
     assert got and all("reading book" not in f.text for f in got)
 
 
-def test_nothing_to_tell_is_small_talk_then_goodbye():
-    m, _gw = grounded_mind(choosing({"fact": "none"}))
+def test_nothing_to_tell_is_a_question_then_goodbye():
+    m, _gw = grounded_mind(replying(lambda options: len(options)))  # a chooser that always takes the last
     c = Conversation((m.name, "Maria Lopez"), "the Ville:Hobbs Cafe:cafe", NOW)
     u = m.utter(c, NOW, "chatting")
-    assert u.text == "Hi Maria! How are you doing today?" and not u.ends
-    assert u.source == "model: grounded: none of the memories fits"
-    c.lines += [u, Utterance("Maria Lopez", "Fine, thanks.")]
+    assert "Maria" in u.text and u.text.endswith("?") and not u.ends
+    assert "act ask" in u.source and pv.kind_of(u.source) == pv.REPAIRED
+    c.lines += [u, Utterance("Maria Lopez", "It's a quiet day for me.", source="repaired: grounded: act answer")]
+    c.lines += [m.utter(c, NOW, "chatting")]
+    c.lines += [Utterance("Maria Lopez", "Take care, Isabella!", True, "repaired: grounded: act goodbye")]
     u2 = m.utter(c, NOW, "chatting")
-    assert u2.ends and "See you" in u2.text
+    assert u2.ends and "act goodbye" in u2.source
 
 
 def test_a_failed_model_still_grounds_the_line_and_says_so():
@@ -310,9 +334,10 @@ def test_a_failed_model_still_grounds_the_line_and_says_so():
             raise TimeoutError("the model is down")
         return plausible(purpose, messages, schema)
     m, _gw = grounded_mind(down)
+    m.queue_thought("I want to host a Valentine's Day party at Hobbs Cafe on February 14, 5 pm to 7 pm", 8)
     c = Conversation((m.name, "Maria Lopez"), "the Ville:Hobbs Cafe:cafe", NOW)
     u = m.utter(c, NOW, "chatting")
-    assert pv.kind_of(u.source) == pv.RULE and gr.memory_of(u.source) is not None
+    assert pv.kind_of(u.source) == pv.RULE and gr.memory_of(u.source) is not None and "act invite" in u.source
     assert m.fallbacks
 
 

