@@ -278,8 +278,8 @@ def topics(m: Talker, c: Conversation, partner_doing: str, doing: str) -> list[g
     for x in sorted(seen.values(), key=lambda x: (-x.importance, -x.id)):
         d = x.description
         if (x.kind not in TOPIC_KINDS or d.startswith("conversed with") or len(_TIMES.findall(d)) >= 2
-                or gr.echoes_prompt(d)):
-            continue  # what one saw, a memo of a talk, or a whole day's timetable is no topic
+                or not gr.offered(x)):
+            continue  # what one saw, a memo of a talk, a whole day's timetable or a free reflection is no topic
         if _SECRET.search(d) and (other in d or other.split()[0] in d):
             continue  # a secret about the listener is not told to them
 
