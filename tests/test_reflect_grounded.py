@@ -353,3 +353,59 @@ def test_a_reflection_on_the_embedded_model_names_only_what_exists():
     assert known.unknown(r.description) is None and "Eduardo" not in r.description
     assert r.evidence and all(0 <= e < r.id and m.memory.get(e).kind != "reflection" for e in r.evidence)
     assert pv.why_of(r.source).startswith("grounded: chosen from")
+
+
+# ---------------------------------------------------------------------------- the rate: importance by choice
+
+def observed(m, n, start=0):
+    from agents.perceive import perceive
+    from tests.scripted_minds import event
+    perceive(m, [event(f"Person {i} Smith", f"doing task {i}") for i in range(start, start + n)])
+    return [x for x in m.memory.nodes if x.kind == "observation"][-n:]
+
+
+def test_a_choosing_model_picks_what_matters_most_and_the_rest_stay_everyday():
+    m, gw = mind()
+
+    def responder(purpose, messages, schema):
+        if purpose == "importance":
+            assert "ratings" not in schema.model_json_schema()["properties"]  # no list of numbers to pattern
+            return {"fact": next(line.split(".")[0] for line in messages[-1]["content"].splitlines()
+                                 if "task 5" in line)}
+        return plausible(purpose, messages, schema)
+    gw.fake.responder = responder
+    obs = observed(m, 8)
+    m.rate_waiting()
+    assert [c[0] for c in gw.fake.calls] == ["importance"]
+    (chosen,) = [x for x in obs if x.description == "Person 5 Smith is doing task 5"]
+    assert chosen.importance == 6 and pv.kind_of(chosen.importance_source) == pv.REPAIRED
+    rest = [x for x in obs if x is not chosen]
+    assert all(x.importance == 3 and x.importance_source.startswith("rule: everyday") for x in rest)
+    assert m.unrated == []
+    assert m.memory.importance_since_reflection == sum(x.importance for x in m.memory.nodes)
+
+
+def test_none_chosen_or_a_failed_answer_keeps_the_rules_ratings():
+    m, gw = mind()
+
+    def none(purpose, messages, schema):
+        return {"fact": "none"} if purpose == "importance" else plausible(purpose, messages, schema)
+    gw.fake.responder = none
+    obs = observed(m, 8)
+    m.rate_waiting()
+    assert all(x.importance == 3 and "chose none of 8" in x.importance_source for x in obs)
+
+    def broken(purpose, messages, schema):
+        return "turtles" if purpose == "importance" else plausible(purpose, messages, schema)
+    gw.fake.responder = broken
+    obs = observed(m, 8, start=20)
+    m.rate_waiting()
+    assert all(x.importance == 3 and x.importance_source == "rule: invalid answer" for x in obs)
+    assert m.fallbacks["importance: invalid answer"] == 1 and m.unrated == []
+
+
+def test_the_papers_mode_still_rates_each_one():
+    m, gw = mind(settings=MindSettings(planning="paper", grounded=False))
+    obs = observed(m, 8)
+    m.rate_waiting()
+    assert [x.importance for x in obs] == [4] * 8 and {x.importance_source for x in obs} == {"model"}
