@@ -214,8 +214,8 @@ def _said(x: MemoryNode) -> str:
 
 
 def _phrases(text: str, known: Known) -> set[str]:
-    """The word runs of ``text`` that could be a topic: one to four words, none of them a
-    function word at either end, none a person's name."""
+    """The word runs of ``text`` that could be a topic: one to four words, no function word
+    in them (but "of" inside), none a person's name."""
     names = {w.lower() for p in known.people | {known.me} for w in p.split()}
     words = re.findall(r"[A-Za-z][A-Za-z'-]*", text)
     out = set()
@@ -225,7 +225,8 @@ def _phrases(text: str, known: Known) -> set[str]:
             if len(run) < n:
                 break
             low = [w.lower() for w in run]
-            if low[0] in _STOP or low[-1] in _STOP or any(w in names or w.removesuffix("'s") in names for w in low):
+            if (low[0] in _STOP or low[-1] in _STOP or any(w in _STOP - {"of"} for w in low[1:-1])
+                    or any(w in names or w.removesuffix("'s") in names for w in low)):
                 continue
             if n == 1 and (len(low[0]) < 5 or not run[0].islower()):
                 continue  # a short or capitalised word alone says little
@@ -256,10 +257,17 @@ def topics(nodes: Sequence[MemoryNode], known: Known) -> list[Candidate]:
             continue
         kept.append(k)
     out = []
+    cited: set[tuple[int, ...]] = set()
     for k in kept:
         xs = where[k]
-        ph = next(p for p in _phrases(_said(xs[-1]), known) if p.lower() == k)  # its own capitals
-        lead = ph[0].upper() + ph[1:] if ph.split()[0].endswith("ing") else f"The {ph}"
+        if _cite(xs) in cited:
+            continue  # the same memories: the same topic in other words
+        cited.add(_cite(xs))
+        said = _said(xs[-1])
+        ph = next(p for p in _phrases(said, known) if p.lower() == k)  # its own capitals
+        # "the party" where the memory says "a party" or "the party"; "Physics", "Running for mayor" as they are
+        named = re.search(rf"\b(the|a|an|this|that|our|my|his|her|their)\s+{re.escape(ph)}", said, re.I)
+        lead = f"The {ph}" if named else ph[0].upper() + ph[1:]
         out.append(Candidate("topic", f"{lead} keeps coming up.", _cite(xs), float(df[k]) * len(k.split())))
     return out
 
@@ -293,6 +301,16 @@ def _when(text: str, created: datetime, now: datetime) -> tuple[str, date | None
         day = created.date() + (timedelta(days=1) if r.group(1).lower() == "tomorrow" else timedelta(0))
         return (f"on {day:%B} {day.day}", day) if day >= now.date() else None
     return ("", None) if _SOON.search(text) else None
+
+
+def _clock(said: str) -> int:
+    """Minutes after midnight of "5 pm", "7:30 am" or "17:00"."""
+    m = re.match(r"(\d{1,2})(?::(\d\d))?\s*(am|pm)?", said.strip(), re.I)
+    if m is None:
+        return 24 * 60
+    h, mm, half = int(m.group(1)), int(m.group(2) or 0), (m.group(3) or "").lower()
+    h = h % 12 + (12 if half == "pm" else 0) if half else h
+    return h * 60 + mm
 
 
 def _place_in(text: str, known: Known) -> str | None:
@@ -339,6 +357,9 @@ def ahead(nodes: Sequence[MemoryNode], known: Known, now: datetime) -> list[Cand
             continue  # "the coming election" says when; a bare "party" does not
         sector = _place_in(d, known)
         span = _SPAN.search(d) or _AT_TIME.search(d)
+        ends = _clock(span.group(span.lastindex or 1)) if span is not None else 24 * 60
+        if day == now.date() and ends <= now.hour * 60 + now.minute:
+            continue  # today, and already over
         hour = (f" from {span.group(1)} to {span.group(2)}" if span and span.re is _SPAN
                 else f" at {span.group(1)}" if span else "")
         mine = x.kind == "thought" and x.subject == known.me and _HOST.search(d[: d.lower().find(phrase.split()[-1])])

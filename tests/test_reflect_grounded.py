@@ -408,4 +408,22 @@ def test_the_papers_mode_still_rates_each_one():
     m, gw = mind(settings=MindSettings(planning="paper", grounded=False))
     obs = observed(m, 8)
     m.rate_waiting()
+    (call,) = gw.fake.calls
+    assert call[0] == "importance" and "ratings" in call[2].model_json_schema()["properties"]
     assert [x.importance for x in obs] == [4] * 8 and {x.importance_source for x in obs} == {"model"}
+
+
+def test_an_event_today_that_is_over_is_not_looked_forward_to():
+    m, _ = mind()
+    m.remember_many([thought("I want to host a Valentine's Day party at Hobbs Cafe on February 14, from 5 pm to "
+                             "7 pm", 6)])
+    m.now = NOW.replace(hour=16, minute=30)
+    assert texts(derive(m), "ahead")
+    m.now = NOW.replace(hour=19, minute=5)
+    assert not texts(derive(m), "ahead")
+
+
+def test_a_topic_keeps_its_article_or_has_none():
+    m, _ = mind()
+    m.remember_many([thought(f"I am studying physics for the exam {i}", 9 + i, 5) for i in range(3)])
+    assert texts(derive(m), "topic") == ["Studying physics keeps coming up."]
