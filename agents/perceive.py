@@ -20,8 +20,8 @@ from typing import Annotated, Any, Protocol
 
 from pydantic import BaseModel, Field
 
-from agents import provenance as pv
 from agents import grounding as gr
+from agents import provenance as pv
 from agents.memory import MemoryNode, MemoryStream
 from agents.plan import chooses
 from agents.seams import Thinking
