@@ -6,8 +6,8 @@ and they enter the memory stream as if true. In the grounded mode a reflection
 is chosen, not written (agents/reflect.py): these rules read the recent memories
 and offer what they show, each citing the memories it rests on:
 
-- ``people``: whom one talks with ("I often talk with Maria Lopez"), or keeps seeing;
-- ``places``: where one spends one's days ("I spend most of my days at Hobbs Cafe");
+- ``people``: whom one talks with ("I often talk with Maria Lopez"), or sees a lot of ("I see a lot of Klaus Mueller");
+- ``places``: where one spends one's days ("Lately I spend most of my time at Hobbs Cafe");
 - ``topic``: what keeps coming up ("The Valentine's Day party keeps coming up");
 - ``ahead``: what one is looking forward to: a dated intention, an event heard of or
   an arrangement ("I am looking forward to the Valentine's Day party at Hobbs Cafe
@@ -35,7 +35,7 @@ KINDS = ("ahead", "people", "topic", "places")
 MAX_CANDIDATES = 6  # what the chooser sees: each costs prompt tokens and a branch of the grammar
 MAX_EVIDENCE = 8  # memories a candidate cites (the most recent of those it rests on)
 TALKS_OFTEN = 2  # conversations with someone that make "I often talk with ..."
-SEEN_OFTEN = 4  # sightings of someone that make "I keep running into ..."
+SEEN_OFTEN = 4  # sightings of someone that make "I see a lot of ..." (household too)
 TOPIC_MEMORIES = 3  # memories a topic must come up in
 PLACE_SIGHTINGS = 3  # things seen at a place that make it one where the days are spent
 CONVERSATION_GAP = timedelta(minutes=30)  # chat memories further apart are another conversation
@@ -168,7 +168,7 @@ def people(nodes: Sequence[MemoryNode], known: Known) -> list[Candidate]:
             out.append(Candidate("people", f"I often talk with {other}.", _cite(xs), float(talks * 2)))
     for other, xs in seen.items():
         if len(xs) >= SEEN_OFTEN and other not in chats:
-            out.append(Candidate("people", f"I keep running into {other}.", _cite(xs), float(len(xs)) / 2))
+            out.append(Candidate("people", f"I see a lot of {other}.", _cite(xs), float(len(xs)) / 2))
     return out
 
 
@@ -195,7 +195,7 @@ def places(nodes: Sequence[MemoryNode], known: Known, world: str) -> list[Candid
         where = place_words(sector, known)
         at_where = "at home" if where == "home" else f"at {where}"
         most = rank == 0 and share >= 0.5
-        text = f"I spend most of my days {at_where}." if most else f"I often spend time {at_where}."
+        text = f"Lately I spend most of my time {at_where}." if most else f"I often spend time {at_where}."
         out.append(Candidate("places", text, _cite(xs), float(len(xs)) * share))
     return out
 
