@@ -61,6 +61,9 @@ _HOST = re.compile(r"\b(host|hosting|throw|throwing|organi[sz]e|organi[sz]ing)\b
 # (agents/converse.py take_arrangement)
 _ARRANGED = re.compile(r"plan for (\w+ \w+ \d{1,2}) at (\d\d:\d\d): (.+?) at ([^()]+?) \(agreed with ([^()]+?) on ")
 _TIMES = re.compile(r"\b\d{1,2}:\d\d\b")
+# after a noun, a word in -s is most often a verb ("the garden looks lovely"; not physics, campus, class)
+_VERB_S = re.compile(r"[a-z]+(?<![su'i])(?<!ic)s")
+_ARTICLE = r"\b(?:the|a|an|this|that|our|my|his|her|their)\s+"
 _NAME_RUN = re.compile(r"[A-Z][\w'-]*(?:\s+(?:of|and|the|de|van|von)?\s*[A-Z][\w'-]*)*")
 
 _STOP = set("""a an the and or but if of to in on at by for with from into about over after before as is are was were be
@@ -71,7 +74,8 @@ told tell tells said says say answered asked ask talked talk talking conversed c
 will would can could should may might must want wants wanted going go goes went get gets got make makes made know knows
 knew think thinks thought like likes really lot lots thing things time times new good great nice well oh hi hello
 hey thanks thank sure okay ok see seen one two three first last other others own same still again always often
-usually sometimes never ever let us around next coming up down out off""".split()) | {m.lower() for m in CALENDAR}
+usually sometimes never ever let us around next coming up down out off anyone someone everyone anybody somebody
+everybody nobody anything something everything nothing else""".split()) | {m.lower() for m in CALENDAR}
 
 
 @dataclass(frozen=True)
@@ -215,7 +219,7 @@ def _said(x: MemoryNode) -> str:
 
 def _phrases(text: str, known: Known) -> set[str]:
     """The word runs of ``text`` that could be a topic: one to four words, no function word
-    in them (but "of" inside), none a person's name."""
+    in them (but "of" inside), no verb in -s after the first, none a person's name."""
     names = {w.lower() for p in known.people | {known.me} for w in p.split()}
     words = re.findall(r"[A-Za-z][A-Za-z'-]*", text)
     out = set()
@@ -226,6 +230,7 @@ def _phrases(text: str, known: Known) -> set[str]:
                 break
             low = [w.lower() for w in run]
             if (low[0] in _STOP or low[-1] in _STOP or any(w in _STOP - {"of"} for w in low[1:-1])
+                    or (n > 1 and any(_VERB_S.fullmatch(w) for w in low))
                     or any(w in names or w.removesuffix("'s") in names for w in low)):
                 continue
             if n == 1 and (len(low[0]) < 5 or not run[0].islower()):
@@ -249,7 +254,9 @@ def topics(nodes: Sequence[MemoryNode], known: Known) -> list[Candidate]:
             df[key] += 1
             where[key].append(x)
     common = [k for k, c in df.items() if c >= TOPIC_MEMORIES and k not in place_low
-              and not any(k == p or k in p.split() for p in place_low)]
+              and not any(k == p or k in p.split() for p in place_low)
+              and (" " in k or any(re.search(_ARTICLE + re.escape(k) + r"\b", _said(x), re.I) for x in where[k]))]
+    # (a word alone is a topic only where a memory names it as a thing: "the party", not "anyone")
     # the longest phrases first; a shorter one inside a kept phrase that comes up little more often is the same topic
     kept: list[str] = []
     for k in sorted(common, key=lambda k: (-len(k.split()), -df[k], k)):
@@ -258,6 +265,9 @@ def topics(nodes: Sequence[MemoryNode], known: Known) -> list[Candidate]:
         kept.append(k)
     out = []
     cited: set[tuple[int, ...]] = set()
+    # of phrases from the same memories, one a memory names as a thing ("the garden") first, then the longest
+    kept.sort(key=lambda k: (not any(re.search(_ARTICLE + re.escape(k) + r"\b", _said(x), re.I) for x in where[k]),
+                             -len(k.split())))
     for k in kept:
         xs = where[k]
         if _cite(xs) in cited:
@@ -266,7 +276,7 @@ def topics(nodes: Sequence[MemoryNode], known: Known) -> list[Candidate]:
         said = _said(xs[-1])
         ph = next(p for p in _phrases(said, known) if p.lower() == k)  # its own capitals
         # "the party" where the memory says "a party" or "the party"; "Physics", "Running for mayor" as they are
-        named = re.search(rf"\b(the|a|an|this|that|our|my|his|her|their)\s+{re.escape(ph)}", said, re.I)
+        named = re.search(_ARTICLE + re.escape(ph), said, re.I)
         lead = f"The {ph}" if named else ph[0].upper() + ph[1:]
         out.append(Candidate("topic", f"{lead} keeps coming up.", _cite(xs), float(df[k]) * len(k.split())))
     return out

@@ -427,3 +427,11 @@ def test_a_topic_keeps_its_article_or_has_none():
     m, _ = mind()
     m.remember_many([thought(f"I am studying physics for the exam {i}", 9 + i, 5) for i in range(3)])
     assert texts(derive(m), "topic") == ["Studying physics keeps coming up."]
+
+
+def test_a_word_alone_is_a_topic_only_as_a_thing():
+    m, _ = mind()
+    m.known_people |= {"Maria Lopez"}
+    m.remember_many([told(m, "Maria Lopez", 9 + i, "I have not told anyone, nobody knows") for i in range(3)]
+                    + [told(m, "Maria Lopez", 9 + i, f"the garden looks lovely ({i})", mi=30) for i in range(3)])
+    assert texts(derive(m), "topic") == ["The garden keeps coming up."]
