@@ -382,7 +382,7 @@ def test_a_choosing_model_picks_what_matters_most_and_the_rest_stay_everyday():
     rest = [x for x in obs if x is not chosen]
     assert all(x.importance == 3 and x.importance_source.startswith("rule: everyday") for x in rest)
     assert m.unrated == []
-    assert m.memory.importance_since_reflection == sum(x.importance for x in m.memory.nodes)
+    assert m.memory.importance_since_reflection == sum(x.importance for x in obs)
 
 
 def test_none_chosen_or_a_failed_answer_keeps_the_rules_ratings():
@@ -435,3 +435,15 @@ def test_a_word_alone_is_a_topic_only_as_a_thing():
     m.remember_many([told(m, "Maria Lopez", 9 + i, "I have not told anyone, nobody knows") for i in range(3)]
                     + [told(m, "Maria Lopez", 9 + i, f"the garden looks lovely ({i})", mi=30) for i in range(3)])
     assert texts(derive(m), "topic") == ["The garden keeps coming up."]
+
+
+def test_only_what_is_perceived_and_heard_counts_toward_a_reflection():
+    m, _ = mind()  # its seed phrases are stored: they do not count
+    assert m.memory.importance_since_reflection == 0
+    m.remember_many([thought("I am going to paint the cafe", 9), talk(m, "Maria Lopez", 9),
+                     dict(kind="plan", text="Isabella's plan for today: work", importance=5, created=at(7)),
+                     seen("Klaus Mueller", 9, 1)])
+    assert m.memory.importance_since_reflection == 4 + 2  # the talk and the sight
+    m.memory.rerate(m.memory.nodes[-2].id, 9, pv.MODEL)  # the plan, rated later: still no experience
+    m.memory.rerate(m.memory.nodes[-1].id, 5, pv.MODEL)
+    assert m.memory.importance_since_reflection == 4 + 5
