@@ -361,7 +361,7 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
     out: list[Option] = []
     for x in sorted(nodes, key=lambda x: (-x.importance, -x.id)):
         d = x.description
-        if x.kind not in gr.DURABLE_KINDS or d.startswith("conversed with") or gr.echoes_prompt(d):
+        if x.kind not in gr.DURABLE_KINDS or d.startswith("conversed with") or not gr.offered(x):
             continue
         if len(_TIMES.findall(d)) >= 3 or re.search(r"'s plan for \w+day \w+ \d+: \d", d):
             continue  # a whole day's timetable is no news
@@ -456,7 +456,7 @@ def answer(m: Any, v: wd.Voice, asked: str, topic: str, now: datetime, nodes: li
         first = person.split()[0] if person else ""
         for x in sorted(nodes, key=lambda x: -x.importance):
             if first and first in x.description and not _SECRET.search(x.description) \
-                    and not gr.echoes_prompt(x.description):
+                    and gr.offered(x):
                 text = converse_words(gr.first_person(x.description, m.name), v.other)
                 if not wd.fragment(text):
                     return Option(ANSWER, text, _fact(x), topic)

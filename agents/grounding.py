@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import numpy as np
 from pydantic import BaseModel, create_model
@@ -166,13 +166,34 @@ def candidates(nodes: Sequence[MemoryNode], vectors: Sequence[np.ndarray], query
 
 
 _ECHO = re.compile(r"\bsalient\b|\bhigh-level question|\binsights? from the records\b|^\s*\d+\.\s|"
-                   r"\babout \d+\.?$", re.I)
+                   r"\babout \d+\.?$|\bthe records? (for|of|above|below|shown) |\brows? of (the )?data\b|"
+                   r"\bthe data (represents|shows)\b|\bthe (questions?|insights?|records?) above\b", re.I)
 
 
 def echoes_prompt(text: str) -> bool:
-    """A memory that repeats a prompt's words ("The most salient high-level questions ...":
-    a 135M model's reflection) or ends in a list number: it states no fact."""
+    """A memory that repeats a prompt's words ("The most salient high-level questions ...",
+    "In the record for 1, the number of rows of the data represents ...": a 135M model's
+    reflection) or ends in a list number: it states no fact."""
     return bool(_ECHO.search(str(text or "")))
+
+
+class Remembered(Protocol):
+    """What ``offered`` reads of a memory (a MemoryNode, or a stand-in for a seed phrase)."""
+
+    description: str
+    kind: str
+    source: str
+
+
+def offered(node: Remembered) -> bool:
+    """Whether a memory may be offered as a fact, a topic or a reflection's evidence in
+    the grounded mode: no prompt's echo, and no reflection the model wrote freely. A
+    small model's free reflections are often false ("Maria's favorite food is pizza"), and
+    told as news they spread; grounded ones (agents/reflect.py: derived from memories by
+    rule, chosen by the model) are offered. Nothing is deleted: the memory stays."""
+    if echoes_prompt(node.description):
+        return False
+    return node.kind != "reflection" or pv.why_of(node.source).startswith(f"{GROUNDED}:")
 
 
 def fact_list(facts: Sequence[Fact]) -> str:
@@ -370,6 +391,7 @@ __all__ = [
     "memory_of",
     "my_question",
     "news_importance",
+    "offered",
     "outcome",
     "source_note",
     "third_person_question",

@@ -292,8 +292,8 @@ def grounded_facts(mind: Mind, question: str, now: datetime, *, touch: bool,
               if x.source == pv.tag(pv.RULE, pv.SEED) and x.id not in seen]
     if not mind.seeded:  # its first job has not run yet (the morning's queue): who it is, not stored
         nodes += [_Seed(-1 - i, ph) for i, ph in enumerate(mind.persona.phrases)]
-    # a memory that repeats a prompt (a small model's failed reflection) answers nothing
-    nodes = [x for x in nodes if not gr.echoes_prompt(x.description)]
+    # a memory that repeats a prompt, or a reflection the small model wrote freely, answers nothing
+    nodes = [x for x in nodes if gr.offered(x)]
     if not nodes:
         return []
     mine = gr.my_question(question)

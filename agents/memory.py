@@ -29,6 +29,11 @@ log = logging.getLogger(__name__)
 
 Kind = Literal["observation", "reflection", "plan", "chat", "thought"]
 KINDS = ("observation", "reflection", "plan", "chat", "thought")
+# What counts toward the next reflection: what is perceived and heard, as in the original
+# (its perceive step alone drains the trigger). A plan, a seed phrase or a given thought
+# is no new experience; counting them (34 per resident at the first wake from the seed
+# phrases alone) made reflections come sooner than the paper's two or three a day.
+TRIGGER_KINDS = ("observation", "chat")
 
 _LAST_ACCESSED = attrgetter("last_accessed")
 
@@ -238,7 +243,7 @@ class MemoryStream:
         self.dim = int(dim)
         self.nodes: list[MemoryNode] = []
         self._allocate(capacity)
-        # Summed importance of everything stored since the last reflection.
+        # Summed importance of what was perceived and heard since the last reflection (TRIGGER_KINDS).
         self.importance_since_reflection = 0.0
 
     def _allocate(self, capacity: int) -> None:
@@ -319,7 +324,7 @@ class MemoryStream:
         self._exp[n] = sim_hours(expires) if expires else np.inf
         self._soonest_expiry = min(self._soonest_expiry, float(self._exp[n]))
         self.nodes.append(node)  # last: a snapshot taken meanwhile never sees a node without its row
-        if kind != "reflection":
+        if kind in TRIGGER_KINDS:
             self.importance_since_reflection += importance
         return node
 
@@ -327,7 +332,7 @@ class MemoryStream:
         """A new importance for a node (the model's rating of what a rule rated first)."""
         node = self.nodes[node_id]
         importance = int(min(10, max(1, importance)))
-        if node.kind != "reflection":
+        if node.kind in TRIGGER_KINDS:
             self.importance_since_reflection += importance - node.importance
         node.importance = importance
         node.importance_source = source

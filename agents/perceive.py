@@ -1,7 +1,16 @@
 """Perception: events in view -> observation memories (paper section 4; the
 original's perceive.py). The sim already keeps only events in the same arena,
 nearest first; here: own events out, attention bandwidth, retention, one
-batched importance call for everything new."""
+batched importance call for everything new.
+
+A model that chooses rather than writes (agents/plan.chooses: the embedded 135M
+model) does not rate a batch number by number: asked for a list of ratings it
+wrote a pattern, not a judgement ("1, 2, 3, ..., 9" or "2, 2, 2, 3, 4, 4, 4,
+5, 5" whatever the things were; mean 3.9 over a morning where the rules give
+1-3), and the reflections that the summed importance sets off came four to six
+times a day instead of the paper's two or three. It chooses instead which one
+of the batch matters most (or none); that one is rated STANDS_OUT or more, the
+rest keep the rule's everyday rating."""
 from __future__ import annotations
 
 from collections import deque
@@ -11,13 +20,19 @@ from typing import Annotated, Any, Protocol
 
 from pydantic import BaseModel, Field
 
+from agents import grounding as gr
 from agents import provenance as pv
 from agents.memory import MemoryNode, MemoryStream
+from agents.plan import chooses
 from agents.seams import Thinking
 from agents.types import Action, Event
 
 IDLE_WORDS = ("idle", "sleeping", "asleep", "walking", "is walking", "in bed")
 
+
+# The importance of what a choosing model picked as mattering most in a batch (the paper's
+# scale: 1 brushing teeth, 10 a break-up): above every everyday rule's rating (1-3).
+STANDS_OUT = 6
 
 SEEN_LIMIT = 4000  # subjects remembered as seen; past it the longest unseen are forgotten
 
@@ -192,11 +207,43 @@ def rate_waiting(m: Perceiver, force: bool = False) -> None:
     oldest = min(n.created for n in nodes)
     if not force and len(nodes) < s.rate_batch and m.now - oldest < timedelta(minutes=s.rate_wait_min):
         return
+    if chooses(m):
+        choose_salient(m, nodes)
+    else:
+        rate_each(m, nodes)
+    done = {n.id for n in nodes}
+    m.unrated = [i for i in m.unrated if i not in done]
+
+
+def rate_each(m: Perceiver, nodes: list[MemoryNode]) -> None:
+    """The paper's way: the model rates each of ``nodes`` 1-10, in one call."""
     ratings, why = rate(m, [n.description for n in nodes])
     for k, n in enumerate(nodes):
         if ratings is not None:
             m.memory.rerate(n.id, ratings[k], pv.MODEL)
         else:
             n.importance_source = pv.tag(pv.RULE, pv.reason_of_failure(why))
-    done = {n.id for n in nodes}
-    m.unrated = [i for i in m.unrated if i not in done]
+
+
+def choose_salient(m: Perceiver, nodes: list[MemoryNode]) -> None:
+    """A choosing model's way: it picks the one of ``nodes`` that matters most (or none),
+    under a grammar; that one is rated at least STANDS_OUT, the others keep the rule's
+    rating, and every rating says how it came about."""
+    n = len(nodes)
+    schema = gr.choice_schema(n)
+    listing = "\n".join(f"{k + 1}. {x.description}" for k, x in enumerate(nodes))
+    got, why = m.ask(schema, "importance_choose", "importance", schema(fact=gr.NONE), count=n, events=listing)
+    if why is not None:
+        m.note_fallback("importance", why)
+        for x in nodes:
+            x.importance_source = pv.tag(pv.RULE, pv.reason_of_failure(why))
+        return
+    choice = str(got.fact)
+    pick = int(choice) - 1 if choice.isdigit() and 1 <= int(choice) <= n else None
+    for k, x in enumerate(nodes):
+        if k == pick:
+            m.memory.rerate(x.id, max(x.importance, STANDS_OUT),
+                            pv.tag(pv.REPAIRED, f"{gr.GROUNDED}: chosen as what matters most of {n}"))
+        else:
+            x.importance_source = pv.tag(pv.RULE, f"everyday ({gr.GROUNDED}: the model chose "
+                                                  f"{'another' if pick is not None else 'none'} of {n})")

@@ -1,19 +1,34 @@
 """Reflection (paper section 4.2): when the importance of what happened since
 the last reflection sums past a threshold, ask 3 salient questions of the 100
 most recent records, retrieve for each, and store insights that cite their
-evidence. Retrieval includes earlier reflections, so reflections form trees."""
+evidence. Retrieval includes earlier reflections, so reflections form trees.
+
+A model that chooses rather than writes (agents/plan.chooses: the guided and
+grounded modes, the embedded model's) reflects as grounded answers are made
+(agents/grounding.py): rules derive candidate insights from those 100 records
+(agents/insights.py), each citing the memories it rests on, and the model picks
+the one that matters most under a grammar; the rule's words are stored. Nothing
+to derive, no reflection (counted): the small model's own words were too often
+false ("Maria's favorite food is pizza") to enter the memory stream."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from functools import lru_cache
 from typing import Annotated, Protocol
 
 from pydantic import BaseModel, Field
 
+from agents import grounding as gr
+from agents import insights
 from agents import provenance as pv
 from agents.memory import MemoryNode, MemoryStream
+from agents.plan import chooses
 from agents.seams import Thinking
 from agents.text import Text100, Text160, clean_text
+
+KINDS = ("observation", "chat", "thought", "reflection", "plan")  # what a reflection looks back on
+EARLIER = 12  # a grounded insight among this many latest reflections is not concluded again
 
 
 class Questions(BaseModel):
@@ -40,6 +55,12 @@ class Reflector(Thinking, Protocol):
     @property
     def memory(self) -> MemoryStream:
         ...
+
+    @property
+    def known_people(self) -> set[str]:
+        ...
+
+    fallbacks: Counter  # "what: why" -> how often a rule stood in for the model
 
     def remember_many(self, items: list[dict]) -> list[MemoryNode]:
         ...
@@ -74,10 +95,12 @@ def reflect(m: Reflector) -> list[MemoryNode]:
     """Run one reflection; returns the new reflection nodes. A reflection the model
     failed to write is skipped (and counted), never invented."""
     s = m.settings
-    recent = m.memory.recent(s.reflection_window, kinds=("observation", "chat", "thought", "reflection", "plan"))
+    recent = m.memory.recent(s.reflection_window, kinds=KINDS)
     m.memory.importance_since_reflection = 0.0  # reset first: a failed reflection must not loop
     if not recent:
         return []
+    if chooses(m):
+        return reflect_grounded(m, recent)
     # The window is the paper's 100 records; a small model's context holds about 30 of
     # them, so the prompt shows the most important 30, in the order they happened.
     shown = sorted(sorted(recent, key=lambda x: -x.importance)[: s.reflection_prompt_records], key=lambda x: x.id)
@@ -118,3 +141,42 @@ def reflect(m: Reflector) -> list[MemoryNode]:
         return []
     return m.remember_many([dict(kind="reflection", text=t, importance=imp, evidence=ids, source=pv.MODEL,
                                  importance_source=pv.MODEL) for t, imp, ids in made])
+
+
+def insight_list(cands: list[insights.Candidate]) -> str:
+    return "\n".join(f"{i}. {c.text}" for i, c in enumerate(cands, 1))
+
+
+def grounded_source(chosen: insights.Candidate, offered: int) -> str:
+    """ "repaired: grounded: chosen from 4 insights (people, from memories #3, #9)": the
+    model chose, a rule derived and worded it."""
+    cited = ", ".join(f"#{i}" for i in chosen.evidence)
+    return pv.tag(pv.REPAIRED, f"{gr.GROUNDED}: chosen from {offered} insights ({chosen.kind}, from memories {cited})")
+
+
+def reflect_grounded(m: Reflector, recent: list[MemoryNode]) -> list[MemoryNode]:
+    """A reflection for a model that chooses: candidate insights derived from the recent
+    records by rule (agents/insights.py), one chosen by the model. Nothing to derive, a
+    "none" or an unusable answer: no reflection, counted in the mind's fallbacks."""
+    stream = m.memory
+    known = insights.known_of(m.name, m.known_people, stream.by_kind("thought"), m.spatial,
+                              home=m.persona.home.split(":")[1] if ":" in m.persona.home else "")
+    earlier = [x.description for x in stream.by_kind("reflection")[-EARLIER:]]
+    cands = insights.derive(recent, known, m.spatial.world, m.now, said_before=earlier)
+    if not cands:
+        m.fallbacks["reflection: nothing to derive"] += 1
+        return []
+    schema = gr.choice_schema(len(cands))
+    got, why = m.ask(schema, "reflect_choose", "reflect_choose", schema(fact=gr.NONE), insights=insight_list(cands))
+    if why is not None:
+        m.note_fallback("reflection", why)
+        return []
+    choice = str(got.fact)
+    if not choice.isdigit() or not 1 <= int(choice) <= len(cands):
+        m.fallbacks["reflection: the model chose none"] += 1
+        return []
+    c = cands[int(choice) - 1]
+    # the rule's importance until the model rates it with the next observations (agents/perceive.py)
+    return m.remember_many([dict(kind="reflection", text=c.text, importance=insights.IMPORTANCE[c.kind],
+                                 evidence=list(c.evidence), source=grounded_source(c, len(cands)), rate=True,
+                                 importance_source=pv.tag(pv.RULE, "until the model rates it"))])

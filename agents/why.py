@@ -68,7 +68,7 @@ ACT_PURPOSES: dict[str, tuple[str, ...]] = {
     "action": ("decompose", "react", "replan", "day_plan"),
     "plan": ("day_plan", "replan"),
     "reaction": ("react",),
-    "reflection": ("reflect_insights", "reflect_questions"),
+    "reflection": ("reflect_insights", "reflect_questions", "reflect_choose"),
     "importance": ("importance",),
     "talk": ("talk_decision",),
 }

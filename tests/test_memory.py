@@ -327,18 +327,22 @@ def test_get_finds_every_stored_id_and_nothing_else():
     assert s.get(4) is None and s.get(-1) is None and s.get(99) is None
 
 
-def test_rerate_clamps_and_counts_toward_reflection_only_outside_reflections():
+def test_rerate_clamps_and_counts_toward_reflection_only_what_was_perceived_or_heard():
     s, t0 = _stream_with_everything()
-    before = s.importance_since_reflection   # 3 + 7 + 5 + 4
-    assert before == 19
+    before = s.importance_since_reflection   # the observation's 3 (thoughts and plans are no new experience)
+    assert before == 3
     s.rerate(0, 12, "model")   # 3 -> 10
     assert s.nodes[0].importance == 10 and s.nodes[0].importance_source == "model"
     assert s.importance_since_reflection == before + 7
-    s.rerate(1, 0, "model")    # 7 -> 1
-    assert s.nodes[1].importance == 1 and s.importance_since_reflection == before + 1
+    s.rerate(1, 1, "model")    # a thought: 7 -> 1, and the sum stays
+    assert s.nodes[1].importance == 1 and s.importance_since_reflection == before + 7
+    c = s.add("chat", "Maria told me about the party", t0, 6, np.ones(4))
+    assert s.importance_since_reflection == before + 7 + 6
+    s.rerate(c.id, 2, "model")
+    assert s.importance_since_reflection == before + 7 + 2
     r = s.add("reflection", "a thought about thoughts", t0, 4, np.ones(4))
     s.rerate(r.id, 9, "model")   # reflections never count toward the next reflection
-    assert s.nodes[r.id].importance == 9 and s.importance_since_reflection == before + 1
+    assert s.nodes[r.id].importance == 9 and s.importance_since_reflection == before + 7 + 2
 
 
 def test_a_grown_stream_keeps_float32_rows_and_its_expiry_through_a_save():

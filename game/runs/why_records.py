@@ -21,7 +21,8 @@ from game.support.errors import UserError
 LINES_BEFORE_MIN = 15  # lines said this many sim minutes before --at are shown with the action
 BAR = 10  # characters of a score bar
 TEXT_CHARS = 160  # of a memory's text beside its scores (--json has it whole)
-INNER_KINDS = {"react": "reaction", "reflect_insights": "reflection", "importance": "importance"}
+INNER_KINDS = {"react": "reaction", "reflect_insights": "reflection", "reflect_choose": "reflection",
+               "importance": "importance"}
 
 
 # ---------------------------------------------------------------------- finding the records

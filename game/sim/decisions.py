@@ -245,7 +245,7 @@ def log_reflections(sim: Simulation, name: str, note: str) -> None:
     except Exception:
         log.exception("inspect of %s failed", name)
         refl = ()
-    fresh = [(r.id, r.description) for r in refl if r.id > last]
+    fresh = [(r.id, r.description, r.source or pv.MODEL) for r in refl if r.id > last]
     if not fresh:
         m = re.search(r"reflected:\s*([^;]+)", note)
         if m:
@@ -253,8 +253,8 @@ def log_reflections(sim: Simulation, name: str, note: str) -> None:
         return
     fresh.sort()
     sim.reflections_logged[name] = fresh[-1][0]
-    for _, text in fresh:
-        sim.log_event(name, "reflect", text, "", source=pv.MODEL)  # a reflection the model failed is skipped
+    for _, text, source in fresh:  # a reflection the model failed is skipped
+        sim.log_event(name, "reflect", text, "", source=source)  # grounded: "repaired: grounded: chosen from ..."
 
 
 def _mind_action(sim: Simulation, b: Body, method: str) -> Action | None:
