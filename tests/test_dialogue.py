@@ -28,11 +28,12 @@ PARTY = "I want to host a Valentine's Day party at Hobbs Cafe on February 14, fr
 
 
 def replying(pick):
-    """A chooser of dialogue acts: ``pick(options)`` -> the number to take (1-based)."""
+    """A chooser of dialogue acts: ``pick(options)`` -> the number to take (1-based); it answers
+    with that line's words, as the grammar asks."""
     def responder(purpose, messages, schema):
         if purpose == "choose_line":
             options = [ln.split(". ", 1)[1] for ln in messages[-1]["content"].splitlines() if ln[:1].isdigit()]
-            return {"reply": str(pick(options))}
+            return {"reply": options[pick(options) - 1]}
         return plausible(purpose, messages, schema)
     return responder
 

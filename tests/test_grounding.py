@@ -246,7 +246,7 @@ def replying(answer):
     def responder(purpose, messages, schema):
         if purpose == "choose_line":
             options = [ln.split(". ", 1)[1] for ln in messages[-1]["content"].splitlines() if ln[:1].isdigit()]
-            return {"reply": str(answer(options))}
+            return {"reply": options[answer(options) - 1]}
         return plausible(purpose, messages, schema)
     return responder
 
