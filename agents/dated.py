@@ -16,12 +16,18 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 # What makes a phrase an event one can go to (not a routine activity).
-EVENT_WORDS = (r"party|celebration|gathering|get-together|concert|festival|potluck|debate|rally|wedding|"
-               r"exhibition|game night|open mic|screening")
+EVENT_WORDS = (r"party|celebration|gathering|get-together|concert|festival|potluck|picnic|barbecue|fundraiser|"
+               r"debate|rally|wedding|exhibition|game night|open mic|screening|recital|tournament")
 MONTHS = ("January February March April May June July August September October November December").split()
-_MONTH = r"(January|February|March|April|May|June|July|August|September|October|November|December)\s+(\d{1,2})"
-_CLOCK = r"(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)"
-_RANGE = _CLOCK + r"\s*(?:to|-|–|until|till)\s*" + _CLOCK
+_MONTH_NAME = r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+_MONTH = _MONTH_NAME + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b"  # "February 14", "Feb 14th"
+_DAY_MONTH = r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_NAME  # "14th of February"
+HOLIDAYS = {"valentine": (2, 14), "christmas eve": (12, 24), "christmas": (12, 25), "new year's eve": (12, 31),
+            "halloween": (10, 31)}
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_CLOCK = r"(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.|o'clock)"
+_RANGE = (r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.|o'clock)?\s*(?:to|-|–|until|till)\s*"
+          + _CLOCK)  # "5 pm to 7 pm", "5-7 pm": the first takes the second's am/pm
 _HHMM = r"\b([01]?\d|2[0-3]):([0-5]\d)\b(?:\s*(?:-|–|to|until)\s*([01]?\d|2[0-3]):([0-5]\d)\b)?"
 # Up to three capitalised words before the event word: "Valentine's Day party".
 _WHAT = re.compile(rf"((?:[A-Z][\w']*\s+){{0,3}}(?i:{EVENT_WORDS}))\b")
@@ -86,7 +92,8 @@ def clock(minutes: int) -> str:
 
 
 def _clock_minutes(h: str, m: str | None, ampm: str) -> int:
-    return (int(h) % 12 + (12 if ampm.lower().startswith("p") else 0)) * 60 + int(m or 0)
+    pm = ampm.lower().startswith("p") or (ampm.lower() == "o'clock" and int(h) < 8)  # "5 o'clock": the afternoon's
+    return (int(h) % 12 + (12 if pm else 0)) * 60 + int(m or 0)
 
 
 def parse(text: str, now: datetime, *, teller: str | None = None) -> DatedEvent | None:
@@ -148,28 +155,47 @@ def hosting(text: str) -> bool:
     return bool(_HOSTING.search(str(text or "")))
 
 
+def _month(word: str) -> int:
+    return next(i + 1 for i, name in enumerate(MONTHS) if name.lower().startswith(word.lower().rstrip(".")[:3]))
+
+
 def _day(text: str, now: datetime) -> date | None:
-    """The day named ("February 14", "today", "tomorrow"), within a week of ``now``'s."""
-    m = re.search(_MONTH, text)
-    if m:
-        try:
-            d = date(now.year, MONTHS.index(m.group(1)) + 1, int(m.group(2)))
-        except ValueError:
-            return None
+    """The day named ("February 14", "Feb 14th", "the 14th of February", "Valentine's Day",
+    "today", "tonight", "tomorrow", "on Wednesday": the next one), within a week of ``now``'s."""
+    d: date | None = None
+    m, dm = re.search(_MONTH, text, re.I), re.search(_DAY_MONTH, text, re.I)
+    holiday = next((md for word, md in HOLIDAYS.items() if word in text.lower()), None)
+    try:
+        if m:
+            d = date(now.year, _month(m.group(1)), int(m.group(2)))
+        elif dm:
+            d = date(now.year, _month(dm.group(2)), int(dm.group(1)))
+        elif holiday:
+            d = date(now.year, *holiday)
+    except ValueError:
+        return None
+    if d is not None:
         return d if -1 <= (d - now.date()).days <= 7 else None
     if re.search(r"\btomorrow\b", text, re.I):
         return now.date() + timedelta(days=1)
     if re.search(r"\b(today|tonight|this (?:morning|afternoon|evening))\b", text, re.I):
         return now.date()
+    for i, name in enumerate(WEEKDAYS):
+        if re.search(rf"\b(?:on|this|next) {name}\b", text, re.I):
+            return now.date() + timedelta(days=(i - now.weekday()) % 7)
     return None
 
 
 def _hours(text: str) -> tuple[int | None, int | None]:
+    """(start, end) in minutes after midnight; a 12-hour clock past 12 ("27 pm") is no time."""
     r = re.search(_RANGE, text, re.I)
-    if r:
-        return _clock_minutes(r.group(1), r.group(2), r.group(3)), _clock_minutes(r.group(4), r.group(5), r.group(6))
+    if r and 1 <= int(r.group(1)) <= 12 and 1 <= int(r.group(4)) <= 12:
+        start = _clock_minutes(r.group(1), r.group(2), r.group(3) or r.group(6))
+        return start, _clock_minutes(r.group(4), r.group(5), r.group(6))
     c = re.search(_CLOCK, text, re.I)
     if c:
+        if not 1 <= int(c.group(1)) <= 12:
+            return None, None
         return _clock_minutes(c.group(1), c.group(2), c.group(3)), None
     h = re.search(_HHMM, text)
     if h:

@@ -38,6 +38,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field, conlist, create_model
 
 from agents import activity, agenda
+from agents import grounding as gr
 from agents import provenance as pv
 from agents.objects import is_sleep, object_activities
 from agents.persona import Persona
@@ -673,7 +674,7 @@ def chosen_day_plan(m: Planner, day: datetime, skeleton: list[PlanItem], directi
     in the slots before the event; a chosen one names its memory."""
     nodes = m.retrieve(f"{m.name}'s plans for {day:%A %B %d}", k=5)
     memories = [x.description for x in nodes]
-    own = [x.description for x in nodes if x.kind in OWN_KINDS]
+    own = [x.description for x in nodes if x.kind in OWN_KINDS and gr.offered(x)]  # no free reflection
     engagements = agenda_of(m, day)
     skeleton, placed = with_engagements(skeleton, engagements)
     origins: dict[tuple[str, str], str] = {}

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from agents import agenda
+from agents import dated as dt
 from agents import plan as P
 from agents import provenance as pv
 from agents.arrangements import Arrangement
@@ -39,32 +40,35 @@ def world(name: str = "Isabella Rodriguez"):
     return who, sp
 
 
-# ------------------------------------------------------------------------------ parsing
-@pytest.mark.parametrize("text, want", [
-    ("from 5 pm to 7 pm", ((17, 0), 120)),
-    ("5-7 pm", ((17, 0), 120)),
-    ("17:00-19:00", ((17, 0), 120)),
-    ("at 3 pm", ((15, 0), None)),
-    ("at 10:30 am", ((10, 30), None)),
-    ("at 14:00", ((14, 0), None)),
-    ("at 5 o'clock", ((17, 0), None)),
-    ("from 11 am to 1 pm", ((11, 0), 120)),
-    ("around noon", None),
-    ("at 27 pm", None),
-    ("", None),
+# ------------------------------------------------------------------------------ reading (agents/dated.py)
+@pytest.mark.parametrize("words, start, minutes", [
+    ("from 5 pm to 7 pm", (17, 0), 120),
+    ("5-7 pm", (17, 0), 120),
+    ("17:00-19:00", (17, 0), 120),
+    ("at 3 pm", (15, 0), dt.DEFAULT_MINUTES),
+    ("at 10:30 am", (10, 30), dt.DEFAULT_MINUTES),
+    ("at 14:00", (14, 0), dt.DEFAULT_MINUTES),
+    ("at 5 o'clock", (17, 0), dt.DEFAULT_MINUTES),
+    ("from 11 am to 1 pm", (11, 0), 120),
 ])
-def test_times_are_read_from_the_words_people_use(text, want):
-    assert agenda.parse_time(text) == want
+def test_times_are_read_from_the_words_people_use(words, start, minutes):
+    ev = dt.parse(f"a party at Hobbs Cafe on February 14 {words}", FEB13)
+    assert ev is not None and divmod(ev.start, 60) == start and ev.minutes() == minutes
 
 
-@pytest.mark.parametrize("text, want", [
+@pytest.mark.parametrize("words", ["around noon", "at 27 pm", ""])
+def test_no_time_no_event(words):
+    assert dt.parse(f"a party at Hobbs Cafe on February 14 {words}", FEB13) is None
+
+
+@pytest.mark.parametrize("words, want", [
     ("on February 14", (2, 14)), ("on Feb 14th", (2, 14)), ("the 14th of February", (2, 14)),
     ("on Valentine's Day", (2, 14)), ("tonight", (2, 13)), ("tomorrow", (2, 14)),
-    ("on Wednesday", (2, 15)), ("on February 31", None), ("some day", None),
+    ("on Wednesday", (2, 15)), ("on February 31", None), ("some day", None), ("on March 30", None),
 ])
-def test_dates_are_read_relative_to_when_it_was_said(text, want):
-    got = agenda.parse_date(text, FEB13)  # a Monday
-    assert (got.month, got.day) == want if want else got is None
+def test_dates_are_read_relative_to_when_it_was_said_within_a_week(words, want):
+    ev = dt.parse(f"a party at Hobbs Cafe {words} at 5 pm", FEB13)  # said on a Monday
+    assert (ev.day.month, ev.day.day) == want if want else ev is None
 
 
 def test_the_hosts_intention_is_hosting_at_its_time_and_place_with_invitations_before_it():
@@ -87,7 +91,7 @@ def test_an_event_heard_of_is_attending_it_and_a_relayed_one_too():
     relayed = node("Klaus Mueller told Maria: \"There is a party at Hobbs Cafe tomorrow at 5 pm.\"", kind="chat",
                    subject="Klaus Mueller")
     e2 = agenda.engagement_of(relayed, who, sp)
-    assert e2 is not None and e2.start == datetime(2023, 2, 14, 17) and e2.minutes == agenda.EVENT_MINUTES
+    assert e2 is not None and e2.start == datetime(2023, 2, 14, 17) and e2.minutes == dt.DEFAULT_MINUTES
 
 
 @pytest.mark.parametrize("text, kind", [
