@@ -371,8 +371,8 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
             continue
         if len(_TIMES.findall(d)) >= 3 or re.search(r"'s plan for \w+day \w+ \d+: \d", d):
             continue  # a whole day's timetable is no news
-        if _SECRET.search(d) and (other in d or other.split()[0] in d):
-            continue  # a secret about the listener is not told to them
+        if _SECRET.search(d):
+            continue  # a secret is kept ("I have not told anyone"), whoever listens
         k = events.get(x.id) or _event_of(d, now, m.name, known)
         if k is None and _HEARD.match(d) and ("?" in d or not any(w in d.lower() for w in gr.NEWS_WORDS)):
             continue  # what someone said of their day, or asked, is no news to pass on

@@ -110,11 +110,18 @@ _REACT_YOURS = ("That's great to hear.", "I didn't know that about you.", "That'
                 "Good for you, I'm impressed.", "I'm glad to hear it.")
 _REACT_OTHER = ("I had no idea.", "That's good to know.", "I didn't know that.", "Thank you for telling me.",
                 "That's interesting news.")
+# Bad news is not met with "Good for you": a feud, an illness, a loss.
+_REACT_SAD = ("Oh no, I'm sorry to hear that.", "That sounds hard.", "I'm sorry, that must be difficult.",
+              "Oh dear. I hope it gets better.")
+_SAD = re.compile(r"\b(feud\w*|sick|ill|illness|lost|los(e|ing)|died|death|dead|fight\w*|argu\w+|broke\w*|sad|"
+                  r"worr\w+|accident|fired|fire|problem\w*|trouble\w*|lonely|hurt|miss(ing)?|divorce\w*|crush)\b",
+                  re.I)
 
 
 def reaction(v: Voice, named: str, kind: str, turn: int) -> str:
     """ "A Valentine's Day party at Hobbs Cafe on February 14? That sounds wonderful!" """
-    pool = _REACT_EVENT if kind == "event" else _REACT_YOURS if kind == "yours" else _REACT_OTHER
+    pool = (_REACT_EVENT if kind == "event" else _REACT_SAD if _SAD.search(named) else
+            _REACT_YOURS if kind == "yours" else _REACT_OTHER)
     tail = v.pick(pool, "react", kind, turn)
     if not named:
         return tail
@@ -196,7 +203,9 @@ def to_listener(line: str, other: str) -> str:
 
 _FLIP = (("I am", "you are"), ("I'm", "you're"), ("I was", "you were"), ("I have", "you have"), ("I've", "you've"),
          ("I will", "you will"), ("I'll", "you'll"), ("I", "you"), ("me", "you"), ("my", "your"), ("mine", "yours"),
-         ("myself", "yourself"), ("we", "you"), ("our", "your"), ("us", "you"))
+         ("myself", "yourself"), ("we", "you"), ("our", "your"), ("us", "you"),
+         # and back: "I share the house with you" said back is "you share the house with me"
+         ("you are", "I am"), ("you're", "I'm"), ("your", "my"), ("yours", "mine"), ("you", "me"))
 
 
 def in_your_words(text: str) -> str:

@@ -467,3 +467,21 @@ def test_a_conversation_on_the_embedded_model():
             if dg.act_of(u.source)[0] in (dg.INVITE, dg.TELL) and "Valentine's Day party" in u.text:
                 assert "at Hobbs Cafe on February 14, from 5 pm to 7 pm" in u.text
     assert not [x for x in lines if x.startswith(("Oh, I did not know that", "That is nice to hear"))]
+
+
+def test_bad_news_is_not_met_with_good_for_you_and_a_line_said_back_turns_you_into_me():
+    for salt in ("41:1", "41:2", "7:3"):
+        v = wd.Voice("Isabella Rodriguez", "Carlos Gomez", known=True, warm=True, salt=salt)
+        for turn in range(6):
+            said = wd.reaction(v, "You have a long feud with your neighbour Giorgio Rossi", "yours", turn)
+            assert said.startswith("You have a long feud") and not any(
+                p in said for p in ("Good for you", "great to hear", "glad", "interesting"))
+    assert wd.in_your_words("I share the house with you") == "you share the house with me"
+    assert wd.in_your_words("I run Hobbs Cafe") == "you run Hobbs Cafe"
+
+
+def test_a_secret_is_told_to_nobody():
+    a = mind(thoughts=["I have a secret crush on Klaus Mueller, and I have not told anyone"])
+    b = mind(who=persona("Mei Lin"))
+    c = talk(a, b)
+    assert c.lines and not any("crush" in u.text for u in c.lines)
