@@ -208,7 +208,9 @@ def offers(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: st
         # The talk began for an invitation, or the host means to invite everyone it meets: the
         # invitation, or the event's news first, is what the host says now.
         key = inviting.topic.split(":", 1)[1]
-        news = [o for o in tells(m, v, c, nodes, known, now) if o.topic == f"news:{key}"]
+        # The host invites (its news is in the invitation); another opens with the invitation or the news.
+        news = [] if inviting.note == HOSTING else [o for o in tells(m, v, c, nodes, known, now)
+                                                    if o.topic == f"news:{key}"]
         hello = wd.greeting(v, now.hour, turn) if turn == 0 else ""
         opts = [Option(o.act, f"{hello} {_drop_name(o.text, v.first)}" if hello else o.text, o.fact, o.topic,
                        o.ends, o.note) for o in [inviting] + news[:1]]
