@@ -266,8 +266,13 @@ def test_a_fact_passes_from_one_resident_to_another():
     isabella, _ = grounded_mind(first_option)
     isabella.queue_thought("I want to host a Valentine's Day party at Hobbs Cafe on February 14, 5 pm to 7 pm", 8)
     isabella.start_turn(NOW)
-    maria, _ = grounded_mind(replying(lambda options: next(
-        (i for i, o in enumerate(options, 1) if "can't" in o), 1)), who=persona("Maria Lopez"))
+    def declines_then_tells(options):  # she declines, and passes the news on
+        for word in ("can't", "Valentine"):
+            for i, o in enumerate(options, 1):
+                if word in o:
+                    return i
+        return 1
+    maria, _ = grounded_mind(replying(declines_then_tells), who=persona("Maria Lopez"))
     c = talk(isabella, maria)
     first = c.lines[0]
     assert "Valentine's Day party at Hobbs Cafe on February 14, from 5 pm to 7 pm" in first.text
