@@ -168,6 +168,7 @@ def test_a_reaction_names_the_news_in_the_listeners_words():
                      "February 14, from 5 pm to 7 pm.", source="repaired: grounded: memory #4 (x); act tell")
     r = dg.react(v, said, dg.TELL, NOW, 1)
     assert r.text.startswith("A Valentine's Day party at Hobbs Cafe on February 14? ") and not wd.fragment(r.text)
+    assert wd.in_your_words("I know you from the dorm") == "you know me from the dorm"
     mine = Utterance("Isabella Rodriguez", "I run Hobbs Cafe, the cafe I own.", source="x; act tell")
     assert dg.react(v, mine, dg.TELL, NOW, 1).text.startswith("You run Hobbs Cafe, the cafe you own? ")
 
