@@ -23,6 +23,7 @@ arrangement on both sides (``agreements``, called from converse.end_conversation
 from __future__ import annotations
 
 import re
+import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import lru_cache
@@ -153,13 +154,17 @@ def line(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: str)
         chosen, kind, why = options[0], pv.RULE, "the only act that fits"
     else:
         other = c.other(m.name)
-        texts = tuple(dict.fromkeys(o.text for o in options))
-        schema = reply_schema(texts)
+        # Listed in a seeded order and answered with the line's own words (reply_schema): asked for
+        # a number, the 135M model took the last of the listed acts in 101 of 128 choices (never the
+        # first), so a fixed order would have decided for it.
+        v = voice(m, c)
+        shown = sorted(options, key=lambda o: zlib.crc32(f"{v.salt}|{m.name}|{len(c.lines)}|{o.text}".encode()))
+        schema = reply_schema(tuple(dict.fromkeys(o.text for o in shown)))
         transcript = "\n".join(f"{u.speaker}: {u.text}" for u in c.lines[-4:]) or "(nobody has spoken yet)"
         got, failed = m.ask(schema, "choose_act", "choose_line", None, temperature=gr.CHOOSER_TEMPERATURE,
                             other=other, time=f"{now:%H:%M}",
                             transcript=transcript,
-                            options="\n".join(f"{i}. {o.text}" for i, o in enumerate(options, 1)))
+                            options="\n".join(f"{i}. {o.text}" for i, o in enumerate(shown, 1)))
         if failed is not None:
             m.note_fallback("line", failed)
             chosen, kind, why = options[0], pv.RULE, pv.reason_of_failure(failed)
@@ -214,7 +219,9 @@ def offers(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: st
         # The talk began for an invitation, or the host means to invite everyone it meets: the
         # invitation, or the event's news first, is what the host says now.
         key = inviting.topic.split(":", 1)[1]
-        news = [o for o in tells(m, v, c, nodes, known, now) if o.topic == f"news:{key}"]
+        # The host invites (its news is in the invitation); another opens with the invitation or the news.
+        news = [] if inviting.note == HOSTING else [o for o in tells(m, v, c, nodes, known, now)
+                                                    if o.topic == f"news:{key}"]
         hello = wd.greeting(v, now.hour, turn) if turn == 0 else ""
         opts = [Option(o.act, f"{hello} {_drop_name(o.text, v.first)}" if hello else o.text, o.fact, o.topic,
                        o.ends, o.note) for o in [inviting] + news[:1]]

@@ -210,11 +210,14 @@ _FLIP = (("I am", "you are"), ("I'm", "you're"), ("I was", "you were"), ("I have
 
 def in_your_words(text: str) -> str:
     """What someone said of themselves, said back to them: "I run Hobbs Cafe" -> "you run Hobbs Cafe"."""
-    t = str(text or "")
+    t = re.sub(r"\byours\b", "#3#", str(text or ""), flags=re.I)  # "you" said to them is "me" now
+    t = re.sub(r"\byour\b", "#2#", t, flags=re.I)
+    t = re.sub(r"\byou\b", "#1#", t, flags=re.I)
     table = {a.lower(): b for a, b in _FLIP}
     rx = re.compile(r"\b(" + "|".join(re.escape(a) for a, _ in sorted(_FLIP, key=lambda p: -len(p[0]))) + r")\b",
                     re.I)
-    return rx.sub(lambda m: table.get(m.group(0).lower(), m.group(0)), t)
+    t = rx.sub(lambda m: table.get(m.group(0).lower(), m.group(0)), t)
+    return t.replace("#1#", "me").replace("#2#", "my").replace("#3#", "mine")
 
 
 def first_clause(text: str, max_words: int = 14) -> str:

@@ -169,6 +169,7 @@ def test_a_reaction_names_the_news_in_the_listeners_words():
                      "February 14, from 5 pm to 7 pm.", source="repaired: grounded: memory #4 (x); act tell")
     r = dg.react(v, said, dg.TELL, NOW, 1)
     assert r.text.startswith("A Valentine's Day party at Hobbs Cafe on February 14? ") and not wd.fragment(r.text)
+    assert wd.in_your_words("I know you from the dorm") == "you know me from the dorm"
     mine = Utterance("Isabella Rodriguez", "I run Hobbs Cafe, the cafe I own.", source="x; act tell")
     assert dg.react(v, mine, dg.TELL, NOW, 1).text.startswith("You run Hobbs Cafe, the cafe you own? ")
 
@@ -271,15 +272,19 @@ def test_one_asks_others_along_to_a_meal_not_to_work_and_retells_news_not_chatte
 
 def test_telling_the_news_is_no_invitation():
     m = mind(lambda options: next(i for i, o in enumerate(options, 1) if "come" not in o and "invited" not in o),
-             who=persona(), thoughts=[PARTY])
-    c = Conversation((m.name, "Maria Lopez"), "x", NOW)
+             who=persona("Maria Lopez"))  # a guest: the host's memory and her own plan to go
+    m.remember("chat", 'Isabella Rodriguez told Maria: "I\'m hosting a Valentine\'s Day party at Hobbs Cafe on '
+               'February 14, from 5 pm to 7 pm. Would you like to come?"', 7)
+    m.remember("plan", "Maria's plan for Tuesday February 14 at 17:00-19:00: going to the Valentine's Day party at "
+               "Hobbs Cafe:cafe (agreed with Isabella Rodriguez on Monday February 13)", 6)
+    c = Conversation((m.name, "Klaus Mueller"), "x", NOW)
     c.lines.append(m.utter(c, NOW, "chatting"))
     assert dg.act_of(c.lines[0].source)[0] == dg.TELL and "February 14, from 5 pm to 7 pm" in c.lines[0].text
-    c.lines.append(Utterance("Maria Lopez", "A Valentine's Day party at Hobbs Cafe on February 14? How lovely!",
+    c.lines.append(Utterance("Klaus Mueller", "A Valentine's Day party at Hobbs Cafe on February 14? How lovely!",
                              source="repaired: grounded: act react"))
     assert dg.INVITE in [o.act for o in dg.offers(m, c, NOW, "chatting", "chatting")]
     from agents.converse import invitation_for
-    assert invitation_for(m, "Maria Lopez", NOW) is not None  # news told, the invitation still to make
+    assert invitation_for(m, "Klaus Mueller", NOW) is not None  # news told, the invitation still to make
 
 
 def test_an_offer_to_meet_is_not_offered_back():

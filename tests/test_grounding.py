@@ -266,12 +266,17 @@ def test_a_fact_passes_from_one_resident_to_another():
     isabella, _ = grounded_mind(first_option)
     isabella.queue_thought("I want to host a Valentine's Day party at Hobbs Cafe on February 14, 5 pm to 7 pm", 8)
     isabella.start_turn(NOW)
-    maria, _ = grounded_mind(replying(lambda options: next(
-        (i for i, o in enumerate(options, 1) if "can't" in o), 1)), who=persona("Maria Lopez"))
+    def declines_then_tells(options):  # she declines, and passes the news on
+        for word in ("can't", "Valentine"):
+            for i, o in enumerate(options, 1):
+                if word in o:
+                    return i
+        return 1
+    maria, _ = grounded_mind(replying(declines_then_tells), who=persona("Maria Lopez"))
     c = talk(isabella, maria)
     first = c.lines[0]
     assert "Valentine's Day party at Hobbs Cafe on February 14, from 5 pm to 7 pm" in first.text
-    assert gr.memory_of(first.source) is not None and pv.kind_of(first.source) == pv.REPAIRED
+    assert gr.memory_of(first.source) is not None and "act invite" in first.source  # the host invites: no call
     assert c.lines[-1].ends and len(c.lines) <= 8
     assert len({u.text for u in c.lines}) == len(c.lines)  # nothing said twice
     maria.end_conversation(c, NOW)
@@ -334,10 +339,10 @@ def test_a_failed_model_still_grounds_the_line_and_says_so():
             raise TimeoutError("the model is down")
         return plausible(purpose, messages, schema)
     m, _gw = grounded_mind(down)
-    m.queue_thought("I want to host a Valentine's Day party at Hobbs Cafe on February 14, 5 pm to 7 pm", 8)
+    m.queue_thought("Sam Moore is running for mayor of the Ville in the coming election", 8)
     c = Conversation((m.name, "Maria Lopez"), "the Ville:Hobbs Cafe:cafe", NOW)
     u = m.utter(c, NOW, "chatting")
-    assert pv.kind_of(u.source) == pv.RULE and gr.memory_of(u.source) is not None and "act invite" in u.source
+    assert pv.kind_of(u.source) == pv.RULE and gr.memory_of(u.source) is not None and "act tell" in u.source
     assert m.fallbacks
 
 
