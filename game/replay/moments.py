@@ -108,13 +108,14 @@ def moments(rec: Recording, town: Any = None, personas: dict[str, Any] | None = 
     return out
 
 
-def gatherings(rec: Recording, town: Any, personas: dict[str, Any]) -> list[Moment]:
-    """Several residents in one public place (not anyone's home) at once: from
-    ``GATHER_MIN`` of them until fewer than ``GATHER_END`` remain."""
+def sectors_over_time(rec: Recording, town: Any) -> tuple[Any, Any, Any] | None:
+    """(frames, tiles, sector): every ``GATHER_EVERY``-th frame, each resident's tile there
+    and the id of the sector it is in (-1: outdoors); None when the town has no sector map
+    or the recording no frames. The moments' gatherings and the replay's feed read it."""
     ids = getattr(town, "sector_ids", None)
     n = len(rec.residents)
     if ids is None or not n or rec.last < 1:
-        return []
+        return None
     frames = np.arange(0, rec.last + 1, GATHER_EVERY)
     tiles = rec.tiles[frames, :n].astype(np.int64)
     xs, ys = tiles[..., 0], tiles[..., 1]
@@ -122,6 +123,16 @@ def gatherings(rec: Recording, town: Any, personas: dict[str, Any]) -> list[Mome
     ok = (xs >= 0) & (ys >= 0) & (xs < w) & (ys < h)
     sector = np.full(xs.shape, -1, dtype=np.int64)
     sector[ok] = ids[ys[ok], xs[ok]]
+    return frames, tiles, sector
+
+
+def gatherings(rec: Recording, town: Any, personas: dict[str, Any]) -> list[Moment]:
+    """Several residents in one public place (not anyone's home) at once: from
+    ``GATHER_MIN`` of them until fewer than ``GATHER_END`` remain."""
+    got = sectors_over_time(rec, town)
+    if got is None:
+        return []
+    frames, tiles, sector = got
     homes = set()
     for p in personas.values():
         home = ":".join(str(getattr(p, "home", "") or "").split(":")[:2])
