@@ -18,7 +18,7 @@ from game.sim import SimSettings, decisions
 from game.sim.jobs import Job
 from game.sim.throughput import Throughput, kind_of
 from lab.bench.play_real import clock_figures
-from tests.scripted_minds import make_mind, plausible, situation
+from tests.scripted_minds import _enum, make_mind, plausible, situation
 
 ISA, MARIA = "Isabella Rodriguez", "Maria Lopez"
 
@@ -189,7 +189,7 @@ def test_a_mind_prepares_its_next_chunk_and_then_takes_it_without_a_call():
 
 
 def test_steps_prepared_for_a_later_item_wait_for_it_when_the_resident_asks_early():
-    m, gw = make_mind(plausible)
+    m, _ = make_mind(plausible)
     m.decide(situation(START))
     end = m.steps_end()
     m.prepare(end, START)
@@ -298,3 +298,73 @@ def test_clock_figures_from_the_frames():
                      "still_share_after_morning": None}
     stuck = clock_figures([(0.0, 0.0), (30.0, 0.0)])
     assert stuck["first_minute_s"] is None and stuck["still_share"] == 1.0
+
+
+# ---------------------------------------------------------------------------- cheaper boundaries
+
+
+def cafe_steps(purpose, messages, schema):
+    """The scripted model, with steps a cafe's plan item takes as written."""
+    if purpose != "decompose":
+        return plausible(purpose, messages, schema)
+    place = _enum(schema, "steps", "place")[0]
+    words = ("serving customers at the counter", "wiping down the tables", "restocking the pastry case",
+             "brewing coffee for the morning rush")
+    return {"steps": [{"activity": w, "minutes": 15, "place": place} for w in words]}
+
+
+def test_the_next_hour_of_the_same_activity_reuses_its_steps_without_a_call():
+    from agents.decompose import decompose, reuse_key
+    from agents.plan import PlanItem
+
+    m, gw = make_mind(cafe_steps)
+    m.decide(situation(START))
+    work = next(x for x in m.today.plan if x.end - x.start >= timedelta(hours=3) and "sleep" not in x.description)
+    calls = len(gw.fake.calls)
+    first = decompose(m, work, work.start, work.start + timedelta(hours=1), 60)
+    assert len(gw.fake.calls) == calls + 1
+    assert reuse_key(work, work.start) in m.today.steps_made
+    again = decompose(m, work, work.start + timedelta(hours=1), work.start + timedelta(hours=2), 60)
+    assert len(gw.fake.calls) == calls + 1  # no call: the steps it chose an hour ago
+    assert [a.description for a in again] == [a.description for a in first]
+    assert again[0].start == work.start + timedelta(hours=1) and again[-1].end == work.start + timedelta(hours=2)
+    assert all(a.source.startswith("repaired: the steps it chose for this at ") for a in again)
+    short = decompose(m, work, work.start + timedelta(hours=2), work.start + timedelta(minutes=150), 30)
+    assert sum(a.duration_min for a in short) == 30 and len(short) <= 2  # as many as fit
+    elsewhere = PlanItem(work.start, work.minutes, work.description, "the Ville:Johnson Park:park")
+    decompose(m, elsewhere, work.start + timedelta(hours=1), work.start + timedelta(hours=2), 60)
+    assert len(gw.fake.calls) == calls + 2  # another place: its own steps
+    tomorrow = work.start + timedelta(days=1)
+    decompose(m, work, tomorrow, tomorrow + timedelta(hours=1), 60)
+    assert len(gw.fake.calls) == calls + 3  # another day: made afresh, and yesterday's forgotten
+    assert all(k.startswith(f"{tomorrow:%Y-%m-%d}") for k in m.today.steps_made)
+
+
+def test_steps_a_rule_made_are_not_reused_and_the_record_survives_a_save():
+    from agents.decompose import decompose
+    from agents.today import Today
+
+    m, gw = make_mind(lambda p, msgs, s: {} if p == "decompose" else plausible(p, msgs, s))
+    m.decide(situation(START))
+    work = next(x for x in m.today.plan if x.end - x.start >= timedelta(hours=3) and "sleep" not in x.description)
+    calls = len(gw.fake.calls)
+    decompose(m, work, work.start, work.start + timedelta(hours=1), 60)
+    decompose(m, work, work.start + timedelta(hours=1), work.start + timedelta(hours=2), 60)
+    assert len([c for c in gw.fake.calls[calls:] if c[0] == "decompose"]) >= 2  # the model may do better next time
+    m2, _ = make_mind(cafe_steps)
+    m2.decide(situation(START))
+    decompose(m2, work, work.start, work.start + timedelta(hours=1), 60)
+    back = Today()
+    back.from_state(m2.today.to_state())
+    assert back.steps_made == m2.today.steps_made and back.steps_made
+    old = m2.today.to_state()
+    del old["steps_made"]  # a save from before: nothing to reuse, nothing lost
+    back.from_state(old)
+    assert back.steps_made == {}
+    bad = dict(old, steps_made=["not", "a", "map"])
+    try:
+        back.from_state(bad)
+    except ValueError as err:
+        assert "steps_made" in str(err)
+    else:
+        raise AssertionError("a damaged steps_made was taken")
