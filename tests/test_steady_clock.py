@@ -6,9 +6,11 @@ Lockstep runs keep the fixed look-ahead: none of this touches them."""
 from __future__ import annotations
 
 import threading
+import time
 from datetime import datetime, timedelta
 from types import SimpleNamespace
 
+import pytest
 from test_sim import CAFE, HOME, START, StandIn, act, make_sim, run
 
 from agents.types import Action, Decision
@@ -368,3 +370,19 @@ def test_steps_a_rule_made_are_not_reused_and_the_record_survives_a_save():
         assert "steps_made" in str(err)
     else:
         raise AssertionError("a damaged steps_made was taken")
+
+
+def test_before_any_job_is_back_each_is_taken_to_last_as_long_as_they_have_been_out():
+    tp = Throughput(1)
+    assert not tp.measuring and tp.expected("decide:start") is None
+    tp.started(now=100.0)
+    tp.started(now=150.0)  # the first time counts
+    assert tp.measuring and tp.expected("decide:start", now=112.0) == 12.0
+    tp.note("decide:start", 9.0)
+    tp.started(now=200.0)
+    assert tp.expected("decide:start", now=500.0) == 9.0  # measured now: the mean, not the time out
+    running = {f"r{i}": Job.decide("start", START) for i in range(3)}
+    sim = _sim(running, waiting_since=START + timedelta(minutes=45))
+    assert steady_pace(sim) is None  # no job out yet
+    sim.throughput.started(now=time.monotonic() - 5.0)  # out for 5 s, none back
+    assert steady_pace(sim) == pytest.approx((45 + LAG_MIN) / 15.0, rel=0.1)  # 3 jobs >= 5 s

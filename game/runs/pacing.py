@@ -119,9 +119,10 @@ def steady_pace(sim: Any, lag_min: float = LAG_MIN) -> float | None:
     """The fastest pace (sim minutes per real second) at which every queued job that a
     resident waits for is done by the time it is needed plus ``lag_min``, the jobs taken
     in the order the pool runs them (by that time), each costing its kind's measured
-    seconds (``sim.throughput``). None when nothing is measured yet or nothing waits."""
+    seconds (``sim.throughput``; before the first is back, as long as they have been out).
+    None when no job went out yet or nothing waits."""
     tp = getattr(sim, "throughput", None)
-    if tp is None or not tp.jobs:
+    if tp is None or not tp.measuring:
         return None
     work = []
     for name, job in [*sim.jobs.running().items(), *sim.jobs.waiting()]:

@@ -150,6 +150,8 @@ class Simulation:
         movement.walk(self)
         conversations.advance(self)
         decisions.schedule(self)
+        if self.jobs.count():
+            self.throughput.started()  # the minds' pace is unknown until a job is back: timed from here
         if self.lockstep:
             if self.jobs.think_steps <= 1:
                 self.pool.wait()

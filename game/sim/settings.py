@@ -29,7 +29,7 @@ class SimSettings:
     lookahead_min: int = 20
     # The window only: a resident whose first plan of the game has not landed stays in bed
     # this long (the clock moves on meanwhile) before the clock waits for it.
-    morning_grace_min: int = 30
+    morning_grace_min: int = 45
     lookahead_max_min: int = 120  # the load-based look-ahead never reaches further than this
     focus_lead_min: int = 10  # residents the player watches: their jobs as if needed this much sooner
     error_backoff_min: int = 10  # after a failed decision, no new one for this long

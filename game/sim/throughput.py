@@ -12,6 +12,7 @@ over workers is still the queue's wall time).
 """
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -32,6 +33,18 @@ class Throughput:
         self.workers = max(1, int(workers))
         self._mean: dict[str, float] = {}
         self.jobs = 0  # jobs measured
+        self._since: float | None = None  # wall time the first jobs went out, while none is back
+
+    def started(self, now: float | None = None) -> None:
+        """Jobs are out. Until the first is back, each is taken to last at least as long
+        as they have been out (a game's first minutes: 25 day plans, none done yet)."""
+        if self._since is None and not self.jobs:
+            self._since = time.monotonic() if now is None else now
+
+    @property
+    def measuring(self) -> bool:
+        """Whether there is anything to go by yet."""
+        return bool(self.jobs) or self._since is not None
 
     def note(self, kind: str, seconds: float) -> None:
         """A job of ``kind`` ran ``seconds`` on its worker (a negative or absurd figure is ignored)."""
@@ -45,14 +58,17 @@ class Throughput:
         self._mean[kind] = s if old is None else old + ALPHA * (s - old)
         self.jobs += 1
 
-    def expected(self, kind: str) -> float | None:
+    def expected(self, kind: str, now: float | None = None) -> float | None:
         """Seconds a job of ``kind`` is expected to take: its own mean, else the mean of
-        the kinds measured (a first guess), else None (nothing measured yet)."""
+        the kinds measured (a first guess), else how long the first jobs have been out
+        (``started``), else None (no job yet)."""
         if kind in self._mean:
             return self._mean[kind]
-        if not self._mean:
-            return None
-        return sum(self._mean.values()) / len(self._mean)
+        if self._mean:
+            return sum(self._mean.values()) / len(self._mean)
+        if self._since is not None:
+            return max(0.0, (time.monotonic() if now is None else now) - self._since)
+        return None
 
     def seconds_ahead(self, kinds: Iterable[str]) -> float:
         """Wall seconds the pool needs for jobs of ``kinds`` (unmeasured kinds count 0)."""
