@@ -295,9 +295,13 @@ def test_clock_figures_from_the_frames():
     assert f["still_share"] == 10.0 / 25.0
     assert f["still_share_after_morning"] == 0.0  # from 10 s on the clock never stood
     assert clock_figures(samples, since=0.0)["still_share_after_morning"] == f["still_share"]
+    assert f["stopped_share"] == 10.0 / 25.0  # the 10 s stop; the moving frames are a second apart
+    crawl = [(k * 0.5, (k // 4) * 1 / 6) for k in range(41)]  # a step every 2 s
+    assert clock_figures(crawl)["stopped_share"] == 0.75 == clock_figures(crawl)["still_share"]
+    steady = [(k * 0.25, (k // 2) * 1 / 6) for k in range(41)]  # a step every half second
+    assert clock_figures(steady)["stopped_share"] == 0.0
     empty = clock_figures([])
-    assert empty == {"first_minute_s": None, "first_5min_s": None, "slowest_5min_s": None, "still_share": None,
-                     "still_share_after_morning": None}
+    assert set(empty.values()) == {None}
     stuck = clock_figures([(0.0, 0.0), (30.0, 0.0)])
     assert stuck["first_minute_s"] is None and stuck["still_share"] == 1.0
 

@@ -31,7 +31,9 @@ seconds. Per phase (figures suffixed ``_1inst``, ``_2inst``):
 - what the player sees of the clock (``clock_figures``, from the sim time at
   every frame): the wall time to the first moving sim minute and to the first
   5 sim minutes, the slowest 5 sim minutes, the share of wall time the clock
-  stood still (over the phase, and after the morning was planned).
+  stood still (frames it did not move in; and ``stopped``: only stretches of
+  more than ``STOPPED_S`` without a step), over the phase and after the morning
+  was planned.
 
 ``SMALLVILLE_PLAY_REAL_S`` (real seconds per phase) and
 ``SMALLVILLE_PLAY_REAL_INSTANCES`` (e.g. ``1``) lengthen or narrow a run: the
@@ -66,6 +68,7 @@ FIRST_ASK_S = 5.0  # the first question, this long into a phase (the town up and
 RETRY_S = 1.0  # nobody free to ask: look again this much later
 LATE_MIN = 15  # sim minutes late for the plan
 SAMPLE_S = 1.0  # real seconds between samples of the pace and of who is late
+STOPPED_S = 1.0  # real seconds without the clock moving: from there on it is seen to stand still
 CHUNK_FRAMES = 60  # frames per call of the frame loop (the phase's end is checked between calls)
 DRAIN_S = 60.0  # after a phase: wait at most this long for its jobs still running on the model
 VISITOR = "Alex"
@@ -93,17 +96,28 @@ def clock_figures(samples: list[tuple[float, float]], since: float | None = None
             break
         slowest = max(slowest or 0.0, samples[j][0] - t)
 
-    def still(after: float) -> float | None:
-        total = stood = 0.0
+    def still(after: float, gap: float = 0.0) -> float | None:
+        """The share of wall time from ``after`` on in stretches longer than ``gap`` s
+        without the clock moving (0: every frame it did not move)."""
+        total = stood = run = 0.0
         for (t0, m0), (t1, m1) in itertools.pairwise(samples):
             if t0 < after:
                 continue
             total += t1 - t0
-            stood += (t1 - t0) if m1 <= m0 else 0.0
+            if m1 <= m0:
+                run += t1 - t0
+                continue
+            stood += run if run > gap else 0.0
+            run = 0.0
+        stood += run if run > gap else 0.0
         return stood / total if total > 0 else None
 
     return {"first_minute_s": reach(1.0), "first_5min_s": reach(5.0), "slowest_5min_s": slowest,
-            "still_share": still(0.0), "still_share_after_morning": None if since is None else still(since)}
+            "still_share": still(0.0), "still_share_after_morning": None if since is None else still(since),
+            # A clock that moves a step (10 sim s) less than once a second looks stopped to a player;
+            # a slow clock that moves every frame-second does not.
+            "stopped_share": still(0.0, STOPPED_S),
+            "stopped_share_after_morning": None if since is None else still(since, STOPPED_S)}
 
 
 def _phase_seconds(default: float) -> float:
