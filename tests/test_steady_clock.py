@@ -292,6 +292,7 @@ def test_clock_figures_from_the_frames():
     f = clock_figures(samples, since=10.0)
     assert f["first_minute_s"] == 1.0 and f["first_5min_s"] == 5.0
     assert f["slowest_5min_s"] == 15.0  # from 1 min (1 s) to 6 min (16 s): the stop in the middle
+    assert f["slowest_5min_from_min"] == 1.0
     assert f["still_share"] == 10.0 / 25.0
     assert f["still_share_after_morning"] == 0.0  # from 10 s on the clock never stood
     assert clock_figures(samples, since=0.0)["still_share_after_morning"] == f["still_share"]

@@ -87,6 +87,7 @@ def clock_figures(samples: list[tuple[float, float]], since: float | None = None
         return next((t for t, m in samples if m >= minutes), None)
 
     slowest: float | None = None
+    slowest_from: float | None = None  # sim minutes into the phase where the slowest 5 begin
     j = 0
     for i, (t, m) in enumerate(samples):  # from each frame, the wall time until 5 sim minutes later
         j = max(j, i)
@@ -94,7 +95,8 @@ def clock_figures(samples: list[tuple[float, float]], since: float | None = None
             j += 1
         if j == len(samples):
             break
-        slowest = max(slowest or 0.0, samples[j][0] - t)
+        if slowest is None or samples[j][0] - t > slowest:
+            slowest, slowest_from = samples[j][0] - t, m
 
     def still(after: float, gap: float = 0.0) -> float | None:
         """The share of wall time from ``after`` on in stretches longer than ``gap`` s
@@ -113,6 +115,7 @@ def clock_figures(samples: list[tuple[float, float]], since: float | None = None
         return stood / total if total > 0 else None
 
     return {"first_minute_s": reach(1.0), "first_5min_s": reach(5.0), "slowest_5min_s": slowest,
+            "slowest_5min_from_min": slowest_from,
             "still_share": still(0.0), "still_share_after_morning": None if since is None else still(since),
             # A clock that moves a step (10 sim s) less than once a second looks stopped to a player;
             # a slow clock that moves every frame-second does not.
