@@ -391,3 +391,22 @@ def test_before_any_job_is_back_each_is_taken_to_last_as_long_as_they_have_been_
     assert steady_pace(sim) is None  # no job out yet
     sim.throughput.started(now=time.monotonic() - 5.0)  # out for 5 s, none back
     assert steady_pace(sim) == pytest.approx((45 + LAG_MIN) / 15.0, rel=0.1)  # 3 jobs >= 5 s
+
+
+def test_a_plan_for_a_resident_lying_in_waits_behind_the_next_steps_of_those_already_up(tmp_path, pools):
+    gate = threading.Event()
+    isa = StandIn(ISA, decide=lambda m, s: gate.wait(10) and Decision(Action("reading", CAFE, s.now, 30)))
+    sim = make_sim(tmp_path, [isa], lockstep=False, pool=pools(1))
+    try:
+        run(sim, 1)
+        start = sim.jobs.current(ISA)
+        assert start is not None and start.reason == "start"
+        grace = timedelta(minutes=sim.settings.morning_grace_min)
+        up_next = Job.decide("ahead", START, need=START + timedelta(minutes=10))
+        assert sim.rank_of(ISA, start) > sim.rank_of(MARIA, up_next)  # the lie-in's plan is needed later
+        assert sim.rank_of(ISA, start) == sim.rank_of(MARIA, Job.decide("ahead", START, need=START + grace))
+    finally:
+        gate.set()
+    lock = make_sim(tmp_path / "l", [StandIn(ISA)], lockstep=True, pool=pools(1))
+    lock.bodies[ISA].waiting_since = START - timedelta(minutes=5)  # owed since earlier: ranked as asked
+    assert lock.rank_of(ISA, Job.decide("done", START)) == lock.rank_of(ISA, Job.decide("react", START))

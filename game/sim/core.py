@@ -235,6 +235,11 @@ class Simulation:
         if job.urgent:
             return priority.urgent()
         need = job.need or job.at or self.now
+        b = self.bodies.get(name)
+        if job.kind == DECIDE and job.reason in ("start", "done") and b is not None and b.waiting_since is not None:
+            # Needed later than asked (a resident lying in): the work due sooner goes first, e.g. the
+            # next step of those already up. Never earlier than asked, so lockstep ranks are as before.
+            need = max(need, b.waiting_since)
         if job.kind == END_CONVERSATION:
             need = self.now + timedelta(minutes=30)  # remembering can wait; nothing stands still for it
         deadline = (need - self.start).total_seconds()

@@ -116,7 +116,9 @@ def schedule(sim: Simulation) -> None:
             continue
         if reason in ("start", "done") and b.waiting_since is None:
             b.waiting_since = sim.now
-        first = reason == "start" and b.asked_day is None
+        first = reason == "start" and b.asked_day is None and lies_in(sim)
+        if first:  # needed once the lie-in is over: the pool ranks it by then (Simulation.rank_of)
+            b.waiting_since = sim.now + timedelta(minutes=sim.settings.morning_grace_min)
         submit_decide(sim, b, reason)
         if first:
             lie_in(sim, b)
@@ -212,13 +214,18 @@ def ask_prepare(sim: Simulation, b: Body) -> bool:
     return False
 
 
+def lies_in(sim: Simulation) -> bool:
+    """Whether a resident's first decision of the game finds it lying in (the window only)."""
+    return not sim.lockstep and sim.settings.morning_grace_min > 0
+
+
 def lie_in(sim: Simulation, b: Body) -> None:
     """In the window, the game's first decision of a resident: it stays in bed (at home)
     while its day is planned, for ``settings.morning_grace_min`` at most, and the clock
     does not wait for it meanwhile (its decision is needed from then: ``waiting_since``).
     The plan replaces the lie-in when it lands. Lockstep runs wait for the plan instead."""
     grace = sim.settings.morning_grace_min
-    if sim.lockstep or grace <= 0 or b.action is not None or not sim.jobs.current(b.name):
+    if not lies_in(sim) or b.action is not None or not sim.jobs.current(b.name):
         return
     persona = sim.personas.get(b.name)
     home = getattr(persona, "home", None) or sim.area(b.tile)
