@@ -142,12 +142,14 @@ def next_action(m: DayMind) -> Action:
     # Drop queued actions whose time has passed; start the next one now.
     while today.pending and today.pending[0].end <= now:
         today.pending.pop(0)
-    if today.pending:
-        a = today.pending.pop(0)
+    item = planning.item_at(today.plan, now)
+    nxt = today.pending[0] if today.pending else None
+    if nxt is not None and (nxt.start <= now or planning.item_at(today.plan, nxt.start) == item):
+        a = today.pending.pop(0)  # the next step of the item at hand (begun a little early if need be)
         a.duration_min = max(1, int((a.end - now).total_seconds() // 60))
         a.start = now
         return a
-    item = planning.item_at(today.plan, now)
+    ahead = today.pending  # steps of a later item, broken into steps ahead (prepare_chunk): kept for then
     if item is None:  # before the day's first item (or after the last): asleep
         later = [x.start for x in today.plan if x.start > now]
         wake = now.replace(hour=m.persona.wake_hour, minute=0, second=0, microsecond=0)
@@ -156,17 +158,40 @@ def next_action(m: DayMind) -> Action:
         return sleep_action(m, min(later) if later else wake)
     if is_sleep(item.description):
         return sleep_action(m, item.end)  # no call to decompose a night
-    end = chunk_end(item, now)
-    minutes = int((end - now).total_seconds() // 60)
+    acts = chunk_steps(m, item, now)
+    today.pending = acts[1:] + [a for a in ahead if a.start >= acts[-1].end]
+    return acts[0]
+
+
+def chunk_steps(m: DayMind, item: planning.PlanItem, start: datetime) -> list[Action]:
+    """The steps of the plan item's hour chunk from ``start`` (one call, none for a short one)."""
+    end = chunk_end(item, start)
+    minutes = int((end - start).total_seconds() // 60)
     if minutes < 15:  # too short to ask about: the plan item itself
-        acts = fallback_actions(m.spatial, item, now, end)
+        acts = fallback_actions(m.spatial, item, start, end)
     else:
-        acts = decompose(m, item, now, end, minutes)
+        acts = decompose(m, item, start, end, minutes)
     origin = agenda.origin_in(item.source)
     for a in acts if origin else []:  # the steps of an engagement say which memory it came from
         a.source = pv.tag(pv.kind_of(a.source), f"{pv.why_of(a.source)}; for the plan's {origin}".lstrip("; "))
-    today.pending = acts[1:]
-    return acts[0]
+    return acts
+
+
+def prepare_chunk(m: DayMind, at: datetime) -> int:
+    """Break the plan's chunk that begins at ``at`` into steps ahead of time, when the
+    steps at hand end there (game/sim/decisions.py asks while the model is less busy
+    than at the top of the hour): they wait in ``today.pending`` like any others. No
+    call for a night or a short chunk (next_action makes those by rule when due).
+    Returns how many steps were added."""
+    today = m.today
+    if not today.pending or today.pending[-1].end != at or today.planned_for != at.date():
+        return 0  # the steps at hand changed meanwhile (a reaction, a new plan): decided when due
+    item = planning.item_at(today.plan, at)
+    if item is None or is_sleep(item.description) or chunk_end(item, at) < at + timedelta(minutes=15):
+        return 0
+    acts = chunk_steps(m, item, at)
+    today.pending += acts
+    return len(acts)
 
 
 def yesterday_rule(log: list[str], chats: list[str]) -> str:

@@ -1,7 +1,8 @@
 """Decomposition (paper section 4.3): the hour chunk of a plan item at hand
 becomes 5-15 minute actions, each at an object the model picks from the ones
-the resident knows in the item's place. One call per chunk, made lazily when
-the chunk begins. Junk steps are replaced by the resident's own plausible
+the resident knows in the item's place. One call per chunk, made when the
+chunk begins (or ahead of it in the window: agents/day.py prepare_chunk), none
+for a chunk of an activity it made steps for earlier today. Junk steps are replaced by the resident's own plausible
 steps; every action says where it came from. A small model (the guided mode
 with grounded answers, agents.plan.chooses) chooses the steps among candidates
 that fit the chunk (step_candidates) instead of writing them."""
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, Literal, Protocol
@@ -309,9 +311,59 @@ def decompose_by_choice(m: Decomposer, item: PlanItem, start: datetime, end: dat
                           s.action_min_minutes, s.action_max_minutes, m.rejected)
 
 
+def reuse_key(item: PlanItem, start: datetime) -> str:
+    """Steps are made again for the same activity at the same place on the same day only."""
+    return f"{start:%Y-%m-%d} {item.address} {item.description}"
+
+
+def reused_steps(made: dict[str, list[Action]], item: PlanItem, start: datetime, end: datetime,
+                 lo: int = 5, hi: int = 15) -> list[Action]:
+    """The steps the resident made for this plan item earlier today, laid over the chunk
+    [start, end) (as many as fit, lengths by rule; [] when there are none). The words
+    and objects stay the model's (repaired: reused, and from when)."""
+    earlier = made.get(reuse_key(item, start)) or []
+    if not earlier:
+        return []
+    minutes = int((end - start).total_seconds() // 60)
+    n = max(1, min(len(earlier), -(-minutes // hi)))
+    out: list[Action] = []
+    t = start
+    for a, d in zip(earlier[:n], split_minutes(minutes, n, lo, hi)):
+        source = pv.tag(pv.REPAIRED, f"the steps it chose for this at {a.start:%H:%M}, again")
+        if out and out[-1].description == a.description and out[-1].address == a.address:
+            out[-1].duration_min += d
+        else:
+            out.append(Action(a.description, a.address, t, d, a.emoji, a.object_state, source=source))
+        t += timedelta(minutes=d)
+    return out
+
+
+def _made_today(m: Any) -> dict[str, list[Action]] | None:
+    """The mind's record of steps made today (``Today.steps_made``); None for a mind without one."""
+    made = getattr(getattr(m, "today", None), "steps_made", None)
+    return made if isinstance(made, dict) else None
+
+
 def decompose(m: Decomposer, item: PlanItem, start: datetime, end: datetime, minutes: int) -> list[Action]:
     """One call: the 5-15 minute steps of the chunk [start, end) of a plan item (chosen
-    among candidates by a small model: decompose_by_choice)."""
+    among candidates by a small model: decompose_by_choice). No call when the resident
+    made steps for the same activity at the same place earlier today and the model
+    chose them (``reused_steps``): a four-hour shift costs one call, not four."""
+    made = _made_today(m)
+    if made is not None:
+        again = reused_steps(made, item, start, end, m.settings.action_min_minutes, m.settings.action_max_minutes)
+        if again:
+            return again
+    acts = _decompose(m, item, start, end, minutes)
+    if made is not None and acts and all(pv.model_led(a.source) for a in acts):
+        day = f"{start:%Y-%m-%d}"
+        for k in [k for k in made if not k.startswith(day)]:
+            del made[k]  # another day's steps: never reused
+        made[reuse_key(item, start)] = [replace(a) for a in acts]
+    return acts
+
+
+def _decompose(m: Decomposer, item: PlanItem, start: datetime, end: datetime, minutes: int) -> list[Action]:
     sp, s = m.spatial, m.settings
     if chooses(m):
         nodes = m.retrieve(item.description, k=3)

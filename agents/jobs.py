@@ -17,6 +17,8 @@ def job_tag(kind: str, *, conversation: Conversation | None = None, now: datetim
     c = conversation
     if kind == "decide" and now is not None:
         return ("decide", now.isoformat())
+    if kind == "prepare" and now is not None:  # ``now``: the start of the chunk broken into steps ahead
+        return ("prepare", now.isoformat())
     if kind == "utter" and c is not None:
         return ("utter", tuple(c.participants), c.started.isoformat(), len(c.lines))
     if kind == "end_conversation" and c is not None and now is not None:

@@ -27,7 +27,7 @@ from agents import plan as planning
 from agents import provenance as pv
 from agents.arrangements import Arrangement
 from agents.budget import Budget
-from agents.day import consider_news
+from agents.day import consider_news, prepare_chunk
 from agents.inspection import Inspection, SaidLine
 from agents.jobs import job_tag
 from agents.memory import EmbeddingMismatch, MemoryNode, MemoryStream
@@ -372,6 +372,23 @@ class Mind:
         decision = deciding.decide(self, situation)
         self.publish()
         return decision
+
+    def prepare(self, at: datetime, now: datetime) -> int:
+        """Break the plan's chunk beginning at ``at`` into steps now, ahead of time
+        (agents/day.py ``prepare_chunk``); how many steps were added."""
+        self._begin(job_tag("prepare", now=at))
+        self.now = now
+        self._roll_day()
+        added = prepare_chunk(self, at)
+        self.publish()
+        return added
+
+    def steps_end(self) -> datetime | None:
+        """When the steps decided for the chunk at hand run out (from the last publish,
+        any thread), or None when none wait."""
+        with self._lock:
+            _, _, pending = self._plan_view
+        return pending[-1].end if pending else None
 
     def utter(self, conversation: Conversation, now: datetime, partner_doing: str) -> Utterance:
         self._begin(job_tag("utter", conversation=conversation))

@@ -21,6 +21,7 @@ import logging
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ class JobResult:
     key: str
     value: Any = None
     error: BaseException | None = None
+    seconds: float = 0.0  # wall time the job ran on its worker (the pace of the minds is measured from it)
 
     @property
     def ok(self) -> bool:
@@ -133,6 +135,7 @@ class MindPool:
 
     def _run(self, item: _Queued) -> None:
         result = JobResult(item.key)
+        t0 = time.perf_counter()
         try:
             with priority.ranked(item.rank):
                 result.value = item.fn(*item.args, **item.kwargs)
@@ -140,6 +143,7 @@ class MindPool:
             result.error = err
             log.error("mind job %r failed: %s", item.key, err, exc_info=err)
         finally:
+            result.seconds = time.perf_counter() - t0
             with self._lock:
                 if self._generation == item.gen:
                     self._results.put(result)

@@ -24,6 +24,9 @@ class Today:
     log: list[str] = field(default_factory=list)  # "HH:MM what (where)" of today's actions
     chats: list[str] = field(default_factory=list)  # "with Maria Lopez: ..." of today's conversations
     considered: list[str] = field(default_factory=list)  # engagements heard of today and replanned for (keys)
+    # The steps made today for each plan item (agents/decompose.py reuse_key -> actions):
+    # the same activity at the same place later today takes them again, without a call.
+    steps_made: dict[str, list[Action]] = field(default_factory=dict)
 
     # -- the state contract (agents/state.py), under the mind's keys -------------------
     def to_state(self) -> dict[str, Any]:
@@ -35,6 +38,7 @@ class Today:
             "pending": [a.to_dict() for a in self.pending],
             "chats_today": list(self.chats),
             "considered": list(self.considered),
+            "steps_made": {k: [a.to_dict() for a in v] for k, v in self.steps_made.items()},
         }
 
     def from_state(self, state: dict[str, Any]) -> None:
@@ -46,6 +50,10 @@ class Today:
         self.pending = [Action.from_dict(x) for x in state["pending"]]
         self.chats = list(state["chats_today"])
         self.considered = [str(x) for x in state.get("considered") or []]  # saves from before issue 33: none
+        made = state.get("steps_made") or {}  # saves from before issue 34: none (the next chunk makes a call)
+        if not isinstance(made, dict):
+            raise ValueError(f"steps_made must map plan items to steps, not {type(made).__name__}")
+        self.steps_made = {str(k): [Action.from_dict(x) for x in v] for k, v in made.items()}
 
 
 FOLLOWED = "its plan, followed while the mind thinks"

@@ -227,7 +227,7 @@ def test_decisions_applied_only_on_the_main_thread(tmp_path, pools):
     sim.step()  # submits the decision
     sim.pool.wait()
     assert isa.threads and all(t is not threading.main_thread() for t in isa.threads)
-    assert sim.bodies["Isabella Rodriguez"].action is None  # finished, but not applied yet
+    assert sim.bodies["Isabella Rodriguez"].lying_in  # finished, but not applied yet: she lies in meanwhile
     sim.step()
     assert sim.bodies["Isabella Rodriguez"].action.description == "making coffee"
     run(sim, 120)
@@ -242,7 +242,8 @@ def test_realtime_step_never_blocks_thinking_and_behind(tmp_path, pools):
         return Decision(Action("reading", HOME, s.now, 30))
 
     isa = StandIn("Isabella Rodriguez", slow)
-    sim = make_sim(tmp_path, [isa], pool=pools(), lockstep=False)
+    # No lie-in (tests/test_steady_clock.py): her first decision is owed from the start.
+    sim = make_sim(tmp_path, [isa], pool=pools(), lockstep=False, settings=SimSettings(morning_grace_min=0))
     for _ in range(6 * 11):  # 11 sim minutes, instantly
         sim.step()
     assert sim.thinking("Isabella Rodriguez")

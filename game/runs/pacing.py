@@ -7,6 +7,12 @@ clock runs at full speed; from there it slows linearly and stands still at
 ``LAG_MIN`` sim minutes, until the minds catch up. The frame never waits:
 walking is drawn between steps, and the visitor walks in real time.
 
+The clock also slows early and smoothly rather than running into a wall
+(``steady_pace``): from the minds' measured seconds per job
+(``Simulation.throughput``) and the jobs queued, each with the sim time it is
+needed by, the pace at which every one of them can still be done by then (plus
+``LAG_MIN``) caps the clock. The HUD says the pace the minds allow.
+
 ``pace = "clock"`` keeps the chosen speed whatever the minds manage (a fast
 show on routines); headless lockstep runs never come here.
 
@@ -18,6 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+from game.sim.throughput import kind_of
 
 PACES = ("minds", "clock")
 LAG_MIN = 2.0  # sim minutes: the clock stands still when a decision is this late
@@ -32,7 +40,9 @@ class PaceStatus:
     lag_min: float  # the longest wait for a decision (sim minutes)
     holding: list[str] = field(default_factory=list)  # residents the clock waits for, the latest first
     limited: bool = False  # the minds set the pace now (below the chosen speed)
-    planning: int = 0  # residents with no action yet: waiting for their first decision of the game
+    planning: int = 0  # residents whose first decision of the game has not landed (no action, or lying in)
+    allowed: float | None = None  # the pace the minds' measured work allows (sim min/s), None: unmeasured
+    steady: bool = False  # the clock runs at ``allowed`` (slowed early), not held by a late decision
 
 
 class Pacer:
@@ -46,6 +56,8 @@ class Pacer:
         self.lag = 0.0
         self.holding: list[str] = []
         self.factor_now = 1.0
+        self.allowed: float | None = None  # steady_pace at the last factor()
+        self.steady = False  # the last factor() was set by steady_pace, not by the lag
         self._samples: list[tuple[float, float]] = []  # (real seconds, sim minutes) per frame, newest last
         self._window_s = 0.0
         self._window_min = 0.0
@@ -54,10 +66,14 @@ class Pacer:
         self.pace = "clock" if self.pace == "minds" else "minds"
         return self.pace
 
-    def factor(self, sim: Any) -> float:
-        """0..1: the share of the chosen speed the clock may run at now."""
+    def factor(self, sim: Any, chosen: float | None = None) -> float:
+        """0..1: the share of the chosen speed (``chosen`` sim minutes per real second)
+        the clock may run at now: held by a late decision, or capped by the pace the
+        minds' queued work allows (``steady_pace``)."""
         lag, who = sim.decision_lag()
         self.lag = lag
+        self.allowed = steady_pace(sim, self.lag_min)
+        self.steady = False
         if self.pace == "clock":
             self.holding = []
             self.factor_now = 1.0
@@ -66,6 +82,9 @@ class Pacer:
         f = 1.0 if lag <= half else max(0.0, (self.lag_min - lag) / half)
         limit = self.lag_min if f == 0.0 else half
         self.holding = [n for n in who if _waited(sim, n) >= limit] if f < 1.0 else []
+        if chosen and chosen > 0 and self.allowed is not None and self.allowed / chosen < f:
+            f = self.allowed / chosen
+            self.steady = True
         self.factor_now = f
         return f
 
@@ -88,10 +107,48 @@ class Pacer:
         self._window_s = self._window_min = 0.0
 
     def status(self, chosen: float, sim: Any) -> PaceStatus:
-        planning = sum(1 for b in sim.bodies.values() if not b.visitor and not b.controlled and b.action is None)
+        planning = sum(1 for b in sim.bodies.values() if not b.visitor and not b.controlled
+                       and (b.action is None or getattr(b, "lying_in", False)))
         return PaceStatus(pace=self.pace, chosen=chosen, reached=round(self.reached(), 3), lag_min=round(self.lag, 2),
                           holding=list(self.holding), limited=self.pace == "minds" and self.factor_now < 1.0,
-                          planning=planning)
+                          planning=planning, allowed=None if self.allowed is None else round(self.allowed, 3),
+                          steady=self.steady)
+
+
+def steady_pace(sim: Any, lag_min: float = LAG_MIN) -> float | None:
+    """The fastest pace (sim minutes per real second) at which every queued job that a
+    resident waits for is done by the time it is needed plus ``lag_min``, the jobs taken
+    in the order the pool runs them (by that time), each costing its kind's measured
+    seconds (``sim.throughput``; before the first is back, as long as they have been out).
+    None when no job went out yet or nothing waits."""
+    tp = getattr(sim, "throughput", None)
+    if tp is None or not tp.measuring:
+        return None
+    work = []
+    for name, job in [*sim.jobs.running().items(), *sim.jobs.waiting()]:
+        due = _due(sim, name, job)
+        if due is not None:
+            work.append((due, tp.expected(kind_of(job)) or 0.0))
+    work.sort(key=lambda x: x[0])
+    cap: float | None = None
+    cum = 0.0
+    for due, seconds in work:
+        cum += seconds / tp.workers
+        slack = (due - sim.now).total_seconds() / 60.0 + lag_min
+        if slack <= 0 or cum <= 0:
+            continue  # already late: the lag holds the clock
+        cap = slack / cum if cap is None else min(cap, slack / cum)
+    return cap
+
+
+def _due(sim: Any, name: str, job: Any) -> Any:
+    """When a job's answer is needed (sim time), or None for work nothing waits on."""
+    if job.kind == "prepare" or (job.kind == "decide" and job.ahead):
+        return job.need
+    if job.kind == "decide" and job.reason in ("start", "done"):
+        b = sim.bodies.get(name)
+        return getattr(b, "waiting_since", None)
+    return None
 
 
 def _waited(sim: Any, name: str) -> float:
@@ -105,8 +162,12 @@ def describe(status: PaceStatus) -> str:
     """The HUD's line: the pace reached, and who sets it when the minds do."""
     if status.pace == "clock":
         return f"pace: clock ({status.chosen:g} min/s, routines fill in)"
+    if status.planning and (not status.limited or status.steady):
+        return f"the town wakes: {status.planning} in bed while their day is planned ({status.reached:.2g} min/s)"
     if not status.limited:
         return f"pace: minds keep up ({status.reached:.2g} min/s)"
+    if status.steady:
+        return f"pace {status.reached:.2g} min/s: what the minds allow"
     if status.planning:
         return f"clock waits: the minds plan the morning ({status.planning} to go)"
     who = ", ".join(n.split()[0] for n in status.holding[:3])
@@ -114,4 +175,4 @@ def describe(status: PaceStatus) -> str:
     return f"clock at {status.reached:.1f} min/s: waiting for {who or 'the minds'}{more}"
 
 
-__all__ = ["PACES", "LAG_MIN", "PaceStatus", "Pacer", "describe"]
+__all__ = ["LAG_MIN", "PACES", "PaceStatus", "Pacer", "describe", "steady_pace"]

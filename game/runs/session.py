@@ -378,7 +378,9 @@ class Session:
             self._pump()
             self.pacer.note(dt, 0.0)
             return
-        self._owed += max(0.0, dt) * steps_per_second(self.speed) * self.pacer.factor(self.sim)
+        chosen = SPEEDS[self.speed]
+        self.sim.pace_hint = chosen  # the look-ahead spreads the minds' work at this pace (game/sim/decisions.py)
+        self._owed += max(0.0, dt) * steps_per_second(self.speed) * self.pacer.factor(self.sim, chosen)
         n = int(self._owed)
         if n > MAX_STEPS_PER_FRAME:
             n = MAX_STEPS_PER_FRAME

@@ -18,7 +18,7 @@ from agents import redact
 from agents import Stateful
 from game.saves.store import SaveError, freeze, map_size
 from game.sim import SimSettings
-from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, UTTER, Job
+from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, PREPARE, UTTER, Job
 
 
 def play_state(sim: Any, *, visitor_name: str | None = None, controlled: str | None = None, paused: bool = False,
@@ -63,6 +63,8 @@ def job_tag_of(sim: Any, name: str, job: Job | None) -> Any:
     if kind == GREET and job is not None:  # PlaySimulation: one line for the visitor, then remembering it
         pair = (name, job.partner)
         return lambda tag: len(tag) > 1 and tag[0] in ("utter", "end_conversation") and tag[1] == pair
+    if kind == PREPARE and job is not None and job.need is not None:  # agents/mind.py prepare()
+        return ("prepare", job.need.isoformat())
     if kind == CALL:  # the visitor's chat (agents/interview.py)
         return lambda tag: tag[0] == "respond"
     return None

@@ -48,6 +48,8 @@ class Body:
     ahead_for: datetime | None = None  # the end of the action a decision was asked ahead for
     urgent: bool = False  # the player waits for its next decision (an inner voice, handed back)
     standing_in: bool = False  # following its plan while its mind thinks (decisions.stand_in)
+    lying_in: bool = False  # its first decision of the game not in yet; it lay in meanwhile (decisions.lie_in)
+    prepared_for: datetime | None = None  # the chunk start its mind was last asked to break into steps ahead
     fallbacks: int = 0
     errors: int = 0
 

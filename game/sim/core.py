@@ -41,10 +41,11 @@ from game.sim import state as sim_state
 from game.sim.bodies import Body
 from game.sim.conversations import Chat
 from game.sim.eventlog import EventLog
-from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, UTTER, Job, JobQueue, Pool, urgent_key
+from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, PREPARE, UTTER, Job, JobQueue, Pool, urgent_key
 from game.sim.path_service import PathService
 from game.sim.places import Places
 from game.sim.settings import STEP, SimSettings
+from game.sim.throughput import Throughput, kind_of
 from game.world.grid import Tile
 
 log = logging.getLogger(__name__)
@@ -84,6 +85,11 @@ class Simulation:
         self.jobs = JobQueue(pool, think)  # one job per mind: in flight, and waiting behind it
         self.jobs.rank = self.rank_of
         self.focus: set[str] = set()  # residents the player watches (on screen, followed, near): they go first
+        # How fast the minds work (wall seconds per job, measured), and the pace the window's
+        # clock is set to (sim minutes per real second; the session sets it each frame). 0 in
+        # lockstep runs: the look-ahead then stays the fixed settings.lookahead_min, reproducible.
+        self.throughput = Throughput(getattr(pool, "concurrency", 1))
+        self.pace_hint = 0.0
         people: Any = personas
         if people is None:
             people = {n: getattr(m, "persona", None) for n, m in self.minds.items()}
@@ -144,6 +150,8 @@ class Simulation:
         movement.walk(self)
         conversations.advance(self)
         decisions.schedule(self)
+        if self.jobs.count():
+            self.throughput.started()  # the minds' pace is unknown until a job is back: timed from here
         if self.lockstep:
             if self.jobs.think_steps <= 1:
                 self.pool.wait()
@@ -227,6 +235,11 @@ class Simulation:
         if job.urgent:
             return priority.urgent()
         need = job.need or job.at or self.now
+        b = self.bodies.get(name)
+        if job.kind == DECIDE and job.reason in ("start", "done") and b is not None and b.waiting_since is not None:
+            # Needed later than asked (a resident lying in): the work due sooner goes first, e.g. the
+            # next step of those already up. Never earlier than asked, so lockstep ranks are as before.
+            need = max(need, b.waiting_since)
         if job.kind == END_CONVERSATION:
             need = self.now + timedelta(minutes=30)  # remembering can wait; nothing stands still for it
         deadline = (need - self.start).total_seconds()
@@ -248,6 +261,7 @@ class Simulation:
 
     def _apply_results(self, due_only: bool = True) -> None:
         for res, job in self.jobs.finished(due_only):
+            self.throughput.note(kind_of(job), getattr(res, "seconds", 0.0))
             try:
                 if job.kind == DECIDE:
                     decisions.on_decision(self, res.key, job, res.value, res.error)
@@ -259,6 +273,8 @@ class Simulation:
                     conversations.on_remembered(self, res.key, job, res.value, res.error)
                 elif job.kind == GREET:
                     self.on_greeted(res.key, job, res.value, res.error)
+                elif job.kind == PREPARE:
+                    decisions.on_prepared(self, res.key, job, res.value, res.error)
                 elif res.error is not None:  # a kind nobody applies: its failure is still news
                     self.error(res.key, f"{job.kind} job failed: {res.error}")
             except Exception as err:  # never let one bad answer stop the town

@@ -17,6 +17,15 @@ action ends and the mind has not answered yet, the resident follows its own
 plan's step meanwhile (``stand_in``; the routine when it has no plan for today),
 marked as such, and the decision replaces it when it lands: nobody stays in an
 action that ended long ago, and nobody oversleeps for a pending call.
+
+In the window (not in lockstep runs, which keep the fixed look-ahead and stay
+reproducible) the work is spread to its deadlines by the load (``lead_min``):
+the look-ahead grows with the work queued ahead at the minds' measured pace,
+and a resident whose next step is decided has the plan's next chunk broken
+into steps ahead of time (``ask_prepare``), so a town's hour boundaries falling
+due at once are worked off in the minutes before them. On the game's first
+decision a resident lies in (``lie_in``) until its plan lands, so the clock
+moves while the morning is planned.
 """
 from __future__ import annotations
 
@@ -33,6 +42,7 @@ from game.sim.bodies import Body
 from game.sim.jobs import Job
 from game.sim.routine import routine_action
 from game.sim.settings import STEP
+from game.sim.throughput import kind_of
 
 if TYPE_CHECKING:  # type hints only: the simulation imports this module
     from game.sim.core import Simulation
@@ -106,7 +116,15 @@ def schedule(sim: Simulation) -> None:
             continue
         if reason in ("start", "done") and b.waiting_since is None:
             b.waiting_since = sim.now
+        first = reason == "start" and b.asked_day is None and lies_in(sim)
+        if first:  # needed once the lie-in is over: the pool ranks it by then (Simulation.rank_of)
+            b.waiting_since = sim.now + timedelta(minutes=sim.settings.morning_grace_min)
         submit_decide(sim, b, reason)
+        if first:
+            lie_in(sim, b)
+    for name, b in sim.bodies.items():  # after every decision due is asked: those go first
+        if not b.visitor and not b.controlled and sim.jobs.free(name):
+            ask_prepare(sim, b)
 
 
 def submit_decide(sim: Simulation, b: Body, reason: str) -> None:
@@ -122,6 +140,20 @@ def submit_decide(sim: Simulation, b: Body, reason: str) -> None:
 # ---------------------------------------------------------------------------- thinking ahead
 
 
+def lead_min(sim: Simulation, kind: str = "decide:ahead") -> float:
+    """How long before it is needed a job of ``kind`` is asked for (sim minutes): the fixed
+    ``settings.lookahead_min``, or in the window, long enough for the work queued ahead
+    of it to drain at the minds' measured pace (seconds per job) at the clock's pace,
+    at most ``settings.lookahead_max_min``."""
+    s = sim.settings
+    base = float(s.lookahead_min)
+    if sim.lockstep or sim.pace_hint <= 0:
+        return base
+    kinds = [kind_of(j) for j in sim.jobs.running().values()] + [kind_of(j) for _, j in sim.jobs.waiting()]
+    need = sim.throughput.seconds_ahead([*kinds, kind]) * sim.pace_hint  # real s x sim min per real s
+    return min(max(base, need), float(max(s.lookahead_min, s.lookahead_max_min)))
+
+
 def ask_ahead(sim: Simulation, b: Body) -> bool:
     """Ask for the next action before the current one ends (once per action); True if
     asked. It is a whole decision about now (what is new, whom to talk to) whose next
@@ -131,8 +163,14 @@ def ask_ahead(sim: Simulation, b: Body) -> bool:
         return False
     if b.not_before is not None and sim.now < b.not_before:
         return False
-    lead = timedelta(minutes=sim.settings.lookahead_min * (2 if b.asleep else 1))
-    if not sim.now < a.end <= sim.now + lead:
+    if not sim.now < a.end:
+        return False
+    # A day plan takes several calls: twice the lead before waking.
+    if a.end > sim.now + timedelta(minutes=(2 if b.asleep else 1) * max(sim.settings.lookahead_min,
+                                                                       sim.settings.lookahead_max_min)):
+        return False  # (cheap) too far off for any look-ahead
+    lead = timedelta(minutes=lead_min(sim) * (2 if b.asleep else 1))
+    if not a.end <= sim.now + lead:
         return False
     sit = replace(sim.situation(b.name), plan_at=a.end, action_done=True)
     if b.asleep:  # waking up: nothing seen yet, nobody to talk to
@@ -143,6 +181,66 @@ def ask_ahead(sim: Simulation, b: Body) -> bool:
         b.last_decide = sim.now
         return True
     return False
+
+
+def ask_prepare(sim: Simulation, b: Body) -> bool:
+    """In the window: have the mind break the plan's next chunk into steps ahead of
+    time (``mind.prepare``), once its steps at hand end within the load's look-ahead
+    (``lead_min``), so the call is not made when everyone's hour begins at once. Only
+    while its next step is already decided (``next_action``): the job holds the
+    resident's key while it waits its turn, and the resident needs no decision until
+    that step starts. True if asked."""
+    if sim.lockstep or sim.pace_hint <= 0 or b.next_action is None or b.urgent or b.conversation is not None:
+        return False
+    a = b.action
+    if a is None or b.asleep or sim.held(b.name):
+        return False
+    mind = sim.minds.get(b.name)
+    steps_end, prepare = getattr(mind, "steps_end", None), getattr(mind, "prepare", None)
+    if not callable(steps_end) or not callable(prepare):
+        return False  # a mind without steps decided ahead (a scripted one): nothing to prepare
+    try:
+        end = steps_end()
+    except Exception:
+        log.exception("steps_end of %s failed", b.name)
+        return False
+    if not isinstance(end, datetime) or end <= a.end or end == b.prepared_for:
+        return False
+    if end > sim.now + timedelta(minutes=lead_min(sim, "prepare")):
+        return False
+    if sim.jobs.submit(b.name, Job.prepare(sim.now, end), prepare, end, sim.now):
+        b.prepared_for = end
+        return True
+    return False
+
+
+def lies_in(sim: Simulation) -> bool:
+    """Whether a resident's first decision of the game finds it lying in (the window only)."""
+    return not sim.lockstep and sim.settings.morning_grace_min > 0
+
+
+def lie_in(sim: Simulation, b: Body) -> None:
+    """In the window, the game's first decision of a resident: it stays in bed (at home)
+    while its day is planned, for ``settings.morning_grace_min`` at most, and the clock
+    does not wait for it meanwhile (its decision is needed from then: ``waiting_since``).
+    The plan replaces the lie-in when it lands. Lockstep runs wait for the plan instead."""
+    grace = sim.settings.morning_grace_min
+    if not lies_in(sim) or b.action is not None or not sim.jobs.current(b.name):
+        return
+    persona = sim.personas.get(b.name)
+    home = getattr(persona, "home", None) or sim.area(b.tile)
+    bed = Action("sleeping in while the day is planned", home, sim.now, grace,
+                 source=pv.tag(pv.RULE, "in bed until its first plan of the game is made"))
+    set_action(sim, b, bed, note="lies in while its mind plans the day")
+    b.lying_in = True
+    b.waiting_since = sim.now + timedelta(minutes=grace)  # needed from then: the clock runs on till then
+
+
+def on_prepared(sim: Simulation, name: str, job: Job, value: Any, error: Any) -> None:
+    """A chunk broken into steps ahead came back: the steps wait in the mind's plan; a
+    failure costs nothing but the call (the step is decided when it is due), logged."""
+    if error is not None:
+        sim.error(name, f"breaking the next hour into steps failed: {error}")
 
 
 def start_next(sim: Simulation, b: Body) -> None:
@@ -180,6 +278,7 @@ def on_decision(sim: Simulation, name: str, job: Job, decision: Any, error: Any)
     """A decision came back: start the conversation or the action it names."""
     b = sim.bodies[name]
     b.last_decide = sim.now
+    b.lying_in = False  # its first decision of the game is in (or failed): up, or on its routine
     log_reflections(sim, name, getattr(decision, "note", "") or "")
     if job.ahead and error is None and isinstance(decision, Decision) and on_ahead(sim, b, job, decision):
         return

@@ -34,6 +34,7 @@ UTTER = "utter"  # mind.utter(...): the next line of a conversation
 END_CONVERSATION = "end_conversation"  # mind.end_conversation(...): remembering a finished conversation
 CALL = "call"  # any function for someone else (the visitor's chat); its result goes to ``on_result``
 GREET = "greet"  # a greeting line for the visitor (game/sim/greetings.py collects it)
+PREPARE = "prepare"  # mind.prepare(at, now): the plan's next chunk broken into steps ahead of time
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,11 @@ class Job:
     @classmethod
     def greet(cls, partner: str) -> Job:
         return cls(GREET, partner=partner)
+
+    @classmethod
+    def prepare(cls, at: datetime, need: datetime) -> Job:
+        """``at``: the sim time it was asked; ``need``: the start of the chunk it breaks into steps."""
+        return cls(PREPARE, reason="prepare", at=at, need=need)
 
 
 def urgent_key(name: str) -> str:
@@ -221,4 +227,5 @@ class JobQueue:
         self._held = {}
 
 
-__all__ = ["CALL", "DECIDE", "END_CONVERSATION", "GREET", "UTTER", "Job", "JobQueue", "Pool", "Waiting", "urgent_key"]
+__all__ = ["CALL", "DECIDE", "END_CONVERSATION", "GREET", "PREPARE", "UTTER", "Job", "JobQueue", "Pool", "Waiting",
+           "urgent_key"]

@@ -27,6 +27,10 @@ class SimSettings:
     # waking: a day plan takes several calls). Long enough that a whole town's hour
     # boundaries (everyone's next hour to break into steps) spread over the model's time.
     lookahead_min: int = 20
+    # The window only: a resident whose first plan of the game has not landed stays in bed
+    # this long (the clock moves on meanwhile) before the clock waits for it.
+    morning_grace_min: int = 45
+    lookahead_max_min: int = 120  # the load-based look-ahead never reaches further than this
     focus_lead_min: int = 10  # residents the player watches: their jobs as if needed this much sooner
     error_backoff_min: int = 10  # after a failed decision, no new one for this long
     path_budget_ms: float = 3.0  # realtime: A* work per step (the rest waits for the next step; lockstep: none)

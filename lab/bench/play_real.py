@@ -27,13 +27,24 @@ seconds. Per phase (figures suffixed ``_1inst``, ``_2inst``):
   (``session.now`` before and after), and what ``session.pace_status()`` says;
 - residents more than ``LATE_MIN`` sim minutes late for their plan
   (``sim.late``), sampled every ``SAMPLE_S``: the most at once, and at the end;
-- frame p50 / p99 (ms, update + draw, as frame_real measures them).
+- frame p50 / p99 (ms, update + draw, as frame_real measures them);
+- what the player sees of the clock (``clock_figures``, from the sim time at
+  every frame): the wall time to the first moving sim minute and to the first
+  5 sim minutes, the slowest 5 sim minutes, the share of wall time the clock
+  stood still (frames it did not move in; and ``stopped``: only stretches of
+  more than ``STOPPED_S`` without a step), over the phase and after the morning
+  was planned.
+
+``SMALLVILLE_PLAY_REAL_S`` (real seconds per phase) and
+``SMALLVILLE_PLAY_REAL_INSTANCES`` (e.g. ``1``) lengthen or narrow a run: the
+top of the hour comes only minutes into a game.
 
 The pacing API (``session.pace``, ``session.pace_status()``, ``sim.late()``)
 is read through getattr: a figure is None where the game has none.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import statistics
@@ -57,11 +68,85 @@ FIRST_ASK_S = 5.0  # the first question, this long into a phase (the town up and
 RETRY_S = 1.0  # nobody free to ask: look again this much later
 LATE_MIN = 15  # sim minutes late for the plan
 SAMPLE_S = 1.0  # real seconds between samples of the pace and of who is late
+STOPPED_S = 1.0  # real seconds without the clock moving: from there on it is seen to stand still
 CHUNK_FRAMES = 60  # frames per call of the frame loop (the phase's end is checked between calls)
 DRAIN_S = 60.0  # after a phase: wait at most this long for its jobs still running on the model
 VISITOR = "Alex"
 QUESTION = "Hi {first}, what do you do for a living?"
 NEAR = [(dx, dy) for r in (1, 2) for dx in range(-r, r + 1) for dy in range(-r, r + 1) if max(abs(dx), abs(dy)) == r]
+
+
+def clock_figures(samples: list[tuple[float, float]], since: float | None = None) -> dict[str, float | None]:
+    """What the player sees of the clock, from (wall seconds, sim minutes) at each frame
+    (both from the phase's start, in order): seconds to the first moving sim minute
+    and to the first 5 sim minutes; the slowest 5 sim minutes (wall seconds, any 5,
+    not only from the hour); the share of wall time the clock stood still (a frame
+    whose sim time did not move), overall and from ``since`` (wall) on. None where the
+    phase never got there."""
+    def reach(minutes: float) -> float | None:
+        return next((t for t, m in samples if m >= minutes), None)
+
+    slowest: float | None = None
+    slowest_from: float | None = None  # sim minutes into the phase where the slowest 5 begin
+    j = 0
+    for i, (t, m) in enumerate(samples):  # from each frame, the wall time until 5 sim minutes later
+        j = max(j, i)
+        while j < len(samples) and samples[j][1] < m + 5.0:
+            j += 1
+        if j == len(samples):
+            break
+        if slowest is None or samples[j][0] - t > slowest:
+            slowest, slowest_from = samples[j][0] - t, m
+
+    def still(after: float, gap: float = 0.0) -> float | None:
+        """The share of wall time from ``after`` on in stretches longer than ``gap`` s
+        without the clock moving (0: every frame it did not move)."""
+        total = stood = run = 0.0
+        for (t0, m0), (t1, m1) in itertools.pairwise(samples):
+            if t0 < after:
+                continue
+            total += t1 - t0
+            if m1 <= m0:
+                run += t1 - t0
+                continue
+            stood += run if run > gap else 0.0
+            run = 0.0
+        stood += run if run > gap else 0.0
+        return stood / total if total > 0 else None
+
+    return {"first_minute_s": reach(1.0), "first_5min_s": reach(5.0), "slowest_5min_s": slowest,
+            "slowest_5min_from_min": slowest_from,
+            "still_share": still(0.0), "still_share_after_morning": None if since is None else still(since),
+            # A clock that moves a step (10 sim s) less than once a second looks stopped to a player;
+            # a slow clock that moves every frame-second does not.
+            "stopped_share": still(0.0, STOPPED_S),
+            "stopped_share_after_morning": None if since is None else still(since, STOPPED_S)}
+
+
+def _phase_seconds(default: float) -> float:
+    raw = os.environ.get("SMALLVILLE_PLAY_REAL_S")
+    if not raw:
+        return default
+    try:
+        v = float(raw)
+    except ValueError:
+        raise SystemExit(f"SMALLVILLE_PLAY_REAL_S must be a number of real seconds, not {raw!r}") from None
+    if v <= 0:
+        raise SystemExit(f"SMALLVILLE_PLAY_REAL_S must be above 0, not {raw!r}")
+    return v
+
+
+def _instances() -> tuple[int, ...]:
+    raw = os.environ.get("SMALLVILLE_PLAY_REAL_INSTANCES")
+    if not raw:
+        return INSTANCES
+    try:
+        got = tuple(int(x) for x in raw.split(",") if x.strip())
+    except ValueError:
+        got = ()
+    if not got or any(n < 1 for n in got):
+        raise SystemExit(f"SMALLVILLE_PLAY_REAL_INSTANCES must list instance counts like 1 or 1,2, not {raw!r}")
+    return got
 
 
 def open_session(ctx: Context) -> Session:
@@ -246,10 +331,13 @@ def _phase(ctx: Context, screen: Any, renderer: Any, instances: int, seconds: fl
         visitor = _Visitor(game, session, random.Random(ctx.seed * 1000 + instances), every, time.perf_counter())
         sampler = _Sampler(session)
 
+        clock: list[tuple[float, float]] = []  # (wall, sim minutes) from the phase's start, every frame
+
         def before() -> None:
             now = time.perf_counter()
             visitor.tick(now)
             sampler.tick(now)
+            clock.append((now - t0, (session.now - sim0).total_seconds() / 60.0))
 
         busy0 = pool.busy_s()
         calls0 = int(session.gateway.accounting.summary()["total"].get("calls", 0))
@@ -280,6 +368,7 @@ def _phase(ctx: Context, screen: Any, renderer: Any, instances: int, seconds: fl
         awake = sum(kinds.values())
         status = _call(session, "pace_status")
         chosen = getattr(status, "chosen", None)
+        seen = clock_figures(clock, sampler.morning_done[0] - t0 if sampler.morning_done else None)
         out: dict[str, Any] = {
             f"answer_p50_s{tag}": _r(statistics.median(waits)) if waits else None,
             f"answer_p95_s{tag}": _r(percentile(waits, 95)) if waits else None,
@@ -298,6 +387,7 @@ def _phase(ctx: Context, screen: Any, renderer: Any, instances: int, seconds: fl
             f"pace_after_morning{tag}": _r((session.now - sampler.morning_done[1]).total_seconds() / 60.0
                                            / (t_end - sampler.morning_done[0]))
             if sampler.morning_done and t_end > sampler.morning_done[0] + 1 else None,
+            **{f"clock_{k}{tag}": _r(v, 3 if "share" in k else 2) for k, v in seen.items()},
             f"pace_chosen{tag}": _r(float(chosen if isinstance(chosen, (int, float)) else SPEEDS[session.speed])),
             f"pace_status_reached_median{tag}": _r(statistics.median(sampler.reached)) if sampler.reached else None,
             f"pace_limited_share{tag}": _r(sum(sampler.limited) / len(sampler.limited)) if sampler.limited else None,
@@ -363,7 +453,7 @@ def bench_play_real(ctx: Context) -> dict:
     from game.view.tilemap import TileMapRenderer
     from game.view.window import close_window
 
-    seconds = float(PHASE_S[1] if ctx.quick else PHASE_S[0])
+    seconds = _phase_seconds(float(PHASE_S[1] if ctx.quick else PHASE_S[0]))
     every = float(ASK_EVERY_S[1] if ctx.quick else ASK_EVERY_S[0])
     pygame.display.init()
     pygame.font.init()
@@ -374,14 +464,14 @@ def bench_play_real(ctx: Context) -> dict:
         warm_up()
         out: dict[str, Any] = {"phase_s": seconds, "ask_every_s": every,
                                "window_default_instances": local_model.default_instances(headless=False)}
-        for n in INSTANCES:
+        for n in _instances():
             out.update(_phase(ctx, screen, renderer, n, seconds, every, open_session))
         first = {k: v for k, v in out.items() if isinstance(v, (int, float))}
         out = {**first, **{k: v for k, v in out.items() if k not in first}}  # the numbers first (the one-line echo)
         out["note"] = (
             f"the real game loop (SDL dummy driver, the window's Game and views) with the scenario's residents, "
             f"the embedded model and the default settings, from 07:00; one fresh game per model instance count "
-            f"({', '.join(map(str, INSTANCES))}), {seconds:g} real s each, frames paced at 60/s at speed 1 "
+            f"({', '.join(map(str, _instances()))}), {seconds:g} real s each, frames paced at 60/s at speed 1 "
             "(litellm imported and one model instance loaded before the first: a fresh game pays them once). A "
             f"scripted visitor steps next to an awake, free resident every {every:g} s (after the previous answer), "
             f"asks '{QUESTION.format(first='NAME')}' in the game's chat window and waits for the answer line "
