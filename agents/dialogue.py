@@ -539,7 +539,7 @@ def react(v: wd.Voice, last: Utterance, last_act: str, now: datetime, turn: int)
     else:
         clause = re.sub(rf"^{re.escape(v.my_first)},\s*|,\s*{re.escape(v.my_first)}$", "",
                         wd.first_clause(last.text))
-        named = wd.in_your_words(clause)
+        named = wd.in_your_words(re.sub(r"^(?:oh|ah|so|well|wait),\s*", "", clause, flags=re.I))
         kind = "yours" if re.match(r"^(you|your)\b", named, re.I) else "other"
     return Option(REACT, wd.reaction(v, named, kind, turn), note="the line before")
 

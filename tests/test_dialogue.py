@@ -180,6 +180,9 @@ def test_a_reaction_names_the_news_in_the_listeners_words():
     assert re.match(r"^(Oh, |So |Ah, |Wait, )?[Aa] Valentine's Day party at Hobbs Cafe on February 14\? ", r.text)
     assert not wd.fragment(r.text)
     assert wd.in_your_words("I know you from the dorm") == "you know me from the dorm"
+    assert wd.to_listener("I live with my wife Mei Lin and our son", "Mei Lin") == "I live with you and our son"
+    echo = Utterance("Isabella Rodriguez", "Oh, I'm running the cafe just now.", source="x; act answer (day)")
+    assert not re.search(r"(Oh|Ah|So|Wait), oh\b", dg.react(v, echo, dg.ANSWER, NOW, 3).text, re.I)
     mine = Utterance("Isabella Rodriguez", "I run Hobbs Cafe, the cafe I own.", source="x; act tell")
     assert re.search(r"^(Oh, |So |Ah, |Wait, )?[Yy]ou run Hobbs Cafe, the cafe you own\? ",
                      dg.react(v, mine, dg.TELL, NOW, 1).text)
