@@ -494,7 +494,9 @@ def _day_answer(m: Any, v: wd.Voice, now: datetime, topic: str, turn: int, avoid
     if nxt is not None and activity.is_gerund(nxt.description.split()[0]):
         where = m.spatial.label(m.spatial.arena_of(nxt.address)).split(":")[0]
         at = f" at {where}" if where.lower() not in nxt.description.lower() else ""
-        parts.append(f"at {dt.clock(nxt.start.hour * 60 + nxt.start.minute)} I'm {nxt.description}{at}")
+        t, d = dt.clock(nxt.start.hour * 60 + nxt.start.minute), f"{nxt.description}{at}"
+        parts.append(v.pick((f"at {t} I'm {d}", f"later I'm {d}, at {t}", f"next I'm {d} at {t}",
+                             f"I'll be {d} at {t}"), "next", topic, turn) if not parts else f"at {t} I'm {d}")
     if not parts:
         pool = (("Nothing planned for later, I think.", "I haven't made any plans yet.",
                  "I'll see how the day goes, nothing fixed.") if topic == "plans" else
