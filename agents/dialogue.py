@@ -100,7 +100,7 @@ def act_of(source: str | None) -> tuple[str | None, str]:
 _BYE = re.compile(r"\b(bye|goodbye|see you|take care|talk soon|catch up (?:again )?soon|get going|get back to|"
                   r"let you get on|must go|have to go)\b", re.I)
 _ACCEPT = re.compile(r"\b(i'd love to|count me in|i'll be there|i will be there|i'll come|i will come|"
-                     r"wouldn't miss it|of course i'll|yes,? i'll)\b", re.I)
+                     r"wouldn't miss it|of course i'll|yes,? i'll|gladly|i'll join you|that sounds nice)\b", re.I)
 _DECLINE = re.compile(r"\b(can't make it|can't come|cannot come|won't be able|i wish i could)\b", re.I)
 _INVITE = re.compile(r"\b(would you like to (?:come|join)|want to come|will you come|you're invited|join me|"
                      r"come along|invite you)\b", re.I)
@@ -494,11 +494,15 @@ def _day_answer(m: Any, v: wd.Voice, now: datetime, topic: str, turn: int, avoid
     nxt = next((x for x in plan if x.start > now and "sleep" not in x.description.lower()), None)
     parts = []
     if cur is not None and activity.is_gerund(cur.description.split()[0]) and topic == "day":
-        parts.append(f"I'm {cur.description} today")
+        d = cur.description  # a whole lunch hour answers "having lunch": the openings vary
+        parts.append(v.pick((f"I'm {d} today", f"right now I'm {d}", f"at the moment I'm {d}",
+                             f"today I'm {d}", f"oh, I'm {d} just now"), "day", turn))
     if nxt is not None and activity.is_gerund(nxt.description.split()[0]):
         where = m.spatial.label(m.spatial.arena_of(nxt.address)).split(":")[0]
         at = f" at {where}" if where.lower() not in nxt.description.lower() else ""
-        parts.append(f"at {dt.clock(nxt.start.hour * 60 + nxt.start.minute)} I'm {nxt.description}{at}")
+        t, d = dt.clock(nxt.start.hour * 60 + nxt.start.minute), f"{nxt.description}{at}"
+        parts.append(v.pick((f"at {t} I'm {d}", f"later I'm {d}, at {t}", f"next I'm {d} at {t}",
+                             f"I'll be {d} at {t}"), "next", topic, turn) if not parts else f"at {t} I'm {d}")
     if not parts:
         pool = (("Nothing planned for later, I think.", "I haven't made any plans yet.",
                  "I'll see how the day goes, nothing fixed.") if topic == "plans" else
@@ -543,7 +547,7 @@ def react(v: wd.Voice, last: Utterance, last_act: str, now: datetime, turn: int)
     else:
         clause = re.sub(rf"^{re.escape(v.my_first)},\s*|,\s*{re.escape(v.my_first)}$", "",
                         wd.first_clause(last.text))
-        named = wd.in_your_words(clause)
+        named = wd.in_your_words(re.sub(r"^(?:oh|ah|so|well|wait),\s*", "", clause, flags=re.I))
         kind = "yours" if re.match(r"^(you|your)\b", named, re.I) else "other"
     return Option(REACT, wd.reaction(v, named, kind, turn), note="the line before")
 

@@ -125,7 +125,10 @@ def reaction(v: Voice, named: str, kind: str, turn: int) -> str:
     tail = v.pick(pool, "react", kind, turn)
     if not named:
         return tail
-    return f"{named[0].upper()}{named[1:]}? {tail}"
+    lead = v.pick(("", "Oh, ", "So ", "Ah, ", "Wait, "), "lead", kind, turn)
+    keep = not lead or re.match(r"^I\b|^[A-Z][a-z]+ [A-Z]", named)  # "I", a name: capitals stay
+    said = lead + (named if keep else named[0].lower() + named[1:])
+    return f"{said[0].upper()}{said[1:]}? {tail}"
 
 
 def goodbye(v: Voice, doing: str, turn: int, avoid: Sequence[str] = ()) -> str:
@@ -133,7 +136,9 @@ def goodbye(v: Voice, doing: str, turn: int, avoid: Sequence[str] = ()) -> str:
     back = f"I should get back to {doing}" if doing and not doing.startswith(("convers", "talk", "chat")) else ""
     options = [f"It was good to talk, {f}. See you around!", f"{f}, I'll let you get on with your day. Take care!",
                f"Let's catch up again soon, {f}.", f"Take care, {f}. Talk soon!", f"Well, {f}, see you later!",
-               f"Nice chatting with you, {f}. Bye for now."]
+               f"Nice chatting with you, {f}. Bye for now.", f"{f}, it was good talking to you. See you!",
+               f"See you later, {f}. Have a good day!", f"Goodbye for now, {f}. Enjoy your day!",
+               f"{f}, it was nice to catch up. Bye!"]
     if back:
         options += [f"{back}, {f}. See you soon!", f"Sorry, {f}, {back}. Bye!"]
     if v.warm:
@@ -163,10 +168,12 @@ def acceptance(v: Voice, what: str, when: str, turn: int) -> str:
     f = v.first
     if not what:
         return v.pick((f"I'd love to, {f}! See you {when}.", f"Sure, {f}, I'll join you {when}.",
-                       f"Count me in, {f}. See you {when}!"), "accept", turn)
+                       f"Count me in, {f}. See you {when}!", f"{f}, that sounds nice. See you {when}!",
+                       f"Gladly, {f}! I'll join you {when}."), "accept", turn)
     return v.pick((f"I'd love to, {f}! I'll be there {when}.", f"Count me in, {f}. See you {when}!",
                    f"Yes, I'll come to the {what}, {f}. Thank you!", f"The {what}? Of course I'll come, {f}!",
-                   f"{f}, I wouldn't miss it. See you {when}!"), "accept", turn)
+                   f"{f}, I wouldn't miss it. See you {when}!", f"{f}, thank you, I'll be there {when}."),
+                  "accept", turn)
 
 
 def refusal(v: Voice, what: str, reason: str, turn: int) -> str:
@@ -194,6 +201,7 @@ def to_listener(line: str, other: str) -> str:
     """A line about the listener, said to them: "Maria Lopez is ..." -> "you are ..."."""
     first = other.split()[0]
     for who in (re.escape(other), re.escape(first)):
+        line = re.sub(rf"\bmy (?:wife|husband|son|daughter|partner|mother|father|friend) {who}\b", "you", line)
         line = re.sub(rf"\b(of|like) {who}\b", r"\1 yours" if "friend" in line else r"\1 you", line)
         line = re.sub(rf"\b{who} is\b", "you are", line)
         line = re.sub(rf"\b{who}'s\b", "your", line)
