@@ -102,7 +102,7 @@ def engagement_of(node: MemoryNode, persona: Persona, spatial: SpatialMemory) ->
     clause = _clause_about(text)
     own = node.kind == "thought" and node.subject in (None, persona.name) and not _TOLD.search(text)
     ev = dt.parse(clause, node.created, teller=persona.name if own and dt.hosting(clause) else None)
-    place = activity_place(clause, spatial, persona) if ev is not None else None
+    place = activity_place(ev.place, spatial, persona) if ev is not None else None  # where the event is
     if ev is None or place is None:
         return None
     hosting = ev.host == persona.name

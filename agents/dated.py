@@ -100,7 +100,15 @@ def parse(text: str, now: datetime, *, teller: str | None = None) -> DatedEvent 
     """The dated event ``text`` speaks of, or None when it names no event, no day it can
     place in the coming week, no time or no place. ``teller``: who said it (a heard line
     in the host's own words names the teller as host)."""
-    t = " ".join(str(text or "").split())
+    whole = " ".join(str(text or "").split())
+    w = _WHAT.search(whole)
+    if not w:
+        return None
+    # Only the clause that names the event tells its time and place: "I'm going to the party
+    # today; at 2 pm I'm running the cafe" is no party at 2 pm.
+    lo = max(whole.rfind(";", 0, w.start()), whole.rfind(". ", 0, w.start()), -1) + 1
+    hi = min([i for i in (whole.find(";", w.end()), whole.find(". ", w.end())) if i >= 0] or [len(whole)])
+    t = whole[lo:hi]
     w = _WHAT.search(t)
     if not w:
         return None
@@ -115,7 +123,7 @@ def parse(text: str, now: datetime, *, teller: str | None = None) -> DatedEvent 
         place = ""
     if day is None or start is None or not place:
         return None
-    told = _TOLD.match(t)
+    told = _TOLD.match(whole)
     teller = teller or (told.group(1) if told else None)
     host_named = _HOST_NAMED.search(t)
     host = host_named.group(1) if host_named else None

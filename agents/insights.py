@@ -270,6 +270,9 @@ def topics(nodes: Sequence[MemoryNode], known: Known) -> list[Candidate]:
                              -len(k.split())))
     for k in kept:
         xs = where[k]
+        if re.match(r"^(i|i'm|im|you|you're|youre|we|we're|it's|there's|he|she|they)\b", k) or re.match(
+                r"^(having|eating|going|getting|taking|doing)\b", k):
+            continue  # "I'm having lunch", "You're free", "Having lunch": a way of talking or a routine, no topic
         if _cite(xs) in cited:
             continue  # the same memories: the same topic in other words
         cited.add(_cite(xs))
@@ -278,7 +281,9 @@ def topics(nodes: Sequence[MemoryNode], known: Known) -> list[Candidate]:
         # "the party" where the memory says "a party" or "the party"; "Physics", "Running for mayor" as they are
         named = re.search(_ARTICLE + re.escape(ph), said, re.I)
         lead = f"The {ph}" if named else ph[0].upper() + ph[1:]
-        out.append(Candidate("topic", f"{lead} keeps coming up.", _cite(xs), float(df[k]) * len(k.split())))
+        plural = named and re.search(r"[^s]s$", ph) and not re.search(r"(news|ss|us|is|ics)$", ph.lower())
+        verb = "keep" if plural else "keeps"  # "The paintings keep coming up"; "Studying physics keeps ..."
+        out.append(Candidate("topic", f"{lead} {verb} coming up.", _cite(xs), float(df[k]) * len(k.split())))
     return out
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from datetime import timedelta
 from functools import lru_cache
 from typing import Annotated, Protocol
 
@@ -67,7 +68,16 @@ class Reflector(Thinking, Protocol):
 
 
 def should_reflect(m: Reflector) -> bool:
-    return m.memory.importance_since_reflection > m.settings.reflection_threshold
+    """The paper's trigger; a choosing model (the embedded one) also waits
+    ``reflection_gap_h`` sim hours after its last reflection: its conversations are many and
+    short, and each heard line counts, so the sum alone fired 4-6 times in 12 sim hours for
+    some residents (the paper: 2-3 a day)."""
+    if m.memory.importance_since_reflection <= m.settings.reflection_threshold:
+        return False
+    if not chooses(m):
+        return True
+    last = m.memory.recent(1, kinds=("reflection",))
+    return not last or m.now - last[0].created >= timedelta(hours=m.settings.reflection_gap_h)
 
 
 def question_ok(q: str) -> bool:

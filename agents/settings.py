@@ -30,6 +30,7 @@ class MindSettings:
 
     # Reflection.
     reflection_threshold: int = 150  # summed importance since the last one
+    reflection_gap_h: float = 4.0  # a choosing model reflects at most once in this many sim hours
     reflection_window: int = 100  # most recent records that suggest questions
     reflection_prompt_records: int = 30  # of those, the most important shown (short contexts)
     reflection_questions: int = 3

@@ -240,3 +240,14 @@ def test_the_steps_of_a_chosen_engagement_name_its_memory_for_why_and_the_timeli
     assert "party" in P.item_at(m.today.plan, m.now).description
     assert "memory #" in d.action.source and pv.kind_of(d.action.source) in pv.KINDS
     assert agenda.origin_in(P.item_at(m.today.plan, m.now).source).startswith("memory #")
+
+
+def test_a_line_that_mixes_the_event_with_the_next_plan_item_keeps_the_events_own_time_and_place():
+    said = "I'm attending the Valentine's Day party at Hobbs Cafe today; at 2 pm I'm running the cafe at Hobbs Cafe."
+    assert dt.parse(said, FEB13) is None  # no time in the event's own clause: no guess
+    told = ('Eddy Lin told Maria: "I study at Oak Hill College. Isabella is hosting a Valentine\'s Day party at '
+            'Hobbs Cafe on February 14, from 5 pm to 7 pm."')
+    who, sp = world("Maria Lopez")
+    sp.add("the Ville:Oak Hill College:library", with_defaults=True)
+    e = agenda.engagement_of(node(told, kind="chat", subject="Eddy Lin"), who, sp)
+    assert e is not None and e.address == CAFE and e.start == datetime(2023, 2, 14, 17)

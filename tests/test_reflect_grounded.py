@@ -441,3 +441,31 @@ def test_only_what_is_perceived_and_heard_counts_toward_a_reflection():
     m.memory.rerate(m.memory.nodes[-2].id, 9, pv.MODEL)  # the plan, rated later: still no experience
     m.memory.rerate(m.memory.nodes[-1].id, 5, pv.MODEL)
     assert m.memory.importance_since_reflection == 4 + 5
+
+
+def test_no_topic_of_a_way_of_talking_or_a_routine_and_plurals_agree():
+    m, _ = mind()
+    m.known_people |= {"Maria Lopez"}
+    m.remember_many([told(m, "Maria Lopez", 9 + i, f"I'm having lunch at noon, you're free after ({i})")
+                     for i in range(3)])
+    assert not any(t.startswith(("I'm", "You're", "Having")) for t in texts(derive(m), "topic"))
+    m2, _ = mind()
+    m2.known_people |= {"Maria Lopez"}
+    m2.remember_many([told(m2, "Maria Lopez", 9 + i, f"the paintings look lovely ({i})", mi=30) for i in range(3)])
+    assert texts(derive(m2), "topic") == ["The paintings keep coming up."]
+
+
+def test_a_choosing_model_reflects_at_most_once_in_the_gap_and_the_paper_mode_is_not_held():
+    from agents.reflect import should_reflect
+    m, _ = mind()
+    m.remember_many([dict(kind="reflection", text="I often talk with Maria Lopez.", importance=5, created=at(9))])
+    m.memory.importance_since_reflection = m.settings.reflection_threshold + 1
+    m.now = NOW.replace(hour=11)
+    assert m.settings.reflection_gap_h == 4 and not should_reflect(m)  # two hours after the last
+    m.now = NOW.replace(hour=13, minute=30)
+    assert should_reflect(m)
+    paper, _ = mind(settings=MindSettings(planning="paper"))
+    paper.remember_many([dict(kind="reflection", text="I often talk with Maria Lopez.", importance=5, created=at(9))])
+    paper.memory.importance_since_reflection = paper.settings.reflection_threshold + 1
+    paper.now = NOW.replace(hour=10)
+    assert should_reflect(paper)
