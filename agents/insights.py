@@ -270,7 +270,7 @@ def topics(nodes: Sequence[MemoryNode], known: Known) -> list[Candidate]:
                              -len(k.split())))
     for k in kept:
         xs = where[k]
-        if re.match(r"^(i|i'm|im|you|you're|youre|we|we're|it's|there's|he|she|they)\b", k) or re.match(
+        if re.match(r"^(i|i'?m|you|you'?re|we|we're|it's|there's|he|she|they)\b", k) or re.match(
                 r"^(having|eating|going|getting|taking|doing)\b", k):
             continue  # "I'm having lunch", "You're free", "Having lunch": a way of talking or a routine, no topic
         if _cite(xs) in cited:
