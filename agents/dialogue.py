@@ -53,7 +53,9 @@ NEWS_QUERY = "upcoming events, parties, plans and news worth telling {other}"
 _ACT = re.compile(r"\bact (" + "|".join(ACTS) + r")(?: \(([^)]*)\))?\s*$")
 SOCIAL = re.compile(r"\b(lunch|dinner|breakfast|brunch|coffee|tea|drink|drinks|meal|walk|stroll|picnic|snack)\b", re.I)
 _HEARD = re.compile(r'^[A-Z][a-z]+ [A-Z][a-z]+ told \w+: "')
-_SECRET = re.compile(r"\bsecret|\bnobody knows|\bnot told anyone|\bhave not told", re.I)
+# A secret is kept ("a secret crush ... I have not told anyone"); news nobody knows *yet* (Sam's
+# candidacy) is news to tell: keeping it too stopped the candidacy spreading (4% of the town).
+_SECRET = re.compile(r"\bsecret|\bnot told anyone|\bhave not told|\bnobody knows\b(?! yet)", re.I)
 _TIMES = re.compile(r"\b\d{1,2}:\d\d\b")
 
 

@@ -499,3 +499,12 @@ def test_a_secret_is_told_to_nobody():
     b = mind(who=persona("Mei Lin"))
     c = talk(a, b)
     assert c.lines and not any("crush" in u.text for u in c.lines)
+
+
+def test_news_nobody_knows_yet_is_told_a_secret_is_not():
+    assert dg._SECRET.search("I have a secret crush on Klaus Mueller, and I have not told anyone")
+    assert not dg._SECRET.search("I have decided to run for mayor of the Ville; nobody knows yet")
+    sam = mind(pick=choose("mayor"), who=persona("Sam Moore"),
+               thoughts=["I have decided to run for mayor of the Ville in the coming local election; nobody knows yet"])
+    c = talk(sam, mind(who=persona("Adam Smith")))
+    assert any("mayor" in u.text for u in c.lines if u.speaker == "Sam Moore")
