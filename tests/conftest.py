@@ -111,3 +111,24 @@ def _gc_policy_per_test():
     from game.runs import gcpolicy
 
     gcpolicy.POLICY.uninstall()
+
+
+@pytest.fixture
+def windows(display, tmp_path):
+    """build(visitor, **session_kw) -> (game, session): windows on a scripted town sharing one
+    saves folder (tests/driving.py), closed, their save menus first, when the test ends."""
+    from driving import window
+    made = []
+
+    def build(visitor, **kw):
+        game, session = window(display, saves_dir=tmp_path / "saves", **kw)
+        session.rename_visitor(visitor)
+        made.append((game, session))
+        return game, session
+
+    yield build
+    for game, s in made:
+        menu = game.panels.savemenu
+        if menu is not None:
+            menu.close()
+        s.close()

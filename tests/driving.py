@@ -75,3 +75,12 @@ def screen_distance_to_centre(game, name: str) -> float:
     cx = left + (game.size[0] - left - right) / 2
     cy = top + (game.size[1] - top - bottom) / 2
     return ((rect.centerx - cx) ** 2 + (rect.bottom - cy) ** 2) ** 0.5
+
+
+def saves_writer(game):
+    game.panels.savemenu.writer.wait(30)
+
+
+def save_and_quit(game):
+    pygame.event.post(pygame.event.Event(pygame.QUIT))  # a signal: save and quit without asking
+    assert until(game, lambda: not game.running, limit=600, wait=saves_writer)

@@ -15,7 +15,9 @@ import pytest
 pygame = pytest.importorskip("pygame")
 pytest.importorskip("pygame_gui")
 
-from driving import MAP, click_element, frames, press, until, window
+from driving import MAP, click_element, frames, press, until
+from driving import save_and_quit as _save_and_quit
+from driving import saves_writer as _writer
 
 from game.saves.series import group_by_game, new_game_id, short_slot
 from game.saves.store import autosave, list_saves, read_info, save_state
@@ -46,38 +48,13 @@ def test_autosaves_rotate_only_within_their_own_game(tmp_path):
     assert short_slot(games[0].newest) == "autosave 6"
 
 
-@pytest.fixture
-def town(display, tmp_path):
-    made = []
-
-    def build(visitor, **kw):
-        game, session = window(display, saves_dir=tmp_path / "saves", **kw)
-        session.rename_visitor(visitor)
-        made.append((game, session))
-        return game, session
-
-    yield build
-    for game, s in made:
-        menu = game.panels.savemenu
-        if menu is not None:
-            menu.close()
-        s.close()
 
 
-def _writer(game):
-    game.panels.savemenu.writer.wait(30)
-
-
-def _save_and_quit(game):
-    pygame.event.post(pygame.event.Event(pygame.QUIT))  # a signal: save and quit without asking
-    assert until(game, lambda: not game.running, limit=600, wait=_writer)
-
-
-def test_a_second_game_never_eats_the_first_ones_saves(town, tmp_path):
+def test_a_second_game_never_eats_the_first_ones_saves(windows, tmp_path):
     """The issue's story: Anna's game saved on quit, then Bert's game in the same folder
     autosaved over and over and saved and quit. Anna's saves are all still there."""
     saves = tmp_path / "saves"
-    game_a, anna = town("Anna", agents=2)
+    game_a, anna = windows("Anna", agents=2)
     frames(game_a, 5)
     game_a.panels.savemenu.autosave()
     _writer(game_a)
@@ -85,7 +62,7 @@ def test_a_second_game_never_eats_the_first_ones_saves(town, tmp_path):
     a_files = {p.name: p.read_bytes() for p in saves.iterdir()}
     assert sorted(a_files) == [f"{anna.game_id}-autosave-1.sqlite", f"{anna.game_id}-continue.sqlite"]
 
-    game_b, bert = town("Bert", agents=2)
+    game_b, bert = windows("Bert", agents=2)
     assert bert.game_id != anna.game_id and bert.game_id.startswith("bert-")
     for _ in range(game_b.panels.savemenu.keep + 3):  # more autosaves than the series keeps
         frames(game_b, 2)
@@ -100,9 +77,9 @@ def test_a_second_game_never_eats_the_first_ones_saves(town, tmp_path):
     assert read_info(saves / f"{anna.game_id}-continue.sqlite").meta["visitor_name"] == "Anna"
 
 
-def test_the_load_menu_lists_games_and_loads_one_which_goes_on_with_its_own_series(town, tmp_path):
+def test_the_load_menu_lists_games_and_loads_one_which_goes_on_with_its_own_series(windows, tmp_path):
     saves = tmp_path / "saves"
-    game_a, anna = town("Anna", agents=2)
+    game_a, anna = windows("Anna", agents=2)
     frames(game_a, 5)
     game_a.panels.savemenu.save(game_a.panels.savemenu.own("quick"))
     game_a.panels.savemenu.autosave()
@@ -115,7 +92,7 @@ def test_the_load_menu_lists_games_and_loads_one_which_goes_on_with_its_own_seri
     meta.pop("game_id")
     save_state(saves / "continue.sqlite", parts, {**meta, "slot": "continue"})
 
-    game_b, bert = town("Bert", agents=2)
+    game_b, bert = windows("Bert", agents=2)
     frames(game_b, 30)
     menu = game_b.panels.savemenu
     press(pygame.K_F6)
@@ -149,15 +126,15 @@ def test_the_load_menu_lists_games_and_loads_one_which_goes_on_with_its_own_seri
     assert (saves / f"{bert.game_id}-autosave-1.sqlite").exists()
 
 
-def test_save_as_over_another_games_save_asks_first(town, tmp_path):
+def test_save_as_over_another_games_save_asks_first(windows, tmp_path):
     saves = tmp_path / "saves"
-    game_a, _anna = town("Anna", agents=2)
+    game_a, _anna = windows("Anna", agents=2)
     frames(game_a, 5)
     game_a.panels.savemenu.save("before the party")
     _writer(game_a)
     before = (saves / "before the party.sqlite").read_bytes()
 
-    game_b, _bert = town("Bert", agents=2)
+    game_b, _bert = windows("Bert", agents=2)
     frames(game_b, 5)
     menu = game_b.panels.savemenu
     press(pygame.K_F6)
@@ -179,15 +156,15 @@ def test_save_as_over_another_games_save_asks_first(town, tmp_path):
     assert any(m == "saved slot before the party" for m in menu.messages[n:])
 
 
-def test_continue_offers_the_most_recent_game(town, tmp_path):
-    game_a, _anna = town("Anna", agents=2)
+def test_continue_offers_the_most_recent_game(windows, tmp_path):
+    game_a, _anna = windows("Anna", agents=2)
     frames(game_a, 5)
     _save_and_quit(game_a)
-    game_b, _bert = town("Bert", agents=2)
+    game_b, _bert = windows("Bert", agents=2)
     frames(game_b, 5)
     game_b.panels.savemenu.autosave()
     _writer(game_b)
-    game_c, _cleo = town("Cleo", agents=2)
+    game_c, _cleo = windows("Cleo", agents=2)
     game_c.ask_visitor_name("Cleo", offer_continue=True)
     box = game_c.panels.namebox
     assert until(game_c, lambda: box.continue_button is not None, limit=300)

@@ -13,7 +13,9 @@ import pytest
 pygame = pytest.importorskip("pygame")
 pytest.importorskip("pygame_gui")
 
-from driving import MAP, click_element, frames, press, until, window
+from driving import MAP, click_element, frames, press, until
+from driving import save_and_quit as _save_and_quit
+from driving import saves_writer as _writer
 
 from game.saves.series import group_by_game
 from game.saves.store import list_saves, read_info, save_state
@@ -21,31 +23,6 @@ from game.saves.store import list_saves, read_info, save_state
 pytestmark = pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not built")
 
 
-@pytest.fixture
-def town(display, tmp_path):
-    made = []
-
-    def build(visitor, **kw):
-        game, session = window(display, saves_dir=tmp_path / "saves", **kw)
-        session.rename_visitor(visitor)
-        made.append((game, session))
-        return game, session
-
-    yield build
-    for game, s in made:
-        menu = game.panels.savemenu
-        if menu is not None:
-            menu.close()
-        s.close()
-
-
-def _writer(game):
-    game.panels.savemenu.writer.wait(30)
-
-
-def _save_and_quit(game):
-    pygame.event.post(pygame.event.Event(pygame.QUIT))  # a signal: save and quit without asking
-    assert until(game, lambda: not game.running, limit=600, wait=_writer)
 
 
 def _open_menu(game):
@@ -64,13 +41,13 @@ def _click_row(game, menu, label):
     frames(game, 1)
 
 
-def test_loading_an_older_save_then_quitting_starts_a_branch_and_keeps_the_newer_game(town, tmp_path):
+def test_loading_an_older_save_then_quitting_starts_a_branch_and_keeps_the_newer_game(windows, tmp_path):
     """The issue's story: Anna plays on (autosaves, then Save and quit at the newest
     moment); later she loads an older autosave of that game, plays on and quits. Every
     file of the newer line is still there, byte for byte; the loaded game's saves are a
     branch, shown as one in the load menu."""
     saves = tmp_path / "saves"
-    game_a, anna = town("Anna", agents=2)
+    game_a, anna = windows("Anna", agents=2)
     for _ in range(5):  # more autosaves than the series keeps: the rotation has to bite
         frames(game_a, 4)
         game_a.panels.savemenu.autosave()
@@ -79,7 +56,7 @@ def test_loading_an_older_save_then_quitting_starts_a_branch_and_keeps_the_newer
     newer = {p.name: p.read_bytes() for p in saves.iterdir()}
     oldest = min((p for p in saves.glob(f"{anna.game_id}-autosave-*")), key=lambda p: read_info(p).sim_time)
 
-    game_b, again = town("Anna", agents=2)
+    game_b, again = windows("Anna", agents=2)
     menu = game_b.panels.savemenu
     menu.load(str(oldest))
     assert until(game_b, lambda: any(m.startswith("loaded slot") for m in menu.messages), limit=600, wait=_writer)
@@ -113,17 +90,17 @@ def test_the_newest_save_of_a_game_continues_its_line_and_a_second_branch_gets_i
     assert line_after_load(infos["s3.sqlite"], [tmp_path]) == "bert-1"
 
 
-def test_the_save_menu_deletes_and_loads_the_rows_own_file_not_another_of_the_same_slot(town, tmp_path):
+def test_the_save_menu_deletes_and_loads_the_rows_own_file_not_another_of_the_same_slot(windows, tmp_path):
     """Two files holding the same slot name (a backup copy, a downloaded save): Delete
     and Load act on the file of the row picked."""
     import shutil
 
     saves = tmp_path / "saves"
-    game_a, _anna = town("Anna", agents=2)
+    game_a, _anna = windows("Anna", agents=2)
     frames(game_a, 5)
     game_a.panels.savemenu.save("before the party")
     _writer(game_a)
-    game_b, bert = town("Bert", agents=2)
+    game_b, bert = windows("Bert", agents=2)
     frames(game_b, 9)
     from game.saves.saveload import capture
 
