@@ -101,7 +101,7 @@ def act_of(source: str | None) -> tuple[str | None, str]:
 
 _BYE = re.compile(r"\b(bye|goodbye|see you|take care|talk soon|catch up (?:again )?soon|get going|get back to|"
                   r"let you get on|must go|have to go)\b", re.I)
-_ACCEPT = re.compile(r"\b(i'd love to|count me in|i'll be there|i will be there|i'll come|i will come|"
+_ACCEPT = re.compile(r"\b(i'd love to|i'd love that|count me in|i'll be there|i will be there|i'll come|i will come|"
                      r"wouldn't miss it|of course i'll|yes,? i'll|gladly|i'll join you|that sounds nice)\b", re.I)
 _DECLINE = re.compile(r"\b(can't make it|can't come|cannot come|won't be able|i wish i could)\b", re.I)
 _INVITE = re.compile(r"\b(would you like to (?:come|join)|want to come|will you come|you're invited|join me|"
@@ -243,12 +243,13 @@ def offers(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: st
         return _usable(opts, said, v, turn)  # only an answer fits after a question or an invitation
     empty = last is not None and empty_answer(last)
     if last is not None and last_act in (TELL, ANSWER, ACCEPT, DECLINE) and not empty:
-        opts.append(react(v, last, last_act, now, turn))  # "nothing planned" is no news to react to
+        mine = frozenset(k.event.key for k in known if k.hosting)
+        opts.append(react(v, last, last_act, now, turn, mine))  # "nothing planned" is no news to react to
     offered = any(act_of(u.source)[0] in OFFERS for u in lines if u.speaker == m.name)  # one offer each
     if not offered and last_act not in OFFERS:
         opts += [o for o in [invite(m, v, known, now, lines, turn)] if o]
     opts += tells(m, v, c, nodes, known, now)[:2]
-    opts += [o for o in [ask(m, v, lines, turn, nodes)] if o]
+    opts += [o for o in [ask(m, v, lines, turn, nodes, partner_doing)] if o]
     if not any(act_of(u.source)[0] == MEET for u in lines) and last_act not in OFFERS:
         opts += [o for o in [meet(m, v, now, turn)] if o]  # one plan to meet a conversation: no offer back
     if turn >= GOODBYE_FROM or not opts:
@@ -387,6 +388,8 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
             continue  # what someone said of their day, or asked, is no news to pass on
         if x.predicate == "declined" or _babble(d):
             continue  # a refusal is no news; a model's babble ("I'm not your best friend. ... I'm not ...") neither
+        if k is None and v.known and _about_oneself(x, m.name):
+            continue  # "I am a poet" is an introduction; said to someone one knows, it is no news
         if k is not None:
             if f"event:{k.event.key}" in told or f"news:{k.event.key}" in told or k.event.host == other:
                 continue
@@ -402,6 +405,12 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
             continue
         out.append(Option(TELL, text, _fact(x), topic))
     return out
+
+
+def _about_oneself(x: MemoryNode, me: str) -> bool:
+    """A line of the resident's own description that names nobody else ("I am a poet")."""
+    others = {n for n in gr_names(x.description) if n != me}
+    return pv.SEED in (x.importance_source or "") and not others
 
 
 def _babble(text: str) -> bool:
@@ -420,15 +429,18 @@ def _event_of(text: str, now: datetime, me: str, known: list[Known]) -> Known | 
 def _event_news(m: Any, v: wd.Voice, k: Known) -> str:
     """An event as news: the host's own, one it goes to, or one it heard of (from whom)."""
     ev = k.event
+    f = v.first  # the same news told all over town: the listener's name first, not "I heard ..."
     if k.hosting:
-        return v.pick((f"I'm hosting {ev.words()}.", f"I'm getting ready to host {ev.words()}."), "news", ev.key)
+        return v.pick((f"{f}, I'm hosting {ev.words()}.", f"{f}, I'm getting ready to host {ev.words()}."),
+                      "news", ev.key)
     host = ev.host.split()[0] if ev.host and ev.host != m.name else None
     if k.going:
-        return f"I'm going to {ev.words('the')}" + (f"; {host} is hosting it." if host else ".")
+        return f"{f}, I'm going to {ev.words('the')}" + (f"; {host} is hosting it." if host else ".")
     if host:
-        return v.pick((f"{host} told me there's {ev.words()}.", f"I heard {host} is hosting {ev.words()}."),
-                      "news", ev.key)
-    return f"I heard there's {ev.words()}."
+        return v.pick((f"{f}, {host} told me there's {ev.words()}.", f"{f}, I heard {host} is hosting {ev.words()}.",
+                       f"{f}, did you hear? {host} is hosting {ev.words()}."), "news", ev.key)
+    return v.pick((f"{f}, I heard there's {ev.words()}.", f"{f}, did you hear? There's {ev.words()}."),
+                  "news", ev.key)
 
 
 def converse_words(text: str, other: str) -> str:
@@ -476,8 +488,8 @@ def answer(m: Any, v: wd.Voice, asked: str, topic: str, now: datetime, nodes: li
                 if not wd.fragment(text):
                     return Option(ANSWER, text, _fact(x), topic)
         if first:
-            return Option(ANSWER, v.pick((f"I haven't seen {first} today, actually.",
-                                          f"I haven't heard from {first} lately."), "answer", topic, turn,
+            return Option(ANSWER, v.pick((f"{first}? I haven't seen them today, actually.",
+                                          f"{first}? I haven't heard from them lately."), "answer", topic, turn,
                                          avoid=avoid),
                           topic=topic, note="nothing remembered of them")
     said = " ".join(avoid).lower()
@@ -486,7 +498,7 @@ def answer(m: Any, v: wd.Voice, asked: str, topic: str, now: datetime, nodes: li
     if going and (topic == "plans" or day.note == "nothing planned"):
         k = going[0]  # what one looks forward to is the answer to "any plans?"
         verb, art = ("I'm hosting", "a") if k.hosting else ("I'm going to", "the")
-        return Option(ANSWER, f"{verb} {k.event.words(art)}.", _fact(k.node), topic or "day")
+        return Option(ANSWER, f"{v.first}, {verb} {k.event.words(art)}.", _fact(k.node), topic or "day")
     return day
 
 
@@ -495,20 +507,24 @@ def _day_answer(m: Any, v: wd.Voice, now: datetime, topic: str, turn: int, avoid
     cur = item_at(plan, now)
     nxt = next((x for x in plan if x.start > now and "sleep" not in x.description.lower()), None)
     parts = []
+    f = v.first  # the doing first, else the asker's name: "at the moment I'm" opened every answer alike
     if cur is not None and activity.is_gerund(cur.description.split()[0]) and topic == "day":
-        d = cur.description  # a whole lunch hour answers "having lunch": the openings vary
-        parts.append(v.pick((f"I'm {d} today", f"right now I'm {d}", f"at the moment I'm {d}",
-                             f"today I'm {d}", f"oh, I'm {d} just now"), "day", turn))
+        d = cur.description
+        parts.append(v.pick((f"{d} keeps me busy today", f"{d} is what I'm doing right now", f"{f}, I'm {d} today",
+                             f"{f}, I'm {d} just now"), "day", turn))
     if nxt is not None and activity.is_gerund(nxt.description.split()[0]):
         where = m.spatial.label(m.spatial.arena_of(nxt.address)).split(":")[0]
         at = f" at {where}" if where.lower() not in nxt.description.lower() else ""
         t, d = dt.clock(nxt.start.hour * 60 + nxt.start.minute), f"{nxt.description}{at}"
-        parts.append(v.pick((f"at {t} I'm {d}", f"later I'm {d}, at {t}", f"next I'm {d} at {t}",
-                             f"I'll be {d} at {t}"), "next", topic, turn) if not parts else f"at {t} I'm {d}")
+        # Most of the town lunches at 12 at Hobbs Cafe: "having lunch at ..." first would open a
+        # third of the plan answers alike, so two phrasings in three name the asker first.
+        parts.append(v.pick((f"{d} at {t} is next for me", f"{f}, I'll be {d} at {t}", f"{f}, next I'm {d} at {t}"),
+                            "next", topic, turn) if not parts else f"at {t} I'm {d}")
     if not parts:
-        pool = (("Nothing planned for later, I think.", "I haven't made any plans yet.",
-                 "I'll see how the day goes, nothing fixed.") if topic == "plans" else
-                ("Nothing special, it's just the usual.", "It's a quiet day for me.", "I'm keeping busy, as always."))
+        pool = ((f"{f}, nothing planned for later, I think.", f"{f}, I haven't made any plans yet.",
+                 f"{f}, I'll see how the day goes, nothing fixed.") if topic == "plans" else
+                (f"{f}, nothing special, it's just the usual.", f"{f}, it's a quiet day for me.",
+                 f"{f}, I'm keeping busy, as always."))
         return Option(ANSWER, v.pick(pool, "answer", topic, turn, avoid=avoid), topic=topic, note="nothing planned")
     text = "; ".join(parts)
     return Option(ANSWER, text[0].upper() + text[1:] + ".", topic=topic, note="today's plan")
@@ -531,18 +547,24 @@ def gr_names(text: str) -> set[str]:
     return {f"{a} {b}" for a, b in re.findall(r"\b([A-Z][a-z]+)\s+([A-Z][a-z]+)\b", text or "")}
 
 
-def react(v: wd.Voice, last: Utterance, last_act: str, now: datetime, turn: int) -> Option:
+def react(v: wd.Voice, last: Utterance, last_act: str, now: datetime, turn: int,
+          hosting: frozenset[str] = frozenset()) -> Option:
     """A reaction that names what was just said ("A Valentine's Day party at Hobbs Cafe on
     February 14? That sounds wonderful!"), or answers an acceptance or a refusal."""
+    f = v.first
     if last_act == ACCEPT:
-        return Option(REACT, v.pick((f"Wonderful, {v.first}! I'm so glad you can come.",
-                                     f"I'm so glad, {v.first}! See you there.", "That makes me happy. See you then!"),
-                                    "react", "accepted", turn), note="the acceptance")
+        return Option(REACT, v.pick((f"Wonderful, {f}! I'm so glad you can come.", f"{f}, I'm so glad! See you there.",
+                                     f"{f}, that makes me happy. See you then!"), "react", "accepted", turn),
+                      note="the acceptance")
     if last_act == DECLINE:
-        return Option(REACT, v.pick((f"That's a shame, {v.first}. Maybe next time!", "Oh, I understand. Another time!",
-                                     f"No worries, {v.first}. We'll find another time."), "react", "declined", turn),
+        return Option(REACT, v.pick((f"{f}, that's a shame. Maybe next time!", f"Oh, {f}, I understand. Another time!",
+                                     f"No worries, {f}. We'll find another time."), "react", "declined", turn),
                       note="the refusal")
     ev = dt.parse(last.text, now, teller=last.speaker)
+    if ev is not None and ev.key in hosting:  # one's own party told back: no "That sounds wonderful!"
+        return Option(REACT, v.pick((f"{f}, yes, that's my party! I hope you can come.",
+                                     f"{f}, that's right, I'm hosting it. I'd love to see you there."),
+                                    "react", "own", turn), note="its own event")
     if ev is not None:
         day = "today" if ev.day == now.date() else f"on {dt.MONTHS[ev.day.month - 1]} {ev.day.day}"
         named, kind = f"{ev.short()} {day}", "event"
@@ -554,8 +576,10 @@ def react(v: wd.Voice, last: Utterance, last_act: str, now: datetime, turn: int)
     return Option(REACT, wd.reaction(v, named, kind, turn), note="the line before")
 
 
-def ask(m: Any, v: wd.Voice, lines: list[Utterance], turn: int, nodes: list[MemoryNode]) -> Option | None:
-    """One question not asked yet in this conversation: its day, its plans, or someone both know."""
+def ask(m: Any, v: wd.Voice, lines: list[Utterance], turn: int, nodes: list[MemoryNode],
+        partner_doing: str = "") -> Option | None:
+    """One question not asked yet in this conversation: its day (about what the other was seen
+    doing), its plans, or someone both know."""
     asked = {act_of(u.source)[1].split(":")[0] for u in lines if act_of(u.source)[0] == ASK}
     for topic in ("day", "plans", "person"):
         if topic in asked:
@@ -566,8 +590,16 @@ def ask(m: Any, v: wd.Voice, lines: list[Utterance], turn: int, nodes: list[Memo
                 continue
             return Option(ASK, wd.question(v, "person", turn, person, avoid=[u.text for u in lines]),
                           topic=f"person:{person}")
-        return Option(ASK, wd.question(v, topic, turn, avoid=[u.text for u in lines]), topic=topic)
+        seen = partner_doing if topic == "day" and _askable(partner_doing) else ""
+        return Option(ASK, wd.question(v, topic, turn, avoid=[u.text for u in lines], their_doing=seen), topic=topic)
     return None
+
+
+def _askable(doing: str) -> bool:
+    """What the other was seen doing is worth asking about: an activity, not a walk or the talk."""
+    first = doing.split()[0].lower() if doing.split() else ""
+    return activity.is_gerund(first) and first not in ("chatting", "talking", "conversing", "walking", "going",
+                                                       "heading", "sleeping", "waiting", "idling")
 
 
 def shared_acquaintance(m: Any, other: str, nodes: list[MemoryNode]) -> str | None:

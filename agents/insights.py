@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
+from agents import activity
 from agents import grounding as gr
 from agents import provenance as pv
 from agents.memory import MemoryNode
@@ -378,7 +379,8 @@ def ahead(nodes: Sequence[MemoryNode], known: Known, now: datetime) -> list[Cand
         hour = (f" from {span.group(1)} to {span.group(2)}" if span and span.re is _SPAN
                 else f" at {span.group(1)}" if span else "")
         mine = x.kind == "thought" and x.subject == known.me and _HOST.search(d[: d.lower().find(phrase.split()[-1])])
-        what = f"hosting the {phrase}" if mine else f"the {phrase}"
+        what = (f"hosting the {phrase}" if mine else phrase if activity.is_gerund(phrase.split()[0])
+                else f"the {phrase}")  # "having lunch at Hobbs Cafe", not "the having lunch"
         where = f" at {place_words(sector, known)}" if sector else ""
         text = f"I am looking forward to {what}{where}{(' ' + on) if on else ''}{hour if on else ''}."
         key = f"{phrase.lower()}|{day}"

@@ -4,6 +4,12 @@ phrasings per dialogue act picked by a seeded choice (the same run says the same
 things; no randomness without the sim's seed), the news named back in the
 listener's words, and the rule that tells a sentence from a fragment.
 
+Every phrasing carries the listener's name or a fact (the news, the doing, the event,
+the person asked about) in its first three words: a line whose first words are fixed
+whatever is said ("At the moment I'm ...", "Goodbye for now, ...") is a canned opener,
+and the evaluation counts them (lab/evaluate/dialogue.py). In a run of 866 lines with
+fixed openers, 35% of lines began with a phrase used more than five times.
+
 Nothing here calls a model: agents/dialogue.py offers what this module words, and
 the model chooses among them.
 """
@@ -76,31 +82,37 @@ def opening(text: str, n: int = 3) -> str:
 def greeting(v: Voice, hour: int, turn: int) -> str:
     """The first words of a conversation: a stranger gets the full name and an introduction."""
     if not v.known:
-        return v.pick((f"Hello, {v.other}! I'm {v.my_first}.", f"Hi, you must be {v.other}. I'm {v.my_first}.",
-                       f"Excuse me, {v.other}? I'm {v.my_first}, nice to meet you."), "greet", turn)
+        return v.pick((f"Hello, {v.other}! I'm {v.my_first}.", f"{v.other}, isn't it? I'm {v.my_first}.",
+                       f"Excuse me, {v.other}? I'm {v.my_first}, nice to meet you.",
+                       f"Hi {v.other}, I'm {v.my_first}."), "greet", turn)
     part = "morning" if hour < 12 else "afternoon" if hour < 18 else "evening"
+    f = v.first
     if v.warm:
-        return v.pick((f"{v.first}! So good to see you.", f"Oh, {v.first}, hello!", f"Hey {v.first}!",
-                       f"Good {part}, {v.first}!", f"There you are, {v.first}!", f"Hi {v.first}, lovely to see you."),
-                      "greet", turn)
-    return v.pick((f"Hello, {v.first}.", f"Hi {v.first}.", f"Good {part}, {v.first}.", f"Hello there, {v.first}."),
-                  "greet", turn)
+        return v.pick((f"{f}! So good to see you.", f"Oh, {f}, hello!", f"Hey {f}!", f"Good {part}, {f}!",
+                       f"{f}, there you are!", f"Hi {f}, lovely to see you."), "greet", turn)
+    return v.pick((f"Hello, {f}.", f"Hi {f}.", f"Good {part}, {f}.", f"{f}, hello there."), "greet", turn)
 
 
-def question(v: Voice, topic: str, turn: int, person: str = "", avoid: Sequence[str] = ()) -> str:
-    """A question about the listener's day, plans, or someone both know."""
+def question(v: Voice, topic: str, turn: int, person: str = "", avoid: Sequence[str] = (),
+             their_doing: str = "") -> str:
+    """A question about the listener's day (what they are seen doing, when it is known), plans,
+    or someone both know."""
     f = v.first
     if topic == "person" and person:
         p = person.split()[0]
-        return v.pick((f"Have you seen {p} lately, {f}?", f"How is {p} doing these days?",
-                       f"{f}, have you heard from {p} today?", f"Any news from {p}?"), "ask", topic, turn, avoid=avoid)
-    if topic == "plans":
-        return v.pick((f"Any plans for later today, {f}?", f"{f}, what are you doing this evening?",
-                       f"What's next for you today, {f}?", f"So, {f}, anything planned for later?"),
+        return v.pick((f"{f}, have you seen {p} lately?", f"How is {p} doing these days, {f}?",
+                       f"{f}, have you heard from {p} today?", f"Seen {p} around lately, {f}?"),
                       "ask", topic, turn, avoid=avoid)
-    return v.pick((f"How is your day going, {f}?", f"{f}, what are you up to today?",
-                   f"Keeping busy today, {f}?", f"Busy day, {f}?", f"So, {f}, how has your day been?"),
-                  "ask", topic, turn, avoid=avoid)
+    if topic == "plans":
+        return v.pick((f"{f}, any plans for later today?", f"{f}, what are you doing this evening?",
+                       f"So, {f}, anything planned for later?", f"{f}, what's next for you today?"),
+                      "ask", topic, turn, avoid=avoid)
+    if their_doing:
+        d = their_doing
+        return v.pick((f"{d[0].upper()}{d[1:]}, {f}? How is it going?", f"How is {d} going, {f}?",
+                       f"{f}, still {d}?", f"{f}, how is {d} going?"), "ask", topic, turn, avoid=avoid)
+    return v.pick((f"{f}, how is your day going?", f"{f}, what are you up to today?", f"{f}, keeping busy today?",
+                   f"Busy day, {f}?", f"So, {f}, how has your day been?"), "ask", topic, turn, avoid=avoid)
 
 
 # What a reaction says after naming the news: by whether it is an event, news of the listener, or else.
@@ -119,13 +131,16 @@ _SAD = re.compile(r"\b(feud\w*|sick|ill|illness|lost|los(e|ing)|died|death|dead|
 
 
 def reaction(v: Voice, named: str, kind: str, turn: int) -> str:
-    """ "A Valentine's Day party at Hobbs Cafe on February 14? That sounds wonderful!" """
+    """ "Isabella, a Valentine's Day party at Hobbs Cafe on February 14? That sounds wonderful!" """
     pool = (_REACT_EVENT if kind == "event" else _REACT_SAD if _SAD.search(named) else
             _REACT_YOURS if kind == "yours" else _REACT_OTHER)
     tail = v.pick(pool, "react", kind, turn)
     if not named:
-        return tail
-    lead = v.pick(("", "Oh, ", "So ", "Ah, ", "Wait, "), "lead", kind, turn)
+        return f"{v.first}, {tail[0].lower()}{tail[1:]}" if not tail.startswith("I") else f"{v.first}, {tail}"
+    # An event many tell of ("a Valentine's Day party ...") and a line about "you" would open
+    # alike whoever reacts: those name the teller first; other news opens with the news itself.
+    common = kind == "event" or re.match(r"^(you|your|you're|you'll|i|i'm|i'll|a|an|the)\b", named, re.I)
+    lead = f"{v.first}, " if common else v.pick(("", "Oh, ", "So ", "Ah, ", "Wait, "), "lead", kind, turn)
     keep = not lead or re.match(r"^I\b|^[A-Z][a-z]+ [A-Z]", named)  # "I", a name: capitals stay
     said = lead + (named if keep else named[0].lower() + named[1:])
     return f"{said[0].upper()}{said[1:]}? {tail}"
@@ -133,16 +148,15 @@ def reaction(v: Voice, named: str, kind: str, turn: int) -> str:
 
 def goodbye(v: Voice, doing: str, turn: int, avoid: Sequence[str] = ()) -> str:
     f = v.first
-    back = f"I should get back to {doing}" if doing and not doing.startswith(("convers", "talk", "chat")) else ""
-    options = [f"It was good to talk, {f}. See you around!", f"{f}, I'll let you get on with your day. Take care!",
-               f"Let's catch up again soon, {f}.", f"Take care, {f}. Talk soon!", f"Well, {f}, see you later!",
-               f"Nice chatting with you, {f}. Bye for now.", f"{f}, it was good talking to you. See you!",
-               f"See you later, {f}. Have a good day!", f"Goodbye for now, {f}. Enjoy your day!",
-               f"{f}, it was nice to catch up. Bye!"]
+    back = doing if doing and not doing.startswith(("convers", "talk", "chat")) else ""
+    options = [f"{f}, it was good to talk. See you around!", f"{f}, I'll let you get on with your day. Take care!",
+               f"{f}, let's catch up again soon.", f"Take care, {f}. Talk soon!", f"Well, {f}, see you later!",
+               f"{f}, it's been nice chatting. Bye for now.", f"{f}, I enjoyed talking to you. See you!",
+               f"See you, {f}. Have a good day!", f"Bye, {f}! Enjoy your day.", f"{f}, always nice to catch up. Bye!"]
     if back:
-        options += [f"{back}, {f}. See you soon!", f"Sorry, {f}, {back}. Bye!"]
+        options += [f"{f}, I should get back to {back}. See you soon!", f"Sorry, {f}, I should get back to {back}. Bye!"]
     if v.warm:
-        options += [f"Lovely to see you, {f}! Take care.", f"It's always a pleasure, {f}. See you soon!"]
+        options += [f"{f}, lovely to see you! Take care.", f"{f}, it's always a pleasure. See you soon!"]
     return v.pick(options, "bye", turn, avoid=avoid)
 
 
@@ -152,14 +166,14 @@ def invitation(v: Voice, event_words: str, host_first: str | None, hosting: bool
     f, ev = v.first, event_words
     if hosting:
         return v.pick((f"{f}, I'm hosting {ev}. Would you like to come?",
-                       f"I'm hosting {ev}, {f}. I'd love for you to come!",
+                       f"{f}, I'd love for you to come: I'm hosting {ev}.",
                        f"You're invited, {f}! I'm hosting {ev}.",
-                       f"Would you like to come to {ev}, {f}? I'm hosting it.",
+                       f"{f}, would you like to come to {ev}? I'm hosting it.",
                        f"{f}, there's {ev}, and I'm hosting it. Will you come?"), "invite", turn)
     host = f"{host_first} is hosting it" if host_first else "I'm going"
     return v.pick((f"{f}, there's {ev}. {host}, and I'm going. Would you like to come?",
-                   f"Would you like to come with me to {ev}, {f}? {host}.",
-                   f"I'm going to {ev}, {f}. Want to come along?",
+                   f"{f}, would you like to come with me to {ev}? {host}.",
+                   f"{f}, I'm going to {ev}. Want to come along?",
                    f"{f}, come along to {ev}! {host}."), "invite", turn)
 
 
@@ -167,11 +181,11 @@ def acceptance(v: Voice, what: str, when: str, turn: int) -> str:
     """Yes to an invitation (``what``: the event's name) or to an offer to meet (``what`` empty)."""
     f = v.first
     if not what:
-        return v.pick((f"I'd love to, {f}! See you {when}.", f"Sure, {f}, I'll join you {when}.",
-                       f"Count me in, {f}. See you {when}!", f"{f}, that sounds nice. See you {when}!",
+        return v.pick((f"{f}, I'd love that! See you {when}.", f"Sure, {f}, I'll join you {when}.",
+                       f"{f}, count me in for it! See you {when}.", f"{f}, that sounds nice. See you {when}!",
                        f"Gladly, {f}! I'll join you {when}."), "accept", turn)
-    return v.pick((f"I'd love to, {f}! I'll be there {when}.", f"Count me in, {f}. See you {when}!",
-                   f"Yes, I'll come to the {what}, {f}. Thank you!", f"The {what}? Of course I'll come, {f}!",
+    return v.pick((f"{f}, I'd love to come! I'll be there {when}.", f"{f}, count me in for it! See you {when}.",
+                   f"Yes, {f}, I'll come to the {what}. Thank you!", f"{f}, of course I'll come to the {what}!",
                    f"{f}, I wouldn't miss it. See you {when}!", f"{f}, thank you, I'll be there {when}."),
                   "accept", turn)
 
@@ -188,11 +202,11 @@ def meeting(v: Voice, plan_words: str, doing: str, turn: int) -> str:
     """An offer to meet: ``plan_words`` is agents.dated.meeting_words ("having lunch at Hobbs Cafe
     today at 12 pm"), which the listener's side reads back."""
     f = v.first
-    return v.pick((f"I'll be {plan_words}. Would you like to join me, {f}?",
-                   f"{f}, I'll be {plan_words}. Why don't you join me?",
-                   f"Why don't you join me, {f}? I'll be {plan_words}.",
-                   f"Would you like to join me later, {f}? I'll be {plan_words}.",
-                   f"If you're free, {f}, come along! I'll be {plan_words}."), "meet", turn)
+    return v.pick((f"{f}, I'll be {plan_words}. Would you like to join me?",
+                   f"Join me, {f}? I'll be {plan_words}.",
+                   f"{f}, why don't you join me? I'll be {plan_words}.",
+                   f"{f}, would you like to join me later? I'll be {plan_words}.",
+                   f"{f}, if you're free, come along! I'll be {plan_words}."), "meet", turn)
 
 
 # ---------------------------------------------------------------------------- the listener's words
@@ -265,6 +279,7 @@ _INTERJECTION = re.compile(r"^(hi|hello|hey|good (morning|afternoon|evening|day|
                            r"well|yes|no|sure|wonderful|welcome|there you are|excuse me|take care|cheers|of course|"
                            r"always a pleasure|lovely|great|congratulations|really|indeed|okay|ok|no worries|"
                            r"another time)\b", re.I)
+_VOCATIVE = re.compile(r"^[A-Z][a-z]+(?: [A-Z][a-z]+)?,\s+(?=\w)")
 _DANGLING_START = re.compile(r"^(despite|although|though|because|while|whereas|unless|if|since|after|before|when|"
                              r"whenever|as if|even though|in spite of|which|who|whose|whom)\b", re.I)
 _DANGLING_END = re.compile(r"\b(and|or|but|of|to|the|a|an|with|for|from|because|at|in|on|my|your|his|their|our|"
@@ -309,7 +324,9 @@ def fragment(line: str) -> str | None:
         any_verb = any_verb or verb
         if _DANGLING_START.match(body) and "," not in body:
             return f"a clause without a main clause: {s!r}"
-        if s.endswith(".") and not verb and not _INTERJECTION.match(body):
+        # "Maria, hello there.": an interjection after the listener's name is one too
+        if s.endswith(".") and not verb and not _INTERJECTION.match(body) and \
+                not _INTERJECTION.match(_VOCATIVE.sub("", body)):
             return f"no verb: {s!r}"  # "Insight1.", "A master of chemistry at Oak Hill College."
     if not any_verb and len(t.split()) > 6:
         return "no verb"
