@@ -436,9 +436,9 @@ def _event_news(m: Any, v: wd.Voice, k: Known) -> str:
     host = ev.host.split()[0] if ev.host and ev.host != m.name else None
     if k.going:
         return f"{f}, I'm going to {ev.words('the')}" + (f"; {host} is hosting it." if host else ".")
-    if host:
-        return v.pick((f"{f}, {host} told me there's {ev.words()}.", f"{f}, I heard {host} is hosting {ev.words()}.",
-                       f"{f}, did you hear? {host} is hosting {ev.words()}."), "news", ev.key)
+    if host:  # the full name where it says who hosts: the listener's memory then knows the host
+        return v.pick((f"{f}, {host} told me there's {ev.words()}.", f"{f}, I heard {ev.host} is hosting {ev.words()}.",
+                       f"{f}, did you hear? {ev.host} is hosting {ev.words()}."), "news", ev.key)
     return v.pick((f"{f}, I heard there's {ev.words()}.", f"{f}, did you hear? There's {ev.words()}."),
                   "news", ev.key)
 

@@ -101,6 +101,16 @@ def test_what_names_no_usable_event_is_none(text):
     assert dt.parse(text, NOW) is None
 
 
+def test_news_of_someone_elses_party_does_not_make_the_teller_its_host():
+    heard = dt.parse("Maria, I heard Isabella Rodriguez is hosting a Valentine's Day party at Hobbs Cafe on "
+                     "February 14, from 5 pm to 7 pm.", NOW, teller="Klaus Mueller")
+    assert heard is not None and heard.host == "Isabella Rodriguez"
+    rumour = dt.parse("I heard Isabella is hosting a party at Hobbs Cafe on February 14 at 5 pm", NOW, teller="Klaus Mueller")
+    assert rumour is not None and rumour.host is None
+    own = dt.parse("I want to host a party at Hobbs Cafe on February 14 at 5 pm", NOW, teller="Isabella Rodriguez")
+    assert own is not None and own.host == "Isabella Rodriguez"
+
+
 def test_an_offer_to_meet_reads_back():
     words = dt.meeting_words("having lunch", "Hobbs Cafe", "today", 12 * 60 + 30)
     ev = dt.parse_meeting(f"I'll be {words}. Would you like to join me, Maria?", NOW, teller="Klaus Mueller")
