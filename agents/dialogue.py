@@ -234,7 +234,9 @@ def offers(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: st
     if last is not None and (last_act == ASK or asked_back):
         said_answer = answer(m, v, last.text, last_topic, now, nodes, known, turn, avoid=said)
         if said_answer is not None and last_act == ASK:  # answered plainly, or with the question back
-            back = Option(said_answer.act, f"{said_answer.text} {ask_back(v, last_topic, turn)}", said_answer.fact,
+            named = said_answer.text.startswith(f"{v.first},")  # "Carlos, I'm ... What about you, Carlos?" names twice
+            back = Option(said_answer.act, f"{said_answer.text} {ask_back(v, last_topic, turn, named)}",
+                          said_answer.fact,
                           said_answer.topic, note=said_answer.note)
             opts += [said_answer, back]
         elif said_answer is not None:  # "..., and you?": answered, or their answer reacted to first
@@ -280,10 +282,12 @@ def empty_answer(u: Utterance) -> bool:
     return bool(re.search(r"grounded: nothing (planned|remembered)", u.source or ""))
 
 
-def ask_back(v: wd.Voice, topic: str, turn: int) -> str:
-    """The same question back, after answering it."""
+def ask_back(v: wd.Voice, topic: str, turn: int, named: bool = False) -> str:
+    """The same question back, after answering it (without the name when the answer began with it)."""
     if topic.startswith("person"):
         return v.pick(("Have you seen them?", "Why do you ask?"), "back", topic, turn)
+    if named:
+        return v.pick(("And you?", "How about you?", "What about you?", "And yours?"), "back", topic, turn)
     return v.pick((f"And you, {v.first}?", "How about you?", f"What about you, {v.first}?", "And yours?"),
                   "back", topic, turn)
 

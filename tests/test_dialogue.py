@@ -305,6 +305,7 @@ def test_a_question_is_answered_and_only_answered():
     m2 = mind(who=persona(), thoughts=[PARTY])
     got = dg.offers(m2, c, NOW, "chatting", "chatting")
     assert got[0].text == "Maria, I'm hosting a Valentine's Day party at Hobbs Cafe on February 14, from 5 pm to 7 pm."
+    assert got[1].text.startswith(got[0].text) and got[1].text.count("Maria") == 1  # the question back: one name
 
 
 def test_an_invitation_gets_only_accept_or_decline_with_the_speakers_reason():
