@@ -67,17 +67,26 @@ class Reflector(Thinking, Protocol):
         ...
 
 
+QUIET_SUM = 20  # summed importance of a quiet day worth a reflection: a few records, not none
+
+
 def should_reflect(m: Reflector) -> bool:
     """The paper's trigger; a choosing model (the embedded one) also waits
     ``reflection_gap_h`` sim hours after its last reflection: its conversations are many and
     short, and each heard line counts, so the sum alone fired 4-6 times in 12 sim hours for
-    some residents (the paper: 2-3 a day)."""
-    if m.memory.importance_since_reflection <= m.settings.reflection_threshold:
-        return False
+    some residents (the paper: 2-3 a day). And it reflects after ``reflection_quiet_h``
+    hours even below the sum, when anything happened (``QUIET_SUM``)."""
+    s, summed = m.settings, m.memory.importance_since_reflection
     if not chooses(m):
-        return True
+        return summed > s.reflection_threshold
     last = m.memory.recent(1, kinds=("reflection",))
-    return not last or m.now - last[0].created >= timedelta(hours=m.settings.reflection_gap_h)
+    first = m.memory.nodes[0].created if m.memory.nodes else m.now
+    since = m.now - (last[0].created if last else first)
+    if summed > s.reflection_threshold:
+        return since >= timedelta(hours=s.reflection_gap_h)
+    # A quiet day (alone at home) never reaches the sum: it reflects once in reflection_quiet_h
+    # hours on what little happened, as the paper's residents reflect two or three times a day.
+    return summed >= QUIET_SUM and since >= timedelta(hours=s.reflection_quiet_h)
 
 
 def question_ok(q: str) -> bool:

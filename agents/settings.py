@@ -31,6 +31,9 @@ class MindSettings:
     # Reflection.
     reflection_threshold: int = 150  # summed importance since the last one
     reflection_gap_h: float = 4.0  # a choosing model reflects at most once in this many sim hours
+    # ... and at least once in this many, when anything happened: a quiet day at home never
+    # reached the sum (3 of 25 residents reflected 0 times in 12 sim hours)
+    reflection_quiet_h: float = 8.0
     reflection_window: int = 100  # most recent records that suggest questions
     reflection_prompt_records: int = 30  # of those, the most important shown (short contexts)
     reflection_questions: int = 3

@@ -477,3 +477,19 @@ def test_a_choosing_model_reflects_at_most_once_in_the_gap_and_the_paper_mode_is
     paper.memory.importance_since_reflection = paper.settings.reflection_threshold + 1
     paper.now = NOW.replace(hour=10)
     assert should_reflect(paper)
+
+
+def test_a_quiet_day_still_gets_a_reflection_and_an_empty_one_does_not():
+    from agents.reflect import QUIET_SUM, should_reflect
+    m, _ = mind()  # its seed memories were made at 06:00
+    m.memory.importance_since_reflection = QUIET_SUM
+    m.now = NOW.replace(hour=13)
+    assert m.settings.reflection_quiet_h == 8 and not should_reflect(m)  # seven hours: not yet
+    m.now = NOW.replace(hour=14, minute=30)
+    assert should_reflect(m)
+    m.memory.importance_since_reflection = QUIET_SUM - 1
+    assert not should_reflect(m)  # nothing much happened: nothing to reflect on
+    paper, _ = mind(settings=MindSettings(planning="paper"))
+    paper.memory.importance_since_reflection = QUIET_SUM
+    paper.now = NOW.replace(hour=23)
+    assert not should_reflect(paper)  # the paper's mode keeps the paper's trigger
