@@ -33,7 +33,8 @@ _HHMM = r"\b([01]?\d|2[0-3]):([0-5]\d)\b(?:\s*(?:-|–|to|until)\s*([01]?\d|2[0-
 _WHAT = re.compile(rf"((?:[A-Z][\w']*\s+){{0,3}}(?i:{EVENT_WORDS}))\b")
 _PLACE = re.compile(r"\bat\s+((?:the\s+)?[A-Z][\w']*(?:\s+(?:[A-Z][\w']*|and|of|for))*)")
 # "I heard Isabella is hosting ...": someone else hosts; the words between "I" and "host" hold no "is".
-_HOSTING = re.compile(r"\b(?:I|I'm|I am)\s+(?:(?!(?:is|was|will|are)\b)\w+\s+){0,3}(?:host|hosting|throw|throwing|hold|holding|organi[sz]e|"
+_HOSTING = re.compile(r"\b(?:I|I'm|I am)\s+(?:(?!(?:is|was|will|are)\b)\w+\s+){0,3}"
+                      r"(?:host|hosting|throw|throwing|hold|holding|organi[sz]e|"
                       r"organi[sz]ing)\b|\bmy (?:\w+\s+){0,2}(?:" + EVENT_WORDS + r")\b", re.I)
 _HOST_NAMED = re.compile(r"\b([A-Z][a-z]+ [A-Z][a-z]+)(?: is| will be)? (?:hosting|throwing|holding|organi[sz]ing)\b")
 _TOLD = re.compile(r"^([A-Z][a-z]+ [A-Z][a-z]+) told \w+: \"")

@@ -154,7 +154,8 @@ def goodbye(v: Voice, doing: str, turn: int, avoid: Sequence[str] = ()) -> str:
                f"{f}, it's been nice chatting. Bye for now.", f"{f}, I enjoyed talking to you. See you!",
                f"See you, {f}. Have a good day!", f"Bye, {f}! Enjoy your day.", f"{f}, always nice to catch up. Bye!"]
     if back:
-        options += [f"{f}, I should get back to {back}. See you soon!", f"Sorry, {f}, I should get back to {back}. Bye!"]
+        options += [f"{f}, I should get back to {back}. See you soon!",
+                    f"Sorry, {f}, I should get back to {back}. Bye!"]
     if v.warm:
         options += [f"{f}, lovely to see you! Take care.", f"{f}, it's always a pleasure. See you soon!"]
     return v.pick(options, "bye", turn, avoid=avoid)

@@ -105,7 +105,8 @@ def test_news_of_someone_elses_party_does_not_make_the_teller_its_host():
     heard = dt.parse("Maria, I heard Isabella Rodriguez is hosting a Valentine's Day party at Hobbs Cafe on "
                      "February 14, from 5 pm to 7 pm.", NOW, teller="Klaus Mueller")
     assert heard is not None and heard.host == "Isabella Rodriguez"
-    rumour = dt.parse("I heard Isabella is hosting a party at Hobbs Cafe on February 14 at 5 pm", NOW, teller="Klaus Mueller")
+    rumour = dt.parse("I heard Isabella is hosting a party at Hobbs Cafe on February 14 at 5 pm", NOW,
+                      teller="Klaus Mueller")
     assert rumour is not None and rumour.host is None
     own = dt.parse("I want to host a party at Hobbs Cafe on February 14 at 5 pm", NOW, teller="Isabella Rodriguez")
     assert own is not None and own.host == "Isabella Rodriguez"
@@ -156,31 +157,31 @@ def test_the_voice_varies_with_the_listener_and_is_seeded():
     assert warm.pick(options, "k", avoid=options) in options  # nothing left: still a line
 
 
-def test_no_phrasing_the_rules_write_is_a_fragment():
+def every_phrasing(salts: int):
+    """Every line the rules can word, for a grid of voices and seeds."""
     ev = "a Valentine's Day party at Hobbs Cafe on February 14, from 5 pm to 7 pm"
-    bad = set()
-    for salt in range(200):
+    for salt in range(salts):
         for known in (True, False):
             for warm in (True, False):
                 v = wd.Voice("Isabella Rodriguez", "Maria Lopez", known, warm, str(salt))
-                for text in (wd.greeting(v, 10, salt), wd.greeting(v, 19, salt), wd.question(v, "day", salt),
-                             wd.question(v, "plans", salt), wd.question(v, "person", salt, "Klaus Mueller"),
-                             wd.reaction(v, "A party at Hobbs Cafe today", "event", salt),
-                             wd.reaction(v, "You run Hobbs Cafe", "yours", salt),
-                             wd.reaction(v, "Klaus studies", "other", salt), wd.goodbye(v, "working at the cafe", salt),
-                             wd.goodbye(v, "", salt), wd.invitation(v, ev, None, True, salt),
-                             wd.invitation(v, ev, "Isabella", False, salt),
-                             wd.acceptance(v, "Valentine's Day party", "on February 14, from 5 pm to 7 pm", salt),
-                             wd.acceptance(v, "", "today at 12 pm", salt), wd.refusal(v, "party", "working", salt),
-                             wd.refusal(v, "", "", salt), wd.meeting(v, "having lunch at Hobbs Cafe today at 12 pm",
-                                                                     "having lunch", salt)):
-                    if wd.fragment(text):
-                        bad.add(text)
-                for act in (dg.ACCEPT, dg.DECLINE):
-                    said = dg.react(v, Utterance("Maria Lopez", "Yes."), act, NOW, salt).text
-                    if wd.fragment(said):
-                        bad.add(said)
-    assert not bad
+                yield from (wd.greeting(v, 10, salt), wd.greeting(v, 19, salt), wd.question(v, "day", salt),
+                            wd.question(v, "plans", salt), wd.question(v, "person", salt, "Klaus Mueller"),
+                            wd.question(v, "day", salt, their_doing="painting a mural"),
+                            wd.reaction(v, "A party at Hobbs Cafe today", "event", salt),
+                            wd.reaction(v, "You run Hobbs Cafe", "yours", salt),
+                            wd.reaction(v, "Painting a mural", "other", salt),
+                            wd.goodbye(v, "working at the cafe", salt), wd.goodbye(v, "", salt),
+                            wd.invitation(v, ev, None, True, salt), wd.invitation(v, ev, "Isabella", False, salt),
+                            wd.acceptance(v, "Valentine's Day party", "on February 14, from 5 pm to 7 pm", salt),
+                            wd.acceptance(v, "", "today at 12 pm", salt), wd.refusal(v, "party", "working", salt),
+                            wd.refusal(v, "", "", salt),
+                            wd.meeting(v, "having lunch at Hobbs Cafe today at 12 pm", "having lunch", salt))
+                yield from (dg.react(v, Utterance("Maria Lopez", "Yes."), act, NOW, salt).text
+                            for act in (dg.ACCEPT, dg.DECLINE))
+
+
+def test_no_phrasing_the_rules_write_is_a_fragment():
+    assert not {text for text in every_phrasing(200) if wd.fragment(text)}
 
 
 def test_a_reaction_names_the_news_in_the_listeners_words():
@@ -202,29 +203,8 @@ def test_a_reaction_names_the_news_in_the_listeners_words():
 def test_every_phrasing_opens_with_the_listeners_name_or_a_fact():
     """No canned opener: across seeds, each line's first three words hold the listener's name,
     the speaker's (an introduction) or a word of the fact it words."""
-    ev = "a Valentine's Day party at Hobbs Cafe on February 14, from 5 pm to 7 pm"
-    fixed = Counter()
-    for salt in range(60):
-        for known in (True, False):
-            for warm in (True, False):
-                v = wd.Voice("Isabella Rodriguez", "Maria Lopez", known, warm, str(salt))
-                lines = [wd.greeting(v, 10, salt), wd.question(v, "day", salt), wd.question(v, "plans", salt),
-                         wd.question(v, "person", salt, "Klaus Mueller"),
-                         wd.question(v, "day", salt, their_doing="painting a mural"),
-                         wd.reaction(v, "A party at Hobbs Cafe today", "event", salt),
-                         wd.reaction(v, "You run Hobbs Cafe", "yours", salt),
-                         wd.reaction(v, "Painting a mural", "other", salt), wd.goodbye(v, "working at the cafe", salt),
-                         wd.goodbye(v, "", salt), wd.invitation(v, ev, None, True, salt),
-                         wd.invitation(v, ev, "Isabella", False, salt),
-                         wd.acceptance(v, "Valentine's Day party", "on February 14, from 5 pm to 7 pm", salt),
-                         wd.acceptance(v, "", "today at 12 pm", salt), wd.refusal(v, "party", "working", salt),
-                         wd.meeting(v, "having lunch at Hobbs Cafe today at 12 pm", "having lunch", salt)]
-                lines += [dg.react(v, Utterance("Maria Lopez", "Yes."), act, NOW, salt).text
-                          for act in (dg.ACCEPT, dg.DECLINE)]
-                for text in lines:
-                    first = set(wd.opening(text).split())
-                    if not first & {"maria", "isabella", "klaus", "party", "painting", "you", "hobbs"}:
-                        fixed[wd.opening(text)] += 1
+    names_and_facts = {"maria", "isabella", "klaus", "party", "painting", "you", "hobbs"}
+    fixed = Counter(wd.opening(t) for t in every_phrasing(60) if not set(wd.opening(t).split()) & names_and_facts)
     assert not fixed, fixed.most_common(5)
 
 
