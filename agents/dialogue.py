@@ -52,7 +52,13 @@ GOODBYE_FROM = 3  # goodbye is offered once this many lines were said
 NEWS_QUERY = "upcoming events, parties, plans and news worth telling {other}"
 _ACT = re.compile(r"\bact (" + "|".join(ACTS) + r")(?: \(([^)]*)\))?\s*$")
 SOCIAL = re.compile(r"\b(lunch|dinner|breakfast|brunch|coffee|tea|drink|drinks|meal|walk|stroll|picnic|snack)\b", re.I)
-_HEARD = re.compile(r'^[A-Z][a-z]+ [A-Z][a-z]+ told \w+: "')
+_HEARD = re.compile(r'^([A-Z][a-z]+ [A-Z][a-z]+) told \w+: "')
+# Not news to pass on: hearsay of hearsay ('... told me: "... told me: ...') and what someone
+# said of their own habits ('... told me: "I love organising gatherings"'), which retold
+# nested quotes into garble ('Latoya told me: "I, hello there. You told me: "I ...').
+_RETOLD = re.compile(r'told \w+: "[^"]*\btold \w+:|\byou told me\b', re.I)
+_HABIT = re.compile(r'told \w+: "(?:[^".!?]*[.!?] )?I (?:often |usually |always |really )?(?:love|like|enjoy|walk|work|'
+                    r'live|study|run|own|teach|write|paint|spend|go|care|prefer|know|am a|am an)\b')
 # A secret is kept ("a secret crush ... I have not told anyone"); news nobody knows *yet* (Sam's
 # candidacy) is news to tell: keeping it too stopped the candidacy spreading (4% of the town).
 _SECRET = re.compile(r"\bsecret|\bnot told anyone|\bhave not told|\bnobody knows\b(?! yet)", re.I)
@@ -388,11 +394,14 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
         if _SECRET.search(d):
             continue  # a secret is kept ("I have not told anyone"), whoever listens
         k = events.get(x.id) or _event_of(d, now, m.name, known)
-        if k is None and _HEARD.match(d) and ("?" in d or not any(w in d.lower() for w in gr.NEWS_WORDS)):
-            continue  # what someone said of their day, or asked, is no news to pass on
+        heard = _HEARD.match(d)
+        if heard and (heard.group(1) == other or _RETOLD.search(d)):
+            continue  # what the listener said is no news to them; nor is a retelling of a retelling
+        if k is None and heard and ("?" in d or _HABIT.search(d) or not any(w in d.lower() for w in gr.NEWS_WORDS)):
+            continue  # what someone said of their day or habits, or asked, is no news to pass on
         if x.predicate == "declined" or _babble(d):
             continue  # a refusal is no news; a model's babble ("I'm not your best friend. ... I'm not ...") neither
-        if k is None and v.known and _about_oneself(x, m.name):
+        if k is None and v.known and _about_oneself(x, m.name, other):
             continue  # "I am a poet" is an introduction; said to someone one knows, it is no news
         if k is not None:
             if f"event:{k.event.key}" in told or f"news:{k.event.key}" in told or k.event.host == other:
@@ -411,9 +420,10 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
     return out
 
 
-def _about_oneself(x: MemoryNode, me: str) -> bool:
-    """A line of the resident's own description that names nobody else ("I am a poet")."""
-    others = {n for n in gr_names(x.description) if n != me}
+def _about_oneself(x: MemoryNode, me: str, listener: str) -> bool:
+    """A line of the resident's own description that names nobody but the listener ("I am a
+    poet", "I live in a house with Tom Moreno" said to Tom)."""
+    others = {n for n in gr_names(x.description) if n not in (me, listener)}
     return pv.SEED in (x.importance_source or "") and not others
 
 

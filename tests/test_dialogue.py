@@ -330,6 +330,16 @@ def test_one_asks_others_along_to_a_meal_not_to_work_and_retells_news_not_chatte
     c = Conversation((m.name, "Tom Moreno"), "x", NOW)
     told = [o.text for o in dg.tells(m, v, c, dg.recall(m, c, "chatting"), [], NOW)]
     assert any("running for mayor" in t for t in told) and not any("teaching classes" in t for t in told)
+    m.remember("chat", 'Ayesha Khan told John: "I love organising gatherings that bring people together."', 6,
+               subject="Ayesha Khan")
+    m.remember("chat", 'Hailey Johnson told John: "Isabella Rodriguez told me: "I love new gatherings.""', 6,
+               subject="Hailey Johnson")
+    m.remember("chat", 'Tom Moreno told John: "I have decided to run for the new council."', 6, subject="Tom Moreno")
+    m.remember("chat", 'Wolfgang Schulz told John: "I have decided to run for the new council."', 6,
+               subject="Wolfgang Schulz")
+    told = [o.text for o in dg.tells(m, v, c, dg.recall(m, c, "chatting"), [], NOW)]
+    assert not [t for t in told if "told me" in t and ("gatherings" in t or "Tom Moreno" in t or "You told" in t)], told
+    assert any("Wolfgang Schulz told me" in t for t in told)  # news from someone else is still news
 
 
 def test_telling_the_news_is_no_invitation():
