@@ -424,7 +424,7 @@ def _about_oneself(x: MemoryNode, me: str, listener: str) -> bool:
     """A line of the resident's own description that names nobody but the listener ("I am a
     poet", "I live in a house with Tom Moreno" said to Tom)."""
     others = {n for n in gr_names(x.description) if n not in (me, listener)}
-    return pv.SEED in (x.importance_source or "") and not others
+    return x.source == pv.tag(pv.RULE, pv.SEED) and not others  # (its importance may be re-rated since)
 
 
 def _babble(text: str) -> bool:
