@@ -208,12 +208,15 @@ def offers(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: st
     mine = [u for u in lines if u.speaker == m.name]
     said = [u.text for u in lines]
     bye = Option(GOODBYE, wd.goodbye(v, _own_doing(m, now), turn, avoid=said), ends=True)
-    if turn + 1 >= m.settings.max_conversation_lines or len(mine) >= LINES_EACH:
-        return [bye]
     last = lines[-1] if lines and lines[-1].speaker == other else None
     last_act, last_topic = act_of(last.source) if last else (None, "")
     if last is not None and last_act is None:
         last_act = act_by_rule(last.text, lines[-2].text if len(lines) > 1 else None)
+    limit = turn + 1 >= m.settings.max_conversation_lines
+    if limit or len(mine) >= LINES_EACH:
+        # An invitation made at one's last line is still answered (a goodbye was its answer).
+        answers = answers_to_offer(m, v, last, now, turn) if last is not None and last_act in OFFERS else []
+        return [Option(o.act, o.text, o.fact, o.topic, True, o.note) for o in answers] or [bye]
     if last_act == GOODBYE:
         return [Option(GOODBYE, wd.goodbye(v, "", turn, avoid=said), ends=True)]
     nodes = recall(m, c, doing)
@@ -254,11 +257,12 @@ def offers(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: st
         mine = frozenset(k.event.key for k in known if k.hosting)
         opts.append(react(v, last, last_act, now, turn, mine))  # "nothing planned" is no news to react to
     offered = any(act_of(u.source)[0] in OFFERS for u in lines if u.speaker == m.name)  # one offer each
-    if not offered and last_act not in OFFERS:
+    room = turn + 2 < m.settings.max_conversation_lines  # an offer leaves the other a line to answer it
+    if not offered and last_act not in OFFERS and room:
         opts += [o for o in [invite(m, v, known, now, lines, turn)] if o]
     opts += tells(m, v, c, nodes, known, now)[:2]
     opts += [o for o in [ask(m, v, lines, turn, nodes, partner_doing)] if o]
-    if not any(act_of(u.source)[0] == MEET for u in lines) and last_act not in OFFERS:
+    if not any(act_of(u.source)[0] == MEET for u in lines) and last_act not in OFFERS and room:
         opts += [o for o in [meet(m, v, now, turn)] if o]  # one plan to meet a conversation: no offer back
     if turn >= GOODBYE_FROM or not opts:
         opts.append(bye)

@@ -413,6 +413,25 @@ def test_goodbye_is_offered_late_and_is_all_that_is_left_at_the_limit():
     assert dg.GOODBYE not in [o.act for o in early]
 
 
+def test_an_offer_made_at_the_last_line_is_answered_and_none_is_made_without_room():
+    m = mind()
+    lines = [Utterance(("Maria Lopez", m.name)[i % 2], f"Line number {i} is said here.",
+                       source="repaired: grounded: act tell") for i in range(7)]
+    lines[-1] = Utterance("Maria Lopez", "Isabella, I'll be having lunch at Hobbs Cafe today at 12 pm. Would you "
+                          "like to join me?", source="repaired: grounded: today's plan; act meet")
+    got = dg.offers(m, Conversation(("Maria Lopez", m.name), "x", NOW, lines), NOW, "chatting", "chatting")
+    assert {o.act for o in got} <= {dg.ACCEPT, dg.DECLINE} and got and all(o.ends for o in got)
+    from agents.plan import PlanItem
+    m.today.plan = [PlanItem(datetime(2023, 2, 13, 18), 60, "having dinner at The Rose and Crown Pub",
+                             "the Ville:The Rose and Crown Pub:pub", "model")]
+    two = [Utterance("Maria Lopez", "Isabella, I'm painting today.", source="x; act tell")]
+    roomy = dg.offers(m, Conversation(("Maria Lopez", m.name), "x", NOW, two), NOW, "chatting", "chatting")
+    assert [o for o in roomy if o.act == dg.MEET]
+    m.settings.max_conversation_lines = 3  # one line left after this one: no room for an answer to an offer
+    late = dg.offers(m, Conversation(("Maria Lopez", m.name), "x", NOW, two), NOW, "chatting", "chatting")
+    assert not [o for o in late if o.act in dg.OFFERS]
+
+
 def test_a_whole_conversation_has_no_repeats_no_fragments_and_no_canned_openers():
     for pick in (lambda o: 1, lambda o: len(o), lambda o: min(2, len(o))):
         a = mind(pick, who=persona(), thoughts=[PARTY])
