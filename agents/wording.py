@@ -251,7 +251,7 @@ def first_clause(text: str, max_words: int = 14) -> str:
         greets = re.match(r"^(hi|hello|hey|oh|good (morning|afternoon|evening)|excuse me)\b", s, re.I)
         if greets and len(s.split()) <= 6:
             continue  # a greeting names no news
-        s = re.split(r"[;:]|,\s+(?:and|but|so)\s+|\.\s", s)[0].strip(" .!?,")
+        s = re.split(r";|:(?!\d\d)|,\s+(?:and|but|so)\s+|\.\s", s)[0].strip(" .!?,")  # "5:30 pm" stays whole
         words = s.split()
         if len(words) > max_words:
             s = " ".join(words[:max_words])

@@ -195,6 +195,9 @@ def test_a_reaction_names_the_news_in_the_listeners_words():
     assert wd.to_listener("I live with my wife Mei Lin and our son", "Mei Lin") == "I live with you and our son"
     echo = Utterance("Isabella Rodriguez", "Oh, I'm running the cafe just now.", source="x; act answer (day)")
     assert not re.search(r"(Oh|Ah|So|Wait), oh\b", dg.react(v, echo, dg.ANSWER, NOW, 3).text, re.I)
+    late = Utterance("Isabella Rodriguez", "Maria, I'll be having dinner at home at 5:30 pm. And yours?",
+                     source="x; act answer (plans)")
+    assert "at 5:30 pm?" in dg.react(v, late, dg.ANSWER, NOW, 2).text  # a time is no clause's end
     mine = Utterance("Isabella Rodriguez", "I run Hobbs Cafe, the cafe I own.", source="x; act tell")
     assert re.search(r"^Isabella, you run Hobbs Cafe, the cafe you own\? ",
                      dg.react(v, mine, dg.TELL, NOW, 1).text)
