@@ -343,15 +343,18 @@ def events_known(m: Any, nodes: list[MemoryNode], now: datetime) -> list[Known]:
         if ev is None or ev.starts() + timedelta(minutes=ev.minutes()) <= now:
             continue
         k = by.get(ev.key)
+        heard = _HEARD.match(d)
         going = ev.host == m.name or (x.kind == "plan" and bool(re.search(r"plan for|agreed with", d)))
         if k is None:
-            by[ev.key] = Known(ev, x, going, ev.host == m.name)
+            k = by[ev.key] = Known(ev, x, going, ev.host == m.name)
         else:
             merged = dt.DatedEvent(max(k.event.what, ev.what, key=len), k.event.place, k.event.day, k.event.start,
                                    k.event.end if k.event.end is not None else ev.end, k.event.host or ev.host)
             k.event, k.going, k.hosting = merged, k.going or going, k.hosting or ev.host == m.name
             if x.importance > k.node.importance:
                 k.node = x
+        if heard:
+            k.tellers.add(heard.group(1))  # who told it knows it
     return sorted(by.values(), key=lambda k: (not k.hosting, not k.going, -k.node.importance))
 
 
@@ -370,7 +373,7 @@ def invite(m: Any, v: wd.Voice, known: list[Known], now: datetime, lines: list[U
     theirs = " ".join(u.text for u in lines if u.speaker == v.other).lower()
     for k in known:
         ev = k.event
-        if not k.going or ev.host == v.other or f"event:{ev.key}" in _told(m, v.other):
+        if not k.going or ev.host == v.other or v.other in k.tellers or f"event:{ev.key}" in _told(m, v.other):
             continue
         if ev.place.lower() in theirs and re.search(r"\b(i'm going|i'll be there|see you there|i'm coming)\b", theirs):
             continue
@@ -408,7 +411,8 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
         if k is None and v.known and _about_oneself(x, m.name, other):
             continue  # "I am a poet" is an introduction; said to someone one knows, it is no news
         if k is not None:
-            if f"event:{k.event.key}" in told or f"news:{k.event.key}" in told or k.event.host == other:
+            if f"event:{k.event.key}" in told or f"news:{k.event.key}" in told or k.event.host == other \
+                    or other in k.tellers:  # the news is not told back to whoever told it
                 continue
             text, topic = _event_news(m, v, k), f"news:{k.event.key}"
         else:
@@ -484,7 +488,21 @@ def answers_to_offer(m: Any, v: wd.Voice, last: Utterance, now: datetime, turn: 
     there = item is not None and ev.place.lower() in f"{item.address} {item.description}".lower()
     if there:  # its own plan takes it there then: declining would make no sense
         return [Option(ACCEPT, yes.text, note=f"{note}; its plan is there then")]
-    return [yes, Option(DECLINE, wd.refusal(v, what, reason, turn), note=note)]
+    no = Option(DECLINE, wd.refusal(v, what, reason, turn), note=note)
+    if not ev.meeting and _declined_before(m, ev, now):  # said no to Isabella, then yes to Carlos: not again
+        return [Option(DECLINE, no.text, note=f"{note}; it declined this event before")]
+    return [yes, no]
+
+
+def _declined_before(m: Any, ev: dt.DatedEvent, now: datetime) -> bool:
+    """Whether the speaker declined an invitation to this event (a refusal it remembers)."""
+    memory = getattr(m, "memory", None)
+    for x in (memory.by_kind("chat") if memory is not None else []):
+        if x.predicate == "declined" and x.subject == m.name:
+            said = dt.parse(x.description, now)
+            if said is not None and said.key == ev.key:
+                return True
+    return False
 
 
 def offered_event(u: Utterance, now: datetime) -> dt.DatedEvent | None:

@@ -416,6 +416,29 @@ def test_goodbye_is_offered_late_and_is_all_that_is_left_at_the_limit():
     assert dg.GOODBYE not in [o.act for o in early]
 
 
+def test_who_declined_a_party_declines_it_again_and_news_is_not_told_back_to_its_teller():
+    ev = "a Valentine's Day party at Hobbs Cafe on February 14, from 5 pm to 7 pm"
+    francisco = mind(who=persona("Francisco Lopez"))
+    invite = Utterance("Carlos Gomez", f"Francisco, come along to {ev}! Isabella is hosting it.",
+                       source="repaired: grounded: memory #9 (x); act invite")
+    c = Conversation(("Carlos Gomez", francisco.name), "x", NOW, [invite])
+    assert {o.act for o in dg.offers(francisco, c, NOW, "chatting", "chatting")} == {dg.ACCEPT, dg.DECLINE}
+    francisco.remember("chat", f"I declined Isabella Rodriguez's invitation (the {ev[2:]})", 4,
+                       subject=francisco.name, predicate="declined", object="Isabella Rodriguez")
+    assert [o.act for o in dg.offers(francisco, c, NOW, "chatting", "chatting")] == [dg.DECLINE]
+    francisco.remember("chat", f'Carlos Gomez told Francisco: "Francisco, I heard there\'s {ev}."', 6,
+                       subject="Carlos Gomez")
+    francisco.remember("chat", f'Maria Lopez told Francisco: "Francisco, I heard there\'s {ev}."', 6,
+                       subject="Maria Lopez")
+    for other in ("Carlos Gomez", "Klaus Mueller"):
+        talk_ = Conversation((francisco.name, other), "x", NOW)
+        v = dg.voice(francisco, talk_)
+        nodes = dg.recall(francisco, talk_, "chatting")
+        news = [o.text for o in dg.tells(francisco, v, talk_, nodes, dg.events_known(francisco, nodes, NOW), NOW)
+                if "party" in o.text]
+        assert bool(news) == (other == "Klaus Mueller"), (other, news)  # not back to Carlos, who told it
+
+
 def test_an_offer_made_at_the_last_line_is_answered_and_none_is_made_without_room():
     m = mind()
     lines = [Utterance(("Maria Lopez", m.name)[i % 2], f"Line number {i} is said here.",
