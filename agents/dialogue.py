@@ -392,6 +392,8 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
     told = _told(m, other)
     events = {k.node.id: k for k in known}
     out: list[Option] = []
+    # One introduction a conversation: four self-descriptions in a row were no conversation.
+    introduced = any(u.speaker == m.name and _seed(m, gr.memory_of(u.source)) for u in c.lines)
     for x in sorted(nodes, key=lambda x: (-x.importance, -x.id)):
         d = x.description
         if x.kind not in gr.DURABLE_KINDS or d.startswith("conversed with") or not gr.offered(x):
@@ -410,6 +412,8 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
             continue  # a refusal is no news; a model's babble ("I'm not your best friend. ... I'm not ...") neither
         if k is None and v.known and _about_oneself(x, m.name, other):
             continue  # "I am a poet" is an introduction; said to someone one knows, it is no news
+        if k is None and introduced and x.source == pv.tag(pv.RULE, pv.SEED):
+            continue
         if k is not None:
             if f"event:{k.event.key}" in told or f"news:{k.event.key}" in told or k.event.host == other \
                     or other in k.tellers:  # the news is not told back to whoever told it
@@ -426,6 +430,13 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
             continue
         out.append(Option(TELL, text, _fact(x), topic))
     return out
+
+
+def _seed(m: Any, node_id: int | None) -> bool:
+    """Whether memory ``node_id`` is a line of the resident's own description."""
+    memory = getattr(m, "memory", None)
+    x = memory.get(node_id) if memory is not None and node_id is not None else None
+    return x is not None and x.source == pv.tag(pv.RULE, pv.SEED)
 
 
 def _about_oneself(x: MemoryNode, me: str, listener: str) -> bool:

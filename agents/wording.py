@@ -63,9 +63,11 @@ class Voice:
 
 
 def voice_of(me: str, other: str, traits: str, description: str, known: bool, salt: str) -> Voice:
-    close = bool(other and (other in description or other.split()[0] in description)
-                 and CLOSE_WORDS.search(description))
-    return Voice(me, other, known or close, bool(WARM_TRAITS.search(traits or "")) or close, salt)
+    """Someone the speaker's description names is known from the start (dorm mates, colleagues:
+    "I study chemistry" is no news to them); a close tie there (a friend, a wife) is also warm."""
+    named = bool(other and other in description)
+    close = bool(other and (named or other.split()[0] in description) and CLOSE_WORDS.search(description))
+    return Voice(me, other, known or named or close, bool(WARM_TRAITS.search(traits or "")) or close, salt)
 
 
 def norm(text: str) -> str:
@@ -141,7 +143,7 @@ def reaction(v: Voice, named: str, kind: str, turn: int) -> str:
     # alike whoever reacts: those name the teller first; other news opens with the news itself.
     common = kind == "event" or re.match(r"^(you|your|you're|you'll|i|i'm|i'll|a|an|the)\b", named, re.I)
     lead = f"{v.first}, " if common else v.pick(("", "Oh, ", "So ", "Ah, ", "Wait, "), "lead", kind, turn)
-    keep = not lead or re.match(r"^I\b|^[A-Z][a-z]+ [A-Z]", named)  # "I", a name: capitals stay
+    keep = not lead or re.match(r"^I\b|^[A-Z][a-z]+(?<!ing) [A-Z]", named)  # "I", a name: capitals stay
     said = lead + (named if keep else named[0].lower() + named[1:])
     return f"{said[0].upper()}{said[1:]}? {tail}"
 
@@ -248,7 +250,8 @@ def first_clause(text: str, max_words: int = 14) -> str:
     t = " ".join(str(text or "").split())
     sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", t) if s.strip()]
     for s in sentences:
-        greets = re.match(r"^(hi|hello|hey|oh|good (morning|afternoon|evening)|excuse me)\b", s, re.I)
+        greets = re.match(r"^(hi|hello|hey|oh|good (morning|afternoon|evening)|excuse me)\b",
+                          _VOCATIVE.sub("", s), re.I)  # "Ayesha, hello there." too
         if greets and len(s.split()) <= 6:
             continue  # a greeting names no news
         s = re.split(r";|:(?!\d\d)|,\s+(?:and|but|so)\s+|\.\s", s)[0].strip(" .!?,")  # "5:30 pm" stays whole

@@ -439,6 +439,33 @@ def test_who_declined_a_party_declines_it_again_and_news_is_not_told_back_to_its
         assert bool(news) == (other == "Klaus Mueller"), (other, news)  # not back to Carlos, who told it
 
 
+def test_one_introduction_a_conversation_and_whom_ones_description_names_is_known():
+    stranger = mind(who=persona("Ayesha Khan"))
+    c = Conversation((stranger.name, "Adam Smith"), "x", NOW)
+    v = dg.voice(stranger, c)
+    intro = [o for o in dg.tells(stranger, v, c, dg.recall(stranger, c, "chatting"), [], NOW)]
+    assert not v.known and intro  # a stranger hears who one is
+    own = {x.id for x in stranger.memory.nodes if x.source == pv.tag(pv.RULE, pv.SEED)}
+    assert {o.fact.node_id for o in intro if o.fact} & own
+    first = next(o for o in intro if o.fact and o.fact.node_id in own)
+    c.lines += [Utterance(stranger.name, first.text, source=f"repaired: grounded: memory #{first.fact.node_id} (x); "
+                          "act tell"),
+                Utterance("Adam Smith", "I like long walks.", source="repaired: grounded: memory #2 (x); act tell")]
+    again = dg.tells(stranger, v, c, dg.recall(stranger, c, "chatting"), [], NOW)
+    assert not [o.text for o in again if o.fact and o.fact.node_id in own]  # one introduction is enough
+    dorm = wd.voice_of("Wolfgang Schulz", "Maria Lopez", "quiet", "Wolfgang Schulz shares the dorm with Maria Lopez",
+                       known=False, salt="1")
+    assert dorm.known and not dorm.warm  # named in one's description: known, not necessarily close
+    greeted = Utterance("Giorgio Rossi", "Ayesha, hello there. I dislike my neighbour Carlos Gomez.",
+                        source="x; act tell")
+    r = dg.react(wd.voice_of("Ayesha Khan", "Giorgio Rossi", "", "", True, "1"), greeted, dg.TELL, NOW, 1).text
+    assert "hello there" not in r.lower() and "Carlos Gomez" in r
+    studying = Utterance("Ayesha Khan", "Studying English literature at Oak Hill College is what I'm doing right now.",
+                         source="x; act answer (day)")
+    r = dg.react(wd.voice_of("Klaus Mueller", "Ayesha Khan", "", "", True, "3"), studying, dg.ANSWER, NOW, 2).text
+    assert not re.search(r"(So|Oh|Ah|Wait),? Studying", r)
+
+
 def test_an_offer_made_at_the_last_line_is_answered_and_none_is_made_without_room():
     m = mind()
     lines = [Utterance(("Maria Lopez", m.name)[i % 2], f"Line number {i} is said here.",
