@@ -51,6 +51,7 @@ EVENT_NOUNS = ("party", "celebration", "gathering", "festival", "concert", "show
                "performance", "recital", "reading", "match", "tournament", "meeting", "dinner", "lunch", "breakfast",
                "election", "debate", "rally", "fair", "opening", "wedding", "birthday", "picnic", "lecture",
                "seminar", "workshop", "competition", "game", "meetup", "get-together", "ceremony", "screening")
+_MEALS = {"breakfast", "lunch", "dinner"}
 _EVENT = re.compile(rf"\b({'|'.join(re.escape(n) for n in EVENT_NOUNS)})\b", re.I)
 _DATE = re.compile(rf"\b(?:(?:{'|'.join(WEEKDAYS)}),?\s+)?({'|'.join(MONTHS)})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b")
 _RELATIVE = re.compile(r"\b(today|tonight|this evening|this afternoon|tomorrow)\b", re.I)
@@ -365,6 +366,8 @@ def ahead(nodes: Sequence[MemoryNode], known: Known, now: datetime) -> list[Cand
         if ev is None:
             continue
         phrase, _end = ev
+        if phrase.split()[-1] in _MEALS:
+            continue  # a lunch heard of is everyday; one arranged with someone is looked forward to (above)
         when = _when(d, x.created, now)
         if when is None:
             continue

@@ -250,10 +250,10 @@ def first_clause(text: str, max_words: int = 14) -> str:
     t = " ".join(str(text or "").split())
     sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", t) if s.strip()]
     for s in sentences:
-        greets = re.match(r"^(hi|hello|hey|oh|good (morning|afternoon|evening)|excuse me)\b",
-                          _VOCATIVE.sub("", s), re.I)  # "Ayesha, hello there." too
-        if greets and len(s.split()) <= 6:
-            continue  # a greeting names no news
+        greets = any(re.match(r"^(hi|hello|hey|oh|good (morning|afternoon|evening)|excuse me)\b", t, re.I)
+                     for t in (s, _VOCATIVE.sub("", s)))  # "Ayesha, hello there." too
+        if (greets and len(s.split()) <= 6) or re.match(r"^I'm [A-Z][a-z]+\b(?:[,.!]|$)", s):
+            continue  # a greeting, or "I'm John, nice to meet you", names no news
         s = re.split(r";|:(?!\d\d)|,\s+(?:and|but|so)\s+|\.\s", s)[0].strip(" .!?,")  # "5:30 pm" stays whole
         words = s.split()
         if len(words) > max_words:

@@ -460,6 +460,10 @@ def test_one_introduction_a_conversation_and_whom_ones_description_names_is_know
                         source="x; act tell")
     r = dg.react(wd.voice_of("Ayesha Khan", "Giorgio Rossi", "", "", True, "1"), greeted, dg.TELL, NOW, 1).text
     assert "hello there" not in r.lower() and "Carlos Gomez" in r
+    hello = Utterance("John Lin", "Hello, Hailey Johnson! I'm John. I enjoy helping customers find the right medicine.",
+                      source="x; act tell")
+    r = dg.react(wd.voice_of("Hailey Johnson", "John Lin", "", "", False, "2"), hello, dg.TELL, NOW, 1).text
+    assert "you're John" not in r and "helping customers" in r
     studying = Utterance("Ayesha Khan", "Studying English literature at Oak Hill College is what I'm doing right now.",
                          source="x; act answer (day)")
     r = dg.react(wd.voice_of("Klaus Mueller", "Ayesha Khan", "", "", True, "3"), studying, dg.ANSWER, NOW, 2).text
