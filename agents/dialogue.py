@@ -254,8 +254,8 @@ def offers(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: st
         return _usable(opts, said, v, turn)  # only an answer fits after a question or an invitation
     empty = last is not None and empty_answer(last)
     if last is not None and last_act in (TELL, ANSWER, ACCEPT, DECLINE) and not empty:
-        mine = frozenset(k.event.key for k in known if k.hosting)
-        opts.append(react(v, last, last_act, now, turn, mine))  # "nothing planned" is no news to react to
+        hosted = frozenset(k.event.key for k in known if k.hosting)
+        opts.append(react(v, last, last_act, now, turn, hosted))  # "nothing planned" is no news to react to
     offered = any(act_of(u.source)[0] in OFFERS for u in lines if u.speaker == m.name)  # one offer each
     room = turn + 2 < m.settings.max_conversation_lines  # an offer leaves the other a line to answer it
     if not offered and last_act not in OFFERS and room:
@@ -422,7 +422,7 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
         else:
             if f"mem:{x.id}" in told:
                 continue
-            text, topic = converse_words(gr.first_person(d, m.name), other), f"mem:{x.id}"
+            text, topic = _addressed(v, converse_words(gr.first_person(d, m.name), other), x.id), f"mem:{x.id}"
         key = wd.norm(text)
         if any(key and (key in s or s in key) for s in said if len(s) > 12) or wd.fragment(text):
             continue
@@ -444,6 +444,15 @@ def _about_oneself(x: MemoryNode, me: str, listener: str) -> bool:
     poet", "I live in a house with Tom Moreno" said to Tom)."""
     others = {n for n in gr_names(x.description) if n not in (me, listener)}
     return x.source == pv.tag(pv.RULE, pv.SEED) and not others  # (its importance may be re-rated since)
+
+
+def _addressed(v: wd.Voice, text: str, key: int) -> str:
+    """ "I often talk with Klaus Mueller." said to Maria: mostly "Maria, I often talk with ...".
+    Every resident's reflections and description begin with "I" ("I often talk", "I am a"),
+    which opened a run's lines alike; a fact that begins otherwise stays as it is."""
+    if not re.match(r"^I\b", text) or v.pick(("named", "named", "plain"), "addressed", key) == "plain":
+        return text
+    return f"{v.first}, {text}"
 
 
 def _babble(text: str) -> bool:
@@ -557,16 +566,16 @@ def _day_answer(m: Any, v: wd.Voice, now: datetime, topic: str, turn: int, avoid
     f = v.first  # the doing first, else the asker's name: "at the moment I'm" opened every answer alike
     if cur is not None and activity.is_gerund(cur.description.split()[0]) and topic == "day":
         d = cur.description
-        parts.append(v.pick((f"{d} keeps me busy today", f"{d} is what I'm doing right now", f"{f}, I'm {d} today",
-                             f"{f}, I'm {d} just now"), "day", turn))
+        named = (f"{f}, I'm {d} today", f"{f}, I'm {d} just now")
+        parts.append(v.pick(named if _common(d) else (f"{d} keeps me busy today", f"{d} is what I'm doing right now",
+                                                       *named), "day", turn))
     if nxt is not None and activity.is_gerund(nxt.description.split()[0]):
         where = m.spatial.label(m.spatial.arena_of(nxt.address)).split(":")[0]
         at = f" at {where}" if where.lower() not in nxt.description.lower() else ""
         t, d = dt.clock(nxt.start.hour * 60 + nxt.start.minute), f"{nxt.description}{at}"
-        # Most of the town lunches at 12 at Hobbs Cafe: "having lunch at ..." first would open a
-        # third of the plan answers alike, so two phrasings in three name the asker first.
-        parts.append(v.pick((f"{d} at {t} is next for me", f"{f}, I'll be {d} at {t}", f"{f}, next I'm {d} at {t}"),
-                            "next", topic, turn) if not parts else f"at {t} I'm {d}")
+        named = (f"{f}, I'll be {d} at {t}", f"{f}, next I'm {d} at {t}")
+        parts.append(v.pick(named if _common(d) else (f"{d} at {t} is next for me", *named), "next", topic, turn)
+                     if not parts else f"at {t} I'm {d}")
     if not parts:
         pool = ((f"{f}, nothing planned for later, I think.", f"{f}, I haven't made any plans yet.",
                  f"{f}, I'll see how the day goes, nothing fixed.") if topic == "plans" else
@@ -575,6 +584,13 @@ def _day_answer(m: Any, v: wd.Voice, now: datetime, topic: str, turn: int, avoid
         return Option(ANSWER, v.pick(pool, "answer", topic, turn, avoid=avoid), topic=topic, note="nothing planned")
     text = "; ".join(parts)
     return Option(ANSWER, text[0].upper() + text[1:] + ".", topic=topic, note="today's plan")
+
+
+def _common(doing: str) -> bool:
+    """A doing half the town shares at once (lunch at Hobbs Cafe, the party, "working at the ..."):
+    said first, it opened a run's answers alike ("attending the Valentine's ..." 15 times), so
+    those answers name the asker first."""
+    return doing.split()[0].lower() in ("having", "attending", "eating", "working", "going", "getting", "taking")
 
 
 def question_topic(text: str, me: str, other: str) -> str:

@@ -203,6 +203,23 @@ def test_a_reaction_names_the_news_in_the_listeners_words():
                      dg.react(v, mine, dg.TELL, NOW, 1).text)
 
 
+def test_what_half_the_town_does_and_i_facts_open_with_the_listeners_name():
+    m = mind(who=persona("Klaus Mueller"))
+    from agents.plan import PlanItem
+    m.today.plan = [PlanItem(NOW, 120, "attending the Valentine's Day party", "the Ville:Hobbs Cafe:cafe", "model")]
+    answers = {dg._day_answer(m, wd.Voice(m.name, "Maria Lopez", True, False, str(s)), NOW, "day", s).text
+               for s in range(30)}
+    assert answers and all(a.startswith("Maria, I'm attending") for a in answers), answers
+    m.today.plan = [PlanItem(NOW, 120, "researching gentrification", "the Ville:Oak Hill College:library", "model")]
+    answers = {dg._day_answer(m, wd.Voice(m.name, "Maria Lopez", True, False, str(s)), NOW, "day", s).text
+               for s in range(30)}
+    assert any(a.startswith("Researching gentrification") for a in answers)  # a doing of one's own leads
+    said = {dg._addressed(wd.Voice(m.name, "Maria Lopez", True, False, str(s)), "I often talk with Ayesha Khan.", 3)
+            for s in range(30)}
+    assert "Maria, I often talk with Ayesha Khan." in said and len(said) == 2
+    assert dg._addressed(wd.Voice(m.name, "Maria Lopez", True, False, "1"), "Ayesha runs.", 3) == "Ayesha runs."
+
+
 def test_every_phrasing_opens_with_the_listeners_name_or_a_fact():
     """No canned opener: across seeds, each line's first three words hold the listener's name,
     the speaker's (an introduction) or a word of the fact it words."""
