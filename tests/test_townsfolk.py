@@ -200,3 +200,19 @@ def test_the_window_starts_with_more_residents_than_the_scenario(windows):
         assert game.sheets.get(slugify(p.name)) is game.sheets.get(p.sprite)
     drawn = {f.name for f, _ in game.drawn}
     assert drawn, "nothing drawn"
+
+
+def test_a_saved_generated_town_is_read_back_from_its_seed(ville):
+    """interview, evaluate and loading a save know a generated resident by the save's seed."""
+    from game.saves.cast import saved_cast
+
+    town, cast, _ = ville
+    grown = grow_cast(cast, town.addresses(), 33, seed=9)
+    names = [p.name for p in grown]
+    personas, scenario = saved_cast(MAP, names, 9)
+    assert [personas[n] for n in names] == grown and scenario.start
+    personas, _ = saved_cast(MAP, names, 9, town=town)  # the map already loaded
+    assert [personas[n] for n in names] == grown
+    assert set(saved_cast(MAP, names[:3], 1)[0]) >= set(names[:3])  # the scenario's need no seed
+    with pytest.raises(CastError, match=r"does not know: .* and 5 more .*seed 10"):
+        saved_cast(MAP, names, 10)
