@@ -216,3 +216,33 @@ def test_a_saved_generated_town_is_read_back_from_its_seed(ville):
     assert set(saved_cast(MAP, names[:3], 1)[0]) >= set(names[:3])  # the scenario's need no seed
     with pytest.raises(CastError, match=r"does not know: .* and 5 more .*seed 10"):
         saved_cast(MAP, names, 10)
+
+
+def test_a_generated_town_replays_with_its_residents(ville, tmp_path, display):
+    """`smallville replay` of a --agents 27 run: the generated residents' personas come
+    back from the run's seed and they are drawn in their borrowed sheets."""
+    from driving import frames
+    from fakes import HashEmbedder, chatty, make_gateway
+
+    from game.headless import run_headless
+    from game.replay.app import load_personas, open_replay, run_seed
+    from game.replay.reader import find_recording, read_recording
+    from game.view.sprites import slugify
+
+    town, cast, scenario = ville
+    people = select_residents(cast, 27, town=town, seed=8)
+    run_headless(town, people, start=scenario.start, hours=0.1, out=tmp_path / "run", scenario=scenario,
+                 gateway=make_gateway(chatty), embedder=HashEmbedder(), seed=8, progress=False, echo=None,
+                 autosave_min=None)
+    target = find_recording(tmp_path / "run")
+    rec = read_recording(target.recording)
+    assert run_seed(target) == 8
+    personas = load_personas(MAP, list(rec.residents), run_seed(target), town)
+    assert [personas[p.name] for p in people] == people
+    game, session = open_replay(rec, town, MAP, target=target, personas=personas, size=display.get_size())
+    try:
+        frames(game, 2)
+        for p in people[25:]:
+            assert game.sheets.get(slugify(p.name)).frame_w == game.sheets.get(p.sprite).frame_w
+    finally:
+        session.close()
