@@ -246,3 +246,30 @@ def test_a_generated_town_replays_with_its_residents(ville, tmp_path, display):
             assert game.sheets.get(slugify(p.name)).frame_w == game.sheets.get(p.sprite).frame_w
     finally:
         session.close()
+
+
+def test_a_generated_town_resumes_and_forks_from_its_saves(ville, tmp_path):
+    """`sim --resume` and `fork` of a --agents 27 run make its generated residents again
+    from the save's seed (a fork's branches run other seeds: the town stays the same)."""
+    from agents.config import ModelConfig
+    from agents.llm import Gateway
+    from game.headless import run_headless
+    from smallville.cli import main
+
+    town, cast, scenario = ville
+    people = select_residents(cast, 27, town=town, seed=4)
+    run = tmp_path / "run"
+    run_headless(town, people, start=scenario.start, hours=0.5, out=run, scenario=scenario,
+                 gateway=Gateway(ModelConfig(model="scripted/competent", embedding_cache=None)), seed=4,
+                 progress=False, echo=None, autosave_min=15)
+    assert main(["sim", "--resume", str(run), "--hours", "0.1", "--map", str(MAP),
+                 "--model", "scripted/competent"]) == 0
+    summary = json.loads((run / "summary.json").read_text())
+    assert set(summary["residents"]) == {p.name for p in people} and summary["end"] == "2023-02-13 07:36"
+    exp = tmp_path / "fork"
+    assert main(["fork", str(run), "--at", "07:30", "--hours", "0.1", "--branches", "1", "--whisper",
+                 people[26].name, "You are going to open a bakery", "--out", str(exp), "--map", str(MAP)]) == 0
+    manifest = json.loads((exp / "manifest.json").read_text())
+    for b in manifest["branches"].values():
+        ran = json.loads((exp / b["run"] / "summary.json").read_text())
+        assert set(ran["residents"]) == {p.name for p in people}
