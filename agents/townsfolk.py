@@ -183,6 +183,7 @@ class _Generator:
         self.rng = random.Random(f"townsfolk:{seed}")
         self.cast, self.places = cast, places
         self.occupants: dict[str, list[str]] = defaultdict(list)  # home arena -> its residents' names
+        self.pronoun = {p.name: _pronouns(p.description) for p in cast}
         for p in cast:
             self.occupants[p.home].append(p.name)
         self.looks = {g: [p.slug for p in cast if _pronouns(p.description) == g] for g in ("she", "he")}
@@ -210,11 +211,12 @@ class _Generator:
             out.append((f"{first} {last}", g))
         return out
 
-    def _home(self) -> str:
-        """The least crowded bed arena; ties by a seeded order."""
+    def _home(self, g: str) -> str:
+        """The least crowded bed arena; among those, one nobody of the other sex sleeps in
+        (a dorm room, a couple's bedroom); then a seeded order."""
         order = {h: self.rng.random() for h in self.places.homes}
-        home = min(self.places.homes, key=lambda h: (len(self.occupants[h]), order[h]))
-        return home
+        return min(self.places.homes, key=lambda h: (len(self.occupants[h]),
+                                                     any(self.pronoun[o] != g for o in self.occupants[h]), order[h]))
 
     def _job(self, home: str) -> tuple[str, _Job]:
         if self.rng.randrange(100) < _HOME_SHARE:
@@ -226,8 +228,9 @@ class _Generator:
         rng = self.rng
         drafts = []
         for k, (name, g) in enumerate(self._names(count)):
-            home = self._home()
+            home = self._home(g)
             self.occupants[home].append(name)
+            self.pronoun[name] = g
             workplace, job = self._job(home)
             looks = self.looks[g] or self.looks["she"] or self.looks["he"]
             drafts.append(_Draft(name=name, g=g, home=home, workplace=workplace, job=job,
@@ -290,7 +293,7 @@ class _Generator:
             if a == home or "bed" in arena or arena.endswith("'s room"):
                 continue  # another bedroom is someone else's
             if "bathroom" in arena:
-                private = re.match(r"^(.*)'s bathroom$", arena)
+                private = re.match(r"^([A-Z]\w+ [A-Z]\w+)'s bathroom$", arena)  # a resident's own, not "man's"
                 if private and not (owner and private.group(1) == owner.group(1)):
                     continue
                 if arena.startswith(("man's", "men's")) and g == "she":

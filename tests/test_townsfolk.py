@@ -54,6 +54,10 @@ def test_generated_residents_live_and_work_in_real_places(ville, n):
         assert p.workplace in arenas and (p.workplace == p.home or p.workplace.split(":")[1] not in home_sectors)
         assert all(a in arenas for a in p.places), p.places
         assert not any(a in beds for a in p.places), p.places  # nobody else's bedroom
+        baths = [a for a in p.places if "bathroom" in a and a.split(":")[1] == p.home.split(":")[1]]
+        assert baths, f"{p.name} knows no bathroom at home ({p.home})"
+        assert not any(a.endswith(":woman's bathroom" if " he " in f" {p.description} " else ":man's bathroom")
+                       for a in baths), (p.name, baths)
         assert 3 <= p.wake_hour <= 11 and 0 < p.age < 120
         assert p.sprite in {c.slug for c in cast} and (ROOT / "assets" / "characters" / f"{p.sprite}.png").exists()
         assert p.phrases[0].startswith(p.name) and len(p.phrases) >= 3
