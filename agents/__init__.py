@@ -22,7 +22,8 @@ the minds only through it (tests/test_house.py checks both). The main parts:
 - `agents.budget.Budget`: a mind's model calls per sim day (wraps its Asker).
 - `agents.state.Stateful`: the state contract every saved part follows.
 - `agents.accounting.Accounting`: every model call, counted.
-- `agents.persona.load_cast`, `Persona`, `Scenario`; `agents.settings.MindSettings`.
+- `agents.persona.load_cast`, `Persona`, `Scenario`; `agents.settings.MindSettings`;
+  `agents.townsfolk.grow_cast`: a town of N residents, generated ones after the scenario's.
 - `agents.types`: the plain data the simulation and the minds exchange.
 - `agents.pool.MindPool`: the worker pool minds' jobs run on.
 - `agents.provenance`: where each plan item, action, line and memory came from.
@@ -68,6 +69,7 @@ from agents.priority import Rank
 from agents.prompts import render
 from agents.redact import SECRET_NAME, SECRET_VALUE, redact, redact_data
 from agents.state import Stateful
+from agents.townsfolk import grow_cast
 from agents.types import Action, Conversation, Decision, Event, Situation, Utterance
 
 __all__ = [
@@ -107,6 +109,7 @@ __all__ = [
     "dialogue",
     "fallback_answer",
     "first_person",
+    "grow_cast",
     "home",
     "importance_schema",
     "interview",

@@ -22,6 +22,8 @@ class Persona:
     wake_hour: int = 7
     # Extra arena addresses known from the start (own bathroom, kitchen, haunts).
     places: list[str] = field(default_factory=list)
+    # The character sheet it wears, by slug; "" is its own (a generated resident borrows one).
+    sprite: str = ""
 
     @property
     def first_name(self) -> str:
@@ -87,6 +89,9 @@ def load_residents(path: Path) -> list[Persona]:
         places = d.get("places", [])
         if not isinstance(places, list) or not all(isinstance(p, str) for p in places):
             raise CastError(f"{where}: field 'places' should be a list of addresses")
+        sprite = d.get("sprite", "")
+        if not isinstance(sprite, str):
+            raise CastError(f"{where}: field 'sprite' should be a sheet's name such as 'maria_lopez', got {sprite!r}")
         desc = _need(d, "description", str, where)
         if not any(p.strip() for p in desc.split(";")):
             raise CastError(f"{where}: field 'description' is empty")
@@ -100,6 +105,7 @@ def load_residents(path: Path) -> list[Persona]:
                 workplace=_address(_need(d, "workplace", str, where), where, "workplace"),
                 wake_hour=wake,
                 places=[_address(p, where, "places") for p in places],
+                sprite=sprite.strip(),
             )
         )
     return out

@@ -444,7 +444,7 @@ def main_sim(args) -> int:
         cast, scenario = load_cast(Path(args.map).parent)
     except CastError as err:
         raise UserError(str(err)) from None
-    personas = select_residents(cast, args.agents, args.residents)
+    personas = select_residents(cast, args.agents, args.residents, town=town, seed=args.seed)
     start = parse_start(args.start, scenario.start)
     try:
         config = load_config(args)
@@ -564,7 +564,8 @@ def resume_sim(args, *, gateway: Any = None, embedder: Any = None, progress: boo
         raise UserError(str(err)) from None
     names = list(parts["session"].get("residents") or info.residents)
     sim_settings = think_settings(args, parts["session"].get("lockstep_think_s"))
-    personas = select_residents(cast, None, names)
+    # generated residents (--agents past the scenario's) come back from the run's seed
+    personas = select_residents(cast, None, names, town=town, seed=int(parts["session"].get("seed") or 0))
     saved_cfg = dict(parts.get("config") or {})
     if gateway is None:
         given = model_flags(args)

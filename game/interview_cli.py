@@ -35,13 +35,13 @@ from agents import (
     CastError,
     ConfigError,
     Gateway,
-    load_cast,
     load_config,
     load_config_for_saved,
     make_embedder,
     model_flags,
     respond,
 )
+from game.saves.cast import saved_cast
 from game.saves.saveload import rebuild_mind, resolve_path
 from game.saves.store import SaveInfo, load_state, save_state
 from game.support import folders
@@ -114,19 +114,16 @@ def load_minds(save: str | Path, args: Any = None, *, gateway: Any = None, embed
 
 
 def _cast_of(saved: SavedGame, default_map: str | Path) -> dict[str, Any]:
-    """The save's town's residents by name (the map beside which the cast lives)."""
+    """The save's town's residents by name (the map beside which the cast lives; generated
+    residents regrown from the save's seed, game/saves/cast.py)."""
     sess = saved.parts.get("session") or {}
     mp = sess.get("map") or saved.info.map_path or default_map
-    folder = Path(mp).parent if mp and Path(mp).exists() else Path(default_map).parent
-    try:
-        cast, _scenario = load_cast(folder)
-    except CastError as err:
-        raise UserError(str(err)) from None
-    personas = {p.name: p for p in cast}
+    mp = mp if mp and Path(mp).exists() else default_map
     residents = list(sess.get("residents") or saved.info.residents or saved.states)
-    unknown = [r for r in residents if r not in personas]
-    if unknown:
-        raise UserError(f"{saved.save}: residents this town does not know: {', '.join(unknown[:3])}")
+    try:
+        personas, _scenario = saved_cast(mp, residents, sess.get("seed") or 0)
+    except CastError as err:
+        raise UserError(f"{saved.save}: {err}") from None
     return personas
 
 

@@ -62,9 +62,10 @@ def _add_model_flags(p: argparse.ArgumentParser) -> None:
 
 
 def _add_cast_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--agents", type=int, help="the first N residents in the scenario's order")
+    p.add_argument("--agents", type=int, help="the first N residents in the scenario's order; past the scenario's, "
+                                              "generated residents (the same N and --seed, the same town)")
     p.add_argument("--residents", help='comma-separated names, e.g. "Isabella Rodriguez,Maria Lopez"')
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="the run's seed (and the generated residents')")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -17,6 +17,7 @@ of a span (export.py).
 """
 from __future__ import annotations
 
+import json
 import logging
 import os
 from datetime import datetime
@@ -36,6 +37,7 @@ from game.replay.moments import moments
 from game.replay.playback import ReplaySession, frame_span
 from game.replay.reader import Recording, RecordingError, Target, find_recording, read_recording
 from game.runs.recording import FILE
+from game.saves.cast import saved_cast
 from game.saves.store import map_fingerprint
 from game.support.errors import UserError
 from game.view import feed, inspector, keys, residents_list, townmap
@@ -182,14 +184,28 @@ def aim_at_crowd(game: Game) -> None:
     crowd.update(crowd.every)
 
 
-def load_personas(map_path: Path) -> dict[str, Any]:
+def load_personas(map_path: Path, residents: list[str] | None = None, seed: int = 0,
+                  town: Any = None) -> dict[str, Any]:
+    """The residents' personas beside the map; those generated for a bigger town made again
+    from the run's ``seed`` (game/saves/cast.py)."""
     try:
-        cast, _ = load_cast(map_path.parent)
+        return saved_cast(map_path, residents or [], seed, town=town)[0]
     except CastError as err:
         log.warning("no residents' personas beside %s (%s): the inspector shows what the recording holds", map_path,
                     err)
+    try:  # the scenario's alone, for a recording whose generated residents cannot be made again
+        cast, _ = load_cast(map_path.parent)
+    except CastError:
         return {}
     return {p.name: p for p in cast}
+
+
+def run_seed(target: Target) -> int:
+    """The seed of the run a recording belongs to (its summary.json; 0 when there is none)."""
+    try:
+        return int(json.loads((target.recording.parent / "summary.json").read_text(encoding="utf-8")).get("seed") or 0)
+    except (OSError, ValueError, TypeError, AttributeError):
+        return 0
 
 
 def main_replay(args) -> int:
@@ -217,7 +233,7 @@ def main_replay(args) -> int:
     if headless:
         os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
         os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-    personas = load_personas(map_path)
+    personas = load_personas(map_path, list(rec.residents), run_seed(target), town)
     pygame.display.init()
     pygame.font.init()
     session = None

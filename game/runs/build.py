@@ -13,6 +13,7 @@ from agents import make_embedder
 from agents import Gateway, load_config
 from agents import Mind
 from agents import MindPool
+from agents import CastError, grow_cast
 from game.world import astar
 from game.support.errors import UserError
 from game.sim import Simulation
@@ -24,8 +25,11 @@ PLAY_WORKER_NICE = 5  # the minds' worker threads in play, below the frame threa
 
 
 def select_residents(cast: Sequence[Any], agents: int | None = None,
-                     names: str | Sequence[str] | None = None) -> list[Any]:
-    """``--agents N``: the first N in the scenario's order; ``--residents "A,B"``: by name.
+                     names: str | Sequence[str] | None = None, *, town: Any = None, seed: int = 0) -> list[Any]:
+    """``--agents N``: the first N in the scenario's order, and past the scenario's,
+    generated residents of ``town`` (agents/townsfolk.py; the same N and ``seed``, the
+    same town); ``--residents "A,B"``: by name, where a name the scenario lacks is
+    looked for among the residents ``seed`` generates (a resumed generated town).
     Neither: everyone. Unknown names are an error that lists the known ones."""
     if agents is not None and names:
         raise UserError("give --agents or --residents, not both")
@@ -33,6 +37,11 @@ def select_residents(cast: Sequence[Any], agents: int | None = None,
         wanted = [n.strip() for n in (names.split(",") if isinstance(names, str) else names) if n.strip()]
         by_name = {p.name.casefold(): p for p in cast}
         unknown = [n for n in wanted if n.casefold() not in by_name]
+        if unknown and town is not None:
+            # As many generated residents as names the scenario lacks: the town --agents made
+            grown = _grow(cast, town, len(cast) + len(unknown), seed)
+            by_name.update({p.name.casefold(): p for p in grown[len(cast):]})
+            unknown = [n for n in wanted if n.casefold() not in by_name]
         if unknown:
             known = ", ".join(p.name for p in cast)
             raise UserError(f"unknown resident(s): {', '.join(unknown)}. Known residents: {known}")
@@ -47,9 +56,37 @@ def select_residents(cast: Sequence[Any], agents: int | None = None,
         if agents < 1:
             raise UserError(f"--agents must be at least 1 (there are {len(cast)} residents)")
         if agents > len(cast):
-            raise UserError(f"--agents {agents}: this town has only {len(cast)} residents")
+            if town is None:
+                raise UserError(f"--agents {agents}: this town has only {len(cast)} residents")
+            return _grow(cast, town, agents, seed)
         return list(cast[:agents])
     return list(cast)
+
+
+def _grow(cast: Sequence[Any], town: Any, n: int, seed: int) -> list[Any]:
+    try:
+        return grow_cast(cast, town.addresses(), n, seed)
+    except CastError as err:
+        raise UserError(f"--agents {n} on {getattr(town, 'path', 'this map')}: {err}") from None
+
+
+def spawns_of(town: Any, personas: Sequence[Any]) -> dict[str, tuple[int, int]]:
+    """Where the residents the map has no spawn for start: on their home's bed (the
+    tiles beside it in turn when the bed is shared), else anywhere in their home."""
+    out: dict[str, tuple[int, int]] = {}
+    taken: dict[str, int] = {}
+    have, use_tiles = getattr(town, "spawns", None) or {}, getattr(town, "use_tiles", None)
+    if use_tiles is None:  # a stand-in town (tests) without tiles: the simulation places everyone
+        return out
+    for p in personas:
+        if p.name in have:
+            continue
+        tiles = use_tiles(f"{p.home}:bed") or use_tiles(p.home)
+        if tiles:
+            k = taken.get(p.home, 0)
+            taken[p.home] = k + 1
+            out[p.name] = tuple(tiles[k % len(tiles)])
+    return out
 
 
 def build_minds(personas: Sequence[Any], gateway: Any, embedder: Any, scenario: Any = None,
@@ -122,9 +159,9 @@ def build_parts(
         log.exception("pathing.prepare failed")
     sim = sim_class(
         town, minds, pool, start, personas={p.name: p for p in personas}, seed=seed, lockstep=lockstep,
-        settings=sim_settings,
+        settings=sim_settings, spawns=spawns_of(town, personas),
     )
     return Parts(town, list(personas), scenario, config, gateway, embedder, pool, minds, sim)
 
 
-__all__ = ["Parts", "build_parts", "build_minds", "select_residents"]
+__all__ = ["Parts", "build_parts", "build_minds", "select_residents", "spawns_of"]

@@ -177,8 +177,8 @@ class Session:
             cast, scenario = load_cast(Path(map_path).parent)
         except CastError as err:
             raise UserError(str(err)) from None
-        personas = select_residents(cast, agents, residents)
-        if " ".join(str(visitor_name).split()) in {p.name for p in cast}:
+        personas = select_residents(cast, agents, residents, town=town, seed=seed)
+        if " ".join(str(visitor_name).split()) in {p.name for p in [*cast, *personas]}:
             raise UserError(f"{visitor_name} already lives here; pick another visitor name")
         if config is None and gateway is None:
             try:

@@ -25,12 +25,12 @@ from agents import (
     ModelConfig,
     Persona,
     Scenario,
-    load_cast,
     load_config,
     load_config_for_saved,
     make_embedder,
     model_flags,
 )
+from game.saves.cast import saved_cast
 from game.saves.store import SaveError, list_saves, load_state, read_info
 from game.support.errors import UserError
 
@@ -151,17 +151,14 @@ def load_target(given: str | Path, default_map: str | Path | None = None) -> Tar
 
 
 def cast_of(tg: Target, default_map: str | Path) -> tuple[dict[str, Persona], Scenario]:
-    """(personas by name, scenario) of the save's town; UserError when it does not know a resident."""
+    """(personas by name, scenario) of the save's town, generated residents regrown from its
+    seed (game/saves/cast.py); UserError when it does not know a resident."""
     mp = tg.map_path if tg.map_path and Path(tg.map_path).exists() else Path(default_map)
+    seed = ((tg.parts or {}).get("session") or {}).get("seed") or 0
     try:
-        cast, scenario = load_cast(Path(mp).parent)
+        return saved_cast(mp, tg.residents, seed)
     except CastError as err:
-        raise UserError(str(err)) from None
-    personas = {p.name: p for p in cast}
-    unknown = [r for r in tg.residents if r not in personas]
-    if unknown:
-        raise UserError(f"{tg.given}: residents this town does not know: {', '.join(unknown[:3])}")
-    return personas, scenario
+        raise UserError(f"{tg.given}: {err}") from None
 
 
 def model_setup(args: Any, tg: Target, gateway: Any, embedder: Any,

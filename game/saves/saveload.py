@@ -66,10 +66,11 @@ from agents import Accounting
 from agents import keep_owed
 from agents import EmbeddingMismatch
 from agents import Mind
-from agents import load_cast
+from agents import CastError
 from agents import Stateful
 from game.support import folders
 from game.saves.capture import capture, job_tag_of, materialize
+from game.saves.cast import saved_cast
 from game.saves.check import check_bodies, check_parts, check_visitor, py_random_state
 from game.saves.store import SaveError, SaveInfo, check_map, list_saves, load_state, no_gc, slot_path
 from game.saves.series import OWN_SLOTS, game_of, line_after_load, new_game_id, own_slot
@@ -122,10 +123,13 @@ class Prepared:
     timings: dict = field(default_factory=dict)
 
 
-def _full_cast(town: Any) -> dict:
+def _full_cast(town: Any, names: list[str], seed: int) -> dict:
+    """The town's residents beside its map, and those it generated from ``seed`` (game/saves/cast.py)."""
     try:
-        cast, _ = load_cast(Path(town.path).parent)
-        return {p.name: p for p in cast}
+        return saved_cast(Path(town.path), names, seed, town=town)[0]
+    except CastError as err:  # the caller names the residents it still lacks
+        log.warning("%s", err)
+        return {}
     except Exception:  # noqa: BLE001 - only a fallback for residents not in the session
         log.exception("cannot read the cast beside %s", getattr(town, "path", "?"))
         return {}
@@ -178,7 +182,7 @@ def _prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: 
                         f"no part 'minds/{lost[0]}'; load another save")
     personas = {p.name: p for p in session.cast}
     if any(n not in personas for n in names):
-        personas = {**_full_cast(town), **personas}
+        personas = {**_full_cast(town, names, sess.get("seed") or 0), **personas}
     unknown = [n for n in names if n not in personas]
     if unknown:
         raise SaveError(f"{where} has residents this town does not know ({', '.join(unknown[:3])}); "

@@ -79,6 +79,7 @@ class SleepySheets(SheetLibrary):
             return lib
         new = cls(lib.folder)
         new.sheets.update(lib.sheets)
+        new.aliases.update(lib.aliases)
         return new
 
 
@@ -288,6 +289,8 @@ def install(game: Game) -> ResidentsView:
     session = game.session
     game.sheets = SleepySheets.wrap(game.sheets)
     view = ResidentsView(game, session)
+    personas = getattr(session.sim, "personas", None) or getattr(session, "personas", None) or {}  # (a replay's)
+    game.sheets.aliases.update({slugify(n): p.sprite for n, p in personas.items() if getattr(p, "sprite", "")})
     game.sheets.preload(view.slugs.values())  # a missing sheet stops the game now, not mid-frame
     game.figure_sources.append(view.figures)
     game.blockers.append(view.blocked)

@@ -101,11 +101,14 @@ class SheetLibrary:
     def __init__(self, folder: str | Path | None = None) -> None:
         self.folder = Path(folder) if folder is not None else CHARACTERS
         self.sheets: dict[str, CharacterSheet] = {}  # slug -> sheet, loaded so far
+        # slug -> the slug of the sheet it wears (a generated resident borrows a scenario resident's)
+        self.aliases: dict[str, str] = {}
 
     def get(self, slug: str) -> CharacterSheet:
         sheet = self.sheets.get(slug)
         if sheet is None:
-            sheet = CharacterSheet.load(sheet_path(slug, self.folder))
+            worn = self.aliases.get(slug, slug)
+            sheet = self.sheets.get(worn) or CharacterSheet.load(sheet_path(worn, self.folder))
             self.sheets[slug] = sheet
         return sheet
 

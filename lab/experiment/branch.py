@@ -136,6 +136,11 @@ def run_branch(spec: dict, *, embedder: Any = None, progress: bool = False) -> d
     except CastError as err:
         raise UserError(str(err)) from None
     cast = {p.name: p for p in cast_list}
+    saved_names = list((parts.get("session") or {}).get("residents") or [])
+    if any(n not in cast for n in saved_names):  # a town grown past the scenario's: made again from its seed
+        grown = select_residents(cast_list, None, [n for n in saved_names if n not in cast], town=town,
+                                 seed=int((parts.get("session") or {}).get("seed") or 0))
+        cast.update({p.name: p for p in grown})
     given = {"cache": spec.get("cache"), "seed": int(spec["seed"])}
     if spec.get("model"):
         given["model"] = spec["model"]
