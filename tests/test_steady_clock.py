@@ -42,6 +42,10 @@ def test_throughput_keeps_a_running_mean_per_kind_and_ignores_nonsense():
     assert tp.seconds_ahead(["decide:start", "prepare"]) == (13.0 + 3.0) / 2  # two workers share them
     assert kind_of(Job.decide("ahead", START, need=START)) == "decide:ahead"
     assert kind_of(Job.prepare(START, START)) == "prepare"
+    # a step ahead with nothing decided for then breaks a chunk into steps: measured apart,
+    # and until it is, a prepare's seconds stand in for it (the same work)
+    assert kind_of(Job.decide("ahead", START, need=START, chunk=True)) == "decide:chunk"
+    assert tp.expected("decide:chunk") == 3.0
 
 
 # ---------------------------------------------------------------------------- the look-ahead
@@ -134,23 +138,45 @@ class Preparing(StandIn):
         return 3
 
 
-def test_the_next_hour_is_broken_into_steps_ahead_once_within_the_loads_look_ahead(tmp_path, pools):
+def _until_prepared(sim, isa, limit=6 * 60):
+    for _ in range(limit):
+        run(sim, 1)
+        sim.pool.wait_keys({isa.name}, 5)  # her jobs back (another's may be out all along)
+        if isa.prepared:
+            break
+    assert isa.prepared, "never asked to prepare"
+    return isa.prepared[0]
+
+
+def test_the_next_hour_is_broken_into_steps_ahead_once_and_at_once_while_the_minds_are_idle(tmp_path, pools):
     until = START + timedelta(minutes=50)
     isa = Preparing(ISA, until)
     sim = make_sim(tmp_path, [isa], lockstep=False, pool=pools(1), settings=SimSettings(morning_grace_min=0))
     sim.pace_hint = 1.0
     b = sim.bodies[ISA]
-    for _ in range(6 * 60):
-        run(sim, 1)
-        sim.pool.wait(5)
-        if isa.prepared:
-            break
-    assert isa.prepared, "never asked to prepare"
-    at, asked = isa.prepared[0]
-    assert at == until and asked >= until - timedelta(minutes=sim.settings.lookahead_min)  # not before its lead
+    at, asked = _until_prepared(sim, isa)
+    # nothing else queued: the model's idle seconds do it, long before the load's look-ahead
+    assert at == until and asked < until - timedelta(minutes=sim.settings.lookahead_min)
     run(sim, 60)
     sim.pool.wait(5)
     assert len(isa.prepared) == 1 and b.prepared_for == until  # once per chunk
+
+
+def test_while_the_minds_are_busy_the_next_hour_waits_for_the_loads_look_ahead(tmp_path, pools):
+    until = START + timedelta(minutes=50)
+    isa = Preparing(ISA, until)
+    gate = threading.Event()
+    maria = StandIn(MARIA, decide=lambda m, s: gate.wait(20) and Decision(Action("reading", HOME, s.now, 30)))
+    sim = make_sim(tmp_path, [isa, maria], lockstep=False, pool=pools(2), settings=SimSettings(morning_grace_min=0))
+    sim.pace_hint = 1.0
+    sim.throughput.note("decide:start", 5.0)  # Maria's plan, out all along: 5 s of work queued
+    sim.throughput.note("decide:ahead", 0.1)
+    try:
+        at, asked = _until_prepared(sim, isa)
+        assert not decisions.idle(sim)
+        assert at == until and asked >= until - timedelta(minutes=decisions.lead_min(sim, "prepare"))
+    finally:
+        gate.set()
 
 
 def test_the_next_hour_is_never_prepared_in_lockstep_or_for_a_mind_without_steps(tmp_path, pools):
