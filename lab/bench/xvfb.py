@@ -80,7 +80,7 @@ def sdl_window(display: str) -> Iterator[None]:
     before and after, so windows on either side are fresh)."""
     import pygame  # lazy: only a window benchmark loads SDL
 
-    from game.view.window import close_window
+    from game.view.window import close_window  # lazy: the window module imports pygame
 
     saved = {k: os.environ.get(k) for k in ("DISPLAY", "SDL_VIDEODRIVER")}
     close_window()
