@@ -247,6 +247,9 @@ def test_play_real_asks_residents_through_the_real_loop_and_reports_each_phase(m
         assert out["clock_slowest_5min_first8_s_xvfb"] is None or out["clock_slowest_5min_first8_s_xvfb"] > 0
     else:
         assert out["window_xvfb"].startswith("skipped: Xvfb is not installed")
+    rows = [key for bench, key, *_ in report.HEADLINES if bench == "play_real"]
+    missing = [key for key in rows if key not in out and (xvfb or not key.endswith("_xvfb"))]
+    assert not missing, missing  # every row of the table names a figure the benchmark reports
     for tag in ("_1inst", "_2inst", *(["_xvfb"] if xvfb else [])):
         asked = out[f"questions_asked{tag}"]
         assert out[f"questions{tag}"] == len(asked) >= 2, asked
