@@ -16,7 +16,7 @@ from agents import inner_voice as voice
 from agents import plan as planning
 from agents import provenance as pv
 from agents.arrangements import arranged_lines, keep_arrangements
-from agents.decompose import chunk_end, decompose, fallback_actions
+from agents.decompose import chunk_end, decompose, fallback_actions, reuse_key
 from agents.memory import MemoryNode
 from agents.objects import is_sleep, make_action, pick_object
 from agents.text import clean_text
@@ -201,6 +201,21 @@ def prepare_chunk(m: DayMind, at: datetime) -> int:
     acts = chunk_steps(m, item, at)
     today.pending += acts
     return len(acts)
+
+
+def chunk_asks(m: DayMind, at: datetime) -> bool:
+    """Whether breaking the plan's chunk that begins at ``at`` into steps would ask the
+    model: not for a night, a short chunk or no plan item then (rules make those), nor
+    for an activity whose steps were made earlier today at the same place (reused); a
+    day not planned yet asks. The simulation prices its jobs by it: the top of an hour,
+    where new activities begin, costs a call; the second hour of a long one does not."""
+    today = m.today
+    if today.planned_for != at.date():
+        return True
+    item = planning.item_at(today.plan, at)
+    if item is None or is_sleep(item.description) or chunk_end(item, at) < at + timedelta(minutes=15):
+        return False
+    return not today.steps_made.get(reuse_key(item, at))
 
 
 def yesterday_rule(log: list[str], chats: list[str]) -> str:

@@ -13,6 +13,7 @@ from types import SimpleNamespace
 import pytest
 from test_sim import CAFE, HOME, START, StandIn, act, make_sim, run
 
+from agents.decompose import reuse_key
 from agents.types import Action, Decision
 from game.runs.pacing import LAG_MIN, Pacer, PaceStatus, describe, steady_pace
 from game.saves.capture import job_tag_of
@@ -123,15 +124,20 @@ def test_no_lie_in_when_the_grace_is_off(tmp_path, pools):
 
 
 class Preparing(StandIn):
-    """A stand-in with steps decided up to ``until`` that records ``prepare`` calls."""
+    """A stand-in with steps decided up to ``until`` that records ``prepare`` calls;
+    ``asks``: whether its next chunk would cost a call."""
 
-    def __init__(self, name, until, **kw):
+    def __init__(self, name, until, asks=True, **kw):
         super().__init__(name, decide=act("reading", HOME, minutes=10), **kw)
         self.until = until
+        self.asks = asks
         self.prepared: list[tuple[datetime, datetime]] = []
 
     def steps_end(self):
         return self.until
+
+    def chunk_asks(self, at):
+        return self.asks
 
     def prepare(self, at, now):
         self.prepared.append((at, now))
@@ -160,6 +166,30 @@ def test_the_next_hour_is_broken_into_steps_ahead_once_and_at_once_while_the_min
     run(sim, 60)
     sim.pool.wait(5)
     assert len(isa.prepared) == 1 and b.prepared_for == until  # once per chunk
+
+
+def test_a_chunk_that_costs_no_call_is_not_prepared_ahead(tmp_path, pools):
+    until = START + timedelta(minutes=50)
+    isa = Preparing(ISA, until, asks=False)  # a night, a short chunk, or steps made earlier today
+    sim = make_sim(tmp_path, [isa], lockstep=False, pool=pools(1), settings=SimSettings(morning_grace_min=0))
+    sim.pace_hint = 1.0
+    for _ in range(6 * 30):
+        run(sim, 1)
+        sim.pool.wait_keys({ISA}, 5)
+    assert isa.prepared == [] and sim.bodies[ISA].prepared_for == until  # looked at once, no job
+
+
+def test_a_mind_says_which_chunks_cost_a_call():
+    m, _ = make_mind(plausible)
+    m.decide(situation(START))
+    plan = {x.description: x for x in m.today.plan}
+    cafe = plan["running the cafe"]  # 08:00-12:00
+    assert m.chunk_asks(cafe.start)  # a new activity: its steps are chosen
+    assert not m.chunk_asks(START.replace(hour=23))  # a night: a rule
+    assert not m.chunk_asks(plan["reading a book"].end - timedelta(minutes=10))  # ten minutes: a rule
+    m.today.steps_made[reuse_key(cafe, cafe.start)] = [Action("brewing coffee", cafe.address, cafe.start, 15)]
+    assert not m.chunk_asks(cafe.start + timedelta(hours=1))  # its second hour reuses the first's steps
+    assert m.chunk_asks(cafe.start + timedelta(days=1))  # a day not planned yet
 
 
 def test_while_the_minds_are_busy_the_next_hour_waits_for_the_loads_look_ahead(tmp_path, pools):
@@ -265,8 +295,10 @@ def test_with_no_step_waiting_the_chunk_after_the_last_step_handed_out_is_prepar
 def test_a_step_asked_ahead_for_a_time_no_step_is_decided_for_is_a_chunk(tmp_path, pools):
     """Its cost is a decomposition's, not the next step's tenth of a second (kind_of)."""
     asked = []
-    for until, chunk in ((START + timedelta(minutes=50), False), (START + timedelta(minutes=10), True), (None, True)):
-        isa = Preparing(ISA, until)
+    cases = ((START + timedelta(minutes=50), True, False), (START + timedelta(minutes=10), True, True),
+             (None, True, True), (None, False, False))  # the last: its next chunk reuses steps, no call
+    for until, asks, chunk in cases:
+        isa = Preparing(ISA, until, asks=asks)
         sim = make_sim(tmp_path / str(len(asked)), [isa], lockstep=False, pool=pools(1),
                        settings=SimSettings(morning_grace_min=0))
         sim.pace_hint = 1.0
@@ -277,7 +309,7 @@ def test_a_step_asked_ahead_for_a_time_no_step_is_decided_for_is_a_chunk(tmp_pat
         asked.append((job.chunk, kind_of(job)))
         assert job.chunk is chunk, until
         sim.pool.wait(5)
-    assert asked == [(False, "decide:ahead"), (True, "decide:chunk"), (True, "decide:chunk")]
+    assert asked == [(False, "decide:ahead"), (True, "decide:chunk"), (True, "decide:chunk"), (False, "decide:ahead")]
     plain = StandIn(MARIA)  # a mind without steps (scripted): every step ahead counts as cheap
     sim = make_sim(tmp_path / "plain", [plain], lockstep=False, pool=pools(1))
     assert decisions._steps_decided(sim, sim.bodies[MARIA], START + timedelta(hours=3))

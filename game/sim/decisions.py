@@ -169,7 +169,7 @@ def ask_ahead(sim: Simulation, b: Body) -> bool:
     if a.end > sim.now + timedelta(minutes=(2 if b.asleep else 1) * max(sim.settings.lookahead_min,
                                                                        sim.settings.lookahead_max_min)):
         return False  # (cheap) too far off for any look-ahead
-    chunk = b.asleep or not _steps_decided(sim, b, a.end)
+    chunk = b.asleep or (not _steps_decided(sim, b, a.end) and _chunk_asks(sim, b, a.end))
     lead = timedelta(minutes=lead_min(sim, CHUNK if chunk else "decide:ahead") * (2 if b.asleep else 1))
     if not a.end <= sim.now + lead:
         return False
@@ -209,10 +209,26 @@ def ask_prepare(sim: Simulation, b: Body) -> bool:
     if end > sim.now + timedelta(minutes=lead_min(sim, "prepare")) and not (
             end <= sim.now + timedelta(minutes=sim.settings.lookahead_max_min) and idle(sim)):
         return False
+    if not _chunk_asks(sim, b, end):
+        b.prepared_for = end  # a night, a short chunk, steps made earlier today: nothing to do ahead
+        return False
     if sim.jobs.submit(b.name, Job.prepare(sim.now, end), prepare, end, sim.now):
         b.prepared_for = end
         return True
     return False
+
+
+def _chunk_asks(sim: Simulation, b: Body, at: datetime) -> bool:
+    """Whether the chunk at ``at`` will cost ``b``'s mind a model call (``mind.chunk_asks``,
+    read while its key is free); True for a mind that cannot say, or when it fails (logged)."""
+    asks = getattr(sim.minds.get(b.name), "chunk_asks", None)
+    if not callable(asks):
+        return True
+    try:
+        return bool(asks(at))
+    except Exception:
+        log.exception("chunk_asks of %s failed", b.name)
+        return True
 
 
 IDLE_S = 1.0  # wall seconds of queued model work below which the minds count as idle (work ahead then)
