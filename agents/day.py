@@ -16,7 +16,7 @@ from agents import inner_voice as voice
 from agents import plan as planning
 from agents import provenance as pv
 from agents.arrangements import arranged_lines, keep_arrangements
-from agents.decompose import chunk_end, decompose, fallback_actions
+from agents.decompose import chunk_end, decompose, fallback_actions, reuse_key
 from agents.memory import MemoryNode
 from agents.objects import is_sleep, make_action, pick_object
 from agents.text import clean_text
@@ -138,6 +138,13 @@ def sleep_action(m: DayMind, until: datetime) -> Action:
 
 
 def next_action(m: DayMind) -> Action:
+    """The plan's step at ``m.now`` (the chunk at hand broken into steps when none waits)."""
+    act = _next_action(m)
+    m.today.handed_until = act.end
+    return act
+
+
+def _next_action(m: DayMind) -> Action:
     now, today = m.now, m.today
     # Drop queued actions whose time has passed; start the next one now.
     while today.pending and today.pending[0].end <= now:
@@ -180,11 +187,13 @@ def chunk_steps(m: DayMind, item: planning.PlanItem, start: datetime) -> list[Ac
 def prepare_chunk(m: DayMind, at: datetime) -> int:
     """Break the plan's chunk that begins at ``at`` into steps ahead of time, when the
     steps at hand end there (game/sim/decisions.py asks while the model is less busy
-    than at the top of the hour): they wait in ``today.pending`` like any others. No
-    call for a night or a short chunk (next_action makes those by rule when due).
-    Returns how many steps were added."""
+    than at the top of the hour): they wait in ``today.pending`` like any others. With
+    none waiting, when the last step handed out ends there (the simulation holds it,
+    decided ahead). No call for a night or a short chunk (next_action makes those by
+    rule when due), nor for a time already past. Returns how many steps were added."""
     today = m.today
-    if not today.pending or today.pending[-1].end != at or today.planned_for != at.date():
+    ends = today.pending[-1].end if today.pending else today.handed_until
+    if at <= m.now or ends != at or today.planned_for != at.date():
         return 0  # the steps at hand changed meanwhile (a reaction, a new plan): decided when due
     item = planning.item_at(today.plan, at)
     if item is None or is_sleep(item.description) or chunk_end(item, at) < at + timedelta(minutes=15):
@@ -192,6 +201,21 @@ def prepare_chunk(m: DayMind, at: datetime) -> int:
     acts = chunk_steps(m, item, at)
     today.pending += acts
     return len(acts)
+
+
+def chunk_asks(m: DayMind, at: datetime) -> bool:
+    """Whether breaking the plan's chunk that begins at ``at`` into steps would ask the
+    model: not for a night, a short chunk or no plan item then (rules make those), nor
+    for an activity whose steps were made earlier today at the same place (reused); a
+    day not planned yet asks. The simulation prices its jobs by it: the top of an hour,
+    where new activities begin, costs a call; the second hour of a long one does not."""
+    today = m.today
+    if today.planned_for != at.date():
+        return True
+    item = planning.item_at(today.plan, at)
+    if item is None or is_sleep(item.description) or chunk_end(item, at) < at + timedelta(minutes=15):
+        return False
+    return not today.steps_made.get(reuse_key(item, at))
 
 
 def yesterday_rule(log: list[str], chats: list[str]) -> str:

@@ -27,7 +27,7 @@ from agents import plan as planning
 from agents import provenance as pv
 from agents.arrangements import Arrangement
 from agents.budget import Budget
-from agents.day import consider_news, prepare_chunk
+from agents.day import chunk_asks, consider_news, prepare_chunk
 from agents.inspection import Inspection, SaidLine
 from agents.jobs import job_tag
 from agents.memory import EmbeddingMismatch, MemoryNode, MemoryStream
@@ -382,6 +382,12 @@ class Mind:
         added = prepare_chunk(self, at)
         self.publish()
         return added
+
+    def chunk_asks(self, at: datetime) -> bool:
+        """Whether breaking the plan's chunk at ``at`` into steps would ask the model
+        (agents/day.py ``chunk_asks``). Reads the plan itself: call it only while no job
+        of this mind runs (the simulation asks while the resident's key is free)."""
+        return chunk_asks(self, at)
 
     def steps_end(self) -> datetime | None:
         """When the steps decided for the chunk at hand run out (from the last publish,

@@ -27,6 +27,10 @@ class Today:
     # The steps made today for each plan item (agents/decompose.py reuse_key -> actions):
     # the same activity at the same place later today takes them again, without a call.
     steps_made: dict[str, list[Action]] = field(default_factory=dict)
+    # When the last step handed out (agents/day.py next_action) ends: with none waiting, the
+    # chunk after it may be broken into steps ahead (prepare_chunk). Not saved: after a load
+    # that chunk is decided when due.
+    handed_until: datetime | None = None
 
     # -- the state contract (agents/state.py), under the mind's keys -------------------
     def to_state(self) -> dict[str, Any]:

@@ -4,6 +4,7 @@ timings are asserted: figures depend on the machine.)"""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import ClassVar
 
@@ -234,12 +235,22 @@ def test_play_real_asks_residents_through_the_real_loop_and_reports_each_phase(m
     monkeypatch.setattr(play_real, "PHASE_S", (240.0, 1.5))
     monkeypatch.setattr(play_real, "ASK_EVERY_S", (60.0, 0.4))
     monkeypatch.setattr(play_real, "FIRST_ASK_S", 0.1)
+    monkeypatch.setattr(play_real, "WINDOW_S", (480.0, 1.5))
     size = local_model.model().size
     out = play_real.bench_play_real(Context(quick=True))
     assert local_model.model().size == size  # the process's model pool as it was
     assert out["residents"] == 3 and out["phase_s"] == 1.5
     assert "NAME, what do you do for a living?" in out["note"]
-    for tag in ("_1inst", "_2inst"):
+    xvfb = shutil.which("Xvfb") is not None
+    if xvfb:  # the real-window phase: an X window on a virtual screen, SDL's x11 driver
+        assert out["window_xvfb"].startswith("Xvfb :") and "SDL driver x11" in out["window_xvfb"], out["window_xvfb"]
+        assert out["clock_slowest_5min_first8_s_xvfb"] is None or out["clock_slowest_5min_first8_s_xvfb"] > 0
+    else:
+        assert out["window_xvfb"].startswith("skipped: Xvfb is not installed")
+    rows = [key for bench, key, *_ in report.HEADLINES if bench == "play_real"]
+    missing = [key for key in rows if key not in out and (xvfb or not key.endswith("_xvfb"))]
+    assert not missing, missing  # every row of the table names a figure the benchmark reports
+    for tag in ("_1inst", "_2inst", *(["_xvfb"] if xvfb else [])):
         asked = out[f"questions_asked{tag}"]
         assert out[f"questions{tag}"] == len(asked) >= 2, asked
         assert out[f"unanswered{tag}"] == 0 and out[f"chats_lost{tag}"] == 0
@@ -258,3 +269,32 @@ def test_play_real_asks_residents_through_the_real_loop_and_reports_each_phase(m
         share = out[f"model_led_share{tag}"]
         assert share is None or 0 <= share <= 1
         assert out[f"sim{tag}"].startswith("07:00-")  # each phase a fresh game from the scenario's start
+
+
+def test_play_real_without_xvfb_says_why_and_a_bad_window_choice_is_refused(monkeypatch):
+    """No Xvfb: the real-window phase is skipped with the reason (and how to get it), not failed;
+    SMALLVILLE_PLAY_REAL_WINDOW names only windows there are."""
+    from lab.bench import play_real, xvfb
+
+    monkeypatch.setattr(xvfb.shutil, "which", lambda name: None)
+    ctx = Context(quick=True)
+    out = play_real._real_window(ctx, 1, 0.4)
+    assert out == {"window_xvfb": "skipped: Xvfb is not installed (Debian: apt-get install xvfb), so no real-window "
+                                  "phase ran"}
+    assert any("no real-window phase" in n for n in ctx.notes)
+    monkeypatch.setenv("SMALLVILLE_PLAY_REAL_WINDOW", "xvfb,wayland")
+    with pytest.raises(SystemExit, match="SMALLVILLE_PLAY_REAL_WINDOW must list dummy or xvfb"):
+        play_real._windows()
+    monkeypatch.setenv("SMALLVILLE_PLAY_REAL_WINDOW", " xvfb ")
+    assert play_real._windows() == ("xvfb",)
+
+
+def test_a_virtual_display_that_never_comes_up_is_skipped_with_what_it_printed(monkeypatch, tmp_path):
+    from lab.bench import xvfb
+
+    fake = tmp_path / "Xvfb"
+    fake.write_text("#!/bin/sh\necho 'Fatal server error: no screens found' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(xvfb.shutil, "which", lambda name: str(fake))
+    with pytest.raises(Skipped, match="did not start within .*no screens found"), xvfb.virtual_display((64, 64)):
+        pass

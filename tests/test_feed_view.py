@@ -238,3 +238,35 @@ def test_the_replay_shows_the_feed_up_to_the_moment_shown(town, tmp_path, displa
     frames(replay, 1)
     panel._fill()
     assert not any(e.kind == "news" for e in panel.shown)  # before the talk: not in the feed yet
+
+
+def test_after_escape_closes_the_feed_while_its_filter_has_the_keys_the_town_hears_keys_again(town):
+    """A bug seen in a real window: the filter line, hidden with the feed, kept pygame_gui's
+    focus and took every key after (P did nothing; a player met a town deaf to its keys)."""
+    game, session = town(agents=2)
+    session.paused = False
+    press(pygame.K_f, unicode="f")
+    pygame.event.post(pygame.event.Event(pygame.TEXTINPUT, text="f"))  # a real key types too
+    frames(game, 2)
+    panel = game.panels.feed
+    assert panel.is_open
+    click(panel.filter.rect.center)  # the filter line takes the keys
+    frames(game, 2)
+    assert panel.filter.is_focused
+    press(pygame.K_ESCAPE)
+    frames(game, 1)
+    assert not panel.is_open
+    pace = session.pace
+    press(pygame.K_p, unicode="p")
+    pygame.event.post(pygame.event.Event(pygame.TEXTINPUT, text="p"))
+    frames(game, 1)
+    assert session.pace != pace  # the town's key reached the town, not the hidden filter
+    assert panel.filter.get_text() == ""
+    press(pygame.K_ESCAPE)  # nothing open: the quit question
+    frames(game, 1)
+    quit_dialog = game.panels.quit_dialog
+    assert quit_dialog.is_open
+    press(pygame.K_q, unicode="q")
+    pygame.event.post(pygame.event.Event(pygame.TEXTINPUT, text="q"))
+    frames(game, 1)
+    assert not game.running  # Q: quit without saving

@@ -13,6 +13,7 @@ from types import SimpleNamespace
 import pytest
 from test_sim import CAFE, HOME, START, StandIn, act, make_sim, run
 
+from agents.decompose import reuse_key
 from agents.types import Action, Decision
 from game.runs.pacing import LAG_MIN, Pacer, PaceStatus, describe, steady_pace
 from game.saves.capture import job_tag_of
@@ -42,6 +43,10 @@ def test_throughput_keeps_a_running_mean_per_kind_and_ignores_nonsense():
     assert tp.seconds_ahead(["decide:start", "prepare"]) == (13.0 + 3.0) / 2  # two workers share them
     assert kind_of(Job.decide("ahead", START, need=START)) == "decide:ahead"
     assert kind_of(Job.prepare(START, START)) == "prepare"
+    # a step ahead with nothing decided for then breaks a chunk into steps: measured apart,
+    # and until it is, a prepare's seconds stand in for it (the same work)
+    assert kind_of(Job.decide("ahead", START, need=START, chunk=True)) == "decide:chunk"
+    assert tp.expected("decide:chunk") == 3.0
 
 
 # ---------------------------------------------------------------------------- the look-ahead
@@ -119,38 +124,89 @@ def test_no_lie_in_when_the_grace_is_off(tmp_path, pools):
 
 
 class Preparing(StandIn):
-    """A stand-in with steps decided up to ``until`` that records ``prepare`` calls."""
+    """A stand-in with steps decided up to ``until`` that records ``prepare`` calls;
+    ``asks``: whether its next chunk would cost a call."""
 
-    def __init__(self, name, until, **kw):
+    def __init__(self, name, until, asks=True, **kw):
         super().__init__(name, decide=act("reading", HOME, minutes=10), **kw)
         self.until = until
+        self.asks = asks
         self.prepared: list[tuple[datetime, datetime]] = []
 
     def steps_end(self):
         return self.until
+
+    def chunk_asks(self, at):
+        return self.asks
 
     def prepare(self, at, now):
         self.prepared.append((at, now))
         return 3
 
 
-def test_the_next_hour_is_broken_into_steps_ahead_once_within_the_loads_look_ahead(tmp_path, pools):
+def _until_prepared(sim, isa, limit=6 * 60):
+    for _ in range(limit):
+        run(sim, 1)
+        sim.pool.wait_keys({isa.name}, 5)  # her jobs back (another's may be out all along)
+        if isa.prepared:
+            break
+    assert isa.prepared, "never asked to prepare"
+    return isa.prepared[0]
+
+
+def test_the_next_hour_is_broken_into_steps_ahead_once_and_at_once_while_the_minds_are_idle(tmp_path, pools):
     until = START + timedelta(minutes=50)
     isa = Preparing(ISA, until)
     sim = make_sim(tmp_path, [isa], lockstep=False, pool=pools(1), settings=SimSettings(morning_grace_min=0))
     sim.pace_hint = 1.0
     b = sim.bodies[ISA]
-    for _ in range(6 * 60):
-        run(sim, 1)
-        sim.pool.wait(5)
-        if isa.prepared:
-            break
-    assert isa.prepared, "never asked to prepare"
-    at, asked = isa.prepared[0]
-    assert at == until and asked >= until - timedelta(minutes=sim.settings.lookahead_min)  # not before its lead
+    at, asked = _until_prepared(sim, isa)
+    # nothing else queued: the model's idle seconds do it, long before the load's look-ahead
+    assert at == until and asked < until - timedelta(minutes=sim.settings.lookahead_min)
     run(sim, 60)
     sim.pool.wait(5)
     assert len(isa.prepared) == 1 and b.prepared_for == until  # once per chunk
+
+
+def test_a_chunk_that_costs_no_call_is_not_prepared_ahead(tmp_path, pools):
+    until = START + timedelta(minutes=50)
+    isa = Preparing(ISA, until, asks=False)  # a night, a short chunk, or steps made earlier today
+    sim = make_sim(tmp_path, [isa], lockstep=False, pool=pools(1), settings=SimSettings(morning_grace_min=0))
+    sim.pace_hint = 1.0
+    for _ in range(6 * 30):
+        run(sim, 1)
+        sim.pool.wait_keys({ISA}, 5)
+    assert isa.prepared == [] and sim.bodies[ISA].prepared_for == until  # looked at once, no job
+
+
+def test_a_mind_says_which_chunks_cost_a_call():
+    m, _ = make_mind(plausible)
+    m.decide(situation(START))
+    plan = {x.description: x for x in m.today.plan}
+    cafe = plan["running the cafe"]  # 08:00-12:00
+    assert m.chunk_asks(cafe.start)  # a new activity: its steps are chosen
+    assert not m.chunk_asks(START.replace(hour=23))  # a night: a rule
+    assert not m.chunk_asks(plan["reading a book"].end - timedelta(minutes=10))  # ten minutes: a rule
+    m.today.steps_made[reuse_key(cafe, cafe.start)] = [Action("brewing coffee", cafe.address, cafe.start, 15)]
+    assert not m.chunk_asks(cafe.start + timedelta(hours=1))  # its second hour reuses the first's steps
+    assert m.chunk_asks(cafe.start + timedelta(days=1))  # a day not planned yet
+
+
+def test_while_the_minds_are_busy_the_next_hour_waits_for_the_loads_look_ahead(tmp_path, pools):
+    until = START + timedelta(minutes=50)
+    isa = Preparing(ISA, until)
+    gate = threading.Event()
+    maria = StandIn(MARIA, decide=lambda m, s: gate.wait(20) and Decision(Action("reading", HOME, s.now, 30)))
+    sim = make_sim(tmp_path, [isa, maria], lockstep=False, pool=pools(2), settings=SimSettings(morning_grace_min=0))
+    sim.pace_hint = 1.0
+    sim.throughput.note("decide:start", 5.0)  # Maria's plan, out all along: 5 s of work queued
+    sim.throughput.note("decide:ahead", 0.1)
+    try:
+        at, asked = _until_prepared(sim, isa)
+        assert not decisions.idle(sim)
+        assert at == until and asked >= until - timedelta(minutes=decisions.lead_min(sim, "prepare"))
+    finally:
+        gate.set()
 
 
 def test_the_next_hour_is_never_prepared_in_lockstep_or_for_a_mind_without_steps(tmp_path, pools):
@@ -215,6 +271,55 @@ def test_preparing_a_chunk_that_changed_meanwhile_makes_no_call():
     assert len(gw.fake.calls) == calls
 
 
+def test_with_no_step_waiting_the_chunk_after_the_last_step_handed_out_is_prepared():
+    m, gw = make_mind(plausible)
+    t = START
+    m.decide(situation(t))
+    while m.today.pending:  # every step of the chunk at hand handed out, the last one held ahead
+        t = m.today.pending[0].start
+        m.decide(situation(t, done=True))
+    end = m.today.handed_until
+    assert m.steps_end() is None and end is not None and end > t
+    calls = len(gw.fake.calls)
+    assert m.prepare(end + timedelta(minutes=5), t) == 0  # not where the last step ends: no call
+    assert m.prepare(end, end) == 0  # a time already come: decided when due
+    assert len(gw.fake.calls) == calls
+    added = m.prepare(end, t)
+    assert added >= 1 and m.steps_end() > end and m.today.pending[0].start == end
+    assert len(gw.fake.calls) == calls + 1  # the chunk's steps, ahead of time
+    d = m.decide(situation(end, done=True))
+    assert d.action.start == end
+    assert [c[0] for c in gw.fake.calls[calls:]].count("decompose") == 1  # taken then without breaking it again
+
+
+def test_a_step_asked_ahead_for_a_time_no_step_is_decided_for_is_a_chunk(tmp_path, pools):
+    """Its cost is a decomposition's, not the next step's tenth of a second (kind_of)."""
+    asked = []
+    cases = ((START + timedelta(minutes=50), True, False), (START + timedelta(minutes=10), True, True),
+             (None, True, True), (None, False, False))  # the last: its next chunk reuses steps, no call
+    for until, asks, chunk in cases:
+        isa = Preparing(ISA, until, asks=asks)
+        sim = make_sim(tmp_path / str(len(asked)), [isa], lockstep=False, pool=pools(1),
+                       settings=SimSettings(morning_grace_min=0))
+        sim.pace_hint = 1.0
+        b = sim.bodies[ISA]
+        b.action = Action("reading", HOME, START, 15)  # ends 07:15, within the look-ahead
+        assert decisions.ask_ahead(sim, b)
+        job = sim.jobs.current(ISA)
+        asked.append((job.chunk, kind_of(job)))
+        assert job.chunk is chunk, until
+        sim.pool.wait(5)
+    assert asked == [(False, "decide:ahead"), (True, "decide:chunk"), (True, "decide:chunk"), (False, "decide:ahead")]
+    plain = StandIn(MARIA)  # a mind without steps (scripted): every step ahead counts as cheap
+    sim = make_sim(tmp_path / "plain", [plain], lockstep=False, pool=pools(1))
+    assert decisions._steps_decided(sim, sim.bodies[MARIA], START + timedelta(hours=3))
+    isa = Preparing(ISA, None)
+    sim = make_sim(tmp_path / "held", [isa], lockstep=False, pool=pools(1))
+    b = sim.bodies[ISA]
+    b.next_action = Action("writing", HOME, START + timedelta(minutes=55), 5)
+    assert decisions._steps_end(sim, b) == START + timedelta(hours=1)  # none waiting: the step held ahead
+
+
 def test_a_save_taken_while_a_chunk_is_prepared_names_that_job():
     need = START + timedelta(hours=1)
     assert job_tag_of(None, ISA, Job.prepare(START, need)) == ("prepare", need.isoformat())
@@ -257,6 +362,19 @@ def test_the_steady_pace_lets_every_queued_job_finish_by_the_time_it_is_needed()
     start = {"r0": Job.decide("start", START)}
     assert steady_pace(_sim(start, measured={"decide:start": 4.0},
                             waiting_since=START + timedelta(minutes=30))) == (30 + LAG_MIN) / 4.0
+
+
+def test_the_steady_pace_counts_the_pools_other_work_in_the_order_it_runs():
+    need = START + timedelta(minutes=18)  # 20 sim minutes of slack
+    measured = {"decide:ahead": 10.0, "utter": 10.0, "end_conversation": 10.0, "call": 10.0}
+    alone = {"r0": Job.decide("ahead", START, need=need)}
+    assert steady_pace(_sim(alone, measured=measured)) == 20.0 / 10.0
+    line = {**alone, "r1": Job.utter(1)}  # a line asked now runs first: nobody waits on it, yet it takes the time
+    assert steady_pace(_sim(line, measured=measured)) == 20.0 / 20.0
+    memo = {**alone, "r1": Job(kind="end_conversation", at=START)}  # a memo waits half an hour: after her
+    assert steady_pace(_sim(memo, measured=measured)) == 20.0 / 10.0
+    reply = {**alone, "r1": Job.call(lambda v, e: None, urgent=True)}  # the player's reply: its own instance
+    assert steady_pace(_sim(reply, measured=measured)) == 20.0 / 10.0
 
 
 def test_the_clock_slows_early_to_what_the_minds_allow_and_the_hud_says_so():
@@ -410,3 +528,36 @@ def test_a_plan_for_a_resident_lying_in_waits_behind_the_next_steps_of_those_alr
     lock = make_sim(tmp_path / "l", [StandIn(ISA)], lockstep=True, pool=pools(1))
     lock.bodies[ISA].waiting_since = START - timedelta(minutes=5)  # owed since earlier: ranked as asked
     assert lock.rank_of(ISA, Job.decide("done", START)) == lock.rank_of(ISA, Job.decide("react", START))
+
+
+def test_a_decision_that_lands_ends_the_wait_it_answered_even_when_its_talk_fails(tmp_path, pools):
+    """Seen in play_real: a talk that failed while the resident followed its plan left the
+    wait standing; the next job counted it, and the clock stood still for minutes."""
+    gate = threading.Event()
+    asked = []
+
+    def script(m, s):
+        asked.append(s.now)
+        if len(asked) == 1:
+            return Decision(Action("reading", HOME, s.now, 5))
+        gate.wait(10)
+        return Decision(talk_to="Nobody Here")  # not a resident: the talk cannot start
+
+    isa = StandIn(ISA, decide=script)
+    sim = make_sim(tmp_path, [isa], lockstep=False, pool=pools(1),
+                   settings=SimSettings(morning_grace_min=0, lookahead_min=1, lookahead_max_min=1))
+    b = sim.bodies[ISA]
+    try:
+        for _ in range(6 * 12):
+            run(sim, 1)
+            sim.pool.wait_keys({ISA}, 0.05)
+            if b.standing_in:
+                break
+        assert b.standing_in and b.waiting_since is not None  # her plan meanwhile; the decision owed
+        assert sim.decision_lag()[0] >= 0.0 and sim.jobs.current(ISA) is not None
+    finally:
+        gate.set()
+    sim.pool.wait(5)
+    run(sim, 1)
+    assert not [e for e in sim.events if e["kind"] == "chat"]
+    assert b.waiting_since is None and sim.decision_lag() == (0.0, [])  # answered: nothing left to hold the clock

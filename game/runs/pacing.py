@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from game.sim.jobs import END_CONVERSATION, MEMO_WAIT
 from game.sim.throughput import kind_of
 
 PACES = ("minds", "clock")
@@ -126,19 +127,32 @@ def steady_pace(sim: Any, lag_min: float = LAG_MIN) -> float | None:
         return None
     work = []
     for name, job in [*sim.jobs.running().items(), *sim.jobs.waiting()]:
+        if job.urgent:
+            continue  # the player's work runs on an instance of its own
         due = _due(sim, name, job)
-        if due is not None:
-            work.append((due, tp.expected(kind_of(job)) or 0.0))
+        # Work nothing waits on (a line, a memo) still takes the pool's time, in the pool's order.
+        order = due if due is not None else _order(sim, job)
+        work.append((order, due is not None, tp.expected(kind_of(job)) or 0.0))
     work.sort(key=lambda x: x[0])
     cap: float | None = None
     cum = 0.0
-    for due, seconds in work:
+    for due, waited_for, seconds in work:
         cum += seconds / tp.workers
+        if not waited_for:
+            continue
         slack = (due - sim.now).total_seconds() / 60.0 + lag_min
         if slack <= 0 or cum <= 0:
             continue  # already late: the lag holds the clock
         cap = slack / cum if cap is None else min(cap, slack / cum)
     return cap
+
+
+def _order(sim: Any, job: Any) -> Any:
+    """Where a job nothing waits on runs among the rest: by the sim time it is ranked
+    by (``Simulation.rank_of``: when it was asked; a memo of a talk half an hour on)."""
+    if job.kind == END_CONVERSATION:
+        return sim.now + MEMO_WAIT
+    return job.need or job.at or sim.now
 
 
 def _due(sim: Any, name: str, job: Any) -> Any:

@@ -41,7 +41,19 @@ from game.sim import state as sim_state
 from game.sim.bodies import Body
 from game.sim.conversations import Chat
 from game.sim.eventlog import EventLog
-from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, PREPARE, UTTER, Job, JobQueue, Pool, urgent_key
+from game.sim.jobs import (
+    CALL,
+    DECIDE,
+    END_CONVERSATION,
+    GREET,
+    MEMO_WAIT,
+    PREPARE,
+    UTTER,
+    Job,
+    JobQueue,
+    Pool,
+    urgent_key,
+)
 from game.sim.path_service import PathService
 from game.sim.places import Places
 from game.sim.settings import STEP, SimSettings
@@ -241,7 +253,7 @@ class Simulation:
             # next step of those already up. Never earlier than asked, so lockstep ranks are as before.
             need = max(need, b.waiting_since)
         if job.kind == END_CONVERSATION:
-            need = self.now + timedelta(minutes=30)  # remembering can wait; nothing stands still for it
+            need = self.now + MEMO_WAIT  # remembering can wait; nothing stands still for it
         deadline = (need - self.start).total_seconds()
         if name in self.focus:
             deadline -= self.settings.focus_lead_min * 60

@@ -42,7 +42,7 @@ from game.sim.bodies import Body
 from game.sim.jobs import Job
 from game.sim.routine import routine_action
 from game.sim.settings import STEP
-from game.sim.throughput import kind_of
+from game.sim.throughput import CHUNK, kind_of
 
 if TYPE_CHECKING:  # type hints only: the simulation imports this module
     from game.sim.core import Simulation
@@ -169,13 +169,15 @@ def ask_ahead(sim: Simulation, b: Body) -> bool:
     if a.end > sim.now + timedelta(minutes=(2 if b.asleep else 1) * max(sim.settings.lookahead_min,
                                                                        sim.settings.lookahead_max_min)):
         return False  # (cheap) too far off for any look-ahead
-    lead = timedelta(minutes=lead_min(sim) * (2 if b.asleep else 1))
+    chunk = b.asleep or (not _steps_decided(sim, b, a.end) and _chunk_asks(sim, b, a.end))
+    lead = timedelta(minutes=lead_min(sim, CHUNK if chunk else "decide:ahead") * (2 if b.asleep else 1))
     if not a.end <= sim.now + lead:
         return False
     sit = replace(sim.situation(b.name), plan_at=a.end, action_done=True)
     if b.asleep:  # waking up: nothing seen yet, nobody to talk to
         sit.events, sit.can_talk_to = [], []
-    if sim.jobs.submit(b.name, Job.decide("ahead", sim.now, need=a.end), sim.minds[b.name].decide, sit):
+    job = Job.decide("ahead", sim.now, need=a.end, chunk=chunk)
+    if sim.jobs.submit(b.name, job, sim.minds[b.name].decide, sit):
         b.ahead_for = a.end
         b.new_events = False
         b.last_decide = sim.now
@@ -185,33 +187,83 @@ def ask_ahead(sim: Simulation, b: Body) -> bool:
 
 def ask_prepare(sim: Simulation, b: Body) -> bool:
     """In the window: have the mind break the plan's next chunk into steps ahead of
-    time (``mind.prepare``), once its steps at hand end within the load's look-ahead
-    (``lead_min``), so the call is not made when everyone's hour begins at once. Only
-    while its next step is already decided (``next_action``): the job holds the
-    resident's key while it waits its turn, and the resident needs no decision until
-    that step starts. True if asked."""
+    time (``mind.prepare``), so the call is not made when everyone's hour begins at
+    once: once the steps decided (those waiting in the mind, else the step decided
+    ahead, ``next_action``) end within the load's look-ahead (``lead_min``), or at
+    once, up to ``settings.lookahead_max_min`` ahead, while the minds have almost
+    nothing queued (``IDLE_S``): the model's idle seconds do the next hour's work.
+    Only while its next step is already decided: the job holds the resident's key
+    while it waits its turn, and the resident needs no decision until that step
+    starts. True if asked."""
     if sim.lockstep or sim.pace_hint <= 0 or b.next_action is None or b.urgent or b.conversation is not None:
         return False
     a = b.action
     if a is None or b.asleep or sim.held(b.name):
         return False
-    mind = sim.minds.get(b.name)
-    steps_end, prepare = getattr(mind, "steps_end", None), getattr(mind, "prepare", None)
-    if not callable(steps_end) or not callable(prepare):
+    prepare = getattr(sim.minds.get(b.name), "prepare", None)
+    end = _steps_end(sim, b)
+    if end is None or not callable(prepare):
         return False  # a mind without steps decided ahead (a scripted one): nothing to prepare
-    try:
-        end = steps_end()
-    except Exception:
-        log.exception("steps_end of %s failed", b.name)
+    if end < b.next_action.end or end <= a.end or end == b.prepared_for or end <= sim.now:
         return False
-    if not isinstance(end, datetime) or end <= a.end or end == b.prepared_for:
+    if end > sim.now + timedelta(minutes=lead_min(sim, "prepare")) and not (
+            end <= sim.now + timedelta(minutes=sim.settings.lookahead_max_min) and idle(sim)):
         return False
-    if end > sim.now + timedelta(minutes=lead_min(sim, "prepare")):
+    if not _chunk_asks(sim, b, end):
+        b.prepared_for = end  # a night, a short chunk, steps made earlier today: nothing to do ahead
         return False
     if sim.jobs.submit(b.name, Job.prepare(sim.now, end), prepare, end, sim.now):
         b.prepared_for = end
         return True
     return False
+
+
+def _chunk_asks(sim: Simulation, b: Body, at: datetime) -> bool:
+    """Whether the chunk at ``at`` will cost ``b``'s mind a model call (``mind.chunk_asks``,
+    read while its key is free); True for a mind that cannot say, or when it fails (logged)."""
+    asks = getattr(sim.minds.get(b.name), "chunk_asks", None)
+    if not callable(asks):
+        return True
+    try:
+        return bool(asks(at))
+    except Exception:
+        log.exception("chunk_asks of %s failed", b.name)
+        return True
+
+
+IDLE_S = 1.0  # wall seconds of queued model work below which the minds count as idle (work ahead then)
+
+
+def idle(sim: Simulation) -> bool:
+    """Whether the minds' queued work drains within ``IDLE_S`` at their measured pace."""
+    kinds = [kind_of(j) for j in sim.jobs.running().values()] + [kind_of(j) for _, j in sim.jobs.waiting()]
+    return sim.throughput.seconds_ahead(kinds) < IDLE_S
+
+
+def _steps_end(sim: Simulation, b: Body) -> datetime | None:
+    """When the steps ``b``'s mind has decided run out: those waiting in its plan
+    (``mind.steps_end``), else the step decided ahead and held on the body; None for
+    a mind without steps (a scripted one) or when it fails (logged)."""
+    steps_end = getattr(sim.minds.get(b.name), "steps_end", None)
+    if not callable(steps_end):
+        return None
+    try:
+        end = steps_end()
+    except Exception:
+        log.exception("steps_end of %s failed", b.name)
+        return None
+    if isinstance(end, datetime):
+        return end
+    return b.next_action.end if b.next_action is not None else None
+
+
+def _steps_decided(sim: Simulation, b: Body, at: datetime) -> bool:
+    """Whether ``b``'s mind has a step decided for ``at`` already (a cheap decision then);
+    a mind without steps (scripted) counts as having one."""
+    if not callable(getattr(sim.minds.get(b.name), "steps_end", None)):
+        return True
+    end = _steps_end(sim, b)
+    return end is not None and end > at
 
 
 def lies_in(sim: Simulation) -> bool:
@@ -279,6 +331,10 @@ def on_decision(sim: Simulation, name: str, job: Job, decision: Any, error: Any)
     b = sim.bodies[name]
     b.last_decide = sim.now
     b.lying_in = False  # its first decision of the game is in (or failed): up, or on its routine
+    # The decision waited for is in, whatever it says. A wait left standing (a talk that
+    # failed while the resident followed its plan) counted on into the next job and
+    # stopped the clock for minutes; a resident still without an action is asked anew.
+    b.waiting_since = None
     log_reflections(sim, name, getattr(decision, "note", "") or "")
     if job.ahead and error is None and isinstance(decision, Decision) and on_ahead(sim, b, job, decision):
         return

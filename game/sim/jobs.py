@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from agents import Conversation, Rank, priority
@@ -35,6 +35,8 @@ END_CONVERSATION = "end_conversation"  # mind.end_conversation(...): remembering
 CALL = "call"  # any function for someone else (the visitor's chat); its result goes to ``on_result``
 GREET = "greet"  # a greeting line for the visitor (game/sim/greetings.py collects it)
 PREPARE = "prepare"  # mind.prepare(at, now): the plan's next chunk broken into steps ahead of time
+
+MEMO_WAIT = timedelta(minutes=30)  # a talk's memo is ranked as needed this long from now: nothing waits for it
 
 
 @dataclass(frozen=True)
@@ -51,11 +53,14 @@ class Job:
     urgent: bool = False  # the player waits for it: first in line, on a lane of its own
     ahead: bool = False  # decide: the next action, asked before the current one ends
     need: datetime | None = None  # when its answer is needed (the pool's order), if not ``at``
+    chunk: bool = False  # decide ahead: no step is decided for then, so the answer breaks a chunk into steps (a call)
 
     @classmethod
-    def decide(cls, reason: str, at: datetime, *, need: datetime | None = None, urgent: bool = False) -> Job:
-        """``need``: asked ahead, for the next action at that time (``at`` is the situation's time)."""
-        return cls(DECIDE, reason=reason, at=at, ahead=need is not None, need=need, urgent=urgent)
+    def decide(cls, reason: str, at: datetime, *, need: datetime | None = None, urgent: bool = False,
+               chunk: bool = False) -> Job:
+        """``need``: asked ahead, for the next action at that time (``at`` is the situation's time);
+        ``chunk``: the mind has no step decided for then (its cost is a decomposition's)."""
+        return cls(DECIDE, reason=reason, at=at, ahead=need is not None, need=need, urgent=urgent, chunk=chunk)
 
     @classmethod
     def utter(cls, chat: int) -> Job:
@@ -227,5 +232,5 @@ class JobQueue:
         self._held = {}
 
 
-__all__ = ["CALL", "DECIDE", "END_CONVERSATION", "GREET", "PREPARE", "UTTER", "Job", "JobQueue", "Pool", "Waiting",
-           "urgent_key"]
+__all__ = ["CALL", "DECIDE", "END_CONVERSATION", "GREET", "MEMO_WAIT", "PREPARE", "UTTER", "Job", "JobQueue", "Pool",
+           "Waiting", "urgent_key"]

@@ -5,8 +5,12 @@ run records it but never lets it decide anything (wall time is not reproducible)
 
 A job's kind here is what it does, since their costs differ by two orders:
 ``decide:start`` (a day plan, several calls), ``prepare`` (one chunk broken
-into steps), ``decide:ahead`` (usually the next step, no call), a line of a
-conversation. The work ahead is the sum of their expected seconds over the
+into steps), ``decide:ahead`` (the next step already decided: no call, or a
+rating), ``decide:chunk`` (asked ahead for a time no step is decided for: the
+answer breaks the next chunk into steps, a call like ``prepare``'s), a line of
+a conversation. Measured as one, the cheap and the dear steps ahead averaged
+to a tenth of a second, and the clock ran at full speed into the top of the
+hour, where every resident's next chunk falls due at once. The work ahead is the sum of their expected seconds over the
 pool's town workers (jobs waiting for a model instance run longer, so the sum
 over workers is still the queue's wall time).
 """
@@ -17,12 +21,16 @@ from collections.abc import Iterable
 from typing import Any
 
 ALPHA = 0.3  # weight of the newest job in a kind's running mean: recent load matters most
+CHUNK = "decide:chunk"
+ALIKE = {CHUNK: "prepare", "prepare": CHUNK}  # kinds doing the same work: one stands in for the other unmeasured
 
 
 def kind_of(job: Any) -> str:
     """The measured kind of a ``game.sim.jobs.Job``."""
     kind = getattr(job, "kind", "") or ""
     reason = getattr(job, "reason", "") or ""
+    if kind == "decide" and getattr(job, "ahead", False) and getattr(job, "chunk", False):
+        return CHUNK
     return f"{kind}:{reason}" if kind == "decide" and reason else kind
 
 
@@ -59,11 +67,14 @@ class Throughput:
         self.jobs += 1
 
     def expected(self, kind: str, now: float | None = None) -> float | None:
-        """Seconds a job of ``kind`` is expected to take: its own mean, else the mean of
-        the kinds measured (a first guess), else how long the first jobs have been out
-        (``started``), else None (no job yet)."""
+        """Seconds a job of ``kind`` is expected to take: its own mean, else that of a
+        kind doing the same work (``ALIKE``), else the mean of the kinds measured (a first
+        guess), else how long the first jobs have been out (``started``), else None (no
+        job yet)."""
         if kind in self._mean:
             return self._mean[kind]
+        if ALIKE.get(kind) in self._mean:
+            return self._mean[ALIKE[kind]]
         if self._mean:
             return sum(self._mean.values()) / len(self._mean)
         if self._since is not None:
@@ -78,4 +89,4 @@ class Throughput:
         return {k: round(v, 3) for k, v in sorted(self._mean.items())}
 
 
-__all__ = ["ALPHA", "Throughput", "kind_of"]
+__all__ = ["ALIKE", "ALPHA", "CHUNK", "Throughput", "kind_of"]

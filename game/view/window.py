@@ -271,6 +271,7 @@ class Game:
             event = typed_input(event)
             if event is None:
                 return
+        self.drop_hidden_focus()
         if self.ui.process_events(event):
             return
         for overlay in reversed(self.overlays):
@@ -297,6 +298,20 @@ class Game:
                 self.zoom(steps, anchor)
                 if anchor is not None:
                     self.follow = False  # keep the point under the cursor still
+
+    def drop_hidden_focus(self) -> bool:
+        """A panel hidden while its text box had the keyboard (the town feed's filter, then
+        Escape) leaves pygame_gui's focus on a box nobody sees: it took every key after (P,
+        F, and Q in the quit question). Such a box lets go; True if one did."""
+        focus = self.ui.get_focus_set() or ()
+        boxes = (pygame_gui.elements.UITextEntryLine, pygame_gui.elements.UITextEntryBox)
+        if not any(isinstance(el, boxes) and not (el.visible and el.alive()) for el in focus):
+            return False
+        for el in focus:
+            if isinstance(el, boxes):
+                el.unfocus()
+        self.ui.set_focus_set(None)
+        return True
 
     def update(self, dt: float) -> None:
         dt = min(max(dt, 0.0), MAX_DT)

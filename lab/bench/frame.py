@@ -39,16 +39,19 @@ def _slow_job(rng: random.Random, delay: tuple[float, float] = (0.3, 1.5),
 
 
 def _frame_loop(game: Any, screen: Any, n: int, before: Callable[[], Any] | None = None,
-                cpu: list[float] | None = None) -> list[tuple[float, Any]]:
+                cpu: list[float] | None = None, real_dt: bool = False) -> list[tuple[float, Any]]:
     """n frames paced at 60/s like the window's clock (so minds answer over real
     time); per frame (work ms, what ``before()`` returned). ``cpu``: the main
     thread's own CPU ms per frame are appended to it (what the frame costs
-    without waiting for a core or the GIL)."""
+    without waiting for a core or the GIL). ``real_dt``: each update is given the
+    wall time since the last frame, as the window's loop does (game/app.py), so a
+    slow frame slows nothing but the frame rate; else a fixed 1/60 s."""
     import pygame  # lazy: pygame (SDL) loads only when the frame benchmark runs
 
     out = []
     pace = 1.0 / 60
     next_at = time.perf_counter()
+    last = None
     for _ in range(n):
         wait = next_at - time.perf_counter()
         if wait > 0:
@@ -57,9 +60,11 @@ def _frame_loop(game: Any, screen: Any, n: int, before: Callable[[], Any] | None
         tag = before() if before else None
         c0 = time.thread_time()
         t0 = time.perf_counter()
+        step = pace if not real_dt or last is None else t0 - last
+        last = t0
         for event in pygame.event.get():
             game.handle_event(event)
-        game.update(pace)
+        game.update(step)
         game.draw(screen)
         dt = (time.perf_counter() - t0) * 1000.0
         if cpu is not None:

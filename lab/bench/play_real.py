@@ -35,9 +35,16 @@ seconds. Per phase (figures suffixed ``_1inst``, ``_2inst``):
   more than ``STOPPED_S`` without a step), over the phase and after the morning
   was planned.
 
+Then the same game in a real X window (``_real_window``: Xvfb, lab/bench/xvfb.py;
+skipped with the reason in ``window_xvfb`` where Xvfb is missing) for the first
+8 real minutes (``WINDOW_S``), figures suffixed ``_xvfb``: drawing a window takes
+a share of the two cores, which the dummy driver never pays, and its frames
+advance the game by their wall time as `smallville play`'s do.
+
 ``SMALLVILLE_PLAY_REAL_S`` (real seconds per phase) and
 ``SMALLVILLE_PLAY_REAL_INSTANCES`` (e.g. ``1``) lengthen or narrow a run: the
-top of the hour comes only minutes into a game.
+top of the hour comes only minutes into a game. ``SMALLVILLE_PLAY_REAL_WINDOW``
+(``dummy``, ``xvfb``, or both, the default) chooses the windows.
 
 The pacing API (``session.pace``, ``session.pace_status()``, ``sim.late()``)
 is read through getattr: a figure is None where the game has none.
@@ -59,10 +66,14 @@ from game.runs import gcpolicy, runstats
 from game.runs.session import SPEEDS, Session
 from lab.bench.frame import _frame_loop
 from lab.bench.frame_real import RESIDENTS, _need_embedded_model
-from lab.bench.measure import Context, percentile
+from lab.bench.measure import Context, Skipped, percentile
+from lab.bench.xvfb import sdl_window, virtual_display
 
 INSTANCES = (1, 2)  # one phase per count of embedded model instances
 PHASE_S = (240.0, 45.0)  # real seconds per phase (full, quick)
+WINDOW_S = (480.0, 45.0)  # real seconds of the real-window phase (full, quick): the first 8 real minutes
+FIRST_REAL_S = 480.0  # the slowest 5 sim minutes are also looked for in this many real seconds from the start
+WINDOWS = ("dummy", "xvfb")  # SDL's dummy driver (phases per instance count), then a real X window
 ASK_EVERY_S = (60.0, 15.0)  # real seconds between questions (full, quick)
 FIRST_ASK_S = 5.0  # the first question, this long into a phase (the town up and running)
 RETRY_S = 1.0  # nobody free to ask: look again this much later
@@ -146,6 +157,17 @@ def _instances() -> tuple[int, ...]:
         got = ()
     if not got or any(n < 1 for n in got):
         raise SystemExit(f"SMALLVILLE_PLAY_REAL_INSTANCES must list instance counts like 1 or 1,2, not {raw!r}")
+    return got
+
+
+def _windows() -> tuple[str, ...]:
+    raw = os.environ.get("SMALLVILLE_PLAY_REAL_WINDOW")
+    if not raw:
+        return WINDOWS
+    got = tuple(x.strip() for x in raw.split(",") if x.strip())
+    if not got or any(w not in WINDOWS for w in got):
+        raise SystemExit(f"SMALLVILLE_PLAY_REAL_WINDOW must list {' or '.join(WINDOWS)} (e.g. xvfb, or dummy,xvfb), "
+                         f"not {raw!r}")
     return got
 
 
@@ -306,11 +328,13 @@ def _r(v: float | None, nd: int = 2) -> float | None:
 
 
 def _phase(ctx: Context, screen: Any, renderer: Any, instances: int, seconds: float, every: float,
-           make_session: Callable[[Context], Any]) -> dict[str, Any]:
-    """One fresh game from 07:00 with ``instances`` model instances, for ``seconds`` real seconds."""
+           make_session: Callable[[Context], Any], tag: str | None = None, real_dt: bool = False) -> dict[str, Any]:
+    """One fresh game from 07:00 with ``instances`` model instances, for ``seconds`` real
+    seconds; its figures suffixed ``tag`` (default ``_<n>inst``); ``real_dt``: frames
+    advance the game by the wall time they took, as the window's loop does."""
     from game.app import Game  # lazy: pygame, after SDL's headless drivers are chosen
 
-    tag = f"_{instances}inst"
+    tag = tag or f"_{instances}inst"
     pool = local_model.model()
     old_env = os.environ.get("SMALLVILLE_MODEL_INSTANCES")
     os.environ["SMALLVILLE_MODEL_INSTANCES"] = str(instances)  # what the game reads when it sizes the pool
@@ -349,7 +373,7 @@ def _phase(ctx: Context, screen: Any, renderer: Any, instances: int, seconds: fl
             if left <= 0:
                 break
             n = max(1, min(CHUNK_FRAMES, round(left * 60)))
-            frames += [dt for dt, _ in _frame_loop(game, screen, n, before)]
+            frames += [dt for dt, _ in _frame_loop(game, screen, n, before, real_dt=real_dt)]
         wall = time.perf_counter() - t0
         t_end = time.perf_counter()
         sim_min = (session.now - sim0).total_seconds() / 60.0
@@ -369,6 +393,7 @@ def _phase(ctx: Context, screen: Any, renderer: Any, instances: int, seconds: fl
         status = _call(session, "pace_status")
         chosen = getattr(status, "chosen", None)
         seen = clock_figures(clock, sampler.morning_done[0] - t0 if sampler.morning_done else None)
+        first8 = clock_figures([x for x in clock if x[0] <= FIRST_REAL_S])["slowest_5min_s"]
         out: dict[str, Any] = {
             f"answer_p50_s{tag}": _r(statistics.median(waits)) if waits else None,
             f"answer_p95_s{tag}": _r(percentile(waits, 95)) if waits else None,
@@ -388,6 +413,7 @@ def _phase(ctx: Context, screen: Any, renderer: Any, instances: int, seconds: fl
                                            / (t_end - sampler.morning_done[0]))
             if sampler.morning_done and t_end > sampler.morning_done[0] + 1 else None,
             **{f"clock_{k}{tag}": _r(v, 3 if "share" in k else 2) for k, v in seen.items()},
+            f"clock_slowest_5min_first8_s{tag}": _r(first8),
             f"pace_chosen{tag}": _r(float(chosen if isinstance(chosen, (int, float)) else SPEEDS[session.speed])),
             f"pace_status_reached_median{tag}": _r(statistics.median(sampler.reached)) if sampler.reached else None,
             f"pace_limited_share{tag}": _r(sum(sampler.limited) / len(sampler.limited)) if sampler.limited else None,
@@ -439,6 +465,30 @@ def _drain(session: Any) -> None:
         time.sleep(0.1)
 
 
+def _real_window(ctx: Context, instances: int, every: float) -> dict[str, Any]:
+    """The same game in a real X window (Xvfb) with the window's default instance
+    count, for the first ``WINDOW_S`` real seconds, frames advancing by their wall
+    time as in `smallville play`: what drawing costs the minds on two cores. Figures
+    suffixed ``_xvfb``; without Xvfb, ``window_xvfb`` says why none ran."""
+    import pygame  # lazy: SDL, after the phases on the dummy driver
+
+    from game.app import WINDOW_SIZE
+    from game.view.tilemap import TileMapRenderer
+
+    seconds = _phase_seconds(float(WINDOW_S[1] if ctx.quick else WINDOW_S[0]))
+    try:
+        with virtual_display(WINDOW_SIZE) as display, sdl_window(display):
+            screen = pygame.display.set_mode(WINDOW_SIZE)
+            driver = pygame.display.get_driver()
+            renderer = TileMapRenderer.from_file(ctx.map_path)  # its tiles converted for this display
+            got = _phase(ctx, screen, renderer, instances, seconds, every, open_session, tag="_xvfb", real_dt=True)
+    except Skipped as why:
+        ctx.note(f"play_real: no real-window phase: {why}")
+        return {"window_xvfb": f"skipped: {why}"}
+    return {**got, "window_xvfb": f"Xvfb {display}, SDL driver {driver}, {WINDOW_SIZE[0]}x{WINDOW_SIZE[1]}, "
+                                  f"{instances} model instance(s), {seconds:g} real s"}
+
+
 def bench_play_real(ctx: Context) -> dict:
     """The real game loop with 25 real minds and a scripted visitor asking a question each minute."""
     _need_embedded_model()
@@ -462,10 +512,14 @@ def bench_play_real(ctx: Context) -> dict:
         screen = pygame.display.set_mode(WINDOW_SIZE)
         renderer = TileMapRenderer.from_file(ctx.map_path)
         warm_up()
-        out: dict[str, Any] = {"phase_s": seconds, "ask_every_s": every,
-                               "window_default_instances": local_model.default_instances(headless=False)}
-        for n in _instances():
-            out.update(_phase(ctx, screen, renderer, n, seconds, every, open_session))
+        default = local_model.default_instances(headless=False)
+        out: dict[str, Any] = {"phase_s": seconds, "ask_every_s": every, "window_default_instances": default}
+        windows = _windows()
+        if "dummy" in windows:
+            for n in _instances():
+                out.update(_phase(ctx, screen, renderer, n, seconds, every, open_session))
+        if "xvfb" in windows:
+            out.update(_real_window(ctx, default, every))
         first = {k: v for k, v in out.items() if isinstance(v, (int, float))}
         out = {**first, **{k: v for k, v in out.items() if k not in first}}  # the numbers first (the one-line echo)
         out["note"] = (
@@ -481,7 +535,11 @@ def bench_play_real(ctx: Context) -> dict:
             "whose time stands in for theirs in the percentiles. pace: sim minutes per real second (speed 1 "
             "chooses 1.0); late: residents more than "
             f"{LATE_MIN} sim minutes behind their plan (sim.late), sampled every {SAMPLE_S:g} s; None: the game "
-            "has no such figure yet")
+            "has no such figure yet. _xvfb: the same game in a real X window on a virtual screen (Xvfb), the "
+            "window's default instance count, its frames advancing by their wall time as `smallville play`'s do; "
+            "clock_stopped_share: wall time in stretches of more than "
+            f"{STOPPED_S:g} s without a step; clock_slowest_5min_first8_s: the slowest 5 sim minutes in the first "
+            f"{FIRST_REAL_S / 60:g} real minutes")
         return out
     finally:
         local_model.use_instances(size_before)
