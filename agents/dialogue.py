@@ -57,8 +57,9 @@ _HEARD = re.compile(r'^([A-Z][a-z]+ [A-Z][a-z]+) told \w+: "')
 # said of their own habits ('... told me: "I love organising gatherings"'), which retold
 # nested quotes into garble ('Latoya told me: "I, hello there. You told me: "I ...').
 _RETOLD = re.compile(r'told \w+: "[^"]*\btold \w+:|\byou told me\b', re.I)
-_HABIT = re.compile(r'told \w+: "(?:[^".!?]*[.!?] )?I (?:often |usually |always |really )?(?:love|like|enjoy|walk|work|'
-                    r'live|study|run|own|teach|write|paint|spend|go|care|prefer|know|am a|am an)\b')
+_HABIT = re.compile(r'told \w+: "(?:[^".!?]*[.!?] |[A-Z][a-z]+, )?I (?:often |usually |always |really )?'
+                    r'(?:love|like|enjoy|walk|work|live|study|run|own|teach|write|paint|spend|go|care|prefer|know|'
+                    r'am a|am an)\b')
 # A secret is kept ("a secret crush ... I have not told anyone"); news nobody knows *yet* (Sam's
 # candidacy) is news to tell: keeping it too stopped the candidacy spreading (4% of the town).
 _SECRET = re.compile(r"\bsecret|\bnot told anyone|\bhave not told|\bnobody knows\b(?! yet)", re.I)
@@ -398,7 +399,7 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
         d = x.description
         if x.kind not in gr.DURABLE_KINDS or d.startswith("conversed with") or not gr.offered(x):
             continue
-        if len(_TIMES.findall(d)) >= 3 or re.search(r"'s plan for \w+day \w+ \d+: \d", d):
+        if len(_TIMES.findall(d)) >= 3 or re.search(r"'s plan for \w+day \w+ \d+(?::| at) \d", d):
             continue  # a whole day's timetable is no news
         if _SECRET.search(d):
             continue  # a secret is kept ("I have not told anyone"), whoever listens
@@ -422,6 +423,8 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
         else:
             if f"mem:{x.id}" in told:
                 continue
+            # 'Isabella told Klaus: "Klaus, I love ..."' retold by Klaus was '... told me: "I, I love ..."'
+            d = re.sub(r'(told \w+: ")[A-Z][a-z]+, (\w)', lambda g: g.group(1) + g.group(2).upper(), d)
             text, topic = _addressed(v, converse_words(gr.first_person(d, m.name), other), x.id), f"mem:{x.id}"
         key = wd.norm(text)
         if any(key and (key in s or s in key) for s in said if len(s) > 12) or wd.fragment(text):

@@ -362,6 +362,15 @@ def test_one_asks_others_along_to_a_meal_not_to_work_and_retells_news_not_chatte
     told = [o.text for o in dg.tells(m, v, c, dg.recall(m, c, "chatting"), [], NOW)]
     assert not [t for t in told if "told me" in t and ("gatherings" in t or "Tom Moreno" in t or "You told" in t)], told
     assert any("Wolfgang Schulz told me" in t for t in told)  # news from someone else is still news
+    m.remember("chat", 'Isabella Rodriguez told John: "John, I love organising gatherings."', 6,
+               subject="Isabella Rodriguez")
+    m.remember("chat", 'Sam Moore told John: "John, I have decided to run for mayor in the new election."', 6,
+               subject="Sam Moore")
+    m.remember("plan", "John Lin's plan for Monday February 13 at 19:00-21:00: having a drink at the bar at "
+               "The Rose and Crown Pub:pub (agreed with Tom Moreno on Monday February 13)", 6, subject=m.name)
+    told = [o.text for o in dg.tells(m, v, c, dg.recall(m, c, "chatting"), [], NOW)]
+    assert not [t for t in told if ("gatherings" in t and "told me" in t) or "I, " in t or "plan for" in t], told
+    assert any('Sam Moore told me: "I have decided to run for mayor' in t for t in told), told
 
 
 def test_telling_the_news_is_no_invitation():
