@@ -553,7 +553,9 @@ def answer(m: Any, v: wd.Voice, asked: str, topic: str, now: datetime, nodes: li
                           topic=topic, note="nothing remembered of them")
     said = " ".join(avoid).lower()
     going = [k for k in known if k.going and not (k.event.place.lower() in said and k.event.what.lower() in said)]
-    day = _day_answer(m, v, now, topic or "day", turn, avoid)
+    # "What are you doing this evening?" is answered with the evening, not with lunch
+    evening = now.replace(hour=17, minute=0, second=0) if re.search(r"\b(evening|tonight)\b", asked, re.I) else None
+    day = _day_answer(m, v, now, topic or "day", turn, avoid, after=evening)
     if going and (topic == "plans" or day.note == "nothing planned"):
         k = going[0]  # what one looks forward to is the answer to "any plans?"
         verb, art = ("I'm hosting", "a") if k.hosting else ("I'm going to", "the")
@@ -561,10 +563,12 @@ def answer(m: Any, v: wd.Voice, asked: str, topic: str, now: datetime, nodes: li
     return day
 
 
-def _day_answer(m: Any, v: wd.Voice, now: datetime, topic: str, turn: int, avoid: Any = ()) -> Option:
+def _day_answer(m: Any, v: wd.Voice, now: datetime, topic: str, turn: int, avoid: Any = (),
+                after: datetime | None = None) -> Option:
     plan = getattr(m, "plan", []) or []
     cur = item_at(plan, now)
-    nxt = next((x for x in plan if x.start > now and "sleep" not in x.description.lower()), None)
+    start = max(now, after - timedelta(seconds=1)) if after is not None else now
+    nxt = next((x for x in plan if x.start > start and "sleep" not in x.description.lower()), None)
     parts = []
     f = v.first  # the doing first, else the asker's name: "at the moment I'm" opened every answer alike
     if cur is not None and activity.is_gerund(cur.description.split()[0]) and topic == "day":

@@ -220,6 +220,19 @@ def test_what_half_the_town_does_and_i_facts_open_with_the_listeners_name():
     assert dg._addressed(wd.Voice(m.name, "Maria Lopez", True, False, "1"), "Ayesha runs.", 3) == "Ayesha runs."
 
 
+def test_this_evening_is_answered_with_the_evening():
+    from agents.plan import PlanItem
+    m = mind(who=persona("Klaus Mueller"))
+    m.today.plan = [PlanItem(NOW.replace(hour=12), 60, "having lunch", "the Ville:Hobbs Cafe:cafe", "model"),
+                    PlanItem(NOW.replace(hour=19), 60, "having a drink", "the Ville:The Rose and Crown Pub:pub",
+                             "model")]
+    v = wd.Voice(m.name, "Maria Lopez", True, False, "1")
+    evening = dg.answer(m, v, "Klaus, what are you doing this evening?", "plans", NOW, [], [], 3)
+    later = dg.answer(m, v, "Klaus, any plans for later today?", "plans", NOW, [], [], 3)
+    assert "having a drink" in evening.text and "lunch" not in evening.text
+    assert "having lunch" in later.text
+
+
 def test_every_phrasing_opens_with_the_listeners_name_or_a_fact():
     """No canned opener: across seeds, each line's first three words hold the listener's name,
     the speaker's (an introduction) or a word of the fact it words."""
