@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, Literal
@@ -217,7 +217,7 @@ def offers(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: st
     if limit or len(mine) >= LINES_EACH:
         # An invitation made at one's last line is still answered (a goodbye was its answer).
         answers = answers_to_offer(m, v, last, now, turn) if last is not None and last_act in OFFERS else []
-        return [Option(o.act, o.text, o.fact, o.topic, True, o.note) for o in answers] or [bye]
+        return [replace(o, ends=True) for o in answers] or [bye]
     if last_act == GOODBYE:
         return [Option(GOODBYE, wd.goodbye(v, "", turn, avoid=said), ends=True)]
     nodes = recall(m, c, doing)
@@ -413,7 +413,7 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
             continue  # a refusal is no news; a model's babble ("I'm not your best friend. ... I'm not ...") neither
         if k is None and v.known and _about_oneself(x, m.name, other):
             continue  # "I am a poet" is an introduction; said to someone one knows, it is no news
-        if k is None and introduced and x.source == pv.tag(pv.RULE, pv.SEED):
+        if k is None and introduced and _own_description(x):
             continue
         if k is not None:
             if f"event:{k.event.key}" in told or f"news:{k.event.key}" in told or k.event.host == other \
@@ -435,18 +435,24 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
     return out
 
 
+def _own_description(x: MemoryNode) -> bool:
+    """A line of the resident's own description, known by its source (the model may have
+    re-rated its importance since)."""
+    return x.source == pv.tag(pv.RULE, pv.SEED)
+
+
 def _seed(m: Any, node_id: int | None) -> bool:
     """Whether memory ``node_id`` is a line of the resident's own description."""
     memory = getattr(m, "memory", None)
     x = memory.get(node_id) if memory is not None and node_id is not None else None
-    return x is not None and x.source == pv.tag(pv.RULE, pv.SEED)
+    return x is not None and _own_description(x)
 
 
 def _about_oneself(x: MemoryNode, me: str, listener: str) -> bool:
     """A line of the resident's own description that names nobody but the listener ("I am a
     poet", "I live in a house with Tom Moreno" said to Tom)."""
     others = {n for n in gr_names(x.description) if n not in (me, listener)}
-    return x.source == pv.tag(pv.RULE, pv.SEED) and not others  # (its importance may be re-rated since)
+    return _own_description(x) and not others
 
 
 def _addressed(v: wd.Voice, text: str, key: int) -> str:

@@ -115,14 +115,17 @@ def _gc_policy_per_test():
 
 @pytest.fixture
 def windows(display, tmp_path):
-    """build(visitor, **session_kw) -> (game, session): windows on a scripted town sharing one
-    saves folder (tests/driving.py), closed, their save menus first, when the test ends."""
+    """build(visitor=None, **session_kw) -> (game, session): windows on a scripted town sharing
+    one saves folder (tests/driving.py; ``saves_dir=`` another), closed, their save menus first,
+    when the test ends."""
     from driving import window
     made = []
 
-    def build(visitor, **kw):
-        game, session = window(display, saves_dir=tmp_path / "saves", **kw)
-        session.rename_visitor(visitor)
+    def build(visitor=None, **kw):
+        kw.setdefault("saves_dir", tmp_path / "saves")
+        game, session = window(display, **kw)
+        if visitor is not None:
+            session.rename_visitor(visitor)
         made.append((game, session))
         return game, session
 

@@ -21,7 +21,7 @@ import pytest
 pygame = pytest.importorskip("pygame")
 pytest.importorskip("pygame_gui")
 
-from driving import MAP, click_element, frames, press, until, window
+from driving import MAP, click_element, frames, press, until
 from scripted_minds import plausible
 
 pytestmark = pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not built")
@@ -29,21 +29,9 @@ TESTS = Path(__file__).resolve().parent
 
 
 @pytest.fixture
-def town(display, tmp_path):
-    made = []
-
-    def build(**kw):
-        kw.setdefault("saves_dir", tmp_path / "saves")
-        game, session = window(display, **kw)
-        made.append((game, session))
-        return game, session
-
-    yield build
-    for game, s in made:
-        menu = game.panels.savemenu
-        if menu is not None:
-            menu.close()
-        s.close()
+def town(windows):
+    """Windows on a scripted town sharing one saves folder (tests/conftest.py)."""
+    return windows
 
 
 def _actions(session) -> dict:
