@@ -268,7 +268,7 @@ def build_session(args, map_path: Path, visitor_name: str) -> Session | None:
         raise UserError(str(err)) from None
     session = Session.create(
         map_path, agents=getattr(args, "agents", None), residents=getattr(args, "residents", None),
-        seed=getattr(args, "seed", 0) or 0, config=config, visitor_name=visitor_name,
+        seed=getattr(args, "seed", 0) or 0, config=config, visitor_name=visitor_name, before_dawn=True,
     )
     log.info("session: %d residents, model %s, %s", len(session.minds), config.model, session.sim.now)
     forecast.announce_in_background(config, len(session.minds), _say)  # reads files: off the main thread

@@ -81,6 +81,22 @@ SKIP_SLACK_MIN = 3  # skipping: step on while no resident waits longer than this
 # ---------------------------------------------------------------------------- the session
 
 
+DAWN_LEAD_MIN = 30  # a new game in the window begins this long before the first resident wakes
+
+
+def dawn_start(start: datetime, personas: Sequence[Any], lead_min: int = DAWN_LEAD_MIN) -> datetime:
+    """When a new game in the window begins: ``lead_min`` before the earliest wake hour
+    among ``personas`` on ``start``'s day, or ``start`` itself when that is earlier.
+    The minds plan each morning while the player watches the town sleep and wake
+    (their day plans are asked ahead of waking), instead of everyone planning at
+    once while the clock crawls; headless runs keep the scenario's start."""
+    wakes = [int(getattr(p, "wake_hour", start.hour)) for p in personas]
+    if not wakes:
+        return start
+    first = start.replace(hour=min(wakes), minute=0, second=0, microsecond=0)
+    return min(start, first - timedelta(minutes=lead_min))
+
+
 @dataclass
 class _Skip:
     target: datetime
@@ -170,8 +186,11 @@ class Session:
         sim_settings: Any = None,
         mind_settings: Any = None,
         pool: Any = None,
+        before_dawn: bool = False,
     ) -> "Session":
-        """Load the town and cast beside ``map_path``, build the parts, put the visitor in."""
+        """Load the town and cast beside ``map_path``, build the parts, put the visitor in.
+        ``before_dawn`` (a new game in the window): without ``start``, the game begins
+        before the first resident wakes on the scenario's first day (``dawn_start``)."""
         town = load_town(map_path)
         try:
             cast, scenario = load_cast(Path(map_path).parent)
@@ -180,6 +199,8 @@ class Session:
         personas = select_residents(cast, agents, residents, town=town, seed=seed)
         if " ".join(str(visitor_name).split()) in {p.name for p in [*cast, *personas]}:
             raise UserError(f"{visitor_name} already lives here; pick another visitor name")
+        if start is None and before_dawn:
+            start = dawn_start(scenario.start, personas)
         if config is None and gateway is None:
             try:
                 config = load_config()

@@ -176,7 +176,8 @@ def open_session(ctx: Context) -> Session:
     model, the default settings (no toml, no environment), recording off."""
     config = load_config({"seed": ctx.seed, "model": EMBEDDED_MODEL, "embedding_cache": "off"}, env={},
                          toml_path=None)
-    return Session.create(ctx.map_path, agents=RESIDENTS, seed=ctx.seed, config=config, visitor_name=VISITOR)
+    return Session.create(ctx.map_path, agents=RESIDENTS, seed=ctx.seed, config=config, visitor_name=VISITOR,
+                          before_dawn=True)  # the game's own start (game/app.py build_session)
 
 
 def warm_up() -> None:
