@@ -482,3 +482,50 @@ def test_a_reply_never_waits_for_a_residents_call_being_written():
     town.join(5)
     waiter.join(5)
     assert other and other[0]["by"] == 0
+
+
+# ---------------------------------------------------------------------------- a new game begins before dawn
+
+
+def test_dawn_start_is_before_the_first_wake_and_never_after_the_scenarios_start():
+    from game.runs.session import DAWN_LEAD_MIN, dawn_start
+
+    seven = datetime(2023, 2, 13, 7, 0)
+    people = cast(25)
+    assert min(p.wake_hour for p in people) == 6
+    assert dawn_start(seven, people) == datetime(2023, 2, 13, 6, 0) - timedelta(minutes=DAWN_LEAD_MIN)
+    late_risers = [p for p in people if p.wake_hour >= 8]
+    assert dawn_start(seven, late_risers) == seven  # nobody up before the scenario's start: it stands
+    assert dawn_start(seven, []) == seven
+
+
+def test_a_new_game_begins_with_the_town_asleep_and_its_first_riser_up_on_time_with_its_minds_plan(display):
+    """The window's new game (``before_dawn``): everyone in bed, the HUD says when the
+    first gets up, the day plan is asked ahead of waking, and the first riser starts
+    the model's action at its wake hour, never the routine."""
+    from game.app import Game
+    from game.runs.session import Session
+    from game.view.tilemap import TileMapRenderer
+
+    isa = next(p for p in cast(25) if p.name == ISABELLA)
+    mind = GatedMind(isa, minutes=30)
+    gw = make_gateway(plausible, via_litellm=False)
+    session = Session.create(MAP, gateway=gw, embedder=HashEmbedder(64), minds={ISABELLA: mind}, pool=MindPool(1),
+                             residents=[ISABELLA], visitor_name="Alex", before_dawn=True)
+    game = Game(session.town, TileMapRenderer.from_file(MAP), size=display.get_size())
+    game.attach_session(session)
+    try:
+        wake = session.now.replace(hour=isa.wake_hour, minute=0)
+        assert session.now < wake and session.sim.bodies[ISABELLA].asleep
+        status = session.pace_status()
+        assert status.first_up == wake.strftime("%H:%M") and status.planning == 0
+        assert describe(status).startswith(f"the town sleeps: the first get up at {wake:%H:%M}")
+        session.set_speed(3)
+        assert run_until(game, session, lambda: session.now >= wake + timedelta(minutes=5), rounds=400)
+        assert mind.asked and mind.asked[0].plan_at == wake  # planned ahead of waking
+        first = next(e for e in session.sim.events if e["kind"] == "action" and e["resident"] == ISABELLA
+                     and not e["text"].startswith("sleeping"))
+        assert first["time"] == wake.isoformat(sep=" ") and first["text"].startswith("reading")
+        assert session.pace_status().first_up is None  # someone is up
+    finally:
+        session.close()

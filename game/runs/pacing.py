@@ -44,6 +44,7 @@ class PaceStatus:
     planning: int = 0  # residents whose first decision of the game has not landed (no action, or lying in)
     allowed: float | None = None  # the pace the minds' measured work allows (sim min/s), None: unmeasured
     steady: bool = False  # the clock runs at ``allowed`` (slowed early), not held by a late decision
+    first_up: str | None = None  # "06:00": when the first resident gets up, while the whole town sleeps
 
 
 class Pacer:
@@ -108,12 +109,14 @@ class Pacer:
         self._window_s = self._window_min = 0.0
 
     def status(self, chosen: float, sim: Any) -> PaceStatus:
-        planning = sum(1 for b in sim.bodies.values() if not b.visitor and not b.controlled
-                       and (b.action is None or getattr(b, "lying_in", False)))
+        residents = [b for b in sim.bodies.values() if not b.visitor and not b.controlled]
+        planning = sum(1 for b in residents if b.action is None or getattr(b, "lying_in", False))
+        sleeping = [b.action.end for b in residents if b.asleep and b.action is not None]
+        first_up = min(sleeping).strftime("%H:%M") if residents and len(sleeping) == len(residents) else None
         return PaceStatus(pace=self.pace, chosen=chosen, reached=round(self.reached(), 3), lag_min=round(self.lag, 2),
                           holding=list(self.holding), limited=self.pace == "minds" and self.factor_now < 1.0,
                           planning=planning, allowed=None if self.allowed is None else round(self.allowed, 3),
-                          steady=self.steady)
+                          steady=self.steady, first_up=first_up)
 
 
 def steady_pace(sim: Any, lag_min: float = LAG_MIN) -> float | None:
@@ -176,6 +179,8 @@ def describe(status: PaceStatus) -> str:
     """The HUD's line: the pace reached, and who sets it when the minds do."""
     if status.pace == "clock":
         return f"pace: clock ({status.chosen:g} min/s, routines fill in)"
+    if status.first_up and (not status.limited or status.steady):
+        return f"the town sleeps: the first get up at {status.first_up} ({status.reached:.2g} min/s)"
     if status.planning and (not status.limited or status.steady):
         return f"the town wakes: {status.planning} in bed while their day is planned ({status.reached:.2g} min/s)"
     if not status.limited:

@@ -1,7 +1,8 @@
 """Playing the real game, measured: 25 residents with the embedded model in the
 window's own game loop (SDL's dummy video driver: the Game, its views and the
 Session as `smallville play` builds them), the default settings, from the
-scenario's start (07:00), while a scripted visitor asks residents questions.
+game's own start (``before_dawn``: 05:30, half an hour before the first resident
+gets up), while a scripted visitor asks residents questions.
 
 Every ``ASK_EVERY_S`` real seconds (a minute; and not before the previous answer
 is on screen) the visitor picks a resident who is awake and free (not asleep,
@@ -15,7 +16,7 @@ unanswered, and the phase's end stands in for its time in the percentiles.
 
 One phase per model instance count in ``INSTANCES`` (one, then two: the window's
 default on two cores is one; ``local_model.use_instances`` and
-SMALLVILLE_MODEL_INSTANCES), each a fresh game from 07:00 for ``PHASE_S`` real
+SMALLVILLE_MODEL_INSTANCES), each a fresh game from 05:30 for ``PHASE_S`` real
 seconds. Per phase (figures suffixed ``_1inst``, ``_2inst``):
 
 - answer wall time from question to answer on screen: p50, p95, max (s); the
@@ -33,7 +34,8 @@ seconds. Per phase (figures suffixed ``_1inst``, ``_2inst``):
   5 sim minutes, the slowest 5 sim minutes, the share of wall time the clock
   stood still (frames it did not move in; and ``stopped``: only stretches of
   more than ``STOPPED_S`` without a step), over the phase and after the morning
-  was planned.
+  was planned (no resident in bed waiting for its first plan; with the game
+  starting before dawn the plans are made ahead of waking, so that is at once).
 
 Then the same game in a real X window (``_real_window``: Xvfb, lab/bench/xvfb.py;
 skipped with the reason in ``window_xvfb`` where Xvfb is missing) for the first
@@ -330,7 +332,7 @@ def _r(v: float | None, nd: int = 2) -> float | None:
 
 def _phase(ctx: Context, screen: Any, renderer: Any, instances: int, seconds: float, every: float,
            make_session: Callable[[Context], Any], tag: str | None = None, real_dt: bool = False) -> dict[str, Any]:
-    """One fresh game from 07:00 with ``instances`` model instances, for ``seconds`` real
+    """One fresh game from 05:30 with ``instances`` model instances, for ``seconds`` real
     seconds; its figures suffixed ``tag`` (default ``_<n>inst``); ``real_dt``: frames
     advance the game by the wall time they took, as the window's loop does."""
     from game.app import Game  # lazy: pygame, after SDL's headless drivers are chosen
@@ -525,7 +527,8 @@ def bench_play_real(ctx: Context) -> dict:
         out = {**first, **{k: v for k, v in out.items() if k not in first}}  # the numbers first (the one-line echo)
         out["note"] = (
             f"the real game loop (SDL dummy driver, the window's Game and views) with the scenario's residents, "
-            f"the embedded model and the default settings, from 07:00; one fresh game per model instance count "
+            f"the embedded model and the default settings, from the game's start (05:30, before the first "
+            f"resident gets up); one fresh game per model instance count "
             f"({', '.join(map(str, _instances()))}), {seconds:g} real s each, frames paced at 60/s at speed 1 "
             "(litellm imported and one model instance loaded before the first: a fresh game pays them once). A "
             f"scripted visitor steps next to an awake, free resident every {every:g} s (after the previous answer), "
