@@ -301,6 +301,10 @@ def _fix_verbs(text: str) -> str:
     return " ".join(words)
 
 
+# What someone is helped (let, made, taught) to do: "helping her settle in" is about another.
+_HELPED_TO = r"(?:settle|get|find|move|learn|study|feel|pack|cook|open|run|carry|set|fix|start|prepare|practi[cs]e)\b"
+
+
 def first_person(fact: str, name: str) -> str:
     """A fact about ``name`` in ``name``'s own words: "Isabella Rodriguez runs Hobbs Cafe;
     she lives alone in her apartment" -> "I run Hobbs Cafe; I live alone in my apartment".
@@ -319,9 +323,13 @@ def first_person(fact: str, name: str) -> str:
         t = re.sub(r"(^|[.;!?]\s+|\band\s+|\bbut\s+|\bthat\s+|\bwhere\s+|\bwhen\s+|\bthe \w+ )(she|he)\b",
                    r"\1I", t, flags=re.I)
         t = re.sub(r"\b(she|he)\b", "I", t, flags=re.I)
-        t = re.sub(r"\b(her|his)\b", "my", t, flags=re.I)
+        # "helping her settle in": "her" after a verb of helping or letting is someone else
+        t = re.sub(r"\b(help(?:s|ing)?|let(?:s|ting)?|mak(?:e|es|ing)|watch(?:es|ing)?|teach(?:es|ing)?) (her|him)"
+                   rf" (?={_HELPED_TO})", r"\1 \2_ ", t, flags=re.I)  # marked, kept below
+        t = re.sub(r"\b(her|his)\b(?!_)", "my", t, flags=re.I)
         if not re.search(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b", re.sub(rf"^{re.escape(name)}\b", "", t)):
             t = re.sub(r"\bhim\b", "me", t, flags=re.I)  # "avoids him" after another's name is about them
+        t = re.sub(r"\b(her|him)_ ", r"\1 ", t)
         t = re.sub(r"\b(herself|himself)\b", "myself", t, flags=re.I)
     if re.search(r"\bmy (wife|husband|partner)\b", t):
         t = re.sub(r"\btheir\b", "our", t)

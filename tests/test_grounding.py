@@ -51,6 +51,9 @@ GROUNDED = MindSettings(grounded=True)
     ("he likes cats and dogs", "Ryan Park", "I like cats and dogs."),
     ("Giorgio Rossi dislikes his neighbour Carlos Gomez and avoids him", "Giorgio Rossi",
      "I dislike my neighbour Carlos Gomez and avoid him."),
+    ("she shares a house with Tamara Taylor and is helping her settle in", "Carmen Ortiz",
+     "I share a house with Tamara Taylor and am helping her settle in."),
+    ("she helps her mother at the store", "Carmen Ortiz", "I help my mother at the store."),
 ])
 def test_first_person(fact, name, said):
     assert gr.first_person(fact, name) == said
