@@ -584,6 +584,8 @@ def _day_answer(m: Any, v: wd.Voice, now: datetime, topic: str, turn: int, avoid
                                                        *named), "day", turn))
     if nxt is not None and activity.is_gerund(nxt.description.split()[0]):
         where = m.spatial.label(m.spatial.arena_of(nxt.address)).split(":")[0]
+        home = m.spatial.label(str(getattr(m.persona, "home", "") or "")).split(":")[0]
+        where = "home" if where and where == home else where  # not "at Carlos Gomez's apartment", said by Carlos
         at = f" at {where}" if where.lower() not in nxt.description.lower() else ""
         t, d = dt.clock(nxt.start.hour * 60 + nxt.start.minute), f"{nxt.description}{at}"
         named = (f"{f}, I'll be {d} at {t}", f"{f}, next I'm {d} at {t}")

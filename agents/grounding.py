@@ -325,11 +325,15 @@ def first_person(fact: str, name: str) -> str:
         t = re.sub(r"\b(she|he)\b", "I", t, flags=re.I)
         # "helping her settle in": "her" after a verb of helping or letting is someone else
         t = re.sub(r"\b(help(?:s|ing)?|let(?:s|ting)?|mak(?:e|es|ing)|watch(?:es|ing)?|teach(?:es|ing)?) (her|him)"
-                   rf" (?={_HELPED_TO})", r"\1 \2_ ", t, flags=re.I)  # marked, kept below
+                   rf"(?= {_HELPED_TO})", r"\1 \2_", t, flags=re.I)  # marked, kept below
+        # "sees Sam Moore as a mentor and values his advice": after another's name, Sam's
+        if re.search(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b.*\b(?:values?|admires?|trusts?|respects?|seeks?) (?:her|his)\b",
+                     re.sub(rf"^{re.escape(name)}\b", "", t)):
+            t = re.sub(r"\b(values?|admires?|trusts?|respects?|seeks?) (her|his)\b", r"\1 \2_", t)
         t = re.sub(r"\b(her|his)\b(?!_)", "my", t, flags=re.I)
         if not re.search(r"\b[A-Z][a-z]+ [A-Z][a-z]+\b", re.sub(rf"^{re.escape(name)}\b", "", t)):
             t = re.sub(r"\bhim\b", "me", t, flags=re.I)  # "avoids him" after another's name is about them
-        t = re.sub(r"\b(her|him)_ ", r"\1 ", t)
+        t = re.sub(r"\b(her|him|his)_", r"\1", t)
         t = re.sub(r"\b(herself|himself)\b", "myself", t, flags=re.I)
     if re.search(r"\bmy (wife|husband|partner)\b", t):
         t = re.sub(r"\btheir\b", "our", t)

@@ -58,7 +58,7 @@ class MindSettings:
     rate_batch: int = 8  # observations wait for the model's importance rating until this many ...
     rate_wait_min: int = 60  # ... or the oldest has waited this long (one call rates them all)
     max_conversation_lines: int = 8
-    talk_hours: tuple[int, int] = (8, 22)  # no new conversations outside these hours
+    talk_hours: tuple[int, int] = (7, 22)  # no new conversations outside these hours (breakfast at home counts)
 
     # Loop guards: calls per purpose per resident per sim day that no ordinary day
     # comes near; one that binds is a runaway loop, stopped and reported like the

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 import pytest
 
@@ -214,6 +214,11 @@ def test_what_half_the_town_does_and_i_facts_open_with_the_listeners_name():
     answers = {dg._day_answer(m, wd.Voice(m.name, "Maria Lopez", True, False, str(s)), NOW, "day", s).text
                for s in range(30)}
     assert any(a.startswith("Researching gentrification") for a in answers)  # a doing of one's own leads
+    m.today.plan.append(PlanItem(NOW + timedelta(hours=3), 60, "having dinner",
+                                 "the Ville:Klaus Mueller's apartment:main room:dining table", "model"))
+    answers = {dg._day_answer(m, wd.Voice(m.name, "Maria Lopez", True, False, str(s)), NOW, "day", s).text
+               for s in range(30)}
+    assert all("having dinner at home" in a and "Mueller" not in a for a in answers), answers
     said = {dg._addressed(wd.Voice(m.name, "Maria Lopez", True, False, str(s)), "I often talk with Ayesha Khan.", 3)
             for s in range(30)}
     assert "Maria, I often talk with Ayesha Khan." in said and len(said) == 2

@@ -54,6 +54,9 @@ GROUNDED = MindSettings(grounded=True)
     ("she shares a house with Tamara Taylor and is helping her settle in", "Carmen Ortiz",
      "I share a house with Tamara Taylor and am helping her settle in."),
     ("she helps her mother at the store", "Carmen Ortiz", "I help my mother at the store."),
+    ("Adam Smith sees Sam Moore as a mentor and values his advice", "Adam Smith",
+     "I see Sam Moore as a mentor and value his advice."),
+    ("he values his time alone", "Adam Smith", "I value my time alone."),
 ])
 def test_first_person(fact, name, said):
     assert gr.first_person(fact, name) == said
