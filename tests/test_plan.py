@@ -253,3 +253,26 @@ def test_late_riser_sleeps_until_wake_at_story_start():
     m, _ = make_mind(plausible, who=persona(wake=9))
     d = m.decide(situation(datetime(2023, 2, 13, 7, 0)))
     assert d.action.description == "sleeping" and d.action.end == datetime(2023, 2, 13, 9, 0)
+
+
+def test_the_routines_lunch_is_spread_over_the_cafe_the_pub_and_home():
+    """Every routine's lunch at the cafe put 21 of 25 at Hobbs Cafe at noon."""
+    from agents.persona import load_cast
+    from game.world.map_reader import load_town
+    from tests.test_play import MAP
+
+    town = load_town(MAP)
+    people, _ = load_cast(MAP.parent)
+    places = Counter()
+    for p in people:
+        sp = SpatialMemory()
+        for sector, arenas in town.tree.items():
+            for arena in arenas:
+                sp.add(f"the Ville:{sector}:{arena}")
+        lunch = next(i for i in P.routine(p, sp, datetime(2023, 2, 13), MindSettings()) if i.description == "having lunch")
+        kind = "home" if lunch.address.split(":")[1] == p.home.split(":")[1] else lunch.address.split(":")[2]
+        places[kind] += 1
+        if p.workplace.endswith((":cafe", ":pub")):
+            assert lunch.address == p.workplace  # Isabella lunches at her cafe, Arthur at his pub
+    assert places == Counter(home=10, cafe=8, pub=7)
+    assert max(places.values()) <= len(people) / 2
