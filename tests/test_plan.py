@@ -269,7 +269,8 @@ def test_the_routines_lunch_is_spread_over_the_cafe_the_pub_and_home():
         for sector, arenas in town.tree.items():
             for arena in arenas:
                 sp.add(f"the Ville:{sector}:{arena}")
-        lunch = next(i for i in P.routine(p, sp, datetime(2023, 2, 13), MindSettings()) if i.description == "having lunch")
+        day = P.routine(p, sp, datetime(2023, 2, 13), MindSettings())
+        lunch = next(i for i in day if i.description == "having lunch")
         kind = "home" if lunch.address.split(":")[1] == p.home.split(":")[1] else lunch.address.split(":")[2]
         places[kind] += 1
         if p.workplace.endswith((":cafe", ":pub")):
