@@ -59,13 +59,19 @@ def _place(address: Any) -> str:
     return " › ".join(parts[1:3]) if len(parts) > 1 else "outdoors"
 
 
+def _conversation(e: dict) -> Any:
+    """An event's conversation id, or None when it has none or a damaged one (a list)."""
+    c = e.get("conversation")
+    return c if isinstance(c, (str, int)) else None
+
+
 def moments(rec: Recording, town: Any = None, personas: dict[str, Any] | None = None) -> list[Moment]:
     """Every moment worth jumping to, in time order."""
     out: list[Moment] = []
     lines: dict[Any, list[dict]] = defaultdict(list)
     for e in rec.events:
-        if e.get("kind") == "line" and e.get("conversation") is not None:
-            lines[e["conversation"]].append(e)
+        if e.get("kind") == "line" and _conversation(e) is not None:
+            lines[_conversation(e)].append(e)
     reflections: dict[tuple[str, int], list[str]] = defaultdict(list)
     for e in rec.events:
         kind, who, s = e.get("kind"), e.get("resident"), int(e["s"])
@@ -77,7 +83,7 @@ def moments(rec: Recording, town: Any = None, personas: dict[str, Any] | None = 
                 text = f"{who} greets {partner}" + (f": {_quote(said.get('text'))}" if said else "")
                 out.append(Moment(s, "greeting", (who, partner), text))
                 continue
-            said_lines = lines.get(e.get("conversation"), [])
+            said_lines = lines.get(_conversation(e), [])
             first = f": {_quote(said_lines[0].get('text'))}" if said_lines else ""
             count = f" ({len(said_lines)} lines)" if said_lines else ""
             out.append(Moment(s, "conversation", (who, partner),

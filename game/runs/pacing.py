@@ -111,7 +111,7 @@ class Pacer:
     def status(self, chosen: float, sim: Any) -> PaceStatus:
         residents = [b for b in sim.bodies.values() if not b.visitor and not b.controlled]
         planning = sum(1 for b in residents if b.action is None or getattr(b, "lying_in", False))
-        sleeping = [b.action.end for b in residents if b.asleep and b.action is not None]
+        sleeping = [b.action.end for b in residents if getattr(b, "asleep", False) and b.action is not None]
         first_up = min(sleeping).strftime("%H:%M") if residents and len(sleeping) == len(residents) else None
         return PaceStatus(pace=self.pace, chosen=chosen, reached=round(self.reached(), 3), lag_min=round(self.lag, 2),
                           holding=list(self.holding), limited=self.pace == "minds" and self.factor_now < 1.0,
