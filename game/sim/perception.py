@@ -5,9 +5,13 @@ A resident sees other bodies and objects with a non-idle state within the
 vision radius (a square box) in its own arena, nearest first. What it has not
 seen within the retention time is new, and new things at its place make it
 consider reacting (game/sim/decisions.py).
+
+Each looks only at the cells of the map around it (game/sim/nearby.py), so a
+step's perception grows with the town, not with its square.
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import replace
 from datetime import timedelta
 from typing import TYPE_CHECKING
@@ -15,10 +19,21 @@ from typing import TYPE_CHECKING
 from agents import Event, Situation
 from game.sim import conversations, objects
 from game.sim.bodies import Body
+from game.sim.nearby import Nearby
 from game.world.grid import chebyshev, distance
 
 if TYPE_CHECKING:  # type hints only: the simulation imports this module
     from game.sim.core import Simulation
+
+_nearby: weakref.WeakKeyDictionary[Simulation, Nearby] = weakref.WeakKeyDictionary()
+
+
+def nearby(sim: Simulation) -> Nearby:
+    """The simulation's index of bodies and active objects by cell (made on first use)."""
+    got = _nearby.get(sim)
+    if got is None:
+        got = _nearby[sim] = Nearby(sim.settings.vision_radius)
+    return got
 
 
 def doing(b: Body) -> str:
@@ -35,7 +50,8 @@ def perceive(sim: Simulation, name: str, active: list[tuple[str, str]] | None = 
     r = sim.settings.vision_radius
     here = sim.area(me.tile)
     found: list[tuple[float, str, Event]] = []
-    for other in sim.bodies.values():
+    near = nearby(sim)
+    for other in near.bodies(sim, me.tile, r):
         if other is me or chebyshev(other.tile, me.tile) > r or sim.area(other.tile) != here:
             continue
         if other.visitor and sim.controlled:
@@ -54,11 +70,11 @@ def perceive(sim: Simulation, name: str, active: list[tuple[str, str]] | None = 
                 ),
             )
         )
-    for addr, state in objects.active_objects(sim) if active is None else active:
+    for addr, state, tiles in near.objects(sim, objects.active_objects(sim) if active is None else active, me.tile, r):
         if addr == me.held_object:
             continue
         best = None
-        for t in sim.places.tiles_of_object(addr):
+        for t in tiles:
             if chebyshev(t, me.tile) <= r and sim.area(t) == here:
                 d = distance(t, me.tile)
                 best = d if best is None or d < best else best
@@ -91,7 +107,7 @@ def can_talk_to(sim: Simulation, name: str) -> list[str]:
     me = sim.bodies[name]
     here = sim.area(me.tile)
     out = []
-    for other in sim.bodies.values():
+    for other in nearby(sim).bodies(sim, me.tile, sim.settings.talk_radius):
         if other is me or other.visitor or other.name not in sim.minds:
             continue
         if chebyshev(other.tile, me.tile) > sim.settings.talk_radius or sim.area(other.tile) != here:
