@@ -45,31 +45,21 @@ def doing(b: Body) -> str:
 
 def perceive(sim: Simulation, name: str, active: list[tuple[str, str]] | None = None) -> list[Event]:
     """Events in view of a resident: other bodies' actions and objects with
-    non-idle states, within the vision radius and in the same arena, nearest first."""
+    non-idle states, within the vision radius and in the same arena, nearest first.
+    Only the ``max_events`` nearest are made into events (a crowd is sorted, not worded)."""
     me = sim.bodies[name]
     r = sim.settings.vision_radius
     here = sim.area(me.tile)
-    found: list[tuple[float, str, Event]] = []
+    mx, my = me.tile
+    found: list[tuple[float, str, Body | tuple[str, str]]] = []
     near = nearby(sim)
     for other in near.bodies(sim, me.tile, r):
-        if other is me or chebyshev(other.tile, me.tile) > r or sim.area(other.tile) != here:
+        ox, oy = other.tile
+        if other is me or abs(ox - mx) > r or abs(oy - my) > r or sim.area(other.tile) != here:
             continue
         if other.visitor and sim.controlled:
             continue  # the visitor is parked (not drawn) while the player plays a resident
-        what = doing(other)
-        found.append(
-            (
-                distance(other.tile, me.tile),
-                other.name,
-                Event(
-                    subject=other.name,
-                    predicate="is",
-                    object=what,
-                    description=f"{other.name} is {what}",
-                    address=sim.town.address_at(*other.tile) or here,
-                ),
-            )
-        )
+        found.append((distance(other.tile, me.tile), other.name, other))
     for addr, state, tiles in near.objects(sim, objects.active_objects(sim) if active is None else active, me.tile, r):
         if addr == me.held_object:
             continue
@@ -80,10 +70,18 @@ def perceive(sim: Simulation, name: str, active: list[tuple[str, str]] | None = 
                 best = d if best is None or d < best else best
         if best is None:
             continue
-        obj = addr.split(":")[-1]
-        found.append((best, addr, Event(addr, "is", state, f"{obj} is {state}", addr)))
+        found.append((best, addr, (addr, state)))
     found.sort(key=lambda f: (f[0], f[1]))
-    return [e for _, _, e in found[: sim.settings.max_events]]
+    return [_event(sim, what, here) for _, _, what in found[: sim.settings.max_events]]
+
+
+def _event(sim: Simulation, what: Body | tuple[str, str], here: str) -> Event:
+    if isinstance(what, Body):
+        doing_now = doing(what)
+        return Event(subject=what.name, predicate="is", object=doing_now, description=f"{what.name} is {doing_now}",
+                     address=sim.town.address_at(*what.tile) or here)
+    addr, state = what
+    return Event(addr, "is", state, f"{addr.split(':')[-1]} is {state}", addr)
 
 
 def notice(sim: Simulation, name: str, active: list[tuple[str, str]]) -> None:
