@@ -342,3 +342,23 @@ def test_scale_is_narrowed_by_the_environment():
     assert ("out-of-order" in full["steppings"]) == scale.has_out_of_order()
     with pytest.raises(ValueError, match="not a list of numbers"):
         scale.plan(Context(), {"SMALLVILLE_SCALE_AGENTS": "many"})
+
+
+def test_scale_tells_each_arm_its_stepping_whichever_way_runs_take_it(monkeypatch):
+    from lab.bench import scale
+
+    def lockstep_only(town, personas, *, start, hours, out): ...
+    def with_out_of_order(town, personas, *, start, hours, out, out_of_order=True): ...
+    def with_lockstep(town, personas, *, start, hours, out, lockstep=True): ...
+
+    monkeypatch.setattr(scale, "run_headless", lockstep_only)
+    assert scale.steppings({}) == ["lockstep"] and scale.stepping_kwargs("lockstep") == {}
+    monkeypatch.setattr(scale, "run_headless", with_out_of_order)
+    assert scale.steppings({}) == ["lockstep", "out-of-order"]
+    # out of order by default: the lockstep arm must say so
+    assert scale.stepping_kwargs("lockstep") == {"out_of_order": False}
+    assert scale.stepping_kwargs("out-of-order") == {"out_of_order": True}
+    monkeypatch.setattr(scale, "run_headless", with_lockstep)
+    assert scale.stepping_kwargs("lockstep") == {"lockstep": True}
+    assert scale.stepping_kwargs("out-of-order") == {"lockstep": False}
+    assert scale.steppings({"SMALLVILLE_SCALE_STEPPING": "out-of-order"}) == ["out-of-order"]

@@ -15,7 +15,8 @@ the parts measured by timing those functions (thread CPU): perception, pathing,
 retrieval and embeddings; the model's side (calls, how busy the slots were).
 
 The stepping is a parameter: lockstep always; out-of-order too when
-``run_headless`` takes a ``lockstep`` argument (issue 37's other half).
+``run_headless`` takes an ``out_of_order`` (or a ``lockstep``) argument (issue
+37's other half), which is then always passed, so each arm is what it says.
 
 A full sweep is 4 x 3 runs per stepping, each at least ten minutes in lockstep
 (every step waits a call's latency). Narrow it with the environment::
@@ -72,9 +73,26 @@ def numbers(text: str | None, default: tuple, cast: Callable[[str], Any] = int) 
         raise ValueError(f"not a list of numbers: {text!r}") from None
 
 
+def stepping_option() -> str | None:
+    """How ``run_headless`` is told its stepping: ``out_of_order`` (a bool), ``lockstep``
+    (a bool), or None when it only steps lockstep."""
+    params = inspect.signature(run_headless).parameters
+    return next((p for p in ("out_of_order", "lockstep") if p in params), None)
+
+
 def has_out_of_order() -> bool:
-    """Whether headless runs can step out of order (``run_headless(..., lockstep=False)``)."""
-    return "lockstep" in inspect.signature(run_headless).parameters
+    """Whether headless runs can step out of order."""
+    return stepping_option() is not None
+
+
+def stepping_kwargs(stepping: str) -> dict[str, bool]:
+    """The ``run_headless`` argument for ``stepping`` (none where lockstep is all there is)."""
+    option = stepping_option()
+    if option == "out_of_order":
+        return {"out_of_order": stepping != "lockstep"}
+    if option == "lockstep":
+        return {"lockstep": stepping == "lockstep"}
+    return {}
 
 
 def steppings(env: dict[str, str] | os._Environ) -> list[str]:
@@ -225,9 +243,7 @@ def run_one(ctx: Context, stepping: str, residents: int, slots: int, latency: fl
             marks["last"] = now
             marks["t1"], marks["cpu1"] = time.perf_counter(), time.process_time()
 
-        kwargs: dict[str, Any] = {}
-        if has_out_of_order():
-            kwargs["lockstep"] = stepping == "lockstep"
+        kwargs: dict[str, Any] = stepping_kwargs(stepping)
         embedder = LocalEmbedder(cache_path=None)
         embedder.embed(["the model loads before the clock starts"])  # its first call loads the model
         with parts.patched(module_targets()):
