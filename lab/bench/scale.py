@@ -353,8 +353,10 @@ def plot(rows: list[dict], path: Path) -> Path | None:
         style = "-" if stepping == "lockstep" else "--"
         left.plot(xs, [r["wall_per_sim_hour_s"] for r in rs], style, marker="o",
                   label=f"{slots} slots, {stepping}, {latency:g} s/call")
+    every_n = sorted({r["residents"] for r in rows})
     left.set_xscale("log")
     left.set_yscale("log")
+    left.set_xticks(every_n, [str(n) for n in every_n])
     left.set_xlabel("residents")
     left.set_ylabel("wall seconds per sim hour")
     left.axhline(3600, color="grey", lw=0.8, ls=":")
@@ -382,6 +384,7 @@ def plot(rows: list[dict], path: Path) -> Path | None:
             right.plot(ns, med(key), marker="o", label=label, ls=":" if key.startswith("model") else "-")
         right.set_xscale("log")
         right.set_yscale("log")
+        right.set_xticks(ns, [str(n) for n in ns])
         right.set_xlabel("residents")
         right.set_ylabel("ms per step per resident")
         right.set_title("The sim's own cost beside the model's (lockstep)")
