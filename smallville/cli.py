@@ -106,8 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser("bench", help="measure speed and cost on this machine; writes bench/results.json and .md")
     bench.add_argument("--only", help="comma-separated: astar,retrieval,models,engines,batching,frame,frame_real,"
-                                      "play_real,saves,economy,chain,quit,recording,soak,gcheld,simspeed,factual "
-                                      "(default: all)")
+                                      "play_real,saves,economy,chain,quit,recording,soak,gcheld,simspeed,factual,feed; "
+                                      "scale (hours; only when named, docs/scale.md) (default: all but scale)")
     bench.add_argument("--quick", action="store_true", help="small N: a smoke run, not figures to quote")
     bench.add_argument("--out", default="bench/results.json", help="results file (the table goes beside it as .md)")
     bench.add_argument("--map", default=DEFAULT_MAP, help=MAP_HELP)

@@ -83,7 +83,8 @@ def test_a_failing_benchmark_is_recorded_not_fatal(tmp_path, monkeypatch):
 def test_only_rejects_unknown_names_and_percentiles_interpolate():
     with pytest.raises(UserError, match="known: astar"):
         runner.parse_only("astar,warp")
-    assert runner.parse_only(None) == list(runner.BENCHMARKS)
+    assert runner.parse_only(None) == [n for n in runner.BENCHMARKS if n != "scale"]  # hours: only when named
+    assert runner.parse_only("scale") == ["scale"]
     assert runner.parse_only("retrieval, astar,retrieval") == ["retrieval", "astar"]
     assert percentile([1, 2, 3, 4, 5], 50) == 3
     assert percentile([0, 10], 90) == pytest.approx(9.0)
@@ -298,3 +299,66 @@ def test_a_virtual_display_that_never_comes_up_is_skipped_with_what_it_printed(m
     monkeypatch.setattr(xvfb.shutil, "which", lambda name: str(fake))
     with pytest.raises(Skipped, match="did not start within .*no screens found"), xvfb.virtual_display((64, 64)):
         pass
+
+
+@pytest.mark.skipif(not MAP.exists(), reason="the Ville map is not built")
+def test_scale_runs_a_town_against_the_standin_server_and_keeps_every_row(tmp_path, monkeypatch):
+    from lab.bench import scale
+
+    monkeypatch.setenv("SMALLVILLE_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("SMALLVILLE_SCALE_AGENTS", "3")
+    monkeypatch.setenv("SMALLVILLE_SCALE_SLOTS", "2")
+    monkeypatch.setenv("SMALLVILLE_SCALE_HOURS", "0.05")  # 18 steps
+    monkeypatch.setenv("SMALLVILLE_SCALE_LATENCY", "0.02")
+    monkeypatch.setenv("SMALLVILLE_SCALE_STEPPING", "lockstep")
+    monkeypatch.setattr(scale, "run_folder", lambda name: tmp_path / "runs" / name)
+    old = {"stepping": "lockstep", "residents": 500, "slots": 8, "latency_s": 1.5, "sim_hours": 1.0,
+           "wall_per_sim_hour_s": 600.0, "sim_speed_x": 6.0, "calls": 3000, "slot_utilisation": 0.9,
+           **{f"{k}_ms_per_step_resident": 0.1 for k in ("own_cpu", "main_cpu", "perception", "pathing", "retrieval",
+                                                         "embeddings", "model")}}
+    (tmp_path / "scale_runs.json").write_text(json.dumps({"runs": [old]}))
+    figures = scale.bench_scale(Context(out_dir=tmp_path))
+    (row,) = figures["runs"]
+    assert (row["residents"], row["slots"], row["steps"]) == (3, 2, 18)
+    assert row["calls"] > 0 and row["server_calls"] >= row["calls"]  # the real road: HTTP to the server
+    assert row["server_errors"] == 0 and row["peak_in_flight"] <= 2
+    assert row["own_cpu_ms_per_step_resident"] > 0 and row["perception_ms_per_step_resident"] >= 0
+    assert figures["lock_3r_2s_wall_per_sim_hour_s"] == row["wall_per_sim_hour_s"]
+    kept = json.loads((tmp_path / "scale_runs.json").read_text())["runs"]
+    assert [r["residents"] for r in kept] == [3, 500]  # the earlier run's row is kept beside this one's
+    assert "| lockstep | 3 | 2 |" in scale.scale_table(kept)
+
+
+def test_scale_is_narrowed_by_the_environment():
+    from lab.bench import scale
+
+    env = {"SMALLVILLE_SCALE_AGENTS": "25,100", "SMALLVILLE_SCALE_SLOTS": "8", "SMALLVILLE_SCALE_STEPPING": "lockstep"}
+    todo = scale.plan(Context(), env)
+    assert todo["agents"] == (25, 100) and todo["slots"] == (8,) and todo["steppings"] == ["lockstep"]
+    assert todo["latency"] == 1.5 and todo["hours"] == 1.0
+    full = scale.plan(Context(), {})
+    assert full["agents"] == (25, 100, 250, 500) and full["slots"] == (8, 32, 128)
+    assert full["steppings"][0] == "lockstep"
+    assert ("out-of-order" in full["steppings"]) == scale.has_out_of_order()
+    with pytest.raises(ValueError, match="not a list of numbers"):
+        scale.plan(Context(), {"SMALLVILLE_SCALE_AGENTS": "many"})
+
+
+def test_scale_tells_each_arm_its_stepping_whichever_way_runs_take_it(monkeypatch):
+    from lab.bench import scale
+
+    def lockstep_only(town, personas, *, start, hours, out): ...
+    def with_out_of_order(town, personas, *, start, hours, out, out_of_order=True): ...
+    def with_lockstep(town, personas, *, start, hours, out, lockstep=True): ...
+
+    monkeypatch.setattr(scale, "run_headless", lockstep_only)
+    assert scale.steppings({}) == ["lockstep"] and scale.stepping_kwargs("lockstep") == {}
+    monkeypatch.setattr(scale, "run_headless", with_out_of_order)
+    assert scale.steppings({}) == ["lockstep", "out-of-order"]
+    # out of order by default: the lockstep arm must say so
+    assert scale.stepping_kwargs("lockstep") == {"out_of_order": False}
+    assert scale.stepping_kwargs("out-of-order") == {"out_of_order": True}
+    monkeypatch.setattr(scale, "run_headless", with_lockstep)
+    assert scale.stepping_kwargs("lockstep") == {"lockstep": True}
+    assert scale.stepping_kwargs("out-of-order") == {"lockstep": False}
+    assert scale.steppings({"SMALLVILLE_SCALE_STEPPING": "out-of-order"}) == ["out-of-order"]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -10,6 +11,22 @@ from game.world.grid import Tile
 
 _SLEEP_RE = re.compile(r"\b(asleep|sleep|sleeping|slept|napping|nap)\b", re.I)
 _NOT_SLEEP_RE = re.compile(r"\b(ready|prepar\w*|wak\w*|before|after|trouble|can't|cannot)\b", re.I)
+
+# How many times any body's tile was set (a new body's too): spatial indexes (game/sim/nearby.py)
+# rebuild when it moved on. Under a lock, so the count only ever grows.
+_moves = 0
+_moves_lock = threading.Lock()
+
+
+def moves() -> int:
+    """The number of tile assignments so far, in every simulation of this process."""
+    return _moves
+
+
+def _moved() -> None:
+    global _moves
+    with _moves_lock:
+        _moves += 1
 
 
 def is_sleep(action: Action | None) -> bool:
@@ -52,6 +69,11 @@ class Body:
     prepared_for: datetime | None = None  # the chunk start its mind was last asked to break into steps ahead
     fallbacks: int = 0
     errors: int = 0
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "tile":
+            _moved()
+        object.__setattr__(self, name, value)
 
     @property
     def walking(self) -> bool:

@@ -5,9 +5,13 @@ A resident sees other bodies and objects with a non-idle state within the
 vision radius (a square box) in its own arena, nearest first. What it has not
 seen within the retention time is new, and new things at its place make it
 consider reacting (game/sim/decisions.py).
+
+Each looks only at the cells of the map around it (game/sim/nearby.py), so a
+step's perception grows with the town, not with its square.
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import replace
 from datetime import timedelta
 from typing import TYPE_CHECKING
@@ -15,10 +19,21 @@ from typing import TYPE_CHECKING
 from agents import Event, Situation
 from game.sim import conversations, objects
 from game.sim.bodies import Body
+from game.sim.nearby import Nearby
 from game.world.grid import chebyshev, distance
 
 if TYPE_CHECKING:  # type hints only: the simulation imports this module
     from game.sim.core import Simulation
+
+_nearby: weakref.WeakKeyDictionary[Simulation, Nearby] = weakref.WeakKeyDictionary()
+
+
+def nearby(sim: Simulation) -> Nearby:
+    """The simulation's index of bodies and active objects by cell (made on first use)."""
+    got = _nearby.get(sim)
+    if got is None:
+        got = _nearby[sim] = Nearby(sim.settings.vision_radius)
+    return got
 
 
 def doing(b: Body) -> str:
@@ -30,44 +45,43 @@ def doing(b: Body) -> str:
 
 def perceive(sim: Simulation, name: str, active: list[tuple[str, str]] | None = None) -> list[Event]:
     """Events in view of a resident: other bodies' actions and objects with
-    non-idle states, within the vision radius and in the same arena, nearest first."""
+    non-idle states, within the vision radius and in the same arena, nearest first.
+    Only the ``max_events`` nearest are made into events (a crowd is sorted, not worded)."""
     me = sim.bodies[name]
     r = sim.settings.vision_radius
     here = sim.area(me.tile)
-    found: list[tuple[float, str, Event]] = []
-    for other in sim.bodies.values():
-        if other is me or chebyshev(other.tile, me.tile) > r or sim.area(other.tile) != here:
+    mx, my = me.tile
+    found: list[tuple[float, str, Body | tuple[str, str]]] = []
+    near = nearby(sim)
+    for other in near.bodies(sim, me.tile, r):
+        ox, oy = other.tile
+        if other is me or abs(ox - mx) > r or abs(oy - my) > r or sim.area(other.tile) != here:
             continue
         if other.visitor and sim.controlled:
             continue  # the visitor is parked (not drawn) while the player plays a resident
-        what = doing(other)
-        found.append(
-            (
-                distance(other.tile, me.tile),
-                other.name,
-                Event(
-                    subject=other.name,
-                    predicate="is",
-                    object=what,
-                    description=f"{other.name} is {what}",
-                    address=sim.town.address_at(*other.tile) or here,
-                ),
-            )
-        )
-    for addr, state in objects.active_objects(sim) if active is None else active:
+        found.append((distance(other.tile, me.tile), other.name, other))
+    for addr, state, tiles in near.objects(sim, objects.active_objects(sim) if active is None else active, me.tile, r):
         if addr == me.held_object:
             continue
         best = None
-        for t in sim.places.tiles_of_object(addr):
+        for t in tiles:
             if chebyshev(t, me.tile) <= r and sim.area(t) == here:
                 d = distance(t, me.tile)
                 best = d if best is None or d < best else best
         if best is None:
             continue
-        obj = addr.split(":")[-1]
-        found.append((best, addr, Event(addr, "is", state, f"{obj} is {state}", addr)))
+        found.append((best, addr, (addr, state)))
     found.sort(key=lambda f: (f[0], f[1]))
-    return [e for _, _, e in found[: sim.settings.max_events]]
+    return [_event(sim, what, here) for _, _, what in found[: sim.settings.max_events]]
+
+
+def _event(sim: Simulation, what: Body | tuple[str, str], here: str) -> Event:
+    if isinstance(what, Body):
+        doing_now = doing(what)
+        return Event(subject=what.name, predicate="is", object=doing_now, description=f"{what.name} is {doing_now}",
+                     address=sim.town.address_at(*what.tile) or here)
+    addr, state = what
+    return Event(addr, "is", state, f"{addr.split(':')[-1]} is {state}", addr)
 
 
 def notice(sim: Simulation, name: str, active: list[tuple[str, str]]) -> None:
@@ -91,7 +105,7 @@ def can_talk_to(sim: Simulation, name: str) -> list[str]:
     me = sim.bodies[name]
     here = sim.area(me.tile)
     out = []
-    for other in sim.bodies.values():
+    for other in nearby(sim).bodies(sim, me.tile, sim.settings.talk_radius):
         if other is me or other.visitor or other.name not in sim.minds:
             continue
         if chebyshev(other.tile, me.tile) > sim.settings.talk_radius or sim.area(other.tile) != here:

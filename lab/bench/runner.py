@@ -4,6 +4,7 @@
     smallville bench --quick               # small N, a smoke run
     smallville bench --only astar,retrieval --out bench/results.json
     smallville bench --only economy --economy-run runs/demo   # read a run's summary.json
+    smallville bench --only scale --out bench/scale.json      # hours: docs/scale.md (never in "everything")
 
 Each benchmark is a function ``fn(ctx) -> dict`` of figures, one module per
 family in this package. The runner times it, records a failure (the error
@@ -41,6 +42,7 @@ from lab.bench.recording import bench_recording
 from lab.bench.report import HEADLINES, goal_met, loadavg, machine_info, render_markdown, resolve_goal, write_results
 from lab.bench.retrieval import bench_retrieval
 from lab.bench.saves import bench_saves_figures
+from lab.bench.scale import bench_scale
 from lab.bench.soak import bench_soak
 
 log = logging.getLogger(__name__)
@@ -65,7 +67,10 @@ BENCHMARKS: dict[str, Callable[[Context], dict]] = {
     "simspeed": bench_simspeed,
     "factual": bench_factual,
     "feed": bench_feed,
+    "scale": bench_scale,
 }
+# Run only when named (--only): the scale sweep is hours of runs (lab/bench/scale.py).
+ONLY_NAMED = frozenset({"scale"})
 
 
 def run_benchmarks(names: list[str], ctx: Context, echo: Callable[[str], None] | None = None) -> dict:
@@ -116,7 +121,7 @@ def _one_line(entry: dict) -> str:
 
 def parse_only(text: str | None) -> list[str]:
     if not text:
-        return list(BENCHMARKS)
+        return [n for n in BENCHMARKS if n not in ONLY_NAMED]
     names = [n.strip().lower() for n in text.split(",") if n.strip()]
     unknown = [n for n in names if n not in BENCHMARKS]
     if unknown:

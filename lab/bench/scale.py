@@ -1,0 +1,434 @@
+"""`smallville bench --only scale`: what a bigger machine does for a bigger town.
+
+Headless runs of 25, 100, 250 and 500 residents (the scenario's 25, then
+generated ones: ``--agents N``, docs/bigger-towns.md) for a sim hour from the
+scenario's start, against the stand-in model server (lab/standin_server.py: the
+competent stand-in behind an OpenAI-compatible HTTP API, 1.5 s a call) with 8,
+32 and 128 calls served at once. Each run goes the real road: the gateway,
+litellm's ``openai/`` provider, HTTP to a server in its own process, the mind
+pool as wide as the server's slots.
+
+Figures, per run: the wall time per sim hour; the sim's own time per step per
+resident (the process's CPU, so the server's is not in it; and the main
+thread's: perception, pathing and walking, scheduling, the recording), with
+the parts measured by timing those functions (thread CPU): perception, pathing,
+retrieval and embeddings; the model's side (calls, how busy the slots were).
+
+The stepping is a parameter: lockstep always; out-of-order too when
+``run_headless`` takes an ``out_of_order`` (or a ``lockstep``) argument (issue
+37's other half), which is then always passed, so each arm is what it says.
+
+A full sweep is 4 x 3 runs per stepping, each at least ten minutes in lockstep
+(every step waits a call's latency). Narrow it with the environment::
+
+    SMALLVILLE_SCALE_AGENTS=25,100  SMALLVILLE_SCALE_SLOTS=8,128
+    SMALLVILLE_SCALE_HOURS=0.5      SMALLVILLE_SCALE_LATENCY=1.5
+    SMALLVILLE_SCALE_STEPPING=lockstep   (or out-of-order, or both: the default)
+
+Every run's row is also merged into ``<out>/scale_runs.json`` (by stepping,
+residents, slots, latency and hours), so a sweep can be made run by run; the
+curve (``<out>/scale.png``) and the table (``scale_table()``) are drawn from
+all the rows there.
+"""
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from agents import Gateway, LocalEmbedder, MemoryStream, load_cast, load_config
+from game.headless import run_headless
+from game.runs.build import select_residents
+from game.sim import movement, perception
+from game.world.map_reader import load_town
+from lab.bench.headless_run import run_folder
+from lab.bench.measure import ROOT, Context, Skipped
+
+AGENTS = (25, 100, 250, 500)
+SLOTS = (8, 32, 128)
+LATENCY_S = 1.5
+HOURS = 1.0
+QUICK = {"agents": (10,), "slots": (4,), "hours": 0.25, "latency": 0.2}
+RUNS_FILE = "scale_runs.json"
+PLOT_FILE = "scale.png"
+MODEL = "openai/competent"
+
+
+# ---------------------------------------------------------------------------- what to run
+def numbers(text: str | None, default: tuple, cast: Callable[[str], Any] = int) -> tuple:
+    if not text or not text.strip():
+        return default
+    try:
+        return tuple(cast(x.strip()) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise ValueError(f"not a list of numbers: {text!r}") from None
+
+
+def stepping_option() -> str | None:
+    """How ``run_headless`` is told its stepping: ``out_of_order`` (a bool), ``lockstep``
+    (a bool), or None when it only steps lockstep."""
+    params = inspect.signature(run_headless).parameters
+    return next((p for p in ("out_of_order", "lockstep") if p in params), None)
+
+
+def has_out_of_order() -> bool:
+    """Whether headless runs can step out of order."""
+    return stepping_option() is not None
+
+
+def stepping_kwargs(stepping: str) -> dict[str, bool]:
+    """The ``run_headless`` argument for ``stepping`` (none where lockstep is all there is)."""
+    option = stepping_option()
+    if option == "out_of_order":
+        return {"out_of_order": stepping != "lockstep"}
+    if option == "lockstep":
+        return {"lockstep": stepping == "lockstep"}
+    return {}
+
+
+def steppings(env: dict[str, str] | os._Environ) -> list[str]:
+    want = (env.get("SMALLVILLE_SCALE_STEPPING") or "both").strip().lower()
+    have = ["lockstep"] + (["out-of-order"] if has_out_of_order() else [])
+    if want in ("both", "all", ""):
+        return have
+    named = [w.strip() for w in want.split(",") if w.strip()]
+    unknown = [w for w in named if w not in ("lockstep", "out-of-order")]
+    if unknown:
+        raise ValueError(f"SMALLVILLE_SCALE_STEPPING: unknown stepping(s) {', '.join(unknown)} "
+                         "(lockstep, out-of-order, both)")
+    return [w for w in named if w in have]
+
+
+def plan(ctx: Context, env: dict[str, str] | os._Environ | None = None) -> dict[str, Any]:
+    """The runs to make: residents x slots x steppings, the latency and the sim hours."""
+    env = os.environ if env is None else env
+    q = ctx.quick
+    return {
+        "agents": numbers(env.get("SMALLVILLE_SCALE_AGENTS"), QUICK["agents"] if q else AGENTS),
+        "slots": numbers(env.get("SMALLVILLE_SCALE_SLOTS"), QUICK["slots"] if q else SLOTS),
+        "hours": float(env.get("SMALLVILLE_SCALE_HOURS") or (QUICK["hours"] if q else HOURS)),
+        "latency": float(env.get("SMALLVILLE_SCALE_LATENCY") or (QUICK["latency"] if q else LATENCY_S)),
+        "steppings": steppings(env),
+    }
+
+
+# ---------------------------------------------------------------------------- the server
+class ServerProcess:
+    """lab/standin_server.py in a process of its own (its CPU is not the sim's), for one run."""
+
+    def __init__(self, latency: float, slots: int) -> None:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "lab.standin_server", "--latency", str(latency), "--slots", str(slots),
+             "--watch-stdin"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+        line = self.proc.stdout.readline() if self.proc.stdout else ""
+        if not line.startswith("standin "):
+            self.close()
+            raise RuntimeError(f"the stand-in server did not start (it said {line.strip()!r})")
+        self.base = line.split()[1]
+
+    def stats(self) -> dict[str, Any]:
+        root = self.base.rsplit("/v1", 1)[0]
+        with urllib.request.urlopen(f"{root}/stats", timeout=10) as resp:
+            return json.loads(resp.read())
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        if self.proc.stdout:
+            self.proc.stdout.close()
+
+
+# ---------------------------------------------------------------------------- timing the parts
+class Parts:
+    """Thread CPU seconds spent inside named functions (outermost calls only, per thread)."""
+
+    def __init__(self) -> None:
+        self.cpu: dict[str, float] = {}
+        self.calls: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._depth = threading.local()
+
+    def timed(self, part: str, fn: Callable) -> Callable:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            depth = getattr(self._depth, part, 0)
+            if depth:
+                return fn(*args, **kwargs)
+            setattr(self._depth, part, 1)
+            t = time.thread_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent = time.thread_time() - t
+                setattr(self._depth, part, 0)
+                with self._lock:
+                    self.cpu[part] = self.cpu.get(part, 0.0) + spent
+                    self.calls[part] = self.calls.get(part, 0) + 1
+        wrapper.__wrapped__ = fn  # type: ignore[attr-defined]
+        return wrapper
+
+    @contextmanager
+    def patched(self, targets: list[tuple[Any, str, str]]) -> Iterator[None]:
+        """Time ``getattr(owner, name)`` as ``part`` for each (owner, name, part), then put them back."""
+        saved = [(owner, name, getattr(owner, name)) for owner, name, _ in targets]
+        try:
+            for (owner, name, part), (_, _, fn) in zip(targets, saved):
+                setattr(owner, name, self.timed(part, fn))
+            yield
+        finally:
+            for owner, name, fn in saved:
+                setattr(owner, name, fn)
+
+
+def module_targets() -> list[tuple[Any, str, str]]:
+    """What every run times: perception (the main thread), walking, retrieval and embeddings (the minds)."""
+    return [
+        (perception, "perceive", "perception"), (perception, "notice", "perception"),
+        (perception, "can_talk_to", "perception"), (movement, "walk", "pathing"),
+        (MemoryStream, "retrieve", "retrieval"), (LocalEmbedder, "embed", "embeddings"),
+    ]
+
+
+# ---------------------------------------------------------------------------- one run
+def run_one(ctx: Context, stepping: str, residents: int, slots: int, latency: float, hours: float) -> dict[str, Any]:
+    """One headless run against a fresh stand-in server; its row of figures."""
+    town = load_town(ctx.map_path)
+    cast, scenario = load_cast(ctx.map_path.parent)
+    personas = select_residents(cast, residents, None, town=town, seed=ctx.seed)
+    folder = run_folder(f"scale-{stepping}-{residents}r-{slots}s")
+    server = ServerProcess(latency, slots)
+    try:
+        config = load_config({"seed": ctx.seed, "model": MODEL, "api_base": server.base, "concurrency": slots,
+                              "embedding_cache": "off"}, env={}, toml_path=None)
+        parts = Parts()
+        marks: dict[str, Any] = {"wait": 0.0}
+        steps: list[float] = []
+
+        def on_start(built: Any) -> None:
+            sim = built.sim
+            pool = sim.pool
+            for obj, name in ((pool, "wait"), (sim.jobs, "wait_due")):
+                fn = getattr(obj, name)
+
+                def waited(*a: Any, _fn: Callable = fn, **k: Any) -> Any:
+                    t = time.perf_counter()
+                    try:
+                        return _fn(*a, **k)
+                    finally:
+                        marks["wait"] += time.perf_counter() - t
+                setattr(obj, name, waited)
+            sim.paths.run = parts.timed("pathing", sim.paths.run)
+            marks["t0"], marks["cpu0"], marks["main0"] = time.perf_counter(), time.process_time(), time.thread_time()
+            marks["last"] = marks["main0"]
+
+        def on_step(sim: Any) -> None:
+            now = time.thread_time()
+            steps.append(now - marks["last"])
+            marks["last"] = now
+            marks["t1"], marks["cpu1"] = time.perf_counter(), time.process_time()
+
+        kwargs: dict[str, Any] = stepping_kwargs(stepping)
+        embedder = LocalEmbedder(cache_path=None)
+        embedder.embed(["the model loads before the clock starts"])  # its first call loads the model
+        with parts.patched(module_targets()):
+            result = run_headless(
+                town, personas, start=scenario.start, hours=hours, out=folder, scenario=scenario, config=config,
+                gateway=Gateway(config), embedder=embedder, seed=ctx.seed,
+                progress=sys.stderr.isatty(), echo=None, autosave_min=None, on_start=on_start, on_step=on_step,
+                **kwargs)
+        if result.interrupted:
+            raise KeyboardInterrupt
+        served = server.stats()
+    finally:
+        server.close()
+    wall = marks["t1"] - marks["t0"]
+    cpu = marks["cpu1"] - marks["cpu0"]
+    n = max(1, len(steps))
+    per = 1000.0 / (n * residents)  # seconds in the run -> ms per step per resident
+    totals = result.summary.get("totals") or {}
+    main_cpu = sum(steps)
+    row = {
+        "stepping": stepping, "residents": residents, "slots": slots, "latency_s": latency, "sim_hours": hours,
+        "steps": len(steps), "wall_s": round(wall, 1), "wall_per_sim_hour_s": round(wall / hours, 1),
+        "sim_speed_x": round(hours * 3600 / wall, 2) if wall else None,
+        "waiting_s": round(marks["wait"], 1),
+        # the sim's own time: CPU of this process (the model server is another), per step per resident
+        "own_cpu_ms_per_step_resident": round(cpu * per, 4),
+        "main_cpu_ms_per_step_resident": round(main_cpu * per, 4),
+        "minds_cpu_ms_per_step_resident": round((cpu - main_cpu) * per, 4),
+        "main_cpu_ms_per_step": round(main_cpu * 1000 / n, 3),
+        "main_cpu_ms_per_step_max": round(max(steps) * 1000, 2) if steps else None,
+        "perception_ms_per_step_resident": round(parts.cpu.get("perception", 0.0) * per, 4),
+        "pathing_ms_per_step_resident": round(parts.cpu.get("pathing", 0.0) * per, 4),
+        "retrieval_ms_per_step_resident": round(parts.cpu.get("retrieval", 0.0) * per, 4),
+        "embeddings_ms_per_step_resident": round(parts.cpu.get("embeddings", 0.0) * per, 4),
+        # the model's side, for comparison: a call holds a slot latency_s
+        "calls": int(totals.get("calls", 0)), "server_calls": served.get("calls"),
+        "model_ms_per_step_resident": round(float(totals.get("calls", 0)) * latency * per, 2),
+        "slot_utilisation": served.get("utilisation"), "peak_in_flight": served.get("peak_in_flight"),
+        "server_over_latency": served.get("over_latency"), "server_errors": served.get("errors"),
+        "fallbacks": fallbacks(result.summary),
+        "folder": str(folder),
+    }
+    return row
+
+
+def fallbacks(summary: dict) -> int:
+    """Where rules stood in for the model, all residents together (a stand-in that answers well: few)."""
+    rows = summary.get("residents") or {}
+    return sum(sum((r.get("fallbacks") or {}).values()) for r in rows.values() if isinstance(r, dict))
+
+
+# ---------------------------------------------------------------------------- all runs, the rows kept, the curve
+def row_key(r: dict) -> tuple:
+    return (r["stepping"], r["residents"], r["slots"], r["latency_s"], r["sim_hours"])
+
+
+def merge_rows(path: Path, new: list[dict]) -> list[dict]:
+    """The rows in ``path`` with ``new`` in place of those of the same run; written back, sorted."""
+    try:
+        old = json.loads(path.read_text(encoding="utf-8")).get("runs", [])
+    except (OSError, ValueError):
+        old = []
+    rows = {row_key(r): r for r in old if isinstance(r, dict) and "stepping" in r}
+    rows.update({row_key(r): r for r in new})
+    out = sorted(rows.values(),
+                 key=lambda r: (r["stepping"], r["latency_s"], r["sim_hours"], r["slots"], r["residents"]))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"runs": out}, indent=2) + "\n", encoding="utf-8")
+    return out
+
+
+def scale_table(rows: list[dict]) -> str:
+    """The rows as a Markdown table."""
+    head = ("| stepping | residents | slots | wall s / sim h | sim speed | calls | slots busy | "
+            "own CPU ms/step/resident | main thread | perception | pathing | retrieval | embeddings | "
+            "model ms/step/resident |")
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for r in rows:
+        util = r.get("slot_utilisation")
+        lines.append(
+            f"| {r['stepping']} | {r['residents']} | {r['slots']} | {r['wall_per_sim_hour_s']:g} | "
+            f"{r['sim_speed_x']:g}x | {r['calls']} | {'' if util is None else f'{util:.0%}'} | "
+            f"{r['own_cpu_ms_per_step_resident']:.3f} | {r['main_cpu_ms_per_step_resident']:.3f} | "
+            f"{r['perception_ms_per_step_resident']:.3f} | {r['pathing_ms_per_step_resident']:.3f} | "
+            f"{r['retrieval_ms_per_step_resident']:.3f} | {r['embeddings_ms_per_step_resident']:.3f} | "
+            f"{r['model_ms_per_step_resident']:g} |")
+    return "\n".join(lines)
+
+
+def plot(rows: list[dict], path: Path) -> Path | None:
+    """Wall time per sim hour against residents, a line per slots and stepping; and the
+    sim's own CPU per step per resident beside the model's. None without matplotlib."""
+    try:
+        import matplotlib  # lazy: matplotlib is slow to import and only the plot needs it
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt  # lazy: see above
+    except ImportError:
+        return None
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4))
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["stepping"], r["slots"], r["latency_s"], r["sim_hours"]), []).append(r)
+    for (stepping, slots, latency, _hours), rs in sorted(groups.items()):
+        rs = sorted(rs, key=lambda r: r["residents"])
+        xs = [r["residents"] for r in rs]
+        style = "-" if stepping == "lockstep" else "--"
+        left.plot(xs, [r["wall_per_sim_hour_s"] for r in rs], style, marker="o",
+                  label=f"{slots} slots, {stepping}, {latency:g} s/call")
+    every_n = sorted({r["residents"] for r in rows})
+    left.set_xscale("log")
+    left.set_yscale("log")
+    left.set_xticks(every_n, [str(n) for n in every_n])
+    left.tick_params(axis="x", which="minor", labelbottom=False)
+    left.set_xlabel("residents")
+    left.set_ylabel("wall seconds per sim hour")
+    left.axhline(3600, color="grey", lw=0.8, ls=":")
+    left.text(left.get_xlim()[0], 3600, " real time", va="bottom", color="grey", fontsize=8)
+    left.set_title("A sim hour against the stand-in server")
+    left.legend(fontsize=7)
+    by_n: dict[int, list[dict]] = {}
+    for r in rows:
+        if r["stepping"] == "lockstep":
+            by_n.setdefault(r["residents"], []).append(r)
+    ns = sorted(by_n)
+    if ns:
+        def med(key: str) -> list[float]:
+            out = []
+            for n in ns:
+                vs = sorted(float(r[key]) for r in by_n[n])
+                out.append(vs[len(vs) // 2])
+            return out
+        for key, label in (("own_cpu_ms_per_step_resident", "sim process CPU, all"),
+                           ("main_cpu_ms_per_step_resident", "main thread"),
+                           ("perception_ms_per_step_resident", "perception"),
+                           ("pathing_ms_per_step_resident", "pathing and walking"),
+                           ("retrieval_ms_per_step_resident", "retrieval"),
+                           ("model_ms_per_step_resident", "model (calls x latency)")):
+            right.plot(ns, med(key), marker="o", label=label, ls=":" if key.startswith("model") else "-")
+        right.set_xscale("log")
+        right.set_yscale("log")
+        right.set_xticks(ns, [str(n) for n in ns])
+        right.tick_params(axis="x", which="minor", labelbottom=False)
+        right.set_xlabel("residents")
+        right.set_ylabel("ms per step per resident")
+        right.set_title("The sim's own cost beside the model's (lockstep)")
+        right.legend(fontsize=7)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def bench_scale(ctx: Context) -> dict:
+    """The sweep ``plan`` names; figures per run, rows merged into scale_runs.json, the curve drawn."""
+    try:
+        todo = plan(ctx)
+    except ValueError as err:
+        raise Skipped(str(err)) from None
+    if not todo["steppings"]:
+        raise Skipped("no stepping to run: out-of-order stepping is not in this build (SMALLVILLE_SCALE_STEPPING)")
+    rows = []
+    for stepping in todo["steppings"]:
+        for slots in todo["slots"]:
+            for residents in todo["agents"]:
+                print(f"bench scale: {stepping}, {residents} residents, {slots} slots ...", file=sys.stderr, flush=True)
+                row = run_one(ctx, stepping, residents, slots, todo["latency"], todo["hours"])
+                print(f"bench scale: {row['wall_per_sim_hour_s']:g} s per sim hour, own CPU "
+                      f"{row['own_cpu_ms_per_step_resident']:.3f} ms/step/resident", file=sys.stderr, flush=True)
+                rows.append(row)
+    out_dir = ctx.out_dir or ROOT / "bench"
+    every = merge_rows(out_dir / RUNS_FILE, rows)
+    drawn = plot(every, out_dir / PLOT_FILE)
+    figures: dict[str, Any] = {}
+    for r in rows:
+        tag = f"{'lock' if r['stepping'] == 'lockstep' else 'ooo'}_{r['residents']}r_{r['slots']}s"
+        figures[f"{tag}_wall_per_sim_hour_s"] = r["wall_per_sim_hour_s"]
+        figures[f"{tag}_own_cpu_ms_per_step_resident"] = r["own_cpu_ms_per_step_resident"]
+        figures[f"{tag}_perception_ms_per_step_resident"] = r["perception_ms_per_step_resident"]
+    figures["runs"] = rows
+    figures["note"] = (f"{todo['latency']:g} s a call, {todo['hours']:g} sim hour(s) from the scenario's start, seed "
+                       f"{ctx.seed}, real embeddings; steppings {', '.join(todo['steppings'])}; every run's row in "
+                       f"{out_dir / RUNS_FILE}" + (f", the curve in {drawn}" if drawn else ""))
+    return figures
+
+
+__all__ = ["bench_scale", "merge_rows", "plan", "plot", "scale_table"]
