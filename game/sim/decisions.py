@@ -221,6 +221,9 @@ def ask_prepare(sim: Simulation, b: Body) -> bool:
 def _chunk_asks(sim: Simulation, b: Body, at: datetime) -> bool:
     """Whether the chunk at ``at`` will cost ``b``'s mind a model call (``mind.chunk_asks``,
     read while its key is free); True for a mind that cannot say, or when it fails (logged)."""
+    early = sim.jobs.early(b.name)
+    if early is not None and "asks" in early.hints:  # read when it was asked early: its mind may be at work now
+        return bool(early.hints["asks"])
     asks = getattr(sim.minds.get(b.name), "chunk_asks", None)
     if not callable(asks):
         return True
@@ -260,6 +263,9 @@ def _steps_end(sim: Simulation, b: Body) -> datetime | None:
 def _steps_decided(sim: Simulation, b: Body, at: datetime) -> bool:
     """Whether ``b``'s mind has a step decided for ``at`` already (a cheap decision then);
     a mind without steps (scripted) counts as having one."""
+    early = sim.jobs.early(b.name)
+    if early is not None and "decided" in early.hints:  # read when it was asked early (see _chunk_asks)
+        return bool(early.hints["decided"])
     if not callable(getattr(sim.minds.get(b.name), "steps_end", None)):
         return True
     end = _steps_end(sim, b)
