@@ -43,9 +43,9 @@ from agents import (
     load_cast,
     load_config,
     load_config_for_saved,
+    local_model,
     model_flags,
     redact,
-    local_model,
     redact_data,
     why,
 )

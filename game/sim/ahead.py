@@ -106,10 +106,8 @@ def alone(sim: Simulation, b: Body, steps: int, at: datetime) -> bool:
             return False  # when it lets go, the object's state changes
         if o.target and ":".join(o.target.split(":")[:3]) == here:
             return False  # what it leaves behind, anywhere in the arena
-    for addr, (_, until) in sim.lingering.items():
-        if until <= at and addr in in_view:
-            return False  # an after-use state in view runs out
-    return True
+    # ... and no after-use state in view runs out
+    return not any(until <= at and addr in in_view for addr, (_, until) in sim.lingering.items())
 
 
 def objects_in_view(sim: Simulation, b: Body) -> set[str]:

@@ -318,5 +318,5 @@ class JobQueue:
         self._held = {}
 
 
-__all__ = ["CALL", "DECIDE", "END_CONVERSATION", "GREET", "MEMO_WAIT", "PREPARE", "UTTER", "Early", "Job", "JobQueue", "Pool",
-           "Waiting", "urgent_key"]
+__all__ = ["CALL", "DECIDE", "END_CONVERSATION", "GREET", "MEMO_WAIT", "PREPARE", "UTTER", "Early", "Job", "JobQueue",
+           "Pool", "Waiting", "urgent_key"]
