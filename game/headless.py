@@ -225,8 +225,7 @@ def run_headless(
     sim.out_of_order = out_of_order
     try:
         while sim.now < end:
-            # Nothing is asked early for a step at or past the next save or the end (game/sim/ahead.py).
-            sim.horizon = min(end, last_auto + every) if every is not None else end
+            sim.horizon = end  # nothing is asked early for a step at or past the end (game/sim/ahead.py)
             sim.step()
             recorder.after_step(sim)
             if every is not None and sim.now - last_auto >= every:
@@ -244,6 +243,7 @@ def run_headless(
                     tot = accounting.summary()["total"]
                     bar.set_postfix_str(f"{sim.now:%a %H:%M} · {tot['calls']} calls · {tot['tokens']} tokens",
                                         refresh=False)
+        sim.jobs.undo_all_early()  # stopped early (a ceiling): what was asked early for later is not the run's
         sim.drain()
     except KeyboardInterrupt:
         interrupted = True

@@ -43,11 +43,13 @@ import logging
 import math
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from agents import priority
-from game.sim import decisions
-from game.sim.bodies import Body
+import numpy as np
+
+from agents import Action, Situation, after_use, priority
+from game.sim import conversations, decisions
+from game.sim.bodies import Body, is_sleep
 from game.sim.jobs import Job
 from game.sim.settings import STEP
 from game.world.grid import chebyshev
@@ -62,52 +64,284 @@ log = logging.getLogger(__name__)
 EARLY_RANK_OFFSET_S = 10_000_000.0
 
 
-def ask_time(sim: Simulation, b: Body) -> datetime | None:
-    """When lockstep will ask ``b``'s mind for its next action ahead, if it is sure to
-    be asked exactly then what it would be asked now (see the module's rules); None
-    when it cannot be told."""
-    s = sim.settings
+def prediction(sim: Simulation, b: Body) -> tuple[datetime, Situation] | None:
+    """When lockstep will next ask ``b``'s mind (its next action, asked ahead) and the
+    situation it will hand it, if nothing can change either before then (the module's
+    rules); None when it cannot be told."""
     name = b.name
-    if b.visitor or b.controlled or name not in sim.minds or not sim.lockstep:
+    if b.visitor or b.controlled or name not in sim.minds or not sim.lockstep or sim.horizon is None:
         return None
     if not sim.jobs.free(name) or sim.jobs.has_waiting(name) or sim.jobs.early(name) is not None:
         return None
     if b.conversation is not None or sim.held(name) or b.walking or b.urgent:
         return None
     a = b.action
-    if a is None or b.next_action is not None or b.ahead_for == a.end or a.talking_to:
+    if a is None or a.talking_to or (b.not_before is not None and sim.now < b.not_before):
         return None
-    if b.not_before is not None and sim.now < b.not_before:
+    if b.next_action is None:
+        return _asked_in_this_action(sim, b, a)
+    return _asked_in_the_next(sim, b, a, b.next_action)
+
+
+def _first_step(sim: Simulation, t: datetime) -> tuple[int, datetime]:
+    """The first step to come (after this one) whose time is at or past ``t``: (steps, its time)."""
+    k = max(1, math.ceil((t - sim.now) / STEP))
+    return k, sim.now + k * STEP
+
+
+def _lead(sim: Simulation, asleep: bool) -> timedelta:
+    """decisions.ask_ahead's look-ahead in lockstep (twice before waking)."""
+    return timedelta(minutes=sim.settings.lookahead_min * (2 if asleep else 1))
+
+
+def _awake_same_day(sim: Simulation, b: Body, at: datetime) -> bool:
+    """No reaction and no new day can come first: nothing new noticed yet, one day throughout."""
+    return not b.new_events and at.date() == sim.now.date() and b.asked_day == at.date().isoformat()
+
+
+def _asked_in_this_action(sim: Simulation, b: Body, a: Action) -> tuple[datetime, Situation] | None:
+    """``b`` stands at its place with nothing decided ahead: it is asked ahead once its
+    action is within the look-ahead of its end, where it stands now."""
+    if b.ahead_for == a.end:
         return None
-    lead = timedelta(minutes=s.lookahead_min * (2 if b.asleep else 1))
-    k = max(1, math.ceil((a.end - lead - sim.now) / STEP))
-    at = sim.now + k * STEP
-    if at >= a.end or sim.horizon is None or at >= sim.horizon:
+    k, at = _first_step(sim, a.end - _lead(sim, b.asleep))
+    if at >= a.end or at >= _horizon(sim):
         return None
+    if not b.asleep and not (_awake_same_day(sim, b, at) and alone(sim, b, k, at)):
+        return None
+    sit = replace(sim.situation(b.name), now=at, plan_at=a.end, action_done=True, can_talk_to=talk_at(sim, b, at))
     if b.asleep:
-        return at
-    if b.new_events or at.date() != sim.now.date() or b.asked_day != at.date().isoformat():
+        sit.events, sit.can_talk_to = [], []
+    return at, sit
+
+
+def _asked_in_the_next(sim: Simulation, b: Body, a: Action, nxt: Action) -> tuple[datetime, Situation] | None:
+    """``b`` has its next action decided ahead, at the same place: it starts when this one
+    is done (decisions.start_next), and is asked ahead the step after, when it is short
+    (within the look-ahead). What it sees then is what it sees now, with what its own
+    change of action does to the objects around it (objects.release_object,
+    leave_behind, hold_object: worked out here on copies)."""
+    s = sim.settings
+    if b.arrived_at is None:
         return None
-    return at if alone(sim, b, k, at) else None
+    done_at = a.end
+    stay = b.arrived_at + timedelta(minutes=s.min_stay_min)
+    if a.end < stay:
+        done_at = max(done_at, stay)  # decisions.action_done: seen at its place for a moment
+    k, t = _first_step(sim, done_at)
+    new = decisions.clean_action(sim, nxt, now=t)
+    if sim.resolve(new.address) != b.target or b.target is None:
+        return None  # it walks somewhere: where it will stand depends on the paths of others
+    at = t + STEP
+    asleep = is_sleep(new)
+    if not (new.end <= at + _lead(sim, asleep) and at < new.end) or b.ahead_for == new.end or at >= _horizon(sim):
+        return None
+    if not (b.asleep or _awake_same_day(sim, b, at)) or not alone(sim, b, k + 1, at, changes=True):
+        return None
+    states, held = _objects_after(sim, b, a, new, t, at)
+    keep = b.held_object
+    b.held_object = held  # perceive() leaves out what it holds itself; put back at once
+    try:
+        events = sim.perceive(b.name, [(addr, st) for addr, st in states.items() if st and st != "idle"])
+    finally:
+        b.held_object = keep
+    sit = Situation(now=at, address=sim.town.address_at(*b.tile) or sim.area(b.tile), action=replace(new),
+                    events=events, seen_addresses=sim.seen_addresses(b.tile), can_talk_to=talk_at(sim, b, at),
+                    action_done=True, plan_at=new.end)
+    if asleep:
+        sit.events, sit.can_talk_to = [], []
+    return at, sit
 
 
-def alone(sim: Simulation, b: Body, steps: int, at: datetime) -> bool:
-    """Whether nobody and nothing can change what ``b`` (awake, standing still) sees,
-    or who may talk to it, within ``steps`` steps (up to ``at``)."""
-    reach = max(sim.settings.vision_radius, sim.settings.talk_radius) + steps + 1
+def talk_at(sim: Simulation, b: Body, at: datetime) -> list[str]:
+    """perception.can_talk_to as it will be at ``at`` (those near stand still until
+    then: ``alone``), with the conversations' cooldowns as they will be then."""
     here = sim.area(b.tile)
-    in_view = objects_in_view(sim, b)
+    out = []
     for o in sim.bodies.values():
-        if o is b:
+        if o is b or o.visitor or o.name not in sim.minds:
             continue
-        if chebyshev(o.tile, b.tile) <= reach:
-            return False  # it could walk into view, or up to talk
+        if chebyshev(o.tile, b.tile) > sim.settings.talk_radius or sim.area(o.tile) != here:
+            continue
+        until = sim.cooldowns.get(conversations.pair_key(b.name, o.name))
+        if conversations.free_to_talk(sim, o) and not (until is not None and at < until):
+            out.append(o.name)
+    return out
+
+
+def _objects_after(sim: Simulation, b: Body, old: Action, new: Action, t: datetime,
+                   at: datetime) -> tuple[dict[str, str], str | None]:
+    """Object states at ``at`` after ``b`` moves from ``old`` to ``new`` at the same place at
+    ``t`` (the steps of objects.release_object, leave_behind, movement.arrive's hold_object
+    and expire_lingering, on copies), and the object ``b`` then holds."""
+    states = dict(sim.town.object_states)
+    lingering = dict(sim.lingering)
+    others = [o for o in sim.bodies.values() if o is not b]
+    addr = b.held_object
+    if addr:  # release_object
+        user = next((o for o in others if o.held_object == addr and o.action and o.action.object_state), None)
+        if user is not None and user.action is not None:
+            states[addr] = str(user.action.object_state)
+        elif addr in states:
+            linger = lingering.get(addr)
+            states[addr] = linger[0] if linger and t < linger[1] else "idle"
+    target = b.target or ""
+    arena = ":".join(target.split(":")[:3])
+    parts = arena.split(":")
+    if len(parts) >= 3:  # leave_behind
+        names = sim.town.tree.get(parts[1], {}).get(parts[2], [])
+        for obj, state, minutes in after_use(old.description, target, names):
+            where = f"{arena}:{obj}"
+            if where not in states:
+                continue
+            lingering[where] = (state, t + timedelta(minutes=minutes))
+            if not any(o.held_object == where for o in others):
+                states[where] = state
+    held = None
+    if new.object_state and target in states:  # arrive -> hold_object
+        states[target] = new.object_state
+        held = target
+    holders = {o.held_object for o in others} | {held}
+    for where, (state, until) in lingering.items():  # expire_lingering, at every step up to ``at``
+        if until <= at and states.get(where) == state and where not in holders:
+            states[where] = "idle"
+    return states, held
+
+
+def _horizon(sim: Simulation) -> datetime:
+    assert sim.horizon is not None
+    return sim.horizon
+
+
+def alone(sim: Simulation, b: Body, steps: int, at: datetime, changes: bool = False) -> bool:
+    """Whether nobody and nothing can change what ``b`` (standing still) sees, or who
+    may talk to it, within ``steps`` steps (up to ``at``).
+
+    Perception, a conversation's start and what an action leaves behind all need a
+    body in the same arena, so every body that could walk into ``b``'s arena by then
+    (``walk_distances``) must stand still, doing what it does, with no decision of
+    its own landing before then (``still``); and so must every body that could walk
+    into one of those bodies' arenas (they would react to it), and so on. Nobody
+    else may hold an object any of them sees, or act in their arenas; no after-use
+    state they see may run out. ``changes``: ``b`` itself changes action meanwhile
+    (the next action, at the same place): then nobody else in its arena may be
+    awake to notice."""
+    here = sim.area(b.tile)
+    members = {b.name}
+    group = [b]
+    in_view = set(objects_in_view(sim, b))
+    arenas = {here}
+    i = 0
+    while i < len(group):
+        x = group[i]
+        i += 1
+        far = walk_distances(sim, sim.area(x.tile))
+        for o in sim.bodies.values():
+            if o.name in members or _distance(far, o.tile) > steps + 1:
+                continue
+            if not still(sim, o, at):
+                return False  # it could walk into view, talk, react: what it does next is not known
+            if changes and not o.asleep and sim.area(o.tile) == here and not _cooling(sim, o, at):
+                return False  # it would notice the change and might react to it before then
+            members.add(o.name)
+            group.append(o)
+            in_view |= objects_in_view(sim, o)
+            arenas.add(sim.area(o.tile))
+    for o in sim.bodies.values():
+        if o.name in members:
+            continue
         if o.held_object is not None and o.held_object in in_view:
             return False  # when it lets go, the object's state changes
-        if o.target and ":".join(o.target.split(":")[:3]) == here:
-            return False  # what it leaves behind, anywhere in the arena
+        if o.target and ":".join(o.target.split(":")[:3]) in arenas:
+            return False  # what it leaves behind, anywhere in the arena (even acting where it stands)
     # ... and no after-use state in view runs out
     return not any(until <= at and addr in in_view for addr, (_, until) in sim.lingering.items())
+
+
+def _cooling(sim: Simulation, o: Body, at: datetime) -> bool:
+    """Whether ``o`` cannot react to anything before ``at`` (decisions.schedule: one
+    reaction per ``react_cooldown_min`` after its last decision)."""
+    gap = timedelta(minutes=sim.settings.react_cooldown_min)
+    return o.last_decide is not None and at - o.last_decide < gap
+
+
+def still(sim: Simulation, o: Body, at: datetime) -> bool:
+    """Whether ``o`` surely stands where it is, doing what it does, until ``at``: no
+    job, no conversation, nothing new noticed, its action lasting past ``at``, and
+    its next decision asked only after ``at`` (so none lands before)."""
+    if o.visitor or o.controlled or o.name not in sim.minds:
+        return False
+    if o.walking or o.conversation is not None or o.urgent or sim.held(o.name):
+        return False
+    if not sim.jobs.free(o.name) or sim.jobs.has_waiting(o.name):
+        return False
+    a = o.action
+    if a is None or a.talking_to or a.end <= at or (o.not_before is not None and sim.now < o.not_before):
+        return False
+    if not o.asleep and not _awake_same_day(sim, o, at):
+        return False
+    if o.next_action is None and o.ahead_for != a.end:
+        _, asked = _first_step(sim, a.end - _lead(sim, o.asleep))
+        if asked <= at:
+            return False  # asked ahead by then (its answer, or its asking, could change things)
+    return True
+
+
+def _distance(far: np.ndarray, tile: tuple[int, int]) -> int:
+    """Steps from ``tile`` into the arena ``far`` was made for (0 off the map's walkable
+    part, e.g. a spawn on furniture: as near as can be)."""
+    x, y = tile
+    if not (0 <= y < far.shape[0] and 0 <= x < far.shape[1]):
+        return 0
+    d = int(far[y, x])
+    if d >= UNREACHED:  # not walkable here: one step off, at most
+        ring = far[max(0, y - 1):y + 2, max(0, x - 1):x + 2]
+        d = int(ring.min()) + 1 if ring.size else 0
+        return 0 if d > UNREACHED else d
+    return d
+
+
+UNREACHED = 1 << 30
+
+
+def walk_distances(sim: Simulation, area: str) -> np.ndarray:
+    """Steps (one tile a step, diagonals too) from each walkable tile to the nearest
+    walkable tile of ``area``; ``UNREACHED`` where none leads there. Per area, kept."""
+    key = ("walk", area)
+    got = sim.early_views.get(key)
+    if got is not None:
+        return got
+    town = sim.town
+    walk = np.asarray(town.walkable, dtype=bool)
+    h, w = walk.shape
+    far = np.full((h, w), UNREACHED, dtype=np.int64)
+    ys, xs = np.nonzero(walk)
+    src = np.zeros((h, w), dtype=bool)
+    for y, x in zip(ys.tolist(), xs.tolist(), strict=True):
+        if sim.area((x, y)) == area:
+            src[y, x] = True
+    reached = src.copy()
+    far[reached] = 0
+    d = 0
+    while True:
+        grown = reached.copy()
+        grown[1:, :] |= reached[:-1, :]
+        grown[:-1, :] |= reached[1:, :]
+        grown[:, 1:] |= reached[:, :-1]
+        grown[:, :-1] |= reached[:, 1:]
+        g2 = grown.copy()
+        g2[1:, 1:] |= reached[:-1, :-1]
+        g2[:-1, :-1] |= reached[1:, 1:]
+        g2[1:, :-1] |= reached[:-1, 1:]
+        g2[:-1, 1:] |= reached[1:, :-1]
+        new = g2 & walk & ~reached
+        if not new.any():
+            break
+        d += 1
+        far[new] = d
+        reached |= new
+    sim.early_views[key] = far
+    return far
 
 
 def objects_in_view(sim: Simulation, b: Body) -> set[str]:
@@ -126,17 +360,6 @@ def objects_in_view(sim: Simulation, b: Body) -> set[str]:
     return set(got)
 
 
-def situation_at(sim: Simulation, b: Body, at: datetime) -> Any:
-    """The situation ``decisions.ask_ahead`` will hand ``b``'s mind at ``at``, as it
-    stands now (nothing around it changes until then: ``ask_time``)."""
-    a = b.action
-    assert a is not None
-    sit = replace(sim.situation(b.name), now=at, plan_at=a.end, action_done=True)
-    if b.asleep:
-        sit.events, sit.can_talk_to = [], []
-    return sit
-
-
 def step(sim: Simulation) -> None:
     """After the step's decisions are asked: undo what was asked early and not asked
     for by now, then ask early, soonest first, while the pool has a free worker."""
@@ -150,34 +373,32 @@ def step(sim: Simulation) -> None:
         return
     due = []
     for b in sim.bodies.values():
-        at = ask_time(sim, b)
-        if at is not None:
-            due.append((at, b.name))
-    due.sort()
-    for at, name in due[:room]:
-        ask(sim, sim.bodies[name], at)
+        got = prediction(sim, b)
+        if got is not None:
+            due.append((got[0], b.name, got[1]))
+    due.sort(key=lambda d: (d[0], d[1]))
+    for at, name, sit in due[:room]:
+        ask(sim, sim.bodies[name], at, sit)
 
 
-def ask(sim: Simulation, b: Body, at: datetime) -> bool:
-    """Ask ``b``'s mind now for the decision lockstep asks at ``at``."""
+def ask(sim: Simulation, b: Body, at: datetime, sit: Situation) -> bool:
+    """Ask ``b``'s mind now for the decision lockstep asks at ``at`` with ``sit``."""
     mind = sim.minds[b.name]
     snapshot, restore = getattr(mind, "snapshot", None), getattr(mind, "from_state", None)
     if not callable(snapshot) or not callable(restore):
         return False  # a mind that cannot be put back is never asked early
-    a = b.action
-    assert a is not None
+    end = sit.plan_at or at
     # What ask_ahead reads of the mind before asking, read now: the mind is idle now, not then.
-    hints = {"decided": decisions._steps_decided(sim, b, a.end), "asks": decisions._chunk_asks(sim, b, a.end)}
+    hints = {"decided": decisions._steps_decided(sim, b, end), "asks": decisions._chunk_asks(sim, b, end)}
     before = snapshot()
 
     def undo() -> None:
         restore(before())
 
-    sit = situation_at(sim, b, at)
-    job = Job.decide("ahead", at, need=a.end)
+    job = Job.decide("ahead", at, need=end)
     rank = sim.rank_of(b.name, job)
     rank = priority.town(rank[1] + EARLY_RANK_OFFSET_S) if not priority.is_urgent(rank) else rank
-    return sim.jobs.ask_early(b.name, at, mind.decide, (sit,), rank, undo, hints)
+    return sim.jobs.ask_early(b.name, at, mind.decide, (sit,), rank, undo, before, hints)
 
 
-__all__ = ["alone", "ask", "ask_time", "objects_in_view", "situation_at", "step"]
+__all__ = ["alone", "ask", "objects_in_view", "prediction", "step"]

@@ -101,7 +101,7 @@ class Simulation:
         # (the run's end, its next save; None: nothing is asked early).
         self.out_of_order = False
         self.horizon: datetime | None = None
-        self.early_views: dict[Tile, frozenset[str]] = {}  # tile -> objects seen from it (ahead.py)
+        self.early_views: dict[Any, Any] = {}  # ahead.py's map lookups: objects seen from a tile, walks to an arena
         self.focus: set[str] = set()  # residents the player watches (on screen, followed, near): they go first
         # How fast the minds work (wall seconds per job, measured), and the pace the window's
         # clock is set to (sim minutes per real second; the session sets it each frame). 0 in
@@ -189,10 +189,10 @@ class Simulation:
     def drain(self) -> None:
         """Wait for the jobs in flight and apply them, until nothing is left in
         flight (the end of a run, or before ``to_state()`` for an exact save). Jobs
-        asked early and not yet asked for are undone first (game/sim/ahead.py)."""
-        self.jobs.undo_all_early()
+        asked early and not yet asked for stay (game/sim/ahead.py: a save takes those
+        minds as they were before; the run's end undoes them)."""
         for _ in range(100):
-            self.pool.wait()
+            self.jobs.wait_sent()
             self._apply_results(due_only=False)
             self.jobs.submit_all_waiting()
             if self.jobs.idle():

@@ -444,17 +444,19 @@ def fallback(sim: Simulation, b: Body, why: str) -> None:
 # ---------------------------------------------------------------------------- acting
 
 
-def clean_action(sim: Simulation, action: Action) -> Action:
-    """A sane duration (1 minute to a day) and a start that is not stale or in the future."""
+def clean_action(sim: Simulation, action: Action, now: datetime | None = None) -> Action:
+    """A sane duration (1 minute to a day) and a start that is not stale or in the future
+    (``now``: as it will be cleaned then, for a step to come; game/sim/ahead.py)."""
+    now = sim.now if now is None else now
     dur = action.duration_min
     try:
         dur = int(dur)
     except (TypeError, ValueError):
         dur = 10
     dur = max(1, min(dur, 24 * 60))
-    start = action.start if isinstance(action.start, datetime) else sim.now
-    if start > sim.now or start + timedelta(minutes=dur) <= sim.now:
-        start = sim.now  # a stale or future start: the action begins now
+    start = action.start if isinstance(action.start, datetime) else now
+    if start > now or start + timedelta(minutes=dur) <= now:
+        start = now  # a stale or future start: the action begins now
     return replace(action, duration_min=dur, start=start, description=action.description.strip())
 
 

@@ -129,6 +129,7 @@ class Early:
     fn: Callable[..., Any]
     args: tuple[Any, ...]
     undo: Callable[[], None]  # put the resident's mind back as it was before this job began
+    before: Callable[[], dict]  # the mind's state before this job began (``Mind.snapshot``: a save takes it)
     hints: dict[str, Any]  # what the simulation read of the mind before asking (read then, not while it runs)
     result: Any = None  # the pool's result, once back
 
@@ -185,8 +186,20 @@ class JobQueue:
         return len(self._running)
 
     def idle(self) -> bool:
-        """Nothing on the pool, nothing held and nothing waiting (nor asked early)."""
-        return not self.pool.in_flight() and not self._waiting and not self._held and not self._early
+        """Nothing on the pool, nothing held and nothing waiting (jobs asked early aside:
+        the residents have not been asked yet)."""
+        if self._waiting or self._held:
+            return False
+        if not self._early:
+            return not self.pool.in_flight()
+        return not self._running  # every job sent is back and applied
+
+    def wait_sent(self) -> None:
+        """Block until every job sent is back (jobs asked early aside)."""
+        if self._early:
+            self.pool.wait_keys(set(self._running))
+        else:
+            self.pool.wait()
 
     def wait_due(self, step: int) -> None:
         """Block until every job to be applied by ``step`` is back (lockstep)."""
@@ -274,7 +287,8 @@ class JobQueue:
 
     # -- asking early (out-of-order stepping) -------------------------------------------
     def ask_early(self, name: str, at: datetime, fn: Callable[..., Any], args: tuple[Any, ...], rank: Rank,
-                  undo: Callable[[], None], hints: dict[str, Any] | None = None) -> bool:
+                  undo: Callable[[], None], before: Callable[[], dict],
+                  hints: dict[str, Any] | None = None) -> bool:
         """Send ``fn(*args)`` to the pool now, for the step at ``at``, when the resident
         has no job; it becomes the resident's job if the simulation asks exactly that
         then (``submit``). ``undo`` puts the mind back as it was before the job began."""
@@ -282,7 +296,7 @@ class JobQueue:
             return False
         if not self.pool.submit(name, fn, *args, rank=rank):
             return False
-        self._early[name] = Early(at, fn, tuple(args), undo, dict(hints or {}))
+        self._early[name] = Early(at, fn, tuple(args), undo, before, dict(hints or {}))
         return True
 
     def early(self, name: str) -> Early | None:
