@@ -40,6 +40,7 @@ from agents import (
     ConfigError,
     Gateway,
     Inspection,
+    MindPool,
     load_cast,
     load_config,
     load_config_for_saved,
@@ -151,9 +152,12 @@ def run_headless(
         "llm_calls": out / "llm_calls.jsonl",
         "summary": out / "summary.json",
     }
+    # Out of order, the pool has a worker more than the model has instances: the step's own jobs
+    # always find one free beside those asked early, and the model serves theirs first (by rank).
+    pool = MindPool((getattr(config, "concurrency", None) or 2) + 1) if out_of_order else None
     parts = build_parts(
         town, personas, start, scenario=scenario, config=config, gateway=gateway, embedder=embedder, minds=minds,
-        seed=seed, lockstep=True, sim_settings=sim_settings, mind_settings=mind_settings,
+        seed=seed, lockstep=True, sim_settings=sim_settings, mind_settings=mind_settings, pool=pool,
     )
     prev_wall = 0.0
     if resume is not None:
@@ -223,6 +227,7 @@ def run_headless(
     t0 = time.monotonic()
     interrupted = False
     sim.out_of_order = out_of_order
+    sim.early_spare = 1 if pool is not None else 0
     try:
         while sim.now < end:
             sim.horizon = end  # nothing is asked early for a step at or past the end (game/sim/ahead.py)

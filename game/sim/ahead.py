@@ -368,7 +368,7 @@ def step(sim: Simulation) -> None:
         early = jobs.early(name)
         if early is not None and early.at <= sim.now:
             jobs.undo_early(name)  # its step came and asked something else, or nothing
-    room = getattr(sim.pool, "concurrency", 1) - sim.pool.in_flight()
+    room = getattr(sim.pool, "concurrency", 1) - sim.pool.in_flight() - sim.early_spare
     if room <= 0:
         return
     due = []

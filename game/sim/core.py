@@ -101,6 +101,7 @@ class Simulation:
         # (the run's end, its next save; None: nothing is asked early).
         self.out_of_order = False
         self.horizon: datetime | None = None
+        self.early_spare = 0  # pool workers kept free of jobs asked early (for the step's own)
         self.early_views: dict[Any, Any] = {}  # ahead.py's map lookups: objects seen from a tile, walks to an arena
         self.focus: set[str] = set()  # residents the player watches (on screen, followed, near): they go first
         # How fast the minds work (wall seconds per job, measured), and the pace the window's
