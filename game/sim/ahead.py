@@ -51,8 +51,9 @@ from agents import Action, Situation, after_use, priority
 from game.sim import conversations, decisions
 from game.sim.bodies import Body, is_sleep
 from game.sim.jobs import Job
-from game.sim.settings import STEP
-from game.world.grid import chebyshev
+from game.sim.settings import STEP, SimSettings
+from game.world import astar
+from game.world.grid import Tile, chebyshev
 
 if TYPE_CHECKING:  # type hints only: the simulation imports this module
     from game.sim.core import Simulation
@@ -73,11 +74,13 @@ def prediction(sim: Simulation, b: Body) -> tuple[datetime, Situation] | None:
         return None
     if not sim.jobs.free(name) or sim.jobs.has_waiting(name) or sim.jobs.early(name) is not None:
         return None
-    if b.conversation is not None or sim.held(name) or b.walking or b.urgent:
+    if b.conversation is not None or sim.held(name) or b.urgent:
         return None
     a = b.action
     if a is None or a.talking_to or (b.not_before is not None and sim.now < b.not_before):
         return None
+    if b.walking:
+        return _asked_on_the_way(sim, b, a) if b.next_action is None else None
     if b.next_action is None:
         return _asked_in_this_action(sim, b, a)
     return _asked_in_the_next(sim, b, a, b.next_action)
@@ -153,15 +156,108 @@ def _asked_in_the_next(sim: Simulation, b: Body, a: Action, nxt: Action) -> tupl
     return at, sit
 
 
-def talk_at(sim: Simulation, b: Body, at: datetime) -> list[str]:
+def _asked_on_the_way(sim: Simulation, b: Body, a: Action) -> tuple[datetime, Situation] | None:
+    """``b`` has just begun an action elsewhere (decisions.set_action this step) and waits
+    for its path, searched at the next step's start: then it takes its first step, and,
+    its action being short, is asked ahead. Where that first step leads is worked out
+    here as the path service will (the same goal tiles, the same search), when nothing
+    can change it: none of the goal tiles taken by anyone (standing or heading there),
+    no search before its own towards the same arena, no random pick among the goal
+    tiles."""
+    s = sim.settings
+    req = sim.paths.queue.get(b.name)
+    if b.path or req is None or req.kind != "place" or req.search is not None or req.target != b.target:
+        return None
+    at = sim.now + STEP
+    asleep = is_sleep(a)
+    if not (a.end <= at + _lead(sim, asleep) and at < a.end) or b.ahead_for == a.end or at >= _horizon(sim):
+        return None
+    if not (asleep or _awake_same_day(sim, b, at)):
+        return None
+    target = req.target or ""
+    arena = ":".join(target.split(":")[:3])
+    for name, other in sim.paths.queue.items():
+        if name == b.name:
+            break
+        if other.kind != "place" or ":".join((other.target or "").split(":")[:3]) == arena:
+            return None  # searched first, and may stop on one of its goal tiles
+    path = _first_path(sim, b, target, s)
+    if path is None:
+        return None
+    tile = path[1] if len(path) > 1 else b.tile
+    arrives = len(path) <= 2
+    if not alone(sim, b, 2, at, changes=True) or not alone(sim, b, 2, at, changes=True, tile=tile):
+        return None
+    held = target if arrives and a.object_state and target in sim.town.object_states else None
+    states = dict(sim.town.object_states)
+    if held is not None:
+        states[held] = str(a.object_state)
+    keep = b.tile, b.held_object
+    b.tile, b.held_object = tile, held  # perceive() looks from the body: put back at once
+    try:
+        events = sim.perceive(b.name, [(addr, st) for addr, st in states.items() if st and st != "idle"])
+    finally:
+        b.tile, b.held_object = keep
+    sit = Situation(now=at, address=sim.town.address_at(*tile) or sim.area(tile), action=replace(a), events=events,
+                    seen_addresses=sim.seen_addresses(tile), can_talk_to=talk_at(sim, b, at, tile),
+                    action_done=True, plan_at=a.end)
+    if asleep:
+        sit.events, sit.can_talk_to = [], []
+    return at, sit
+
+
+def _first_path(sim: Simulation, b: Body, target: str, s: SimSettings) -> list[Tile] | None:
+    """The path the path service will find for ``b`` to ``target`` at its next run
+    (path_service._start and movement.goal_tiles, without the random pick: None
+    where it would pick, or where anyone stands on, or heads for, a goal tile)."""
+    town = sim.town
+    g = sim.paths.graph
+    start = b.tile
+    node = g.node(start)
+    if node is None:
+        return None  # standing somewhere blocked: stepped off first
+    cands = list(town.use_tiles(target))
+    if not cands:
+        cands = [t for t in town.tiles_of(target) if town.walkable[t[1], t[0]]]
+    reach = getattr(town, "reachable", None)
+    if callable(reach):
+        cands = [t for t in cands if reach(start, t)]
+    if not cands:
+        return None
+    taken = set()
+    for o in sim.bodies.values():
+        if o is not b:
+            taken.add(o.tile)
+            if o.path:
+                taken.add(o.path[-1])
+    if any(t in taken for t in cands):
+        return None  # free now, maybe not then: which goal tiles count is not known
+    if start in cands:
+        return [start]
+    if target.count(":") < 3 and len(cands) > 6:
+        return None  # a random pick of six (the simulation's generator, shared by all)
+    nodes = [n for n in (g.node(t) for t in cands) if n is not None and g.comp[n] == g.comp[node]]
+    if not nodes:
+        return None
+    if node in nodes:
+        return [start]
+    cover = [n for n in (g.node(t) for t in cands) if n is not None]
+    search = astar.Search(g, node, nodes, cover=cover or nodes)
+    search.run(None)
+    return list(search.path) if search.path else None
+
+
+def talk_at(sim: Simulation, b: Body, at: datetime, tile: Tile | None = None) -> list[str]:
     """perception.can_talk_to as it will be at ``at`` (those near stand still until
-    then: ``alone``), with the conversations' cooldowns as they will be then."""
-    here = sim.area(b.tile)
+    then: ``alone``), with the conversations' cooldowns as they will be then, from
+    where ``b`` stands (or ``tile``)."""
+    tile = b.tile if tile is None else tile
+    here = sim.area(tile)
     out = []
     for o in sim.bodies.values():
         if o is b or o.visitor or o.name not in sim.minds:
             continue
-        if chebyshev(o.tile, b.tile) > sim.settings.talk_radius or sim.area(o.tile) != here:
+        if chebyshev(o.tile, tile) > sim.settings.talk_radius or sim.area(o.tile) != here:
             continue
         until = sim.cooldowns.get(conversations.pair_key(b.name, o.name))
         if conversations.free_to_talk(sim, o) and not (until is not None and at < until):
@@ -213,7 +309,8 @@ def _horizon(sim: Simulation) -> datetime:
     return sim.horizon
 
 
-def alone(sim: Simulation, b: Body, steps: int, at: datetime, changes: bool = False) -> bool:
+def alone(sim: Simulation, b: Body, steps: int, at: datetime, changes: bool = False,
+          tile: Tile | None = None) -> bool:
     """Whether nobody and nothing can change what ``b`` (standing still) sees, or who
     may talk to it, within ``steps`` steps (up to ``at``).
 
@@ -225,17 +322,19 @@ def alone(sim: Simulation, b: Body, steps: int, at: datetime, changes: bool = Fa
     else may hold an object any of them sees, or act in their arenas; no after-use
     state they see may run out. ``changes``: ``b`` itself changes action meanwhile
     (the next action, at the same place): then nobody else in its arena may be
-    awake to notice."""
-    here = sim.area(b.tile)
+    awake to notice (or cooling down from its last decision). ``tile``: where ``b``
+    will stand then, if not where it stands."""
+    mine = b.tile if tile is None else tile
+    here = sim.area(mine)
     members = {b.name}
     group = [b]
-    in_view = set(objects_in_view(sim, b))
+    in_view = set(objects_in_view(sim, b, mine))
     arenas = {here}
     i = 0
     while i < len(group):
         x = group[i]
         i += 1
-        far = walk_distances(sim, sim.area(x.tile))
+        far = walk_distances(sim, here if x is b else sim.area(x.tile))
         for o in sim.bodies.values():
             if o.name in members or _distance(far, o.tile) > steps + 1:
                 continue
@@ -245,7 +344,7 @@ def alone(sim: Simulation, b: Body, steps: int, at: datetime, changes: bool = Fa
                 return False  # it would notice the change and might react to it before then
             members.add(o.name)
             group.append(o)
-            in_view |= objects_in_view(sim, o)
+            in_view |= objects_in_view(sim, o, o.tile)
             arenas.add(sim.area(o.tile))
     for o in sim.bodies.values():
         if o.name in members:
@@ -344,19 +443,20 @@ def walk_distances(sim: Simulation, area: str) -> np.ndarray:
     return far
 
 
-def objects_in_view(sim: Simulation, b: Body) -> set[str]:
-    """Every object (with a state) ``b`` could see from where it stands."""
-    got = sim.early_views.get(b.tile)
+def objects_in_view(sim: Simulation, b: Body, tile: Tile | None = None) -> set[str]:
+    """Every object (with a state) ``b`` could see from where it stands (or ``tile``)."""
+    tile = b.tile if tile is None else tile
+    got = sim.early_views.get(tile)
     if got is None:
         r = sim.settings.vision_radius
-        here = sim.area(b.tile)
+        here = sim.area(tile)
         out = set()
         for addr in sim.town.object_states:
             for t in sim.places.tiles_of_object(addr):
-                if chebyshev(t, b.tile) <= r and sim.area(t) == here:
+                if chebyshev(t, tile) <= r and sim.area(t) == here:
                     out.add(addr)
                     break
-        got = sim.early_views[b.tile] = frozenset(out)
+        got = sim.early_views[tile] = frozenset(out)
     return set(got)
 
 
