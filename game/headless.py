@@ -2,9 +2,13 @@
 
     smallville sim --agents 3 --start "2023-02-13 07:00" --hours 2 --seed 0 --out runs/demo
 
-The run is lockstep (the clock waits for every mind each step), so a seeded run
-with a deterministic model (the embedded one, or any model with the response
-cache) replays the same. The run folder gets:
+The run steps as lockstep does (the clock waits for the minds' answers due each
+step), so a seeded run with a deterministic model (the embedded one, or any
+model with the response cache) replays the same. By default the minds are asked
+early what they will be asked later, wherever nothing can change the question
+meanwhile (out of order, game/sim/ahead.py; ``--lockstep`` asks each at its
+step): the same run, with the model kept busier (docs/stepping.md). The run
+folder gets:
 
 - ``timeline.md``   readable: per sim minute who does what where, dialogue, reflections
 - ``events.jsonl``  the simulation's event log, one event per line (streamed)
