@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -365,3 +366,65 @@ def test_a_resident_setting_off_is_asked_from_its_first_step(tmp_path, pools, so
     assert isa.walking and isa.tile[0] == 19
     assert sim.jobs.early_taken == 1 and sim.jobs.early_undone == 0
     assert sim.minds[names[0]].ledger[-1][:4] == ("decide", START + STEP, sit.plan_at, sit.address)
+
+
+def test_undone_real_minds_are_put_back_exactly(tmp_path, monkeypatch):
+    """World edits next to residents whose next question is out early, with real minds
+    (memories, importance rated again later, plans) and the scripted competent model:
+    each such job is undone and asked again, and the run is still lockstep's."""
+    import lab.competent  # noqa: F401 - registers scripted/competent
+    from agents import Gateway, load_cast, load_config
+    from game.headless import run_headless
+
+    monkeypatch.setenv("SMALLVILLE_HOME", str(tmp_path / "home"))
+    ville = Path(__file__).resolve().parent.parent / "maps" / "the_ville" / "the_ville.tmx"
+    cast, scenario = load_cast(ville.parent)
+
+    def edit(sim):  # the same edits both ways: every minute, something in view of each in turn
+        if sim.steps % 6 == 0:
+            names = sorted(sim.bodies)
+            seen = sorted(ahead.objects_in_view(sim, sim.bodies[names[sim.steps // 6 % len(names)]]))
+            if seen:
+                sim.set_object_state(seen[sim.steps % len(seen)], f"odd {sim.steps}", by="the test")
+
+    got = {}
+    for ooo in (False, True):
+        config = load_config({"seed": 7, "model": "scripted/competent"}, env={}, toml_path=None)
+        result = run_headless(load_town(ville), cast[:10], start=scenario.start, hours=1.5, out=tmp_path / str(ooo),
+                              scenario=scenario, config=config, gateway=Gateway(config), seed=7, progress=False,
+                              echo=None, on_step=edit, out_of_order=ooo, autosave_min=None)
+        got[ooo] = ((tmp_path / str(ooo) / "events.jsonl").read_text(), result.summary["stepping"])
+    assert got[True][1]["asked_early_undone"] >= 3
+    assert got[True][0] == got[False][0]
+
+
+def test_a_mind_is_put_back_as_it_was_when_asked_even_if_its_job_changed_things_in_place(tmp_path, pools):
+    """A Mind's snapshot builds its parts later, from objects a job may change in place (a
+    memory's importance rated again): what is asked early keeps a whole copy taken when
+    it was asked, so undoing puts back that, not what the job left."""
+
+    class InPlace(Ledger):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            self.notes = [{"importance": 1}]
+
+        def decide(self, s):
+            self.notes[0]["importance"] += 5  # changed in place, as MemoryStream.set_importance does
+            return super().decide(s)
+
+        def snapshot(self, in_flight=None):
+            return lambda: {"ledger": list(self.ledger), "notes": self.notes}  # built late, like a Mind's
+
+        def from_state(self, state):
+            self.ledger, self.notes = list(state["ledger"]), [dict(n) for n in state["notes"]]
+
+    isa = InPlace("Isabella Rodriguez", tasks(HOME))
+    sim = make(tmp_path, [isa], {}, pools, True)
+    sim.horizon = START + timedelta(hours=3)
+    place(sim, "Isabella Rodriguez", (33, 1), Action("sleeping", f"{HOME}:bed", START, 90))
+    ahead.step(sim)
+    sim.pool.wait()
+    assert isa.notes[0]["importance"] == 6
+    assert sim.jobs.early("Isabella Rodriguez").before()["notes"] == [{"importance": 1}]  # what a save takes
+    sim.jobs.undo_all_early()
+    assert isa.notes == [{"importance": 1}] and isa.ledger == []

@@ -39,6 +39,7 @@ A world edit from outside (the console) is not predicted: the check catches it.
 """
 from __future__ import annotations
 
+import copy
 import logging
 import math
 from dataclasses import replace
@@ -490,10 +491,15 @@ def ask(sim: Simulation, b: Body, at: datetime, sit: Situation) -> bool:
     end = sit.plan_at or at
     # What ask_ahead reads of the mind before asking, read now: the mind is idle now, not then.
     hints = {"decided": decisions._steps_decided(sim, b, end), "asks": decisions._chunk_asks(sim, b, end)}
-    before = snapshot()
+    # The mind as it is now, copied whole now: a snapshot's parts are built later (for a
+    # save, off the main thread) from objects the job may change in place meanwhile.
+    state = copy.deepcopy(snapshot()())
+
+    def before() -> dict:
+        return state
 
     def undo() -> None:
-        restore(before())
+        restore(copy.deepcopy(state))
 
     job = Job.decide("ahead", at, need=end)
     rank = sim.rank_of(b.name, job)
