@@ -64,6 +64,7 @@ log = logging.getLogger(__name__)
 # Jobs asked early go to the pool after every job a step waits for (the model's
 # instances serve the lowest rank first, call by call).
 EARLY_RANK_OFFSET_S = 10_000_000.0
+MAX_EARLY = 1  # jobs asked early on the pool at once
 
 
 def prediction(sim: Simulation, b: Body) -> tuple[datetime, Situation] | None:
@@ -469,7 +470,11 @@ def step(sim: Simulation) -> None:
         early = jobs.early(name)
         if early is not None and early.at <= sim.now:
             jobs.undo_early(name)  # its step came and asked something else, or nothing
-    room = getattr(sim.pool, "concurrency", 1) - sim.pool.in_flight() - sim.early_spare
+    # At most one job asked early at a time, and only into a free model instance: it must
+    # not keep the step's own jobs waiting (a model call is not taken back once begun).
+    early_running = sum(1 for name in jobs.early_names() if sim.pool.busy(name))
+    room = min(getattr(sim.pool, "concurrency", 1) - sim.pool.in_flight() - sim.early_spare,
+               MAX_EARLY - early_running)
     if room <= 0:
         return
     due = []
