@@ -500,11 +500,11 @@ def ask(sim: Simulation, b: Body, at: datetime, sit: Situation) -> bool:
     # save, off the main thread) from objects the job may change in place meanwhile.
     state = copy.deepcopy(snapshot()())
 
-    def before() -> dict:
-        return state
+    def before() -> dict:  # a save's copy (the writer may change what it is given)
+        return copy.deepcopy(state)
 
     def undo() -> None:
-        restore(copy.deepcopy(state))
+        restore(before())
 
     job = Job.decide("ahead", at, need=end)
     rank = sim.rank_of(b.name, job)
