@@ -212,9 +212,18 @@ def test_a_conversation_across_the_range_edge(tmp_path, pools):
     tom.action = Action("jogging", PARK, START, 4)  # Tom's jog ends before 07:05: he may come over
     assert ahead.prediction(sim, isa) is None
     tom.action = Action("jogging", PARK, START, 60)
-    maria.ahead_for = None
-    maria.action = Action("feeding birds", PARK, START, 20)  # asked ahead at 07:00:10: she may talk to Isabella
+    maria.new_events = True  # Maria noticed something: she may react (and talk to Isabella) first
     assert ahead.prediction(sim, isa) is None
+    maria.new_events = False
+    # Maria's next action asked ahead first (07:00:10): held until hers ends, most likely (a talk
+    # or an act at once would be caught at the step): Isabella's question stands.
+    maria.action = Action("feeding birds", PARK, START, 20)
+    assert ahead.prediction(sim, isa)[1].can_talk_to == ["Maria Lopez"]
+    # Maria asked at the same step as Isabella: free to talk if asked after her, not if before.
+    maria.action = Action("feeding birds", PARK, START, 25)
+    assert ahead.prediction(sim, isa)[1].can_talk_to == ["Maria Lopez"]
+    sim.bodies = {n: sim.bodies[n] for n in (names[1], names[0], names[2])}
+    assert ahead.prediction(sim, isa)[1].can_talk_to == []
     maria.action = Action("feeding birds", PARK, START, 60)
     sim.cooldowns["Isabella Rodriguez|Maria Lopez"] = START + timedelta(minutes=3)
     assert ahead.prediction(sim, isa)[1].can_talk_to == ["Maria Lopez"]  # the cooldown is over by then

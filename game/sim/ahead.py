@@ -256,11 +256,17 @@ def talk_at(sim: Simulation, b: Body, at: datetime, tile: Tile | None = None) ->
     tile = b.tile if tile is None else tile
     here = sim.area(tile)
     out = []
+    before = True  # decisions.schedule asks the residents in this order within a step
     for o in sim.bodies.values():
-        if o is b or o.visitor or o.name not in sim.minds:
+        if o is b:
+            before = False
+            continue
+        if o.visitor or o.name not in sim.minds:
             continue
         if chebyshev(o.tile, tile) > sim.settings.talk_radius or sim.area(o.tile) != here:
             continue
+        if before and _asked_ahead_at(sim, o) == at:
+            continue  # asked that step before ``b`` is: thinking, so not free to talk
         until = sim.cooldowns.get(conversations.pair_key(b.name, o.name))
         if conversations.free_to_talk(sim, o) and not (until is not None and at < until):
             out.append(o.name)
@@ -367,9 +373,12 @@ def _cooling(sim: Simulation, o: Body, at: datetime) -> bool:
 
 
 def still(sim: Simulation, o: Body, at: datetime) -> bool:
-    """Whether ``o`` surely stands where it is, doing what it does, until ``at``: no
-    job, no conversation, nothing new noticed, its action lasting past ``at``, and
-    its next decision asked only after ``at`` (so none lands before)."""
+    """Whether ``o`` stands where it is, doing what it does, until ``at``: no job, no
+    conversation, nothing new noticed, its action lasting past ``at``. Its next action
+    may be asked ahead before then: that answer is held until its action ends, so
+    nothing changes, unless it talks to someone or acts at once, which the check at
+    the step catches (a prediction, not a certainty). Asked at ``at`` itself, it is
+    thinking then: ``talk_at`` leaves it out for those asked after it that step."""
     if o.visitor or o.controlled or o.name not in sim.minds:
         return False
     if o.walking or o.conversation is not None or o.urgent or sim.held(o.name):
@@ -381,11 +390,15 @@ def still(sim: Simulation, o: Body, at: datetime) -> bool:
         return False
     if not o.asleep and not _awake_same_day(sim, o, at):
         return False
-    if o.next_action is None and o.ahead_for != a.end:
-        _, asked = _first_step(sim, a.end - _lead(sim, o.asleep))
-        if asked <= at:
-            return False  # asked ahead by then (its answer, or its asking, could change things)
     return True
+
+
+def _asked_ahead_at(sim: Simulation, o: Body) -> datetime | None:
+    """When ``o`` (standing still, nothing decided ahead) is asked ahead."""
+    a = o.action
+    if a is None or o.next_action is not None or o.ahead_for == a.end:
+        return None
+    return _first_step(sim, a.end - _lead(sim, o.asleep))[1]
 
 
 def _distance(far: np.ndarray, tile: tuple[int, int]) -> int:
