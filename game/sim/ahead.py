@@ -42,6 +42,7 @@ from __future__ import annotations
 import copy
 import logging
 import math
+import random
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
@@ -181,8 +182,9 @@ def _asked_on_the_way(sim: Simulation, b: Body, a: Action) -> tuple[datetime, Si
     for name, other in sim.paths.queue.items():
         if name == b.name:
             break
-        if other.kind != "place" or ":".join((other.target or "").split(":")[:3]) == arena:
-            return None  # searched first, and may stop on one of its goal tiles
+        there = other.target or ""
+        if other.kind != "place" or ":".join(there.split(":")[:3]) == arena or there.count(":") < 3:
+            return None  # searched first: it may stop on one of its goal tiles, or draw a random pick
     path = _first_path(sim, b, target, s)
     if path is None:
         return None
@@ -236,9 +238,14 @@ def _first_path(sim: Simulation, b: Body, target: str, s: SimSettings) -> list[T
         return None  # free now, maybe not then: which goal tiles count is not known
     if start in cands:
         return [start]
+    goals = cands
     if target.count(":") < 3 and len(cands) > 6:
-        return None  # a random pick of six (the simulation's generator, shared by all)
-    nodes = [n for n in (g.node(t) for t in cands) if n is not None and g.comp[n] == g.comp[node]]
+        # A random pick of six from the simulation's generator, shared by all: nothing draws
+        # from it before this search (no search before it that could: _asked_on_the_way).
+        pick = random.Random()
+        pick.setstate(sim.rng.getstate())
+        goals = pick.sample(cands, 6)
+    nodes = [n for n in (g.node(t) for t in goals) if n is not None and g.comp[n] == g.comp[node]]
     if not nodes:
         return None
     if node in nodes:
