@@ -348,19 +348,21 @@ def test_smallville_sim_out_of_order_is_lockstep_with_the_scripted_model(tmp_pat
     assert runs["ooo"][2]["asked_early_taken"] > 0
 
 
-@pytest.mark.parametrize("someone_on_the_goal", [False, True])
-def test_a_resident_setting_off_is_asked_from_its_first_step(tmp_path, pools, someone_on_the_goal):
+@pytest.mark.parametrize(("someone_on_the_goal", "to_the_park"), [(False, False), (True, False), (False, True)])
+def test_a_resident_setting_off_is_asked_from_its_first_step(tmp_path, pools, someone_on_the_goal, to_the_park):
     """Just sent somewhere (its path is searched at the next step, then it takes a step
-    and is asked ahead): where that step leads is worked out as the path service will;
-    anyone standing on a goal tile makes it unknowable (it is asked at its step)."""
+    and is asked ahead): where that step leads is worked out as the path service will
+    (for an arena, its random pick of six goal tiles drawn from a copy of the
+    simulation's generator); anyone standing on a goal tile makes it unknowable (it is
+    asked at its step)."""
     names = ("Isabella Rodriguez", "Klaus Mueller")
     sim = make(tmp_path, [Ledger(n, tasks(PARK)) for n in names], {}, pools, True)
     sim.horizon = START + timedelta(hours=3)
-    bench = f"{PARK}:park bench"
-    isa = place(sim, names[0], (20, 7), Action("standing", PARK, START - timedelta(minutes=5), 5))
+    bench = PARK if to_the_park else f"{PARK}:park bench"
+    isa = place(sim, names[0], (35, 3), Action("standing", HOME, START - timedelta(minutes=5), 5))
     isa.arrived_at = START - timedelta(minutes=5)
     isa.next_action, isa.ahead_for = Action("sitting on the bench", bench, START, 8), isa.action.end
-    klaus = place(sim, names[1], (36, 2), Action("reading", HOME, START, 120))
+    klaus = place(sim, names[1], (2, 3), Action("reading", CAFE, START, 120))
     if someone_on_the_goal:
         klaus.tile = sim.town.use_tiles(bench)[0]
     sim.step()  # 07:00: her standing is over: she sets off (her path is searched at 07:00:10)
@@ -371,8 +373,10 @@ def test_a_resident_setting_off_is_asked_from_its_first_step(tmp_path, pools, so
         return
     sit = early.args[0]
     assert early.at == START + STEP and sit.plan_at == START + timedelta(minutes=8)
+    state = sim.rng.getstate()
     sim.step()  # 07:00:10: the search, her first step, and the question: the one asked early
-    assert isa.walking and isa.tile[0] == 19
+    assert isa.walking and isa.tile != (35, 3)
+    assert (sim.rng.getstate() != state) == to_the_park  # the pick was drawn, as predicted
     assert sim.jobs.early_taken == 1 and sim.jobs.early_undone == 0
     assert sim.minds[names[0]].ledger[-1][:4] == ("decide", START + STEP, sit.plan_at, sit.address)
 
