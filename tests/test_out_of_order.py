@@ -337,7 +337,7 @@ def test_smallville_sim_out_of_order_is_lockstep_with_the_scripted_model(tmp_pat
     runs = {}
     for way in ("lockstep", "ooo"):
         out = tmp_path / way
-        args = ["sim", "--agents", "8", "--hours", "2", "--seed", "7", "--model", "scripted/competent",
+        args = ["sim", "--agents", "8", "--hours", "1.5", "--seed", "7", "--model", "scripted/competent",
                 "--out", str(out), *(["--lockstep"] if way == "lockstep" else [])]
         assert main(args) == 0
         timeline = [ln for ln in (out / "timeline.md").read_text().splitlines() if "wall time" not in ln]
@@ -403,7 +403,7 @@ def test_undone_real_minds_are_put_back_exactly(tmp_path, monkeypatch):
     got = {}
     for ooo in (False, True):
         config = load_config({"seed": 7, "model": "scripted/competent"}, env={}, toml_path=None)
-        result = run_headless(load_town(ville), cast[:10], start=scenario.start, hours=1.5, out=tmp_path / str(ooo),
+        result = run_headless(load_town(ville), cast[:10], start=scenario.start, hours=1.0, out=tmp_path / str(ooo),
                               scenario=scenario, config=config, gateway=Gateway(config), seed=7, progress=False,
                               echo=None, on_step=edit, out_of_order=ooo, autosave_min=None)
         got[ooo] = ((tmp_path / str(ooo) / "events.jsonl").read_text(), result.summary["stepping"])
