@@ -4,11 +4,10 @@
 
 The run steps as lockstep does (the clock waits for the minds' answers due each
 step), so a seeded run with a deterministic model (the embedded one, or any
-model with the response cache) replays the same. By default the minds are asked
-early what they will be asked later, wherever nothing can change the question
-meanwhile (out of order, game/sim/ahead.py; ``--lockstep`` asks each at its
-step): the same run, with the model kept busier (docs/stepping.md). The run
-folder gets:
+model with the response cache) replays the same. With ``--out-of-order`` the
+minds are also asked early what they will be asked later, wherever nothing can
+change the question meanwhile (game/sim/ahead.py): the same run, event for
+event (docs/stepping.md). The run folder gets:
 
 - ``timeline.md``   readable: per sim minute who does what where, dialogue, reflections
 - ``events.jsonl``  the simulation's event log, one event per line (streamed)
@@ -121,7 +120,7 @@ def run_headless(
     keep: int = AUTOSAVE_KEEP,
     ceiling: Ceiling | None = None,
     on_start: Callable[[Any], None] | None = None,
-    out_of_order: bool = True,
+    out_of_order: bool = False,
 ) -> RunResult:
     """Run lockstep for ``hours`` sim hours and write the run folder. Gateway,
     embedder (and even minds) may be injected (tests); otherwise they are
@@ -139,10 +138,10 @@ def run_headless(
     built (or restored) town before the first step (`smallville fork`'s branches).
     Every finished run teaches the forecast its model's rates.
 
-    ``out_of_order`` (the default; ``smallville sim --lockstep`` turns it off): the
-    minds are asked early what lockstep will ask them later, whenever nothing can
-    change the question meanwhile (game/sim/ahead.py). The run is the same as
-    lockstep's, event for event; the model waits less."""
+    ``out_of_order`` (``smallville sim --out-of-order``): the minds are also asked
+    early what lockstep will ask them later, whenever nothing can change the question
+    meanwhile (game/sim/ahead.py). The run is the same as lockstep's, event for
+    event; the model is kept busier (on this machine, not faster: docs/stepping.md)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     if gateway is None:
@@ -501,7 +500,7 @@ def main_sim(args) -> int:
     result = run_headless(
         town, personas, start=start, hours=args.hours, out=out, scenario=scenario, config=config, gateway=gateway,
         seed=args.seed, autosave_min=getattr(args, "autosave_min", AUTOSAVE_MIN), sim_settings=sim_settings,
-        ceiling=ceiling, out_of_order=not getattr(args, "lockstep", False),
+        ceiling=ceiling, out_of_order=bool(getattr(args, "out_of_order", False)),
     )
     return 130 if result.interrupted else 0
 
@@ -628,6 +627,6 @@ def resume_sim(args, *, gateway: Any = None, embedder: Any = None, progress: boo
         gateway=gateway, embedder=embedder, seed=int(parts["session"].get("seed") or 0), progress=progress,
         echo=echo, resume=(parts, info), sim_settings=sim_settings,
         autosave_min=getattr(args, "autosave_min", AUTOSAVE_MIN), ceiling=ceiling,
-        out_of_order=not getattr(args, "lockstep", False),
+        out_of_order=bool(getattr(args, "out_of_order", False)),
     )
     return 130 if result.interrupted else 0

@@ -4,13 +4,13 @@
 #   cmp BEFORE/run/events.jsonl AFTER/run/events.jsonl
 #   cmp BEFORE/timeline.md AFTER/timeline.md
 # (timeline.md here is the run's with its wall-time line taken out). About two minutes.
-#   sh scripts/seeded_run.sh OUT [more smallville sim flags, e.g. --lockstep]
+#   sh scripts/seeded_run.sh OUT [more smallville sim flags, e.g. --out-of-order]
 #   sh scripts/seeded_run.sh --both OUT   # out of order and lockstep, compared (docs/stepping.md)
 # HOURS (default 14) and PYTHON (default the checkout's .venv) may be set in the environment.
 set -eu
 if [ "${1:-}" = "--both" ]; then
     out=${2:?usage: sh scripts/seeded_run.sh --both OUT}
-    sh "$0" "$out/out-of-order"
+    sh "$0" "$out/out-of-order" --out-of-order
     sh "$0" "$out/lockstep" --lockstep
     cmp "$out/out-of-order/run/events.jsonl" "$out/lockstep/run/events.jsonl"
     cmp "$out/out-of-order/timeline.md" "$out/lockstep/timeline.md"
