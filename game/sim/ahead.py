@@ -17,25 +17,25 @@ so a call made early gives the answer lockstep would get, provided
    job began (``Mind.snapshot`` taken when it was asked, ``from_state``).
 2. nothing else reads or changes the mind in between: the resident has no
    job in flight and none waiting when asked; every later job of its goes
-   through ``submit`` (so the check above); saves and the run's end come after
-   a ``horizon`` no early job reaches past (``Simulation.horizon``).
+   through ``submit`` (so the check above); a save takes the mind as it was
+   when asked (``Early.before``), and the run's end undoes what is left
+   (nothing is asked for a step past ``Simulation.horizon``, the run's end).
 
 Which calls are asked early is a prediction; the check makes a wrong one cost
-time, never a different run. The prediction is the next action asked ahead
-(decisions.ask_ahead, ``lookahead_min`` before the current action ends) of a
-resident that stands at its place, with no job, nothing new in view, and
-nobody who could change what it sees before then:
-
-- asleep: nothing (a sleeper sees nothing, and nobody talks to it);
-- awake: no other body within ``vision_radius`` plus the tiles it can walk
-  until then (one a step; this also covers the talk radius and a conversation's
-  start, checked against the vision radius), no other body holding an object it
-  sees (that object's state changes when it lets go) or acting in its arena
-  (what an action leaves behind changes objects anywhere in its arena), no
-  after-use state in view running out, and the same day throughout (a new day
-  asks again).
-
-A world edit from outside (the console) is not predicted: the check catches it.
+time, never a different run. The predictions are the next action asked ahead
+(decisions.ask_ahead, ``lookahead_min`` before the current action ends): in
+this action, where the resident stands; in the next action decided ahead, at
+the same place; and on the way, from the first step of a resident setting off
+(its path worked out as the path service will). Each only when nothing can
+change the question before then (``alone``): everyone who could walk into the
+resident's arena by then stands still, doing what it does, with nothing new
+noticed (and so on for their neighbours); nobody else holds an object they see
+or acts in their arenas; no after-use state in view runs out; the same day
+throughout. A sleeper sees nothing and is talked to by nobody. The one rule
+that is likely rather than certain: a neighbour whose next action is asked
+ahead meanwhile keeps it for later (``still``). A world edit from outside (the
+console) is not predicted: the check catches it. docs/stepping.md has the
+table of couplings, the proof and the figures.
 """
 from __future__ import annotations
 
