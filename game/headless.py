@@ -2,9 +2,12 @@
 
     smallville sim --agents 3 --start "2023-02-13 07:00" --hours 2 --seed 0 --out runs/demo
 
-The run is lockstep (the clock waits for every mind each step), so a seeded run
-with a deterministic model (the embedded one, or any model with the response
-cache) replays the same. The run folder gets:
+The run steps as lockstep does (the clock waits for the minds' answers due each
+step), so a seeded run with a deterministic model (the embedded one, or any
+model with the response cache) replays the same. With ``--out-of-order`` the
+minds are also asked early what they will be asked later, wherever nothing can
+change the question meanwhile (game/sim/ahead.py): the same run, event for
+event (docs/stepping.md). The run folder gets:
 
 - ``timeline.md``   readable: per sim minute who does what where, dialogue, reflections
 - ``events.jsonl``  the simulation's event log, one event per line (streamed)
@@ -40,9 +43,11 @@ from agents import (
     ConfigError,
     Gateway,
     Inspection,
+    MindPool,
     load_cast,
     load_config,
     load_config_for_saved,
+    local_model,
     model_flags,
     redact,
     redact_data,
@@ -115,6 +120,7 @@ def run_headless(
     keep: int = AUTOSAVE_KEEP,
     ceiling: Ceiling | None = None,
     on_start: Callable[[Any], None] | None = None,
+    out_of_order: bool = False,
 ) -> RunResult:
     """Run lockstep for ``hours`` sim hours and write the run folder. Gateway,
     embedder (and even minds) may be injected (tests); otherwise they are
@@ -130,7 +136,12 @@ def run_headless(
     ``ceiling`` (game/runs/forecast.py: ``--max-cost`` / ``--max-tokens``) stops the run
     when it has spent that much, with its end save; ``on_start(parts)`` changes the
     built (or restored) town before the first step (`smallville fork`'s branches).
-    Every finished run teaches the forecast its model's rates."""
+    Every finished run teaches the forecast its model's rates.
+
+    ``out_of_order`` (``smallville sim --out-of-order``): the minds are also asked
+    early what lockstep will ask them later, whenever nothing can change the question
+    meanwhile (game/sim/ahead.py). The run is the same as lockstep's, event for
+    event; the model is kept busier (on this machine, not faster: docs/stepping.md)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     if gateway is None:
@@ -144,9 +155,12 @@ def run_headless(
         "llm_calls": out / "llm_calls.jsonl",
         "summary": out / "summary.json",
     }
+    # Out of order, the pool has a worker more than the model has instances: the step's own jobs
+    # always find one free beside those asked early, and the model serves theirs first (by rank).
+    pool = MindPool((getattr(config, "concurrency", None) or 2) + 1) if out_of_order else None
     parts = build_parts(
         town, personas, start, scenario=scenario, config=config, gateway=gateway, embedder=embedder, minds=minds,
-        seed=seed, lockstep=True, sim_settings=sim_settings, mind_settings=mind_settings,
+        seed=seed, lockstep=True, sim_settings=sim_settings, mind_settings=mind_settings, pool=pool,
     )
     prev_wall = 0.0
     if resume is not None:
@@ -172,6 +186,7 @@ def run_headless(
 
     def save_end(drain: bool) -> Path | None:
         try:
+            sim.jobs.undo_all_early()  # a mind asked early is saved as it was before (drain does it too)
             snap, meta = _capture(parts, drain=drain)
             # The future's result, not the writer's status: it is the save's own outcome.
             return writer.save(saves_dir / "end.sqlite", snap, {**meta, "slot": "end"}).result().path
@@ -210,10 +225,15 @@ def run_headless(
     bar = None
     if progress:
         bar = tqdm(total=steps, unit="step", desc="sim", file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
+    embedded = bool(getattr(config, "is_embedded", False))
+    busy0 = local_model.model().busy_s() if embedded else 0.0
     t0 = time.monotonic()
     interrupted = False
+    sim.out_of_order = out_of_order
+    sim.early_spare = 1 if pool is not None else 0
     try:
         while sim.now < end:
+            sim.horizon = end  # nothing is asked early for a step at or past the end (game/sim/ahead.py)
             sim.step()
             recorder.after_step(sim)
             if every is not None and sim.now - last_auto >= every:
@@ -231,6 +251,7 @@ def run_headless(
                     tot = accounting.summary()["total"]
                     bar.set_postfix_str(f"{sim.now:%a %H:%M} · {tot['calls']} calls · {tot['tokens']} tokens",
                                         refresh=False)
+        sim.jobs.undo_all_early()  # stopped early (a ceiling): what was asked early for later is not the run's
         sim.drain()
     except KeyboardInterrupt:
         interrupted = True
@@ -252,7 +273,9 @@ def run_headless(
         events_fh.close()
         accounting.close()
         why_log.close()
-    wall = prev_wall + time.monotonic() - t0
+    this_wall = time.monotonic() - t0
+    wall = prev_wall + this_wall
+    busy = local_model.model().busy_s() - busy0 if embedded else None
     summary = make_summary(sim, personas, accounting, config, seed=seed, start=start, wall_s=wall,
                            interrupted=interrupted, town=town)
     summary["resumed_at"] = begin.strftime(TIME_FORMAT) if resume is not None else None
@@ -264,12 +287,24 @@ def run_headless(
                        hours=(sim.now - begin).total_seconds() / 3600, start=begin, fresh=resume is None,
                        wall_s=time.monotonic() - t0)
     summary["why"] = why_log.stats(len(personas), summary["sim_hours"])
+    summary["stepping"] = {"mode": "out-of-order" if out_of_order else "lockstep",
+                           "asked_early_taken": sim.jobs.early_taken, "asked_early_undone": sim.jobs.early_undone}
+    if busy is not None and this_wall > 0:  # the embedded model: the share of this run's wall time it answered
+        size = max(1, local_model.model().size)
+        summary["stepping"].update(model_instances=size, model_busy_share=round(busy / (this_wall * size), 3),
+                                   sim_speed_x=round((sim.now - begin).total_seconds() / this_wall, 2))
     report = getattr(gateway, "server_report", None)  # what is wrong with the model server(s), with the fix
     summary["model_servers"] = report() if callable(report) else None
     files["summary"].write_text(redact(json.dumps(summary, indent=2, ensure_ascii=False)) + "\n", encoding="utf-8")
     files["timeline"].write_text(timeline_text(sim, summary, town), encoding="utf-8")
     if echo is not None:
         echo(economy_text(summary))
+        st = summary["stepping"]
+        echo(f"stepping: {st['mode']}"
+             + (f", {st['asked_early_taken']} answers asked early ({st['asked_early_undone']} undone)"
+                if out_of_order else "")
+             + (f"; {st['sim_speed_x']:g}x real time, the model busy {100 * st['model_busy_share']:.0f}% of it"
+                if "model_busy_share" in st else ""))
         if stopped:
             echo(f"stopped at {sim.now:%Y-%m-%d %H:%M}: {stopped}")
         servers = summary["model_servers"] or {}
@@ -465,7 +500,7 @@ def main_sim(args) -> int:
     result = run_headless(
         town, personas, start=start, hours=args.hours, out=out, scenario=scenario, config=config, gateway=gateway,
         seed=args.seed, autosave_min=getattr(args, "autosave_min", AUTOSAVE_MIN), sim_settings=sim_settings,
-        ceiling=ceiling,
+        ceiling=ceiling, out_of_order=bool(getattr(args, "out_of_order", False)),
     )
     return 130 if result.interrupted else 0
 
@@ -592,5 +627,6 @@ def resume_sim(args, *, gateway: Any = None, embedder: Any = None, progress: boo
         gateway=gateway, embedder=embedder, seed=int(parts["session"].get("seed") or 0), progress=progress,
         echo=echo, resume=(parts, info), sim_settings=sim_settings,
         autosave_min=getattr(args, "autosave_min", AUTOSAVE_MIN), ceiling=ceiling,
+        out_of_order=bool(getattr(args, "out_of_order", False)),
     )
     return 130 if result.interrupted else 0

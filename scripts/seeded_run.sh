@@ -4,11 +4,25 @@
 #   cmp BEFORE/run/events.jsonl AFTER/run/events.jsonl
 #   cmp BEFORE/timeline.md AFTER/timeline.md
 # (timeline.md here is the run's with its wall-time line taken out). About two minutes.
-#   sh scripts/seeded_run.sh OUT
+#   sh scripts/seeded_run.sh OUT [more smallville sim flags, e.g. --out-of-order]
+#   sh scripts/seeded_run.sh --both OUT   # out of order and lockstep, compared (docs/stepping.md)
+# HOURS (default 14) and PYTHON (default the checkout's .venv) may be set in the environment.
 set -eu
-out=${1:?usage: sh scripts/seeded_run.sh OUT}
+if [ "${1:-}" = "--both" ]; then
+    out=${2:?usage: sh scripts/seeded_run.sh --both OUT}
+    sh "$0" "$out/out-of-order" --out-of-order
+    sh "$0" "$out/lockstep" --lockstep
+    cmp "$out/out-of-order/run/events.jsonl" "$out/lockstep/run/events.jsonl"
+    cmp "$out/out-of-order/timeline.md" "$out/lockstep/timeline.md"
+    echo "the same run both ways: $(wc -l < "$out/lockstep/run/events.jsonl") events;" \
+        "$(grep '^stepping' "$out/out-of-order/log")"
+    exit 0
+fi
+out=${1:?usage: sh scripts/seeded_run.sh OUT [flags] | sh scripts/seeded_run.sh --both OUT}
+shift
 here=$(cd "$(dirname "$0")/.." && pwd)
+python=${PYTHON:-$here/.venv/bin/python}
 rm -rf "$out" && mkdir -p "$out"
-SMALLVILLE_HOME="$out/home" PYTHONPATH="$here" "$here/.venv/bin/python" -m smallville sim \
-    --model scripted/competent --hours 14 --seed 7 --out "$out/run" > "$out/log" 2>&1
+SMALLVILLE_HOME="$out/home" PYTHONPATH="$here" "$python" -m smallville sim \
+    --model scripted/competent --hours "${HOURS:-14}" --seed 7 --out "$out/run" "$@" > "$out/log" 2>&1
 grep -v "wall time" "$out/run/timeline.md" > "$out/timeline.md"

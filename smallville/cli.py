@@ -99,6 +99,12 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--think-s", type=int, metavar="S",
                      help="sim seconds from a resident asking its mind to the answer landing (default 10, one step; "
                           "longer lets the clock run on while one resident thinks: faster, still reproducible)")
+    stepping = sim.add_mutually_exclusive_group()
+    stepping.add_argument("--out-of-order", dest="out_of_order", action="store_true", default=False,
+                          help="also ask minds early what nothing can change any more (the same run as lockstep, "
+                               "event for event; docs/stepping.md)")
+    stepping.add_argument("--lockstep", dest="out_of_order", action="store_false",
+                          help="ask each mind only at its step (the default)")
     sim.add_argument("--autosave-min", type=float, default=60.0,
                      help="save the run into <run>/saves/ every N sim minutes, keeping the last 3 (0: only at the end)")
     _add_cast_flags(sim)

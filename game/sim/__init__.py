@@ -21,6 +21,7 @@ here (``from game.sim import Simulation, STEP``) and uses only it.
     state.py          to_state / from_state (the save's ``sim`` part)
     eventlog.py       the event log: every event of a run, a bounded window in memory
     path_service.py   A* searches off the step's critical path, in slices
+    ahead.py          out-of-order stepping: minds asked early when nothing can change the question
 """
 from game.sim.bodies import Body, is_sleep
 from game.sim.conversations import Chat
