@@ -238,42 +238,50 @@ class StandinServer:
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(JsonHandler):
             protocol_version = "HTTP/1.1"  # keep-alive: the client reuses its connections, as with a real server
 
-            def log_message(self, *a: Any) -> None:  # quiet
-                pass
-
-            def _reply(self, status: int, body: Any) -> None:
-                data = json.dumps(body).encode("utf-8")
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def _handle(self, method: str) -> None:
-                n = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(n) if n else b""
+            def respond(self, method: str, path: str, body: Any) -> tuple[int, Any]:
                 try:
-                    body = json.loads(raw) if raw else None
-                except ValueError:
-                    body = None
-                try:
-                    status, reply = outer.route(method, self.path.split("?")[0], body)
+                    return outer.route(method, path.split("?")[0], body)
                 except Exception as err:  # noqa: BLE001 - a stand-in's own bug is a 500, as a server's would be
                     with outer._lock:
                         outer.errors += 1
-                    status, reply = 500, {"error": {"message": f"{type(err).__name__}: {err}", "type": "server_error"}}
-                self._reply(status, reply)
-
-            def do_GET(self) -> None:
-                self._handle("GET")
-
-            def do_POST(self) -> None:
-                self._handle("POST")
+                    return 500, {"error": {"message": f"{type(err).__name__}: {err}", "type": "server_error"}}
 
         return Handler
+
+
+class JsonHandler(BaseHTTPRequestHandler):
+    """A quiet handler that reads a request's JSON body (None when there is none or it is
+    not JSON) and answers ``respond(method, path, body)``'s (status, reply) as JSON."""
+
+    def log_message(self, *a: Any) -> None:  # quiet
+        pass
+
+    def respond(self, method: str, path: str, body: Any) -> tuple[int, Any]:
+        raise NotImplementedError
+
+    def _handle(self, method: str) -> None:
+        n = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(n) if n else b""
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        status, reply = self.respond(method, self.path, body)
+        data = json.dumps(reply).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        self._handle("GET")
+
+    def do_POST(self) -> None:
+        self._handle("POST")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -28,11 +28,12 @@ import json
 import re
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 
 from lab.competent import dispatch
 from lab.competent.prompt import Prompt
+from lab.standin_server import JsonHandler
 
 _SCHEMA_IN_PROMPT = re.compile(r"follows this JSON schema:\s*(\{.*\})\s*$", re.S)
 
@@ -66,34 +67,10 @@ class _Server:
         self.requests: list[tuple[str, str, Any]] = []  # (method, path, body)
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *a: Any) -> None:  # quiet
-                pass
-
-            def _reply(self, status: int, body: Any) -> None:
-                data = json.dumps(body).encode("utf-8")
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def _handle(self, method: str) -> None:
-                n = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(n) if n else b""
-                try:
-                    body = json.loads(raw) if raw else None
-                except ValueError:
-                    body = None
-                outer.requests.append((method, self.path, body))
-                status, reply = outer.route(method, self.path.split("?")[0], body)
-                self._reply(status, reply)
-
-            def do_GET(self) -> None:
-                self._handle("GET")
-
-            def do_POST(self) -> None:
-                self._handle("POST")
+        class Handler(JsonHandler):
+            def respond(self, method: str, path: str, body: Any) -> tuple[int, Any]:
+                outer.requests.append((method, path, body))
+                return outer.route(method, path.split("?")[0], body)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True

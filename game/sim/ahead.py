@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from agents import Action, Situation, after_use, priority
-from game.sim import conversations, decisions
+from game.sim import conversations, decisions, movement
 from game.sim.bodies import Body, is_sleep
 from game.sim.jobs import Job
 from game.sim.settings import STEP, SimSettings
@@ -220,12 +220,7 @@ def _first_path(sim: Simulation, b: Body, target: str, s: SimSettings) -> list[T
     node = g.node(start)
     if node is None:
         return None  # standing somewhere blocked: stepped off first
-    cands = list(town.use_tiles(target))
-    if not cands:
-        cands = [t for t in town.tiles_of(target) if town.walkable[t[1], t[0]]]
-    reach = getattr(town, "reachable", None)
-    if callable(reach):
-        cands = [t for t in cands if reach(start, t)]
+    cands = movement.stand_tiles(town, target, start)
     if not cands:
         return None
     taken = set()

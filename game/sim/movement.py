@@ -10,7 +10,7 @@ a sector) spreads residents over a seeded sample of its tiles.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from game.sim import objects
 from game.sim.bodies import Body
@@ -31,18 +31,24 @@ def occupied(sim: Simulation, me: Body) -> set[Tile]:
     return out
 
 
-def goal_tiles(sim: Simulation, b: Body, target: str, start: Tile) -> tuple[list[Tile], list[Tile]]:
-    """Where ``b`` (about to set off from ``start``) may stop to be at ``target``:
-    (every stand-on tile of the place it can reach, the ones to search for). The
-    free tiles are preferred; an arena or sector gives a seeded sample of six,
-    so residents spread over it. ``start`` itself when it is one of them."""
-    town = sim.town
+def stand_tiles(town: Any, target: str, start: Tile) -> list[Tile]:
+    """The tiles one stands on to be at ``target`` (its objects' use tiles, else its
+    walkable tiles) that can be reached from ``start``."""
     cands = list(town.use_tiles(target))
     if not cands:
         cands = [t for t in town.tiles_of(target) if town.walkable[t[1], t[0]]]
     reach = getattr(town, "reachable", None)
     if callable(reach):
         cands = [t for t in cands if reach(start, t)]
+    return cands
+
+
+def goal_tiles(sim: Simulation, b: Body, target: str, start: Tile) -> tuple[list[Tile], list[Tile]]:
+    """Where ``b`` (about to set off from ``start``) may stop to be at ``target``:
+    (every stand-on tile of the place it can reach, the ones to search for). The
+    free tiles are preferred; an arena or sector gives a seeded sample of six,
+    so residents spread over it. ``start`` itself when it is one of them."""
+    cands = stand_tiles(sim.town, target, start)
     if not cands:
         return [], []
     taken = occupied(sim, b)

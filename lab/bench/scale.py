@@ -353,13 +353,7 @@ def plot(rows: list[dict], path: Path) -> Path | None:
         style = "-" if stepping == "lockstep" else "--"
         left.plot(xs, [r["wall_per_sim_hour_s"] for r in rs], style, marker="o",
                   label=f"{slots} slots, {stepping}, {latency:g} s/call")
-    every_n = sorted({r["residents"] for r in rows})
-    left.set_xscale("log")
-    left.set_yscale("log")
-    left.set_xticks(every_n, [str(n) for n in every_n])
-    left.tick_params(axis="x", which="minor", labelbottom=False)
-    left.set_xlabel("residents")
-    left.set_ylabel("wall seconds per sim hour")
+    _log_axes(left, sorted({r["residents"] for r in rows}), "wall seconds per sim hour")
     left.axhline(3600, color="grey", lw=0.8, ls=":")
     left.text(left.get_xlim()[0], 3600, " real time", va="bottom", color="grey", fontsize=8)
     left.set_title("A sim hour against the stand-in server")
@@ -383,12 +377,7 @@ def plot(rows: list[dict], path: Path) -> Path | None:
                            ("retrieval_ms_per_step_resident", "retrieval"),
                            ("model_ms_per_step_resident", "model (calls x latency)")):
             right.plot(ns, med(key), marker="o", label=label, ls=":" if key.startswith("model") else "-")
-        right.set_xscale("log")
-        right.set_yscale("log")
-        right.set_xticks(ns, [str(n) for n in ns])
-        right.tick_params(axis="x", which="minor", labelbottom=False)
-        right.set_xlabel("residents")
-        right.set_ylabel("ms per step per resident")
+        _log_axes(right, ns, "ms per step per resident")
         right.set_title("The sim's own cost beside the model's (lockstep)")
         right.legend(fontsize=7)
     fig.tight_layout()
@@ -396,6 +385,16 @@ def plot(rows: list[dict], path: Path) -> Path | None:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def _log_axes(ax: Any, residents: list[int], ylabel: str) -> None:
+    """Both axes logarithmic, the town sizes run as the x ticks."""
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xticks(residents, [str(n) for n in residents])
+    ax.tick_params(axis="x", which="minor", labelbottom=False)
+    ax.set_xlabel("residents")
+    ax.set_ylabel(ylabel)
 
 
 def bench_scale(ctx: Context) -> dict:
