@@ -36,6 +36,7 @@ KINDS = ("observation", "reflection", "plan", "chat", "thought")
 TRIGGER_KINDS = ("observation", "chat")
 
 _LAST_ACCESSED = attrgetter("last_accessed")
+_RATED = attrgetter("importance", "importance_source")  # what rerate changes after a node is appended
 
 # Sim times become float hours since this instant, so recency is arithmetic.
 _EPOCH = datetime(2000, 1, 1)
@@ -467,13 +468,14 @@ class MemoryStream:
 
     def snapshot(self):
         """A consistent, cheap picture of the stream now (about 0.1 ms per
-        thousand nodes): the node list, each node's last access and a read-only
+        thousand nodes): the node list, each node's last access and rating, and a read-only
         view of the embedding rows (rows are written once, before their node is
         appended, and never change). Returns a zero-argument callable that
         builds ``to_state()``'s dict later, on any thread."""
         nodes = list(self.nodes)
         n = len(nodes)
         last = list(map(_LAST_ACCESSED, nodes))
+        rated = list(map(_RATED, nodes))  # a rating after now must not reach this picture
         emb = self._emb[:n]
         emb.flags.writeable = False  # the view only; the stream's own array stays writable
         model, dim, isr = self.model, self.dim, self.importance_since_reflection
@@ -482,7 +484,8 @@ class MemoryStream:
             return {
                 "model": model,
                 "dim": dim,
-                "nodes": [x.to_dict(t) for x, t in zip(nodes, last)],
+                "nodes": [x.to_dict(t) | {"importance": r[0], "importance_source": r[1]}
+                          for x, t, r in zip(nodes, last, rated)],
                 "embeddings": emb,
                 "importance_since_reflection": isr,
             }

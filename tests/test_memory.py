@@ -268,6 +268,23 @@ def test_a_snapshot_keeps_the_last_access_of_its_moment():
         (t0 + timedelta(minutes=m)).isoformat() for m in (0, 5, 9, 12)]
 
 
+def test_a_snapshot_keeps_the_ratings_of_its_moment():
+    """A save taken while a job re-rates a memory (or the copy an early job is undone
+    to) records the rating from when it was taken, as the unrated list beside it does."""
+    s, _ = _stream_with_everything()
+    before = [(x.importance, x.importance_source) for x in s.nodes]
+    isr = s.importance_since_reflection
+    build = s.snapshot()
+    s.rerate(0, 9, "model: rated later")
+    assert s.nodes[0].importance == 9
+    saved = build()
+    assert [(d["importance"], d["importance_source"]) for d in saved["nodes"]] == before
+    assert saved["importance_since_reflection"] == isr
+    back = MemoryStream(saved["model"], saved["dim"])
+    back.from_state(saved)
+    assert back.nodes[0].importance == before[0][0] and back._imp[0] == before[0][0]
+
+
 def test_retrieve_honours_its_weights_k_and_budget():
     """Found unguarded by the mutation pass: the weights and decay reach the score,
     k = 1 gives one memory, k = 0 none, and a tiny budget still gives the best one."""
