@@ -17,6 +17,7 @@ from agents import plan as planning
 from agents import provenance as pv
 from agents.arrangements import arranged_lines, keep_arrangements
 from agents.decompose import chunk_end, decompose, fallback_actions, reuse_key
+from agents.grounding import chooses
 from agents.memory import MemoryNode
 from agents.objects import is_sleep, make_action, pick_object
 from agents.text import clean_text
@@ -93,7 +94,7 @@ def new_day(m: DayMind, directives: Sequence[str] = ()) -> None:
     directive = voice.directive_line(m.persona, directives)
     if m.guided:
         today.plan = planning.guided_day_plan(m, day, routine, directive)
-        if not planning.chooses(m):  # a chooser was offered its arrangements (agents/agenda.py)
+        if not chooses(m):  # a chooser was offered its arrangements (agents/agenda.py)
             today.plan = keep_arrangements(today.plan, today.arrangements, now)
     else:
         n = m.name
@@ -119,7 +120,7 @@ def consider_news(m: DayMind) -> bool:
     chooser replan the rest of the day, so the model decides whether to go. Once per
     engagement a day. True when it replanned."""
     today, now = m.today, m.now
-    if not planning.chooses(m) or today.planned_for != now.date():
+    if not chooses(m) or today.planned_for != now.date():
         return False
     fresh = [e for e in planning.agenda_of(m, now) if e.start > now and e.key not in today.considered
              and not any(x.start <= e.start < x.end and e.covered_by(x.description) for x in today.plan)]

@@ -4,7 +4,7 @@ the resident knows in the item's place. One call per chunk, made when the
 chunk begins (or ahead of it in the window: agents/day.py prepare_chunk), none
 for a chunk of an activity it made steps for earlier today. Junk steps are replaced by the resident's own plausible
 steps; every action says where it came from. A small model (the guided mode
-with grounded answers, agents.plan.chooses) chooses the steps among candidates
+with grounded answers, agents.grounding.chooses) chooses the steps among candidates
 that fit the chunk (step_candidates) instead of writing them."""
 from __future__ import annotations
 
@@ -20,9 +20,10 @@ from pydantic import BaseModel, conlist, create_model
 
 from agents import activity
 from agents import provenance as pv
+from agents.grounding import chooses
 from agents.objects import is_sleep, make_action, object_activities, object_fits, pick_object
 from agents.persona import Persona
-from agents.plan import OWN_KINDS, PlanItem, chooses, chosen_tag, is_meal
+from agents.plan import OWN_KINDS, PlanItem, chosen_tag, is_meal
 from agents.seams import Thinking
 from agents.spatial import SpatialMemory
 from agents.text import short_text
@@ -33,7 +34,7 @@ MINUTES = (5, 10, 15)
 
 class Decomposer(Thinking, Protocol):
     """What decomposition needs of a mind (agents.seams.Thinking), and its planning mode
-    (a small model chooses steps instead of writing them: agents.plan.chooses)."""
+    (a small model chooses steps instead of writing them: agents.grounding.chooses)."""
 
     @property
     def guided(self) -> bool:

@@ -73,6 +73,13 @@ class Grounded:
     why: str | None = None  # the gateway's outcome when the model's answer was unusable
 
 
+def chooses(m: Any) -> bool:
+    """Whether the mind's model chooses from candidates instead of writing words: the
+    guided mode with grounded answers (the embedded model's default). A capable model
+    (the paper's mode, or grounded off) always writes its own words."""
+    return bool(getattr(m, "guided", False)) and bool(getattr(m, "grounded", False))
+
+
 @lru_cache(maxsize=16)
 def choice_schema(n: int) -> type[BaseModel]:
     """{"fact": "1" | ... | "n" | "none"}: the only answers the grammar lets the model give."""

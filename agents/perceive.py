@@ -3,7 +3,7 @@ original's perceive.py). The sim already keeps only events in the same arena,
 nearest first; here: own events out, attention bandwidth, retention, one
 batched importance call for everything new.
 
-A model that chooses rather than writes (agents/plan.chooses: the embedded 135M
+A model that chooses rather than writes (agents/grounding.chooses: the embedded 135M
 model) does not rate a batch number by number: asked for a list of ratings it
 wrote a pattern, not a judgement ("1, 2, 3, ..., 9" or "2, 2, 2, 3, 4, 4, 4,
 5, 5" whatever the things were; mean 4.2 over 408 ratings of a morning where
@@ -21,8 +21,8 @@ from pydantic import BaseModel, Field
 
 from agents import grounding as gr
 from agents import provenance as pv
+from agents.grounding import chooses
 from agents.memory import MemoryNode, MemoryStream
-from agents.plan import chooses
 from agents.seams import Thinking
 from agents.types import Action, Event
 

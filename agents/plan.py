@@ -41,6 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field, conlist, create_model
 from agents import activity, agenda
 from agents import grounding as gr
 from agents import provenance as pv
+from agents.grounding import chooses
 from agents.objects import is_sleep, object_activities
 from agents.persona import Persona
 from agents.seams import Thinking
@@ -96,13 +97,6 @@ class Planner(Thinking, Protocol):
     @property
     def grounded(self) -> bool:
         ...
-
-
-def chooses(m: Any) -> bool:
-    """Whether the mind's model chooses from candidates instead of writing words: the
-    guided mode with grounded answers (the embedded model's default). A capable model
-    (the paper's mode, or grounded off) always writes its own words."""
-    return bool(getattr(m, "guided", False)) and bool(getattr(m, "grounded", False))
 
 
 def plan_source(plan: list[PlanItem]) -> str:

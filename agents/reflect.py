@@ -3,7 +3,7 @@ the last reflection sums past a threshold, ask 3 salient questions of the 100
 most recent records, retrieve for each, and store insights that cite their
 evidence. Retrieval includes earlier reflections, so reflections form trees.
 
-A model that chooses rather than writes (agents/plan.chooses: the guided and
+A model that chooses rather than writes (agents/grounding.chooses: the guided and
 grounded modes, the embedded model's) reflects as grounded answers are made
 (agents/grounding.py): rules derive candidate insights from those 100 records
 (agents/insights.py), each citing the memories it rests on, and the model picks
@@ -23,8 +23,8 @@ from pydantic import BaseModel, Field
 from agents import grounding as gr
 from agents import insights
 from agents import provenance as pv
+from agents.grounding import chooses
 from agents.memory import MemoryNode, MemoryStream
-from agents.plan import chooses
 from agents.seams import Thinking
 from agents.text import Text100, Text160, clean_text
 
