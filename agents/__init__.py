@@ -14,7 +14,7 @@ the minds only through it (tests/test_house.py checks both). The main parts:
   panels `memory_text(node_id)`; `decompose_afresh()` after the player played the resident.
 - `agents.jobs.job_tag`: the names of a mind's jobs (what a save asks of a running job).
 - `agents.interview.respond`: one in-character answer (the visitor's chat, interviews).
-- `agents.llm.Gateway`, `load_config`, `ModelConfig`, `ConfigError` (agents.config):
+- `agents.llm.Gateway`, `load_config`, `ModelConfig`, `ConfigError` (agents.config, agents.errors):
   the one road to language models; `agents.embeddings.make_embedder` for embeddings.
 - `agents.seams.Asker`, `Embedder`: what a mind needs of those two services.
 - `agents.asking`: the model road's one protocol (a `Request` in, a `Reply` out), which
@@ -42,7 +42,6 @@ from agents.answers import compact_schema
 from agents.config import (
     EMBEDDED_MODEL,
     EMBEDDED_PROVIDER,
-    ConfigError,
     ModelConfig,
     load_config,
     load_config_for_saved,
@@ -53,6 +52,7 @@ from agents.decompose import steps_schema
 from agents.dialects import SAY
 from agents.embeddings import LocalEmbedder, make_embedder
 from agents.emoji import VOCABULARY, nearest, split_emoji
+from agents.errors import ConfigError
 from agents.grounding import choice_schema
 from agents.inner_voice import first_person
 from agents.inspection import Inspection

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from agents import home
+from agents.errors import ConfigError
+from agents.local_model import ENV_WHOLE_NUMBERS, env_number
 from agents.redact import redact
 from agents.router import Deployment, RouterConfigError, deployment_from, load_router_yaml
 
@@ -163,40 +165,6 @@ TABLES = ("model",)  # [model] holds the same keys as the top level
 _SECRET_NAMES = ("api_key", "apikey", "api-key", "secret", "token", "password", "credential")
 _SECRET_VALUE = re.compile(r"^(sk-[A-Za-z0-9_-]{16,}|sk-ant-|ghp_[A-Za-z0-9]{20,}|gsk_[A-Za-z0-9]{20,}"
                            r"|xai-[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|hf_[A-Za-z0-9]{30,})")
-
-
-class ConfigError(ValueError):
-    """A configuration value that cannot be used; the message names its source,
-    one line per problem."""
-
-
-# The embedded model's settings that live in the environment only: name -> (lowest
-# value, what it is). Each is read when it is used (agents/local_model.py), so a typo
-# never stops a command that does not run the model; load_config checks them all
-# when the model is the embedded one, so such a command stops at once, in one line.
-ENV_WHOLE_NUMBERS: dict[str, tuple[int, str]] = {
-    "SMALLVILLE_N_CTX": (256, "the embedded model's context in tokens, like 4096"),
-    "SMALLVILLE_N_THREADS": (1, "llama.cpp threads per embedded model instance, like 1"),
-    "SMALLVILLE_MODEL_INSTANCES": (0, "copies of the embedded model that answer side by side, like 2; 0: one per core"),
-}
-
-
-def env_number(name: str, default: int, env: Mapping[str, str] | None = None) -> int:
-    """The whole number in environment variable ``name`` (one of ENV_WHOLE_NUMBERS), or
-    ``default`` when it is unset or empty; ConfigError saying which variable, what it
-    holds and what it should hold otherwise."""
-    raw = (os.environ if env is None else env).get(name, "").strip()
-    if not raw:
-        return default
-    low, what = ENV_WHOLE_NUMBERS[name]
-    try:
-        value = int(raw)
-    except ValueError:
-        value = low - 1
-    if value < low:
-        raise ConfigError(f"environment {name}={raw!r}: it must be a whole number of at least {low} ({what}); "
-                          f"fix it or unset it")
-    return value
 
 
 def known_keys() -> list[str]:

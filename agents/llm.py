@@ -48,8 +48,9 @@ from agents.accounting import Accounted, Accounting
 from agents.answers import compact_schema, parse_json_answer
 from agents.asking import Asks, LanguageModel, Reply, Request
 from agents.cache import Cached, ResponseCache
-from agents.config import EMBEDDED_MODEL, ConfigError, ModelConfig, load_config
+from agents.config import EMBEDDED_MODEL, ModelConfig, load_config
 from agents.dialects import Dialects
+from agents.errors import ConfigError
 from agents.health import Health, Healthy
 from agents.providers import register_provider
 from agents.retry import Retried

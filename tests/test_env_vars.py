@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.config import ENV_WHOLE_NUMBERS, ConfigError, env_number, load_config
+from agents.config import load_config
+from agents.errors import ConfigError
+from agents.local_model import ENV_WHOLE_NUMBERS, env_number
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -10,7 +10,8 @@ import pytest
 
 from agents import grounding as gr
 from agents import provenance as pv
-from agents.config import ConfigError, ModelConfig
+from agents.config import ModelConfig
+from agents.errors import ConfigError
 from agents.interview import respond, respond_traced
 from agents.mind import Mind
 from agents.settings import MindSettings

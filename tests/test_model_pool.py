@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from agents import local_model, model_pool
-from agents.config import ConfigError
+from agents.errors import ConfigError
 from agents.local_model import LocalModel, ModelPool, default_instances
 
 

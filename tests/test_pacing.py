@@ -391,7 +391,8 @@ def test_t_with_nobody_near_says_so_and_the_next_letters_fire_no_hotkeys(display
 
 
 def test_pace_comes_from_the_flag_the_environment_or_the_toml_and_is_checked(tmp_path):
-    from agents.config import ConfigError, load_config
+    from agents.config import load_config
+    from agents.errors import ConfigError
 
     assert load_config({}, env={}, toml_path=None).pace == "minds"
     assert load_config({"pace": "clock"}, env={}, toml_path=None).pace == "clock"

@@ -10,7 +10,8 @@ import pytest
 from fake_openai import FakeOpenAI
 from pydantic import BaseModel
 
-from agents.config import ConfigError, load_config
+from agents.config import load_config
+from agents.errors import ConfigError
 from agents.llm import Gateway
 from agents.router import Deployment, ModelRouter
 

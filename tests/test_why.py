@@ -236,7 +236,8 @@ def test_a_file_cut_short_gives_what_was_written(tmp_path):
 
 
 def test_hashes_keep_no_text_but_the_ids_and_scores(tmp_path):
-    from agents.config import ConfigError, ModelConfig
+    from agents.config import ModelConfig
+    from agents.errors import ConfigError
 
     assert ModelConfig(why="Hashes").why == "hashes"
     with pytest.raises(ConfigError, match="why must be full, hashes or off"):
