@@ -24,9 +24,9 @@ from agents.grounding import chooses
 from agents.objects import is_sleep, make_action, object_activities, object_fits, pick_object
 from agents.persona import Persona
 from agents.plan import OWN_KINDS, PlanItem, chosen_tag, is_meal
-from agents.seams import Thinking
 from agents.spatial import SpatialMemory
 from agents.text import short_text
+from agents.thinking import Thinking
 from agents.types import Action
 
 MINUTES = (5, 10, 15)

@@ -23,7 +23,7 @@ from agents import grounding as gr
 from agents import provenance as pv
 from agents.grounding import chooses
 from agents.memory import MemoryNode, MemoryStream
-from agents.seams import Thinking
+from agents.thinking import Thinking
 from agents.types import Action, Event
 
 IDLE_WORDS = ("idle", "sleeping", "asleep", "walking", "is walking", "in bed")

@@ -44,10 +44,10 @@ from agents import provenance as pv
 from agents.grounding import chooses
 from agents.objects import is_sleep, object_activities
 from agents.persona import Persona
-from agents.seams import Thinking
 from agents.settings import MindSettings
 from agents.spatial import SpatialMemory
 from agents.text import short_text
+from agents.thinking import Thinking
 
 MEAL_HOURS = {"breakfast": (5, 11), "lunch": (11, 15), "dinner": (16, 23)}
 MAX_ITEM_HOURS = 6  # longer than an afternoon of one thing is not a plan

@@ -25,8 +25,8 @@ from agents import insights
 from agents import provenance as pv
 from agents.grounding import chooses
 from agents.memory import MemoryNode, MemoryStream
-from agents.seams import Thinking
 from agents.text import Text100, Text160, clean_text
+from agents.thinking import Thinking
 
 KINDS = ("observation", "chat", "thought", "reflection", "plan")  # what a reflection looks back on
 EARLIER = 12  # a grounded insight among this many latest reflections is not concluded again

@@ -1,31 +1,22 @@
-"""The typed seams between a mind and its services, and between the parts of a
-mind (issue 13).
+"""The typed seams between a mind and its two services (issue 13).
 
 - ``Asker``: what minds need of a language model: the road's one request
   (``ask_once``, agents/asking.py) and the structured question with its fallback
   (``ask_traced``). ``agents.llm.Gateway`` is one; ``agents.budget.Budget`` wraps
   one and is one too.
 - ``Embedder``: what minds need of an embedding model (``agents.embeddings``).
-- ``Thinking``: what every part of the architecture (perceive, plan, decompose,
-  reflect, converse) needs of the mind it works for. Each of those modules
-  narrows it with what else it reads (``plan.Planner``, ``converse.Talker`` ...),
-  so a reader sees at a glance which part of a mind a function touches.
+
+What the parts of a mind need of the mind itself is ``agents.thinking.Thinking``.
 """
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Sequence
-from datetime import datetime
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 from pydantic import BaseModel
 
 from agents.asking import LanguageModel
-from agents.memory import MemoryNode
-from agents.persona import Persona
-from agents.settings import MindSettings
-from agents.spatial import SpatialMemory
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -51,33 +42,4 @@ class Embedder(Protocol):
     dim: int
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        ...
-
-
-class Thinking(Protocol):
-    """What every part of the architecture needs of its mind: who it is, its
-    knobs and places, the sim time, one model call and the tallies of rules
-    standing in for the model."""
-
-    name: str
-    persona: Persona
-    settings: MindSettings
-    spatial: SpatialMemory
-    rejected: Counter  # answers (or parts) that parsed but failed validation, by what
-
-    @property
-    def now(self) -> datetime:
-        ...
-
-    def ask(self, schema: Any, prompt: str, purpose: str, fallback: Any = None,
-            **values: Any) -> tuple[Any, str | None]:
-        ...
-
-    def note_fallback(self, what: str, why: str) -> None:
-        ...
-
-    def retrieve(self, query: str, k: int | None = None) -> list[MemoryNode]:
-        ...
-
-    def doing(self) -> str:
         ...
