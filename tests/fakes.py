@@ -40,8 +40,8 @@ import numpy as np
 from pydantic import BaseModel
 
 from agents import scripted
-from agents.config import ModelConfig
-from agents.llm import Gateway, compact_schema, current_call
+from agents.model.config import ModelConfig
+from agents.model.gateway import Gateway, compact_schema, current_call
 
 Responder = Callable[[str, list, type], Any]
 

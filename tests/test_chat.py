@@ -160,7 +160,7 @@ def test_a_chat_round_trip_is_remembered(tmp_path, display):
 
 
 def test_a_failed_job_gives_the_fallback_line(tmp_path, display, monkeypatch):
-    import agents.interview
+    import agents.mind.interview
 
     def broken(*a, **k):
         raise RuntimeError("the mind fell over")

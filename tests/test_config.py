@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agents import config
-from agents.config import EMBEDDED_MODEL, ModelConfig, load_config
-from agents.errors import ConfigError
+from agents.model import config
+from agents.model.config import EMBEDDED_MODEL, ModelConfig, load_config
+from agents.support.errors import ConfigError
 
 
 def test_defaults_are_the_embedded_model(tmp_path):
@@ -140,7 +140,7 @@ def test_the_default_settings_file_is_found_from_any_folder(tmp_path, monkeypatc
 def test_a_save_suggests_its_model_but_never_its_server():
     """What comes from a file is data: a save made on someone's server (its api_base)
     neither sends the user's key there nor names the model for the user's provider."""
-    from agents.config import EMBEDDED_MODEL, load_config_for_saved
+    from agents.model.config import EMBEDDED_MODEL, load_config_for_saved
 
     env = {"OPENAI_API_KEY": "sk-user-key-not-for-strangers"}
     stranger = {"model": "openai/served", "api_base": "http://127.0.0.1:9/v1", "seed": 7, "temperature": 0.2}
@@ -168,7 +168,7 @@ def test_a_save_suggests_its_model_but_never_its_server():
 def test_interviewing_a_strangers_save_uses_the_users_configuration(monkeypatch, capsys):
     from argparse import Namespace
 
-    from agents.config import EMBEDDED_MODEL
+    from agents.model.config import EMBEDDED_MODEL
     from game.interview_cli import _gateway
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-user-key-not-for-strangers")

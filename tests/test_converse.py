@@ -1,7 +1,7 @@
 """Dialogue: ending (flag, turn limit, repetition), cached relationship, memories, talk decisions."""
 from datetime import datetime, timedelta
 
-from agents.types import Conversation, Utterance
+from agents.support.types import Conversation, Utterance
 from tests.scripted_minds import event, garbage, make_mind, persona, plausible, situation
 
 NOW = datetime(2023, 2, 13, 10, 0)
@@ -96,7 +96,7 @@ def test_hallucinated_relationship_falls_back_to_memories():
 
     m, _ = make_mind(responder)
     m.queue_thought("Maria Lopez is my closest friend", 6)
-    from agents.converse import relationship
+    from agents.talk.converse import relationship
 
     m.now = NOW
     m.utter(convo(), NOW, "reading")  # folds the thought in

@@ -4,9 +4,9 @@ from __future__ import annotations
 from datetime import datetime
 from types import SimpleNamespace
 
-from agents import deciding
-from agents import inner_voice as V
-from agents.types import Action
+from agents.mind import deciding
+from agents.planning import inner_voice as V
+from agents.support.types import Action
 from tests.scripted_minds import make_mind, plausible, situation
 
 MORNING = datetime(2023, 2, 13, 7, 0)

@@ -12,10 +12,10 @@ import time
 import pytest
 from pydantic import BaseModel, Field
 
-from agents import dialects as dl
-from agents.config import load_config
-from agents.dialects import Dialects
-from agents.llm import Gateway
+from agents.model import dialects as dl
+from agents.model.config import load_config
+from agents.model.dialects import Dialects
+from agents.model.gateway import Gateway
 
 
 class Rating(BaseModel):

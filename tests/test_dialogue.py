@@ -10,15 +10,15 @@ from datetime import date, datetime, timedelta
 
 import pytest
 
-from agents import dated as dt
 from agents import dialogue as dg
-from agents import grounding as gr
 from agents import provenance as pv
 from agents import wording as wd
-from agents.converse import Social, may_talk
-from agents.mind import Mind
-from agents.settings import MindSettings
-from agents.types import Conversation, Utterance
+from agents.mind.core import Mind
+from agents.recall import grounding as gr
+from agents.residents.mind_settings import MindSettings
+from agents.support.types import Conversation, Utterance
+from agents.talk.converse import Social, may_talk
+from agents.words import dated as dt
 from lab.evaluate.dialogue import dialogue_markdown, dialogue_measures, dialogue_summary
 from tests.fakes import HashEmbedder, make_gateway
 from tests.real_model import needs_model
@@ -205,7 +205,7 @@ def test_a_reaction_names_the_news_in_the_listeners_words():
 
 def test_what_half_the_town_does_and_i_facts_open_with_the_listeners_name():
     m = mind(who=persona("Klaus Mueller"))
-    from agents.plan import PlanItem
+    from agents.planning.plan import PlanItem
     m.today.plan = [PlanItem(NOW, 120, "attending the Valentine's Day party", "the Ville:Hobbs Cafe:cafe", "model")]
     answers = {dg._day_answer(m, wd.Voice(m.name, "Maria Lopez", True, False, str(s)), NOW, "day", s).text
                for s in range(30)}
@@ -226,7 +226,7 @@ def test_what_half_the_town_does_and_i_facts_open_with_the_listeners_name():
 
 
 def test_this_evening_is_answered_with_the_evening():
-    from agents.plan import PlanItem
+    from agents.planning.plan import PlanItem
     m = mind(who=persona("Klaus Mueller"))
     m.today.plan = [PlanItem(NOW.replace(hour=12), 60, "having lunch", "the Ville:Hobbs Cafe:cafe", "model"),
                     PlanItem(NOW.replace(hour=19), 60, "having a drink", "the Ville:The Rose and Crown Pub:pub",
@@ -340,7 +340,7 @@ def test_an_invitation_gets_only_accept_or_decline_with_the_speakers_reason():
 
 
 def test_an_offer_to_meet_is_accepted_where_ones_plan_goes_anyway_and_a_conflict_is_the_reason():
-    from agents.plan import PlanItem
+    from agents.planning.plan import PlanItem
     m = mind(who=persona("Maria Lopez"))
     offer = Utterance("Klaus Mueller", "I'll be having lunch at Hobbs Cafe today at 12 pm. Would you like to join "
                       "me, Maria?", source="repaired: grounded: today's plan; act meet")
@@ -355,7 +355,7 @@ def test_an_offer_to_meet_is_accepted_where_ones_plan_goes_anyway_and_a_conflict
 
 
 def test_one_asks_others_along_to_a_meal_not_to_work_and_retells_news_not_chatter():
-    from agents.plan import PlanItem
+    from agents.planning.plan import PlanItem
     m = mind(who=persona("John Lin"))
     v = dg.voice(m, Conversation((m.name, "Tom Moreno"), "x", NOW))
     m.today.plan = [PlanItem(datetime(2023, 2, 13, 13), 60, "working at the pharmacy counter",
@@ -404,12 +404,12 @@ def test_telling_the_news_is_no_invitation():
     c.lines.append(Utterance("Klaus Mueller", "A Valentine's Day party at Hobbs Cafe on February 14? How lovely!",
                              source="repaired: grounded: act react"))
     assert dg.INVITE in [o.act for o in dg.offers(m, c, NOW, "chatting", "chatting")]
-    from agents.converse import invitation_for
+    from agents.talk.converse import invitation_for
     assert invitation_for(m, "Klaus Mueller", NOW) is not None  # news told, the invitation still to make
 
 
 def test_an_offer_to_meet_is_not_offered_back():
-    from agents.plan import PlanItem
+    from agents.planning.plan import PlanItem
     m = mind(who=persona("Maria Lopez"))
     m.today.plan = [PlanItem(datetime(2023, 2, 13, 12), 60, "having lunch at Hobbs Cafe", "the Ville:Hobbs Cafe:cafe")]
     offer = Utterance("Klaus Mueller", "I'll be having lunch at Hobbs Cafe today at 12 pm. Would you like to join "
@@ -522,7 +522,7 @@ def test_an_offer_made_at_the_last_line_is_answered_and_none_is_made_without_roo
                           "like to join me?", source="repaired: grounded: today's plan; act meet")
     got = dg.offers(m, Conversation(("Maria Lopez", m.name), "x", NOW, lines), NOW, "chatting", "chatting")
     assert {o.act for o in got} <= {dg.ACCEPT, dg.DECLINE} and got and all(o.ends for o in got)
-    from agents.plan import PlanItem
+    from agents.planning.plan import PlanItem
     m.today.plan = [PlanItem(datetime(2023, 2, 13, 18), 60, "having dinner at The Rose and Crown Pub",
                              "the Ville:The Rose and Crown Pub:pub", "model")]
     two = [Utterance("Maria Lopez", "Isabella, I'm painting today.", source="x; act tell")]
@@ -564,7 +564,7 @@ def test_talk_blocks_are_counted_and_a_host_starts_the_talk():
     m.social.last_conversation = NOW
     assert not may_talk(m, "Maria Lopez", NOW, "chatting")
     assert m.social.talk_stats == Counter({"blocked: hours": 1, "blocked: gap": 1})
-    from agents.converse import decide_to_talk
+    from agents.talk.converse import decide_to_talk
     talk_, source = decide_to_talk(m, "Maria Lopez", NOW, "working", "reading")
     assert talk_ and source.startswith("rule: grounded: an invitation to make: memory #")
     m.social.told["Maria Lopez"] = ["event:party|2023-02-14|hobbs cafe"]
@@ -632,9 +632,9 @@ def test_a_conversation_on_the_embedded_model():
     """Isabella, Maria and Klaus as a run starts them, on the real embedded model and embedder:
     two short conversations, with no canned openers, no repeats, no fragments, every line's act
     recorded, and the party's day, hours and place carried whenever it is named."""
-    from agents.embeddings import make_embedder
-    from agents.llm import Gateway, load_config
-    from agents.persona import load_cast
+    from agents.model.gateway import Gateway, load_config
+    from agents.recall.embeddings import make_embedder
+    from agents.residents.persona import load_cast
     from lab.evaluate.interviews import start_minds
 
     config = load_config({"seed": 0}, env={}, toml_path=None)

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from fakes import HashEmbedder
 
-from agents.embeddings import Embedder, LocalEmbedder, VectorCache, make_embedder
-from agents.llm import load_config
+from agents.model.gateway import load_config
+from agents.recall.embeddings import Embedder, LocalEmbedder, VectorCache, make_embedder
 
 
 def cos(a, b):

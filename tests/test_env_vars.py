@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.config import load_config
-from agents.errors import ConfigError
-from agents.local_model import ENV_WHOLE_NUMBERS, env_number
+from agents.engine.local_model import ENV_WHOLE_NUMBERS, env_number
+from agents.model.config import load_config
+from agents.support.errors import ConfigError
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -54,7 +54,7 @@ def test_a_command_that_runs_the_embedded_model_stops_with_one_clear_line(tmp_pa
 
 
 def test_the_embedded_model_reads_its_variables_when_an_instance_is_made(monkeypatch):
-    from agents.local_model import LocalModel
+    from agents.engine.local_model import LocalModel
 
     monkeypatch.setenv("SMALLVILLE_N_CTX", "2048")
     monkeypatch.setenv("SMALLVILLE_N_THREADS", "2")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.mind import Mind
-from agents.persona import load_cast
+from agents.mind.core import Mind
+from agents.residents.persona import load_cast
 from game.saves.saved_run import end_minds, load_target
 from game.saves.store import save_state
 from lab import evaluate as ev
@@ -354,8 +354,8 @@ def test_real_run_no_interviews(real_run, tmp_path):
 def test_real_run_with_interviews(real_run, tmp_path):
     """The interview path on the embedded model, two residents of a real run's save (about 30 s)."""
     folder = real_run[0]
-    from agents.embeddings import make_embedder
-    from agents.llm import Gateway, load_config
+    from agents.model.gateway import Gateway, load_config
+    from agents.recall.embeddings import make_embedder
 
     tg = load_target(folder)
     keep = tg.residents[:2]

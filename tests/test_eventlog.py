@@ -8,8 +8,8 @@ from datetime import datetime
 import pytest
 from mapkit import write_map
 
-from agents.inspection import Inspection
-from agents.pool import MindPool
+from agents.mind.inspection import Inspection
+from agents.threads.pool import MindPool
 from game.saves.saveload import capture, materialize
 from game.saves.store import load_state, save_state
 from game.sim import Simulation

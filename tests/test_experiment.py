@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 import lab.competent  # noqa: F401 - registers scripted/competent
-from agents.config import ModelConfig
-from agents.llm import Gateway
-from agents.persona import load_cast
+from agents.model.config import ModelConfig
+from agents.model.gateway import Gateway
+from agents.residents.persona import load_cast
 from game.headless import run_headless
 from game.world.map_reader import load_town
 from lab.experiment import runners

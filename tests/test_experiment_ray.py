@@ -13,9 +13,9 @@ ray = pytest.importorskip("ray")
 
 from test_experiment import CAST, MAP, WHISPER, _fork_and_compare
 
-from agents.config import ModelConfig
-from agents.llm import Gateway
-from agents.persona import load_cast
+from agents.model.config import ModelConfig
+from agents.model.gateway import Gateway
+from agents.residents.persona import load_cast
 from game.headless import run_headless
 from game.world.map_reader import load_town
 from lab.experiment import runners

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 import lab.competent  # noqa: F401 - registers scripted/competent
-from agents.accounting import Accounting, CallRecord
-from agents.config import ModelConfig
-from agents.llm import Gateway
-from agents.persona import load_cast
+from agents.model.accounting import Accounting, CallRecord
+from agents.model.config import ModelConfig
+from agents.model.gateway import Gateway
+from agents.residents.persona import load_cast
 from game.headless import run_headless
 from game.runs import forecast
 from game.runs.forecast import Ceiling, day_starts, learn, rates_for

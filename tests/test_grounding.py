@@ -8,14 +8,14 @@ from datetime import datetime
 
 import pytest
 
-from agents import grounding as gr
 from agents import provenance as pv
-from agents.config import ModelConfig
-from agents.errors import ConfigError
-from agents.interview import respond, respond_traced
-from agents.mind import Mind
-from agents.settings import MindSettings
-from agents.types import Conversation, Utterance
+from agents.mind.core import Mind
+from agents.mind.interview import respond, respond_traced
+from agents.model.config import ModelConfig
+from agents.recall import grounding as gr
+from agents.residents.mind_settings import MindSettings
+from agents.support.errors import ConfigError
+from agents.support.types import Conversation, Utterance
 from tests.fakes import HashEmbedder, make_gateway
 from tests.real_model import needs_model
 from tests.scripted_minds import persona, plausible
@@ -131,7 +131,7 @@ def test_the_model_chooses_the_fact_and_a_rule_words_it():
 
 
 def test_who_the_resident_is_stays_in_reach_and_prompt_echoes_do_not():
-    from agents.interview import grounded_facts
+    from agents.mind.interview import grounded_facts
     m, _gw = grounded_mind(choosing({"fact": "1"}))
     for i in range(60):  # a long day of newer, important memories
         m.remember("reflection", f"The most salient high-level questions about Maria Lopez number {i}", 9,
@@ -166,8 +166,8 @@ def test_the_chooser_asks_at_its_own_temperature_whichever_asker_carries_it():
     reaches the server through either (it is no piece of writing)."""
     from types import SimpleNamespace
 
-    from agents.budget import Budget
-    from agents.llm import Gateway
+    from agents.model.budget import Budget
+    from agents.model.gateway import Gateway
 
     seen = []
 
@@ -234,7 +234,7 @@ def test_the_setting(tmp_path):
     assert ModelConfig(grounded="false").grounded == "off"
     with pytest.raises(ConfigError, match="grounded must be on, off or auto"):
         ModelConfig(grounded="sometimes")
-    from agents.config import load_config
+    from agents.model.config import load_config
     assert load_config({}, env={"SMALLVILLE_GROUNDED": "off"}, toml_path=None).grounded == "off"
     assert load_config({"grounded": "on", "model": "ollama/x"}, env={}, toml_path=None).grounded == "on"
     toml = tmp_path / "smallville.toml"
@@ -300,14 +300,14 @@ def test_a_fact_passes_from_one_resident_to_another():
 
 
 def test_a_line_about_the_listener_is_said_to_them():
-    from agents.wording import to_listener
+    from agents.talk.wording import to_listener
     assert to_listener("I am a friend of Maria Lopez.", "Maria Lopez") == "I am a friend of yours."
     assert to_listener("I am good friends with Maria Lopez.", "Maria Lopez") == "I am good friends with you."
     assert to_listener("Maria Lopez is studying.", "Maria Lopez") == "You are studying."
 
 
 def test_secrets_and_timetables_are_not_topics():
-    from agents.converse import topics
+    from agents.talk.converse import topics
     m, _ = grounded_mind(choosing({"fact": "1"}))
     m.queue_thought("I have a secret crush on Klaus Mueller, and I have not told anyone", 9)
     m.queue_thought("Isabella's plan for Monday: 07:00-08:00 breakfast; 08:00-12:00 work at the cafe", 9)
@@ -319,7 +319,7 @@ def test_secrets_and_timetables_are_not_topics():
 
 
 def test_what_one_saw_does_not_crowd_out_the_topics():
-    from agents.converse import topics
+    from agents.talk.converse import topics
     m, _ = grounded_mind(choosing({"fact": "1"}))
     for i in range(40):
         m.remember("observation", f"Klaus Mueller is reading book {i} at the table", 3, subject="Klaus Mueller")
@@ -363,9 +363,9 @@ def test_factual_score_with_the_embedded_model():
     """The factual questions of two residents, asked of the real embedded model with the real
     embedder as the story starts: most answered right and briefly (the issue's bar is 70%
     over the battery's residents; `smallville evaluate --battery` measures all of them)."""
-    from agents.embeddings import make_embedder
-    from agents.llm import Gateway, load_config
-    from agents.persona import load_cast
+    from agents.model.gateway import Gateway, load_config
+    from agents.recall.embeddings import make_embedder
+    from agents.residents.persona import load_cast
     from lab.evaluate.factual import factual_rows, factual_score
     from lab.evaluate.interviews import start_minds
 

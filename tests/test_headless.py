@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parent.parent
 MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
 START = datetime(2023, 2, 13, 7, 0)
 
-HAVE_MINDS = importlib.util.find_spec("agents.mind") is not None
+HAVE_MINDS = importlib.util.find_spec("agents.mind.core") is not None
 needs_minds = pytest.mark.skipif(not HAVE_MINDS, reason="agents.mind (the minds) is not written yet")
 needs_map = pytest.mark.skipif(not MAP.exists(), reason=f"{MAP.relative_to(REPO)} is not built yet")
 
@@ -54,7 +54,7 @@ def test_unknown_resident_names_list_the_known_ones():
 
 
 def _town_and_cast():
-    from agents.persona import load_cast
+    from agents.residents.persona import load_cast
     from game.world.map_reader import load_town
 
     town = load_town(MAP)
@@ -221,7 +221,7 @@ def test_real_embedded_model_three_residents_two_hours(real_run):
         if e["kind"] == "action":
             by[e["resident"]].append(e)
     known = set(town.addresses())
-    from agents.types import Action
+    from agents.support.types import Action
     from game.sim import is_sleep
 
     for p in people:

@@ -9,9 +9,9 @@ from datetime import datetime
 
 import pytest
 
-from agents import inner_voice as V
-from agents import plan as P
-from agents.objects import is_sleep
+from agents.planning import inner_voice as V
+from agents.planning import plan as P
+from agents.planning.object_use import is_sleep
 from tests.scripted_minds import make_mind, plausible, situation
 
 DIRECTIVE = "You are going to run against Sam in the upcoming election"
@@ -71,7 +71,7 @@ def test_directive_mid_day_the_model_ignores_it_and_an_item_is_inserted():
 
 @pytest.mark.parametrize("mode", ["paper", "guided"])
 def test_a_model_that_follows_the_directive_plans_it_itself(mode):
-    from agents.settings import MindSettings
+    from agents.residents.mind_settings import MindSettings
 
     def follows(purpose, messages, schema):
         if purpose == "day_plan" and mode == "guided" and "upcoming election" in str(messages):
@@ -117,7 +117,7 @@ def test_while_asleep_it_waits_for_the_next_day():
 
 
 def test_a_save_keeps_the_directive():
-    from agents.mind import Mind
+    from agents.mind.core import Mind
 
     m, gw = make_mind(plausible)
     m.decide(situation(MORNING))
@@ -171,8 +171,8 @@ needs_model = pytest.mark.skipif(
 @needs_model
 @pytest.mark.timeout(240)
 def test_real_embedded_model_plans_the_directed_activity():
-    from agents.llm import Gateway, load_config
-    from agents.mind import Mind
+    from agents.mind.core import Mind
+    from agents.model.gateway import Gateway, load_config
     from tests.fakes import HashEmbedder
     from tests.scripted_minds import persona
 

@@ -49,7 +49,7 @@ def _sheets(folder):
 
 def make_play(tmp_path, respond=responder, visitor="Alex"):
     """A Game with a Session (one resident, a fake model), residents, inspector and chat installed."""
-    from agents.persona import Persona
+    from agents.residents.persona import Persona
     from game.app import Game
     from game.runs.build import build_minds
     from game.runs.session import PlaySimulation, Session, build_parts
@@ -233,8 +233,8 @@ def test_the_panel_marks_what_the_model_did_not_write(tmp_path, display):
 
 
 def test_header_says_when_the_budget_binds():
-    from agents.inspection import Inspection
-    from agents.types import Action
+    from agents.mind.inspection import Inspection
+    from agents.support.types import Action
     from game.view.inspector_text import header_lines
 
     lunch = Action("having lunch", "the Ville:Hobbs Cafe:cafe", datetime(2023, 2, 13, 12, 0), 60,

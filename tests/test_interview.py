@@ -9,7 +9,7 @@ import pytest
 
 from agents import interview
 from agents import provenance as pv
-from agents.interview import Answer, answer_now, fallback_answer, keep_exchange, respond, rule_importance
+from agents.mind.interview import Answer, answer_now, fallback_answer, keep_exchange, respond, rule_importance
 from tests.fakes import make_gateway
 from tests.scripted_minds import garbage, make_mind, persona, plausible, situation
 
@@ -190,8 +190,8 @@ needs_model = pytest.mark.skipif(
 @needs_model
 @pytest.mark.timeout(180)
 def test_real_embedded_model_answers_and_remembers():
-    from agents.llm import Gateway, load_config
-    from agents.mind import Mind
+    from agents.mind.core import Mind
+    from agents.model.gateway import Gateway, load_config
     from tests.fakes import HashEmbedder
 
     gw = Gateway(load_config({"seed": 0, "grounded": "off"}, env={}, toml_path=None))  # the free path

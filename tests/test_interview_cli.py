@@ -30,7 +30,7 @@ def answers(purpose, messages, schema):
 
 @pytest.fixture(scope="module")
 def save(tmp_path_factory) -> Path:
-    from agents.persona import load_cast
+    from agents.residents.persona import load_cast
     from game.runs.session import PlaySimulation, Session, build_parts
     from game.saves.saveload import capture
     from game.world.map_reader import load_town
@@ -150,7 +150,7 @@ def test_whisper_queues_the_thought_in_a_new_save_that_loads(save):
     assert ["I am going to run against Sam in the upcoming election", 9] in [list(x) for x in st["queue"]]
     assert st["directives"] == ["I am going to run against Sam in the upcoming election"]
     # it loads into a running session like any save
-    from agents.persona import load_cast
+    from agents.residents.persona import load_cast
     from game.runs.session import PlaySimulation, Session, build_parts
     from game.saves.saveload import load_into
     from game.world.map_reader import load_town

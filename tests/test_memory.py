@@ -4,7 +4,7 @@ from datetime import datetime, timedelta
 import numpy as np
 import pytest
 
-from agents.memory import EmbeddingMismatch, MemoryStream, minmax
+from agents.recall.memory import EmbeddingMismatch, MemoryStream, minmax
 
 T0 = datetime(2023, 2, 13, 12, 0)
 
@@ -116,7 +116,7 @@ def test_growth_state_round_trip_and_recent():
 def test_retrieval_is_vectorised_over_a_big_stream():
     # No Python loop per node: scoring 20k memories touches only the k nodes
     # it returns (speed itself is measured by `make bench`, not here).
-    from agents.memory import MemoryNode
+    from agents.recall.memory import MemoryNode
 
     class CountingList(list):
         touched = 0
@@ -404,7 +404,7 @@ def test_without_simsimd_the_scan_is_float32(monkeypatch):
 
 
 def test_top_indices_is_exact_on_big_and_small_arrays():
-    from agents.memory import top_indices
+    from agents.recall.memory import top_indices
 
     rng = np.random.default_rng(3)
     for n, k in ((10, 3), (5000, 12), (100_000, 48), (100_000, 12)):
@@ -418,7 +418,7 @@ def test_top_indices_is_exact_on_big_and_small_arrays():
 
 
 def test_int8_copy_is_within_its_stated_error():
-    from agents.memory import _Int8Rows
+    from agents.recall.memory import _Int8Rows
 
     rng = np.random.default_rng(5)
     emb = rng.standard_normal((3000, 384)).astype(np.float32)

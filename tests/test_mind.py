@@ -7,9 +7,9 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from agents.mind import Mind
-from agents.persona import CastError, load_cast
-from agents.types import Conversation, Utterance
+from agents.mind.core import Mind
+from agents.residents.persona import CastError, load_cast
+from agents.support.types import Conversation, Utterance
 from tests.fakes import HashEmbedder, make_gateway
 from tests.scripted_minds import event, garbage, make_mind, plausible, situation
 
@@ -52,7 +52,7 @@ def test_a_daily_budget_binds_visibly(responder):
     """A day far busier than any in the town (ten new people every ten minutes, a chat
     offered each time): with a budget of 150 calls, the 150th is the last, and the
     rules that stand in after it say so."""
-    from agents.mind import Mind
+    from agents.mind.core import Mind
 
     gw = make_gateway(responder, via_litellm=False, budget=150)
     m = Mind(make_mind(responder)[0].persona, gw, HashEmbedder(64))
@@ -154,7 +154,7 @@ def test_bad_cast_files_name_the_problem(tmp_path):
 
 
 def test_state_round_trip_continues_the_same_day():
-    from agents.memory import EmbeddingMismatch
+    from agents.recall.memory import EmbeddingMismatch
 
     m, gw = make_mind(plausible)
     live_a_day(m, hours=3)
@@ -174,7 +174,7 @@ def test_state_round_trip_continues_the_same_day():
 def test_a_failed_embedding_loses_nothing():
     """Perceived and told things wait for their embedding when the embedder fails,
     survive a save, and are stored by a later job."""
-    from agents.mind import Mind
+    from agents.mind.core import Mind
 
     class Flaky(HashEmbedder):
         down = False
@@ -206,7 +206,7 @@ def test_public_methods_for_jobs_and_panels_from_elsewhere():
     """What other modules use instead of the mind's own steps: begin_job + start_turn
     (a job run from elsewhere), memory_text (the inspector), decompose_afresh (after
     the player played the resident)."""
-    from agents.jobs import job_tag
+    from agents.mind.job_tags import job_tag
 
     m, gw = make_mind(plausible)
     assert m.memory_text(0) is None  # no memories yet, and none created by looking

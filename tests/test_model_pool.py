@@ -7,9 +7,10 @@ import threading
 
 import pytest
 
-from agents import local_model, model_pool
-from agents.errors import ConfigError
-from agents.local_model import LocalModel, ModelPool, default_instances
+from agents import local_model
+from agents.engine import model_pool
+from agents.engine.local_model import LocalModel, ModelPool, default_instances
+from agents.support.errors import ConfigError
 
 
 class SlowInstance:

@@ -16,8 +16,8 @@ import pytest
 from fakes import HashEmbedder
 from model_servers import OllamaServer, ProseServer
 
-from agents.dialects import Dialects
-from agents.llm import Gateway, load_config
+from agents.model.dialects import Dialects
+from agents.model.gateway import Gateway, load_config
 
 REPO = Path(__file__).resolve().parents[1]
 MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
@@ -32,7 +32,7 @@ def gateway(model: str, base: str, memory: Path | None = None) -> Gateway:
 
 
 def short_sim(gw: Gateway, out: Path):
-    from agents.persona import load_cast
+    from agents.residents.persona import load_cast
     from game.headless import run_headless
     from game.world.map_reader import load_town
 

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from agents import local_model
-from agents.local_model import LocalModel, f16_copy_path, find_gguf, runtime_gguf
+from agents.engine.local_model import LocalModel, f16_copy_path, find_gguf, runtime_gguf
 
 
 def _shipped():
@@ -77,7 +77,7 @@ def test_unwritable_cache_runs_the_shipped_weights_and_says_where(tmp_path, capl
     cache = tmp_path / "cache"
     cache.mkdir()
     (cache / "models").write_text("a file where the folder should be")
-    with caplog.at_level(logging.WARNING, logger="agents.local_model"):
+    with caplog.at_level(logging.WARNING, logger="agents.engine.local_model"):
         assert runtime_gguf(shipped, cache) == shipped
     assert "shipped 4-bit weights" in caplog.text and str(cache / "models") in caplog.text
 
@@ -86,7 +86,7 @@ def test_unwritable_cache_runs_the_shipped_weights_and_says_where(tmp_path, capl
 def test_unreadable_shipped_file_runs_as_it_is_and_leaves_no_temp(tmp_path, caplog):
     shipped = tmp_path / "broken.Q4_1.gguf"
     shipped.write_bytes(b"not a gguf file at all" * 100)
-    with caplog.at_level(logging.WARNING, logger="agents.local_model"):
+    with caplog.at_level(logging.WARNING, logger="agents.engine.local_model"):
         assert runtime_gguf(shipped, tmp_path / "cache") == shipped
     assert "converter failed" in caplog.text
     assert list((tmp_path / "cache" / "models").iterdir()) == []
@@ -101,7 +101,7 @@ def test_damaged_copy_is_removed_and_the_shipped_weights_load(tmp_path, monkeypa
     damaged.parent.mkdir(parents=True)
     damaged.write_bytes(b"GGUF" + b"\0" * 4096)  # cut short: a full disk, a stray edit
     model = LocalModel()
-    with caplog.at_level(logging.WARNING, logger="agents.local_model"):
+    with caplog.at_level(logging.WARNING, logger="agents.engine.local_model"):
         model.load()
     try:
         assert not damaged.exists()

@@ -7,7 +7,7 @@ import random
 from datetime import datetime
 from types import SimpleNamespace
 
-from agents.types import Action
+from agents.support.types import Action
 from game.sim import SimSettings, Simulation, perception
 from game.sim.bodies import Body
 from game.sim.nearby import Nearby

@@ -10,9 +10,9 @@ from types import SimpleNamespace
 import mapkit
 import pytest
 
-from agents import objects as plan
-from agents.pool import MindPool
-from agents.types import Decision
+from agents.planning import object_use as plan
+from agents.support.types import Decision
+from agents.threads.pool import MindPool
 from game.sim import Simulation
 from game.world.map_reader import load_town
 

@@ -17,8 +17,8 @@ from types import SimpleNamespace
 import pytest
 from mapkit import write_map
 
-from agents.inspection import Inspection
-from agents.types import Action, Decision, Utterance
+from agents.mind.inspection import Inspection
+from agents.support.types import Action, Decision, Utterance
 from game.sim import STEP, Simulation, ahead
 from game.world.map_reader import load_town
 

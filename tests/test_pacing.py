@@ -22,11 +22,11 @@ pytest.importorskip("pygame_gui")
 from test_play import MAP
 
 from agents import priority
-from agents.inspection import Inspection
-from agents.local_model import ModelPool
-from agents.persona import load_cast
-from agents.pool import MindPool
-from agents.types import Action, Decision
+from agents.engine.local_model import ModelPool
+from agents.mind.inspection import Inspection
+from agents.residents.persona import load_cast
+from agents.support.types import Action, Decision
+from agents.threads.pool import MindPool
 from game.runs.pacing import LAG_MIN, Pacer, describe
 from tests.fakes import HashEmbedder, make_gateway
 from tests.scripted_minds import plausible
@@ -190,7 +190,7 @@ def test_a_freed_model_instance_goes_to_the_lowest_ranked_call():
 def test_the_visitors_reply_overtakes_25_queued_decisions(display):
     """Through the real game loop: 24 residents' minds take 0.3 s a decision on one
     worker; Isabella answers the visitor before more than a couple of them are done."""
-    from agents.pool import MindPool
+    from agents.threads.pool import MindPool
     from game.runs.build import build_minds
     from lab.standins import BusyMind
 
@@ -391,8 +391,8 @@ def test_t_with_nobody_near_says_so_and_the_next_letters_fire_no_hotkeys(display
 
 
 def test_pace_comes_from_the_flag_the_environment_or_the_toml_and_is_checked(tmp_path):
-    from agents.config import load_config
-    from agents.errors import ConfigError
+    from agents.model.config import load_config
+    from agents.support.errors import ConfigError
 
     assert load_config({}, env={}, toml_path=None).pace == "minds"
     assert load_config({"pace": "clock"}, env={}, toml_path=None).pace == "clock"
@@ -407,9 +407,9 @@ def test_pace_comes_from_the_flag_the_environment_or_the_toml_and_is_checked(tmp
 def test_a_reply_before_the_minds_first_job_comes_from_its_description(tmp_path):
     """The morning's queue: a resident not yet seeded still answers from who it is,
     read-only (nothing stored), and the provenance names its description."""
-    from agents.interview import answer_now
-    from agents.mind import Mind
-    from agents.settings import MindSettings
+    from agents.mind.core import Mind
+    from agents.mind.interview import answer_now
+    from agents.residents.mind_settings import MindSettings
 
     isa = next(p for p in cast(25) if p.name == ISABELLA)
     gw = make_gateway(lambda p, m, s: {"fact": "1"} if p == "choose_fact" else plausible(p, m, s), via_litellm=False)

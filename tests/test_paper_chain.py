@@ -17,7 +17,7 @@ import pytest
 
 import lab.competent
 from agents import provenance as pv
-from agents.persona import load_cast
+from agents.residents.persona import load_cast
 from game.runs import runstats
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,8 +42,8 @@ def test_the_stand_in_knows_no_resident_and_no_scenario():
 
 @pytest.fixture(scope="module")
 def chain_run(tmp_path_factory):
-    from agents.config import ModelConfig
-    from agents.llm import Gateway
+    from agents.model.config import ModelConfig
+    from agents.model.gateway import Gateway
     from game.headless import run_headless, select_residents
     from game.world.map_reader import load_town
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from mapkit import write_map
 
-from agents.inspection import Inspection
-from agents.pool import MindPool
-from agents.types import Action, Decision
+from agents.mind.inspection import Inspection
+from agents.support.types import Action, Decision
+from agents.threads.pool import MindPool
 from game.sim import SimSettings, Simulation, movement
 from game.sim.state import body_from_dict, body_to_dict
 from game.world import astar

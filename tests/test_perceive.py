@@ -3,8 +3,8 @@ hour), the resident's own doing remembered, importance rated by the model in
 batches (or by a rule that says so)."""
 from datetime import datetime, timedelta
 
-from agents.perceive import perceive
-from agents.types import Action
+from agents.recall.perceive import perceive
+from agents.support.types import Action
 from tests.scripted_minds import event, garbage, make_mind, plausible
 
 NOW = datetime(2023, 2, 13, 9, 0)
@@ -94,7 +94,7 @@ def test_bad_ratings_keep_the_rules_and_say_why():
 
 
 def test_importance_schema_bounds_each_rating():
-    from agents.perceive import importance_schema
+    from agents.recall.perceive import importance_schema
 
     js = importance_schema(2).model_json_schema()
     items = js["properties"]["ratings"]["items"]
@@ -119,7 +119,7 @@ def test_unchanged_idle_objects_are_stored_once_however_long_the_town_runs():
 
 
 def test_what_was_seen_survives_a_save_and_an_old_save_keeps_the_latest_sight():
-    from agents.perceive import Senses
+    from agents.recall.perceive import Senses
 
     m, _ = mind()
     stove = "the Ville:Hobbs Cafe:cafe:stove"
@@ -135,7 +135,7 @@ def test_what_was_seen_survives_a_save_and_an_old_save_keeps_the_latest_sight():
 
 
 def test_what_was_seen_is_capped(monkeypatch):
-    import agents.perceive as perceive_mod
+    import agents.recall.perceive as perceive_mod
 
     monkeypatch.setattr(perceive_mod, "SEEN_LIMIT", 5)
     m, _ = mind()

@@ -9,12 +9,12 @@ from types import SimpleNamespace as NS
 import pytest
 from pydantic import ValidationError
 
-from agents import plan as P
 from agents import provenance as pv
-from agents.decompose import steps_schema, validate_steps
-from agents.objects import is_sleep
-from agents.settings import MindSettings
-from agents.spatial import SpatialMemory
+from agents.planning import plan as P
+from agents.planning.decompose import steps_schema, validate_steps
+from agents.planning.object_use import is_sleep
+from agents.recall.spatial import SpatialMemory
+from agents.residents.mind_settings import MindSettings
 from tests.scripted_minds import garbage, make_mind, persona, plausible, situation
 
 DAY = datetime(2023, 2, 13, 6, 0)
@@ -257,7 +257,7 @@ def test_late_riser_sleeps_until_wake_at_story_start():
 
 def test_the_routines_lunch_is_spread_over_the_cafe_the_pub_and_home():
     """Every routine's lunch at the cafe put 21 of 25 at Hobbs Cafe at noon."""
-    from agents.persona import load_cast
+    from agents.residents.persona import load_cast
     from game.world.map_reader import load_town
     from tests.test_play import MAP
 

@@ -24,8 +24,8 @@ pygame = pytest.importorskip("pygame")
 from fakes import HashEmbedder, make_gateway
 from scripted_minds import plausible
 
-from agents.inspection import Inspection
-from agents.types import Action, Decision, Utterance
+from agents.mind.inspection import Inspection
+from agents.support.types import Action, Decision, Utterance
 
 ROOT = Path(__file__).resolve().parents[1]
 MAP = ROOT / "maps" / "the_ville" / "the_ville.tmx"
@@ -338,7 +338,7 @@ class GreeterMind:
 
 
 def test_a_mind_that_wants_to_talk_to_the_visitor_greets_them(display):
-    from agents.persona import load_cast
+    from agents.residents.persona import load_cast
     from game.runs.session import Session
 
     cast, _ = load_cast(MAP.parent)
@@ -389,7 +389,7 @@ class BrokenGreeter(GreeterMind):
 @pytest.mark.parametrize("how", ["raise", "empty"])
 def test_a_greeting_that_fails_is_logged_and_a_plain_hello_stands_in(display, how, caplog):
     from agents import provenance as pv
-    from agents.persona import load_cast
+    from agents.residents.persona import load_cast
     from game.runs.session import Session
 
     cast, _ = load_cast(MAP.parent)
@@ -496,8 +496,8 @@ def test_each_model_server_shows_its_health_in_the_hud(play, tmp_path):
     from fake_openai import FakeOpenAI
     from pydantic import BaseModel
 
-    from agents.config import load_config
-    from agents.llm import Gateway
+    from agents.model.config import load_config
+    from agents.model.gateway import Gateway
     from game.view.hud import BAD
 
     class Say(BaseModel):
@@ -524,7 +524,7 @@ def test_an_unreachable_model_shows_in_the_hud_through_the_real_path(display):
     The residents' calls fail to connect, fall back, and the HUD says so."""
     import socket
 
-    from agents.llm import Gateway, load_config
+    from agents.model.gateway import Gateway, load_config
     from game.runs.session import Session
 
     with socket.socket() as sock:  # a port that was free a moment ago: nothing listens there now

@@ -4,7 +4,7 @@ from __future__ import annotations
 import threading
 import time
 
-from agents.pool import MindPool
+from agents.threads.pool import MindPool
 
 
 def test_results_come_back():
@@ -113,7 +113,7 @@ def test_play_workers_run_below_the_frame_thread():
 
     import pytest
 
-    from agents.pool import MindPool
+    from agents.threads.pool import MindPool
 
     if not sys.platform.startswith("linux"):
         pytest.skip("per-thread priorities are Linux's")

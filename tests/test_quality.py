@@ -20,8 +20,8 @@ if __name__ == "__main__":
 
 import itertools
 
-from agents import activity as A
-from agents import emoji as E
+from agents.words import activity as A
+from agents.words import emoji_vocabulary as E
 
 JUNK = ["5 minutes", "life", "action", "work", "👍👍👍👍", "🌾", "10:00", "", "   ", "step 1 of the task",
         "coffee coffee coffee", "activity", "spinning", "living in the dorm", "the library", "{}",
@@ -116,7 +116,7 @@ def test_place_and_time_clashes():
 
 
 def _cast():
-    from agents.persona import load_cast
+    from agents.residents.persona import load_cast
 
     return {p.name: p for p in load_cast(Path(__file__).resolve().parents[1] / "maps" / "the_ville")[0]}
 
@@ -157,10 +157,10 @@ def test_emoji_come_from_the_drawable_vocabulary():
 def test_steps_replace_junk_and_keep_good_model_steps():
     from datetime import timedelta
 
-    from agents import plan as P
     from agents import provenance as pv
-    from agents.decompose import validate_steps
-    from agents.spatial import SpatialMemory
+    from agents.planning import plan as P
+    from agents.planning.decompose import validate_steps
+    from agents.recall.spatial import SpatialMemory
 
     isa = _cast()["Isabella Rodriguez"]
     sp = SpatialMemory()
@@ -190,9 +190,9 @@ def test_steps_replace_junk_and_keep_good_model_steps():
 def test_steps_that_stop_short_are_continued_by_rule():
     from datetime import timedelta
 
-    from agents import plan as P
-    from agents.decompose import validate_steps
-    from agents.spatial import SpatialMemory
+    from agents.planning import plan as P
+    from agents.planning.decompose import validate_steps
+    from agents.recall.spatial import SpatialMemory
 
     isa = _cast()["Isabella Rodriguez"]
     sp = SpatialMemory()
@@ -210,9 +210,9 @@ def test_steps_that_stop_short_are_continued_by_rule():
 
 
 def test_day_plan_slots_keep_good_words_and_replace_the_rest():
-    from agents import plan as P
-    from agents.settings import MindSettings
-    from agents.spatial import SpatialMemory
+    from agents.planning import plan as P
+    from agents.recall.spatial import SpatialMemory
+    from agents.residents.mind_settings import MindSettings
 
     klaus = _cast()["Klaus Mueller"]
     sp = SpatialMemory()
@@ -237,7 +237,7 @@ def test_day_plan_slots_keep_good_words_and_replace_the_rest():
 
 
 def test_relationship_summaries_may_only_name_people_in_memories():
-    from agents.converse import relationship_problem
+    from agents.talk.converse import relationship_problem
 
     mems = ["Isabella Rodriguez is hosting a party at Hobbs Cafe", "Maria Lopez studies physics"]
     me, other = "Maria Lopez", "Isabella Rodriguez"

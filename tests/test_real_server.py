@@ -18,9 +18,9 @@ from fakes import HashEmbedder
 from llama_server import ALIAS, LlamaServer
 from pydantic import BaseModel
 
-from agents.config import load_config
-from agents.dialects import Dialects
-from agents.llm import Gateway
+from agents.model.config import load_config
+from agents.model.dialects import Dialects
+from agents.model.gateway import Gateway
 
 REPO = Path(__file__).resolve().parents[1]
 MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
@@ -72,7 +72,7 @@ def test_the_real_server_refuses_json_schema_and_takes_json_object_with_the_sche
 
 
 def short_sim(gw: Gateway, out: Path, on_step=None):
-    from agents.persona import load_cast
+    from agents.residents.persona import load_cast
     from game.headless import run_headless
     from game.world.map_reader import load_town
 

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from agents import local_model
-from agents.grounding import choice_schema
+from agents.recall.grounding import choice_schema
 from lab.bench import replay_calls
 
 needs_model = pytest.mark.skipif(

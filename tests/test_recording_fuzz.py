@@ -30,7 +30,7 @@ pytestmark = pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not
 def recording(tmp_path_factory) -> bytes:
     from fakes import HashEmbedder, chatty, make_gateway
 
-    from agents.persona import load_cast
+    from agents.residents.persona import load_cast
     from game.headless import run_headless
     from game.world.map_reader import load_town
 

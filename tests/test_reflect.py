@@ -1,7 +1,7 @@
 """Reflection: the trigger at the threshold, citations that point at real nodes, trees."""
 from datetime import datetime
 
-from agents.reflect import reflect, should_reflect
+from agents.recall.reflect import reflect, should_reflect
 from tests.scripted_minds import make_mind, plausible
 
 NOW = datetime(2023, 2, 13, 15, 0)

@@ -8,12 +8,12 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from agents import grounding as gr
-from agents import insights
 from agents import provenance as pv
-from agents.mind import Mind
-from agents.reflect import reflect
-from agents.settings import MindSettings
+from agents.mind.core import Mind
+from agents.recall import grounding as gr
+from agents.recall import insights
+from agents.recall.reflect import reflect
+from agents.residents.mind_settings import MindSettings
 from tests.fakes import HashEmbedder, make_gateway
 from tests.real_model import needs_model
 from tests.scripted_minds import persona, plausible, situation
@@ -232,9 +232,9 @@ def test_offered_keeps_prompt_echoes_and_free_reflections_from_talk_and_answers(
 
 
 def test_free_reflections_are_no_topic_and_no_answer_but_stay_in_memory():
-    from agents.converse import topics
-    from agents.interview import grounded_facts
-    from agents.types import Conversation
+    from agents.mind.interview import grounded_facts
+    from agents.support.types import Conversation
+    from agents.talk.converse import topics
 
     m, _ = mind()
     m.remember_many([dict(kind="reflection", text="Maria Lopez's favorite food is pizza", importance=10,
@@ -326,10 +326,10 @@ def test_a_reflection_on_the_embedded_model_names_only_what_exists():
     """Isabella's small seeded stream (talks with Maria, the party, the cafe, and a free
     reflection of the old kind with an invented name), reflected on by the real embedded
     model: one reflection, citing real memories, naming only people and places she knows."""
-    from agents.embeddings import make_embedder
-    from agents.llm import Gateway, load_config
-    from agents.mind import Mind
-    from agents.persona import load_cast
+    from agents.mind.core import Mind
+    from agents.model.gateway import Gateway, load_config
+    from agents.recall.embeddings import make_embedder
+    from agents.residents.persona import load_cast
 
     config = load_config({"seed": 0}, env={}, toml_path=None)
     assert config.grounded == "on" and config.planning == "guided"
@@ -359,7 +359,7 @@ def test_a_reflection_on_the_embedded_model_names_only_what_exists():
 # ---------------------------------------------------------------------------- the rate: importance by choice
 
 def observed(m, n, start=0):
-    from agents.perceive import perceive
+    from agents.recall.perceive import perceive
     from tests.scripted_minds import event
     perceive(m, [event(f"Person {i} Smith", f"doing task {i}") for i in range(start, start + n)])
     return [x for x in m.memory.nodes if x.kind == "observation"][-n:]
@@ -463,7 +463,7 @@ def test_no_topic_of_a_way_of_talking_or_a_routine_and_plurals_agree():
 
 
 def test_a_choosing_model_reflects_at_most_once_in_the_gap_and_the_paper_mode_is_not_held():
-    from agents.reflect import should_reflect
+    from agents.recall.reflect import should_reflect
     m, _ = mind()
     m.remember_many([dict(kind="reflection", text="I often talk with Maria Lopez.", importance=5, created=at(9))])
     m.memory.importance_since_reflection = m.settings.reflection_threshold + 1
@@ -479,7 +479,7 @@ def test_a_choosing_model_reflects_at_most_once_in_the_gap_and_the_paper_mode_is
 
 
 def test_a_quiet_day_still_gets_a_reflection_and_an_empty_one_does_not():
-    from agents.reflect import QUIET_SUM, should_reflect
+    from agents.recall.reflect import QUIET_SUM, should_reflect
     m, _ = mind()  # its seed memories were made at 06:00
     m.memory.importance_since_reflection = QUIET_SUM
     m.now = NOW.replace(hour=13)

@@ -28,7 +28,7 @@ needs_map = pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not 
 
 
 def _town_and_cast():
-    from agents.persona import load_cast
+    from agents.residents.persona import load_cast
     from game.world.map_reader import load_town
 
     town = load_town(MAP)
@@ -42,8 +42,8 @@ def recorded_run(tmp_path_factory):
     scripted competent model, from noon on Valentine's Day (they meet at Hobbs Cafe
     and talk), and where everyone stood after every step (the simulation's own)."""
     import lab.competent  # noqa: F401 - registers scripted/competent
-    from agents.config import ModelConfig
-    from agents.llm import Gateway
+    from agents.model.config import ModelConfig
+    from agents.model.gateway import Gateway
     from game.headless import run_headless
 
     town, cast, scenario = _town_and_cast()

@@ -10,10 +10,10 @@ import pytest
 from fake_openai import FakeOpenAI
 from pydantic import BaseModel
 
-from agents.config import load_config
-from agents.errors import ConfigError
-from agents.llm import Gateway
-from agents.router import Deployment, ModelRouter
+from agents.model.config import load_config
+from agents.model.gateway import Gateway
+from agents.model.router import Deployment, ModelRouter
+from agents.support.errors import ConfigError
 
 
 class Say(BaseModel):
@@ -181,7 +181,7 @@ def test_a_full_router_waits_for_room_instead_of_overfilling():
      "the GPU fell over badly today"),
 ])
 def test_the_hud_says_why_a_server_is_down_in_a_few_words(err, said):
-    from agents.router import short_error
+    from agents.model.router import short_error
 
     assert short_error(err) == said
 

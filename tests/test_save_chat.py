@@ -18,7 +18,7 @@ import pytest
 from fakes import HashEmbedder
 from test_savegame import DORM, MAP, make_session
 
-from agents.interview import Reply, answer_now, keep_exchange, owe_exchange
+from agents.mind.interview import Reply, answer_now, keep_exchange, owe_exchange
 
 pytestmark = pytest.mark.skipif(not MAP.exists(), reason="the Ville map is not built")
 NAME = DORM[0]

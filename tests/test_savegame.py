@@ -45,7 +45,7 @@ def make_session(names=DORM, *, lockstep=True, responder=chatty, seed=3, **gw):
     """A Session on the real map with real Minds on a scripted model."""
     from fakes import HashEmbedder, make_gateway
 
-    from agents.persona import load_cast
+    from agents.residents.persona import load_cast
     from game.runs.session import PlaySimulation, Session, build_parts
     from game.world.map_reader import load_town
 
@@ -346,7 +346,7 @@ def _read_jsonl(path):
 def _headless(out, hours, **kw):
     from fakes import HashEmbedder, make_gateway
 
-    from agents.persona import load_cast
+    from agents.residents.persona import load_cast
     from game.headless import run_headless
     from game.world.map_reader import load_town
 
@@ -462,8 +462,8 @@ def test_a_big_town_saves_with_its_heavy_work_off_the_main_thread_and_loads_whol
 
     from fakes import HashEmbedder, make_gateway
 
-    from agents.mind import Mind
-    from agents.persona import load_cast
+    from agents.mind.core import Mind
+    from agents.residents.persona import load_cast
     from game.runs.session import PlaySimulation, Session, build_parts
     from game.saves.saveload import capture, commit, prepare
     from game.saves.store import SaveWriter

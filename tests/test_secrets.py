@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from fakes import HashEmbedder, chatty, make_gateway
 
-from agents.redact import redact, redact_data
+from agents.support.redact import redact, redact_data
 
 REPO = Path(__file__).resolve().parent.parent
 MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
@@ -74,7 +74,7 @@ def _leaks(folder: Path) -> list[str]:
 
 @pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not built")
 def test_a_run_folder_its_saves_and_the_log_hold_no_secret(tmp_path, monkeypatch):
-    from agents.persona import load_cast
+    from agents.residents.persona import load_cast
     from game.headless import run_headless
     from game.saves.store import list_saves, load_state
     from game.support.logs import setup_logging
@@ -125,7 +125,7 @@ def test_redaction_keeps_json_valid_and_the_rest_readable(monkeypatch):
 
 
 def test_a_saves_redacted_endpoint_still_tells_the_users_own_server(monkeypatch):
-    from agents.config import load_config_for_saved
+    from agents.model.config import load_config_for_saved
 
     saved = {"model": "openai/saved-model", "api_base": redact(API_BASE)}
     mine, note = load_config_for_saved(saved, {"api_base": API_BASE}, env={}, toml_path=None)
@@ -165,7 +165,7 @@ def test_the_hud_shows_where_the_model_is_never_its_credentials(display, monkeyp
 def test_a_settings_file_in_the_working_folder_that_moves_the_endpoint_warns_once(tmp_path, monkeypatch, capsys):
     """A smallville.toml that came with a downloaded folder and names its own server,
     while a key is set: litellm would send the key there. One warning, naming the file."""
-    from agents import config
+    from agents.model import config
 
     monkeypatch.setattr(config, "_warned_endpoints", set())
     monkeypatch.chdir(tmp_path)
@@ -183,7 +183,7 @@ def test_a_settings_file_in_the_working_folder_that_moves_the_endpoint_warns_onc
 
 @pytest.mark.parametrize("case", ["no key", "flag wins", "home folder", "no endpoint"])
 def test_no_warning_when_the_key_cannot_go_to_the_files_server(tmp_path, monkeypatch, capsys, case):
-    from agents import config
+    from agents.model import config
 
     monkeypatch.setattr(config, "_warned_endpoints", set())
     home = tmp_path / "home"
@@ -205,7 +205,7 @@ def test_each_writer_redacts_what_it_is_handed(tmp_path, monkeypatch):
     """The run folder's writers, each handed a secret directly (a model name with a key
     in it, an event that repeats an endpoint): the call log, the timeline and the
     recording's writer write it redacted."""
-    from agents.accounting import Accounting, CallRecord
+    from agents.model.accounting import Accounting, CallRecord
     from game.runs.recording import _Writer
     from game.runs.timeline import render_timeline, write_jsonl
 

@@ -9,10 +9,10 @@ from types import SimpleNamespace
 
 from mapkit import DEFAULT_SPAWNS, write_map
 
-from agents.inspection import Inspection
-from agents.memory import MemoryNode
-from agents.pool import MindPool
-from agents.types import Action, Decision, Utterance
+from agents.mind.inspection import Inspection
+from agents.recall.memory import MemoryNode
+from agents.support.types import Action, Decision, Utterance
+from agents.threads.pool import MindPool
 from game.sim import STEP, SimSettings, Simulation, is_sleep, routine_action
 from game.world.map_reader import load_town
 

@@ -13,7 +13,7 @@ from typing import Annotated
 from pydantic import BaseModel, Field
 
 from agents import Gateway, ModelConfig, load_config
-from agents.router import Deployment
+from agents.model.router import Deployment
 from lab.competent import MODEL
 from lab.standin_server import Slots, StandinServer, main, schema_of
 

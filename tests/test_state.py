@@ -15,17 +15,17 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents.accounting import Accounting, CallRecord
-from agents.budget import Budget
-from agents.converse import Social
-from agents.memory import MemoryStream
-from agents.mind import Mind
-from agents.perceive import Senses
-from agents.pool import MindPool
-from agents.spatial import SpatialMemory
-from agents.state import Stateful
-from agents.today import Today
-from agents.types import Conversation, Utterance
+from agents.mind.core import Mind
+from agents.model.accounting import Accounting, CallRecord
+from agents.model.budget import Budget
+from agents.planning.today import Today
+from agents.recall.memory import MemoryStream
+from agents.recall.perceive import Senses
+from agents.recall.spatial import SpatialMemory
+from agents.support.stateful import Stateful
+from agents.support.types import Conversation, Utterance
+from agents.talk.converse import Social
+from agents.threads.pool import MindPool
 from game import sim as sim_api
 from game.runs.build import build_parts
 from game.runs.session import Session
@@ -114,7 +114,7 @@ def chatty(purpose, messages, schema):
 
 
 def _session(sim_class_name: str = "PlaySimulation") -> Session:
-    from agents.persona import load_cast
+    from agents.residents.persona import load_cast
 
     town = load_town(MAP)
     cast, scenario = load_cast(MAP.parent)

@@ -13,8 +13,8 @@ from types import SimpleNamespace
 import pytest
 from test_sim import CAFE, HOME, START, StandIn, act, make_sim, run
 
-from agents.decompose import reuse_key
-from agents.types import Action, Decision
+from agents.planning.decompose import reuse_key
+from agents.support.types import Action, Decision
 from game.runs.pacing import LAG_MIN, Pacer, PaceStatus, describe, steady_pace
 from game.saves.capture import job_tag_of
 from game.sim import SimSettings, decisions
@@ -439,8 +439,8 @@ def cafe_steps(purpose, messages, schema):
 
 
 def test_the_next_hour_of_the_same_activity_reuses_its_steps_without_a_call():
-    from agents.decompose import decompose, reuse_key
-    from agents.plan import PlanItem
+    from agents.planning.decompose import decompose, reuse_key
+    from agents.planning.plan import PlanItem
 
     m, gw = make_mind(cafe_steps)
     m.decide(situation(START))
@@ -466,8 +466,8 @@ def test_the_next_hour_of_the_same_activity_reuses_its_steps_without_a_call():
 
 
 def test_steps_a_rule_made_are_not_reused_and_the_record_survives_a_save():
-    from agents.decompose import decompose
-    from agents.today import Today
+    from agents.planning.decompose import decompose
+    from agents.planning.today import Today
 
     m, gw = make_mind(lambda p, msgs, s: {} if p == "decompose" else plausible(p, msgs, s))
     m.decide(situation(START))

@@ -9,7 +9,7 @@ import time
 
 from test_sim import CAFE, StandIn, act, make_sim, run
 
-from agents.types import Action, Decision
+from agents.support.types import Action, Decision
 from game.sim import SimSettings
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.persona import CastError, load_cast, load_residents
-from agents.townsfolk import MAX_RESIDENTS, grow_cast, read_places
+from agents.residents.persona import CastError, load_cast, load_residents
+from agents.residents.townsfolk import MAX_RESIDENTS, grow_cast, read_places
 from game.runs.build import select_residents, spawns_of
 from game.support.errors import UserError
 from game.world.map_reader import load_town
@@ -168,8 +168,8 @@ def test_thirty_residents_run_through_the_sim_with_the_scripted_stand_in(ville, 
     and move like the scenario's."""
     from fakes import HashEmbedder
 
-    from agents.config import ModelConfig
-    from agents.llm import Gateway
+    from agents.model.config import ModelConfig
+    from agents.model.gateway import Gateway
     from game.headless import run_headless
 
     town, cast, scenario = ville
@@ -255,8 +255,8 @@ def test_a_generated_town_replays_with_its_residents(ville, tmp_path, display):
 def test_a_generated_town_resumes_and_forks_from_its_saves(ville, tmp_path):
     """`sim --resume` and `fork` of a --agents 27 run make its generated residents again
     from the save's seed (a fork's branches run other seeds: the town stays the same)."""
-    from agents.config import ModelConfig
-    from agents.llm import Gateway
+    from agents.model.config import ModelConfig
+    from agents.model.gateway import Gateway
     from game.headless import run_headless
     from smallville.cli import main
 

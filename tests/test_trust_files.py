@@ -48,9 +48,9 @@ def test_a_damaged_dialect_memory_is_no_memory_and_is_written_whole_again(tmp_pa
                                                                           damage):
     """.cache/dialects.json damaged: the calls to the server still answer, one log line
     says so, and the endpoint is remembered again, in a whole file."""
-    from agents.config import load_config
-    from agents.dialects import memory_key
-    from agents.llm import Gateway
+    from agents.model.config import load_config
+    from agents.model.dialects import memory_key
+    from agents.model.gateway import Gateway
 
     monkeypatch.setenv("SMALLVILLE_HOME", str(tmp_path))
     cache = tmp_path / ".cache" / "dialects.json"
@@ -60,7 +60,7 @@ def test_a_damaged_dialect_memory_is_no_memory_and_is_written_whole_again(tmp_pa
     cache.write_bytes(raw.encode("latin-1") if damage == "not UTF-8" else raw.encode("utf-8"))
     gw = Gateway(load_config({"model": "openai/m", "api_base": server.api_base, "retries": 0, "timeout": 10},
                              env={}, toml_path=None))
-    with caplog.at_level(logging.WARNING, logger="agents.dialects"):
+    with caplog.at_level(logging.WARNING, logger="agents.model.dialects"):
         for i in range(3):
             value, why = gw.ask_traced(Say, f"hi {i}", purpose="t", fallback=Say(text="F"))
             assert why is None and value.text == "hello from cache", (damage, why)
@@ -92,9 +92,9 @@ def test_a_damaged_forecast_rates_file_stops_no_run_and_is_written_whole_again(t
     """.cache/forecast_rates.json damaged: the run starts (its forecast from the defaults),
     ends with its summary and timeline, and the file is whole again, with its measurement."""
     import lab.competent  # noqa: F401 - registers scripted/competent
-    from agents.config import ModelConfig
-    from agents.llm import Gateway
-    from agents.persona import load_cast
+    from agents.model.config import ModelConfig
+    from agents.model.gateway import Gateway
+    from agents.residents.persona import load_cast
     from game.headless import run_headless
     from game.runs import forecast
     from game.world.map_reader import load_town
@@ -173,7 +173,7 @@ def test_fork_copies_its_start_save_whole(tmp_path, monkeypatch):
     (the copy goes through a temporary beside it)."""
     from argparse import Namespace
 
-    from agents.persona import load_cast
+    from agents.residents.persona import load_cast
     from game.headless import run_headless
     from game.saves.store import read_info
     from game.world.map_reader import load_town

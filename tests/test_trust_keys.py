@@ -20,8 +20,8 @@ import pytest
 from fake_openai import FakeOpenAI
 from fakes import HashEmbedder, chatty, make_gateway
 
-from agents import config as agents_config
-from agents.config import HOSTED_BUDGET, load_config
+from agents.model import config as agents_config
+from agents.model.config import HOSTED_BUDGET, load_config
 
 REPO = Path(__file__).resolve().parent.parent
 MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
@@ -74,7 +74,7 @@ def test_the_warnings_advice_works_the_users_api_base_replaces_the_files_servers
     says, and the calls (and the key) go to the user's server only."""
     from pydantic import BaseModel
 
-    from agents.llm import Gateway
+    from agents.model.gateway import Gateway
 
     class Say(BaseModel):
         text: str
@@ -132,7 +132,7 @@ def _made_run(tmp_path_factory):
     paid model on their own server, with the spending cap off (budget 0)."""
     if not MAP.exists():
         pytest.skip("the Ville's map is not built")
-    from agents.persona import load_cast
+    from agents.residents.persona import load_cast
     from game.headless import run_headless
     from game.world.map_reader import load_town
 
@@ -250,7 +250,7 @@ def test_interview_of_a_strangers_run_keeps_the_key_home(strangers_run, user_env
 
 def test_the_model_flags_of_every_command_reach_the_configuration():
     """--router and --grounded were dropped on the way by resume, evaluate and interview."""
-    from agents.config import model_flags
+    from agents.model.config import model_flags
     from smallville.cli import build_parser
 
     for command in (["sim", "--resume", "x"], ["evaluate", "x"], ["interview", "--load", "x", "--agent", "a"]):

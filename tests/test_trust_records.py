@@ -23,7 +23,7 @@ WHO = "Isabella Rodriguez"
 
 @pytest.fixture(scope="module")
 def _made_run(tmp_path_factory):
-    from agents.persona import load_cast
+    from agents.residents.persona import load_cast
     from game.headless import run_headless
     from game.world.map_reader import load_town
 
@@ -96,7 +96,7 @@ def test_a_gzip_bomb_is_read_only_up_to_its_bound(tmp_path, monkeypatch, caplog)
         for _ in range(n // 10_000):
             fh.write(line.encode() * 10_000)
     size = bomb.stat().st_size
-    with caplog.at_level(logging.WARNING, logger="agents.why"):
+    with caplog.at_level(logging.WARNING, logger="agents.explain.why"):
         read = sum(1 for _ in why.read_records(bomb))
     assert read * len(line) <= why.MAX_RATIO * size + why.SLACK_BYTES + len(line)
     assert read < n // 2 and "reading stopped" in caplog.text

@@ -14,8 +14,8 @@ from fake_openai import FakeOpenAI
 from fakes import HashEmbedder, chatty, make_gateway
 from pydantic import BaseModel
 
-from agents.config import load_config
-from agents.llm import Gateway
+from agents.model.config import load_config
+from agents.model.gateway import Gateway
 
 REPO = Path(__file__).resolve().parent.parent
 MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
@@ -56,7 +56,7 @@ def test_a_403_server_among_several_rests_and_the_call_goes_to_the_next(tmp_path
 
 @pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not built")
 def test_a_second_whisper_on_the_same_save_writes_a_second_file_and_keeps_the_first(tmp_path):
-    from agents.persona import load_cast
+    from agents.residents.persona import load_cast
     from game.headless import run_headless
     from game.interview_cli import main_interview
     from game.saves.store import load_state

@@ -91,7 +91,7 @@ def sent_prompts(gateway) -> list[list[dict]]:
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     """A seeded 70-minute run of three residents with the scripted model: (folder, gateway, embedder)."""
-    from agents.persona import load_cast
+    from agents.residents.persona import load_cast
     from game.headless import run_headless
     from game.world.map_reader import load_town
 
@@ -236,8 +236,8 @@ def test_a_file_cut_short_gives_what_was_written(tmp_path):
 
 
 def test_hashes_keep_no_text_but_the_ids_and_scores(tmp_path):
-    from agents.config import ModelConfig
-    from agents.errors import ConfigError
+    from agents.model.config import ModelConfig
+    from agents.support.errors import ConfigError
 
     assert ModelConfig(why="Hashes").why == "hashes"
     with pytest.raises(ConfigError, match="why must be full, hashes or off"):
@@ -264,7 +264,7 @@ def test_hashes_keep_no_text_but_the_ids_and_scores(tmp_path):
 
 def test_no_log_no_records_and_retrieval_unchanged():
     """Without a log a gateway records nothing; with one, retrieval returns what it did before."""
-    from agents.memory import MemoryStream
+    from agents.recall.memory import MemoryStream
 
     emb = HashEmbedder(32)
     s = MemoryStream("hash-test", 32)

@@ -11,8 +11,8 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import mapkit
 import pytest
 
-from agents.pool import MindPool
-from agents.types import Action
+from agents.support.types import Action
+from agents.threads.pool import MindPool
 from game.sim import Simulation
 from game.view.console import parse
 from game.world.map_reader import load_town
@@ -86,7 +86,7 @@ class Quiet:
         self.persona = SimpleNamespace(name=name, home=ROOM, workplace=ROOM, wake_hour=7)
 
     def decide(self, situation):
-        from agents.types import Decision
+        from agents.support.types import Decision
 
         return Decision()
 
@@ -114,8 +114,8 @@ def test_set_object_state_logs_and_is_perceived(town):
 
 
 def _react_with(town, react_answer):
-    from agents.mind import Mind
-    from agents.persona import Persona
+    from agents.mind.core import Mind
+    from agents.residents.persona import Persona
 
     def responder(purpose, messages, schema):
         if purpose == "react":

@@ -1,0 +1,10 @@
+"""Why a resident did what it did.
+
+    provenance.py  where each plan item, action, line and memory came from: model | repaired | rule | routine
+    why.py         decision records: the memories retrieval brought up, the prompt, the raw and validated answer
+"""
+
+# The room's modules: its public face inside the minds (game/, lab/ and smallville/ use agents.__all__).
+__all__ = [
+    "provenance", "why",
+]

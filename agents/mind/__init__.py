@@ -1,0 +1,14 @@
+"""A resident's mind whole: the room the simulation talks to (through agents.__all__).
+
+    core.py        Mind: the parts tied together behind the simulation's small API
+    deciding.py    a decide job as named steps, tried in a declared order
+    inspection.py  Inspection: the typed snapshot the panels read
+    job_tags.py    the name of one job of a mind (what a save asks of a running job)
+    owed.py        the exchanges a mind still owes its memory
+    interview.py   one in-character answer (the visitor's chat, interviews): a job run on a whole mind
+"""
+
+# The room's modules: its public face inside the minds (game/, lab/ and smallville/ use agents.__all__).
+__all__ = [
+    "core", "deciding", "inspection", "interview", "job_tags", "owed",
+]

@@ -1,0 +1,717 @@
+"""Grounded conversation as dialogue acts (the embedded model's mode; the paper's free
+lines stay in agents/talk/converse.py).
+
+Each turn the speaker is offered only the acts that make sense now, each already
+worded by rule from its memories (agents/talk/wording.py), and the model chooses one
+under a grammar (an enum of their numbers), as it chooses a fact for an answer:
+
+- answer the question just asked (its day, its plans, someone both know);
+- react to news just heard, naming it;
+- ask about the other's day, plans or a shared acquaintance;
+- tell news, most important first;
+- invite to a dated event it hosts or is going to, that the listener was not told of;
+- accept or decline an invitation (only right after one);
+- make a plan to meet (join it at a public place later today);
+- say goodbye (from the third line on; the only act at the turn limit).
+
+The line's provenance records the act and the memory it came from, in the form
+agents/explain/provenance.py and ``grounding.memory_of`` read: "repaired: grounded: memory #12
+(...); act tell". ``act_of`` reads the act back; ``act_by_rule`` guesses it for lines
+of runs that recorded none. What an invitation and its answer agreed becomes an
+arrangement on both sides (``agreements``, called from converse.end_conversation).
+"""
+from __future__ import annotations
+
+import re
+import zlib
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from functools import lru_cache
+from typing import Any, Literal
+
+from pydantic import BaseModel, create_model
+
+from agents.explain import provenance as pv
+from agents.planning.arrangements import keywords_overlap
+from agents.planning.plan import item_at
+from agents.recall import grounding as gr
+from agents.recall.memory import MemoryNode
+from agents.support.types import Conversation, Utterance
+from agents.talk import wording as wd
+from agents.words import activity
+from agents.words import dated as dt
+
+ANSWER, REACT, ASK, TELL, INVITE, ACCEPT, DECLINE, MEET, GOODBYE = ACTS = (
+    "answer", "react", "ask", "tell", "invite", "accept", "decline", "meet", "goodbye")
+OFFERS = (INVITE, MEET)  # acts that the other answers with accept or decline
+HOSTING = "its own event"  # an invitation's note when the speaker hosts the event
+RESPONSIVE = (ANSWER, REACT, ACCEPT, DECLINE)  # acts that respond to the line before
+MAX_OPTIONS = 5  # a small choice: the 135M model picks well among few
+LINES_EACH = 4  # a side's lines before its goodbye is the only act left
+GOODBYE_FROM = 3  # goodbye is offered once this many lines were said
+NEWS_QUERY = "upcoming events, parties, plans and news worth telling {other}"
+_ACT = re.compile(r"\bact (" + "|".join(ACTS) + r")(?: \(([^)]*)\))?\s*$")
+SOCIAL = re.compile(r"\b(lunch|dinner|breakfast|brunch|coffee|tea|drink|drinks|meal|walk|stroll|picnic|snack)\b", re.I)
+_HEARD = re.compile(r'^([A-Z][a-z]+ [A-Z][a-z]+) told \w+: "')
+# Not news to pass on: hearsay of hearsay ('... told me: "... told me: ...') and what someone
+# said of their own habits ('... told me: "I love organising gatherings"'), which retold
+# nested quotes into garble ('Latoya told me: "I, hello there. You told me: "I ...').
+_RETOLD = re.compile(r'told \w+: "[^"]*\btold \w+:|\byou told me\b', re.I)
+_HABIT = re.compile(r'told \w+: "(?:[^".!?]*[.!?] |[A-Z][a-z]+, )?I (?:often |usually |always |really )?'
+                    r'(?:love|like|enjoy|walk|work|live|study|run|own|teach|write|paint|spend|go|care|prefer|know|'
+                    r'am a|am an)\b')
+# A secret is kept ("a secret crush ... I have not told anyone"); news nobody knows *yet* (Sam's
+# candidacy) is news to tell: keeping it too stopped the candidacy spreading (4% of the town).
+_SECRET = re.compile(r"\bsecret|\bnot told anyone|\bhave not told|\bnobody knows\b(?! yet)", re.I)
+_TIMES = re.compile(r"\b\d{1,2}:\d\d\b")
+
+
+@dataclass
+class Option:
+    """One thing the speaker could say now, worded."""
+
+    act: str
+    text: str
+    fact: gr.Fact | None = None  # the memory it came from
+    topic: str = ""  # ask/answer: day | plans | person; tell/invite: what the listener is told
+    ends: bool = False
+    note: str = ""  # where the words came from when no memory did ("today's plan")
+
+
+@dataclass
+class Known:
+    """A dated event the speaker knows of, and whether it is going (hosts it or agreed)."""
+
+    event: dt.DatedEvent
+    node: MemoryNode
+    going: bool = False
+    hosting: bool = False
+    tellers: set[str] = field(default_factory=set)
+
+
+@lru_cache(maxsize=256)
+def reply_schema(texts: tuple[str, ...]) -> type[BaseModel]:
+    """{"reply": one of the offered lines, word for word}: the grammar lets the model write
+    nothing else. The model writes the line it chooses, so its choice follows what the lines
+    say: asked for a number, the 135M model took the last one listed whatever it said (on
+    40 recorded turns asked in both orders, 27 took the last both times and none kept its
+    choice; written out, 24 kept the same line in both orders)."""
+    fields: dict[str, Any] = {"reply": (Literal[texts], ...)}
+    return create_model("ReplyChoice", **fields)
+
+
+def act_of(source: str | None) -> tuple[str | None, str]:
+    """(act, topic) a grounded line's provenance records, or (None, "")."""
+    m = _ACT.search(str(source or ""))
+    return (m.group(1), m.group(2) or "") if m else (None, "")
+
+
+_BYE = re.compile(r"\b(bye|goodbye|see you|take care|talk soon|catch up (?:again )?soon|get going|get back to|"
+                  r"let you get on|must go|have to go)\b", re.I)
+_ACCEPT = re.compile(r"\b(i'd love to|i'd love that|count me in|i'll be there|i will be there|i'll come|i will come|"
+                     r"wouldn't miss it|of course i'll|yes,? i'll|gladly|i'll join you|that sounds nice)\b", re.I)
+_DECLINE = re.compile(r"\b(can't make it|can't come|cannot come|won't be able|i wish i could)\b", re.I)
+_INVITE = re.compile(r"\b(would you like to (?:come|join)|want to come|will you come|you're invited|join me|"
+                     r"come along|invite you)\b", re.I)
+
+
+def act_by_rule(text: str, previous: str | None) -> str:
+    """The act of a line that recorded none (a run before acts, the paper's mode), by rule."""
+    t = str(text or "").strip()
+    if _DECLINE.search(t):
+        return DECLINE
+    if _ACCEPT.search(t):
+        return ACCEPT
+    if _INVITE.search(t):
+        return INVITE
+    if previous and gr.is_question(previous) and not gr.is_question(t):
+        return ANSWER
+    if previous and _echoes(t, previous):
+        return REACT  # it names what was just said ("A party? ..."); "Oh, I did not know that!" alone does not
+    if _BYE.search(t):
+        return GOODBYE
+    if gr.is_question(t):
+        return ASK
+    return TELL
+
+
+def _echoes(text: str, previous: str) -> bool:
+    """Does ``text`` name something of ``previous`` (a content word of four letters or more)?"""
+    words = lambda s: {w for w in re.findall(r"[a-z']{4,}", s.lower())} - _STOP  # noqa: E731
+    return bool(words(text) & words(previous))
+
+
+_STOP = set("that this with have your you're what when where about there their they them from been were will "
+            "would could should just really very much today hello nice good well going doing thanks thank "
+            "know like time here".split())
+
+
+def responds(text: str, source: str | None, previous: str | None) -> bool:
+    """Does a line answer or react to the line before it (its recorded act, else by rule)?"""
+    act, _ = act_of(source)
+    if act is None:
+        act = act_by_rule(text, previous)
+    return act in RESPONSIVE and previous is not None
+
+
+# ---------------------------------------------------------------------------- the turn
+
+def line(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: str) -> Utterance:
+    """The speaker's next line: the acts that fit, worded; the model chooses one."""
+    options = offers(m, c, now, partner_doing, doing)
+    if len(options) == 1:
+        chosen, kind, why = options[0], pv.RULE, "the only act that fits"
+    else:
+        other = c.other(m.name)
+        # Listed in a seeded order and answered with the line's own words (reply_schema): asked for
+        # a number, the 135M model took the last of the listed acts in 101 of 128 choices (never the
+        # first), so a fixed order would have decided for it.
+        v = voice(m, c)
+        shown = sorted(options, key=lambda o: zlib.crc32(f"{v.salt}|{m.name}|{len(c.lines)}|{o.text}".encode()))
+        schema = reply_schema(tuple(dict.fromkeys(o.text for o in shown)))
+        transcript = "\n".join(f"{u.speaker}: {u.text}" for u in c.lines[-4:]) or "(nobody has spoken yet)"
+        got, failed = m.ask(schema, "choose_act", "choose_line", None, temperature=gr.CHOOSER_TEMPERATURE,
+                            other=other, time=f"{now:%H:%M}",
+                            transcript=transcript,
+                            options="\n".join(f"{i}. {o.text}" for i, o in enumerate(shown, 1)))
+        if failed is not None:
+            m.note_fallback("line", failed)
+            chosen, kind, why = options[0], pv.RULE, pv.reason_of_failure(failed)
+        else:
+            chosen = next(o for o in options if o.text == got.reply)
+            kind, why = pv.REPAIRED, f"chosen from {len(options)} acts"
+    note = gr.source_note(chosen.fact) if chosen.fact is not None else chosen.note
+    act = f"act {chosen.act}" + (f" ({chosen.topic})" if chosen.act in (ASK, ANSWER) and chosen.topic else "")
+    source = pv.tag(kind, f"{gr.GROUNDED}: " + "; ".join(x for x in (note, why, act) if x))
+    if chosen.topic and chosen.act in (TELL, INVITE):
+        told = m.social.told.setdefault(c.other(m.name), [])
+        if chosen.topic not in told:
+            told.append(chosen.topic)
+            del told[:-60]
+    ends = chosen.ends or len(c.lines) + 1 >= m.settings.max_conversation_lines
+    return Utterance(m.name, chosen.text, ends, source)
+
+
+def voice(m: Any, c: Conversation) -> wd.Voice:
+    other = c.other(m.name)
+    seed = getattr(getattr(getattr(m, "gateway", None), "config", None), "seed", 0)
+    salt = f"{seed}|{c.started.isoformat()}"
+    known = other in m.social.known_people or other in m.social.last_talked
+    return wd.voice_of(m.name, other, m.persona.traits, m.persona.description, known, salt)
+
+
+def offers(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: str) -> list[Option]:
+    """The acts that fit now, worded, in a sensible order (the first is the fallback)."""
+    other = c.other(m.name)
+    v = voice(m, c)
+    lines = c.lines
+    turn = len(lines)
+    mine = [u for u in lines if u.speaker == m.name]
+    said = [u.text for u in lines]
+    bye = Option(GOODBYE, wd.goodbye(v, _own_doing(m, now), turn, avoid=said), ends=True)
+    last = lines[-1] if lines and lines[-1].speaker == other else None
+    last_act, last_topic = act_of(last.source) if last else (None, "")
+    if last is not None and last_act is None:
+        last_act = act_by_rule(last.text, lines[-2].text if len(lines) > 1 else None)
+    limit = turn + 1 >= m.settings.max_conversation_lines
+    if limit or len(mine) >= LINES_EACH:
+        # An invitation made at one's last line is still answered (a goodbye was its answer).
+        answers = answers_to_offer(m, v, last, now, turn) if last is not None and last_act in OFFERS else []
+        return [replace(o, ends=True) for o in answers] or [bye]
+    if last_act == GOODBYE:
+        return [Option(GOODBYE, wd.goodbye(v, "", turn, avoid=said), ends=True)]
+    nodes = recall(m, c, doing)
+    known = events_known(m, nodes, now)
+    opts: list[Option] = []
+    mine_offered = any(act_of(u.source)[0] in OFFERS for u in mine)
+    pending = last_act not in OFFERS + (ASK,) and not (last_act == ANSWER and last is not None
+                                                      and last.text.rstrip().endswith("?"))
+    inviting = invite(m, v, known, now, lines, turn) if pending and not mine_offered else None
+    if inviting is not None and (turn == 0 or inviting.note == HOSTING):
+        # The talk began for an invitation, or the host means to invite everyone it meets: the
+        # invitation, or the event's news first, is what the host says now.
+        key = inviting.topic.split(":", 1)[1]
+        # The host invites (its news is in the invitation); another opens with the invitation or the news.
+        news = [] if inviting.note == HOSTING else [o for o in tells(m, v, c, nodes, known, now)
+                                                    if o.topic == f"news:{key}"]
+        hello = wd.greeting(v, now.hour, turn) if turn == 0 else ""
+        opts = [Option(o.act, f"{hello} {_drop_name(o.text, v.first)}" if hello else o.text, o.fact, o.topic,
+                       o.ends, o.note) for o in [inviting] + news[:1]]
+        return _usable(opts, said, v, turn)
+    if last is not None and last_act in OFFERS:
+        opts += answers_to_offer(m, v, last, now, turn)
+    asked_back = last is not None and last_act == ANSWER and last.text.rstrip().endswith("?")
+    if last is not None and (last_act == ASK or asked_back):
+        said_answer = answer(m, v, last.text, last_topic, now, nodes, known, turn, avoid=said)
+        if said_answer is not None and last_act == ASK:  # answered plainly, or with the question back
+            named = said_answer.text.startswith(f"{v.first},")  # "Carlos, I'm ... What about you, Carlos?" names twice
+            back = Option(said_answer.act, f"{said_answer.text} {ask_back(v, last_topic, turn, named)}",
+                          said_answer.fact,
+                          said_answer.topic, note=said_answer.note)
+            opts += [said_answer, back]
+        elif said_answer is not None:  # "..., and you?": answered, or their answer reacted to first
+            opts += [said_answer] + ([] if empty_answer(last) else [react(v, last, ANSWER, now, turn)])
+    if opts:
+        return _usable(opts, said, v, turn)  # only an answer fits after a question or an invitation
+    empty = last is not None and empty_answer(last)
+    if last is not None and last_act in (TELL, ANSWER, ACCEPT, DECLINE) and not empty:
+        hosted = frozenset(k.event.key for k in known if k.hosting)
+        opts.append(react(v, last, last_act, now, turn, hosted))  # "nothing planned" is no news to react to
+    offered = any(act_of(u.source)[0] in OFFERS for u in lines if u.speaker == m.name)  # one offer each
+    room = turn + 2 < m.settings.max_conversation_lines  # an offer leaves the other a line to answer it
+    if not offered and last_act not in OFFERS and room:
+        opts += [o for o in [invite(m, v, known, now, lines, turn)] if o]
+    opts += tells(m, v, c, nodes, known, now)[:2]
+    opts += [o for o in [ask(m, v, lines, turn, nodes, partner_doing)] if o]
+    if not any(act_of(u.source)[0] == MEET for u in lines) and last_act not in OFFERS and room:
+        opts += [o for o in [meet(m, v, now, turn)] if o]  # one plan to meet a conversation: no offer back
+    if turn >= GOODBYE_FROM or not opts:
+        opts.append(bye)
+    if turn == 0:
+        hello = wd.greeting(v, now.hour, turn)
+        opts = [Option(o.act, f"{hello} {_drop_name(o.text, v.first)}", o.fact, o.topic, o.ends, o.note)
+                for o in opts if o.act != GOODBYE]
+        opts = opts or [Option(ASK, f"{hello} {wd.question(v, 'day', turn)}", topic="day")]
+    return _usable(opts, said, v, turn)
+
+
+def _usable(opts: list[Option], said: list[str], v: wd.Voice, turn: int) -> list[Option]:
+    """No line twice in one conversation and no fragment; at most MAX_OPTIONS (goodbye if none is left)."""
+    out: list[Option] = []
+    seen = {wd.norm(s) for s in said}
+    for o in opts:
+        key = wd.norm(o.text)
+        if not key or key in seen or wd.fragment(o.text):
+            continue  # nothing twice in one conversation, and no fragment
+        seen.add(key)
+        out.append(o)
+    return out[:MAX_OPTIONS] if out else [Option(GOODBYE, wd.goodbye(v, "", turn + 1, avoid=said), ends=True)]
+
+
+def empty_answer(u: Utterance) -> bool:
+    """An answer that said there was nothing to tell ("It's a quiet day for me")."""
+    return bool(re.search(r"grounded: nothing (planned|remembered)", u.source or ""))
+
+
+def ask_back(v: wd.Voice, topic: str, turn: int, named: bool = False) -> str:
+    """The same question back, after answering it (without the name when the answer began with it)."""
+    if topic.startswith("person"):
+        return v.pick(("Have you seen them?", "Why do you ask?"), "back", topic, turn)
+    if named:
+        return v.pick(("And you?", "How about you?", "What about you?", "And yours?"), "back", topic, turn)
+    return v.pick((f"And you, {v.first}?", "How about you?", f"What about you, {v.first}?", "And yours?"),
+                  "back", topic, turn)
+
+
+def _drop_name(text: str, first: str) -> str:
+    """After a greeting that named the listener, the line does not name them again."""
+    t = re.sub(rf"^{re.escape(first)},\s+(\w)", lambda x: x.group(1).upper(), text)
+    t = re.sub(rf",\s+{re.escape(first)}([.!?,])", r"\1", t)
+    return t
+
+
+def _own_doing(m: Any, now: datetime) -> str:
+    item = item_at(getattr(m, "plan", []) or [], now)
+    d = item.description if item is not None else ""
+    return d if d and activity.is_gerund(d.split()[0]) else ""
+
+
+def recall(m: Any, c: Conversation, doing: str) -> list[MemoryNode]:
+    """One retrieval for the turn (one batch of embeddings): news, events, the other, the last line."""
+    other = c.other(m.name)
+    last = c.lines[-1].text if c.lines else ""
+    queries = [q for q in (NEWS_QUERY.format(other=other), other, f"{m.name} is {doing}", last) if q]
+    try:
+        return list(m.search(queries, m.now, k=8, char_budget=5000, kinds=gr.DURABLE_KINDS))
+    except Exception:  # noqa: BLE001 - an embedding server down: small talk from the plan only
+        m.note_fallback("line", "error")
+        return []
+
+
+# ---------------------------------------------------------------------------- what the speaker knows
+
+def events_known(m: Any, nodes: list[MemoryNode], now: datetime) -> list[Known]:
+    """Dated events in the retrieved memories that have not ended, one per event (details
+    merged), the speaker's own and those it agreed to go to marked ``going``."""
+    by: dict[str, Known] = {}
+    for x in sorted(nodes, key=lambda x: x.id):
+        d = x.description
+        if d.startswith("conversed with"):
+            continue  # a memo repeats what was told; the memory of the telling itself counts
+        own = x.kind in ("thought", "plan")
+        teller = m.name if own and dt.hosting(d) else None
+        ev = dt.parse(d, now, teller=teller)
+        if ev is None or ev.starts() + timedelta(minutes=ev.minutes()) <= now:
+            continue
+        k = by.get(ev.key)
+        heard = _HEARD.match(d)
+        going = ev.host == m.name or (x.kind == "plan" and bool(re.search(r"plan for|agreed with", d)))
+        if k is None:
+            k = by[ev.key] = Known(ev, x, going, ev.host == m.name)
+        else:
+            merged = dt.DatedEvent(max(k.event.what, ev.what, key=len), k.event.place, k.event.day, k.event.start,
+                                   k.event.end if k.event.end is not None else ev.end, k.event.host or ev.host)
+            k.event, k.going, k.hosting = merged, k.going or going, k.hosting or ev.host == m.name
+            if x.importance > k.node.importance:
+                k.node = x
+        if heard:
+            k.tellers.add(heard.group(1))  # who told it knows it
+    return sorted(by.values(), key=lambda k: (not k.hosting, not k.going, -k.node.importance))
+
+
+def _fact(x: MemoryNode) -> gr.Fact:
+    return gr.Fact(x.id, gr._short(x.description), float(x.importance))
+
+
+def _told(m: Any, other: str) -> list[str]:
+    return m.social.told.get(other, [])
+
+
+def invite(m: Any, v: wd.Voice, known: list[Known], now: datetime, lines: list[Utterance], turn: int) -> Option | None:
+    """An invitation to the first event the speaker hosts or goes to that it has not invited the
+    listener to (telling the news first is no invitation), that the listener does not host, and
+    that the listener did not say it goes to."""
+    theirs = " ".join(u.text for u in lines if u.speaker == v.other).lower()
+    for k in known:
+        ev = k.event
+        if not k.going or ev.host == v.other or v.other in k.tellers or f"event:{ev.key}" in _told(m, v.other):
+            continue
+        if ev.place.lower() in theirs and re.search(r"\b(i'm going|i'll be there|see you there|i'm coming)\b", theirs):
+            continue
+        host_first = ev.host.split()[0] if ev.host and ev.host != m.name else None
+        text = wd.invitation(v, ev.words(), host_first, k.hosting, turn)
+        return Option(INVITE, text, _fact(k.node), f"event:{ev.key}", note=HOSTING if k.hosting else "")
+    return None
+
+
+def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: list[Known],
+          now: datetime) -> list[Option]:
+    """News the speaker could tell, most important first: no secret about the listener, no
+    timetable, no prompt echo, no fragment, nothing told to them before or said here."""
+    other = v.other
+    said = {wd.norm(u.text) for u in c.lines}
+    told = _told(m, other)
+    events = {k.node.id: k for k in known}
+    out: list[Option] = []
+    # One introduction a conversation: four self-descriptions in a row were no conversation.
+    introduced = any(u.speaker == m.name and _seed(m, gr.memory_of(u.source)) for u in c.lines)
+    for x in sorted(nodes, key=lambda x: (-x.importance, -x.id)):
+        d = x.description
+        if x.kind not in gr.DURABLE_KINDS or d.startswith("conversed with") or not gr.offered(x):
+            continue
+        if len(_TIMES.findall(d)) >= 3 or re.search(r"'s plan for \w+day \w+ \d+(?::| at) \d", d):
+            continue  # a whole day's timetable is no news
+        if _SECRET.search(d):
+            continue  # a secret is kept ("I have not told anyone"), whoever listens
+        k = events.get(x.id) or _event_of(d, now, m.name, known)
+        heard = _HEARD.match(d)
+        if heard and (heard.group(1) == other or _RETOLD.search(d)):
+            continue  # what the listener said is no news to them; nor is a retelling of a retelling
+        if k is None and heard and ("?" in d or _HABIT.search(d) or not any(w in d.lower() for w in gr.NEWS_WORDS)):
+            continue  # what someone said of their day or habits, or asked, is no news to pass on
+        if x.predicate == "declined" or _babble(d):
+            continue  # a refusal is no news; a model's babble ("I'm not your best friend. ... I'm not ...") neither
+        if k is None and v.known and _about_oneself(x, m.name, other):
+            continue  # "I am a poet" is an introduction; said to someone one knows, it is no news
+        if k is None and introduced and _own_description(x):
+            continue
+        if k is not None:
+            if f"event:{k.event.key}" in told or f"news:{k.event.key}" in told or k.event.host == other \
+                    or other in k.tellers:  # the news is not told back to whoever told it
+                continue
+            text, topic = _event_news(m, v, k), f"news:{k.event.key}"
+        else:
+            if f"mem:{x.id}" in told:
+                continue
+            # 'Isabella told Klaus: "Klaus, I love ..."' retold by Klaus was '... told me: "I, I love ..."'
+            d = re.sub(r'(told \w+: ")[A-Z][a-z]+, (\w)', lambda g: g.group(1) + g.group(2).upper(), d)
+            text, topic = _addressed(v, converse_words(gr.first_person(d, m.name), other), x.id), f"mem:{x.id}"
+        key = wd.norm(text)
+        if any(key and (key in s or s in key) for s in said if len(s) > 12) or wd.fragment(text):
+            continue
+        if any(o.topic == topic for o in out):
+            continue
+        out.append(Option(TELL, text, _fact(x), topic))
+    return out
+
+
+def _own_description(x: MemoryNode) -> bool:
+    """A line of the resident's own description, known by its source (the model may have
+    re-rated its importance since)."""
+    return x.source == pv.tag(pv.RULE, pv.SEED)
+
+
+def _seed(m: Any, node_id: int | None) -> bool:
+    """Whether memory ``node_id`` is a line of the resident's own description."""
+    memory = getattr(m, "memory", None)
+    x = memory.get(node_id) if memory is not None and node_id is not None else None
+    return x is not None and _own_description(x)
+
+
+def _about_oneself(x: MemoryNode, me: str, listener: str) -> bool:
+    """A line of the resident's own description that names nobody but the listener ("I am a
+    poet", "I live in a house with Tom Moreno" said to Tom)."""
+    others = {n for n in gr_names(x.description) if n not in (me, listener)}
+    return _own_description(x) and not others
+
+
+def _addressed(v: wd.Voice, text: str, key: int) -> str:
+    """ "I often talk with Klaus Mueller." said to Maria: mostly "Maria, I often talk with ...".
+    Every resident's reflections and description begin with "I" ("I often talk", "I am a"),
+    which opened a run's lines alike; a fact that begins otherwise stays as it is."""
+    if not re.match(r"^I\b", text) or v.pick(("named", "named", "plain"), "addressed", key) == "plain":
+        return text
+    return f"{v.first}, {text}"
+
+
+def _babble(text: str) -> bool:
+    """A memory that says one sentence twice: a small model's loop, not a fact."""
+    sentences = [wd.norm(s) for s in re.split(r"(?<=[.!?])\s+", text) if wd.norm(s)]
+    return len(sentences) != len(set(sentences))
+
+
+def _event_of(text: str, now: datetime, me: str, known: list[Known]) -> Known | None:
+    ev = dt.parse(text, now)
+    if ev is None:
+        return None
+    return next((k for k in known if k.event.key == ev.key), None)
+
+
+def _event_news(m: Any, v: wd.Voice, k: Known) -> str:
+    """An event as news: the host's own, one it goes to, or one it heard of (from whom)."""
+    ev = k.event
+    f = v.first  # the same news told all over town: the listener's name first, not "I heard ..."
+    if k.hosting:
+        return v.pick((f"{f}, I'm hosting {ev.words()}.", f"{f}, I'm getting ready to host {ev.words()}."),
+                      "news", ev.key)
+    host = ev.host.split()[0] if ev.host and ev.host != m.name else None
+    if k.going:
+        return f"{f}, I'm going to {ev.words('the')}" + (f"; {host} is hosting it." if host else ".")
+    if host:  # the full name where it says who hosts: the listener's memory then knows the host
+        return v.pick((f"{f}, {host} told me there's {ev.words()}.", f"{f}, I heard {ev.host} is hosting {ev.words()}.",
+                       f"{f}, did you hear? {ev.host} is hosting {ev.words()}."), "news", ev.key)
+    return v.pick((f"{f}, I heard there's {ev.words()}.", f"{f}, did you hear? There's {ev.words()}."),
+                  "news", ev.key)
+
+
+def converse_words(text: str, other: str) -> str:
+    """A fact in the speaker's words, said to the listener ("Maria Lopez is ..." -> "you are ...")."""
+    return wd.to_listener(text, other)
+
+
+def answers_to_offer(m: Any, v: wd.Voice, last: Utterance, now: datetime, turn: int) -> list[Option]:
+    """Accept or decline the invitation (or the offer to meet) just made; a refusal gives the
+    speaker's own plan for that time as its reason."""
+    ev = offered_event(last, now)
+    if ev is None:
+        return []
+    item = item_at(getattr(m, "plan", []) or [], ev.starts())
+    reason = ""
+    if item is not None and not keywords_overlap(item.description, ev.what):
+        d = item.description
+        reason = d if d and activity.is_gerund(d.split()[0]) else ""
+    what = "" if ev.meeting else ev.what
+    when = ev.when().replace(f"on {dt.MONTHS[now.month - 1]} {now.day} at", "today at") if ev.meeting else ev.when()
+    note = f"the invitation to {ev.short()}"
+    yes = Option(ACCEPT, wd.acceptance(v, what, when, turn), note=note)
+    there = item is not None and ev.place.lower() in f"{item.address} {item.description}".lower()
+    if there:  # its own plan takes it there then: declining would make no sense
+        return [Option(ACCEPT, yes.text, note=f"{note}; its plan is there then")]
+    no = Option(DECLINE, wd.refusal(v, what, reason, turn), note=note)
+    if not ev.meeting and _declined_before(m, ev, now):  # said no to Isabella, then yes to Carlos: not again
+        return [Option(DECLINE, no.text, note=f"{note}; it declined this event before")]
+    return [yes, no]
+
+
+def _declined_before(m: Any, ev: dt.DatedEvent, now: datetime) -> bool:
+    """Whether the speaker declined an invitation to this event (a refusal it remembers)."""
+    memory = getattr(m, "memory", None)
+    for x in (memory.by_kind("chat") if memory is not None else []):
+        if x.predicate == "declined" and x.subject == m.name:
+            said = dt.parse(x.description, now)
+            if said is not None and said.key == ev.key:
+                return True
+    return False
+
+
+def offered_event(u: Utterance, now: datetime) -> dt.DatedEvent | None:
+    """The event an invitation names, or the plan an offer to meet names."""
+    return dt.parse_meeting(u.text, now, teller=u.speaker) or dt.parse(u.text, now, teller=u.speaker)
+
+
+def answer(m: Any, v: wd.Voice, asked: str, topic: str, now: datetime, nodes: list[MemoryNode],
+           known: list[Known], turn: int, avoid: list[str] | tuple[str, ...] = ()) -> Option | None:
+    """The answer to the question just asked: about the speaker's day, its plans, or a person."""
+    topic = topic or question_topic(asked, m.name, v.other)
+    if topic.startswith("person"):
+        person = topic.split(":", 1)[1] if ":" in topic else ""
+        first = person.split()[0] if person else ""
+        for x in sorted(nodes, key=lambda x: -x.importance):
+            if first and first in x.description and not _SECRET.search(x.description) \
+                    and gr.offered(x):
+                text = converse_words(gr.first_person(x.description, m.name), v.other)
+                if not wd.fragment(text):
+                    return Option(ANSWER, text, _fact(x), topic)
+        if first:
+            return Option(ANSWER, v.pick((f"{first}? I haven't seen them today, actually.",
+                                          f"{first}? I haven't heard from them lately."), "answer", topic, turn,
+                                         avoid=avoid),
+                          topic=topic, note="nothing remembered of them")
+    said = " ".join(avoid).lower()
+    going = [k for k in known if k.going and not (k.event.place.lower() in said and k.event.what.lower() in said)]
+    # "What are you doing this evening?" is answered with the evening, not with lunch
+    evening = now.replace(hour=17, minute=0, second=0) if re.search(r"\b(evening|tonight)\b", asked, re.I) else None
+    day = _day_answer(m, v, now, topic or "day", turn, avoid, after=evening)
+    if going and (topic == "plans" or day.note == "nothing planned"):
+        k = going[0]  # what one looks forward to is the answer to "any plans?"
+        verb, art = ("I'm hosting", "a") if k.hosting else ("I'm going to", "the")
+        return Option(ANSWER, f"{v.first}, {verb} {k.event.words(art)}.", _fact(k.node), topic or "day")
+    return day
+
+
+def _day_answer(m: Any, v: wd.Voice, now: datetime, topic: str, turn: int, avoid: Any = (),
+                after: datetime | None = None) -> Option:
+    plan = getattr(m, "plan", []) or []
+    cur = item_at(plan, now)
+    start = max(now, after - timedelta(seconds=1)) if after is not None else now
+    nxt = next((x for x in plan if x.start > start and "sleep" not in x.description.lower()), None)
+    parts = []
+    f = v.first  # the doing first, else the asker's name: "at the moment I'm" opened every answer alike
+    if cur is not None and activity.is_gerund(cur.description.split()[0]) and topic == "day":
+        d = cur.description
+        named = (f"{f}, I'm {d} today", f"{f}, I'm {d} just now")
+        parts.append(v.pick(named if _common(d) else (f"{d} keeps me busy today", f"{d} is what I'm doing right now",
+                                                       *named), "day", turn))
+    if nxt is not None and activity.is_gerund(nxt.description.split()[0]):
+        where = m.spatial.label(m.spatial.arena_of(nxt.address)).split(":")[0]
+        home = m.spatial.label(str(getattr(m.persona, "home", "") or "")).split(":")[0]
+        where = "home" if where and where == home else where  # not "at Carlos Gomez's apartment", said by Carlos
+        at = f" at {where}" if where.lower() not in nxt.description.lower() else ""
+        t, d = dt.clock(nxt.start.hour * 60 + nxt.start.minute), f"{nxt.description}{at}"
+        named = (f"{f}, I'll be {d} at {t}", f"{f}, next I'm {d} at {t}")
+        parts.append(v.pick(named if _common(d) else (f"{d} at {t} is next for me", *named), "next", topic, turn)
+                     if not parts else f"at {t} I'm {d}")
+    if not parts:
+        pool = ((f"{f}, nothing planned for later, I think.", f"{f}, I haven't made any plans yet.",
+                 f"{f}, I'll see how the day goes, nothing fixed.") if topic == "plans" else
+                (f"{f}, nothing special, it's just the usual.", f"{f}, it's a quiet day for me.",
+                 f"{f}, I'm keeping busy, as always."))
+        return Option(ANSWER, v.pick(pool, "answer", topic, turn, avoid=avoid), topic=topic, note="nothing planned")
+    text = "; ".join(parts)
+    return Option(ANSWER, text[0].upper() + text[1:] + ".", topic=topic, note="today's plan")
+
+
+def _common(doing: str) -> bool:
+    """A doing half the town shares at once (lunch at Hobbs Cafe, the party, "working at the ..."):
+    said first, it opened a run's answers alike ("attending the Valentine's ..." 15 times), so
+    those answers name the asker first."""
+    return doing.split()[0].lower() in ("having", "attending", "eating", "working", "going", "getting", "taking")
+
+
+def question_topic(text: str, me: str, other: str) -> str:
+    """What a question asks about: a person named in it, plans, or the day."""
+    for name in gr_names(text):
+        if name not in (me, other) and name.split()[0] not in (me.split()[0], other.split()[0]):
+            return f"person:{name}"
+    for first in re.findall(r"\b(?:seen|from|is|about) ([A-Z][a-z]+)\b", text):
+        if first not in (me.split()[0], other.split()[0]):
+            return f"person:{first}"
+    if re.search(r"\b(plan|plans|planned|later|evening|tonight|tomorrow|next)\b", text, re.I):
+        return "plans"
+    return "day"
+
+
+def gr_names(text: str) -> set[str]:
+    return {f"{a} {b}" for a, b in re.findall(r"\b([A-Z][a-z]+)\s+([A-Z][a-z]+)\b", text or "")}
+
+
+def react(v: wd.Voice, last: Utterance, last_act: str, now: datetime, turn: int,
+          hosting: frozenset[str] = frozenset()) -> Option:
+    """A reaction that names what was just said ("A Valentine's Day party at Hobbs Cafe on
+    February 14? That sounds wonderful!"), or answers an acceptance or a refusal."""
+    f = v.first
+    if last_act == ACCEPT:
+        return Option(REACT, v.pick((f"Wonderful, {f}! I'm so glad you can come.", f"{f}, I'm so glad! See you there.",
+                                     f"{f}, that makes me happy. See you then!"), "react", "accepted", turn),
+                      note="the acceptance")
+    if last_act == DECLINE:
+        return Option(REACT, v.pick((f"{f}, that's a shame. Maybe next time!", f"Oh, {f}, I understand. Another time!",
+                                     f"No worries, {f}. We'll find another time."), "react", "declined", turn),
+                      note="the refusal")
+    ev = dt.parse(last.text, now, teller=last.speaker)
+    if ev is not None and ev.key in hosting:  # one's own party told back: no "That sounds wonderful!"
+        return Option(REACT, v.pick((f"{f}, yes, that's my party! I hope you can come.",
+                                     f"{f}, that's right, I'm hosting it. I'd love to see you there."),
+                                    "react", "own", turn), note="its own event")
+    if ev is not None:
+        day = "today" if ev.day == now.date() else f"on {dt.MONTHS[ev.day.month - 1]} {ev.day.day}"
+        named, kind = f"{ev.short()} {day}", "event"
+    else:
+        clause = re.sub(rf"^{re.escape(v.my_first)},\s*|,\s*{re.escape(v.my_first)}$", "",
+                        wd.first_clause(last.text))
+        named = wd.in_your_words(re.sub(r"^(?:oh|ah|so|well|wait),\s*", "", clause, flags=re.I))
+        kind = "yours" if re.match(r"^(you|your)\b", named, re.I) else "other"
+    return Option(REACT, wd.reaction(v, named, kind, turn), note="the line before")
+
+
+def ask(m: Any, v: wd.Voice, lines: list[Utterance], turn: int, nodes: list[MemoryNode],
+        partner_doing: str = "") -> Option | None:
+    """One question not asked yet in this conversation: its day (about what the other was seen
+    doing), its plans, or someone both know."""
+    asked = {act_of(u.source)[1].split(":")[0] for u in lines if act_of(u.source)[0] == ASK}
+    for topic in ("day", "plans", "person"):
+        if topic in asked:
+            continue
+        if topic == "person":
+            person = shared_acquaintance(m, v.other, nodes)
+            if person is None:
+                continue
+            return Option(ASK, wd.question(v, "person", turn, person, avoid=[u.text for u in lines]),
+                          topic=f"person:{person}")
+        seen = partner_doing if topic == "day" and _askable(partner_doing) else ""
+        return Option(ASK, wd.question(v, topic, turn, avoid=[u.text for u in lines], their_doing=seen), topic=topic)
+    return None
+
+
+def _askable(doing: str) -> bool:
+    """What the other was seen doing is worth asking about: an activity, not a walk or the talk."""
+    first = doing.split()[0].lower() if doing.split() else ""
+    return activity.is_gerund(first) and first not in ("chatting", "talking", "conversing", "walking", "going",
+                                                       "heading", "sleeping", "waiting", "idling")
+
+
+def shared_acquaintance(m: Any, other: str, nodes: list[MemoryNode]) -> str | None:
+    """Someone the speaker's memories name together with the listener, or that both its
+    description and known people hold (not either of them)."""
+    firsts = {m.name.split()[0], other.split()[0]}
+    for x in sorted(nodes, key=lambda x: -x.importance):
+        if other.split()[0] not in x.description or _SECRET.search(x.description):
+            continue
+        for name in gr_names(x.description):
+            if name.split()[0] not in firsts and name in m.social.known_people | gr_names(m.persona.description):
+                return name
+    for name in sorted(gr_names(m.persona.description)):
+        if name.split()[0] not in firsts and name in m.social.known_people:
+            return name
+    return None
+
+
+def meet(m: Any, v: wd.Voice, now: datetime, turn: int) -> Option | None:
+    """An offer to meet at a public place the speaker's plan takes it to later today."""
+    home = m.persona.home.split(":")[1]
+    for x in getattr(m, "plan", []) or []:
+        if not (now + timedelta(minutes=30) <= x.start and x.start.date() == now.date() and x.start.hour < 21):
+            continue
+        sector = x.address.split(":")[1] if x.address.count(":") >= 1 else ""
+        d = x.description
+        if not sector or sector == home or not activity.is_gerund(d.split()[0]) or not SOCIAL.search(d):
+            continue  # one asks others along to a meal, a coffee, a walk; not to one's work
+        what = re.sub(rf"\s+(?:at|in) (?:the )?{re.escape(sector)}$", "", d)
+        if re.search(r"\b(at|in)\b [A-Z]", what):
+            continue  # another place named in the words: no clear place to meet
+        words = dt.meeting_words(what, sector, "today", x.start.hour * 60 + x.start.minute)
+        return Option(MEET, wd.meeting(v, words, d, turn), topic=f"meet:{x.start:%H:%M}", note="today's plan")
+    return None
+
+
+__all__ = ["ACTS", "OFFERS", "RESPONSIVE", "Option", "act_by_rule", "act_of", "line", "offers", "responds"]
