@@ -317,12 +317,39 @@ def repair_plan(raw_items: Iterable[Any], persona: Persona, spatial: SpatialMemo
 
     raw_items: objects with start "HH:MM", minutes, activity, place (a label);
     resolve(label) -> arena address or None. ``earlier_plan``: ``routine_items``
-    is the plan being rewritten (a replan), whose items keep their provenance."""
+    is the plan being rewritten (a replan), whose items keep their provenance.
+
+    Two steps: each item on its own (``_checked_items``), then the day they make
+    (``_night``: when it ends; ``_day_with_routine``: the routine in its holes)."""
     over = lambda a, b, why: _routine_over(routine_items, a, b, why, earlier_plan)  # noqa: E731
     counts = counts if counts is not None else Counter()
+    kept, holes = _checked_items(raw_items, persona, spatial, start, resolve, counts)
+    kept.sort(key=lambda x: x.start)
+    dedup: list[PlanItem] = []
+    for it in kept:  # two items at one time: the first one given wins
+        if dedup and it.start == dedup[-1].start:
+            counts["plan item rejected"] += 1
+            continue
+        dedup.append(it)
+    dedup, night = _night(dedup, persona, start, settings)
+    awake = [x for x in dedup if x.start < night.start]
+    counts["plan item rejected"] += len(dedup) - len(awake)
+    if sum(1 for x in awake if pv.model_led(x.source)) < min(3, settings.plan_min_items - 2) and (
+            night.start - start) > timedelta(hours=4):
+        return None  # too little of the model's day is usable: the routine's day instead
+    if not awake:
+        return None
+    items = _day_with_routine(awake, holes, night, start, next_wake, over)
+    counts["plan item replaced"] += sum(1 for x in items if pv.kind_of(x.source) == pv.ROUTINE)
+    return items
+
+
+def _checked_items(raw_items: Iterable[Any], persona: Persona, spatial: SpatialMemory, start: datetime,
+                   resolve: Callable[[str], str | None] | None,
+                   counts: Counter) -> tuple[list[PlanItem], list[tuple[datetime, str]]]:
+    """Each of the model's items on its own: kept (repaired where it is close: its time,
+    its place) or a hole, (when, why), for the routine to fill."""
     base = start.replace(hour=0, minute=0, second=0, microsecond=0)
-    bed_lo = base + timedelta(hours=settings.bedtime_hour)
-    bed_hi = base + timedelta(hours=settings.bedtime_latest)
     kept: list[PlanItem] = []
     holes: list[tuple[datetime, str]] = []  # (when, why) of items that could not be used
     seen_words: Counter = Counter()
@@ -379,36 +406,37 @@ def repair_plan(raw_items: Iterable[Any], persona: Persona, spatial: SpatialMemo
             holes.append((t, why or "nowhere known"))
             continue
         kept.append(PlanItem(t, minutes, text, addr, src))
-    kept.sort(key=lambda x: x.start)
-    dedup: list[PlanItem] = []
-    for it in kept:  # two items at one time: the first one given wins
-        if dedup and it.start == dedup[-1].start:
-            counts["plan item rejected"] += 1
-            continue
-        dedup.append(it)
-    # Sleep at night: the first night-time sleep item ends the day; without one, a rule
-    # puts the resident to bed at the earliest of (last item's end, 24:00), not before 22:00.
-    sleep_idx = next((i for i, x in enumerate(dedup) if is_sleep(x.description)), None)
+    return kept, holes
+
+
+def _night(items: list[PlanItem], persona: Persona, start: datetime,
+           settings: MindSettings) -> tuple[list[PlanItem], PlanItem]:
+    """Sleep at night: the first night-time sleep item ends the day (the items before it
+    are the day); without one, a rule puts the resident to bed at the earliest of (last
+    item's end, 24:00), not before 22:00. (The day's items, the night.)"""
+    base = start.replace(hour=0, minute=0, second=0, microsecond=0)
+    bed_lo = base + timedelta(hours=settings.bedtime_hour)
+    bed_hi = base + timedelta(hours=settings.bedtime_latest)
+    sleep_idx = next((i for i, x in enumerate(items) if is_sleep(x.description)), None)
     if sleep_idx is not None:
-        dedup, night = dedup[:sleep_idx], dedup[sleep_idx]
+        items, night = items[:sleep_idx], items[sleep_idx]
         if not bed_lo - timedelta(hours=2) <= night.start <= bed_hi:
             when = min(max(night.start, bed_lo - timedelta(hours=2)), bed_hi)
             night = PlanItem(when, 0, night.description, night.address,
                              pv.combine(night.source, pv.tag(pv.REPAIRED, f"bedtime {when:%H:%M}")))
-    else:
-        awake = [x for x in dedup if x.start < bed_hi]
-        last_end = max([x.end for x in awake], default=start)
-        bedtime = min(max(last_end, bed_lo), bed_hi)
-        night = PlanItem(bedtime, 0, "going to bed and sleeping", persona.home, pv.tag(pv.RULE, "sleep at night"))
-    awake = [x for x in dedup if x.start < night.start]
-    counts["plan item rejected"] += len(dedup) - len(awake)
-    if sum(1 for x in awake if pv.model_led(x.source)) < min(3, settings.plan_min_items - 2) and (
-            night.start - start) > timedelta(hours=4):
-        return None  # too little of the model's day is usable: the routine's day instead
-    if not awake:
-        return None
-    # Holes: where an item could not be used, where the model left a long gap, and
-    # before the model's first item, the routine's items stand in (and say why).
+        return items, night
+    awake = [x for x in items if x.start < bed_hi]
+    last_end = max([x.end for x in awake], default=start)
+    bedtime = min(max(last_end, bed_lo), bed_hi)
+    return items, PlanItem(bedtime, 0, "going to bed and sleeping", persona.home, pv.tag(pv.RULE, "sleep at night"))
+
+
+def _day_with_routine(awake: list[PlanItem], holes: list[tuple[datetime, str]], night: PlanItem, start: datetime,
+                      next_wake: datetime, over: Callable[[datetime, datetime, str], list[PlanItem]]) -> list[PlanItem]:
+    """The model's usable items and the night, whole: where an item could not be used,
+    where the model left a long gap, and before the model's first item, the routine's
+    items (``over``) stand in and say why; so they do after the first hours of half a
+    day of one thing."""
     fill: list[PlanItem] = []
     for t, why in holes:
         nxt = min([x.start for x in awake if x.start > t] + [night.start])
@@ -426,7 +454,6 @@ def repair_plan(raw_items: Iterable[Any], persona: Persona, spatial: SpatialMemo
         if it.start < night.start:
             merged.setdefault(it.start, it)  # the model's item wins a tie with the routine's
     items = _close(sorted(merged.values(), key=lambda x: x.start) + [night], next_wake)
-    # Half a day of one thing: the routine's items take over after its first hours.
     long = [x for x in items[:-1] if _too_long(x)]
     if long:
         for x in long:
@@ -434,7 +461,6 @@ def repair_plan(raw_items: Iterable[Any], persona: Persona, spatial: SpatialMemo
             for r in over(x.start + timedelta(minutes=keep), x.end, f"{x.description} ran too long"):
                 merged.setdefault(r.start, r)
         items = _close(sorted(merged.values(), key=lambda x: x.start) + [night], next_wake)
-    counts["plan item replaced"] += sum(1 for x in items if pv.kind_of(x.source) == pv.ROUTINE)
     return items
 
 
