@@ -137,8 +137,8 @@ GAME_ROOMS = ("game.support", "game.world", "game.sim", "game.saves", "game.runs
 ENTRY_POINTS = {"game.app", "game.headless", "game.interview_cli", "game.why_cli", "game.replay.app"}
 
 
-def _room(name: str) -> str | None:
-    return next((room for room in GAME_ROOMS if name == room or name.startswith(room + ".")), None)
+def _room(name: str, rooms: tuple[str, ...] = GAME_ROOMS) -> str | None:
+    return next((room for room in rooms if name == room or name.startswith(room + ".")), None)
 
 
 def test_the_game_is_in_rooms_with_only_entry_points_at_the_top():
@@ -159,6 +159,52 @@ def test_each_game_room_imports_only_the_rooms_below_it():
                                                 and GAME_ROOMS.index(there) > GAME_ROOMS.index(here))):
                     found.append(f"{name} imports {mod}")
     assert found == []
+
+
+# agents/'s rooms from the bottom up, by the same rule. Above them all stands the door,
+# agents/__init__.py (agents.__all__, what game/, lab/ and smallville/ use), which no room imports.
+AGENTS_ROOMS = ("agents.support", "agents.prompts", "agents.words", "agents.explain", "agents.threads",
+                "agents.engine", "agents.model", "agents.residents", "agents.recall", "agents.planning",
+                "agents.talk", "agents.mind")
+
+
+def test_the_minds_are_in_rooms_with_only_the_door_at_the_top():
+    loose = {name for name in _modules("agents") if _room(name, AGENTS_ROOMS) is None}
+    assert loose == {"agents"}
+
+
+def test_each_room_of_the_minds_imports_only_the_rooms_below_it():
+    found = []
+    for name, path in _modules("agents").items():
+        here = _room(name, AGENTS_ROOMS)
+        if here is None:  # the door
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            for mod in _imported(node):
+                if mod == "agents":
+                    found.append(f"{name} imports the door (agents); name the room's module instead")
+                elif mod.startswith("agents."):
+                    there = _room(mod, AGENTS_ROOMS)
+                    if there is None or AGENTS_ROOMS.index(there) > AGENTS_ROOMS.index(here):
+                        found.append(f"{name} imports {mod}")
+    assert found == []
+
+
+def test_no_function_of_the_minds_runs_past_80_lines_without_saying_why():
+    """A function over 80 lines does one job that reads best whole, and says so: a line
+    with "long:" and the reason, in its docstring or in a comment just above it."""
+    long = []
+    for name, path in _modules("agents").items():
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        for fn in ast.walk(ast.parse(text)):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.end_lineno - fn.lineno + 1 <= 80:
+                continue
+            top = min([d.lineno for d in fn.decorator_list] + [fn.lineno])
+            above = lines[top - 2].strip() if top >= 2 else ""
+            if "long:" not in (ast.get_docstring(fn) or "") and not (above.startswith("#") and "long:" in above):
+                long.append(f"{name}.{fn.name}: {fn.end_lineno - fn.lineno + 1} lines")
+    assert long == []
 
 
 def test_the_package_map_in_the_architecture_page_is_drawn_from_the_imports():
