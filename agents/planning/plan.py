@@ -14,7 +14,7 @@ Two modes (ModelConfig.planning):
   knows), under a grammar: the choice is the model's, the words a rule's, and
   the provenance says so. A capable model is never held to candidates.
 
-The module is long (about 720 lines) because the modes share one set of
+The module is long (about 810 lines) because the modes share one set of
 rules for items, places and the routine, and keeping them together keeps
 them consistent.
 
