@@ -324,6 +324,10 @@ def test_scale_runs_a_town_against_the_standin_server_and_keeps_every_row(tmp_pa
     assert row["server_errors"] == 0 and row["peak_in_flight"] <= 2
     assert row["own_cpu_ms_per_step_resident"] > 0 and row["perception_ms_per_step_resident"] >= 0
     assert figures["lock_3r_2s_wall_per_sim_hour_s"] == row["wall_per_sim_hour_s"]
+    # the floors no stepping beats sit beside the wall time, at or under it
+    assert 0 < row["floor_one_mind_s"] <= row["wall_per_sim_hour_s"] + 0.1
+    assert 0 < row["floor_server_s"] <= row["wall_per_sim_hour_s"] + 0.1
+    assert row["most_calls_one_resident"] >= 1 and row["asked_early"] == 0
     kept = json.loads((tmp_path / "scale_runs.json").read_text())["runs"]
     assert [r["residents"] for r in kept] == [3, 500]  # the earlier run's row is kept beside this one's
     assert "| lockstep | 3 | 2 |" in scale.scale_table(kept)
