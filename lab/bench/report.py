@@ -1,11 +1,18 @@
 """The bench's results written down: the machine they ran on, results.json (all
 figures) and results.md (a table of the headline figures: benchmark, figure,
-value, goal, met?), with each benchmark's note below it."""
+value, goal, met?), with each benchmark's note below it; and the same table in
+docs/performance.md, between two markers, so the page cannot drift from the
+figures (tests/test_docs.py checks it).
+
+    python -m lab.bench.report           # rewrite bench/results.md and docs/performance.md from bench/results.json
+    python -m lab.bench.report --check   # exit 1 when either differs from what bench/results.json gives
+"""
 from __future__ import annotations
 
 import json
 import os
 import platform
+import sys
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -358,9 +365,93 @@ def render_markdown(doc: dict) -> str:
     return "\n".join(head + lines + ([""] + notes if notes else [])) + "\n"
 
 
+RESULTS = ROOT / "bench" / "results.json"
+PAGE = ROOT / "docs" / "performance.md"
+PAGE_BEGIN = ("<!-- generated from bench/results.json by lab/bench/report.py (smallville bench, or "
+              "python -m lab.bench.report) down to the end marker: edit the generator, not this -->")
+PAGE_END = "<!-- end of the generated part -->"
+
+
+def measured_later(doc: dict) -> list[str]:
+    """A line per benchmark whose figures were measured apart from the run the header dates
+    (results.json keeps when: ``measured``, or ``date`` and ``commit``)."""
+    lines = []
+    for bench, entry in doc["results"].items():
+        when = entry.get("measured") or " ".join(
+            x for x in (entry.get("date"), f"(commit {entry['commit']})" if entry.get("commit") else "") if x)
+        if when:
+            lines.append(f"- **{bench}**: {when}")
+    return lines
+
+
+def render_page_part(doc: dict) -> str:
+    """docs/performance.md's generated part, markers included: the table and notes of
+    results.md, and which benchmarks were measured on another date than the header's."""
+    later = measured_later(doc)
+    extra = (["", "Measured apart from the run above, as results.json records it (a benchmark's note may say more):",
+              "", *later] if later else [])
+    return "\n".join([PAGE_BEGIN, "", render_markdown(doc).rstrip("\n"), *extra, "", PAGE_END]) + "\n"
+
+
+def render_page(doc: dict, page_text: str | None) -> str:
+    """The page with its generated part made from ``doc``: the part between the markers
+    replaced, or (no page, or no markers) a bare page of that part."""
+    part = render_page_part(doc)
+    if page_text and PAGE_BEGIN in page_text and PAGE_END in page_text:
+        head, rest = page_text.split(PAGE_BEGIN, 1)
+        tail = rest.split(PAGE_END, 1)[1]
+        return head + part.rstrip("\n") + tail
+    return "# Performance\n\n" + part
+
+
+def write_page(doc: dict, page: Path | None = None) -> Path:
+    """docs/performance.md (or ``page``) with its generated part made from ``doc``."""
+    page = page or PAGE
+    old = page.read_text(encoding="utf-8") if page.exists() else None
+    new = render_page(doc, old)
+    if new != old:
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(new, encoding="utf-8")
+    return page
+
+
 def write_results(doc: dict, out: Path) -> tuple[Path, Path]:
+    """results.json and results.md at ``out``; when that is the checkout's own
+    bench/results.json, docs/performance.md's table too."""
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
     md = out.with_suffix(".md")
     md.write_text(render_markdown(doc), encoding="utf-8")
+    if out.resolve() == RESULTS.resolve() and PAGE.exists():
+        write_page(doc)
     return out, md
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def main(argv: list[str]) -> int:
+    """``python -m lab.bench.report [--check]``: bench/results.md and docs/performance.md
+    from bench/results.json, without measuring anything."""
+    if argv not in ([], ["--check"]):
+        print("usage: python -m lab.bench.report [--check]", file=sys.stderr)
+        return 2
+    doc = json.loads(RESULTS.read_text(encoding="utf-8"))
+    md = RESULTS.with_suffix(".md")
+    wanted = {md: render_markdown(doc),
+              PAGE: render_page(doc, PAGE.read_text(encoding="utf-8") if PAGE.exists() else None)}
+    stale = [p for p, text in wanted.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
+    if argv == ["--check"]:
+        for p in stale:
+            print(f"{_shown(p)} differs from what bench/results.json gives: run python -m lab.bench.report",
+                  file=sys.stderr)
+        return 1 if stale else 0
+    for p in stale:
+        p.write_text(wanted[p], encoding="utf-8")
+        print(f"wrote {_shown(p)}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -284,9 +284,29 @@ def run_one(ctx: Context, stepping: str, residents: int, slots: int, latency: fl
         "slot_utilisation": served.get("utilisation"), "peak_in_flight": served.get("peak_in_flight"),
         "server_over_latency": served.get("over_latency"), "server_errors": served.get("errors"),
         "fallbacks": fallbacks(result.summary),
+        **floors(result.summary, latency, slots, hours),
         "folder": str(folder),
     }
     return row
+
+
+def floors(summary: dict, latency: float, slots: int, hours: float) -> dict[str, Any]:
+    """What no stepping can beat, per sim hour, beside what the run took: the server's
+    floor (every call on every slot, back to back) and one mind's (a mind answers one
+    call at a time, so the resident with the most calls waits that many latencies
+    even if its clock ran free of everyone else's: the bound of per-resident clocks).
+    Also how many answers out of order asked early, and how many were undone."""
+    residents = summary.get("residents") or {}
+    most = max((int(r.get("calls") or 0) for r in residents.values() if isinstance(r, dict)), default=0)
+    calls = int((summary.get("totals") or {}).get("calls") or 0)
+    stepping = summary.get("stepping") or {}
+    return {
+        "floor_server_s": round(calls * latency / max(1, slots) / hours, 1),
+        "floor_one_mind_s": round(most * latency / hours, 1),
+        "most_calls_one_resident": most,
+        "asked_early": int(stepping.get("asked_early_taken") or 0),
+        "asked_early_undone": int(stepping.get("asked_early_undone") or 0),
+    }
 
 
 def fallbacks(summary: dict) -> int:
@@ -317,14 +337,18 @@ def merge_rows(path: Path, new: list[dict]) -> list[dict]:
 
 def scale_table(rows: list[dict]) -> str:
     """The rows as a Markdown table."""
-    head = ("| stepping | residents | slots | wall s / sim h | sim speed | calls | slots busy | "
+    head = ("| stepping | residents | slots | wall s / sim h | floor: server, one mind (s) | asked early | "
+            "sim speed | calls | slots busy | "
             "own CPU ms/step/resident | main thread | perception | pathing | retrieval | embeddings | "
             "model ms/step/resident |")
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in rows:
         util = r.get("slot_utilisation")
+        floor = (f"{r['floor_server_s']:g}, {r['floor_one_mind_s']:g}" if "floor_server_s" in r else "")
+        early = ("" if r["stepping"] == "lockstep" or "asked_early" not in r
+                 else f"{r['asked_early']} ({r['asked_early_undone']} undone)")
         lines.append(
-            f"| {r['stepping']} | {r['residents']} | {r['slots']} | {r['wall_per_sim_hour_s']:g} | "
+            f"| {r['stepping']} | {r['residents']} | {r['slots']} | {r['wall_per_sim_hour_s']:g} | {floor} | {early} | "
             f"{r['sim_speed_x']:g}x | {r['calls']} | {'' if util is None else f'{util:.0%}'} | "
             f"{r['own_cpu_ms_per_step_resident']:.3f} | {r['main_cpu_ms_per_step_resident']:.3f} | "
             f"{r['perception_ms_per_step_resident']:.3f} | {r['pathing_ms_per_step_resident']:.3f} | "
@@ -353,6 +377,13 @@ def plot(rows: list[dict], path: Path) -> Path | None:
         style = "-" if stepping == "lockstep" else "--"
         left.plot(xs, [r["wall_per_sim_hour_s"] for r in rs], style, marker="o",
                   label=f"{slots} slots, {stepping}, {latency:g} s/call")
+    one_mind: dict[int, float] = {}  # the floor per-resident clocks could reach, at most
+    for r in rows:
+        if "floor_one_mind_s" in r:
+            one_mind[r["residents"]] = max(one_mind.get(r["residents"], 0.0), float(r["floor_one_mind_s"]))
+    if one_mind:
+        left.plot(sorted(one_mind), [one_mind[n] for n in sorted(one_mind)], ":", color="black",
+                  label="one mind's calls back to back (no stepping beats it)")
     _log_axes(left, sorted({r["residents"] for r in rows}), "wall seconds per sim hour")
     left.axhline(3600, color="grey", lw=0.8, ls=":")
     left.text(left.get_xlim()[0], 3600, " real time", va="bottom", color="grey", fontsize=8)
