@@ -92,7 +92,7 @@ def _last_user(messages: list[Any]) -> str:
 
 def schema_of(body: dict) -> tuple[dict | None, str]:
     """The JSON schema a request asks its answer to follow, and its name, in any of
-    the dialects the gateway speaks (agents/dialects.py)."""
+    the dialects the gateway speaks (agents/model/dialects.py)."""
     rf = body.get("response_format")
     if isinstance(rf, dict):
         if rf.get("type") == "json_schema" and isinstance(rf.get("json_schema"), dict):

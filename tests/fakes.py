@@ -196,7 +196,7 @@ class ScriptedModel:
 
 def _register(fake: ScriptedModel) -> None:
     """Serve the fake as ``scripted/<name>`` through the game's own scripted provider
-    (agents/scripted.py); token counts are words, as the tests expect."""
+    (agents/model/scripted.py); token counts are words, as the tests expect."""
     def answer(messages: list, response_format, timeout):
         text = fake.answer(messages, timeout)
         pt = sum(len(str(m.get("content", "")).split()) for m in messages)

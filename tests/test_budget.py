@@ -1,7 +1,7 @@
-"""The call budget (agents/budget.py): a layer of the model road around the
+"""The call budget (agents/model/budget.py): a layer of the model road around the
 gateway that withholds calls past the day's budget or a purpose's loop guard,
 with no call made, and counts per sim day; its read-only check; and the typed
-seams it sits on (agents/seams.py, agents/asking.py)."""
+seams it sits on (agents/model/services.py, agents/model/asking.py)."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta

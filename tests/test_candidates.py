@@ -1,6 +1,6 @@
 """Choosing, not writing: where a small model cannot write a usable slot or step,
-it chooses among candidates that fit the time and place (agents/plan.py
-slot_candidates, agents/decompose.py step_candidates), under a grammar (an enum
+it chooses among candidates that fit the time and place (agents/planning/plan.py
+slot_candidates, agents/planning/decompose.py step_candidates), under a grammar (an enum
 in the schema). The choice is the model's (provenance "repaired: ... chosen from
 N candidates"); a capable model is never held to candidates; every bad answer
 (garbage, a choice outside the list, no candidates at all) has a sane fallback."""

@@ -1,4 +1,4 @@
-"""A decide job's steps (agents/deciding.py): which step decides when several could."""
+"""A decide job's steps (agents/mind/deciding.py): which step decides when several could."""
 from __future__ import annotations
 
 from datetime import datetime

@@ -1,4 +1,4 @@
-"""Structured output negotiated per server (agents/dialects.py), step by step, with
+"""Structured output negotiated per server (agents/model/dialects.py), step by step, with
 a completion function standing in for the server: what each dialect sends, when
 it steps down (a refusal naming the field, an answer that is not JSON, answers
 that keep failing the schema), what is remembered and for how long, and what

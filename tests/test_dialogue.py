@@ -1,4 +1,4 @@
-"""Grounded conversation as dialogue acts (agents/dialogue.py, wording.py, dated.py): the acts
+"""Grounded conversation as dialogue acts (agents/talk/dialogue.py, wording.py, dated.py): the acts
 offered and when, their wording, no repeats and no fragments, invitations that become
 arrangements on both sides, the talk decision's counts, and the evaluation's dialogue
 measures on a tiny made-up run; then a short conversation on the real embedded model."""

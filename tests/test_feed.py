@@ -98,7 +98,7 @@ def test_plans_arranged_in_talk_one_entry_for_both_sides_and_kept_later():
     b.add(ev(70, MARIA, "action", "dancing at the party", CAFE,
              source="rule (guided: an arrangement agreed with Isabella Rodriguez on Monday February 13)"))
     assert len(b.newest()) == 2  # the next step of the same plan is no news
-    # a slot of the guided day chosen from a memory of being told (agents/plan.py chosen_tag)
+    # a slot of the guided day chosen from a memory of being told (agents/planning/plan.py chosen_tag)
     heard = ("repaired (guided: chosen from 4 candidates, from memory #12 (Isabella Rodriguez told Klaus "
              "Mueller: \"I'm hosting a Valentine's Day party at Hobbs Cafe tomorrow\"))")
     b.add(ev(80, KLAUS, "action", "going to the party", CAFE, source=heard))

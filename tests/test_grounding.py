@@ -1,4 +1,4 @@
-"""Grounded answers and dialogue (agents/grounding.py): the wording rule, the chooser and
+"""Grounded answers and dialogue (agents/recall/grounding.py): the wording rule, the chooser and
 the "none" path through the real gateway (litellm and the scripted provider), fact passing
 between two residents, the setting, and the factual score with the embedded model."""
 from __future__ import annotations

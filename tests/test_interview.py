@@ -1,4 +1,4 @@
-"""agents/interview.py: respond() (contract section 12) on a scripted model, then the real embedded one."""
+"""agents/mind/interview.py: respond() (contract section 12) on a scripted model, then the real embedded one."""
 from __future__ import annotations
 
 import importlib.util

@@ -1,5 +1,5 @@
-"""Structured output by llguidance token masks (agents/masks.py, used by
-agents/local_model.py): through the real embedded model, the answers to the minds'
+"""Structured output by llguidance token masks (agents/engine/masks.py, used by
+agents/engine/local_model.py): through the real embedded model, the answers to the minds'
 own schemas parse and fit; the model stops when the schema is complete; and
 llama.cpp's GBNF grammar takes over, with a log line saying why, when asked
 (SMALLVILLE_MASKS=gbnf), when llguidance is missing, and when it rejects a schema."""

@@ -221,7 +221,7 @@ def test_the_scan_kernel_is_the_fastest_measured_or_the_one_asked_for(monkeypatc
     assert mem.scan_kernel() == "float32"
 
 
-# ---- what the mutation pass (mutmut over agents/memory.py) showed no test guarded
+# ---- what the mutation pass (mutmut over agents/recall/memory.py) showed no test guarded
 
 def _stream_with_everything():
     s = MemoryStream("m", 4)

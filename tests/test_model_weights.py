@@ -1,4 +1,4 @@
-"""The embedded model's float16 copy of its shipped 4-bit weights (agents/local_model.py):
+"""The embedded model's float16 copy of its shipped 4-bit weights (agents/engine/local_model.py):
 made once with llama.cpp's converter, reused, and never in the way when it cannot be
 made or read (the shipped file runs, and the log says why)."""
 from __future__ import annotations

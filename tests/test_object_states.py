@@ -1,4 +1,4 @@
-"""Residents change objects as they use them (issue 7): one table (agents/objects.py
+"""Residents change objects as they use them (issue 7): one table (agents/planning/object_use.py
 OBJECT_USE) -- a bed occupied while slept in, the fridge running low for a while
 after breakfast, the coffee machine brewing, the stove cooking, the shower running,
 the tv on -- and everyone perceives those states as events."""

@@ -1,4 +1,4 @@
-"""Kept prompt prefixes (agents/prefix_states.py) through the real embedded model:
+"""Kept prompt prefixes (agents/engine/prefix_states.py) through the real embedded model:
 a call reads only what its best kept prefix lacks; what it answers is what it
 would answer reading the whole prompt; the byte budget holds; a bad setting
 falls back to the default with a log line; off means off."""

@@ -1,5 +1,5 @@
 """Quality of what residents do: the activity validators and fallbacks
-(agents/activity.py), drawable emoji (agents/emoji.py), relationship-summary
+(agents/words/activity.py), drawable emoji (agents/words/emoji_vocabulary.py), relationship-summary
 checks, and a checker for a run's timeline.
 
 The checker also runs on a run folder:

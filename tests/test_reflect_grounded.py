@@ -1,4 +1,4 @@
-"""Grounded reflections (agents/reflect.py, agents/insights.py): in the guided and grounded
+"""Grounded reflections (agents/recall/reflect.py, agents/recall/insights.py): in the guided and grounded
 mode candidate insights are derived by rule from the memories they cite, the model picks
 one, and what it picks names only people and places the mind knows. The paper's mode keeps
 its free reflections. The real embedded model at the end."""

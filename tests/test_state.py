@@ -1,4 +1,4 @@
-"""The state contract (agents/state.py ``Stateful``) of every part a save holds, in
+"""The state contract (agents/support/stateful.py ``Stateful``) of every part a save holds, in
 one table: a part in use writes ``to_state()``; a fresh one, built with its
 services, ``from_state``s it in place and then writes the same state, which a
 save can store. The minds' parts and the simulation's (Simulation,

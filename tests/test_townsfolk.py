@@ -1,4 +1,4 @@
-"""A town bigger than the scenario (agents/townsfolk.py): generated residents after the
+"""A town bigger than the scenario (agents/residents/townsfolk.py): generated residents after the
 25, seeded, living and working in real places of the map, knowing each other; and a
 short run of such a town through the real sim path with the scripted stand-in."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Where the game finds its towns and art, and where it writes (agents/home.py,
+"""Where the game finds its towns and art, and where it writes (agents/support/home.py,
 game/support/folders.py): the same answer from any folder."""
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ the same weights, so both see the same machine at the same moments:
   prompt read from the previous one's common prefix only (the path before the
   throughput work);
 - new: llguidance's token masks in the project's own writing loop (forced tokens
-  read in batches), with kept prompt prefixes (agents/prefix_states.py).
+  read in batches), with kept prompt prefixes (agents/engine/prefix_states.py).
 
 Reported: calls/s and tokens/s for each, their ratio, the share of prompt tokens
 the new path did not read again, and the answers that parse and fit.

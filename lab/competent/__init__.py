@@ -11,7 +11,7 @@ prompt's memories give; a line of dialogue passes on what the speaker's
 retrieved memories say about an upcoming event; the reaction to a burning
 stove is to put it out.
 
-It is served through litellm like any model (agents/scripted.py), so the
+It is served through litellm like any model (agents/model/scripted.py), so the
 gateway parses, validates, retries and counts its answers as it does a real
 model's. Deterministic: the same prompt gives the same answer. Use it with
 ``smallville sim --model scripted/competent``.

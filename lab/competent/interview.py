@@ -25,7 +25,7 @@ _STOP = {"what", "your", "with", "about", "have", "does", "this", "that", "from"
 
 
 def choose(p: Prompt) -> dict:
-    """The grounded mode's chooser (agents/grounding.py): the numbered fact that shares the
+    """The grounded mode's chooser (agents/recall/grounding.py): the numbered fact that shares the
     most words with the question, else the first (the list comes most relevant first, and
     only facts relevant enough are listed); asked what to tell someone, the first (most
     important first)."""

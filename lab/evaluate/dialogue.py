@@ -3,7 +3,7 @@ sim hour; the share of lines that answer or react to the line before (the act a 
 line recorded, else by rule); the share of lines that open with a phrase (first 3 words)
 used more than ``CANNED_USES`` times in the run; lines repeated within a conversation;
 fragments (agents.wording.fragment); the dialogue acts used; and, from the end save, the
-talk decisions the residents took, refused, or were kept from by a rule (agents/converse.py
+talk decisions the residents took, refused, or were kept from by a rule (agents/talk/converse.py
 ``talk_block``). Read from the event log (and the save) by rule, with no model."""
 from __future__ import annotations
 
