@@ -11,8 +11,9 @@ Commands (``help`` lists them)::
 
 Addresses may leave out the world and put any spaces around the colons. An
 unknown address gets a clear message with up to 3 close matches. A state goes
-through ``sim.set_object_state`` (an ``edit`` event, perceived like any state;
-residents who see an unusual state react to it at the object).
+through the town's commands (game/runs/commands.py ``set_object_state``: an
+``edit`` event, perceived like any state; residents who see an unusual state
+react to it at the object), and so does playing as a resident.
 
 While the box has focus walking is off; Escape closes it. ``parse(text, town)``
 is pure (tests use it); ``Console.execute(text)`` runs a command and returns the
@@ -33,6 +34,7 @@ import pygame
 import pygame_gui
 from pygame_gui.elements import UITextEntryLine
 
+from game.runs.commands import Refused
 from game.view import fonts, keys
 from game.view.bubbles import wrap
 from game.view.hud import text_focused
@@ -168,19 +170,14 @@ class Console(Overlay):
     def execute(self, text: str) -> str:
         text = typed(text, 300)  # as the entry line allows, whatever way the text came
         session = self.game.session
-        town = getattr(session, "town", None) or self.game.town
+        town = session.town if session is not None else self.game.town
         cmd = parse(text, town)
         if cmd.kind == "help" or cmd.kind == "error":
             msg = cmd.message
-        elif session is None:
+        elif session is None or session.commands is None:
             msg = "No town is running."
         elif cmd.kind == "set":
-            try:
-                addr = session.sim.set_object_state(cmd.address, cmd.state, by="the player")
-                st = town.object_states.get(addr, cmd.state)
-                msg = f"{_pretty(addr)} is now {st}."
-            except KeyError as err:
-                msg = str(err)
+            msg = session.commands.set_object_state(cmd.address or "", cmd.state or "").message  # parse gives both
         elif cmd.kind == "play":
             msg = play_as(self.game, cmd.name or "")  # parse gives "play" a name
         else:
@@ -282,31 +279,30 @@ class Console(Overlay):
 
 # ---- playing as a resident (the console, the inspector's button and F2 use these) -------------
 def play_as(game: Game, name: str) -> str:
+    """Play as ``name`` (the town's ``play_as``): the chat closes, the figure becomes them."""
     session = game.session
-    if session is None:
+    if session is None or session.commands is None:
         return "No town is running."
     chat = game.panels.chat
     if chat is not None and chat.is_open:
         chat.close()
-    try:
-        name = session.take_control(name)
-    except KeyError:
-        names = difflib.get_close_matches(str(name), list(session.minds), n=3, cutoff=0.4)
-        return f"No resident called {name!r}." + (f" Did you mean: {', '.join(names)}?" if names else "")
-    game.sync_control()
-    return f"You are {name} now (F2 or 'release' hands them back)."
+    got = session.commands.play_as(name)
+    if not isinstance(got, Refused):
+        game.sync_control()
+    return got.message
 
 
 def release(game: Game) -> str:
+    """Hand the resident the player plays back to its mind (the town's ``stop_playing``)."""
     session = game.session
-    if session is None or not getattr(session, "controlled", None):
+    if session is None or session.commands is None or not session.controlled:
         return "You are not playing a resident."
     chat = game.panels.chat
     if chat is not None and chat.is_open:
         chat.close()
-    name = session.release_control()
+    got = session.commands.stop_playing()
     game.sync_control()
-    return f"{name} is back to their own mind."
+    return got.message
 
 
 def install(game: Game) -> Console:

@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING, Any
 import pygame
 import pygame_gui
 
-from agents import redact
 from game.runs.pacing import describe
+from game.runs.readings import redact
 from game.runs.session import SPEEDS
 from game.view import fonts, keys
 from game.view.bubbles import wrap

@@ -29,13 +29,14 @@ import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UIImage, UITextBox, UITextEntryLine, UIWindow
 
-from agents import Inspection
+from game.runs.commands import Commands, Refused
+from game.runs.readings import Inspection
 from game.view import keys, why_panel
 from game.view.console import play_as
 from game.view.emoji import icon
 from game.view.follow import link_names
 from game.view.fonts import panel_font
-from game.view.inspector_text import SMALL_PX, TEXT_PX, body_html, header_lines, object_html, pretty
+from game.view.inspector_text import SMALL_PX, TEXT_PX, body_html, header_lines, object_html
 from game.view.markup import typed
 from game.view.overlay import Overlay
 
@@ -136,6 +137,11 @@ class Inspector(Overlay):
     def _minds(self) -> dict:
         s = self.session
         return (getattr(s, "minds", None) or {}) if s is not None else {}
+
+    def _commands(self) -> Commands | None:
+        """What the player may do to the town (None: no town, or a replay's)."""
+        s = self.session
+        return s.commands if s is not None else None
 
     @property
     def is_open(self) -> bool:
@@ -242,44 +248,27 @@ class Inspector(Overlay):
         self.refresh(force=True)
 
     def inner_voice(self, text: str) -> str:
-        """Tell the selected resident something as their inner voice: their own
-        high-importance thought; they replan at their next decision (asked for soon)."""
+        """Tell the selected resident something as their inner voice (the town's
+        ``whisper``: their own high-importance thought; they replan at their next
+        decision, asked for soon). Returns the thought ("" when nothing was said)."""
         text = typed(text, 200)
-        name = self.selected
-        mind = self._minds().get(name) if name else None
-        sim = self._sim()
-        if not text or mind is None or not hasattr(mind, "inner_voice"):
+        commands = self._commands()
+        if not text or self.selected is None or commands is None:
             return ""
-        thought = mind.inner_voice(text, getattr(sim, "now", None))
-        body = sim.bodies.get(name) if sim is not None else None
-        if sim is not None:
-            sim.prompt_decision(name)  # her next decision is when the plan makes room for it
-        try:
-            sim.log_event(name, "inner_voice", thought, sim.area(body.tile) if body is not None else "")
-        except Exception:
-            log.debug("logging the inner voice failed", exc_info=True)
-        msg = f"{name.split()[0]} thinks: \u201c{thought}\u201d"
-        if hasattr(self.game, "toast"):
-            try:
-                self.game.toast(msg)
-            except Exception:
-                log.debug("toast failed", exc_info=True)
-        return thought
+        got = commands.whisper(self.selected, text)
+        if isinstance(got, Refused):
+            return ""
+        self.game.toast(got.message)
+        return got.value
 
     def set_state(self, text: str) -> str:
         """The object panel's editor: set the object's state like the console does."""
-        sim = self._sim()
         text = typed(text, 120)
-        if sim is None or not self.object or not text or not hasattr(sim, "set_object_state"):
+        commands = self._commands()
+        if commands is None or not self.object or not text:
             return ""
-        try:
-            addr = sim.set_object_state(self.object, text, by="the player")
-        except KeyError as err:
-            msg = str(err)
-        else:
-            msg = f"{pretty(addr)} is now {sim.town.object_states.get(addr, text)}."
-        if hasattr(self.game, "toast"):
-            self.game.toast(msg)
+        msg = commands.set_object_state(self.object, text).message
+        self.game.toast(msg)
         self.refresh(force=True)
         return msg
 

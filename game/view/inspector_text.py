@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from agents import Inspection
-from agents import provenance as pv
+from game.runs.readings import Inspection
+from game.runs.readings import provenance as pv
 from game.view.markup import C_DIM, C_HEAD, C_IMP, C_NOW, C_RULE, C_TEXT, esc, source_colour, source_tag
 
 TEXT_PX = 15

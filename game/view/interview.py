@@ -98,16 +98,15 @@ class Interview(Chat):
     def _keep_held(self) -> None:
         pass
 
-    def _log_lines(self) -> bool:
-        return False
-
     def _typing(self) -> bool:
         return super()._typing() or bool(self.persona_entry is not None and self.persona_entry.is_focused)
 
-    def _submit(self, sim, name: str, me: str, text: str, history) -> None:
+    def _submit(self, name: str, text: str, history: list[tuple[str, str]]) -> None:
+        """The question to ``name`` as the persona (game/runs/commands.py ``interview``)."""
         if self.persona_entry is not None:
             self.set_persona(self.persona_entry.get_text())
-        self._ask(sim, name, me, text, history, speaker_is=self.persona, remember=self.remember)
+        persona, remember = self.persona, self.remember
+        self._ask(lambda c: c.interview(name, text, history, self._on_answer, persona=persona, remember=remember))
 
     def after_load(self) -> None:
         """A save was loaded: ask the questions still waiting again, of the loaded mind."""
@@ -116,8 +115,7 @@ class Interview(Chat):
         if not self.is_open:
             return
         name = self.partner
-        sim = self._sim()
-        if name is None or name not in self._minds() or sim is None:
+        if name is None or name not in self._minds() or self._commands() is None:
             self.close()
             self.say_toast(f"The interview ended: {name} is not in the loaded town.")
             return
@@ -134,7 +132,7 @@ class Interview(Chat):
         for k, text in enumerate(unanswered):
             history = list(self.lines[: len(self.lines) - len(unanswered) + k])
             self.pending += 1
-            self._submit(sim, name, me, text, history)
+            self._submit(name, text, history)
         self.refresh()
 
     # ---- events ------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 import html
 import unicodedata
 
-from agents import provenance as pv
+from game.runs.readings import provenance as pv
 
 C_HEAD = "#FFD37A"  # names, headings (and the resident's lines in a chat)
 C_YOU = "#9CC9FF"  # the player's lines

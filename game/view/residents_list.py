@@ -34,7 +34,7 @@ import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UIImage, UIScrollingContainer, UITextEntryLine, UIWindow
 
-from agents import provenance as pv
+from game.runs.readings import provenance as pv
 from game.view import fonts, keys
 from game.view.emoji import icon
 from game.view.hud import text_focused

@@ -30,7 +30,7 @@ import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UIImage, UITextBox, UITextEntryLine, UIWindow
 
-from agents import Inspection, why
+from game.runs.readings import Inspection, why
 from game.runs.why_records import (
     answer_text,
     call_line,
