@@ -237,6 +237,8 @@ class CrowdCamera(Overlay):
             return
         self._t = 0.0
         g = self.game
+        if g.session is None:
+            return
         sim = g.session.sim
         tiles = [b.tile for b in sim.bodies.values() if not b.visitor]
         if not tiles:

@@ -11,7 +11,7 @@ result:
 - ``Refused(why, message)``: not done, and nothing changed; ``why`` is one of
   ``NO_TOWN``, ``UNKNOWN`` (no such resident or object), ``BUSY`` (talking with
   someone else), ``NOT_HELD`` (say: the resident is not stopped to talk),
-  ``NOT_PLAYING``, ``EMPTY``, ``SAVE`` / ``LOAD`` (the save or load could not start)
+  ``NOT_PLAYING``, ``EMPTY``, ``TAKEN`` (a resident's name), ``SAVE`` / ``LOAD``
 - ``Ticket``: a line on its way to a resident; its ``Answer`` comes to the
   ``on_answer`` given, on the main thread, when the session applies finished jobs
   (paused or not). A load drops the old town's jobs: their answers never come.
@@ -35,8 +35,8 @@ failed or came back empty is the resident's fallback line, and says why
 
 Also: ``whisper(name, text)`` (the inner voice: the resident's own thought, and a
 decision soon), ``set_object_state(address, state)`` (a world edit residents
-perceive), ``play_as(name)`` / ``stop_playing()``, ``save`` / ``autosave`` /
-``load`` / ``loaded``.
+perceive), ``name_visitor(name)``, ``play_as(name)`` / ``stop_playing()``,
+``save`` / ``autosave`` / ``load`` / ``loaded``.
 """
 from __future__ import annotations
 
@@ -65,6 +65,7 @@ BUSY = "busy"
 NOT_HELD = "not held"
 NOT_PLAYING = "not playing"
 EMPTY = "empty"
+TAKEN = "taken"
 SAVE = "save"
 LOAD = "load"
 
@@ -146,6 +147,8 @@ class Running(Protocol):
     def game_id(self) -> str: ...
 
     def take_control(self, name: str) -> str: ...
+
+    def rename_visitor(self, name: str) -> None: ...
 
     def release_control(self) -> str | None: ...
 
@@ -305,6 +308,15 @@ class Commands:
         except KeyError as err:
             return Refused(UNKNOWN, str(err))
         return Done(f"{pretty(addr)} is now {sim.town.object_states.get(addr, state)}.", addr)
+
+    # ---- the player ---------------------------------------------------------------------------
+    def name_visitor(self, name: str) -> Done | Refused:
+        """Give the visitor a (new) name: TAKEN when a resident has it, EMPTY when blank."""
+        try:
+            self.session.rename_visitor(name)
+        except ValueError as err:
+            return Refused(EMPTY if not " ".join(str(name).split()) else TAKEN, str(err))
+        return Done(f"Welcome to the Ville, {self.session.visitor_name}!", self.session.visitor_name)
 
     # ---- playing as a resident ----------------------------------------------------------------
     def play_as(self, name: str) -> Done | Refused:

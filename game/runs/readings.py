@@ -5,6 +5,7 @@ comes through here, so the minds may move their modules about without the window
 knowing, and this list says all the window depends on. (What a player *does* to the
 town goes through game/runs/commands.py.)
 
+- ``Action``: what a resident is doing (a body's ``action``), with where it came from
 - ``Inspection``: a resident's snapshot (``Mind.inspect()``, any thread): the inspector
 - ``provenance``: where a plan item, an act, a line or a memory came from, and its words
 - ``VOCABULARY``, ``nearest``, ``split_emoji``: the emoji the minds choose from (the icons)
@@ -13,6 +14,6 @@ town goes through game/runs/commands.py.)
 """
 from __future__ import annotations
 
-from agents import VOCABULARY, Inspection, nearest, provenance, redact, split_emoji, why
+from agents import VOCABULARY, Action, Inspection, nearest, provenance, redact, split_emoji, why
 
-__all__ = ["VOCABULARY", "Inspection", "nearest", "provenance", "redact", "split_emoji", "why"]
+__all__ = ["VOCABULARY", "Action", "Inspection", "nearest", "provenance", "redact", "split_emoji", "why"]

@@ -35,8 +35,8 @@ import logging
 import statistics
 import textwrap
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pygame
 import pygame_gui
@@ -45,13 +45,14 @@ from pygame_gui.elements import UIButton, UITextBox, UITextEntryLine, UIWindow
 from game.runs.commands import NO_TOWN, Answer, Commands, Refused, Ticket
 from game.view import emoji, fonts, keys
 from game.view.follow import link_names
+from game.view.host import Drawn, Host, TownSession, TownSim
 from game.view.markup import C_DIM, C_HEAD, C_TEXT, C_YOU, esc, typed
 from game.view.overlay import Overlay
+from game.view.visitor import Visitor
 from game.world.grid import chebyshev
 
 if TYPE_CHECKING:
     from game.view.camera import Camera
-    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +76,13 @@ TOAST_S = 2.5
 C_THEM = C_HEAD  # the resident's lines
 
 
+class ChatHost(Host, Drawn, Protocol):
+    """What the chat uses of the window: the visitor's figure (where it stands, its name)."""
+
+    @property
+    def visitor(self) -> Visitor: ...
+
+
 class Chat(Overlay):
     """The chat window (transcript, text line, Send) and the visitor's talk. Subclasses
     (game/view/interview.py) reuse the window and change the hooks: ``TITLE``,
@@ -87,7 +95,7 @@ class Chat(Overlay):
     HOTKEY = True  # T opens it next to a resident
     TOP_H = 0  # height of the row of extra widgets above the transcript
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: ChatHost) -> None:
         self.game = game
         self.window: Any = None  # a UIWindow while open
         self.box: Any = None
@@ -112,14 +120,16 @@ class Chat(Overlay):
 
     # ---- the session -----------------------------------------------------------------
     @property
-    def session(self) -> Any:
+    def session(self) -> TownSession | None:
         return self.game.session
 
-    def _sim(self):
-        return getattr(self.session, "sim", None)
+    def _sim(self) -> TownSim | None:
+        s = self.session
+        return s.sim if s is not None else None
 
-    def _minds(self) -> dict:
-        return getattr(self.session, "minds", None) or {}
+    def _minds(self) -> Mapping[str, Any]:
+        s = self.session
+        return s.minds if s is not None else {}
 
     def _commands(self) -> Commands | None:
         """What the player may do to the town (None: no town, or a replay's)."""
@@ -128,9 +138,10 @@ class Chat(Overlay):
 
     def visitor_name(self) -> str:
         s = self.session
-        shown = self.game.visitor.name
+        if s is None:
+            return self.game.visitor.name or "Visitor"
         # playing as a resident (game/runs/session.py take_control): the chat speaks as them
-        return getattr(s, "controlled", None) or getattr(s, "visitor_name", None) or shown or "Visitor"
+        return s.controlled or s.visitor_name or self.game.visitor.name or "Visitor"
 
     @property
     def is_open(self) -> bool:
@@ -145,7 +156,7 @@ class Chat(Overlay):
         vx, vy = self.game.visitor.tile
         best = None
         for name, b in sim.bodies.items():
-            if getattr(b, "visitor", False) or getattr(b, "controlled", False) or name not in self._minds():
+            if b.visitor or b.controlled or name not in self._minds():
                 continue
             d = chebyshev(b.tile, (vx, vy))
             if d <= TALK_RANGE and (best is None or d < best[0]):
@@ -341,8 +352,8 @@ class Chat(Overlay):
     def thinking_text(self) -> str:
         """While an answer is on its way: how long it should take, or plainly why it does not come."""
         first = (self.partner or "").split()[0] if self.partner else "They"
-        gateway = getattr(self.session, "gateway", None)
-        if str(getattr(gateway, "status", "ok") or "ok") != "ok":
+        gateway = self.session.gateway if self.session is not None else None
+        if str(getattr(gateway, "status", "ok") or "ok") != "ok":  # a stand-in model road has no health
             return f"{first} cannot answer: the model is not responding (see the top left)"
         waited = time.monotonic() - self._asked_at if self._asked_at else 0.0
         usual = statistics.median(self._waits) if self._waits else None
@@ -494,7 +505,7 @@ class Chat(Overlay):
         self.refresh()
 
 
-def install(game: Game) -> Chat:
+def install(game: ChatHost) -> Chat:
     chat = Chat(game)
     game.add_overlay(chat)
     game.panels.chat = chat

@@ -28,7 +28,7 @@ import difflib
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import pygame
 import pygame_gui
@@ -37,13 +37,12 @@ from pygame_gui.elements import UITextEntryLine
 from game.runs.commands import Refused
 from game.view import fonts, keys
 from game.view.bubbles import wrap
+from game.view.host import Host
 from game.view.hud import text_focused
 from game.view.markup import typed
 from game.view.overlay import Overlay
 from game.view.statusline import HEIGHT as STATUS_H
-
-if TYPE_CHECKING:
-    from game.view.window import Game
+from game.world.town import Town
 
 log = logging.getLogger(__name__)
 
@@ -83,10 +82,10 @@ def normalize(text: str, world: str) -> str:
     return ":".join(parts)
 
 
-def close_matches(address: str, town, n: int = 3) -> list[str]:
+def close_matches(address: str, town: Town, n: int = 3) -> list[str]:
     """Up to n object addresses near a wrong one: same-named objects in the same
     sector first, then difflib over every address."""
-    objects = list(getattr(town, "object_states", {}) or {})
+    objects = list(town.object_states)
     parts = address.split(":")
     out: list[str] = []
     if len(parts) >= 2:
@@ -96,7 +95,7 @@ def close_matches(address: str, town, n: int = 3) -> list[str]:
             ap = a.split(":")
             if ap[-1].casefold() == obj and (sector is None or ap[1].casefold() == sector):
                 out.append(a)
-    low = {a.casefold(): a for a in (town.addresses() if hasattr(town, "addresses") else objects)}
+    low = {a.casefold(): a for a in town.addresses()}
     for m in difflib.get_close_matches(address.casefold(), list(low), n=n * 2, cutoff=0.5):
         a = low[m]
         if a not in out:
@@ -108,7 +107,7 @@ def close_matches(address: str, town, n: int = 3) -> list[str]:
 _SET = re.compile(r"^\s*<(?P<addr>[^>]+)>\s*(?:is|=)\s+(?P<state>.+?)\s*\.?\s*$", re.I)
 
 
-def parse(text: str, town) -> Command:
+def parse(text: str, town: Town) -> Command:
     t = " ".join(str(text or "").replace("`", "").split())
     if not t:
         return Command("error", message="Type a command (help lists them).")
@@ -133,10 +132,9 @@ def parse(text: str, town) -> Command:
     state = " ".join(state.strip().rstrip(".").split())
     if not state:
         return Command("error", message="Say what state it is in, e.g. '... is burning'.")
-    world = getattr(town, "world", "")
-    full = normalize(addr, world)
-    got = town.resolve(full) if hasattr(town, "resolve") else (full if full in town.object_states else None)
-    if got in getattr(town, "object_states", {}):
+    full = normalize(addr, town.world)
+    got = town.resolve(full)
+    if got in town.object_states:
         return Command("set", address=got, state=state)
     if got:
         kids = [a for a in town.object_states if a.startswith(got + ":")]
@@ -150,10 +148,20 @@ def parse(text: str, town) -> Command:
     return Command("error", message=msg, matches=matches)
 
 
+class ConsoleHost(Host, Protocol):
+    """What the console uses of the window: its town (to parse addresses before a town
+    runs), and the player's figure following whom the player plays."""
+
+    @property
+    def town(self) -> Town: ...
+
+    def sync_control(self) -> None: ...
+
+
 class Console(Overlay):
     name = "console"
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: ConsoleHost) -> None:
         self.game = game
         self.entry: Any = None  # the command line (a UITextEntryLine) while open
         self.last = ""  # the last message shown
@@ -261,7 +269,7 @@ class Console(Overlay):
             if got.action == "console":
                 self.open()
                 return True
-            if got.action == "release" and getattr(self.game.session, "controlled", None):
+            if got.action == "release" and self.game.session is not None and self.game.session.controlled:
                 self.game.toast(release(self.game))
                 return True
         return False
@@ -278,7 +286,7 @@ class Console(Overlay):
 
 
 # ---- playing as a resident (the console, the inspector's button and F2 use these) -------------
-def play_as(game: Game, name: str) -> str:
+def play_as(game: ConsoleHost, name: str) -> str:
     """Play as ``name`` (the town's ``play_as``): the chat closes, the figure becomes them."""
     session = game.session
     if session is None or session.commands is None:
@@ -292,7 +300,7 @@ def play_as(game: Game, name: str) -> str:
     return got.message
 
 
-def release(game: Game) -> str:
+def release(game: ConsoleHost) -> str:
     """Hand the resident the player plays back to its mind (the town's ``stop_playing``)."""
     session = game.session
     if session is None or session.commands is None or not session.controlled:
@@ -305,7 +313,7 @@ def release(game: Game) -> str:
     return got.message
 
 
-def install(game: Game) -> Console:
+def install(game: ConsoleHost) -> Console:
     c = Console(game)
     game.add_overlay(c)
     game.panels.console = c

@@ -18,17 +18,14 @@ the loaded resident (``after_load``), so the window never stays on
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UILabel, UITextEntryLine
 
-from game.view.chat import Chat
+from game.view.chat import Chat, ChatHost
 from game.view.markup import esc, typed
-
-if TYPE_CHECKING:
-    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +39,7 @@ class Interview(Chat):
     HOTKEY = False
     TOP_H = 40
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: ChatHost) -> None:
         super().__init__(game)
         self.persona = DEFAULT_PERSONA
         self.remember = False
@@ -149,7 +146,7 @@ class Interview(Chat):
         return super().handle_event(event)
 
 
-def install(game: Game) -> Interview:
+def install(game: ChatHost) -> Interview:
     iv = Interview(game)
     game.add_overlay(iv)
     game.panels.interview = iv

@@ -32,7 +32,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pygame
 import pygame_gui
@@ -44,10 +44,8 @@ from game.saves.series import OWN_SLOTS, GameSaves, game_of, group_by_game, own_
 from game.saves.store import SUFFIX, SaveError, SaveInfo, SaveWriter, list_saves, slot_path
 from game.support import folders
 from game.view import keys
+from game.view.host import Host
 from game.view.overlay import Overlay
-
-if TYPE_CHECKING:
-    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +77,7 @@ class SaveMenu(Overlay):
 
     name = "savemenu"
 
-    def __init__(self, game: Game, folder: str | Path | None = None, autosave_min: float | None = None,
+    def __init__(self, game: Host, folder: str | Path | None = None, autosave_min: float | None = None,
                  keep: int = AUTOSAVE_KEEP) -> None:
         self.game = game
         self.folder = Path(folder or game.saves_dir or folders.saves_dir())
@@ -510,7 +508,7 @@ class SaveMenu(Overlay):
         self.reader.shutdown(wait=False, cancel_futures=True)
 
 
-def install(game: Game, **kwargs: Any) -> SaveMenu:
+def install(game: Host, **kwargs: Any) -> SaveMenu:
     menu = SaveMenu(game, **kwargs)
     game.add_overlay(menu)
     game.panels.savemenu = menu

@@ -24,7 +24,7 @@ import logging
 import threading
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pygame
 import pygame_gui
@@ -42,12 +42,10 @@ from game.runs.why_records import (
 )
 from game.view import keys
 from game.view.fonts import panel_font
+from game.view.host import Host
 from game.view.inspector_text import SMALL_PX, TEXT_PX
 from game.view.markup import C_DIM, C_HEAD, C_IMP, C_NOW, C_TEXT, esc, typed
 from game.view.overlay import Overlay
-
-if TYPE_CHECKING:
-    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +66,7 @@ class RecordSource:
     """The decision records the panel reads: the game's ``WhyLog`` (live), or a
     replay's records file, read on a background thread the first time it is asked."""
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Host) -> None:
         self.game = game
         self._index: why.RecordIndex | None = None  # a replay's records, once read
         self._thread: threading.Thread | None = None
@@ -190,7 +188,7 @@ class WhyPanel(Overlay):
 
     name = "why_panel"
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Host) -> None:
         self.game = game
         self.source = RecordSource(game)
         self.window: Any = None
@@ -412,7 +410,7 @@ class WhyPanel(Overlay):
                 self._show()
 
 
-def install(game: Game) -> WhyPanel:
+def install(game: Host) -> WhyPanel:
     panel = WhyPanel(game)
     game.add_overlay(panel)
     game.panels.why_panel = panel
