@@ -32,7 +32,7 @@ import pygame_gui
 from game.runs.commands import Commands
 from game.runs.readings import Inspection
 from game.runs.session import Session
-from game.sim.bodies import Body
+from game.sim import Body
 from game.view.overlay import Overlay
 from game.view.panels import Panels
 from game.view.sprites import Figure

@@ -18,7 +18,7 @@ from typing import Protocol
 
 import pygame
 
-from game.sim.bodies import Body
+from game.sim import Body
 from game.view import keys
 from game.view.host import Host
 from game.view.overlay import Overlay

@@ -61,7 +61,6 @@ from __future__ import annotations
 import logging
 import sys
 import threading
-import unicodedata
 from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
@@ -96,6 +95,7 @@ from game.view import (
 from game.view import help as help_view
 from game.view.camera import DEFAULT_ZOOM, Camera
 from game.view.host import TownSession
+from game.view.markup import typed_input
 from game.view.overlay import Overlay, rank
 from game.view.panels import Panels
 from game.view.sprites import SheetLibrary, draw_figures, draw_ghosts, draw_labels, slugify
@@ -125,25 +125,6 @@ def _panel_installs(game: Game) -> list[Callable[[], object]]:
             lambda: residents_list.install(game), lambda: feed.install(game), lambda: quit_dialog.install(game)]
 
 log = logging.getLogger(__name__)
-
-
-ZWJ = "\u200d"  # the zero-width joiner: emoji sequences (a family, a flag) need it
-
-
-def typed_input(event):
-    """A TEXTINPUT event with what a text box may hold, or None when nothing is left:
-    control characters, lone surrogates and invisible format characters (a
-    right-to-left override, a zero-width space) go, as game.view.markup.typed drops
-    them on Enter; line breaks become spaces. pygame_gui raised on text that begins
-    with a character of no width ("Text has zero width") or that cannot be encoded,
-    so such a key, typed or pasted, ended the game."""
-    text = str(getattr(event, "text", "") or "")
-    clean = "".join(" " if ch in "\t\n\r\x0b\x0c" else ch for ch in text
-                    if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cs", "Cf") or ch == ZWJ)
-    clean = clean.lstrip(ZWJ)  # a joiner joins what comes before it in the same text only
-    if not clean:
-        return None
-    return event if clean == text else pygame.event.Event(pygame.TEXTINPUT, text=clean)
 
 
 class Game:
