@@ -215,7 +215,7 @@ class Commands:
         sim = self.session.sim
         try:
             sim.log_event(ticket.speaker, "line", line, sim.area(sim.bodies[name].tile), partner=name)
-        except Exception:  # noqa: BLE001 - the log is a record; the line still goes to the resident
+        except Exception:  # the log is a record; the line still goes to the resident
             log.debug("logging the visitor's line failed", exc_info=True)
         self._ask(ticket, history, on_answer)
         return ticket
@@ -277,7 +277,7 @@ class Commands:
             try:
                 sim.log_event(name, "line", text, sim.area(sim.bodies[name].tile), partner=ticket.speaker,
                               source=source)
-            except Exception:  # noqa: BLE001 - the log is a record; the answer still reaches the player
+            except Exception:  # the log is a record; the answer still reaches the player
                 log.debug("logging the answer failed", exc_info=True)
         return Answer(ticket, text, source, failed, heard)
 
@@ -295,7 +295,7 @@ class Commands:
         sim.prompt_decision(name)  # the next decision is when the plan makes room for it
         try:
             sim.log_event(name, "inner_voice", thought, sim.area(body.tile) if body is not None else "")
-        except Exception:  # noqa: BLE001 - the log is a record; the thought is in the mind
+        except Exception:  # the log is a record; the thought is in the mind
             log.debug("logging the inner voice failed", exc_info=True)
         return Done(f"{first_name(name)} thinks: \u201c{thought}\u201d", thought)
 
@@ -364,7 +364,7 @@ class Commands:
             else:
                 log.warning("save failed: %s", err)
             return Refused(SAVE, str(err))
-        except Exception as err:  # noqa: BLE001 - the game goes on unsaved; the player is told why
+        except Exception as err:  # the game goes on unsaved; the player is told why
             log.exception("autosave capture failed" if quiet else "capturing the game for a save failed")
             return Refused(SAVE, f"{type(err).__name__}: {err}")
 
@@ -381,7 +381,7 @@ class Commands:
         as it was) when the swap fails."""
         try:
             commit(self.session, prepared)
-        except Exception as err:  # noqa: BLE001 - the player keeps the game they had, and is told why
+        except Exception as err:  # the player keeps the game they had, and is told why
             log.exception("swapping in the loaded game failed")
             return Refused(LOAD, f"{type(err).__name__}: {err}")
         info = prepared.info

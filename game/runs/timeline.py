@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from agents import provenance as pv
 from agents import redact
@@ -84,43 +85,49 @@ def render_timeline(
             if lines[-1]:
                 lines.append("")
             lines += [f"### {hm}", ""]
-        who = e.get("resident") or "?"
-        where = place(e.get("address"), world)
-        if kind == "action":
-            emoji = e.get("emoji") or "•"
-            text = f"- {emoji} **{who}**: {e.get('text', '')}"
-            if where:
-                text += f" — *{where}*"
-            text += tag(e.get("source"))
-            lines.append(text)
-        elif kind == "arrive":
-            lines.append(f"- 🚶 **{who}** arrives at *{where}*")
-        elif kind == "reflect":
-            lines.append(f"- 💭 **{who}** reflects: {e.get('text', '')}{tag(e.get('source'))}")
-        elif kind == "error":
-            lines.append(f"- ⚠️ **{who}**: {e.get('text', '')}")
-        elif kind == "arrange":  # a plan made in conversation (game/sim/conversations.py)
-            when = str(e.get("start") or "")[:16]
-            lines.append(f"- 📅 **{who}** arranged with {e.get('partner') or '?'}: {e.get('text', '')}"
-                         + (f" — *{where}*" if where else "") + (f", {when}" if when else ""))
-        elif kind == "chat":
-            cid = e.get("conversation")
-            partner = e.get("partner") or "?"
-            said = convo_lines.get(cid, [])
-            lines.append(f"- 💬 **{who}** and **{partner}** talk" + (f" at *{where}*" if where else "") + ":"
-                         + tag(e.get("source")))
-            if not said:
-                lines.append("  > *(nothing was said)*")
-            for u in said:
-                at = str(u.get("time", ""))[11:16]
-                lines.append(f"  > **{first(u.get('resident'))}** ({at}): {u.get('text', '')}" + tag(u.get("source")))
-            end = convo_end.get(cid)
-            if end is None:
-                lines.append("  > *(still talking when the run ended)*")
-        else:
-            lines.append(f"- {kind} **{who}**: {e.get('text', '')}")
+        lines += _event_lines(e, world, convo_lines, convo_end)
     lines.append("")
     return redact("\n".join(lines))
+
+
+def _event_lines(e: dict, world: str | None, convo_lines: dict[Any, list[dict]],
+                 convo_end: dict[Any, dict]) -> list[str]:
+    """An event's lines in the timeline (a conversation's: every line said in it)."""
+    kind = e.get("kind")
+    who = e.get("resident") or "?"
+    where = place(e.get("address"), world)
+    if kind == "action":
+        emoji = e.get("emoji") or "•"
+        text = f"- {emoji} **{who}**: {e.get('text', '')}"
+        if where:
+            text += f" — *{where}*"
+        return [text + tag(e.get("source"))]
+    if kind == "arrive":
+        return [f"- 🚶 **{who}** arrives at *{where}*"]
+    if kind == "reflect":
+        return [f"- 💭 **{who}** reflects: {e.get('text', '')}{tag(e.get('source'))}"]
+    if kind == "error":
+        return [f"- ⚠️ **{who}**: {e.get('text', '')}"]
+    if kind == "arrange":  # a plan made in conversation (game/sim/conversations.py)
+        when = str(e.get("start") or "")[:16]
+        return [f"- 📅 **{who}** arranged with {e.get('partner') or '?'}: {e.get('text', '')}"
+                + (f" — *{where}*" if where else "") + (f", {when}" if when else "")]
+    if kind != "chat":
+        return [f"- {kind} **{who}**: {e.get('text', '')}"]
+    cid = e.get("conversation")
+    partner = e.get("partner") or "?"
+    said = convo_lines.get(cid, [])
+    out = [f"- 💬 **{who}** and **{partner}** talk" + (f" at *{where}*" if where else "") + ":"
+           + tag(e.get("source"))]
+    if not said:
+        out.append("  > *(nothing was said)*")
+    for u in said:
+        at = str(u.get("time", ""))[11:16]
+        out.append(f"  > **{first(u.get('resident'))}** ({at}): {u.get('text', '')}" + tag(u.get("source")))
+    if convo_end.get(cid) is None:
+        out.append("  > *(still talking when the run ended)*")
+    return out
+
 
 
 def write_jsonl(path: Path, rows: Iterable[dict]) -> None:
