@@ -172,6 +172,11 @@ class Commands:
 
     # ---- who the player is ----------------------------------------------------------------
     @property
+    def game_id(self) -> str:
+        """This game's id (game/saves/series.py): its own save slots."""
+        return self.session.game_id
+
+    @property
     def player(self) -> str:
         """Whom the player speaks as: the resident they play, else the visitor."""
         s = self.session

@@ -62,7 +62,7 @@ MUTE_AFTER_T_S = 2.0  # after a T that opened nothing, letters typed within this
 
 def _typed_letter(event) -> bool:
     """A key that types a letter, digit or space (not Escape, F-keys, arrows or a modifier combo)."""
-    text = getattr(event, "unicode", "") or ""
+    text = getattr(event, "unicode", "") or ""  # a pygame event: its fields by type
     if getattr(event, "mod", 0) & (pygame.KMOD_CTRL | pygame.KMOD_ALT | pygame.KMOD_META):
         return False
     return len(text) == 1 and (text.isalnum() or text in " ,.?!'")

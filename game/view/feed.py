@@ -159,8 +159,8 @@ class FeedPanel(Overlay):
             return
         p = self.game.panels
         for other in (p.residents_list, p.replay_events):
-            if getattr(other, "is_open", False):
-                other.close()  # type: ignore[union-attr]  # it is open, so it is there
+            if other is not None and other.is_open:
+                other.close()
         if self.window is None or not self.window.alive() or self._built_for != self.game.size:
             if self.window is not None:
                 self.window.kill()
@@ -215,7 +215,7 @@ class FeedPanel(Overlay):
         if self.window is None:
             return
         src = self.source
-        key = (getattr(src, "version", None), self.query, self.topic, id(src))
+        key = (getattr(src, "version", None), self.query, self.topic, id(src))  # a LiveFeed, or a replay's
         if not force and key == self._shown_key:
             return
         self._shown_key = key
@@ -225,7 +225,7 @@ class FeedPanel(Overlay):
             self._show_detail(None)
         self.shown = found
         self._draw()
-        skipped = int(getattr(src, "skipped", 0) or 0)
+        skipped = int(getattr(src, "skipped", 0) or 0)  # a replay's feed skips nothing
         what = f"“{self.query}” " if self.query else ""
         topic = f"{self.topic} " if self.topic else ""
         noun = "entry" if len(found) == 1 else "entries"
@@ -286,7 +286,7 @@ class FeedPanel(Overlay):
         src = self.source
         if src is None:
             return "(no feed in this window)"
-        if getattr(src, "ready", True) is False:
+        if getattr(src, "ready", True) is False:  # a replay's feed reads the recording first
             return "(reading the recording…)"
         if self.query or self.topic:
             return "(nothing matches)"

@@ -323,7 +323,7 @@ class HUD(Overlay):
         servers = getattr(gw, "deployment_lines", None)  # a live road's; a replay's gateway has none
         for text, ok in (servers() if callable(servers) else []):  # each server's health, what its answers lack
             lines += [(part, DIM if ok else BAD) for part in textwrap.wrap(redact(text), 64)[:2]]
-        said = getattr(getattr(gw, "dialects", None), "announcements", None) or []
+        said = getattr(getattr(gw, "dialects", None), "announcements", None) or []  # a live road's servers
         for text in said[self._announced:]:  # the structured output each server speaks, once
             self.toast(redact(text))
         self._announced = len(said)

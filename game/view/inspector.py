@@ -83,7 +83,8 @@ def render_lines(lines: list[tuple[str, str, bool]], size: tuple[int, int], px: 
 
 
 def set_text_keep_scroll(box, text: str, to_bottom: bool = False) -> None:
-    """Replace a UITextBox's markup without losing the reader's place."""
+    """Replace a UITextBox's markup without losing the reader's place (pygame_gui gives the
+    box a scroll bar only while its text is taller than it)."""
     bar = getattr(box, "scroll_bar", None)
     pos = bar.start_percentage if bar is not None else 0.0
     box.set_text(text)

@@ -7,6 +7,7 @@ from datetime import datetime
 
 from game.runs.readings import Inspection
 from game.runs.readings import provenance as pv
+from game.sim import Body
 from game.view.markup import C_DIM, C_HEAD, C_IMP, C_NOW, C_RULE, C_TEXT, esc, source_colour, source_tag
 
 TEXT_PX = 15
@@ -50,31 +51,31 @@ def _h(title: str) -> str:
     return f"<br><font color='{C_HEAD}' pixel_size={TEXT_PX}><b>{esc(title)}</b></font><br>"
 
 
-def resident_html(name: str, body, snap: Inspection, *, thinking: bool, now: datetime | None,
+def resident_html(name: str, body: Body | None, snap: Inspection, *, thinking: bool, now: datetime | None,
                   memory_text=None) -> str:
     """The inspector's whole text for one resident (pure: body and snapshot in, markup out)."""
     return header_html(name, body, snap, thinking=thinking) + body_html(snap, now=now, memory_text=memory_text)
 
 
-def header_lines(name: str, body, snap: Inspection, *, thinking: bool) -> list[tuple[str, str, bool]]:
+def header_lines(name: str, body: Body | None, snap: Inspection, *, thinking: bool) -> list[tuple[str, str, bool]]:
     """What changes often -- the action, since/until, thinking -- as (text, colour, bold) lines.
     Drawn straight into an image (a pygame_gui re-layout would cost ~10 ms each time)."""
     out: list[tuple[str, str, bool]] = []
-    act = getattr(body, "action", None)
-    if act is not None:
-        where = act.address if act.talking_to else (getattr(body, "target", None) or act.address)
+    act = body.action if body is not None else None
+    if body is not None and act is not None:
+        where = act.address if act.talking_to else (body.target or act.address)
         out.append((f"{name} is {act.description} @ {pretty(where)}", C_TEXT, True))
         if act.talking_to:
             out.append((f"since {_hm(act.start)}", C_DIM, False))
         else:
-            walking = " (walking there)" if getattr(body, "walking", False) else ""
+            walking = " (walking there)" if body.walking else ""
             out.append((f"since {_hm(act.start)} until {_hm(act.end)}{walking}", C_DIM, False))
     elif snap.action is not None:
         out.append((f"{name} is {snap.action.description} @ {pretty(snap.action.address)}", C_TEXT, True))
     else:
         out.append((f"{name} is just arriving", C_TEXT, True))
     shown = act if act is not None else snap.action
-    source = getattr(shown, "source", None)
+    source = shown.source if shown is not None else None
     label = pv.short_label(source)
     if label:  # what the model did not choose, said plainly
         out.append((f"chosen by: {label}", source_colour(source) or C_RULE, False))
@@ -85,7 +86,7 @@ def header_lines(name: str, body, snap: Inspection, *, thinking: bool) -> list[t
     return out
 
 
-def header_html(name: str, body, snap: Inspection, *, thinking: bool) -> str:
+def header_html(name: str, body: Body | None, snap: Inspection, *, thinking: bool) -> str:
     parts = []
     for text, colour, bold in header_lines(name, body, snap, thinking=thinking):
         t = f"<b>{esc(text)}</b>" if bold else esc(text)

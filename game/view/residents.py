@@ -313,7 +313,8 @@ def install(game: ResidentsHost) -> ResidentsView:
     game.sheets = SleepySheets.wrap(game.sheets)
     view = ResidentsView(game, session)
     personas = getattr(session.sim, "personas", None) or getattr(session, "personas", None) or {}  # (a replay's)
-    game.sheets.aliases.update({slugify(n): p.sprite for n, p in personas.items() if getattr(p, "sprite", "")})
+    game.sheets.aliases.update({slugify(n): p.sprite for n, p in personas.items()
+                                if getattr(p, "sprite", "")})  # a mind without its persona: no sprite
     game.sheets.preload(view.slugs.values())  # a missing sheet stops the game now, not mid-frame
     game.figure_sources.append(view.figures)
     game.blockers.append(view.blocked)

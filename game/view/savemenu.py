@@ -141,7 +141,8 @@ class SaveMenu(Overlay):
 
     def own(self, kind: str) -> str:
         """This game's own slot of a kind: ``continue``, ``quick``, ``crash`` (game/saves/series.py)."""
-        return own_slot(getattr(self.session, "game_id", None), kind)
+        commands = self._commands()
+        return own_slot(commands.game_id if commands is not None else None, kind)
 
     # ---- saving and loading --------------------------------------------------------------
     def save(self, slot: str) -> Future | None:
@@ -209,7 +210,7 @@ class SaveMenu(Overlay):
     def _deleted(self, slot: str, fut: Future) -> None:
         err = fut.exception()
         if err is not None:
-            why = getattr(err, "strerror", None) or str(err)
+            why = getattr(err, "strerror", None) or str(err)  # an OSError's own words
             log.warning("deleting save %s failed: %s", slot, err)
             self.toast(f"cannot delete {slot}: {why}")
         else:
@@ -441,7 +442,8 @@ class SaveMenu(Overlay):
         if not path.exists():
             return None
         info = next((i for i in self.listed if i.path == path), None)  # that file's own meta
-        mine = getattr(self.session, "game_id", None)
+        commands = self._commands()
+        mine = commands.game_id if commands is not None else None
         if info is not None and game_of(info) is not None and game_of(info) == mine:
             return None
         who = info.meta.get("visitor_name") if info is not None and info.ok else None

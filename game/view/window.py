@@ -104,6 +104,7 @@ from game.view.statusline import StatusLine
 from game.view.tilemap import BACKDROP, TileMapRenderer
 from game.view.visitor import Visitor, WalkControls
 from game.world.map_reader import load_town
+from game.world.town import Town
 
 WINDOW_SIZE = (1280, 720)
 TITLE = "Smallville"
@@ -132,8 +133,8 @@ class Game:
 
     def __init__(
         self,
-        town,
-        tilemap,
+        town: Town,
+        tilemap: TileMapRenderer,
         *,
         size: tuple[int, int] = WINDOW_SIZE,
         zoom: float | None = None,
@@ -143,7 +144,7 @@ class Game:
         self.town = town
         self.tilemap = tilemap
         self.size = (int(size[0]), int(size[1]))
-        ts = int(getattr(town, "tile_size", 32) or 32)
+        ts = int(town.tile_size or 32)
         self.tile_size = ts
         self.camera = Camera((town.width * ts, town.height * ts), self.size, ts, DEFAULT_ZOOM if zoom is None else zoom)
         self.sheets = sheets if sheets is not None else SheetLibrary()
@@ -187,12 +188,11 @@ class Game:
         return cls(town, TileMapRenderer.from_file(map_path), **kwargs)
 
     def _visitor_start(self) -> tuple[int, int]:
-        spawns = getattr(self.town, "spawns", {}) or {}
-        start = spawns.get("visitor")
+        start = self.town.spawns.get("visitor")
         if start is None:
             log.warning("map has no 'visitor' spawn; starting near the middle")
             start = (self.town.width // 2, self.town.height // 2)
-        return self.nearest_walkable(tuple(start))
+        return self.nearest_walkable((start[0], start[1]))
 
     def nearest_walkable(self, tile: tuple[int, int]) -> tuple[int, int]:
         """``tile`` if the visitor may stand there, else the nearest such tile (4-neighbour search)."""
