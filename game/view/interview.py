@@ -2,11 +2,11 @@
 
 The inspector's "Interview" button opens this window (the chat window's code,
 game/view/chat.py, with a row on top): "You are" (who the resident takes you
-for, default "a news reporter") and a "Remember" toggle. Each line goes to
-``agents.interview.answer_now(mind, you, line, speaker_is=persona)`` first in
-line on the pool's urgent lane (the chat's ``_ask``), and with Remember on the
-exchange is then stored by ``keep_exchange`` as the resident's next job. With Remember off (the default) the
-interview leaves the world unchanged: no memory, no event, the resident keeps
+for, default "a news reporter") and a "Remember" toggle. Each line goes
+through the town's commands (game/runs/commands.py ``interview``: the answer
+first in line on the pool's urgent lane, taking the player for the persona),
+and with Remember on the town has the resident keep the exchange as its next
+job. With Remember off (the default) the interview leaves the world unchanged: no memory, no event, the resident keeps
 doing what they were doing (nobody is held). With it on, each exchange is
 stored as a chat memory, like talking to them in person.
 
