@@ -289,3 +289,13 @@ def test_a_save_that_cannot_be_captured_is_refused(play, tmp_path, monkeypatch):
         assert not (tmp_path / "x.sqlite").exists()
     finally:
         writer.close(wait=True)
+
+
+def test_naming_the_visitor(play):
+    s = play()
+    c = s.commands
+    assert c.name_visitor("  Sam   Lee ") == Done("Welcome to the Ville, Sam Lee!", "Sam Lee")
+    assert s.visitor_name == "Sam Lee" and c.player == "Sam Lee" and "Sam Lee" in s.sim.bodies
+    taken = c.name_visitor(ISA)
+    assert isinstance(taken, Refused) and taken.why == commands.TAKEN and s.visitor_name == "Sam Lee"
+    assert c.name_visitor("   ").why == commands.EMPTY
