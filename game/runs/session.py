@@ -58,7 +58,7 @@ from agents import ConfigError
 from agents import load_config
 from agents import CastError, load_cast
 from game.runs.build import Parts, build_parts, select_residents
-from game.runs.commands import Commands
+from game.runs.commands import Commands, Running
 from game.support.errors import UserError
 from game.runs.live_feed import LiveFeed
 from game.runs.pacing import PACES, Pacer, PaceStatus
@@ -600,6 +600,10 @@ class Session:
                 close()
             except Exception:  # noqa: BLE001
                 log.exception("gateway close failed")
+
+
+def _commanded(session: Session) -> Running:  # mypy: a running game is what the commands act on
+    return session
 
 
 __all__ = [
