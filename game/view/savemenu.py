@@ -30,7 +30,7 @@ import logging
 import os
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,7 @@ from game.saves.series import OWN_SLOTS, GameSaves, game_of, group_by_game, own_
 from game.saves.store import SUFFIX, SaveError, SaveInfo, SaveWriter, list_saves, slot_path
 from game.support import folders
 from game.view import keys
-from game.view.host import Host
+from game.view.host import Host, TownSession
 from game.view.overlay import Overlay
 
 log = logging.getLogger(__name__)
@@ -89,7 +89,7 @@ class SaveMenu(Overlay):
         self.reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="save-list")
         self.listing: Future | None = None  # the saves folder being read
         self.deleting: list[tuple[str, Future]] = []
-        self.last_auto = None  # sim time of the last autosave (None: from the first update)
+        self.last_auto: datetime | None = None  # sim time of the last autosave (None: from the first update)
         self.real_since_auto = AUTOSAVE_REAL_S  # frame seconds since the last autosave (the first is not held back)
         self.window: Any = None  # the menu (a UIWindow) while open
         self.widgets: dict[str, Any] = {}
@@ -106,7 +106,7 @@ class SaveMenu(Overlay):
 
     # ---- helpers -------------------------------------------------------------------------
     @property
-    def session(self) -> Any:
+    def session(self) -> TownSession | None:
         return self.game.session
 
     def _commands(self) -> Commands | None:
