@@ -14,8 +14,8 @@ from datetime import datetime
 import mapkit
 import pytest
 
+from agents import Persona
 from agents import interview as agents_interview
-from agents.persona import Persona
 from game.runs import commands
 from game.runs.build import build_minds
 from game.runs.commands import Answer, Done, Loaded, Refused, SaveJob, Ticket
