@@ -102,24 +102,7 @@ def main_play(args, session=None) -> int:
             visitor_name=given_name or (session.visitor_name if session is not None else "You"),
         )
         if session is not None:
-            if given_name and given_name != session.visitor_name:
-                session.rename_visitor(given_name)
-            game.attach_session(session)
-            load = getattr(args, "load", None)
-            if load:
-                # Before the first frame, so blocking is fine; a bad save is a
-                # SaveError (a UserError): one clear line, nothing started.
-                loaded = load_into(game, load)
-                for warning in loaded.warnings:  # an older version's save, a changed map: loaded, but say so
-                    print(f"smallville: {loaded.path}: {warning}", file=sys.stderr)
-                    game.toast(warning)
-            if not headless and not given_name and not load:
-                game.ask_visitor_name(session.visitor_name, offer_continue=True)
-            if not headless:  # into the save folder's recordings/: `smallville replay saves` watches it again
-                menu = game.panels.savemenu
-                session.record(menu.folder if menu is not None else "saves")
-        if headless and session is not None:
-            game.add_overlay(CrowdCamera(game))  # nobody walks the visitor: watch the residents
+            _show_town(game, session, args, headless=headless, given_name=given_name)
         if not headless:
             game.mouse_pos = pygame.mouse.get_pos() if pygame.mouse.get_focused() else None
         try:
@@ -131,18 +114,7 @@ def main_play(args, session=None) -> int:
         if screenshot:
             save_screenshot(pygame.display.get_surface(), screenshot)
         if headless:
-            st = frame_stats(game.frame_ms)
-            extra = ""
-            if session is not None:
-                sim = session.sim
-                extra = (f"; sim {sim.start:%a %H:%M} -> {sim.now:%a %H:%M} ({sim.steps} steps, "
-                         f"{len(sim.minds)} residents)")
-            print(
-                f"rendered {st['frames']} frames off-screen: median {st['median_ms']:.2f} ms, "
-                f"p99 {st['p99_ms']:.2f} ms per frame"
-                + extra
-                + (f"; screenshot {screenshot}" if screenshot else "")
-            )
+            print(_rendered_text(game, session, screenshot))
     finally:
         menu = game.panels.savemenu if game is not None else None
         if menu is not None:
@@ -152,6 +124,44 @@ def main_play(args, session=None) -> int:
         close_window()
     return 0
 
+
+
+def _show_town(game: Game, session: Session, args, *, headless: bool, given_name: str | None) -> None:
+    """The town in the window: the visitor named, the session attached, a save loaded
+    (``--load``) or the name box asked, the game recorded (a window) or a camera that
+    watches the crowd (off-screen)."""
+    if given_name and given_name != session.visitor_name:
+        session.rename_visitor(given_name)
+    game.attach_session(session)
+    load = getattr(args, "load", None)
+    if load:
+        # Before the first frame, so blocking is fine; a bad save is a
+        # SaveError (a UserError): one clear line, nothing started.
+        loaded = load_into(game, load)
+        for warning in loaded.warnings:  # an older version's save, a changed map: loaded, but say so
+            print(f"smallville: {loaded.path}: {warning}", file=sys.stderr)
+            game.toast(warning)
+    if not headless and not given_name and not load:
+        game.ask_visitor_name(session.visitor_name, offer_continue=True)
+    if not headless:  # into the save folder's recordings/: `smallville replay saves` watches it again
+        menu = game.panels.savemenu
+        session.record(menu.folder if menu is not None else "saves")
+    if headless:
+        game.add_overlay(CrowdCamera(game))  # nobody walks the visitor: watch the residents
+
+
+def _rendered_text(game: Game, session: Session | None, screenshot: str | None) -> str:
+    """What an off-screen run prints: its frame times, the sim span, the screenshot."""
+    st = frame_stats(game.frame_ms)
+    extra = ""
+    if session is not None:
+        sim = session.sim
+        extra = (f"; sim {sim.start:%a %H:%M} -> {sim.now:%a %H:%M} ({sim.steps} steps, "
+                 f"{len(sim.minds)} residents)")
+    return (f"rendered {st['frames']} frames off-screen: median {st['median_ms']:.2f} ms, "
+            f"p99 {st['p99_ms']:.2f} ms per frame"
+            + extra
+            + (f"; screenshot {screenshot}" if screenshot else ""))
 
 CRASH_SLOT = "crash"
 
@@ -237,6 +247,8 @@ class CrowdCamera(Overlay):
             return
         self._t = 0.0
         g = self.game
+        if g.session is None:
+            return
         sim = g.session.sim
         tiles = [b.tile for b in sim.bodies.values() if not b.visitor]
         if not tiles:

@@ -28,12 +28,11 @@ import logging
 import os
 import sys
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from tqdm import tqdm
 
@@ -42,7 +41,6 @@ from agents import (
     CastError,
     ConfigError,
     Gateway,
-    Inspection,
     MindPool,
     load_cast,
     load_config,
@@ -53,12 +51,12 @@ from agents import (
     redact_data,
     why,
 )
-from game.runs import forecast, runstats
+from game.runs import forecast
 from game.runs.build import build_parts, select_residents
 from game.runs.forecast import Ceiling
 from game.runs.recording import FILE as RECORDING_FILE
 from game.runs.recording import HISTORY_FOLDER, Recorder, SaveHistory
-from game.runs.timeline import render_timeline
+from game.runs.timeline import TIME_FORMAT, economy_text, make_summary, timeline_text
 from game.saves.saveload import capture, restore
 from game.saves.store import SaveError, SaveWriter, list_saves, load_state, read_info
 from game.sim import STEP, SimSettings
@@ -68,7 +66,6 @@ from game.world.map_reader import load_town
 
 log = logging.getLogger(__name__)
 
-TIME_FORMAT = "%Y-%m-%d %H:%M"
 AUTOSAVE_MIN = 60.0  # headless runs autosave every this many sim minutes
 AUTOSAVE_KEEP = 3
 
@@ -142,6 +139,110 @@ def run_headless(
     early what lockstep will ask them later, whenever nothing can change the question
     meanwhile (game/sim/ahead.py). The run is the same as lockstep's, event for
     event; the model is kept busier (on this machine, not faster: docs/stepping.md)."""
+    run = _open_run(town, personas, start=start, out=out, scenario=scenario, config=config, gateway=gateway,
+                    embedder=embedder, minds=minds, seed=seed, sim_settings=sim_settings, mind_settings=mind_settings,
+                    resume=resume, autosave_min=autosave_min, on_start=on_start, out_of_order=out_of_order)
+    sim = run.sim
+    embedded = bool(getattr(run.config, "is_embedded", False))
+    span = _Span(begin=sim.now, usage0=run.accounting.summary(), t0=0.0,
+                 busy0=local_model.model().busy_s() if embedded else None)
+    end = span.begin + timedelta(hours=hours)
+    if ceiling is not None:
+        ceiling.start(run.accounting)
+    span.t0 = time.monotonic()
+    sim.out_of_order = out_of_order
+    sim.early_spare = 1 if run.pool is not None else 0
+    interrupted, stopped = _step_run(run, end, keep=keep, on_step=on_step, ceiling=ceiling, progress=progress)
+    last_save, interrupted = _close_run(run, interrupted, echo)
+    summary = _summarize(run, span, town, interrupted=interrupted, stopped=stopped, last_save=last_save,
+                         resumed=resume is not None, out_of_order=out_of_order)
+    run.files["summary"].write_text(redact(json.dumps(summary, indent=2, ensure_ascii=False)) + "\n",
+                                    encoding="utf-8")
+    run.files["timeline"].write_text(timeline_text(sim, summary, town), encoding="utf-8")
+    if echo is not None:
+        _echo_run(echo, summary, run.out, interrupted=interrupted, last_save=last_save, out_of_order=out_of_order)
+    return RunResult(out=run.out, summary=summary, sim=sim, interrupted=interrupted, files=run.files)
+
+
+@dataclass
+class _Span:
+    """Where a run's stepping began: the sim time, the model usage so far, the wall clock,
+    the embedded model's busy seconds (None: another model)."""
+
+    begin: datetime
+    usage0: dict
+    t0: float
+    busy0: float | None
+
+
+def _summarize(run: _Run, span: _Span, town: Any, *, interrupted: bool, stopped: str | None,
+               last_save: Path | None, resumed: bool, out_of_order: bool) -> dict:
+    """summary.json's content (make_summary, and the run's save, recording, decision records,
+    stepping and model servers); a finished run teaches the forecast its model's rates."""
+    sim, accounting, begin = run.sim, run.accounting, span.begin
+    this_wall = time.monotonic() - span.t0
+    busy = local_model.model().busy_s() - span.busy0 if span.busy0 is not None else None
+    summary = make_summary(sim, run.personas, accounting, run.config, seed=run.seed, start=run.start,
+                           wall_s=run.prev_wall + this_wall, interrupted=interrupted, town=town)
+    summary["resumed_at"] = begin.strftime(TIME_FORMAT) if resumed else None
+    summary["save"] = str(last_save) if last_save else None
+    summary["recording"] = run.recorder.stats(len(run.personas), hours=summary["sim_hours"])
+    summary["stopped"] = stopped
+    if not interrupted:
+        forecast.learn(str(summary.get("model")), span.usage0, accounting.summary(), residents=len(run.personas),
+                       hours=(sim.now - begin).total_seconds() / 3600, start=begin, fresh=not resumed,
+                       wall_s=time.monotonic() - span.t0)
+    summary["why"] = run.why_log.stats(len(run.personas), summary["sim_hours"])
+    summary["stepping"] = {"mode": "out-of-order" if out_of_order else "lockstep",
+                           "asked_early_taken": sim.jobs.early_taken, "asked_early_undone": sim.jobs.early_undone}
+    if busy is not None and this_wall > 0:  # the embedded model: the share of this run's wall time it answered
+        size = max(1, local_model.model().size)
+        summary["stepping"].update(model_instances=size, model_busy_share=round(busy / (this_wall * size), 3),
+                                   sim_speed_x=round((sim.now - begin).total_seconds() / this_wall, 2))
+    report = getattr(run.gateway, "server_report", None)  # what is wrong with the model server(s), with the fix
+    summary["model_servers"] = report() if callable(report) else None
+    return summary
+
+
+@dataclass
+class _Run:
+    """What a headless run holds open while it steps: built (or restored) by ``_open_run``,
+    stepped by ``_step_run``, closed by ``_close_run``."""
+
+    out: Path
+    files: dict[str, Path]
+    parts: Any
+    config: Any
+    gateway: Any
+    accounting: Any
+    why_log: Any
+    events: IO[str]  # events.jsonl, streamed
+    saves_dir: Path
+    writer: SaveWriter
+    recorder: Recorder
+    history: SaveHistory
+    personas: Sequence[Any]
+    start: datetime
+    seed: int
+    prev_wall: float  # a resumed run's wall time so far
+    last_auto: datetime  # the sim time of the last autosave
+    every: timedelta | None  # autosave every this much sim time (None: never)
+
+    @property
+    def sim(self) -> Any:
+        return self.parts.sim
+
+    @property
+    def pool(self) -> Any:
+        return self.parts.pool
+
+
+def _open_run(town: Any, personas: Sequence[Any], *, start: datetime, out: str | Path, scenario: Any, config: Any,
+              gateway: Any, embedder: Any, minds: dict[str, Any] | None, seed: int, sim_settings: Any,
+              mind_settings: Any, resume: tuple[dict, Any] | None, autosave_min: float | None,
+              on_start: Callable[[Any], None] | None, out_of_order: bool) -> _Run:
+    """Build the run (or restore the saved one), open its files (the model calls, the
+    decision records, the event stream, the recording) and hand the town to ``on_start``."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     if gateway is None:
@@ -177,24 +278,11 @@ def run_headless(
     accounting.open_jsonl(files["llm_calls"], append=resume is not None)
     why_log = why.attach(gateway, why.WhyLog(out / why.FILE, mode=getattr(config, "why", "full"),
                                              append=resume is not None))
-    pool, sim = parts.pool, parts.sim
+    sim = parts.sim
     events_fh = files["events"].open("a" if resume is not None else "w", encoding="utf-8")
     saves_dir = out / "saves"
     writer = SaveWriter()
     last_auto = sim.now
-    every = timedelta(minutes=autosave_min) if autosave_min and autosave_min > 0 else None
-
-    def save_end(drain: bool) -> Path | None:
-        try:
-            sim.jobs.undo_all_early()  # a mind asked early is saved as it was before (drain does it too)
-            snap, meta = _capture(parts, drain=drain)
-            # The future's result, not the writer's status: it is the save's own outcome.
-            return writer.save(saves_dir / "end.sqlite", snap, {**meta, "slot": "end"}).result().path
-        except SaveError as err:
-            log.warning("the run's end save failed: %s", err)
-            if echo is not None:
-                echo(f"could not save the run: {err}")
-            return None
 
     def stream(ev: dict) -> None:
         events_fh.write(redact(json.dumps(ev, ensure_ascii=False)) + "\n")
@@ -203,43 +291,44 @@ def run_headless(
     sim.listeners.append(stream)
     recorder = Recorder(out / RECORDING_FILE, sim, kind="run", model=getattr(config, "model", None),
                         accounting=accounting, append=resume is not None)
-    history = SaveHistory(saves_dir / HISTORY_FOLDER)
+    run = _Run(out=out, files=files, parts=parts, config=config, gateway=gateway, accounting=accounting,
+               why_log=why_log, events=events_fh, saves_dir=saves_dir, writer=writer, recorder=recorder,
+               history=SaveHistory(saves_dir / HISTORY_FOLDER), personas=personas, start=start, seed=seed,
+               prev_wall=prev_wall, last_auto=last_auto,
+               every=timedelta(minutes=autosave_min) if autosave_min and autosave_min > 0 else None)
     if on_start is not None:
         try:
             on_start(parts)
         except BaseException:
-            pool.shutdown(wait=False)
-            writer.close(wait=False)
-            recorder.close("interrupted")
+            parts.pool.shutdown(wait=False)
+            run.writer.close(wait=False)
+            run.recorder.close("interrupted")
             events_fh.close()
             accounting.close()
             raise
-        seed = sim.seed  # a branch runs on its own seed
-    begin = sim.now
-    end = begin + timedelta(hours=hours)
-    usage0 = accounting.summary()
+        run.seed = sim.seed  # a branch runs on its own seed
+    return run
+
+
+def _step_run(run: _Run, end: datetime, *, keep: int, on_step: Callable[[Any], None] | None,
+              ceiling: Ceiling | None, progress: bool) -> tuple[bool, str | None]:
+    """Step until ``end`` (or a ceiling, or Ctrl-C): each step recorded, an autosave every
+    so often, the progress bar kept. Returns (interrupted, what stopped the run early)."""
+    sim, accounting = run.sim, run.accounting
     stopped = None
-    if ceiling is not None:
-        ceiling.start(accounting)
-    steps = round((end - begin).total_seconds() / 10)
     bar = None
     if progress:
+        steps = round((end - sim.now).total_seconds() / 10)
         bar = tqdm(total=steps, unit="step", desc="sim", file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
-    embedded = bool(getattr(config, "is_embedded", False))
-    busy0 = local_model.model().busy_s() if embedded else 0.0
-    t0 = time.monotonic()
-    interrupted = False
-    sim.out_of_order = out_of_order
-    sim.early_spare = 1 if pool is not None else 0
     try:
         while sim.now < end:
             sim.horizon = end  # nothing is asked early for a step at or past the end (game/sim/ahead.py)
             sim.step()
-            recorder.after_step(sim)
-            if every is not None and sim.now - last_auto >= every:
-                last_auto = sim.now
-                snap, meta = _capture(parts)  # drains (lockstep): the writer builds the rest meanwhile
-                writer.autosave(snap, meta, saves_dir, keep).add_done_callback(history.saved)
+            run.recorder.after_step(sim)
+            if run.every is not None and sim.now - run.last_auto >= run.every:
+                run.last_auto = sim.now
+                snap, meta = _capture(run.parts)  # drains (lockstep): the writer builds the rest meanwhile
+                run.writer.autosave(snap, meta, run.saves_dir, keep).add_done_callback(run.history.saved)
             if on_step is not None:
                 on_step(sim)
             if ceiling is not None and (stopped := ceiling.reached(accounting)):
@@ -254,68 +343,68 @@ def run_headless(
         sim.jobs.undo_all_early()  # stopped early (a ceiling): what was asked early for later is not the run's
         sim.drain()
     except KeyboardInterrupt:
-        interrupted = True
         log.info("run interrupted at %s", sim.now)
+        return True, stopped
     finally:
         if bar is not None:
             bar.close()
+    return False, stopped
+
+
+def _close_run(run: _Run, interrupted: bool, echo: Callable[[str], None] | None) -> tuple[Path | None, bool]:
+    """The end save (``end.sqlite``; interrupted: jobs in flight are asked again on resume),
+    then every file and thread of the run closed. Returns (the save, interrupted): Ctrl-C
+    during the save interrupts the run too."""
     last_save = None
     try:
-        last_save = save_end(drain=not interrupted)  # interrupted: jobs in flight are asked again on resume
+        last_save = _save_end(run, drain=not interrupted, echo=echo)
     except KeyboardInterrupt:
         interrupted = True
     finally:
         if interrupted:
-            pool.cancel_all()
-        pool.shutdown(wait=not interrupted)
-        writer.close(wait=True)
-        recorder.close("interrupted" if interrupted else "finished")
-        events_fh.close()
-        accounting.close()
-        why_log.close()
-    this_wall = time.monotonic() - t0
-    wall = prev_wall + this_wall
-    busy = local_model.model().busy_s() - busy0 if embedded else None
-    summary = make_summary(sim, personas, accounting, config, seed=seed, start=start, wall_s=wall,
-                           interrupted=interrupted, town=town)
-    summary["resumed_at"] = begin.strftime(TIME_FORMAT) if resume is not None else None
-    summary["save"] = str(last_save) if last_save else None
-    summary["recording"] = recorder.stats(len(personas), hours=summary["sim_hours"])
-    summary["stopped"] = stopped
-    if not interrupted:
-        forecast.learn(str(summary.get("model")), usage0, accounting.summary(), residents=len(personas),
-                       hours=(sim.now - begin).total_seconds() / 3600, start=begin, fresh=resume is None,
-                       wall_s=time.monotonic() - t0)
-    summary["why"] = why_log.stats(len(personas), summary["sim_hours"])
-    summary["stepping"] = {"mode": "out-of-order" if out_of_order else "lockstep",
-                           "asked_early_taken": sim.jobs.early_taken, "asked_early_undone": sim.jobs.early_undone}
-    if busy is not None and this_wall > 0:  # the embedded model: the share of this run's wall time it answered
-        size = max(1, local_model.model().size)
-        summary["stepping"].update(model_instances=size, model_busy_share=round(busy / (this_wall * size), 3),
-                                   sim_speed_x=round((sim.now - begin).total_seconds() / this_wall, 2))
-    report = getattr(gateway, "server_report", None)  # what is wrong with the model server(s), with the fix
-    summary["model_servers"] = report() if callable(report) else None
-    files["summary"].write_text(redact(json.dumps(summary, indent=2, ensure_ascii=False)) + "\n", encoding="utf-8")
-    files["timeline"].write_text(timeline_text(sim, summary, town), encoding="utf-8")
-    if echo is not None:
-        echo(economy_text(summary))
-        st = summary["stepping"]
-        echo(f"stepping: {st['mode']}"
-             + (f", {st['asked_early_taken']} answers asked early ({st['asked_early_undone']} undone)"
-                if out_of_order else "")
-             + (f"; {st['sim_speed_x']:g}x real time, the model busy {100 * st['model_busy_share']:.0f}% of it"
-                if "model_busy_share" in st else ""))
-        if stopped:
-            echo(f"stopped at {sim.now:%Y-%m-%d %H:%M}: {stopped}")
-        servers = summary["model_servers"] or {}
-        if servers.get("dialects"):  # how each server was asked for JSON (agents/dialects.py)
-            echo(redact("structured output: " + "; ".join(f"{k} {SAY.get(v, v)}"
-                                                          for k, v in servers["dialects"].items())))
-        for problem in servers.get("problems", []):
-            echo(redact(f"model server trouble: {problem}"))
-        echo(f"run folder: {out}" + ("  (interrupted: partial run)" if interrupted else "")
-             + (f"; continue it with: smallville sim --resume {out} --hours H" if last_save else ""))
-    return RunResult(out=out, summary=summary, sim=sim, interrupted=interrupted, files=files)
+            run.pool.cancel_all()
+        run.pool.shutdown(wait=not interrupted)
+        run.writer.close(wait=True)
+        run.recorder.close("interrupted" if interrupted else "finished")
+        run.events.close()
+        run.accounting.close()
+        run.why_log.close()
+    return last_save, interrupted
+
+
+def _save_end(run: _Run, *, drain: bool, echo: Callable[[str], None] | None) -> Path | None:
+    try:
+        run.sim.jobs.undo_all_early()  # a mind asked early is saved as it was before (drain does it too)
+        snap, meta = _capture(run.parts, drain=drain)
+        # The future's result, not the writer's status: it is the save's own outcome.
+        return run.writer.save(run.saves_dir / "end.sqlite", snap, {**meta, "slot": "end"}).result().path
+    except SaveError as err:
+        log.warning("the run's end save failed: %s", err)
+        if echo is not None:
+            echo(f"could not save the run: {err}")
+        return None
+
+
+def _echo_run(echo: Callable[[str], None], summary: dict, out: Path, *, interrupted: bool, last_save: Path | None,
+              out_of_order: bool) -> None:
+    """What the command prints when a run ends: its economy, its stepping, the model servers' trouble."""
+    echo(economy_text(summary))
+    st = summary["stepping"]
+    echo(f"stepping: {st['mode']}"
+         + (f", {st['asked_early_taken']} answers asked early ({st['asked_early_undone']} undone)"
+            if out_of_order else "")
+         + (f"; {st['sim_speed_x']:g}x real time, the model busy {100 * st['model_busy_share']:.0f}% of it"
+            if "model_busy_share" in st else ""))
+    if summary["stopped"]:
+        echo(f"stopped at {summary['end']}: {summary['stopped']}")
+    servers = summary["model_servers"] or {}
+    if servers.get("dialects"):  # how each server was asked for JSON (agents/dialects.py)
+        echo(redact("structured output: " + "; ".join(f"{k} {SAY.get(v, v)}"
+                                                      for k, v in servers["dialects"].items())))
+    for problem in servers.get("problems", []):
+        echo(redact(f"model server trouble: {problem}"))
+    echo(f"run folder: {out}" + ("  (interrupted: partial run)" if interrupted else "")
+         + (f"; continue it with: smallville sim --resume {out} --hours H" if last_save else ""))
 
 
 def _capture(parts: Any, **kwargs: Any) -> tuple[dict, dict]:
@@ -327,129 +416,6 @@ def _capture(parts: Any, **kwargs: Any) -> tuple[dict, dict]:
     if isinstance(meta.get("model"), str):
         meta["model"] = redact(meta["model"])
     return snap, meta
-
-
-def make_summary(sim, personas, accounting, config, *, seed, start, wall_s, interrupted, town=None) -> dict:
-    acc = accounting.summary()
-    by_res = acc.get("by_resident", {})
-    sim_hours = max(0.0, (sim.now - start).total_seconds() / 3600.0)
-    days = sim_hours / 24.0 if sim_hours > 0 else 0.0
-    events = list(sim.events)  # once: older events are read from the log's journal on disk
-    led = runstats.model_led(events, sim.now)
-    reflections = runstats.reflections_per_day(events, days)
-    lines = runstats.lines_by_source(events)
-    by_name: dict[str, list[dict]] = {}
-    for e in events:
-        by_name.setdefault(e.get("resident") or "", []).append(e)
-    residents = {}
-    for p in personas:
-        t = by_res.get(p.name, {})
-        b = sim.bodies.get(p.name)
-        ev = by_name.get(p.name, [])
-        calls, tokens = int(t.get("calls", 0)), int(t.get("tokens", 0))
-        snap = _inspect(sim.minds.get(p.name))
-        share = led.get(p.name, {})
-        residents[p.name] = {
-            "model_led_share": share.get("share"),  # of awake minutes, actions the model chose
-            "awake_min": share.get("awake_min", 0.0),
-            "not_model_led_min": share.get("by_reason", {}),  # minutes a rule or the routine led, by reason
-            "fallbacks": dict(snap.fallbacks),  # "what: why" -> times a rule stood in for the model
-            "budget_hit": snap.budget_hit.isoformat() if snap.budget_hit else None,
-            "reflections_per_sim_day": reflections.get(p.name, {}).get("sessions", 0.0),
-            "insights_per_sim_day": reflections.get(p.name, {}).get("insights", 0.0),
-            "lines_by_source": dict(lines.get(p.name, {})),
-            "calls": calls,
-            "tokens": tokens,
-            "prompt_tokens": int(t.get("prompt_tokens", 0)),
-            "completion_tokens": int(t.get("completion_tokens", 0)),
-            "model_answers_unusable": int(t.get("fallback", 0)),  # calls whose answer a fallback replaced
-            "routine_fallbacks": b.fallbacks if b else 0,  # failed decisions replaced by the routine
-            "errors": b.errors if b else 0,
-            "actions": sum(1 for e in ev if e["kind"] == "action"),
-            "lines": sum(1 for e in ev if e["kind"] == "line"),
-            "reflections": sum(1 for e in ev if e["kind"] == "reflect"),
-            "calls_per_sim_day": round(calls / days, 1) if days else 0.0,
-            "tokens_per_sim_day": round(tokens / days, 1) if days else 0.0,
-        }
-    total = dict(acc.get("total", {}))
-    total["model_led_share"] = runstats.share_of_all({k: v for k, v in led.items() if k in residents})
-    n = max(1, len(personas))
-    total["calls_per_resident_per_sim_day"] = round(total.get("calls", 0) / n / days, 1) if days else 0.0
-    total["tokens_per_resident_per_sim_day"] = round(total.get("tokens", 0) / n / days, 1) if days else 0.0
-    return {
-        "model": getattr(config, "model", None),
-        "planning": getattr(config, "planning", None),
-        "seed": seed,
-        "map": str(getattr(town, "path", "")),
-        "start": start.strftime(TIME_FORMAT),
-        "end": sim.now.strftime(TIME_FORMAT),
-        "sim_hours": round(sim_hours, 3),
-        "steps": sim.steps,
-        "wall_s": round(wall_s, 1),
-        "interrupted": interrupted,
-        "residents": residents,
-        "totals": total,
-        "by_purpose": acc.get("by_purpose", {}),
-        "events": len(events),
-        "conversations": sum(1 for e in events if e["kind"] == "chat" and not e.get("ended")),
-    }
-
-
-def _inspect(mind) -> Inspection:
-    try:
-        return mind.inspect() if mind is not None else Inspection()
-    except Exception:
-        log.exception("inspecting a mind for the summary failed")
-        return Inspection()
-
-
-def timeline_text(sim, summary: dict, town=None) -> str:
-    header = [
-        f"{summary['start']} → {summary['end']} ({summary['sim_hours']:g} sim hours, {summary['steps']} steps)",
-        f"model `{summary['model']}` · seed {summary['seed']} · {len(summary['residents'])} residents: "
-        + ", ".join(summary["residents"]),
-        f"{summary['totals'].get('calls', 0)} model calls, {summary['totals'].get('tokens', 0)} tokens, "
-        f"wall time {summary['wall_s']:g} s" + (" · interrupted" if summary.get("interrupted") else ""),
-        f"{summary.get('planning') or '?'} planning · the model led "
-        + (f"{100 * share:.0f}%" if (share := summary['totals'].get('model_led_share')) is not None else "-")
-        + " of awake minutes · ⚙ marks what the model did not write (a rule's or the routine's choice, and why)",
-    ]
-    world = getattr(town, "world", None)
-    return render_timeline(list(sim.events), title=f"Smallville run — {world or 'the town'}", header=header,
-                           world=world)
-
-
-def economy_text(summary: dict) -> str:
-    """The economy (model calls and tokens per resident per sim day) and who led the
-    residents' days (the model-led share of awake minutes, reflections per day)."""
-    rows = summary["residents"]
-    width = max([len(n) for n in rows] + [8])
-    hours = summary["sim_hours"]
-    pct = lambda v: "-" if v is None else f"{100 * v:.0f}%"  # noqa: E731
-    out = [
-        f"over {hours:g} sim hours ({summary['wall_s']:g} s wall), model {summary.get('model')}, "
-        f"{summary.get('planning') or '?'} planning; per resident per sim day:",
-        f"  {'resident':<{width}}  {'calls':>7} {'tokens':>9} {'calls/day':>10} {'tokens/day':>11} "
-        f"{'model-led':>9} {'reflect/day':>11}",
-    ]
-    for name, r in rows.items():
-        out.append(
-            f"  {name:<{width}}  {r['calls']:>7} {r['tokens']:>9} {r['calls_per_sim_day']:>10.1f} "
-            f"{r['tokens_per_sim_day']:>11.1f} {pct(r.get('model_led_share')):>9} "
-            f"{r.get('reflections_per_sim_day', 0):>11.1f}"
-        )
-    t = summary["totals"]
-    out.append(
-        f"  {'all':<{width}}  {t.get('calls', 0):>7} {t.get('tokens', 0):>9} "
-        f"{t.get('calls_per_resident_per_sim_day', 0):>10.1f} {t.get('tokens_per_resident_per_sim_day', 0):>11.1f} "
-        f"{pct(t.get('model_led_share')):>9}"
-    )
-    fb: Counter[str] = Counter()
-    for r in rows.values():
-        fb.update(r.get("fallbacks") or {})
-    if fb:
-        out.append("  where rules stood in for the model: " + "; ".join(f"{k} x{v}" for k, v in fb.most_common(8)))
-    return "\n".join(out)
 
 
 # ---------------------------------------------------------------------------- the command

@@ -278,3 +278,38 @@ def test_every_package_declares_its_public_face():
             if not hasattr(package, entry) and importlib.util.find_spec(f"{name}.{entry}") is None:
                 missing.append(f"{name}.__all__ names {entry}, which is not there")
     assert missing == []
+
+
+def test_the_window_meets_the_town_through_typed_commands():
+    """Issue 38: no module of game/view imports the minds (anywhere in it, type hints
+    included: what the window reads of them comes through game/runs/readings.py, what
+    the player does through game/runs/commands.py), and the window's session is typed
+    (a TownSession, not Any). Nor do game/'s modules make a circle of imports, not even
+    one that only type hints close (game/sim's parts declare what they use of the
+    simulation; the views, what they use of the window)."""
+    found = []
+    for name, path in _modules("game/view").items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            found += [f"{name} imports {mod}" for mod in _imported(node)[:1] if mod.split(".")[0] == "agents"]
+    assert found == []
+    window = ast.parse((ROOT / "game" / "view" / "window.py").read_text(encoding="utf-8"))
+    session = [ast.unparse(n.annotation) for n in ast.walk(window) if isinstance(n, ast.AnnAssign)
+               and ast.unparse(n.target) == "self.session"]
+    assert session == ["TownSession | None"]
+
+    mods = _modules("game")
+    graph = {name: {mod for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) for mod in _imported(node)
+                    if mod in mods and mod != name and not name.startswith(mod + ".")}
+             for name, path in mods.items()}
+    cycles = []
+    for start in graph:  # a module that reaches itself again
+        seen, todo = set(), list(graph[start])
+        while todo:
+            n = todo.pop()
+            if n == start:
+                cycles.append(start)
+                break
+            if n not in seen:
+                seen.add(n)
+                todo.extend(graph[n])
+    assert cycles == []

@@ -25,13 +25,16 @@ import logging
 from collections.abc import Callable
 from datetime import datetime
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents import Action
 from game.replay.minds import ReplayMind, SavedMinds
 from game.replay.reader import Recording
 from game.runs.session import DEFAULT_SPEED, SPEEDS, next_morning, steps_per_second
 from game.sim import Body
+
+if TYPE_CHECKING:  # the window's protocol (importing game/view would load pygame: playback runs without it)
+    from game.view.host import TownSession
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +86,7 @@ class ReplaySim:
         self.events = rec.events
         self.bodies: dict[str, Body] = {}
         self.visitor: str | None = None
+        self.focus: set[str] = set()  # whom the window watches (a live town's minds go first; here unused)
         self.chats: dict = {}
         self.greetings: list = []
         self._area: dict[tuple[int, int], str] = {}
@@ -126,6 +130,7 @@ class ReplaySession:
     """A recording as a session the views can read (see the module's notes)."""
 
     read_only = True  # panels leave out what changes a live town (inner voice, object states)
+    commands = None  # nothing the player does changes a replay (game/runs/commands.py: a live town's)
     controlled = None
     playing = None
     skip = None
@@ -382,6 +387,10 @@ def frame_span(rec: Recording, start: datetime | None, end: datetime | None) -> 
     a = rec.frame_of(start) if start is not None else 0
     b = rec.frame_of(end) if end is not None else rec.last
     return a, max(a, b)
+
+
+def _shown(session: ReplaySession) -> TownSession:  # mypy: a replay stands where a running game does
+    return session
 
 
 __all__ = ["ReplayConversation", "ReplayGateway", "ReplaySession", "ReplaySim", "frame_span"]

@@ -3,6 +3,8 @@ its pace, and what a run writes and costs.
 
     build.py      the residents, minds, model gateway, embedder, pool and sim of a run
     session.py    Session: everything `smallville play` holds besides the window
+    commands.py   what a player can do to the town (talk, interview, whisper, edit, play as, save, load)
+    readings.py   what the window reads of the minds (snapshots, provenance, emoji, records)
     pacing.py     the clock keeps pace with the minds (DESIGN.md, Pacing)
     gcpolicy.py   the garbage collector in a living town
     recording.py  recording a run as it goes, for `smallville replay`
@@ -16,5 +18,6 @@ its pace, and what a run writes and costs.
 
 # The room's modules: its public face (game/ imports them by name; see the list above).
 __all__ = [
-    "build", "feed", "forecast", "gcpolicy", "live_feed", "pacing", "recording", "runstats", "session", "timeline", "why_records",
+    "build", "commands", "feed", "forecast", "gcpolicy", "live_feed", "pacing", "readings", "recording", "runstats",
+    "session", "timeline", "why_records",
 ]

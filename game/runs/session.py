@@ -58,6 +58,7 @@ from agents import ConfigError
 from agents import load_config
 from agents import CastError, load_cast
 from game.runs.build import Parts, build_parts, select_residents
+from game.runs.commands import Commands, Running
 from game.support.errors import UserError
 from game.runs.live_feed import LiveFeed
 from game.runs.pacing import PACES, Pacer, PaceStatus
@@ -108,6 +109,8 @@ class _Skip:
 class Session:
     """Everything a running game holds besides the window (contract §11)."""
 
+    read_only = False  # a live town: the player changes it (a replay's session is read-only)
+
     def __init__(self, parts: Parts, *, visitor_name: str = "Visitor", visitor_tile=None, prime: bool = True) -> None:
         self.town = parts.town
         self.cast = parts.cast
@@ -136,6 +139,7 @@ class Session:
         self.started = datetime.now()  # real time: with the visitor's name, the game's id (its own saves)
         self._game_id: str | None = None
         self.feed = LiveFeed.for_cast(getattr(self.sim, "personas", None) or {}, self.town)  # the window pumps it
+        self.commands = Commands(self)  # what the player does to the town (the window's one road to it)
         if not getattr(self.sim, "visitor", None):
             self.sim.add_visitor(visitor_name, visitor_tile)
         if prime:
@@ -596,6 +600,10 @@ class Session:
                 close()
             except Exception:  # noqa: BLE001
                 log.exception("gateway close failed")
+
+
+def _commanded(session: Session) -> Running:  # mypy: a running game is what the commands act on
+    return session
 
 
 __all__ = [

@@ -252,45 +252,8 @@ def save_state(path: str | os.PathLike, parts: dict[str, Any], meta: dict | None
         for stmt in _DDL.strip().split(";"):
             if stmt.strip():
                 con.execute(stmt)
-        scrubbed = 0
-        names = []
-        for name, value in parts.items():
-            if not isinstance(name, str) or not name:
-                raise SaveError(f"part names must be non-empty strings, not {name!r}; this is a bug in the game")
-            t0 = time.perf_counter()
-            if callable(value):
-                try:
-                    with no_gc():  # deferred parts build many small dicts (memory nodes)
-                        value = value()
-                except SaveError:
-                    raise
-                except Exception as err:
-                    log.exception("snapshot of part %s failed", name)
-                    raise SaveError(f"could not take part '{name}' of the game for {path}: "
-                                    f"{type(err).__name__}: {err}; the previous save is unchanged") from err
-            with no_gc():
-                text, arrays, n = encode_part(name, value)
-            t1 = time.perf_counter()
-            timings["encode"] += t1 - t0
-            scrubbed += n
-            con.execute("INSERT INTO state VALUES (?, ?, ?, ?)",
-                        (name, text, zlib.crc32(text.encode("utf-8")), len(arrays)))
-            for i, a in enumerate(arrays):
-                con.execute("INSERT INTO arrays VALUES (?, ?, ?, ?, ?, ?)",
-                            (name, i, a.dtype.str, json.dumps(list(a.shape)), a.nbytes,
-                             memoryview(a.reshape(-1)).cast("B") if a.size else b""))
-            names.append(name)
-            timings["write"] += time.perf_counter() - t1
-        m = _complete_meta(meta or {}, path)
-        m["parts"] = names  # the parts written, in order: a save missing one is incomplete
-        if scrubbed:
-            m["scrubbed_secrets"] = scrubbed
-            log.info("save %s: %d secret-looking values left out", path, scrubbed)
-        for k, v in m.items():
-            try:
-                con.execute("INSERT INTO meta VALUES (?, ?)", (k, scrub_text(json.dumps(v, ensure_ascii=False))))
-            except (TypeError, ValueError) as err:
-                raise SaveError(f"save meta '{k}' cannot be written ({err}); this is a bug in the game") from err
+        names, scrubbed = _write_parts(con, parts, path, timings)
+        m = _write_meta(con, meta or {}, path, names, scrubbed)
         con.execute(f"PRAGMA user_version = {SCHEMA}")
         t0 = time.perf_counter()
         con.execute("COMMIT")
@@ -330,6 +293,59 @@ def save_state(path: str | os.PathLike, parts: dict[str, Any], meta: dict | None
     info.size = path.stat().st_size
     info.timings = {k: round(v, 4) for k, v in timings.items()}
     return info
+
+
+def _write_parts(con: sqlite3.Connection, parts: dict[str, Any], path: Path,
+                 timings: dict[str, float]) -> tuple[list[str], int]:
+    """Each part encoded (a deferred one taken now) into the ``state`` and ``arrays``
+    tables. Returns the parts' names, in order, and how many secret-looking values were
+    left out; SaveError when a part cannot be taken."""
+    scrubbed = 0
+    names = []
+    for name, value in parts.items():
+        if not isinstance(name, str) or not name:
+            raise SaveError(f"part names must be non-empty strings, not {name!r}; this is a bug in the game")
+        t0 = time.perf_counter()
+        if callable(value):
+            try:
+                with no_gc():  # deferred parts build many small dicts (memory nodes)
+                    value = value()
+            except SaveError:
+                raise
+            except Exception as err:
+                log.exception("snapshot of part %s failed", name)
+                raise SaveError(f"could not take part '{name}' of the game for {path}: "
+                                f"{type(err).__name__}: {err}; the previous save is unchanged") from err
+        with no_gc():
+            text, arrays, n = encode_part(name, value)
+        t1 = time.perf_counter()
+        timings["encode"] += t1 - t0
+        scrubbed += n
+        con.execute("INSERT INTO state VALUES (?, ?, ?, ?)",
+                    (name, text, zlib.crc32(text.encode("utf-8")), len(arrays)))
+        for i, a in enumerate(arrays):
+            con.execute("INSERT INTO arrays VALUES (?, ?, ?, ?, ?, ?)",
+                        (name, i, a.dtype.str, json.dumps(list(a.shape)), a.nbytes,
+                         memoryview(a.reshape(-1)).cast("B") if a.size else b""))
+        names.append(name)
+        timings["write"] += time.perf_counter() - t1
+    return names, scrubbed
+
+
+def _write_meta(con: sqlite3.Connection, meta: dict, path: Path, names: list[str], scrubbed: int) -> dict:
+    """The save's meta (completed: the map's hash, the parts written, the secrets left
+    out) into the ``meta`` table; returns it."""
+    m = _complete_meta(meta, path)
+    m["parts"] = names  # the parts written, in order: a save missing one is incomplete
+    if scrubbed:
+        m["scrubbed_secrets"] = scrubbed
+        log.info("save %s: %d secret-looking values left out", path, scrubbed)
+    for k, v in m.items():
+        try:
+            con.execute("INSERT INTO meta VALUES (?, ?)", (k, scrub_text(json.dumps(v, ensure_ascii=False))))
+        except (TypeError, ValueError) as err:
+            raise SaveError(f"save meta '{k}' cannot be written ({err}); this is a bug in the game") from err
+    return m
 
 
 # ------------------------------------------------------------ load

@@ -161,8 +161,9 @@ def prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None = None) -
                         f"{str(err)[:200]}); load another save") from err
 
 
-def _prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: str) -> Prepared:
-    t0 = time.perf_counter()
+def _residents_of(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: str) -> tuple[list[str], dict]:
+    """Check that the save fits this game (its parts, its map, its world, its cast);
+    returns its residents' names and every persona by name. SaveError when it does not."""
     missing = [p for p in REQUIRED if p not in parts]
     if missing:
         raise SaveError(f"{where} is not a saved game (it lacks {', '.join(missing)}); load another save")
@@ -187,6 +188,30 @@ def _prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: 
     if unknown:
         raise SaveError(f"{where} has residents this town does not know ({', '.join(unknown[:3])}); "
                         "it was saved with another cast. Load another save")
+    return names, personas
+
+
+def _random_states(parts: dict[str, Any], where: str) -> tuple[Any, Any]:
+    """Python's and numpy's random states from the save, checked (None: not saved)."""
+    rnd = parts.get("random") or {}
+    py_state = np_state = None
+    try:
+        if rnd.get("python") is not None:
+            py_state = py_random_state(rnd["python"])
+            random.Random().setstate(py_state)
+        if rnd.get("numpy") is not None:
+            np_state = rnd["numpy"]
+            np.random.RandomState().set_state(np_state)
+    except Exception as err:  # noqa: BLE001
+        raise SaveError(f"{where} is damaged: its part 'random' (the random state) cannot be read ({err}); "
+                        "load another save") from err
+    return py_state, np_state
+
+
+def _prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: str) -> Prepared:
+    t0 = time.perf_counter()
+    town = session.town
+    names, personas = _residents_of(session, parts, info, where)
     old_minds = list(session.minds.values())
     settings = getattr(old_minds[0], "settings", None) if old_minds else None
     gateway, embedder = session.gateway, session.embedder
@@ -232,18 +257,7 @@ def _prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: 
     check_bodies(new, town, where)
     check_clock(parts.get("clock"), where)
     check_visitor(parts.get("visitor"), town, names, where)
-    rnd = parts.get("random") or {}
-    py_state = np_state = None
-    try:
-        if rnd.get("python") is not None:
-            py_state = py_random_state(rnd["python"])
-            random.Random().setstate(py_state)
-        if rnd.get("numpy") is not None:
-            np_state = rnd["numpy"]
-            np.random.RandomState().set_state(np_state)
-    except Exception as err:  # noqa: BLE001
-        raise SaveError(f"{where} is damaged: its part 'random' (the random state) cannot be read ({err}); "
-                        "load another save") from err
+    py_state, np_state = _random_states(parts, where)
     line = None
     if hasattr(session, "game_id") and info is not None and info.path.exists():  # a worker thread: it reads folders
         line = line_after_load(info, {info.path.parent, folders.saves_dir()})

@@ -22,6 +22,11 @@ here (``from game.sim import Simulation, STEP``) and uses only it.
     eventlog.py       the event log: every event of a run, a bounded window in memory
     path_service.py   A* searches off the step's critical path, in slices
     ahead.py          out-of-order stepping: minds asked early when nothing can change the question
+
+The parts never import core.py, not even for type hints (issue 38): each declares the small
+protocol it uses of the simulation (``ObjectsSim`` in objects.py, ``MovementSim`` in
+movement.py, ...; a part that calls another's functions takes that part's protocol into its
+own), and mypy checks ``Simulation`` against each where core.py hands itself to the part.
 """
 from game.sim.bodies import Body, is_sleep
 from game.sim.conversations import Chat

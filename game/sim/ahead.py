@@ -45,20 +45,18 @@ import math
 import random
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 
-from agents import Action, Situation, after_use, priority
+from agents import Action, Rank, Situation, after_use, priority
 from game.sim import conversations, decisions, movement
 from game.sim.bodies import Body, is_sleep
-from game.sim.jobs import Job
+from game.sim.jobs import Job, Pool
+from game.sim.path_service import PathService
 from game.sim.settings import STEP, SimSettings
 from game.world import astar
 from game.world.grid import Tile, chebyshev
-
-if TYPE_CHECKING:  # type hints only: the simulation imports this module
-    from game.sim.core import Simulation
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +66,29 @@ EARLY_RANK_OFFSET_S = 10_000_000.0
 MAX_EARLY = 1  # jobs asked early on the pool at once
 
 
-def prediction(sim: Simulation, b: Body) -> tuple[datetime, Situation] | None:
+class AheadSim(decisions.DecisionsSim, Protocol):
+    """What asking ahead uses of the simulation, besides deciding: the pool, the horizon,
+    the workers kept spare, its map lookups, the path service's queue and graph, the ranks."""
+
+    @property
+    def paths(self) -> PathService: ...
+
+    @property
+    def pool(self) -> Pool: ...
+
+    @property
+    def horizon(self) -> datetime | None: ...
+
+    @property
+    def early_spare(self) -> int: ...
+
+    @property
+    def early_views(self) -> dict[Any, Any]: ...
+
+    def rank_of(self, name: str, job: Job) -> Rank: ...
+
+
+def prediction(sim: AheadSim, b: Body) -> tuple[datetime, Situation] | None:
     """When lockstep will next ask ``b``'s mind (its next action, asked ahead) and the
     situation it will hand it, if nothing can change either before then (the module's
     rules); None when it cannot be told."""
@@ -89,23 +109,23 @@ def prediction(sim: Simulation, b: Body) -> tuple[datetime, Situation] | None:
     return _asked_in_the_next(sim, b, a, b.next_action)
 
 
-def _first_step(sim: Simulation, t: datetime) -> tuple[int, datetime]:
+def _first_step(sim: AheadSim, t: datetime) -> tuple[int, datetime]:
     """The first step to come (after this one) whose time is at or past ``t``: (steps, its time)."""
     k = max(1, math.ceil((t - sim.now) / STEP))
     return k, sim.now + k * STEP
 
 
-def _lead(sim: Simulation, asleep: bool) -> timedelta:
+def _lead(sim: AheadSim, asleep: bool) -> timedelta:
     """decisions.ask_ahead's look-ahead in lockstep (twice before waking)."""
     return timedelta(minutes=sim.settings.lookahead_min * (2 if asleep else 1))
 
 
-def _awake_same_day(sim: Simulation, b: Body, at: datetime) -> bool:
+def _awake_same_day(sim: AheadSim, b: Body, at: datetime) -> bool:
     """No reaction and no new day can come first: nothing new noticed yet, one day throughout."""
     return not b.new_events and at.date() == sim.now.date() and b.asked_day == at.date().isoformat()
 
 
-def _asked_in_this_action(sim: Simulation, b: Body, a: Action) -> tuple[datetime, Situation] | None:
+def _asked_in_this_action(sim: AheadSim, b: Body, a: Action) -> tuple[datetime, Situation] | None:
     """``b`` stands at its place with nothing decided ahead: it is asked ahead once its
     action is within the look-ahead of its end, where it stands now."""
     if b.ahead_for == a.end:
@@ -121,7 +141,7 @@ def _asked_in_this_action(sim: Simulation, b: Body, a: Action) -> tuple[datetime
     return at, sit
 
 
-def _asked_in_the_next(sim: Simulation, b: Body, a: Action, nxt: Action) -> tuple[datetime, Situation] | None:
+def _asked_in_the_next(sim: AheadSim, b: Body, a: Action, nxt: Action) -> tuple[datetime, Situation] | None:
     """``b`` has its next action decided ahead, at the same place: it starts when this one
     is done (decisions.start_next), and is asked ahead the step after, when it is short
     (within the look-ahead). What it sees then is what it sees now, with what its own
@@ -159,7 +179,7 @@ def _asked_in_the_next(sim: Simulation, b: Body, a: Action, nxt: Action) -> tupl
     return at, sit
 
 
-def _asked_on_the_way(sim: Simulation, b: Body, a: Action) -> tuple[datetime, Situation] | None:
+def _asked_on_the_way(sim: AheadSim, b: Body, a: Action) -> tuple[datetime, Situation] | None:
     """``b`` has just begun an action elsewhere (decisions.set_action this step) and waits
     for its path, searched at the next step's start: then it takes its first step, and,
     its action being short, is asked ahead. Where that first step leads is worked out
@@ -210,7 +230,7 @@ def _asked_on_the_way(sim: Simulation, b: Body, a: Action) -> tuple[datetime, Si
     return at, sit
 
 
-def _first_path(sim: Simulation, b: Body, target: str, s: SimSettings) -> list[Tile] | None:
+def _first_path(sim: AheadSim, b: Body, target: str, s: SimSettings) -> list[Tile] | None:
     """The path the path service will find for ``b`` to ``target`` at its next run
     (path_service._start and movement.goal_tiles, without the random pick: None
     where it would pick, or where anyone stands on, or heads for, a goal tile)."""
@@ -251,7 +271,7 @@ def _first_path(sim: Simulation, b: Body, target: str, s: SimSettings) -> list[T
     return list(search.path) if search.path else None
 
 
-def talk_at(sim: Simulation, b: Body, at: datetime, tile: Tile | None = None) -> list[str]:
+def talk_at(sim: AheadSim, b: Body, at: datetime, tile: Tile | None = None) -> list[str]:
     """perception.can_talk_to as it will be at ``at`` (those near stand still until
     then: ``alone``), with the conversations' cooldowns as they will be then, from
     where ``b`` stands (or ``tile``)."""
@@ -275,7 +295,7 @@ def talk_at(sim: Simulation, b: Body, at: datetime, tile: Tile | None = None) ->
     return out
 
 
-def _objects_after(sim: Simulation, b: Body, old: Action, new: Action, t: datetime,
+def _objects_after(sim: AheadSim, b: Body, old: Action, new: Action, t: datetime,
                    at: datetime) -> tuple[dict[str, str], str | None]:
     """Object states at ``at`` after ``b`` moves from ``old`` to ``new`` at the same place at
     ``t`` (the steps of objects.release_object, leave_behind, movement.arrive's hold_object
@@ -314,12 +334,12 @@ def _objects_after(sim: Simulation, b: Body, old: Action, new: Action, t: dateti
     return states, held
 
 
-def _horizon(sim: Simulation) -> datetime:
+def _horizon(sim: AheadSim) -> datetime:
     assert sim.horizon is not None
     return sim.horizon
 
 
-def alone(sim: Simulation, b: Body, steps: int, at: datetime, changes: bool = False,
+def alone(sim: AheadSim, b: Body, steps: int, at: datetime, changes: bool = False,
           tile: Tile | None = None) -> bool:
     """Whether nobody and nothing can change what ``b`` (standing still) sees, or who
     may talk to it, within ``steps`` steps (up to ``at``).
@@ -367,14 +387,14 @@ def alone(sim: Simulation, b: Body, steps: int, at: datetime, changes: bool = Fa
     return not any(until <= at and addr in in_view for addr, (_, until) in sim.lingering.items())
 
 
-def _cooling(sim: Simulation, o: Body, at: datetime) -> bool:
+def _cooling(sim: AheadSim, o: Body, at: datetime) -> bool:
     """Whether ``o`` cannot react to anything before ``at`` (decisions.schedule: one
     reaction per ``react_cooldown_min`` after its last decision)."""
     gap = timedelta(minutes=sim.settings.react_cooldown_min)
     return o.last_decide is not None and at - o.last_decide < gap
 
 
-def still(sim: Simulation, o: Body, at: datetime) -> bool:
+def still(sim: AheadSim, o: Body, at: datetime) -> bool:
     """Whether ``o`` stands where it is, doing what it does, until ``at``: no job, no
     conversation, nothing new noticed, its action lasting past ``at``. Its next action
     may be asked ahead before then: that answer is held until its action ends, so
@@ -395,7 +415,7 @@ def still(sim: Simulation, o: Body, at: datetime) -> bool:
     return True
 
 
-def _asked_ahead_at(sim: Simulation, o: Body) -> datetime | None:
+def _asked_ahead_at(sim: AheadSim, o: Body) -> datetime | None:
     """When ``o`` (standing still, nothing decided ahead) is asked ahead."""
     a = o.action
     if a is None or o.next_action is not None or o.ahead_for == a.end:
@@ -420,7 +440,7 @@ def _distance(far: np.ndarray, tile: tuple[int, int]) -> int:
 UNREACHED = 1 << 30
 
 
-def walk_distances(sim: Simulation, area: str) -> np.ndarray:
+def walk_distances(sim: AheadSim, area: str) -> np.ndarray:
     """Steps (one tile a step, diagonals too) from each walkable tile to the nearest
     walkable tile of ``area``; ``UNREACHED`` where none leads there. Per area, kept."""
     key = ("walk", area)
@@ -460,7 +480,7 @@ def walk_distances(sim: Simulation, area: str) -> np.ndarray:
     return far
 
 
-def objects_in_view(sim: Simulation, b: Body, tile: Tile | None = None) -> set[str]:
+def objects_in_view(sim: AheadSim, b: Body, tile: Tile | None = None) -> set[str]:
     """Every object (with a state) ``b`` could see from where it stands (or ``tile``)."""
     tile = b.tile if tile is None else tile
     got = sim.early_views.get(tile)
@@ -477,7 +497,7 @@ def objects_in_view(sim: Simulation, b: Body, tile: Tile | None = None) -> set[s
     return set(got)
 
 
-def step(sim: Simulation) -> None:
+def step(sim: AheadSim) -> None:
     """After the step's decisions are asked: undo what was asked early and not asked
     for by now, then ask early, soonest first, while the pool has a free worker."""
     jobs = sim.jobs
@@ -502,7 +522,7 @@ def step(sim: Simulation) -> None:
         ask(sim, sim.bodies[name], at, sit)
 
 
-def ask(sim: Simulation, b: Body, at: datetime, sit: Situation) -> bool:
+def ask(sim: AheadSim, b: Body, at: datetime, sit: Situation) -> bool:
     """Ask ``b``'s mind now for the decision lockstep asks at ``at`` with ``sit``."""
     mind = sim.minds[b.name]
     snapshot, restore = getattr(mind, "snapshot", None), getattr(mind, "from_state", None)

@@ -16,19 +16,37 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from agents import Action, Conversation, Utterance
 from agents import provenance as pv
 from game.sim import movement, objects
 from game.sim.bodies import Body
-from game.sim.jobs import Job
+from game.sim.jobs import Job, JobQueue
 from game.world.grid import chebyshev, facing
 
-if TYPE_CHECKING:  # type hints only: the simulation imports this module
-    from game.sim.core import Simulation
-
 log = logging.getLogger(__name__)
+
+
+class ConversationsSim(movement.MovementSim, Protocol):
+    """What conversations use of the simulation, besides walking: the conversations and
+    their cooldowns, the minds and their jobs, who is held by the player."""
+
+    next_chat: int  # the next conversation's id
+
+    @property
+    def chats(self) -> dict[int, Chat]: ...
+
+    @property
+    def cooldowns(self) -> dict[str, datetime]: ...  # pair key -> no new conversation before
+
+    @property
+    def minds(self) -> dict[str, Any]: ...
+
+    @property
+    def jobs(self) -> JobQueue: ...
+
+    def held(self, name: str) -> bool: ...
 
 
 @dataclass
@@ -72,23 +90,23 @@ def conversation_from_dict(d: dict[str, Any]) -> Conversation:
     )
 
 
-def in_cooldown(sim: Simulation, a: str, b: str) -> bool:
+def in_cooldown(sim: ConversationsSim, a: str, b: str) -> bool:
     until = sim.cooldowns.get(pair_key(a, b))
     return until is not None and sim.now < until
 
 
-def start_cooldown(sim: Simulation, a: str, b: str) -> None:
+def start_cooldown(sim: ConversationsSim, a: str, b: str) -> None:
     sim.cooldowns[pair_key(a, b)] = sim.now + timedelta(minutes=sim.settings.conversation_cooldown_min)
 
 
-def free_to_talk(sim: Simulation, b: Body) -> bool:
+def free_to_talk(sim: ConversationsSim, b: Body) -> bool:
     """Awake, not in a conversation, not the player's, and its mind has nothing to do."""
     if b.conversation is not None or b.asleep or b.visitor or b.controlled or sim.held(b.name):
         return False
     return sim.jobs.current(b.name) is None and not sim.jobs.has_waiting(b.name)
 
 
-def start(sim: Simulation, name: str, partner: str, note: str = "", source: str = "") -> bool:
+def start(sim: ConversationsSim, name: str, partner: str, note: str = "", source: str = "") -> bool:
     """``name`` starts a conversation with ``partner``; False when they cannot talk now."""
     a = sim.bodies[name]
     b = sim.bodies.get(partner)
@@ -127,7 +145,7 @@ def start(sim: Simulation, name: str, partner: str, note: str = "", source: str 
     return True
 
 
-def advance(sim: Simulation) -> None:
+def advance(sim: ConversationsSim) -> None:
     """One step of every conversation: the approach, then asking for the next line."""
     for cid in sorted(sim.chats):
         chat = sim.chats.get(cid)
@@ -156,7 +174,7 @@ def advance(sim: Simulation) -> None:
             chat.waiting = True
 
 
-def on_utterance(sim: Simulation, name: str, job: Job, value: Any, error: Any) -> None:
+def on_utterance(sim: ConversationsSim, name: str, job: Job, value: Any, error: Any) -> None:
     """A line came back: it is said (logged), then the other's turn, or the end."""
     chat = sim.chats.get(job.chat) if job.chat is not None else None
     if chat is None:
@@ -178,7 +196,7 @@ def on_utterance(sim: Simulation, name: str, job: Job, value: Any, error: Any) -
         chat.turn = chat.conv.other(name)
 
 
-def end(sim: Simulation, chat: Chat) -> None:
+def end(sim: ConversationsSim, chat: Chat) -> None:
     """The conversation is over: both go back to deciding, and remember it."""
     sim.chats.pop(chat.id, None)
     conv = chat.conv
@@ -204,7 +222,7 @@ def end(sim: Simulation, chat: Chat) -> None:
     )
 
 
-def on_remembered(sim: Simulation, name: str, job: Job, value: Any, error: Any) -> None:
+def on_remembered(sim: ConversationsSim, name: str, job: Job, value: Any, error: Any) -> None:
     """Remembering a conversation finished; only a failure is news. Then a plain
     note of who said what stands in for the mind's memo (queued as a thought,
     folded into memory at its next job), so the conversation is not forgotten."""
@@ -223,7 +241,7 @@ def on_remembered(sim: Simulation, name: str, job: Job, value: Any, error: Any) 
         log.exception("%s could not even note the conversation with %s", name, other)
 
 
-def log_arrangement(sim: Simulation, name: str, job: Job, value: Any) -> None:
+def log_arrangement(sim: ConversationsSim, name: str, job: Job, value: Any) -> None:
     """A plan the conversation made (``Mind.end_conversation`` returns it) goes in the event
     log as an ``arrange`` event: the town feed and the timeline show it."""
     start = getattr(value, "start", None)

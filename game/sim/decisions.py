@@ -33,19 +33,16 @@ import logging
 import re
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from agents import Action, Decision
+from agents import Action, Decision, Situation
 from agents import provenance as pv
 from game.sim import movement, objects, perception
 from game.sim.bodies import Body
 from game.sim.jobs import Job
 from game.sim.routine import routine_action
 from game.sim.settings import STEP
-from game.sim.throughput import CHUNK, kind_of
-
-if TYPE_CHECKING:  # type hints only: the simulation imports this module
-    from game.sim.core import Simulation
+from game.sim.throughput import CHUNK, Throughput, kind_of
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +50,33 @@ log = logging.getLogger(__name__)
 # ---------------------------------------------------------------------------- asking
 
 
-def action_done(sim: Simulation, b: Body) -> bool:
+class DecisionsSim(perception.PerceptionSim, Protocol):
+    """What deciding uses of the simulation, besides perceiving: the personas, the pace, how
+    fast the minds answer, the reflections logged, situations and places."""
+
+    @property
+    def personas(self) -> dict[str, Any]: ...
+
+    @property
+    def lockstep(self) -> bool: ...
+
+    @property
+    def pace_hint(self) -> float: ...  # sim minutes a real second the window's clock is set to
+
+    @property
+    def throughput(self) -> Throughput: ...
+
+    @property
+    def reflections_logged(self) -> dict[str, int]: ...
+
+    def situation(self, name: str) -> Situation: ...
+
+    def resolve(self, address: str | None) -> str | None: ...
+
+    def start_chat(self, name: str, partner: str, note: str = "", source: str = "") -> bool: ...
+
+
+def action_done(sim: DecisionsSim, b: Body) -> bool:
     """Whether ``b``'s action is over (never while walking or talking)."""
     a = b.action
     if a is None:
@@ -68,7 +91,7 @@ def action_done(sim: Simulation, b: Body) -> bool:
     return True
 
 
-def schedule(sim: Simulation) -> None:
+def schedule(sim: DecisionsSim) -> None:
     """Ask every resident whose situation needs a decision (one job per mind)."""
     s = sim.settings
     today = sim.now.date().isoformat()
@@ -127,7 +150,7 @@ def schedule(sim: Simulation) -> None:
             ask_prepare(sim, b)
 
 
-def submit_decide(sim: Simulation, b: Body, reason: str) -> None:
+def submit_decide(sim: DecisionsSim, b: Body, reason: str) -> None:
     mind = sim.minds[b.name]
     sit = sim.situation(b.name)
     if sim.jobs.submit(b.name, Job.decide(reason, sim.now, urgent=b.urgent), mind.decide, sit):
@@ -140,7 +163,7 @@ def submit_decide(sim: Simulation, b: Body, reason: str) -> None:
 # ---------------------------------------------------------------------------- thinking ahead
 
 
-def lead_min(sim: Simulation, kind: str = "decide:ahead") -> float:
+def lead_min(sim: DecisionsSim, kind: str = "decide:ahead") -> float:
     """How long before it is needed a job of ``kind`` is asked for (sim minutes): the fixed
     ``settings.lookahead_min``, or in the window, long enough for the work queued ahead
     of it to drain at the minds' measured pace (seconds per job) at the clock's pace,
@@ -154,7 +177,7 @@ def lead_min(sim: Simulation, kind: str = "decide:ahead") -> float:
     return min(max(base, need), float(max(s.lookahead_min, s.lookahead_max_min)))
 
 
-def ask_ahead(sim: Simulation, b: Body) -> bool:
+def ask_ahead(sim: DecisionsSim, b: Body) -> bool:
     """Ask for the next action before the current one ends (once per action); True if
     asked. It is a whole decision about now (what is new, whom to talk to) whose next
     action is planned for the current one's end."""
@@ -185,7 +208,7 @@ def ask_ahead(sim: Simulation, b: Body) -> bool:
     return False
 
 
-def ask_prepare(sim: Simulation, b: Body) -> bool:
+def ask_prepare(sim: DecisionsSim, b: Body) -> bool:
     """In the window: have the mind break the plan's next chunk into steps ahead of
     time (``mind.prepare``), so the call is not made when everyone's hour begins at
     once: once the steps decided (those waiting in the mind, else the step decided
@@ -218,7 +241,7 @@ def ask_prepare(sim: Simulation, b: Body) -> bool:
     return False
 
 
-def _chunk_asks(sim: Simulation, b: Body, at: datetime) -> bool:
+def _chunk_asks(sim: DecisionsSim, b: Body, at: datetime) -> bool:
     """Whether the chunk at ``at`` will cost ``b``'s mind a model call (``mind.chunk_asks``,
     read while its key is free); True for a mind that cannot say, or when it fails (logged)."""
     early = sim.jobs.early(b.name)
@@ -237,13 +260,13 @@ def _chunk_asks(sim: Simulation, b: Body, at: datetime) -> bool:
 IDLE_S = 1.0  # wall seconds of queued model work below which the minds count as idle (work ahead then)
 
 
-def idle(sim: Simulation) -> bool:
+def idle(sim: DecisionsSim) -> bool:
     """Whether the minds' queued work drains within ``IDLE_S`` at their measured pace."""
     kinds = [kind_of(j) for j in sim.jobs.running().values()] + [kind_of(j) for _, j in sim.jobs.waiting()]
     return sim.throughput.seconds_ahead(kinds) < IDLE_S
 
 
-def _steps_end(sim: Simulation, b: Body) -> datetime | None:
+def _steps_end(sim: DecisionsSim, b: Body) -> datetime | None:
     """When the steps ``b``'s mind has decided run out: those waiting in its plan
     (``mind.steps_end``), else the step decided ahead and held on the body; None for
     a mind without steps (a scripted one) or when it fails (logged)."""
@@ -260,7 +283,7 @@ def _steps_end(sim: Simulation, b: Body) -> datetime | None:
     return b.next_action.end if b.next_action is not None else None
 
 
-def _steps_decided(sim: Simulation, b: Body, at: datetime) -> bool:
+def _steps_decided(sim: DecisionsSim, b: Body, at: datetime) -> bool:
     """Whether ``b``'s mind has a step decided for ``at`` already (a cheap decision then);
     a mind without steps (scripted) counts as having one."""
     early = sim.jobs.early(b.name)
@@ -272,12 +295,12 @@ def _steps_decided(sim: Simulation, b: Body, at: datetime) -> bool:
     return end is not None and end > at
 
 
-def lies_in(sim: Simulation) -> bool:
+def lies_in(sim: DecisionsSim) -> bool:
     """Whether a resident's first decision of the game finds it lying in (the window only)."""
     return not sim.lockstep and sim.settings.morning_grace_min > 0
 
 
-def lie_in(sim: Simulation, b: Body) -> None:
+def lie_in(sim: DecisionsSim, b: Body) -> None:
     """In the window, the game's first decision of a resident: it stays in bed (at home)
     while its day is planned, for ``settings.morning_grace_min`` at most, and the clock
     does not wait for it meanwhile (its decision is needed from then: ``waiting_since``).
@@ -294,14 +317,14 @@ def lie_in(sim: Simulation, b: Body) -> None:
     b.waiting_since = sim.now + timedelta(minutes=grace)  # needed from then: the clock runs on till then
 
 
-def on_prepared(sim: Simulation, name: str, job: Job, value: Any, error: Any) -> None:
+def on_prepared(sim: DecisionsSim, name: str, job: Job, value: Any, error: Any) -> None:
     """A chunk broken into steps ahead came back: the steps wait in the mind's plan; a
     failure costs nothing but the call (the step is decided when it is due), logged."""
     if error is not None:
         sim.error(name, f"breaking the next hour into steps failed: {error}")
 
 
-def start_next(sim: Simulation, b: Body) -> None:
+def start_next(sim: DecisionsSim, b: Body) -> None:
     """The current action is done: the one decided ahead starts now."""
     nxt, b.next_action = b.next_action, None
     if nxt is not None:
@@ -309,7 +332,7 @@ def start_next(sim: Simulation, b: Body) -> None:
         b.last_decide = sim.now  # a decision took effect: reactions wait their cooldown from here
 
 
-def stand_in(sim: Simulation, b: Body) -> None:
+def stand_in(sim: DecisionsSim, b: Body) -> None:
     """The action ended while the mind is still working: follow the resident's own
     plan meanwhile (its routine when there is no plan for today), so it never stays in
     an action that is over. A decision still owed keeps counting as waited for."""
@@ -332,7 +355,7 @@ def stand_in(sim: Simulation, b: Body) -> None:
 # ---------------------------------------------------------------------------- answers
 
 
-def on_decision(sim: Simulation, name: str, job: Job, decision: Any, error: Any) -> None:
+def on_decision(sim: DecisionsSim, name: str, job: Job, decision: Any, error: Any) -> None:
     """A decision came back: start the conversation or the action it names."""
     b = sim.bodies[name]
     b.last_decide = sim.now
@@ -375,7 +398,7 @@ def on_decision(sim: Simulation, name: str, job: Job, decision: Any, error: Any)
         fallback(sim, b, "the mind decided no action")
 
 
-def on_ahead(sim: Simulation, b: Body, job: Job, decision: Decision) -> bool:
+def on_ahead(sim: DecisionsSim, b: Body, job: Job, decision: Decision) -> bool:
     """A decision asked ahead came back with the next action planned for later: held
     until the action it follows ends, or started now when that action is over (the
     resident followed its plan meanwhile). True when it was taken care of here; an
@@ -394,7 +417,7 @@ def on_ahead(sim: Simulation, b: Body, job: Job, decision: Decision) -> bool:
     return True  # the action it was for was replaced meanwhile (a reaction): void
 
 
-def log_reflections(sim: Simulation, name: str, note: str) -> None:
+def log_reflections(sim: DecisionsSim, name: str, note: str) -> None:
     """Log the reflections a mind made in this job (its note says "reflected: ...";
     the texts come from ``mind.inspect().reflections``)."""
     if "reflected" not in (note or ""):
@@ -418,7 +441,7 @@ def log_reflections(sim: Simulation, name: str, note: str) -> None:
         sim.log_event(name, "reflect", text, "", source=source)  # grounded: "repaired: grounded: chosen from ..."
 
 
-def _mind_action(sim: Simulation, b: Body, method: str) -> Action | None:
+def _mind_action(sim: DecisionsSim, b: Body, method: str) -> Action | None:
     """``mind.<method>(now)`` where the mind has it (a thread-safe read of its plan),
     else None; a failure is logged and the routine stands in."""
     fn = getattr(sim.minds.get(b.name), method, None)
@@ -431,7 +454,7 @@ def _mind_action(sim: Simulation, b: Body, method: str) -> Action | None:
         return None
 
 
-def fallback(sim: Simulation, b: Body, why: str) -> None:
+def fallback(sim: DecisionsSim, b: Body, why: str) -> None:
     """The mind failed: its own fallback action, else the routine's (and why)."""
     persona = sim.personas.get(b.name)
     action = _mind_action(sim, b, "fallback_action")
@@ -444,7 +467,7 @@ def fallback(sim: Simulation, b: Body, why: str) -> None:
 # ---------------------------------------------------------------------------- acting
 
 
-def clean_action(sim: Simulation, action: Action, now: datetime | None = None) -> Action:
+def clean_action(sim: DecisionsSim, action: Action, now: datetime | None = None) -> Action:
     """A sane duration (1 minute to a day) and a start that is not stale or in the future
     (``now``: as it will be cleaned then, for a step to come; game/sim/ahead.py)."""
     now = sim.now if now is None else now
@@ -460,7 +483,7 @@ def clean_action(sim: Simulation, action: Action, now: datetime | None = None) -
     return replace(action, duration_min=dur, start=start, description=action.description.strip())
 
 
-def set_action(sim: Simulation, b: Body, action: Action, note: str = "") -> None:
+def set_action(sim: DecisionsSim, b: Body, action: Action, note: str = "") -> None:
     """``b`` does ``action`` from now: logged, and it walks to the action's place
     (an unknown place: its home, else where it stands)."""
     action = clean_action(sim, action)

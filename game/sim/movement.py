@@ -9,19 +9,40 @@ a sector) spreads residents over a seeded sample of its tiles.
 """
 from __future__ import annotations
 
+import random
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from game.sim import objects
 from game.sim.bodies import Body
 from game.world.astar import find_path, find_path_to_any
 from game.world.grid import Tile, distance, facing
 
-if TYPE_CHECKING:  # type hints only: the simulation imports this module
-    from game.sim.core import Simulation
+
+class Paths(Protocol):
+    """What walking uses of the path service (game/sim/path_service.py): paths asked, and dropped."""
+
+    def request(self, b: Body, target: str) -> None: ...
+
+    def request_tile(self, b: Body, goal: Tile) -> None: ...
+
+    def cancel(self, name: str) -> None: ...
 
 
-def occupied(sim: Simulation, me: Body) -> set[Tile]:
+class MovementSim(objects.ObjectsSim, Protocol):
+    """What walking uses of the simulation, besides the objects' part: the path service,
+    the random generator (who yields), errors."""
+
+    @property
+    def paths(self) -> Paths: ...
+
+    @property
+    def rng(self) -> random.Random: ...
+
+    def error(self, name: str, text: str) -> None: ...
+
+
+def occupied(sim: MovementSim, me: Body) -> set[Tile]:
     """Tiles other bodies stand on (or will stop on)."""
     out = set()
     for o in sim.bodies.values():
@@ -43,7 +64,7 @@ def stand_tiles(town: Any, target: str, start: Tile) -> list[Tile]:
     return cands
 
 
-def goal_tiles(sim: Simulation, b: Body, target: str, start: Tile) -> tuple[list[Tile], list[Tile]]:
+def goal_tiles(sim: MovementSim, b: Body, target: str, start: Tile) -> tuple[list[Tile], list[Tile]]:
     """Where ``b`` (about to set off from ``start``) may stop to be at ``target``:
     (every stand-on tile of the place it can reach, the ones to search for). The
     free tiles are preferred; an arena or sector gives a seeded sample of six,
@@ -60,7 +81,7 @@ def goal_tiles(sim: Simulation, b: Body, target: str, start: Tile) -> tuple[list
     return cands, free
 
 
-def plan_path(sim: Simulation, b: Body, target: str) -> list[Tile] | None:
+def plan_path(sim: MovementSim, b: Body, target: str) -> list[Tile] | None:
     """A path from ``b``'s tile to a free use tile of ``target`` at once (its first
     tile is where ``b`` stands); None when it cannot get there. The simulation
     asks the path service instead (``go_to``); this is for one-off callers."""
@@ -80,12 +101,12 @@ def plan_path(sim: Simulation, b: Body, target: str) -> list[Tile] | None:
     return find_path_to_any(town.walkable, b.tile, free)
 
 
-def path_to(sim: Simulation, start: Tile, goal: Tile) -> list[Tile] | None:
+def path_to(sim: MovementSim, start: Tile, goal: Tile) -> list[Tile] | None:
     """The shortest path between two tiles (both included)."""
     return find_path(sim.town.walkable, start, goal)
 
 
-def adjacent_free(sim: Simulation, tile: Tile, mover: Body) -> Tile | None:
+def adjacent_free(sim: MovementSim, tile: Tile, mover: Body) -> Tile | None:
     """A free walkable tile next to ``tile`` in its arena for ``mover`` to stand on:
     orthogonal neighbours first, then the nearest to the mover."""
     taken = occupied(sim, mover)
@@ -107,7 +128,7 @@ def adjacent_free(sim: Simulation, tile: Tile, mover: Body) -> Tile | None:
     return best[1] if best else None
 
 
-def arrive(sim: Simulation, b: Body, quiet: bool = False) -> None:
+def arrive(sim: MovementSim, b: Body, quiet: bool = False) -> None:
     """``b`` is at its action's place: it faces the object and its action's object state holds."""
     b.arrived_at = sim.now
     a = b.action
@@ -123,14 +144,14 @@ def arrive(sim: Simulation, b: Body, quiet: bool = False) -> None:
         sim.log_event(b.name, "arrive", f"arrives at {b.target}", b.target or "")
 
 
-def go_to(sim: Simulation, b: Body, target: str) -> None:
+def go_to(sim: MovementSim, b: Body, target: str) -> None:
     """Send ``b`` to ``target``: it asks the path service and stands until its path
     is found (``follow`` then starts the walk)."""
     b.arrived_at = None
     sim.paths.request(b, target)
 
 
-def follow(sim: Simulation, b: Body, target: str, path: list[Tile] | None) -> None:
+def follow(sim: MovementSim, b: Body, target: str, path: list[Tile] | None) -> None:
     """``b``'s path to ``target`` is found: it walks it (it arrives at once when
     already there, and acts where it stands, with an error event, when it
     cannot get there)."""
@@ -146,19 +167,19 @@ def follow(sim: Simulation, b: Body, target: str, path: list[Tile] | None) -> No
         b.path = path[1:]
 
 
-def walk_to_tile(sim: Simulation, b: Body, tile: Tile) -> None:
+def walk_to_tile(sim: MovementSim, b: Body, tile: Tile) -> None:
     """Send ``b`` to a tile (a conversation's approach), through the path service."""
     sim.paths.request_tile(b, tile)
 
 
-def stop(sim: Simulation, b: Body) -> None:
+def stop(sim: MovementSim, b: Body) -> None:
     """``b`` stops walking where it stands (and stops waiting for a path)."""
     b.path = []
     if b.routing:
         sim.paths.cancel(b.name)
 
 
-def walk(sim: Simulation) -> None:
+def walk(sim: MovementSim) -> None:
     """One step: every body on its way moves one tile (the visitor and a body
     the player walks are moved from outside); the last tile is an arrival."""
     objects.expire_lingering(sim)

@@ -17,15 +17,23 @@ active objects asked about are not those it was built from.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from game.sim.bodies import Body, moves
+from game.sim.places import Places
 from game.world.grid import Tile
 
-if TYPE_CHECKING:  # type hints only: the simulation imports this module
-    from game.sim.core import Simulation
-
 Cell = tuple[int, int]
+
+
+class NearbySim(Protocol):
+    """What the index uses of the simulation: the bodies and the places."""
+
+    @property
+    def bodies(self) -> dict[str, Body]: ...
+
+    @property
+    def places(self) -> Places: ...
 
 
 class Nearby:
@@ -48,7 +56,7 @@ class Nearby:
             for x in range(cx - k, cx + k + 1):
                 yield x, y
 
-    def bodies(self, sim: Simulation, tile: Tile, radius: int) -> list[Body]:
+    def bodies(self, sim: NearbySim, tile: Tile, radius: int) -> list[Body]:
         """The bodies that may be within ``radius`` (chebyshev) of ``tile``, in ``sim.bodies`` order."""
         key = (moves(), id(sim.bodies), len(sim.bodies))
         if key != self._key:
@@ -62,7 +70,7 @@ class Nearby:
         got.sort(key=lambda ib: ib[0])
         return [b for _, b in got]
 
-    def objects(self, sim: Simulation, active: Sequence[tuple[str, str]], tile: Tile,
+    def objects(self, sim: NearbySim, active: Sequence[tuple[str, str]], tile: Tile,
                 radius: int) -> list[tuple[str, str, list[Tile]]]:
         """The active objects that may have a tile within ``radius`` of ``tile``, in
         ``active``'s order: (address, state, those of its tiles in the cells near)."""

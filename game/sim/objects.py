@@ -13,23 +13,49 @@ Functions over a ``Simulation``'s public state (``town.object_states``,
 """
 from __future__ import annotations
 
-from datetime import timedelta
-from typing import TYPE_CHECKING
+from datetime import datetime, timedelta
+from typing import Any, Protocol
 
 from agents import Action, after_use
 from game.sim.bodies import Body
-from game.world.grid import chebyshev
+from game.sim.places import Places
+from game.sim.settings import SimSettings
+from game.world.grid import Tile, chebyshev
 
-if TYPE_CHECKING:  # type hints only: the simulation imports this module
-    from game.sim.core import Simulation
+
+class ObjectsSim(Protocol):
+    """What the objects' functions use of the simulation (game/sim/core.py ``Simulation``
+    is one): the bodies, the map and its places, the clock, the log, the after-use states."""
+
+    @property
+    def bodies(self) -> dict[str, Body]: ...
+
+    @property
+    def town(self) -> Any: ...
+
+    @property
+    def places(self) -> Places: ...
+
+    @property
+    def settings(self) -> SimSettings: ...
+
+    @property
+    def now(self) -> datetime: ...
+
+    @property
+    def lingering(self) -> dict[str, tuple[str, datetime]]: ...  # object -> (after-use state, until)
+
+    def area(self, tile: Tile) -> str: ...
+
+    def log_event(self, resident: str | None, kind: str, text: str, address: str = "", **extra: Any) -> dict: ...
 
 
-def active_objects(sim: Simulation) -> list[tuple[str, str]]:
+def active_objects(sim: ObjectsSim) -> list[tuple[str, str]]:
     """(address, state) of every object whose state is not idle."""
     return [(a, st) for a, st in sim.town.object_states.items() if st and st != "idle"]
 
 
-def hold_object(sim: Simulation, b: Body) -> None:
+def hold_object(sim: ObjectsSim, b: Body) -> None:
     """``b`` arrived at its action's object: the action's object state holds while it is there."""
     a = b.action
     if a is not None and b.target and a.object_state and b.target in sim.town.object_states:
@@ -37,7 +63,7 @@ def hold_object(sim: Simulation, b: Body) -> None:
         b.held_object = b.target
 
 
-def release_object(sim: Simulation, b: Body) -> None:
+def release_object(sim: ObjectsSim, b: Body) -> None:
     """``b`` leaves the object it held: another user's action state, else what
     lingers after use, else idle."""
     addr = b.held_object
@@ -53,7 +79,7 @@ def release_object(sim: Simulation, b: Body) -> None:
         sim.town.object_states[addr] = linger[0] if linger and sim.now < linger[1] else "idle"
 
 
-def leave_behind(sim: Simulation, b: Body, action: Action | None) -> None:
+def leave_behind(sim: ObjectsSim, b: Body, action: Action | None) -> None:
     """What an action that ran at its place leaves behind (``agents.objects.after_use``):
     e.g. the fridge "running low" for a few hours after breakfast."""
     if action is None or b.arrived_at is None or b.walking or not b.target:
@@ -72,7 +98,7 @@ def leave_behind(sim: Simulation, b: Body, action: Action | None) -> None:
             sim.town.object_states[addr] = state
 
 
-def expire_lingering(sim: Simulation) -> None:
+def expire_lingering(sim: ObjectsSim) -> None:
     """States left behind go back to idle when their time is up (unless someone holds the object)."""
     if not sim.lingering:
         return
@@ -86,7 +112,7 @@ def expire_lingering(sim: Simulation) -> None:
             sim.town.object_states[addr] = "idle"
 
 
-def set_object_state(sim: Simulation, address: str, state: str | None, by: str = "the player") -> str:
+def set_object_state(sim: ObjectsSim, address: str, state: str | None, by: str = "the player") -> str:
     """Set an object's state from outside the residents' actions (the console,
     the object panel): logged as an ``edit`` event and perceived like any state
     (residents in view get to react at once). ``idle`` (or empty) resets.

@@ -30,21 +30,25 @@ import logging
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from game.sim import movement
 from game.sim.bodies import Body
 from game.world import astar
 from game.world.grid import Tile
 
-if TYPE_CHECKING:  # type hints only: the simulation imports this module
-    from game.sim.core import Simulation
-
 log = logging.getLogger(__name__)
 
 SLICE = 192  # node expansions between looks at the clock (about 0.3-0.6 ms of A*)
 PLACE = "place"  # walk to a place (an address): arrive there (movement.go_to's meaning)
 TILE = "tile"  # walk to a tile (a conversation's approach): just walk
+
+
+class PathsSim(movement.MovementSim, Protocol):
+    """What the path service uses of the simulation, besides walking's goals: lockstep or not."""
+
+    @property
+    def lockstep(self) -> bool: ...
 
 
 @dataclass
@@ -77,7 +81,7 @@ class PathStats:
 class PathService:
     """Path requests, searched in order within a per-step budget (main thread only)."""
 
-    def __init__(self, sim: Simulation) -> None:
+    def __init__(self, sim: PathsSim) -> None:
         self.sim = sim
         self.queue: OrderedDict[str, Request] = OrderedDict()
         self.stats = PathStats()

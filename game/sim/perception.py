@@ -14,21 +14,35 @@ from __future__ import annotations
 import weakref
 from dataclasses import replace
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from agents import Event, Situation
 from game.sim import conversations, objects
 from game.sim.bodies import Body
-from game.sim.nearby import Nearby
-from game.world.grid import chebyshev, distance
-
-if TYPE_CHECKING:  # type hints only: the simulation imports this module
-    from game.sim.core import Simulation
-
-_nearby: weakref.WeakKeyDictionary[Simulation, Nearby] = weakref.WeakKeyDictionary()
+from game.sim.nearby import Nearby, NearbySim
+from game.world.grid import Tile, chebyshev, distance
 
 
-def nearby(sim: Simulation) -> Nearby:
+class PerceptionSim(conversations.ConversationsSim, NearbySim, Protocol):
+    """What perceiving uses of the simulation, besides conversations: whom the player
+    plays, what each sees, when an action is done."""
+
+    @property
+    def controlled(self) -> str | None: ...
+
+    def perceive(self, name: str, active: list[tuple[str, str]] | None = None) -> list[Event]: ...
+
+    def seen_addresses(self, tile: Tile) -> list[str]: ...
+
+    def can_talk_to(self, name: str) -> list[str]: ...
+
+    def action_done(self, b: Body) -> bool: ...
+
+
+_nearby: weakref.WeakKeyDictionary[PerceptionSim, Nearby] = weakref.WeakKeyDictionary()
+
+
+def nearby(sim: PerceptionSim) -> Nearby:
     """The simulation's index of bodies and active objects by cell (made on first use)."""
     got = _nearby.get(sim)
     if got is None:
@@ -43,7 +57,7 @@ def doing(b: Body) -> str:
     return b.doing
 
 
-def perceive(sim: Simulation, name: str, active: list[tuple[str, str]] | None = None) -> list[Event]:
+def perceive(sim: PerceptionSim, name: str, active: list[tuple[str, str]] | None = None) -> list[Event]:
     """Events in view of a resident: other bodies' actions and objects with
     non-idle states, within the vision radius and in the same arena, nearest first.
     Only the ``max_events`` nearest are made into events (a crowd is sorted, not worded)."""
@@ -75,7 +89,7 @@ def perceive(sim: Simulation, name: str, active: list[tuple[str, str]] | None = 
     return [_event(sim, what, here) for _, _, what in found[: sim.settings.max_events]]
 
 
-def _event(sim: Simulation, what: Body | tuple[str, str], here: str) -> Event:
+def _event(sim: PerceptionSim, what: Body | tuple[str, str], here: str) -> Event:
     if isinstance(what, Body):
         doing_now = doing(what)
         return Event(subject=what.name, predicate="is", object=doing_now, description=f"{what.name} is {doing_now}",
@@ -84,7 +98,7 @@ def _event(sim: Simulation, what: Body | tuple[str, str], here: str) -> Event:
     return Event(addr, "is", state, f"{addr.split(':')[-1]} is {state}", addr)
 
 
-def notice(sim: Simulation, name: str, active: list[tuple[str, str]]) -> None:
+def notice(sim: PerceptionSim, name: str, active: list[tuple[str, str]]) -> None:
     """Mark what is new in view of a resident at its place (``new_events``), and
     remember when each thing was last seen (retention)."""
     b = sim.bodies[name]
@@ -100,7 +114,7 @@ def notice(sim: Simulation, name: str, active: list[tuple[str, str]]) -> None:
         b.seen = {k: t for k, t in b.seen.items() if t >= cut}
 
 
-def can_talk_to(sim: Simulation, name: str) -> list[str]:
+def can_talk_to(sim: PerceptionSim, name: str) -> list[str]:
     """Residents near enough (talk radius, same arena) and free to talk with ``name``."""
     me = sim.bodies[name]
     here = sim.area(me.tile)
@@ -115,7 +129,7 @@ def can_talk_to(sim: Simulation, name: str) -> list[str]:
     return out
 
 
-def situation(sim: Simulation, name: str) -> Situation:
+def situation(sim: PerceptionSim, name: str) -> Situation:
     """What the resident's mind decides from: where it is, what it does, what it sees."""
     b = sim.bodies[name]
     return Situation(

@@ -6,23 +6,32 @@ conversations with it (they may greet it, game/sim/greetings.py); its current
 action stays until it first moves, then it is "walking around". The session
 (game/runs/session.py) adds what the player did to the mind's memory on release.
 
-Functions over a ``Simulation``'s public state; the simulation calls them.
+Functions over a ``Simulation``'s public state (what they use of it: ``PlayAsSim``); the
+simulation calls them.
 """
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from agents import Action
 from game.sim import conversations, movement, objects
 from game.sim.bodies import Body
 from game.world.grid import Tile, facing
 
-if TYPE_CHECKING:  # type hints only: the simulation imports this module
-    from game.sim.core import Simulation
+
+class PlayAsSim(conversations.ConversationsSim, Protocol):
+    """What playing as a resident uses of the simulation, besides conversations: whom the
+    player plays, and letting a held resident go."""
+
+    controlled: str | None
+
+    def release(self, name: str) -> None: ...
+
+    def release_control(self) -> str | None: ...
 
 
-def take_control(sim: Simulation, name: str) -> Body:
+def take_control(sim: PlayAsSim, name: str) -> Body:
     """The player walks ``name``; KeyError when it is not a resident here."""
     b = sim.bodies.get(name)
     if b is None or b.visitor or name not in sim.minds:
@@ -49,7 +58,7 @@ def take_control(sim: Simulation, name: str) -> Body:
     return b
 
 
-def move_controlled(sim: Simulation, tile: Tile) -> None:
+def move_controlled(sim: PlayAsSim, tile: Tile) -> None:
     b = sim.bodies.get(sim.controlled) if sim.controlled else None
     if b is None:
         raise ValueError("no resident is controlled")
@@ -66,7 +75,7 @@ def move_controlled(sim: Simulation, tile: Tile) -> None:
         b.action = replace(b.action, address=here)
 
 
-def release_control(sim: Simulation) -> str | None:
+def release_control(sim: PlayAsSim) -> str | None:
     """Hand the controlled resident back to its mind: it asks for a decision now."""
     name, sim.controlled = sim.controlled, None
     b = sim.bodies.get(name) if name else None

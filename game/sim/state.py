@@ -13,20 +13,62 @@ remembering a finished conversation, which is saved and queued again.
 from __future__ import annotations
 
 import logging
+import random
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from agents import Action
 from game.sim.bodies import Body
 from game.sim.conversations import Chat, conversation_from_dict, conversation_to_dict
-from game.sim.jobs import END_CONVERSATION, Job
-
-if TYPE_CHECKING:  # type hints only: the simulation imports this module
-    from game.sim.core import Simulation
+from game.sim.eventlog import EventLog
+from game.sim.jobs import END_CONVERSATION, Job, JobQueue, Pool
+from game.sim.path_service import PathService
+from game.sim.places import Places
 
 log = logging.getLogger(__name__)
 
 VERSION = 1
+
+
+class StateSim(Protocol):
+    """What saving and restoring use of the simulation: its own state, set back on a load."""
+
+    bodies: dict[str, Body]
+    chats: dict[int, Chat]
+    cooldowns: dict[str, datetime]
+    lingering: dict[str, tuple[str, datetime]]
+    reflections_logged: dict[str, int]
+    next_chat: int
+    visitor: str | None
+    controlled: str | None
+    now: datetime
+    start: datetime
+    steps: int
+    seed: int
+
+    @property
+    def town(self) -> Any: ...
+
+    @property
+    def places(self) -> Places: ...
+
+    @property
+    def minds(self) -> dict[str, Any]: ...
+
+    @property
+    def jobs(self) -> JobQueue: ...
+
+    @property
+    def pool(self) -> Pool: ...
+
+    @property
+    def paths(self) -> PathService: ...
+
+    @property
+    def events(self) -> EventLog: ...
+
+    @property
+    def rng(self) -> random.Random: ...
 
 
 def _iso(t: datetime | None) -> str | None:
@@ -124,7 +166,7 @@ def chat_from_dict(c: dict[str, Any]) -> Chat:
     )
 
 
-def to_state(sim: Simulation, events: bool = True) -> dict[str, Any]:
+def to_state(sim: StateSim, events: bool = True) -> dict[str, Any]:
     """Plain, JSON-safe state of the simulation's own parts (not the minds');
     ``events=False``: without the event log (the caller takes it separately)."""
     st = sim.rng.getstate()
@@ -159,7 +201,7 @@ def to_state(sim: Simulation, events: bool = True) -> dict[str, Any]:
     return out
 
 
-def from_state(sim: Simulation, state: dict[str, Any]) -> None:
+def from_state(sim: StateSim, state: dict[str, Any]) -> None:
     """Restore what ``to_state()`` wrote (the minds are restored separately).
     Jobs that were in flight are simply asked again."""
     cancel = getattr(sim.pool, "cancel_all", None)

@@ -1,23 +1,27 @@
 """The visitor: a body without a mind, perceived like anyone, walked by the player;
 and holding a resident still while the visitor talks with it (the chat window).
 
-Functions over a ``Simulation``'s public state; the simulation calls them.
+Functions over a ``Simulation``'s public state (what they use of it: ``VisitorSim``); the
+simulation calls them.
 """
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from agents import Action
 from game.sim import movement
 from game.sim.bodies import Body
 from game.world.grid import Tile, facing
 
-if TYPE_CHECKING:  # type hints only: the simulation imports this module
-    from game.sim.core import Simulation
+
+class VisitorSim(movement.MovementSim, Protocol):
+    """What the visitor's functions use of the simulation, besides walking: the visitor's name."""
+
+    visitor: str | None
 
 
-def add_visitor(sim: Simulation, name: str, tile: Tile | None = None, doing: str = "visiting the town") -> Body:
+def add_visitor(sim: VisitorSim, name: str, tile: Tile | None = None, doing: str = "visiting the town") -> Body:
     """Put the visitor (a new one, or under a new name) into town."""
     if name in sim.bodies and not sim.bodies[name].visitor:
         raise ValueError(f"{name!r} is a resident's name")
@@ -31,7 +35,7 @@ def add_visitor(sim: Simulation, name: str, tile: Tile | None = None, doing: str
     return b
 
 
-def move_visitor(sim: Simulation, tile: Tile) -> None:
+def move_visitor(sim: VisitorSim, tile: Tile) -> None:
     b = sim.bodies[sim.visitor] if sim.visitor else None
     if b is None:
         raise ValueError("no visitor in town")
@@ -42,13 +46,13 @@ def move_visitor(sim: Simulation, tile: Tile) -> None:
         b.action = replace(b.action, address=sim.town.address_at(*tile) or sim.town.world)
 
 
-def set_visitor_doing(sim: Simulation, text: str) -> None:
+def set_visitor_doing(sim: VisitorSim, text: str) -> None:
     b = sim.bodies[sim.visitor] if sim.visitor else None
     if b is not None and b.action:
         b.action = replace(b.action, description=text)
 
 
-def remove_visitor(sim: Simulation) -> None:
+def remove_visitor(sim: VisitorSim) -> None:
     if sim.visitor:
         sim.bodies.pop(sim.visitor, None)
         sim.visitor = None
@@ -57,13 +61,13 @@ def remove_visitor(sim: Simulation) -> None:
 # ---------------------------------------------------------------------------- holding a resident
 
 
-def held(sim: Simulation, name: str) -> bool:
+def held(sim: VisitorSim, name: str) -> bool:
     """Whether the resident is stopped by ``hold`` (talking with the visitor)."""
     b = sim.bodies.get(name)
     return b is not None and b.conversation is None and b.action is not None and bool(b.action.talking_to)
 
 
-def hold(sim: Simulation, name: str, partner: str, doing: str | None = None) -> bool:
+def hold(sim: VisitorSim, name: str, partner: str, doing: str | None = None) -> bool:
     """Stop the resident where it stands, talking with ``partner`` (the visitor)
     until ``release``: no walking, no decisions, no conversations with others.
     False when it cannot (not a resident, or in a conversation)."""
@@ -84,7 +88,7 @@ def hold(sim: Simulation, name: str, partner: str, doing: str | None = None) -> 
     return True
 
 
-def release(sim: Simulation, name: str) -> None:
+def release(sim: VisitorSim, name: str) -> None:
     """End a ``hold``: the resident resumes what it was doing (walking on if it was
     on its way), or asks for a new decision if that ran out meanwhile."""
     if not held(sim, name):

@@ -1,12 +1,14 @@
 """What the player sees, one idea per module. game/view/window.py (``Game``) holds
 them; each overlay module has ``install(game)``, which adds the view to the window's
 overlays and to ``game.panels``. Views read the session
-(``game.session``: its sim, minds, clock) and change the world only through
-its public methods; they never step or pump the simulation (the session's
-``update`` does, once per frame).
+(``game.session``: its sim, minds, clock) and change the town only through its
+commands (``session.commands``, game/runs/commands.py); they never import the
+minds (agents/), never step or pump the simulation (the session's ``update``
+does, once per frame), and never import the window: each says what it uses of it.
 
 - overlay.py    the hooks the window calls on each view, and the one order it calls them in
-- panels.py     the views a window holds, one typed field each (how views reach each other)
+- host.py       what the views use of the window (``Host``) and of the town (``TownSession``)
+- panels.py     the views a window holds, each typed by its role (how views reach each other)
 - keys.py       every key, where it counts and what it does; the F1 help's and README's rows
 - camera.py     world <-> screen <-> tile conversions, smooth follow, clamping, zoom
 - tilemap.py    the Tiled layers, prerendered into chunks, scaled once per zoom level
@@ -33,8 +35,8 @@ pathing.py, sim/ and saves.py never do.
 
 # The room's modules: its public face (game/ imports them by name; see the list above).
 __all__ = [
-    "bubbles", "camera", "chat", "console", "emoji", "feed", "follow", "fonts", "help", "hud", "inspector",
+    "bubbles", "camera", "chat", "console", "emoji", "feed", "follow", "fonts", "help", "host", "hud", "inspector",
     "inspector_text", "interview", "keys", "labels", "markup", "namebox", "overlay", "panels", "quit_dialog",
-    "residents", "residents_list", "savemenu", "sprites", "statusline", "tilemap", "townmap", "visitor",
-    "walkto", "why_panel", "window",
+    "residents", "residents_list", "savemenu", "sprites", "statusline", "tilemap", "townmap", "visitor", "walkto",
+    "why_panel", "window",
 ]

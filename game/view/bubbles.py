@@ -14,17 +14,17 @@ clear of them too.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 import pygame
 
 from game.view import fonts
 from game.view.emoji import icons
+from game.view.host import Drawn, Host, TownSession
 from game.view.overlay import Overlay
 
 if TYPE_CHECKING:
     from game.view.camera import Camera
-    from game.view.window import Game
 
 MAX_WIDTH = 220  # px of text
 MAX_LINES = 3
@@ -112,12 +112,18 @@ class Bubble:
         return self.surface
 
 
+class BubblesHost(Host, Drawn, Protocol):
+    """What the bubbles use of the window: the figures drawn, and the boxes messages take."""
+
+    def reserved_rects(self) -> list[pygame.Rect]: ...
+
+
 class Bubbles(Overlay):
     """The overlay: ``lines`` from sim events -> bubbles over speakers."""
 
     name = "bubbles"
 
-    def __init__(self, game: Game, session: Any) -> None:
+    def __init__(self, game: BubblesHost, session: TownSession) -> None:
         self.game = game
         self.session = session
         self.live: dict[object, Bubble] = {}  # conversation key -> its latest line
@@ -141,7 +147,7 @@ class Bubbles(Overlay):
             self.live[key] = Bubble(speaker, text)
 
     def update(self, dt: float) -> None:
-        if getattr(self.session, "paused", False) and not getattr(self.session, "skipping", False):
+        if self.session.paused and not self.session.skipping:
             return
         dead = []
         for k, b in self.live.items():
@@ -203,8 +209,11 @@ class Bubbles(Overlay):
         surface.blits(blits, doreturn=False)
 
 
-def install(game: Game) -> Bubbles:
-    view = Bubbles(game, game.session)
+def install(game: BubblesHost) -> Bubbles:
+    session = game.session
+    if session is None:
+        raise ValueError("speech bubbles show a town: attach a session first")
+    view = Bubbles(game, session)
     game.add_overlay(view)
     game.panels.bubbles = view
     return view

@@ -3,11 +3,12 @@
 Walk up to a resident (within ``TALK_RANGE`` tiles) and press T, or click
 "Talk" in the inspector: a chat window opens (a scrolling transcript and a
 text line). While the line has focus, walking is off (WASD types letters).
-Enter sends: ``agents.interview.answer_now`` runs at once on the pool's urgent
-lane through ``sim.call(..., urgent=True)``, ahead of every resident's own
-work and beside the resident's job in flight (it only reads the mind); the
-answer comes back to this overlay, and ``keep_exchange`` then stores it as the
-resident's next ordinary job. The frame never waits: the title says "… is
+Enter sends the line through the town's commands (game/runs/commands.py
+``say``): the answer is asked at once on the pool's urgent lane, ahead of every
+resident's own work and beside the resident's job in flight; it comes back to
+this overlay as an ``Answer``, and the town has the resident keep the exchange
+as its next ordinary job (the protocol that keeps saves whole lives there, not
+here). The frame never waits: the title says "… is
 thinking — about N s" (from the last answers' times) until the answer is
 back, and plainly when the model is slow or not answering. The answer also
 shows as a speech bubble over the resident.
@@ -16,7 +17,7 @@ T with nobody in range says so, and the letters typed in the next moments
 (the player thought a chat opened) type nothing rather than firing hotkeys.
 
 While the window is open the resident stands still, "talking with <visitor>"
-(``sim.hold`` / ``sim.release``). Escape (or the window's close button) ends
+(the commands' ``hold`` / ``release``). Escape (or the window's close button) ends
 the chat. Every exchange is stored in the resident's memory (remember=True).
 Residents' names in the transcript are links: a click follows them with the
 camera (game/view/follow.py).
@@ -34,22 +35,24 @@ import logging
 import statistics
 import textwrap
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UITextBox, UITextEntryLine, UIWindow
 
-from agents import interview
+from game.runs.commands import NO_TOWN, Answer, Commands, Refused, Ticket
 from game.view import emoji, fonts, keys
 from game.view.follow import link_names
+from game.view.host import Drawn, Host, TownSession, TownSim
 from game.view.markup import C_DIM, C_HEAD, C_TEXT, C_YOU, esc, typed
 from game.view.overlay import Overlay
+from game.view.visitor import Visitor
 from game.world.grid import chebyshev
 
 if TYPE_CHECKING:
     from game.view.camera import Camera
-    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +62,7 @@ MUTE_AFTER_T_S = 2.0  # after a T that opened nothing, letters typed within this
 
 def _typed_letter(event) -> bool:
     """A key that types a letter, digit or space (not Escape, F-keys, arrows or a modifier combo)."""
-    text = getattr(event, "unicode", "") or ""
+    text = getattr(event, "unicode", "") or ""  # a pygame event: its fields by type
     if getattr(event, "mod", 0) & (pygame.KMOD_CTRL | pygame.KMOD_ALT | pygame.KMOD_META):
         return False
     return len(text) == 1 and (text.isalnum() or text in " ,.?!'")
@@ -73,11 +76,18 @@ TOAST_S = 2.5
 C_THEM = C_HEAD  # the resident's lines
 
 
+class ChatHost(Host, Drawn, Protocol):
+    """What the chat uses of the window: the visitor's figure (where it stands, its name)."""
+
+    @property
+    def visitor(self) -> Visitor: ...
+
+
 class Chat(Overlay):
     """The chat window (transcript, text line, Send) and the visitor's talk. Subclasses
     (game/view/interview.py) reuse the window and change the hooks: ``TITLE``,
     ``hint``, ``_top_widgets`` (a row above the transcript), ``_hold`` (who is
-    stopped), ``_reachable`` (range), ``_submit`` (the pool job), ``_log_lines``."""
+    stopped), ``_reachable`` (range), ``_submit`` (which command sends a line)."""
 
     name = "chat"
     TITLE = "Talking with {name}"
@@ -85,7 +95,7 @@ class Chat(Overlay):
     HOTKEY = True  # T opens it next to a resident
     TOP_H = 0  # height of the row of extra widgets above the transcript
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: ChatHost) -> None:
         self.game = game
         self.window: Any = None  # a UIWindow while open
         self.box: Any = None
@@ -110,20 +120,28 @@ class Chat(Overlay):
 
     # ---- the session -----------------------------------------------------------------
     @property
-    def session(self) -> Any:
+    def session(self) -> TownSession | None:
         return self.game.session
 
-    def _sim(self):
-        return getattr(self.session, "sim", None)
+    def _sim(self) -> TownSim | None:
+        s = self.session
+        return s.sim if s is not None else None
 
-    def _minds(self) -> dict:
-        return getattr(self.session, "minds", None) or {}
+    def _minds(self) -> Mapping[str, Any]:
+        s = self.session
+        return s.minds if s is not None else {}
+
+    def _commands(self) -> Commands | None:
+        """What the player may do to the town (None: no town, or a replay's)."""
+        s = self.session
+        return s.commands if s is not None else None
 
     def visitor_name(self) -> str:
         s = self.session
-        shown = self.game.visitor.name
+        if s is None:
+            return self.game.visitor.name or "Visitor"
         # playing as a resident (game/runs/session.py take_control): the chat speaks as them
-        return getattr(s, "controlled", None) or getattr(s, "visitor_name", None) or shown or "Visitor"
+        return s.controlled or s.visitor_name or self.game.visitor.name or "Visitor"
 
     @property
     def is_open(self) -> bool:
@@ -138,7 +156,7 @@ class Chat(Overlay):
         vx, vy = self.game.visitor.tile
         best = None
         for name, b in sim.bodies.items():
-            if getattr(b, "visitor", False) or getattr(b, "controlled", False) or name not in self._minds():
+            if b.visitor or b.controlled or name not in self._minds():
                 continue
             d = chebyshev(b.tile, (vx, vy))
             if d <= TALK_RANGE and (best is None or d < best[0]):
@@ -204,20 +222,13 @@ class Chat(Overlay):
         self.send_button = UIButton(pygame.Rect(cw - 76, ch - 36, 72, 32), "Send", self.game.ui, container=self.window)
 
     def _hold(self) -> bool:
-        sim = self._sim()
-        if sim is None or self.partner is None:
+        """Stop the partner to talk (the town's ``hold``); the note says why not."""
+        commands = self._commands()
+        if commands is None or self.partner is None:
             return False
-        if sim.held(self.partner):
-            self.note = ""
-            return True
-        ok = sim.hold(self.partner, self.visitor_name())
-        if not ok:
-            conv = sim.conversation_of(self.partner)
-            other = conv.other(self.partner) if conv is not None else "someone"
-            self.note = f"{self.partner.split()[0]} is talking with {other}; wait a moment."
-        else:
-            self.note = ""
-        return ok
+        got = commands.hold(self.partner)
+        self.note = got.message if isinstance(got, Refused) else ""
+        return not isinstance(got, Refused)
 
     def _typing(self) -> bool:
         """Whether a text field of this window has the keyboard (then walking is off)."""
@@ -227,7 +238,8 @@ class Chat(Overlay):
         return self.partner is not None and self.in_range(self.partner, TALK_RANGE + WALK_AWAY)
 
     def _keep_held(self) -> None:
-        if not self._sim().held(self.partner):
+        commands = self._commands()
+        if commands is not None and self.partner is not None and not commands.held(self.partner):
             self._hold()
 
     def _focus(self) -> None:
@@ -237,9 +249,9 @@ class Chat(Overlay):
             self.game.controls.release_all()
 
     def _release(self) -> None:
-        sim = self._sim()
-        if self.partner is not None and sim is not None:
-            sim.release(self.partner)
+        commands = self._commands()
+        if self.partner is not None and commands is not None:
+            commands.release(self.partner)
 
     def close(self) -> None:
         self._release()
@@ -264,8 +276,7 @@ class Chat(Overlay):
         """Submit the next typed line once the previous answer is back and the resident is held."""
         if self.pending or not self.outbox or self.partner is None:
             return
-        sim = self._sim()
-        if sim is None or not self._hold():
+        if self._commands() is None or not self._hold():
             return
         name = self.partner
         text = self.outbox.pop(0)
@@ -273,71 +284,34 @@ class Chat(Overlay):
         history = list(self.lines)
         self.lines.append((me, text))
         self.pending += 1
-        if self._log_lines():
-            try:
-                sim.log_event(me, "line", text, sim.area(sim.bodies[name].tile), partner=name)
-            except Exception:
-                log.debug("logging the visitor's line failed", exc_info=True)
-        self._submit(sim, name, me, text, history)
+        self._submit(name, text, history)
 
-    def _log_lines(self) -> bool:
-        """Whether the lines go into the sim's event log (and bubbles): the world hears them."""
-        return True
+    def _submit(self, name: str, text: str, history: list[tuple[str, str]]) -> None:
+        """The line to the held resident: the world hears it, the answer comes first in
+        line, the resident keeps the exchange (game/runs/commands.py ``say``)."""
+        self._ask(lambda c: c.say(name, text, history, self._on_answer))
 
-    def _submit(self, sim, name: str, me: str, text: str, history) -> None:
-        """The answer first in line, then the exchange remembered (``_ask``)."""
-        self._ask(sim, name, me, text, history)
-
-    def _ask(self, sim, name: str, me: str, text: str, history, *, speaker_is: str | None = None,
-             remember: bool = True) -> None:
-        """``answer_now`` on the urgent lane (the player waits); when it lands, with
-        ``remember`` the resident stores the exchange as its next ordinary job."""
-        mind = self._minds()[name]
-        now = sim.now
+    def _ask(self, send: Callable[[Commands], Ticket | Refused]) -> None:
+        """Send a line through the town's commands; a refusal answers at once (the note says why)."""
+        commands = self._commands()
         if not self.pending:
             self._asked_at = time.monotonic()
+        got = send(commands) if commands is not None else Refused(NO_TOWN, "No town is running.")
+        if isinstance(got, Refused):
+            log.warning("the line was not sent: %s", got.message)
+            self.pending = max(0, self.pending - 1)
+            self.note = got.message
 
-        def kept(_value, error) -> None:
-            if error is not None:
-                log.warning("%s could not remember the chat: %s", name, error)
-
-        def landed(value, error) -> None:
-            if remember and error is None and isinstance(value, interview.Reply):
-                # owed first: a save taken before the job has kept it still carries the exchange
-                owed = interview.owe_exchange(mind, me, text, value, now=now)
-                sim.call(name, interview.keep_exchange, mind, me, text, value, now=now, owed=owed,
-                         on_result=kept)
-            self._on_answer(name, text, history, value, error)
-
-        sim.call(name, interview.answer_now, mind, me, text, now=now, speaker_is=speaker_is, history=history,
-                 urgent=True, on_result=landed)
-
-    def _on_answer(self, name: str, said: str, history, value, error) -> None:
+    def _on_answer(self, answer: Answer) -> None:
         self.pending = max(0, self.pending - 1)
         if self._asked_at:
             self._waits = (self._waits + [time.monotonic() - self._asked_at])[-5:]
             self._asked_at = time.monotonic() if self.pending else 0.0
-        # a Reply (its provenance names the memory a grounded answer came from), or plain text
-        source = str(getattr(value, "source", "") or "") or None
-        value = getattr(value, "text", value)
-        text = value.strip() if isinstance(value, str) else ""
-        if error is not None or not text:
-            log.warning("%s's answer failed: %s", name, error or f"an odd answer {value!r}")
-            mind = self._minds().get(name)
-            if mind is not None:
-                text = interview.fallback_answer(mind, self.visitor_name(), said, history)
-            else:
-                text = "Sorry, what was that?"
-        sim = self._sim()
-        if sim is not None and name in sim.bodies and self._log_lines():
-            try:
-                sim.log_event(name, "line", text, sim.area(sim.bodies[name].tile), partner=self.visitor_name(),
-                              source=source)
-            except Exception:
-                log.debug("logging the answer failed", exc_info=True)
-            self.show_bubble(name, text)
+        name = answer.ticket.resident
+        if answer.heard:
+            self.show_bubble(name, answer.text)
         if self.partner == name:
-            self.lines.append((name, text))
+            self.lines.append((name, answer.text))
             self.refresh()
 
     def show_bubble(self, name: str, text: str) -> None:
@@ -378,8 +352,8 @@ class Chat(Overlay):
     def thinking_text(self) -> str:
         """While an answer is on its way: how long it should take, or plainly why it does not come."""
         first = (self.partner or "").split()[0] if self.partner else "They"
-        gateway = getattr(self.session, "gateway", None)
-        if str(getattr(gateway, "status", "ok") or "ok") != "ok":
+        gateway = self.session.gateway if self.session is not None else None
+        if str(getattr(gateway, "status", "ok") or "ok") != "ok":  # a stand-in model road has no health
             return f"{first} cannot answer: the model is not responding (see the top left)"
         waited = time.monotonic() - self._asked_at if self._asked_at else 0.0
         usual = statistics.median(self._waits) if self._waits else None
@@ -531,7 +505,7 @@ class Chat(Overlay):
         self.refresh()
 
 
-def install(game: Game) -> Chat:
+def install(game: ChatHost) -> Chat:
     chat = Chat(game)
     game.add_overlay(chat)
     game.panels.chat = chat

@@ -11,8 +11,9 @@ Commands (``help`` lists them)::
 
 Addresses may leave out the world and put any spaces around the colons. An
 unknown address gets a clear message with up to 3 close matches. A state goes
-through ``sim.set_object_state`` (an ``edit`` event, perceived like any state;
-residents who see an unusual state react to it at the object).
+through the town's commands (game/runs/commands.py ``set_object_state``: an
+``edit`` event, perceived like any state; residents who see an unusual state
+react to it at the object), and so does playing as a resident.
 
 While the box has focus walking is off; Escape closes it. ``parse(text, town)``
 is pure (tests use it); ``Console.execute(text)`` runs a command and returns the
@@ -27,21 +28,21 @@ import difflib
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import pygame
 import pygame_gui
 from pygame_gui.elements import UITextEntryLine
 
+from game.runs.commands import Refused
 from game.view import fonts, keys
 from game.view.bubbles import wrap
+from game.view.host import Host
 from game.view.hud import text_focused
 from game.view.markup import typed
 from game.view.overlay import Overlay
 from game.view.statusline import HEIGHT as STATUS_H
-
-if TYPE_CHECKING:
-    from game.view.window import Game
+from game.world.town import Town
 
 log = logging.getLogger(__name__)
 
@@ -81,10 +82,10 @@ def normalize(text: str, world: str) -> str:
     return ":".join(parts)
 
 
-def close_matches(address: str, town, n: int = 3) -> list[str]:
+def close_matches(address: str, town: Town, n: int = 3) -> list[str]:
     """Up to n object addresses near a wrong one: same-named objects in the same
     sector first, then difflib over every address."""
-    objects = list(getattr(town, "object_states", {}) or {})
+    objects = list(town.object_states)
     parts = address.split(":")
     out: list[str] = []
     if len(parts) >= 2:
@@ -94,7 +95,7 @@ def close_matches(address: str, town, n: int = 3) -> list[str]:
             ap = a.split(":")
             if ap[-1].casefold() == obj and (sector is None or ap[1].casefold() == sector):
                 out.append(a)
-    low = {a.casefold(): a for a in (town.addresses() if hasattr(town, "addresses") else objects)}
+    low = {a.casefold(): a for a in town.addresses()}
     for m in difflib.get_close_matches(address.casefold(), list(low), n=n * 2, cutoff=0.5):
         a = low[m]
         if a not in out:
@@ -106,7 +107,7 @@ def close_matches(address: str, town, n: int = 3) -> list[str]:
 _SET = re.compile(r"^\s*<(?P<addr>[^>]+)>\s*(?:is|=)\s+(?P<state>.+?)\s*\.?\s*$", re.I)
 
 
-def parse(text: str, town) -> Command:
+def parse(text: str, town: Town) -> Command:
     t = " ".join(str(text or "").replace("`", "").split())
     if not t:
         return Command("error", message="Type a command (help lists them).")
@@ -131,10 +132,9 @@ def parse(text: str, town) -> Command:
     state = " ".join(state.strip().rstrip(".").split())
     if not state:
         return Command("error", message="Say what state it is in, e.g. '... is burning'.")
-    world = getattr(town, "world", "")
-    full = normalize(addr, world)
-    got = town.resolve(full) if hasattr(town, "resolve") else (full if full in town.object_states else None)
-    if got in getattr(town, "object_states", {}):
+    full = normalize(addr, town.world)
+    got = town.resolve(full)
+    if got in town.object_states:
         return Command("set", address=got, state=state)
     if got:
         kids = [a for a in town.object_states if a.startswith(got + ":")]
@@ -148,10 +148,20 @@ def parse(text: str, town) -> Command:
     return Command("error", message=msg, matches=matches)
 
 
+class ConsoleHost(Host, Protocol):
+    """What the console uses of the window: its town (to parse addresses before a town
+    runs), and the player's figure following whom the player plays."""
+
+    @property
+    def town(self) -> Town: ...
+
+    def sync_control(self) -> None: ...
+
+
 class Console(Overlay):
     name = "console"
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: ConsoleHost) -> None:
         self.game = game
         self.entry: Any = None  # the command line (a UITextEntryLine) while open
         self.last = ""  # the last message shown
@@ -168,19 +178,14 @@ class Console(Overlay):
     def execute(self, text: str) -> str:
         text = typed(text, 300)  # as the entry line allows, whatever way the text came
         session = self.game.session
-        town = getattr(session, "town", None) or self.game.town
+        town = session.town if session is not None else self.game.town
         cmd = parse(text, town)
         if cmd.kind == "help" or cmd.kind == "error":
             msg = cmd.message
-        elif session is None:
+        elif session is None or session.commands is None:
             msg = "No town is running."
         elif cmd.kind == "set":
-            try:
-                addr = session.sim.set_object_state(cmd.address, cmd.state, by="the player")
-                st = town.object_states.get(addr, cmd.state)
-                msg = f"{_pretty(addr)} is now {st}."
-            except KeyError as err:
-                msg = str(err)
+            msg = session.commands.set_object_state(cmd.address or "", cmd.state or "").message  # parse gives both
         elif cmd.kind == "play":
             msg = play_as(self.game, cmd.name or "")  # parse gives "play" a name
         else:
@@ -264,7 +269,7 @@ class Console(Overlay):
             if got.action == "console":
                 self.open()
                 return True
-            if got.action == "release" and getattr(self.game.session, "controlled", None):
+            if got.action == "release" and self.game.session is not None and self.game.session.controlled:
                 self.game.toast(release(self.game))
                 return True
         return False
@@ -281,35 +286,34 @@ class Console(Overlay):
 
 
 # ---- playing as a resident (the console, the inspector's button and F2 use these) -------------
-def play_as(game: Game, name: str) -> str:
+def play_as(game: ConsoleHost, name: str) -> str:
+    """Play as ``name`` (the town's ``play_as``): the chat closes, the figure becomes them."""
     session = game.session
-    if session is None:
+    if session is None or session.commands is None:
         return "No town is running."
     chat = game.panels.chat
     if chat is not None and chat.is_open:
         chat.close()
-    try:
-        name = session.take_control(name)
-    except KeyError:
-        names = difflib.get_close_matches(str(name), list(session.minds), n=3, cutoff=0.4)
-        return f"No resident called {name!r}." + (f" Did you mean: {', '.join(names)}?" if names else "")
-    game.sync_control()
-    return f"You are {name} now (F2 or 'release' hands them back)."
+    got = session.commands.play_as(name)
+    if not isinstance(got, Refused):
+        game.sync_control()
+    return got.message
 
 
-def release(game: Game) -> str:
+def release(game: ConsoleHost) -> str:
+    """Hand the resident the player plays back to its mind (the town's ``stop_playing``)."""
     session = game.session
-    if session is None or not getattr(session, "controlled", None):
+    if session is None or session.commands is None or not session.controlled:
         return "You are not playing a resident."
     chat = game.panels.chat
     if chat is not None and chat.is_open:
         chat.close()
-    name = session.release_control()
+    got = session.commands.stop_playing()
     game.sync_control()
-    return f"{name} is back to their own mind."
+    return got.message
 
 
-def install(game: Game) -> Console:
+def install(game: ConsoleHost) -> Console:
     c = Console(game)
     game.add_overlay(c)
     game.panels.console = c

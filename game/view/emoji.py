@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from agents import VOCABULARY, nearest, split_emoji  # noqa: F401 - the one lookup, shared with the minds (re-exported)
+from game.runs.readings import VOCABULARY, nearest, split_emoji  # noqa: F401 - the minds' own lookup (re-exported)
 from game.support import folders
 
 ICON_DIR = folders.assets_dir() / "icons"

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import pygame
 import pygame_gui
@@ -46,14 +46,12 @@ from pygame_gui.elements import (
 from game.runs.feed import TOPICS, Entry, news_word
 from game.view import keys
 from game.view.fonts import panel_font
+from game.view.host import Finder, Host
 from game.view.hud import text_focused
 from game.view.markup import C_DIM, C_TEXT, esc
 from game.view.overlay import Overlay
 from game.view.residents_list import ClickArea
 from game.view.statusline import HEIGHT as STATUS_H
-
-if TYPE_CHECKING:
-    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -73,12 +71,19 @@ PICKED = (62, 72, 82)
 HINT = "Click an entry to follow who is in it; double-click (or Why?) for the reasons behind it."
 
 
+class FeedHost(Host, Finder, Protocol):
+    """What the feed uses of the window: where the mouse is (which row a click hit)."""
+
+    @property
+    def mouse_pos(self) -> tuple[int, int] | None: ...
+
+
 class FeedPanel(Overlay):
     """The panel (see the module's notes); ``game.panels.feed`` once installed."""
 
     name = "feed"
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: FeedHost) -> None:
         self.game = game
         self.window: UIWindow | None = None
         self.filter: UITextEntryLine | None = None
@@ -105,7 +110,7 @@ class FeedPanel(Overlay):
     @property
     def source(self) -> Any:
         """The session's feed: a LiveFeed (game/runs/live_feed.py) or a replay's RecordedFeed."""
-        return getattr(self.game.session, "feed", None)
+        return self.game.session.feed if self.game.session is not None else None
 
     @property
     def is_open(self) -> bool:
@@ -154,8 +159,8 @@ class FeedPanel(Overlay):
             return
         p = self.game.panels
         for other in (p.residents_list, p.replay_events):
-            if getattr(other, "is_open", False):
-                other.close()  # type: ignore[union-attr]  # it is open, so it is there
+            if other is not None and other.is_open:
+                other.close()
         if self.window is None or not self.window.alive() or self._built_for != self.game.size:
             if self.window is not None:
                 self.window.kill()
@@ -210,7 +215,7 @@ class FeedPanel(Overlay):
         if self.window is None:
             return
         src = self.source
-        key = (getattr(src, "version", None), self.query, self.topic, id(src))
+        key = (getattr(src, "version", None), self.query, self.topic, id(src))  # a LiveFeed, or a replay's
         if not force and key == self._shown_key:
             return
         self._shown_key = key
@@ -220,7 +225,7 @@ class FeedPanel(Overlay):
             self._show_detail(None)
         self.shown = found
         self._draw()
-        skipped = int(getattr(src, "skipped", 0) or 0)
+        skipped = int(getattr(src, "skipped", 0) or 0)  # a replay's feed skips nothing
         what = f"“{self.query}” " if self.query else ""
         topic = f"{self.topic} " if self.topic else ""
         noun = "entry" if len(found) == 1 else "entries"
@@ -281,7 +286,7 @@ class FeedPanel(Overlay):
         src = self.source
         if src is None:
             return "(no feed in this window)"
-        if getattr(src, "ready", True) is False:
+        if getattr(src, "ready", True) is False:  # a replay's feed reads the recording first
             return "(reading the recording…)"
         if self.query or self.topic:
             return "(nothing matches)"
@@ -304,11 +309,13 @@ class FeedPanel(Overlay):
     def follow(self, entry: Entry) -> None:
         """The camera on who is in it (a gathering or an edit: on the place)."""
         session = self.game.session
+        if session is None:
+            return
         who = [n for n in entry.who if n in session.sim.bodies]
         if entry.kind in ("gathering", "edit") or not who:
             tiles = [session.sim.bodies[n].tile for n in who]
             if not tiles and entry.place:
-                tiles = list(getattr(session.town, "tiles_of", lambda a: [])(entry.place))
+                tiles = list(session.town.tiles_of(entry.place))
             if tiles:
                 cx = sum(t[0] for t in tiles) / len(tiles)
                 cy = sum(t[1] for t in tiles) / len(tiles)
@@ -383,10 +390,10 @@ class FeedPanel(Overlay):
                    for panel in (p.inspector, p.why_panel, p.chat, p.interview, p.townmap, p.quit_dialog))
 
     def update(self, dt: float) -> None:
-        src = self.source
-        if src is not None:
+        src, session = self.source, self.game.session
+        if src is not None and session is not None:
             try:
-                src.pump(getattr(self.game.session.sim, "events", ()))  # new events' references, to its thread
+                src.pump(session.sim.events)  # new events' references, to its thread
             except Exception:  # the feed is a view: the town goes on without it
                 log.exception("pumping the town feed failed")
         if not self.is_open:
@@ -394,7 +401,7 @@ class FeedPanel(Overlay):
             return
         self._typed(bool(self.filter is not None and self.filter.is_focused))
         p = self.game.panels
-        if any(getattr(other, "is_open", False) for other in (p.residents_list, p.replay_events)):
+        if any(other is not None and other.is_open for other in (p.residents_list, p.replay_events)):
             self.close()  # the residents list (or a replay's events) opened in its place
             return
         self._since += dt
@@ -428,7 +435,7 @@ def _time(text: str) -> datetime | None:
         return None
 
 
-def install(game: Game) -> FeedPanel:
+def install(game: FeedHost) -> FeedPanel:
     panel = FeedPanel(game)
     panel.build()
     game.add_overlay(panel)

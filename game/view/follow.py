@@ -14,16 +14,15 @@ inspector, the chat) follows that resident.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import pygame
 import pygame_gui
 
 from game.view import keys
+from game.view.camera import Camera
+from game.view.host import Finder, Host
 from game.view.overlay import Overlay
-
-if TYPE_CHECKING:
-    from game.view.window import Game
 
 LINK_PREFIX = "resident:"
 NOTE_KEY = "follow"
@@ -54,21 +53,29 @@ def link_names(markup: str, names) -> str:
     return "".join(out)
 
 
+class FollowHost(Host, Finder, Protocol):
+    """What following uses of the window: the camera, and whether it follows the visitor."""
+
+    follow: bool  # the camera follows the visitor (a wheel zoom or a follow pauses it)
+
+    @property
+    def camera(self) -> Camera: ...
+
+
 class Follow(Overlay):
     """The overlay: keeps the camera on ``target`` until the player walks or presses Escape."""
 
     name = "follower"
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: FollowHost) -> None:
         self.game = game
         self.target: str | None = None
 
     def start(self, name: str) -> bool:
         session = self.game.session
-        minds = getattr(session, "minds", {}) if session is not None else {}
-        if name not in minds:
+        if session is None or name not in session.minds:
             return False
-        if getattr(session, "controlled", None) == name:  # the player's own figure
+        if session.controlled == name:  # the player's own figure
             self.stop()
             self.game.follow = True
             return True
@@ -90,7 +97,7 @@ class Follow(Overlay):
 
     def handle_event(self, event: pygame.event.Event) -> bool:
         if event.type == pygame_gui.UI_TEXT_BOX_LINK_CLICKED:
-            target = str(getattr(event, "link_target", "") or "")
+            target = str(getattr(event, "link_target", "") or "")  # a pygame event: its fields by type
             if target.startswith(LINK_PREFIX):
                 self.game.follow_resident(target[len(LINK_PREFIX):])
                 return True
@@ -117,7 +124,7 @@ class Follow(Overlay):
         game.camera.follow(*game.camera.focus(*game.camera.tile_center_world(*pos)), dt)
 
 
-def install(game: Game) -> Follow:
+def install(game: FollowHost) -> Follow:
     f = Follow(game)
     game.add_overlay(f)
     game.panels.follower = f

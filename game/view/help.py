@@ -2,22 +2,18 @@
 key table's (game/view/keys.py: a game's ``GAME`` rows, a replay's ``REPLAY``)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pygame
 
 from game.view import fonts, keys
+from game.view.host import Host
 from game.view.hud import text_focused
 from game.view.overlay import Overlay
-
-if TYPE_CHECKING:
-    from game.view.window import Game
 
 
 class Help(Overlay):
     name = "help"
 
-    def __init__(self, game: Game, controls: list[tuple[str, str]] | None = None) -> None:
+    def __init__(self, game: Host, controls: list[tuple[str, str]] | None = None) -> None:
         self.game = game
         self.controls = keys.help_lines(keys.GAME) if controls is None else controls  # a replay lists its own
         self.visible = False
@@ -62,7 +58,7 @@ class Help(Overlay):
         surface.blit(self._surf, r.topleft)
 
 
-def install(game: Game, controls: list[tuple[str, str]] | None = None) -> Help:
+def install(game: Host, controls: list[tuple[str, str]] | None = None) -> Help:
     h = Help(game, controls)
     game.add_overlay(h)
     game.panels.help = h

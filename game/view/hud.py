@@ -31,20 +31,20 @@ from __future__ import annotations
 import logging
 import textwrap
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import pygame
 import pygame_gui
 
-from agents import redact
 from game.runs.pacing import describe
+from game.runs.readings import redact
 from game.runs.session import SPEEDS
 from game.view import fonts, keys
 from game.view.bubbles import wrap
+from game.view.camera import Camera
+from game.view.host import Host, TownSession
 from game.view.overlay import Overlay
-
-if TYPE_CHECKING:
-    from game.view.window import Game
+from game.view.statusline import StatusLine
 
 FONT = 16
 SMALL = 14
@@ -68,10 +68,10 @@ def clock_text(now) -> str:
     return now.strftime("%a %d %b %Y %H:%M")
 
 
-def speed_text(session) -> str:
+def speed_text(session: TownSession) -> str:
     if session.paused:
         return "PAUSED"
-    m = getattr(session, "minutes_per_second", None) or SPEEDS[session.speed]  # a replay's export has its own rate
+    m = session.minutes_per_second or SPEEDS[session.speed]  # a replay's export has its own rate
     return f"x{m:g} min/s"
 
 
@@ -79,7 +79,7 @@ def short_model(model: str) -> str:
     return (model or "?").split("/")[-1]
 
 
-def text_focused(game: Game) -> bool:
+def text_focused(game: Host) -> bool:
     """Whether a pygame_gui text box has the keyboard (then keys are typing)."""
     try:
         for el in game.ui.get_focus_set() or ():
@@ -90,10 +90,20 @@ def text_focused(game: Game) -> bool:
     return not game.controls.enabled
 
 
+class HudHost(Host, Protocol):
+    """What the HUD uses of the window: the camera (panels' insets) and the status line."""
+
+    @property
+    def camera(self) -> Camera: ...
+
+    @property
+    def status(self) -> StatusLine: ...
+
+
 class HUD(Overlay):
     name = "hud"
 
-    def __init__(self, game: Game, session: Any) -> None:
+    def __init__(self, game: HudHost, session: TownSession) -> None:
         self.game = game
         self.session = session
         self.toasts: list[tuple[str, float]] = []  # (text, seconds left)
@@ -256,8 +266,9 @@ class HUD(Overlay):
         if got.action == "next_morning":
             self.skip_to_morning()
             return True
-        if got.action == "pace" and callable(getattr(s, "toggle_pace", None)):
-            pace = s.toggle_pace()
+        toggle_pace = getattr(s, "toggle_pace", None)  # a replay has no pace
+        if got.action == "pace" and callable(toggle_pace):
+            pace = toggle_pace()
             self.toast("Pace: the clock waits for the minds" if pace == "minds"
                        else "Pace: the clock keeps the speed; routines fill in for late minds")
             self._since = REFRESH_S
@@ -290,7 +301,7 @@ class HUD(Overlay):
         lines = [(clock_text(sim.now), FG)]
         lines.append((speed_text(s), WARN if s.paused else DIM))
         gw = s.gateway
-        model = getattr(gw, "model", None) or getattr(getattr(s, "config", None), "model", "?")
+        model = getattr(gw, "model", None) or getattr(s.config, "model", "?")  # a stand-in road may name none
         try:
             tot = gw.accounting.summary()["total"]
             calls, tokens = int(tot.get("calls", 0)), int(tot.get("tokens", 0))
@@ -298,19 +309,21 @@ class HUD(Overlay):
             calls = tokens = 0
         lines.append((f"{short_model(redact(str(model)))} · {calls} calls · {tokens:,} tokens", DIM))
         lines += self._feed_line()
-        pace = s.pace_status() if callable(getattr(s, "pace_status", None)) else None
-        if pace is not None and not s.paused and not getattr(s, "skipping", False):
+        pace_status = getattr(s, "pace_status", None)  # a replay has no pace
+        pace = pace_status() if callable(pace_status) else None
+        if pace is not None and not s.paused and not s.skipping:
             lines.append((describe(pace), WARN if pace.limited else DIM))
         behind = sim.behind()
         if behind and (pace is None or pace.pace == "clock"):
             lines.append((f"minds behind: {behind}", WARN))
-        spent = sum(1 for m in sim.minds.values() if getattr(m, "budget_hit", None) is not None)
+        spent = sum(1 for m in sim.minds.values()
+                    if getattr(m, "budget_hit", None) is not None)  # a replay's minds have no budget
         if spent:  # ModelConfig.budget: past it, rules stand in for the model until tomorrow
             lines.append((f"call budget spent: {spent} resident{'s' if spent > 1 else ''} on rules", WARN))
-        servers = getattr(gw, "deployment_lines", None)
+        servers = getattr(gw, "deployment_lines", None)  # a live road's; a replay's gateway has none
         for text, ok in (servers() if callable(servers) else []):  # each server's health, what its answers lack
             lines += [(part, DIM if ok else BAD) for part in textwrap.wrap(redact(text), 64)[:2]]
-        said = getattr(getattr(gw, "dialects", None), "announcements", None) or []
+        said = getattr(getattr(gw, "dialects", None), "announcements", None) or []  # a live road's servers
         for text in said[self._announced:]:  # the structured output each server speaks, once
             self.toast(redact(text))
         self._announced = len(said)
@@ -382,8 +395,11 @@ class HUD(Overlay):
             pygame.draw.rect(surface, (120, 200, 140), fill, border_radius=3)
 
 
-def install(game: Game) -> HUD:
-    hud = HUD(game, game.session)
+def install(game: HudHost) -> HUD:
+    session = game.session
+    if session is None:
+        raise ValueError("the HUD shows a town: attach a session first")
+    hud = HUD(game, session)
     game.add_overlay(hud)
     game.panels.hud = hud
     game.status.right = "F1 / ?  help"

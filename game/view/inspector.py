@@ -23,24 +23,25 @@ snapshots say which save they come from (``note``).
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UIImage, UITextBox, UITextEntryLine, UIWindow
 
-from agents import Inspection
+from game.runs.commands import Commands, Refused
+from game.runs.readings import Inspection
 from game.view import keys, why_panel
-from game.view.console import play_as
+from game.view.camera import Camera
+from game.view.console import ConsoleHost, play_as
 from game.view.emoji import icon
 from game.view.follow import link_names
 from game.view.fonts import panel_font
-from game.view.inspector_text import SMALL_PX, TEXT_PX, body_html, header_lines, object_html, pretty
+from game.view.host import Drawn, Finder, MindView, TownSession, TownSim
+from game.view.inspector_text import SMALL_PX, TEXT_PX, body_html, header_lines, object_html
 from game.view.markup import typed
 from game.view.overlay import Overlay
-
-if TYPE_CHECKING:
-    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,6 @@ MARGIN = 8
 TOP = 40  # below the HUD's top line
 REFRESH_S = 0.25
 BODY_MIN_S = 3.0  # the big box is re-laid out at most this often (pygame_gui lays out ~1 ms per line)
-
 
 
 def _wrap(font, text: str, width: int) -> list[str]:
@@ -83,7 +83,8 @@ def render_lines(lines: list[tuple[str, str, bool]], size: tuple[int, int], px: 
 
 
 def set_text_keep_scroll(box, text: str, to_bottom: bool = False) -> None:
-    """Replace a UITextBox's markup without losing the reader's place."""
+    """Replace a UITextBox's markup without losing the reader's place (pygame_gui gives the
+    box a scroll bar only while its text is taller than it)."""
     bar = getattr(box, "scroll_bar", None)
     pos = bar.start_percentage if bar is not None else 0.0
     box.set_text(text)
@@ -92,10 +93,18 @@ def set_text_keep_scroll(box, text: str, to_bottom: bool = False) -> None:
         bar.set_scroll_from_start_percentage(1.0 if to_bottom else pos)
 
 
+class InspectorHost(ConsoleHost, Drawn, Finder, Protocol):
+    """What the inspector uses of the window: the camera (what a click hit), the figures
+    drawn, finding people, and playing as the one inspected (the console's ``play_as``)."""
+
+    @property
+    def camera(self) -> Camera: ...
+
+
 class Inspector(Overlay):
     name = "inspector"
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: InspectorHost) -> None:
         self.game = game
         self.window = None
         self.box = None
@@ -126,16 +135,21 @@ class Inspector(Overlay):
 
     # ---- what the session holds --------------------------------------------------
     @property
-    def session(self) -> Any:
+    def session(self) -> TownSession | None:
         return self.game.session
 
-    def _sim(self):
+    def _sim(self) -> TownSim | None:
         s = self.session
-        return getattr(s, "sim", None) if s is not None else None
+        return s.sim if s is not None else None
 
-    def _minds(self) -> dict:
+    def _minds(self) -> Mapping[str, MindView]:
         s = self.session
-        return (getattr(s, "minds", None) or {}) if s is not None else {}
+        return s.minds if s is not None else {}
+
+    def _commands(self) -> Commands | None:
+        """What the player may do to the town (None: no town, or a replay's)."""
+        s = self.session
+        return s.commands if s is not None else None
 
     @property
     def is_open(self) -> bool:
@@ -200,7 +214,7 @@ class Inspector(Overlay):
                                            tool_tip_text="why they do this: the memories, the prompt, the answer")
             if self.follow_button is not None or self.walk_button is not None or self.why_button is not None:
                 top += 34
-        live = not getattr(self.session, "read_only", False)  # a replay changes nothing
+        live = self.session is None or not self.session.read_only  # a replay changes nothing
         if talk:
             self.head = UIImage(pygame.Rect(0, top, cw, HEAD_H), pygame.Surface((cw, HEAD_H), pygame.SRCALPHA),
                                 self.game.ui, container=self.window)
@@ -242,44 +256,27 @@ class Inspector(Overlay):
         self.refresh(force=True)
 
     def inner_voice(self, text: str) -> str:
-        """Tell the selected resident something as their inner voice: their own
-        high-importance thought; they replan at their next decision (asked for soon)."""
+        """Tell the selected resident something as their inner voice (the town's
+        ``whisper``: their own high-importance thought; they replan at their next
+        decision, asked for soon). Returns the thought ("" when nothing was said)."""
         text = typed(text, 200)
-        name = self.selected
-        mind = self._minds().get(name) if name else None
-        sim = self._sim()
-        if not text or mind is None or not hasattr(mind, "inner_voice"):
+        commands = self._commands()
+        if not text or self.selected is None or commands is None:
             return ""
-        thought = mind.inner_voice(text, getattr(sim, "now", None))
-        body = sim.bodies.get(name) if sim is not None else None
-        if sim is not None:
-            sim.prompt_decision(name)  # her next decision is when the plan makes room for it
-        try:
-            sim.log_event(name, "inner_voice", thought, sim.area(body.tile) if body is not None else "")
-        except Exception:
-            log.debug("logging the inner voice failed", exc_info=True)
-        msg = f"{name.split()[0]} thinks: \u201c{thought}\u201d"
-        if hasattr(self.game, "toast"):
-            try:
-                self.game.toast(msg)
-            except Exception:
-                log.debug("toast failed", exc_info=True)
-        return thought
+        got = commands.whisper(self.selected, text)
+        if isinstance(got, Refused):
+            return ""
+        self.game.toast(got.message)
+        return got.value
 
     def set_state(self, text: str) -> str:
         """The object panel's editor: set the object's state like the console does."""
-        sim = self._sim()
         text = typed(text, 120)
-        if sim is None or not self.object or not text or not hasattr(sim, "set_object_state"):
+        commands = self._commands()
+        if commands is None or not self.object or not text:
             return ""
-        try:
-            addr = sim.set_object_state(self.object, text, by="the player")
-        except KeyError as err:
-            msg = str(err)
-        else:
-            msg = f"{pretty(addr)} is now {sim.town.object_states.get(addr, text)}."
-        if hasattr(self.game, "toast"):
-            self.game.toast(msg)
+        msg = commands.set_object_state(self.object, text).message
+        self.game.toast(msg)
         self.refresh(force=True)
         return msg
 
@@ -300,17 +297,17 @@ class Inspector(Overlay):
                 snap = Inspection()
             body = sim.bodies.get(name) if sim is not None else None
             thinking = bool(sim.thinking(name)) if sim is not None else False
-            now = getattr(sim, "now", None)
+            now = sim.now if sim is not None else None
             self.snap = snap
             return (header_lines(name, body, snap, thinking=thinking),
                     body_html(snap, now=now, memory_text=self._memory_text(name),
                               why_links=self.game.panels.why_panel is not None))
         if self.object:
-            town = getattr(self.session, "town", None) or self.game.town  # the live states are the session's
+            town = self.session.town if self.session is not None else self.game.town  # the live states
             try:
                 state = town.state(self.object)
-            except Exception:  # noqa: BLE001
-                state = (getattr(town, "object_states", {}) or {}).get(self.object, "idle")
+            except Exception:  # noqa: BLE001 - an address the map no longer has: as it was last seen
+                state = town.object_states.get(self.object, "idle")
             return [], object_html(self.object, state)
         return [], ""
 
@@ -333,7 +330,7 @@ class Inspector(Overlay):
         if self.icon is not None and self.selected:
             sim = self._sim()
             body = sim.bodies.get(self.selected) if sim is not None else None
-            e = getattr(body, "emoji", "") if body is not None else ""
+            e = body.emoji if body is not None else ""
             if e != self._emoji:
                 self._emoji = e
                 self.icon.set_image(_emoji_surface(e))
@@ -356,7 +353,7 @@ class Inspector(Overlay):
         The visitor is nobody to inspect; a resident the player plays is."""
         minds = self._minds()
         for fig, rect in reversed(self.game.drawn or []):  # the last drawn is in front
-            tag = getattr(fig, "tag", None)  # its name label, lifted above a crowd, picks it too
+            tag = fig.tag  # its name label, lifted above a crowd, picks it too
             hit = rect.collidepoint(pos) or (tag is not None and tag.rect.collidepoint(pos))
             if hit and fig.slug != "visitor" and fig.name in minds:
                 return ("resident", fig.name)
@@ -465,14 +462,13 @@ class Inspector(Overlay):
             self.refresh()
 
 
-def memory_lookup(mind):
+def memory_lookup(mind: MindView | None) -> Callable[[Any], str | None]:
     """node id -> its description, from the mind's memory stream as it is (never
     created from here; None for an unknown id). A reflection's citations use it."""
-    recall = getattr(mind, "memory_text", None)
 
-    def text(node_id):
+    def text(node_id: Any) -> str | None:
         try:
-            return recall(int(node_id)) if callable(recall) else None
+            return mind.memory_text(int(node_id)) if mind is not None else None
         except Exception:  # noqa: BLE001 - a panel never breaks the frame
             return None
 
@@ -500,7 +496,7 @@ def preload_fonts(ui: pygame_gui.UIManager) -> None:
         log.debug("font preload failed", exc_info=True)
 
 
-def install(game: Game) -> Inspector:
+def install(game: InspectorHost) -> Inspector:
     preload_fonts(game.ui)
     insp = Inspector(game)
     game.add_overlay(insp)

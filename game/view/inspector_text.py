@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from agents import Inspection
-from agents import provenance as pv
+from game.runs.readings import Inspection
+from game.runs.readings import provenance as pv
+from game.sim import Body
 from game.view.markup import C_DIM, C_HEAD, C_IMP, C_NOW, C_RULE, C_TEXT, esc, source_colour, source_tag
 
 TEXT_PX = 15
@@ -50,31 +51,31 @@ def _h(title: str) -> str:
     return f"<br><font color='{C_HEAD}' pixel_size={TEXT_PX}><b>{esc(title)}</b></font><br>"
 
 
-def resident_html(name: str, body, snap: Inspection, *, thinking: bool, now: datetime | None,
+def resident_html(name: str, body: Body | None, snap: Inspection, *, thinking: bool, now: datetime | None,
                   memory_text=None) -> str:
     """The inspector's whole text for one resident (pure: body and snapshot in, markup out)."""
     return header_html(name, body, snap, thinking=thinking) + body_html(snap, now=now, memory_text=memory_text)
 
 
-def header_lines(name: str, body, snap: Inspection, *, thinking: bool) -> list[tuple[str, str, bool]]:
+def header_lines(name: str, body: Body | None, snap: Inspection, *, thinking: bool) -> list[tuple[str, str, bool]]:
     """What changes often -- the action, since/until, thinking -- as (text, colour, bold) lines.
     Drawn straight into an image (a pygame_gui re-layout would cost ~10 ms each time)."""
     out: list[tuple[str, str, bool]] = []
-    act = getattr(body, "action", None)
-    if act is not None:
-        where = act.address if act.talking_to else (getattr(body, "target", None) or act.address)
+    act = body.action if body is not None else None
+    if body is not None and act is not None:
+        where = act.address if act.talking_to else (body.target or act.address)
         out.append((f"{name} is {act.description} @ {pretty(where)}", C_TEXT, True))
         if act.talking_to:
             out.append((f"since {_hm(act.start)}", C_DIM, False))
         else:
-            walking = " (walking there)" if getattr(body, "walking", False) else ""
+            walking = " (walking there)" if body.walking else ""
             out.append((f"since {_hm(act.start)} until {_hm(act.end)}{walking}", C_DIM, False))
     elif snap.action is not None:
         out.append((f"{name} is {snap.action.description} @ {pretty(snap.action.address)}", C_TEXT, True))
     else:
         out.append((f"{name} is just arriving", C_TEXT, True))
     shown = act if act is not None else snap.action
-    source = getattr(shown, "source", None)
+    source = shown.source if shown is not None else None
     label = pv.short_label(source)
     if label:  # what the model did not choose, said plainly
         out.append((f"chosen by: {label}", source_colour(source) or C_RULE, False))
@@ -85,7 +86,7 @@ def header_lines(name: str, body, snap: Inspection, *, thinking: bool) -> list[t
     return out
 
 
-def header_html(name: str, body, snap: Inspection, *, thinking: bool) -> str:
+def header_html(name: str, body: Body | None, snap: Inspection, *, thinking: bool) -> str:
     parts = []
     for text, colour, bold in header_lines(name, body, snap, thinking=thinking):
         t = f"<b>{esc(text)}</b>" if bold else esc(text)
@@ -106,86 +107,108 @@ def body_html(snap: Inspection, *, now: datetime | None, memory_text=None, why_l
         out.append(f"<font pixel_size={SMALL_PX} color='{C_NOW}'><i>{esc(snap.note)}</i></font><br>")
     if snap.summary:
         out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>{esc(snap.summary)}</font><br>")
+    out += _plan_html(snap, now, why_links)
+    out += _memories_html(snap)
+    out += _said_html(snap, memory_text, why_links)
+    out += _reflections_html(snap, memory_text)
+    out += _people_html(snap)
+    out.append("</font>")
+    return "".join(out)
 
+
+def _plan_html(snap: Inspection, now: datetime | None, why_links: bool) -> list[str]:
+    """Today's plan, the current item marked; what was arranged; what comes next."""
     plan = list(snap.plan)
     sources = list(snap.plan_sources) + [""] * len(plan)
     mode = f" ({snap.planning} planning)" if snap.planning else ""
-    out.append(_h(f"Today's plan{mode}"))
-    if plan:
-        cur = _current_plan_index(plan, now)
-        for i, line in enumerate(plan):
-            tag = source_tag(sources[i], SMALL_PX)
-            link = _why(f"plan:{i}", why_links)
-            if i == cur:
-                out.append(f"<font color='{C_NOW}'><b>» {esc(line)}</b></font>{tag}{link}<br>")
-            else:
-                colour = source_colour(sources[i]) or C_TEXT
-                out.append(f"<font color='{colour}'>   {esc(line)}</font>{tag}{link}<br>")
-        for line in snap.arrangements:
-            out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>arranged: {esc(line)}</font><br>")
-        pending = snap.pending
-        if pending:
-            out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>next: {esc('; '.join(pending[:4]))}</font><br>")
-    else:
-        out.append(f"<font color='{C_DIM}'>(not planned yet)</font><br>")
+    out = [_h(f"Today's plan{mode}")]
+    if not plan:
+        return out + [f"<font color='{C_DIM}'>(not planned yet)</font><br>"]
+    cur = _current_plan_index(plan, now)
+    for i, line in enumerate(plan):
+        tag = source_tag(sources[i], SMALL_PX)
+        link = _why(f"plan:{i}", why_links)
+        if i == cur:
+            out.append(f"<font color='{C_NOW}'><b>» {esc(line)}</b></font>{tag}{link}<br>")
+        else:
+            colour = source_colour(sources[i]) or C_TEXT
+            out.append(f"<font color='{colour}'>   {esc(line)}</font>{tag}{link}<br>")
+    for line in snap.arrangements:
+        out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>arranged: {esc(line)}</font><br>")
+    pending = snap.pending
+    if pending:
+        out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>next: {esc('; '.join(pending[:4]))}</font><br>")
+    return out
 
+
+def _memories_html(snap: Inspection) -> list[str]:
+    """The latest memories (reflections have their own part), with their importance."""
     mems = [m for m in snap.memories if m.kind != "reflection"]
-    out.append(_h(f"Recent memories ({snap.memory_count} in all)"))
-    if mems:
-        out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>[importance]; * rated by a rule, not the model"
-                   "</font><br>")
-        for m in reversed(mems[-MAX_MEMORIES:]):
-            rule = "*" if pv.kind_of(m.importance_source) == pv.RULE else ""
-            out.append(f"<font pixel_size={SMALL_PX}><font color='{C_IMP}'>[{m.importance}{rule}]</font> "
-                       f"<font color='{C_DIM}'>{_hm(m.created)} {esc(m.kind)}</font> "
-                       f"{esc(_clip(m.description, MEMORY_CHARS))}</font><br>")
-    else:
-        out.append(f"<font color='{C_DIM}'>(none yet)</font><br>")
+    out = [_h(f"Recent memories ({snap.memory_count} in all)")]
+    if not mems:
+        return out + [f"<font color='{C_DIM}'>(none yet)</font><br>"]
+    out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>[importance]; * rated by a rule, not the model"
+               "</font><br>")
+    for m in reversed(mems[-MAX_MEMORIES:]):
+        rule = "*" if pv.kind_of(m.importance_source) == pv.RULE else ""
+        out.append(f"<font pixel_size={SMALL_PX}><font color='{C_IMP}'>[{m.importance}{rule}]</font> "
+                   f"<font color='{C_DIM}'>{_hm(m.created)} {esc(m.kind)}</font> "
+                   f"{esc(_clip(m.description, MEMORY_CHARS))}</font><br>")
+    return out
 
+
+def _said_html(snap: Inspection, memory_text, why_links: bool) -> list[str]:
+    """The last lines said, each with the memory a grounded one came from."""
     said = snap.said
-    if said:
-        out.append(_h("Said lately" + (" (grounded: from memories)" if snap.grounded else "")))
-        for j in reversed(range(max(0, len(said) - 4), len(said))):
-            x = said[j]
-            mid = x.memory
-            src = x.source
-            if mid is not None:  # the memory is shown below in full; the tag says only who chose it
-                src = pv.tag(pv.kind_of(src), "grounded") if pv.kind_of(src) in pv.KINDS else src
-            out.append(f"<font color='{C_DIM}'>{_hm(x.time)} to {esc(x.to.split(' ')[0])}:"
-                       f"</font> {esc(_clip(x.text, MEMORY_CHARS))}{source_tag(src, SMALL_PX)}"
-                       f"{_why(f'line:{j}', why_links)}<br>")
-            text = memory_text(mid) if (mid is not None and memory_text) else None
-            if mid is not None:
-                out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>   from memory #{mid}"
-                           + (f": {esc(_clip(text, MEMORY_CHARS))}" if text else "") + "</font><br>")
+    if not said:
+        return []
+    out = [_h("Said lately" + (" (grounded: from memories)" if snap.grounded else ""))]
+    for j in reversed(range(max(0, len(said) - 4), len(said))):
+        x = said[j]
+        mid = x.memory
+        src = x.source
+        if mid is not None:  # the memory is shown below in full; the tag says only who chose it
+            src = pv.tag(pv.kind_of(src), "grounded") if pv.kind_of(src) in pv.KINDS else src
+        out.append(f"<font color='{C_DIM}'>{_hm(x.time)} to {esc(x.to.split(' ')[0])}:"
+                   f"</font> {esc(_clip(x.text, MEMORY_CHARS))}{source_tag(src, SMALL_PX)}"
+                   f"{_why(f'line:{j}', why_links)}<br>")
+        text = memory_text(mid) if (mid is not None and memory_text) else None
+        if mid is not None:
+            out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>   from memory #{mid}"
+                       + (f": {esc(_clip(text, MEMORY_CHARS))}" if text else "") + "</font><br>")
+    return out
 
+
+def _reflections_html(snap: Inspection, memory_text) -> list[str]:
+    """The reflections, each with the memories it cites."""
     refl = snap.reflections
-    out.append(_h("Reflections"))
-    if refl:
-        by_id = {m.id: m.description for m in snap.memories}
-        for r in reversed(refl):
-            out.append(f"<font color='{C_IMP}'>[{r.importance}]</font> "
-                       f"<i>{esc(r.description)}</i>{source_tag(r.source, SMALL_PX)}<br>")
-            for e in r.evidence[:5]:
-                text = by_id.get(e) or (memory_text(e) if memory_text else None)
-                if text:
-                    out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>   cites: {esc(text)}</font><br>")
-    else:
-        out.append(f"<font color='{C_DIM}'>(none yet)</font><br>")
+    out = [_h("Reflections")]
+    if not refl:
+        return out + [f"<font color='{C_DIM}'>(none yet)</font><br>"]
+    by_id = {m.id: m.description for m in snap.memories}
+    for r in reversed(refl):
+        out.append(f"<font color='{C_IMP}'>[{r.importance}]</font> "
+                   f"<i>{esc(r.description)}</i>{source_tag(r.source, SMALL_PX)}<br>")
+        for e in r.evidence[:5]:
+            text = by_id.get(e) or (memory_text(e) if memory_text else None)
+            if text:
+                out.append(f"<font pixel_size={SMALL_PX} color='{C_DIM}'>   cites: {esc(text)}</font><br>")
+    return out
 
+
+def _people_html(snap: Inspection) -> list[str]:
+    """Whom the resident knows, each with the latest memory naming them."""
     people = snap.known_people
-    out.append(_h(f"Knows ({len(people)})"))
-    if people:
-        descs = [m.description for m in reversed(snap.memories)]
-        for p in people:
-            first = p.split()[0]
-            line = next((d for d in descs if first in d), "")
-            out.append(f"<b>{esc(p)}</b>" + (f"<font pixel_size={SMALL_PX} color='{C_DIM}'> - {esc(line[:140])}</font>"
-                                             if line else "") + "<br>")
-    else:
-        out.append(f"<font color='{C_DIM}'>(nobody yet)</font><br>")
-    out.append("</font>")
-    return "".join(out)
+    out = [_h(f"Knows ({len(people)})")]
+    if not people:
+        return out + [f"<font color='{C_DIM}'>(nobody yet)</font><br>"]
+    descs = [m.description for m in reversed(snap.memories)]
+    for p in people:
+        first = p.split()[0]
+        line = next((d for d in descs if first in d), "")
+        out.append(f"<b>{esc(p)}</b>" + (f"<font pixel_size={SMALL_PX} color='{C_DIM}'> - {esc(line[:140])}</font>"
+                                         if line else "") + "<br>")
+    return out
 
 
 def object_html(address: str, state: str) -> str:

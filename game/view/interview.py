@@ -2,11 +2,11 @@
 
 The inspector's "Interview" button opens this window (the chat window's code,
 game/view/chat.py, with a row on top): "You are" (who the resident takes you
-for, default "a news reporter") and a "Remember" toggle. Each line goes to
-``agents.interview.answer_now(mind, you, line, speaker_is=persona)`` first in
-line on the pool's urgent lane (the chat's ``_ask``), and with Remember on the
-exchange is then stored by ``keep_exchange`` as the resident's next job. With Remember off (the default) the
-interview leaves the world unchanged: no memory, no event, the resident keeps
+for, default "a news reporter") and a "Remember" toggle. Each line goes
+through the town's commands (game/runs/commands.py ``interview``: the answer
+first in line on the pool's urgent lane, taking the player for the persona),
+and with Remember on the town has the resident keep the exchange as its next
+job. With Remember off (the default) the interview leaves the world unchanged: no memory, no event, the resident keeps
 doing what they were doing (nobody is held). With it on, each exchange is
 stored as a chat memory, like talking to them in person.
 
@@ -18,17 +18,14 @@ the loaded resident (``after_load``), so the window never stays on
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UILabel, UITextEntryLine
 
-from game.view.chat import Chat
+from game.view.chat import Chat, ChatHost
 from game.view.markup import esc, typed
-
-if TYPE_CHECKING:
-    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +39,7 @@ class Interview(Chat):
     HOTKEY = False
     TOP_H = 40
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: ChatHost) -> None:
         super().__init__(game)
         self.persona = DEFAULT_PERSONA
         self.remember = False
@@ -98,16 +95,15 @@ class Interview(Chat):
     def _keep_held(self) -> None:
         pass
 
-    def _log_lines(self) -> bool:
-        return False
-
     def _typing(self) -> bool:
         return super()._typing() or bool(self.persona_entry is not None and self.persona_entry.is_focused)
 
-    def _submit(self, sim, name: str, me: str, text: str, history) -> None:
+    def _submit(self, name: str, text: str, history: list[tuple[str, str]]) -> None:
+        """The question to ``name`` as the persona (game/runs/commands.py ``interview``)."""
         if self.persona_entry is not None:
             self.set_persona(self.persona_entry.get_text())
-        self._ask(sim, name, me, text, history, speaker_is=self.persona, remember=self.remember)
+        persona, remember = self.persona, self.remember
+        self._ask(lambda c: c.interview(name, text, history, self._on_answer, persona=persona, remember=remember))
 
     def after_load(self) -> None:
         """A save was loaded: ask the questions still waiting again, of the loaded mind."""
@@ -116,8 +112,7 @@ class Interview(Chat):
         if not self.is_open:
             return
         name = self.partner
-        sim = self._sim()
-        if name is None or name not in self._minds() or sim is None:
+        if name is None or name not in self._minds() or self._commands() is None:
             self.close()
             self.say_toast(f"The interview ended: {name} is not in the loaded town.")
             return
@@ -134,7 +129,7 @@ class Interview(Chat):
         for k, text in enumerate(unanswered):
             history = list(self.lines[: len(self.lines) - len(unanswered) + k])
             self.pending += 1
-            self._submit(sim, name, me, text, history)
+            self._submit(name, text, history)
         self.refresh()
 
     # ---- events ------------------------------------------------------------------------------
@@ -151,7 +146,7 @@ class Interview(Chat):
         return super().handle_event(event)
 
 
-def install(game: Game) -> Interview:
+def install(game: ChatHost) -> Interview:
     iv = Interview(game)
     game.add_overlay(iv)
     game.panels.interview = iv

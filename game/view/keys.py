@@ -124,6 +124,7 @@ def hit(event: pygame.event.Event, context: str = "town", *, typing: bool = Fals
     if event.type != pygame.KEYDOWN:
         return None
     index = _INDEX.get(context, {})
+    # A pygame event has the fields of its type, and a test's or a replay's may lack some.
     mod = getattr(event, "mod", 0) or 0
     code = getattr(event, "key", None)
     found = list(index.get(code, ())) if isinstance(code, int) else []

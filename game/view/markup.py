@@ -1,10 +1,13 @@
-"""Text for pygame_gui's HTML-like markup in the panels: one palette, one escape."""
+"""Text in the panels: what a player types, made safe (``typed``; ``typed_input`` for
+each key as it comes), and pygame_gui's HTML-like markup: one palette, one escape."""
 from __future__ import annotations
 
 import html
 import unicodedata
 
-from agents import provenance as pv
+import pygame
+
+from game.runs.readings import provenance as pv
 
 C_HEAD = "#FFD37A"  # names, headings (and the resident's lines in a chat)
 C_YOU = "#9CC9FF"  # the player's lines
@@ -16,7 +19,8 @@ C_RULE = "#F08C8C"  # what a rule or the routine chose instead of the model
 C_REPAIRED = "#D8C98A"  # the model's, with a detail a rule fixed
 
 
-_KEEP_FORMAT = {"\u200d"}  # the zero-width joiner: emoji sequences (a family, a flag) need it
+ZWJ = "\u200d"  # the zero-width joiner: emoji sequences (a family, a flag) need it
+_KEEP_FORMAT = {ZWJ}
 
 
 def typed(text, limit: int) -> str:
@@ -35,6 +39,22 @@ def typed(text, limit: int) -> str:
         else:
             out.append(ch)
     return " ".join("".join(out).split())[:limit].rstrip()
+
+
+def typed_input(event):
+    """A TEXTINPUT event with what a text box may hold, or None when nothing is left:
+    control characters, lone surrogates and invisible format characters (a
+    right-to-left override, a zero-width space) go, as game.view.markup.typed drops
+    them on Enter; line breaks become spaces. pygame_gui raised on text that begins
+    with a character of no width ("Text has zero width") or that cannot be encoded,
+    so such a key, typed or pasted, ended the game."""
+    text = str(getattr(event, "text", "") or "")
+    clean = "".join(" " if ch in "\t\n\r\x0b\x0c" else ch for ch in text
+                    if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cs", "Cf") or ch == ZWJ)
+    clean = clean.lstrip(ZWJ)  # a joiner joins what comes before it in the same text only
+    if not clean:
+        return None
+    return event if clean == text else pygame.event.Event(pygame.TEXTINPUT, text=clean)
 
 
 def esc(text) -> str:

@@ -15,17 +15,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pygame
 import pygame_gui
 
 from game.view import keys
+from game.view.host import Host
 from game.view.markup import typed
 from game.view.overlay import Overlay
-
-if TYPE_CHECKING:
-    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +34,7 @@ MAX_LEN = 24
 class NameBox(Overlay):
     name = "namebox"
 
-    def __init__(self, game: Game, on_done: Callable[[str], None], default: str = DEFAULT_NAME,
+    def __init__(self, game: Host, on_done: Callable[[str], None], default: str = DEFAULT_NAME,
                  validate: Callable[[str], str | None] | None = None, newest: Future | None = None,
                  on_continue: Callable[[Any], Future | None] | None = None) -> None:
         self.game = game
@@ -155,7 +153,7 @@ class NameBox(Overlay):
         return False
 
 
-def install(game: Game, on_done: Callable[[str], None], default: str = DEFAULT_NAME,
+def install(game: Host, on_done: Callable[[str], None], default: str = DEFAULT_NAME,
             validate: Callable[[str], str | None] | None = None, newest: Future | None = None,
             on_continue: Callable[[Any], Future | None] | None = None) -> NameBox:
     box = NameBox(game, on_done, default, validate, newest, on_continue)

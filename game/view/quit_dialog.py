@@ -20,17 +20,15 @@ from __future__ import annotations
 
 import logging
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UILabel, UIWindow
 
 from game.view import keys
+from game.view.host import Host
 from game.view.overlay import Overlay
-
-if TYPE_CHECKING:
-    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -38,10 +36,16 @@ SLOT = "continue"
 W, H = 460, 172
 
 
+class QuitHost(Host, Protocol):
+    """What the quit question uses of the window: whether the game goes on."""
+
+    running: bool
+
+
 class QuitDialog(Overlay):
     name = "quit_dialog"
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: QuitHost) -> None:
         self.game = game
         self.window: Any = None  # the question (a UIWindow) while open
         self.label: Any = None
@@ -194,7 +198,7 @@ class QuitDialog(Overlay):
         self._failed(str(err))
 
 
-def install(game: Game) -> QuitDialog:
+def install(game: QuitHost) -> QuitDialog:
     dialog = QuitDialog(game)
     game.add_overlay(dialog)
     game.panels.quit_dialog = dialog

@@ -25,17 +25,18 @@ emoji, a thinking marker while their mind works, and zzz while they sleep.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Protocol
 
 import pygame
 
 from game.view.emoji import icons
+from game.view.host import Drawn, Host, TownSession
 from game.view.overlay import Overlay
 from game.view.sprites import CharacterSheet, Figure, SheetLibrary, slugify
 
 if TYPE_CHECKING:
     from game.view.camera import Camera
-    from game.view.window import Game
 
 ASLEEP = "@asleep"
 ICON = 20  # px: the action emoji over a head
@@ -83,16 +84,35 @@ class SleepySheets(SheetLibrary):
         return new
 
 
+class ResidentsHost(Host, Drawn, Protocol):
+    """What the residents' view uses of the window: the character sheets (it adds the
+    sleepers'), the sources of figures and of taken tiles, the mouse, the labels' switch."""
+
+    sheets: SheetLibrary
+
+    @property
+    def figure_sources(self) -> list[Callable[[], Iterable]]: ...
+
+    @property
+    def blockers(self) -> list[Callable[[int, int], bool]]: ...
+
+    @property
+    def mouse_pos(self) -> tuple[int, int] | None: ...
+
+    @property
+    def show_labels(self) -> bool: ...
+
+
 class ResidentsView(Overlay):
     """The figure source, blocker and marker overlay for a session's residents."""
 
     name = "residents_view"
 
-    def __init__(self, game: Game, session: Any) -> None:
+    def __init__(self, game: ResidentsHost, session: TownSession) -> None:
         self.game = game
         self.session = session
         self.slugs = {n: slugify(n) for n in session.minds}
-        spawns = getattr(session.town, "spawns", {}) or {}
+        spawns = session.town.spawns
         self.beds = {n: tuple(spawns[n]) for n in session.minds if n in spawns}
         self.head_top: dict[str, int] = {}
         self.thinking_drawn: set[str] = set()  # residents whose thinking marker was drawn last frame
@@ -113,7 +133,7 @@ class ResidentsView(Overlay):
         markers = self.show_markers  # their room is kept clear of other labels in a crowd
         out = []
         for name, b in sim.bodies.items():
-            if b.visitor or getattr(b, "controlled", False):
+            if b.visitor or b.controlled:
                 continue  # the visitor and a resident the player plays are the player's figure
             slug = self.slugs.get(name) or slugify(name)
             moved = b.prev_tile is not None and b.prev_tile != b.tile
@@ -194,8 +214,9 @@ class ResidentsView(Overlay):
         if self._occupied_at != sim.steps:
             occ = set()
             for b in sim.bodies.values():
-                if not b.visitor and not getattr(b, "controlled", False):
-                    occ.add(tuple(b.tile))
+                if not b.visitor and not b.controlled:
+                    x0, y0 = b.tile
+                    occ.add((x0, y0))
             self._occupied = occ
             self._occupied_at = sim.steps
         return (x, y) in self._occupied
@@ -210,7 +231,7 @@ class ResidentsView(Overlay):
         sim = self.session.sim
         pool = self.session.pool
         try:
-            busy = set(pool.keys_in_flight()) if hasattr(pool, "keys_in_flight") else None
+            busy = set(pool.keys_in_flight()) if hasattr(pool, "keys_in_flight") else None  # a replay: no pool
         except Exception:  # noqa: BLE001
             busy = None
         ic = icons()
@@ -284,13 +305,16 @@ def _think_icon(ic):
     return s
 
 
-def install(game: Game) -> ResidentsView:
+def install(game: ResidentsHost) -> ResidentsView:
     """Show ``game.session``'s residents in ``game`` (figures, blocker, markers)."""
     session = game.session
+    if session is None:
+        raise ValueError("the residents are a town's: attach a session first")
     game.sheets = SleepySheets.wrap(game.sheets)
     view = ResidentsView(game, session)
     personas = getattr(session.sim, "personas", None) or getattr(session, "personas", None) or {}  # (a replay's)
-    game.sheets.aliases.update({slugify(n): p.sprite for n, p in personas.items() if getattr(p, "sprite", "")})
+    game.sheets.aliases.update({slugify(n): p.sprite for n, p in personas.items()
+                                if getattr(p, "sprite", "")})  # a mind without its persona: no sprite
     game.sheets.preload(view.slugs.values())  # a missing sheet stops the game now, not mid-frame
     game.figure_sources.append(view.figures)
     game.blockers.append(view.blocked)

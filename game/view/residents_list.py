@@ -28,21 +28,20 @@ at most once a frame.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UIImage, UIScrollingContainer, UITextEntryLine, UIWindow
 
-from agents import provenance as pv
+from game.runs.readings import Action
+from game.runs.readings import provenance as pv
 from game.view import fonts, keys
 from game.view.emoji import icon
+from game.view.host import Finder, Host, TownSession
 from game.view.hud import text_focused
 from game.view.overlay import Overlay
 from game.view.statusline import HEIGHT as STATUS_H
-
-if TYPE_CHECKING:
-    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -75,11 +74,11 @@ def short_place(address: str | None) -> str:
     return " › ".join(parts[1:3]) if len(parts) > 1 else "outdoors"
 
 
-def provenance_marker(action) -> str:
+def provenance_marker(action: Action | None) -> str:
     """"routine" or "rule" when the model did not choose the action (sleep is no news), else ""."""
-    if action is None or getattr(action, "talking_to", None):
+    if action is None or action.talking_to:
         return ""
-    kind = pv.kind_of(getattr(action, "source", ""))
+    kind = pv.kind_of(action.source)
     if kind == pv.RULE and pv.why_of(action.source) == "asleep":
         return ""
     return kind if kind in (pv.ROUTINE, pv.RULE) else ""
@@ -93,10 +92,17 @@ def _clip(font, text: str, width: int) -> str:
     return text.rstrip() + "…"
 
 
+class ListHost(Host, Finder, Protocol):
+    """What the residents list uses of the window: where the mouse is (which row a click hit)."""
+
+    @property
+    def mouse_pos(self) -> tuple[int, int] | None: ...
+
+
 class ResidentsList(Overlay):
     name = "residents_list"
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: ListHost) -> None:
         self.game = game
         self.window: Any = None  # made once (build), then shown and hidden
         self.filter_entry: Any = None
@@ -119,9 +125,17 @@ class ResidentsList(Overlay):
     def is_open(self) -> bool:
         return self.window is not None and self.window.alive() and bool(self.window.visible)
 
+    @property
+    def session(self) -> TownSession:
+        """The town listed (the list is installed with one)."""
+        session = self.game.session
+        if session is None:
+            raise RuntimeError("the residents list shows a town: attach a session first")
+        return session
+
     def row_state(self, name: str) -> tuple:
         """What a row shows (compared to find the rows to redraw)."""
-        session = self.game.session
+        session = self.session
         sim = session.sim
         b = sim.bodies.get(name)
         if b is None:
@@ -133,11 +147,11 @@ class ResidentsList(Overlay):
         doing = b.doing
         if b.conversation is not None:
             conv = sim.conversation_of(name)
-            other = conv.other(name) if conv is not None and hasattr(conv, "other") else None
+            other = conv.other(name) if conv is not None else None
             doing = f"talking with {other}" if other else "talking"
         elif b.asleep:
             doing = "asleep"
-        you = getattr(session, "controlled", None) == name
+        you = session.controlled == name
         thinking = bool(sim.thinking(name)) and not you
         follower = self.game.panels.follower
         followed = follower is not None and follower.target == name
@@ -221,7 +235,7 @@ class ResidentsList(Overlay):
         return self.scroller.get_container().get_rect().width - 20  # room for the scroll bar
 
     def _names(self) -> list[str]:
-        minds = self.game.session.minds
+        minds = self.session.minds
         names = sorted(minds)
         f = (self._filter or "").casefold()
         if not f:
@@ -239,7 +253,7 @@ class ResidentsList(Overlay):
         ui = self.game.ui
         names = self._names()
         width = self._row_width()
-        size = (width, max(1, len(self.game.session.minds)) * ROW_H)
+        size = (width, max(1, len(self.session.minds)) * ROW_H)
         self.sheet = pygame.Surface(size, pygame.SRCALPHA)
         if self.image is None or self.image.rect.size != size:
             for el in (self.image, self.button):
@@ -357,7 +371,7 @@ class ResidentsList(Overlay):
             if event.type == pygame_gui.UI_BUTTON_DOUBLE_CLICKED:
                 self.follow(name)
                 self.inspect(name)
-            elif getattr(event, "mouse_button", 1) == pygame.BUTTON_RIGHT:
+            elif getattr(event, "mouse_button", 1) == pygame.BUTTON_RIGHT:  # a pygame event: its fields by type
                 self.game.walk_to_resident(name)
             else:
                 self.follow(name)
@@ -382,7 +396,7 @@ class ResidentsList(Overlay):
             if typing:
                 self.game.controls.release_all()
         if not self._update_filter():
-            minds = self.game.session.minds
+            minds = self.session.minds
             if set(self.rows) - set(minds) or (not self._filter and len(self.rows) != len(minds)):
                 self._build_rows()  # a load with another cast
         hover = self.name_at(self.game.mouse_pos)
@@ -400,7 +414,7 @@ class ResidentsList(Overlay):
         self._draw_rows()
 
 
-def install(game: Game) -> ResidentsList:
+def install(game: ListHost) -> ResidentsList:
     lst = ResidentsList(game)
     lst.build()
     game.add_overlay(lst)

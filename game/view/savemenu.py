@@ -30,23 +30,22 @@ import logging
 import os
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UILabel, UISelectionList, UITextEntryLine, UIWindow
 
-from game.saves.saveload import REQUIRED, after_load, capture, commit, prepare, resolve_path
+from game.runs.commands import Commands, Refused, SaveJob
+from game.saves.saveload import Prepared, after_load, resolve_path
 from game.saves.series import OWN_SLOTS, GameSaves, game_of, group_by_game, own_slot, short_slot
 from game.saves.store import SUFFIX, SaveError, SaveInfo, SaveWriter, list_saves, slot_path
 from game.support import folders
 from game.view import keys
+from game.view.host import Host, TownSession
 from game.view.overlay import Overlay
-
-if TYPE_CHECKING:
-    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -78,19 +77,19 @@ class SaveMenu(Overlay):
 
     name = "savemenu"
 
-    def __init__(self, game: Game, folder: str | Path | None = None, autosave_min: float | None = None,
+    def __init__(self, game: Host, folder: str | Path | None = None, autosave_min: float | None = None,
                  keep: int = AUTOSAVE_KEEP) -> None:
         self.game = game
         self.folder = Path(folder or game.saves_dir or folders.saves_dir())
         self.autosave_min = _autosave_minutes() if autosave_min is None else max(0.0, float(autosave_min))
         self.keep = keep
         self.writer = SaveWriter()
-        self.jobs: list[tuple[str, str, Future]] = []  # (kind, slot, future), oldest first
+        self.jobs: list[SaveJob] = []  # saves and loads on the writer's thread, oldest first
         # The menu's disk work (listing the saves, deleting one) runs here, never on the frame.
         self.reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="save-list")
         self.listing: Future | None = None  # the saves folder being read
         self.deleting: list[tuple[str, Future]] = []
-        self.last_auto = None  # sim time of the last autosave (None: from the first update)
+        self.last_auto: datetime | None = None  # sim time of the last autosave (None: from the first update)
         self.real_since_auto = AUTOSAVE_REAL_S  # frame seconds since the last autosave (the first is not held back)
         self.window: Any = None  # the menu (a UIWindow) while open
         self.widgets: dict[str, Any] = {}
@@ -107,8 +106,13 @@ class SaveMenu(Overlay):
 
     # ---- helpers -------------------------------------------------------------------------
     @property
-    def session(self) -> Any:
+    def session(self) -> TownSession | None:
         return self.game.session
+
+    def _commands(self) -> Commands | None:
+        """The town's commands (save, load); None without a running town."""
+        s = self.session
+        return s.commands if s is not None else None
 
     def toast(self, text: str) -> None:
         text = _short(text)
@@ -122,7 +126,7 @@ class SaveMenu(Overlay):
             label.set_text(_short(text))
 
     def busy(self) -> bool:
-        return any(not f.done() for _, _, f in self.jobs)
+        return any(not j.future.done() for j in self.jobs)
 
     def wait(self, timeout: float = 30.0) -> bool:
         """Until saves, loads, the listing and deletions are done (tests, quitting); False on timeout."""
@@ -137,49 +141,45 @@ class SaveMenu(Overlay):
 
     def own(self, kind: str) -> str:
         """This game's own slot of a kind: ``continue``, ``quick``, ``crash`` (game/saves/series.py)."""
-        return own_slot(getattr(self.session, "game_id", None), kind)
+        commands = self._commands()
+        return own_slot(commands.game_id if commands is not None else None, kind)
 
     # ---- saving and loading --------------------------------------------------------------
     def save(self, slot: str) -> Future | None:
-        """Capture now (main thread) and write in the background."""
-        session = self.session
-        if session is None:
+        """Capture now (main thread) and write in the background (the town's ``save``)."""
+        commands = self._commands()
+        if commands is None:
             return None
         try:
             if slot.lower().endswith(SUFFIX) or Path(slot).name != slot:  # the menu names slots, not files elsewhere
                 raise SaveError(f"'{slot[:64]}' is not a save name; type a name (letters, digits, spaces, '-', '_')")
             path = slot_path(slot, self.folder)
-            parts, meta = capture(session)
         except SaveError as err:
             log.warning("save failed: %s", err)
             self.toast(f"save failed: {err}")
             return None
-        except Exception as err:
-            log.exception("capturing the game for a save failed")
-            self.toast(f"save failed: {type(err).__name__}: {err}")
+        job = commands.save(self.writer, path, slot)
+        if isinstance(job, Refused):
+            self.toast(f"save failed: {job.message}")
             return None
-        fut = self.writer.save(path, parts, {**meta, "slot": slot})
-        self.jobs.append(("save", slot, fut))
+        self.jobs.append(job)
         self.toast(f"saving slot {slot}…")
-        return fut
+        return job.future
 
     def autosave(self) -> Future | None:
-        session = self.session
-        if session is None:
+        commands = self._commands()
+        if commands is None:
             return None
-        try:
-            parts, meta = capture(session)
-        except Exception:
-            log.exception("autosave capture failed")
+        job = commands.autosave(self.writer, self.folder, self.keep)
+        if isinstance(job, Refused):
             return None
-        fut = self.writer.autosave(parts, meta, self.folder, self.keep)
-        self.jobs.append(("autosave", "autosave", fut))
-        return fut
+        self.jobs.append(job)
+        return job.future
 
     def load(self, name: str | Path) -> Future | None:
         """Read and build the save in the background; the frame swaps it in when done."""
-        session = self.session
-        if session is None:
+        commands = self._commands()
+        if commands is None:
             return None
         try:
             path = resolve_path(name, self.folder)
@@ -190,11 +190,10 @@ class SaveMenu(Overlay):
             self.toast("no quick save of this game yet (F5 makes one)" if str(name) == self.own(QUICK)
                        else f"no save '{name}' to load")
             return None
-        fut = self.writer.load(path, expect_map=session.town, require=REQUIRED,
-                               then=lambda parts, info: prepare(session, parts, info))
-        self.jobs.append(("load", str(name), fut))
+        job = commands.load(self.writer, path, str(name))
+        self.jobs.append(job)
         self.toast(f"loading {path.stem}…")
-        return fut
+        return job.future
 
     def delete(self, save: str | SaveInfo) -> Future:
         """Delete a save on the menu's reader thread; the outcome is a toast. ``save``: the
@@ -211,14 +210,15 @@ class SaveMenu(Overlay):
     def _deleted(self, slot: str, fut: Future) -> None:
         err = fut.exception()
         if err is not None:
-            why = getattr(err, "strerror", None) or str(err)
+            why = getattr(err, "strerror", None) or str(err)  # an OSError's own words
             log.warning("deleting save %s failed: %s", slot, err)
             self.toast(f"cannot delete {slot}: {why}")
         else:
             self.toast(f"deleted slot {slot}")
         self.refresh()
 
-    def _finish(self, kind: str, slot: str, fut: Future) -> None:
+    def _finish(self, job: SaveJob) -> None:
+        kind, slot, fut = job.kind, job.slot, job.future
         err = fut.exception()
         if err is not None:
             log.warning("%s %s failed: %s", kind, slot, err)
@@ -228,28 +228,35 @@ class SaveMenu(Overlay):
             return
         result = fut.result()
         if kind == "load":
-            session = self.session
-            if session is None:
-                return
-            try:
-                commit(session, result)
-                after_load(self.game, result.info)
-            except Exception as err:
-                log.exception("swapping in the loaded game failed")
-                self.toast(f"load failed: {type(err).__name__}: {err}")
-                return
-            self.last_auto = session.sim.now
-            warned = f" ({result.info.warnings[0]})" if result.info and result.info.warnings else ""
-            if result.info is not None and game_of(result.info) not in (None, session.game_id):
-                warned += " as a branch: the newer saves of that game are kept"
-            self.toast(f"loaded slot {short_slot(result.info) if result.info else slot}{warned}")
-            self.close_menu(resume=False)
+            self._loaded(slot, result)
         elif kind == "save":
             self.toast(f"saved slot {short_slot(result)}")
         else:
             log.info("autosaved %s", result.path)
         if self.window is not None:
             self.refresh()
+
+    def _loaded(self, slot: str, prepared: Prepared) -> None:
+        """A load read and built: the town swaps it in, then the window follows it."""
+        session, commands = self.session, self._commands()
+        if session is None or commands is None:
+            return
+        got = commands.loaded(prepared)
+        if isinstance(got, Refused):
+            self.toast(f"load failed: {got.message}")
+            return
+        try:
+            after_load(self.game, got.info)
+        except Exception as err:
+            log.exception("swapping in the loaded game failed")
+            self.toast(f"load failed: {type(err).__name__}: {err}")
+            return
+        self.last_auto = session.sim.now
+        warned = f" ({got.warnings[0]})" if got.warnings else ""
+        if got.branch:
+            warned += " as a branch: the newer saves of that game are kept"
+        self.toast(f"loaded slot {short_slot(got.info) if got.info else slot}{warned}")
+        self.close_menu(resume=False)
 
     # ---- the menu ------------------------------------------------------------------------
     @property
@@ -435,7 +442,8 @@ class SaveMenu(Overlay):
         if not path.exists():
             return None
         info = next((i for i in self.listed if i.path == path), None)  # that file's own meta
-        mine = getattr(self.session, "game_id", None)
+        commands = self._commands()
+        mine = commands.game_id if commands is not None else None
         if info is not None and game_of(info) is not None and game_of(info) == mine:
             return None
         who = info.meta.get("visitor_name") if info is not None and info.ok else None
@@ -477,11 +485,11 @@ class SaveMenu(Overlay):
             for slot, fut in done:
                 self._deleted(slot, fut)
         if self.jobs:
-            finished = [j for j in self.jobs if j[2].done()]
+            finished = [j for j in self.jobs if j.future.done()]
             if finished:
-                self.jobs = [j for j in self.jobs if not j[2].done()]
-                for kind, slot, fut in finished:
-                    self._finish(kind, slot, fut)
+                self.jobs = [j for j in self.jobs if not j.future.done()]
+                for job in finished:
+                    self._finish(job)
         session = self.session
         if session is None or not self.autosave_min:
             return
@@ -502,7 +510,7 @@ class SaveMenu(Overlay):
         self.reader.shutdown(wait=False, cancel_futures=True)
 
 
-def install(game: Game, **kwargs: Any) -> SaveMenu:
+def install(game: Host, **kwargs: Any) -> SaveMenu:
     menu = SaveMenu(game, **kwargs)
     game.add_overlay(menu)
     game.panels.savemenu = menu

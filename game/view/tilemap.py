@@ -85,7 +85,7 @@ class TileMapRenderer:
                 continue
             surfaces: dict[tuple[int, int], pygame.Surface] = {}
             for layer in layers:
-                alpha = getattr(layer, "opacity", 1.0)
+                alpha = getattr(layer, "opacity", 1.0)  # pytmx sets what the map file says
                 if not getattr(layer, "visible", True) and group == "over":
                     continue
                 for x, y, image in layer.tiles():
@@ -208,7 +208,7 @@ def _rle(surf: pygame.Surface) -> pygame.Surface:
 def _walk_layers(layers):
     """Tile layers in draw order, descending into Tiled group layers."""
     for layer in layers:
-        children = getattr(layer, "layers", None)
+        children = getattr(layer, "layers", None)  # a group layer (pytmx) has them
         if children is not None and not hasattr(layer, "tiles"):
             yield from _walk_layers(children)
         else:

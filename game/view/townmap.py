@@ -23,7 +23,8 @@ from __future__ import annotations
 import colorsys
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 import numpy as np
 import pygame
@@ -32,13 +33,14 @@ from pygame_gui.elements import UIButton
 
 from game.view import fonts, keys
 from game.view.bubbles import wrap
+from game.view.camera import Camera
+from game.view.host import Finder, Host
 from game.view.hud import text_focused
 from game.view.overlay import Overlay
 from game.view.statusline import HEIGHT as STATUS_H
-from game.view.tilemap import BACKDROP, CHUNK
-
-if TYPE_CHECKING:
-    from game.view.window import Game
+from game.view.tilemap import BACKDROP, CHUNK, TileMapRenderer
+from game.view.visitor import Visitor
+from game.world.town import Town
 
 log = logging.getLogger(__name__)
 
@@ -101,10 +103,41 @@ class Overview:
                 break
 
 
+class MapHost(Host, Finder, Protocol):
+    """What the town map uses of the window: the map and its tiles, the camera, the visitor,
+    where the mouse is, whether a replay is watched, the window's clock (double-clicks)."""
+
+    @property
+    def town(self) -> Town: ...
+
+    @property
+    def tilemap(self) -> TileMapRenderer: ...
+
+    @property
+    def tile_size(self) -> int: ...
+
+    @property
+    def camera(self) -> Camera: ...
+
+    @property
+    def visitor(self) -> Visitor: ...
+
+    @property
+    def mouse_pos(self) -> tuple[int, int] | None: ...
+
+    @property
+    def spectator(self) -> bool: ...
+
+    @property
+    def clock_time(self) -> float: ...
+
+    def address_at(self, tile: tuple[int, int]) -> str: ...
+
+
 class TownMap(Overlay):
     name = "townmap"
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: MapHost) -> None:
         self.game = game
         self.is_open = False
         self.show_minimap = True
@@ -173,7 +206,7 @@ class TownMap(Overlay):
         view = self.game.panels.residents_view
         out = []
         if session is not None and view is not None:
-            playing = getattr(session, "controlled", None)
+            playing = session.controlled
             for name in session.minds:
                 if name == playing:
                     continue  # the player's own figure is the white dot
@@ -185,11 +218,15 @@ class TownMap(Overlay):
             out.append((self.game.visitor.name, vx, vy))
         return out
 
+    def _minds(self) -> Mapping[str, Any]:
+        session = self.game.session
+        return session.minds if session is not None else {}
+
     def pick(self, pos: tuple[int, int]) -> tuple[str, Any] | None:
         """What a click on the big map means: ("resident", name) near a dot, else ("place", tile)."""
         if not self.map_rect.collidepoint(pos):
             return None
-        minds = getattr(self.game.session, "minds", {}) or {}
+        minds = self._minds()
         best, best_d = None, PICK_PX ** 2
         for name, x, y in self._dots():
             if name not in minds:
@@ -362,7 +399,7 @@ class TownMap(Overlay):
         if self.is_open:
             self._place_map()
             sel = self.selected
-            if sel is not None and sel[0] == "resident" and sel[1] not in (self.game.session.minds or {}):
+            if sel is not None and sel[0] == "resident" and sel[1] not in self._minds():
                 self.selected = None
                 self._update_buttons()
 
@@ -370,7 +407,7 @@ class TownMap(Overlay):
     def colour(self, name: str):
         c = self._colours.get(name)
         if c is None:
-            self._colours = resident_colours(getattr(self.game.session, "minds", {}) or {})
+            self._colours = resident_colours(self._minds())
             c = self._colours.get(name, (200, 200, 200))
         return c
 
@@ -501,7 +538,7 @@ class TownMap(Overlay):
     def _draw_hover_label(self, surface, name: str, mouse) -> None:
         sim = self.game.session.sim
         b = sim.bodies.get(name)
-        doing = getattr(b, "doing", "") if b is not None else ""
+        doing = b.doing if b is not None else ""
         tag = self._pill(f"{name}: {doing}" if doing else name, 14, FG)
         x, y = mouse
         r = tag.get_rect(midbottom=(x, y - 12))
@@ -543,7 +580,7 @@ def _clip_px(text: str, size: int, width: int) -> str:
     return text + "…"
 
 
-def install(game: Game) -> TownMap:
+def install(game: MapHost) -> TownMap:
     tm = TownMap(game)
     game.add_overlay(tm)
     game.panels.townmap = tm

@@ -14,18 +14,18 @@ A walking key or Escape stops it; so does an unreachable goal, with a message.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import pygame
 
+from game.sim import Body
 from game.view import keys
+from game.view.host import Host
 from game.view.overlay import Overlay
-from game.view.visitor import facing_of
+from game.view.visitor import Visitor, facing_of
 from game.world import astar
 from game.world.grid import chebyshev
-
-if TYPE_CHECKING:
-    from game.view.window import Game
+from game.world.town import Town
 
 log = logging.getLogger(__name__)
 
@@ -35,10 +35,31 @@ DETOUR_AFTER_S = 1.0  # blocked this long: plan around whoever stands in the way
 GIVE_UP_AFTER_S = 6.0  # blocked this long in all: stop and say so
 
 
+class WalkHost(Host, Protocol):
+    """What walking uses of the window: the visitor and the map (where it may step), and
+    whether the camera follows the visitor."""
+
+    follow: bool
+
+    @property
+    def visitor(self) -> Visitor: ...
+
+    @property
+    def town(self) -> Town: ...
+
+    def address_at(self, tile: tuple[int, int]) -> str: ...
+
+    def walkable(self, x: int, y: int) -> bool: ...
+
+    def can_enter(self, x: int, y: int) -> bool: ...
+
+    def nearest_walkable(self, tile: tuple[int, int]) -> tuple[int, int]: ...
+
+
 class WalkTo(Overlay):
     name = "walker"
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: WalkHost) -> None:
         self.game = game
         self.resident: str | None = None  # walking to this resident ...
         self.tile: tuple[int, int] | None = None  # ... or to this tile
@@ -56,10 +77,9 @@ class WalkTo(Overlay):
     # ---- starting and stopping ---------------------------------------------------------
     def to_resident(self, name: str) -> bool:
         session = self.game.session
-        sim = getattr(session, "sim", None)
-        if sim is None or name not in sim.bodies or name not in session.minds:
+        if session is None or name not in session.sim.bodies or name not in session.minds:
             return False
-        if getattr(session, "controlled", None) == name:
+        if session.controlled == name:
             self.game.toast("That is you.")
             return False
         self._reset()
@@ -88,6 +108,10 @@ class WalkTo(Overlay):
         self._since_check = self._blocked_s = self._blocked_total = 0.0
 
     # ---- planning ---------------------------------------------------------------------------
+    def _body(self, name: str) -> Body | None:
+        session = self.game.session
+        return session.sim.bodies.get(name) if session is not None else None
+
     def _place_name(self, tile) -> str:
         addr = self.game.address_at(tuple(tile))
         parts = addr.split(":")
@@ -96,7 +120,7 @@ class WalkTo(Overlay):
     def _goals(self) -> list[tuple[int, int]]:
         g = self.game
         if self.resident is not None:
-            b = g.session.sim.bodies.get(self.resident)
+            b = self._body(self.resident)
             if b is None:
                 return []
             x, y = b.tile
@@ -109,7 +133,7 @@ class WalkTo(Overlay):
     def _next_to_resident(self) -> bool:
         if self.resident is None:
             return False
-        b = self.game.session.sim.bodies.get(self.resident)
+        b = self._body(self.resident)
         return b is not None and chebyshev(self.game.visitor.tile, b.tile) <= 1
 
     def _plan(self, first: bool = False) -> bool:
@@ -144,7 +168,7 @@ class WalkTo(Overlay):
         who = self.resident
         self.arrived = True
         if who is not None:
-            b = g.session.sim.bodies.get(who)
+            b = self._body(who)
             if b is not None:  # face them
                 dx, dy = b.tile[0] - g.visitor.tile[0], b.tile[1] - g.visitor.tile[1]
                 g.visitor.facing = facing_of(dx if abs(dx) >= abs(dy) else 0, dy if abs(dy) > abs(dx) else 0,
@@ -227,14 +251,14 @@ class WalkTo(Overlay):
         if self._since_check < REPLAN_S:
             return
         self._since_check = 0.0
-        b = self.game.session.sim.bodies.get(self.resident)
+        b = self._body(self.resident)
         if b is None:
             self.stop(f"{self.label} is not in town any more.")
         elif self.goal is not None and chebyshev(self.goal, b.tile) > 1:
             self._plan()  # they moved on: follow them
 
 
-def install(game: Game) -> WalkTo:
+def install(game: WalkHost) -> WalkTo:
     w = WalkTo(game)
     game.add_overlay(w)
     game.panels.walker = w

@@ -24,13 +24,13 @@ import logging
 import threading
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UIImage, UITextBox, UITextEntryLine, UIWindow
 
-from agents import Inspection, why
+from game.runs.readings import Inspection, why
 from game.runs.why_records import (
     answer_text,
     call_line,
@@ -42,12 +42,10 @@ from game.runs.why_records import (
 )
 from game.view import keys
 from game.view.fonts import panel_font
+from game.view.host import Host, TownSim
 from game.view.inspector_text import SMALL_PX, TEXT_PX
 from game.view.markup import C_DIM, C_HEAD, C_IMP, C_NOW, C_TEXT, esc, typed
 from game.view.overlay import Overlay
-
-if TYPE_CHECKING:
-    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +66,7 @@ class RecordSource:
     """The decision records the panel reads: the game's ``WhyLog`` (live), or a
     replay's records file, read on a background thread the first time it is asked."""
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Host) -> None:
         self.game = game
         self._index: why.RecordIndex | None = None  # a replay's records, once read
         self._thread: threading.Thread | None = None
@@ -76,11 +74,10 @@ class RecordSource:
         self.off = False  # the game keeps no records (why = "off")
 
     def _replay_files(self) -> list[Path]:
-        rec = getattr(self.game.session, "recording", None)
-        path = getattr(rec, "path", None)
-        if path is None:
+        rec = getattr(self.game.session, "recording", None)  # a replay's session plays a recording; a game's not
+        if rec is None:
             return []
-        return files_for_recording(Path(path), str(getattr(rec, "kind", "run")))
+        return files_for_recording(Path(rec.path), str(getattr(rec, "kind", "run")))  # a stand-in may say
 
     def _read(self, files: list[Path]) -> None:
         index = why.RecordIndex()
@@ -94,7 +91,8 @@ class RecordSource:
 
     def find(self, resident: str, kind: str, at: datetime, text: str) -> tuple[bool, dict | None]:
         """(still reading, the act's record or None)."""
-        wlog = why.log_of(getattr(self.game.session, "gateway", None))
+        session = self.game.session
+        wlog = why.log_of(session.gateway if session is not None else None)
         self.off = wlog is not None and wlog.mode == "off"
         if wlog is not None:
             return False, wlog.find(resident, kind, at, text)
@@ -152,14 +150,14 @@ def render(head: list[tuple[str, str]], memories: list[dict], size: tuple[int, i
     return surf
 
 
-def act_of(sim: Any, name: str, snap: Inspection, spec: str) -> tuple | None:
+def act_of(sim: TownSim | None, name: str, snap: Inspection, spec: str) -> tuple | None:
     """The act a "Why?" names, from what the inspector shows: ``action``, ``plan:<i>`` (the
     i-th plan item) or ``line:<i>`` (the i-th line said): (resident, kind, time, text, label)."""
     kind, _, index = spec.partition(":")
     first = name.split()[0]
     if kind == "action":
         body = sim.bodies.get(name) if sim is not None else None
-        act = getattr(body, "action", None)
+        act = body.action if body is not None else None
         if act is not None:
             return name, "action", act.start, act.description, f"{first} is {act.description}"
         a = snap.action
@@ -190,7 +188,7 @@ class WhyPanel(Overlay):
 
     name = "why_panel"
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Host) -> None:
         self.game = game
         self.source = RecordSource(game)
         self.window: Any = None
@@ -312,12 +310,12 @@ class WhyPanel(Overlay):
         recording holds them in memory; the game's log is snapshot here (microseconds) and
         read from its journal over there."""
         session = self.game.session
-        rec = getattr(session, "recording", None)
-        if rec is not None and isinstance(getattr(rec, "events", None), list):
+        rec = getattr(session, "recording", None)  # a replay's session plays a recording; a game's not
+        if rec is not None and isinstance(rec.events, list):
             events = list(rec.events)
             return lambda: events
-        log_ = getattr(getattr(session, "sim", None), "events", None)
-        snap = getattr(log_, "snapshot", None)
+        log_ = session.sim.events if session is not None else None
+        snap = getattr(log_, "snapshot", None)  # a game's EventLog (a list elsewhere)
         if callable(snap):
             return snap()
         events = list(log_ or [])
@@ -412,7 +410,7 @@ class WhyPanel(Overlay):
                 self._show()
 
 
-def install(game: Game) -> WhyPanel:
+def install(game: Host) -> WhyPanel:
     panel = WhyPanel(game)
     game.add_overlay(panel)
     game.panels.why_panel = panel

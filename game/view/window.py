@@ -61,17 +61,16 @@ from __future__ import annotations
 import logging
 import sys
 import threading
-import unicodedata
 from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
 
 import pygame
 import pygame_gui
 
 from game.runs import gcpolicy
+from game.runs.commands import Refused
 from game.saves.saveload import newest_save
 from game.view import (
     bubbles,
@@ -95,6 +94,8 @@ from game.view import (
 )
 from game.view import help as help_view
 from game.view.camera import DEFAULT_ZOOM, Camera
+from game.view.host import TownSession
+from game.view.markup import typed_input
 from game.view.overlay import Overlay, rank
 from game.view.panels import Panels
 from game.view.sprites import SheetLibrary, draw_figures, draw_ghosts, draw_labels, slugify
@@ -103,6 +104,7 @@ from game.view.statusline import StatusLine
 from game.view.tilemap import BACKDROP, TileMapRenderer
 from game.view.visitor import Visitor, WalkControls
 from game.world.map_reader import load_town
+from game.world.town import Town
 
 WINDOW_SIZE = (1280, 720)
 TITLE = "Smallville"
@@ -115,27 +117,15 @@ MAX_DT = 0.1  # after a stall (window dragged, breakpoint) do not jump ahead fur
 # each goes among the overlays, and so who hears events first, is game/view/overlay.py ORDER).
 PANELS = (inspector, chat, interview, savemenu, console, townmap, residents_list, feed, quit_dialog)
 
+
+def _panel_installs(game: Game) -> list[Callable[[], object]]:
+    """PANELS' installs on ``game``, in PANELS' order: written out, so mypy checks the
+    window against what each panel says it needs of it (its ``...Host`` protocol)."""
+    return [lambda: inspector.install(game), lambda: chat.install(game), lambda: interview.install(game),
+            lambda: savemenu.install(game), lambda: console.install(game), lambda: townmap.install(game),
+            lambda: residents_list.install(game), lambda: feed.install(game), lambda: quit_dialog.install(game)]
+
 log = logging.getLogger(__name__)
-
-
-
-ZWJ = "\u200d"  # the zero-width joiner: emoji sequences (a family, a flag) need it
-
-
-def typed_input(event):
-    """A TEXTINPUT event with what a text box may hold, or None when nothing is left:
-    control characters, lone surrogates and invisible format characters (a
-    right-to-left override, a zero-width space) go, as game.view.markup.typed drops
-    them on Enter; line breaks become spaces. pygame_gui raised on text that begins
-    with a character of no width ("Text has zero width") or that cannot be encoded,
-    so such a key, typed or pasted, ended the game."""
-    text = str(getattr(event, "text", "") or "")
-    clean = "".join(" " if ch in "\t\n\r\x0b\x0c" else ch for ch in text
-                    if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cs", "Cf") or ch == ZWJ)
-    clean = clean.lstrip(ZWJ)  # a joiner joins what comes before it in the same text only
-    if not clean:
-        return None
-    return event if clean == text else pygame.event.Event(pygame.TEXTINPUT, text=clean)
 
 
 class Game:
@@ -143,8 +133,8 @@ class Game:
 
     def __init__(
         self,
-        town,
-        tilemap,
+        town: Town,
+        tilemap: TileMapRenderer,
         *,
         size: tuple[int, int] = WINDOW_SIZE,
         zoom: float | None = None,
@@ -154,7 +144,7 @@ class Game:
         self.town = town
         self.tilemap = tilemap
         self.size = (int(size[0]), int(size[1]))
-        ts = int(getattr(town, "tile_size", 32) or 32)
+        ts = int(town.tile_size or 32)
         self.tile_size = ts
         self.camera = Camera((town.width * ts, town.height * ts), self.size, ts, DEFAULT_ZOOM if zoom is None else zoom)
         self.sheets = sheets if sheets is not None else SheetLibrary()
@@ -180,7 +170,7 @@ class Game:
         self.frame = 0
         self.clock_time = 0.0  # seconds of game time updated so far
         self.frame_ms: deque[float] = deque(maxlen=2000)  # main_play records frame work time here
-        self.session: Any = None  # a game/runs/session.py Session (a replay's ReplaySession) once attached
+        self.session: TownSession | None = None  # a running game's Session (a replay's ReplaySession) once attached
         self.saves_dir: Path | None = None  # where the save menu keeps the saves (None: the usual folder)
         self._fps_since = 0.0
         self._fps_frames = 0
@@ -198,12 +188,11 @@ class Game:
         return cls(town, TileMapRenderer.from_file(map_path), **kwargs)
 
     def _visitor_start(self) -> tuple[int, int]:
-        spawns = getattr(self.town, "spawns", {}) or {}
-        start = spawns.get("visitor")
+        start = self.town.spawns.get("visitor")
         if start is None:
             log.warning("map has no 'visitor' spawn; starting near the middle")
             start = (self.town.width // 2, self.town.height // 2)
-        return self.nearest_walkable(tuple(start))
+        return self.nearest_walkable((start[0], start[1]))
 
     def nearest_walkable(self, tile: tuple[int, int]) -> tuple[int, int]:
         """``tile`` if the visitor may stand there, else the nearest such tile (4-neighbour search)."""
@@ -323,14 +312,13 @@ class Game:
             self.visitor.update(dt, self.controls, self.can_enter)
             if self.visitor.moving:
                 self.follow = True
-        if self.session is not None:
-            if getattr(self.session, "controlled", None) != self._playing:
+        session = self.session
+        if session is not None:
+            if session.controlled != self._playing:
                 self.sync_control()  # control changed elsewhere (a load, the console)
-            self.session.move_visitor(self.visitor.tile)
-            sim = getattr(self.session, "sim", None)
-            if sim is not None and hasattr(sim, "focus"):
-                sim.focus = self.watched()
-            self.session.update(dt)
+            session.move_visitor(self.visitor.tile)
+            session.sim.focus = self.watched()  # their minds' jobs go first
+            session.update(dt)
             gcpolicy.POLICY.tick()
         insets = self._panel_insets()
         if insets != self.camera.insets:  # a side panel opened or closed: the view makes room
@@ -425,6 +413,8 @@ class Game:
     def watched(self) -> set[str]:
         """The residents the player watches: on screen, followed, inspected or near the
         visitor. Their minds' jobs go first (agents/priority.py)."""
+        if self.session is None:
+            return set()
         sim = self.session.sim
         x0, y0, x1, y1 = self.camera.visible_tiles()
         vx, vy = self.visitor.tile
@@ -478,7 +468,7 @@ class Game:
             i -= 1
         self.overlays.insert(i, overlay)
 
-    def remove_overlay(self, overlay: Overlay) -> None:
+    def remove_overlay(self, overlay: object) -> None:
         if overlay in self.overlays:
             self.overlays.remove(overlay)
 
@@ -489,7 +479,7 @@ class Game:
         else:
             log.info("toast: %s", text)
 
-    def attach_session(self, session, *, extras: bool = True) -> None:
+    def attach_session(self, session: TownSession, *, extras: bool = True) -> None:
         """Show a running town: residents, bubbles, HUD, time controls, help
         (and, with ``extras``, the panels: inspector, chat, interview, save menu,
         console, town map, residents list, quit question)."""
@@ -509,23 +499,23 @@ class Game:
         follow.install(self)
         walkto.install(self)
         if extras:
-            for panel in PANELS:
+            for panel, install in zip(PANELS, _panel_installs(self)):
                 try:
-                    panel.install(self)
+                    install()
                 except Exception:
                     log.exception("%s.install failed", panel.__name__)
         help_view.install(self)
-        sim = session.sim
-        if hasattr(sim, "on_greeting"):
-            sim.on_greeting.append(self._greeted)
+        greeted = getattr(session.sim, "on_greeting", None)  # a live town's residents greet; a replay's do not
+        if greeted is not None:
+            greeted.append(self._greeted)
 
     def sync_control(self) -> None:
         """Make the player's figure the controlled resident (or the visitor again):
         the figure goes to the resident's body (the visitor's is parked where it
         stood), takes its name and look, and the camera follows it."""
         session = self.session
-        want = getattr(session, "controlled", None) if session is not None else None
-        if want == self._playing:
+        want = session.controlled if session is not None else None
+        if want == self._playing or session is None:
             return
         v = self.visitor
         self.controls.release_all()
@@ -540,9 +530,9 @@ class Game:
             self.ghosted.add(slug)
         elif self._parked is not None:
             tile, name, slug, facing = self._parked
-            vb = session.sim.bodies.get(session.sim.visitor) if session is not None and session.sim.visitor else None
+            vb = session.sim.bodies.get(session.sim.visitor) if session.sim.visitor else None
             v.place(vb.tile if vb is not None else tile)
-            v.name = getattr(session, "visitor_name", None) or name
+            v.name = session.visitor_name or name
             v.slug, v.facing = slug, facing
             self._parked = None
         self._playing = want
@@ -553,9 +543,13 @@ class Game:
         self.toast(f"{g.resident} greets you: \"{text}\"  (T to answer)")
 
     def rename_visitor(self, name: str) -> None:
-        if self.session is not None:
-            self.session.rename_visitor(name)
-            name = self.session.visitor_name
+        """The visitor's name (the town's ``name_visitor``); ValueError if a resident has it."""
+        session = self.session
+        if session is not None and session.commands is not None:
+            got = session.commands.name_visitor(name)
+            if isinstance(got, Refused):
+                raise ValueError(got.message)
+            name = session.visitor_name
         self.visitor.name = name
 
     def ask_visitor_name(self, default: str = "Alex", offer_continue: bool = False) -> None:
