@@ -17,7 +17,7 @@ event (docs/stepping.md). The run folder gets:
   states, written as the run goes (game/runs/recording.py; ``smallville replay`` plays
   it back); ``saves/history/`` keeps an autosave every few sim hours for it
 - ``why.jsonl.gz``  every decision's record: the memories retrieved with their scores,
-  the prompt and the answer (agents/why.py; ``smallville why`` reads it)
+  the prompt and the answer (agents/explain/why.py; ``smallville why`` reads it)
 
 Ctrl-C stops the run and still writes all four files.
 """
@@ -398,7 +398,7 @@ def _echo_run(echo: Callable[[str], None], summary: dict, out: Path, *, interrup
     if summary["stopped"]:
         echo(f"stopped at {summary['end']}: {summary['stopped']}")
     servers = summary["model_servers"] or {}
-    if servers.get("dialects"):  # how each server was asked for JSON (agents/dialects.py)
+    if servers.get("dialects"):  # how each server was asked for JSON (agents/model/dialects.py)
         echo(redact("structured output: " + "; ".join(f"{k} {SAY.get(v, v)}"
                                                       for k, v in servers["dialects"].items())))
     for problem in servers.get("problems", []):
@@ -408,7 +408,7 @@ def _echo_run(echo: Callable[[str], None], summary: dict, out: Path, *, interrup
 
 
 def _capture(parts: Any, **kwargs: Any) -> tuple[dict, dict]:
-    """``capture`` with the model configuration's text redacted (agents/redact.py): a
+    """``capture`` with the model configuration's text redacted (agents/support/redact.py): a
     run's saves may be shared, and an ``api_base`` can carry credentials."""
     snap, meta = capture(parts, **kwargs)
     if isinstance(snap.get("config"), dict):

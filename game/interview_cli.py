@@ -129,7 +129,7 @@ def _cast_of(saved: SavedGame, default_map: str | Path) -> dict[str, Any]:
 
 def _gateway(args: Any, parts: dict[str, Any]) -> Gateway:
     """The user's model configuration; the save only suggests its model where the user set
-    none, and never its server (agents/config.py ``load_config_for_saved``)."""
+    none, and never its server (agents/model/config.py ``load_config_for_saved``)."""
     given = model_flags(args)
     try:
         config, note = load_config_for_saved(parts.get("config"), given)

@@ -2,7 +2,7 @@
 
 ``smallville why RUN "Isabella Rodriguez" --at "2023-02-14 17:10"`` finds what the
 resident was doing at that moment and the lines they said in the minutes before,
-and for each act its decision record (agents/why.py): the memories retrieval
+and for each act its decision record (agents/explain/why.py): the memories retrieval
 brought up with their recency, importance and relevance (min-max scaled, as the
 paper scores them) and total, then the prompt as sent and the answer as
 received. ``--json`` prints the same as JSON.

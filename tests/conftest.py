@@ -17,7 +17,7 @@ for p in (str(REPO), str(TESTS)):
     if p not in sys.path:
         sys.path.insert(0, p)
 
-# What the game writes (saves/, logs/, runs/, .cache/: agents/home.py) goes to a
+# What the game writes (saves/, logs/, runs/, .cache/: agents/support/home.py) goes to a
 # folder of the test session's own, never into the checkout or the user's data;
 # processes the tests start inherit it.
 TEST_HOME = tempfile.mkdtemp(prefix="smallville-tests-")

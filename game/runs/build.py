@@ -27,7 +27,7 @@ PLAY_WORKER_NICE = 5  # the minds' worker threads in play, below the frame threa
 def select_residents(cast: Sequence[Any], agents: int | None = None,
                      names: str | Sequence[str] | None = None, *, town: Any = None, seed: int = 0) -> list[Any]:
     """``--agents N``: the first N in the scenario's order, and past the scenario's,
-    generated residents of ``town`` (agents/townsfolk.py; the same N and ``seed``, the
+    generated residents of ``town`` (agents/residents/townsfolk.py; the same N and ``seed``, the
     same town); ``--residents "A,B"``: by name, where a name the scenario lacks is
     looked for among the residents ``seed`` generates (a resumed generated town).
     Neither: everyone. Unknown names are an error that lists the known ones."""

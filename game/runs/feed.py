@@ -427,7 +427,7 @@ class FeedBuilder:
                              place=str(ev.get("address") or ""), why=("action", t, text))
         if ev.get("controlled"):
             return None
-        # a plan item's provenance names where it came from (agents/plan.py chosen_tag): an
+        # a plan item's provenance names where it came from (agents/planning/plan.py chosen_tag): an
         # arrangement, or a memory of being told; every step of it says so, the first is news
         place = place_name(ev.get("address"))
         m = _ARRANGED.search(source)

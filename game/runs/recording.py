@@ -37,7 +37,7 @@ clock there.
 - ``v``      the visitor's slot has a new name.
 - ``end``    why the recording stopped (finished, interrupted, closed, a load).
 
-Every line is redacted on its way to the file (agents/redact.py): a recording
+Every line is redacted on its way to the file (agents/support/redact.py): a recording
 may be shared, and no line of it carries a key or an endpoint's credentials.
 
 Every line of a block is handed over at the block's end, together, and the

@@ -524,7 +524,7 @@ class Session:
         self.recorder = Recorder(game_recording_path(folder), self.sim, kind="game",
                                  model=getattr(self.config, "model", None),
                                  accounting=getattr(self.gateway, "accounting", None))
-        # The decision records beside it (agents/why.py), for `smallville why` and the replay's "Why?".
+        # The decision records beside it (agents/explain/why.py), for `smallville why` and the replay's "Why?".
         why.attach(self.gateway, why.WhyLog(why.game_path(self.recorder.path),
                                             mode=getattr(self.config, "why", "full")))
         return self.recorder

@@ -3,7 +3,7 @@
 ``render_timeline(events, ...)`` turns the simulation's event log (a list of
 dicts: time, resident, kind, text, address, ...) into Markdown: per sim day and
 minute, who does what where; conversations as dialogue blocks; reflections.
-Both are redacted (agents/redact.py): a run folder may be shared.
+Both are redacted (agents/support/redact.py): a run folder may be shared.
 ``make_summary`` is a run's summary.json (per resident: calls, tokens, who led
 their day, fallbacks); ``timeline_text`` its timeline.md with the run's header;
 ``economy_text`` what `smallville sim` prints of it at the end.

@@ -3,7 +3,7 @@ resident's acts at a moment, and who told whom (a fact's spread through the
 conversations). `smallville why` (game/why_cli.py) prints them; the window's
 Why? panel (game/view/why_panel.py) shows them.
 
-The records are agents/why.py's: the memories retrieval brought up with their
+The records are agents/explain/why.py's: the memories retrieval brought up with their
 recency, importance and relevance (min-max scaled, as the paper scores them) and
 total, the prompt as sent and the answer as received.
 """

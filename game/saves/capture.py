@@ -63,9 +63,9 @@ def job_tag_of(sim: Any, name: str, job: Job | None) -> Any:
     if kind == GREET and job is not None:  # PlaySimulation: one line for the visitor, then remembering it
         pair = (name, job.partner)
         return lambda tag: len(tag) > 1 and tag[0] in ("utter", "end_conversation") and tag[1] == pair
-    if kind == PREPARE and job is not None and job.need is not None:  # agents/mind.py prepare()
+    if kind == PREPARE and job is not None and job.need is not None:  # agents/mind/core.py prepare()
         return ("prepare", job.need.isoformat())
-    if kind == CALL:  # the visitor's chat (agents/interview.py)
+    if kind == CALL:  # the visitor's chat (agents/mind/interview.py)
         return lambda tag: tag[0] == "respond"
     return None
 

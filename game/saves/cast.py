@@ -1,5 +1,5 @@
 """A saved town's residents: the scenario's beside its map and, for a town grown past
-them (``--agents N``, agents/townsfolk.py), the generated ones, made again from the
+them (``--agents N``, agents/residents/townsfolk.py), the generated ones, made again from the
 save's seed. A save keeps only the names of its residents; the generator gives the
 same residents for the same seed and number, so nothing more needs saving."""
 from __future__ import annotations

@@ -197,7 +197,7 @@ def state_diff(a: Any, b: Any, path: str = "$") -> str | None:
 
 # ------------------------------------------------------- secrets scrubbing
 
-# The patterns of agents/redact.py: names of keys that hold a secret, and key-shaped values.
+# The patterns of agents/support/redact.py: names of keys that hold a secret, and key-shaped values.
 _SECRET_KEY = SECRET_NAME
 _SECRET_VALUE = SECRET_VALUE
 REDACTED = "[redacted]"

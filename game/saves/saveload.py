@@ -38,7 +38,7 @@ line is asked again; remembering a finished conversation: re-queued). A
 lockstep run (headless) is drained first, so a loaded run continues exactly
 as the saved one would have. Exchanges with the visitor that a mind has not yet
 kept in memory (its keeping job queued or running) are saved as owed and kept
-by the loaded mind (agents/interview.py ``owe_exchange`` / ``keep_owed``).
+by the loaded mind (agents/mind/interview.py ``owe_exchange`` / ``keep_owed``).
 The capture itself is game/saves/capture.py (re-exported here).
 
 Loading builds everything new off to the side (``prepare``; safe on a worker

@@ -253,7 +253,7 @@ class Simulation:
     # ------------------------------------------------------------------ jobs
 
     def rank_of(self, name: str, job: Job) -> Rank:
-        """The pool's order (agents/priority.py): the player's work first, then the
+        """The pool's order (agents/threads/priority.py): the player's work first, then the
         earliest deadline, residents the player watches brought forward."""
         if job.urgent:
             return priority.urgent()

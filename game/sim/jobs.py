@@ -8,12 +8,12 @@ goes out as soon as the key is free. Finished jobs come back, in resident-name
 order so lockstep runs are reproducible, with the ``Job`` that says how the
 simulation applies the result.
 
-Jobs go to the pool with a rank (agents/priority.py), which the simulation
+Jobs go to the pool with a rank (agents/threads/priority.py), which the simulation
 gives (``JobQueue.rank``): the player's work first, then the town's by the sim
 time its answer is needed. An urgent ``call`` (the visitor's chat reply) runs
 under a key of its own (``urgent_key``), beside whatever the resident's mind is
 doing, so it never waits for the resident's planning; such a job must only
-read the mind (agents/interview.py ``answer_now``) and leave any writing to a
+read the mind (agents/mind/interview.py ``answer_now``) and leave any writing to a
 normal job on the resident's key.
 """
 from __future__ import annotations

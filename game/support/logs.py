@@ -7,7 +7,7 @@ overrides), so it is the same file whatever folder the command starts in.
 Secrets never reach the file: every line (traces included) is redacted on the
 way out (``redact``): credentials in a URL (``user:pass@``), secret query
 parameters (``?key=``, ``api_key=``, ``token=``), anything shaped like an API
-key, and the values of the environment's own key variables (agents/redact.py,
+key, and the values of the environment's own key variables (agents/support/redact.py,
 the one redaction of every file and screen)."""
 from __future__ import annotations
 

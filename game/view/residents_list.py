@@ -5,7 +5,7 @@ colour (the same as their dot on the town map), the emoji and a few words of
 what they are doing, where they are (sector › arena, or where they are
 walking to), and markers: "thinking…" while their mind works, and the
 provenance of what they are doing when the model did not choose it
-(agents/provenance.py): "routine" (before the mind's first decision, after a
+(agents/explain/provenance.py): "routine" (before the mind's first decision, after a
 failed one, or where the model's plan was unusable) or "rule" (a rule stood in
 for an unusable answer). A line at the top filters the rows by name, activity
 or place.

@@ -2,7 +2,7 @@
 
 The inspector (game/view/inspector.py) has a "Why?" button for the action line
 and a "why?" link after each plan item and each line said. Either opens this
-panel on the act's decision record (agents/why.py): the question asked, the
+panel on the act's decision record (agents/explain/why.py): the question asked, the
 model's call (model, tokens, latency, cache hit, outcome), each memory that
 retrieval brought up with its recency, importance and relevance as three small
 bars (min-max scaled over the candidates, as the paper scores them) and its

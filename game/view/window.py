@@ -412,7 +412,7 @@ class Game:
 
     def watched(self) -> set[str]:
         """The residents the player watches: on screen, followed, inspected or near the
-        visitor. Their minds' jobs go first (agents/priority.py)."""
+        visitor. Their minds' jobs go first (agents/threads/priority.py)."""
         if self.session is None:
             return set()
         sim = self.session.sim
