@@ -4,19 +4,15 @@ the embedder, the worker pool and the simulation."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Sequence
+from typing import Any
 
-from agents import local_model, why
-from agents import make_embedder
-from agents import Gateway, load_config
-from agents import Mind
-from agents import MindPool
-from agents import CastError, grow_cast
-from game.world import astar
-from game.support.errors import UserError
+from agents import CastError, Gateway, Mind, MindPool, grow_cast, load_config, local_model, make_embedder, why
 from game.sim import Simulation
+from game.support.errors import UserError
+from game.world import astar
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +151,7 @@ def build_parts(
         pool = MindPool(getattr(config, "concurrency", None) or 2, nice=0 if lockstep else PLAY_WORKER_NICE)
     try:
         astar.prepare(town.walkable)  # else the first long path builds landmarks inside a frame
-    except Exception:  # noqa: BLE001 - an optimisation only
+    except Exception:  # an optimisation only
         log.exception("pathing.prepare failed")
     sim = sim_class(
         town, minds, pool, start, personas={p.name: p for p in personas}, seed=seed, lockstep=lockstep,
@@ -164,4 +160,4 @@ def build_parts(
     return Parts(town, list(personas), scenario, config, gateway, embedder, pool, minds, sim)
 
 
-__all__ = ["Parts", "build_parts", "build_minds", "select_residents", "spawns_of"]
+__all__ = ["Parts", "build_minds", "build_parts", "select_residents", "spawns_of"]

@@ -26,9 +26,10 @@ from __future__ import annotations
 import logging
 import re
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timedelta
-from typing import Any, Iterable
+from typing import Any
 
 log = logging.getLogger(__name__)
 

@@ -30,8 +30,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from agents import home
-from agents import EMBEDDED_PROVIDER
+from agents import EMBEDDED_PROVIDER, home
 
 try:
     import fcntl  # parallel branches finishing together must not lose each other's measurement
@@ -305,7 +304,7 @@ def announce_in_background(config: Any, residents: int, say: Any) -> threading.T
             money = "free" if day.free else ("price unknown" if day.cost_usd is None else f"~${day.cost_usd:,.2f}")
             say(f"forecast ({residents} residents, {day.model}): ~{hour.calls:,} calls and ~{_k(hour.tokens)} tokens "
                 f"per sim hour; a sim day ~{day.calls:,} calls, ~{_k(day.tokens)} tokens, {money} ({day.basis})")
-        except Exception:  # noqa: BLE001 - a forecast must never stop the game
+        except Exception:  # a forecast must never stop the game
             log.exception("the start-up forecast failed")
 
     t = threading.Thread(target=work, name="forecast", daemon=True)
@@ -348,5 +347,17 @@ class Ceiling:
         return None
 
 
-__all__ = ["Forecast", "Rates", "Ceiling", "forecast", "learn", "rates_for", "read_rates", "day_starts",
-           "announce_in_background", "price", "kind_of", "RATES_FILE"]
+__all__ = [
+    "RATES_FILE",
+    "Ceiling",
+    "Forecast",
+    "Rates",
+    "announce_in_background",
+    "day_starts",
+    "forecast",
+    "kind_of",
+    "learn",
+    "price",
+    "rates_for",
+    "read_rates",
+]

@@ -61,9 +61,9 @@ from pathlib import Path
 from typing import Any
 
 from agents import redact
-from game.world.grid import facing as facing_of
 from game.saves.store import copy_atomically, map_fingerprint
 from game.sim import STEP
+from game.world.grid import facing as facing_of
 
 log = logging.getLogger(__name__)
 
@@ -497,6 +497,21 @@ class SaveHistory:
 
 
 __all__ = [
-    "Recorder", "SaveHistory", "FORMAT", "FILE", "GAME_FOLDER", "BLOCK", "HISTORY_HOURS", "HISTORY_FOLDER",
-    "MOVES", "DELTAS", "TURNS", "FACINGS", "STAY", "JUMP", "action_record", "action_fields", "game_recording_path",
+    "BLOCK",
+    "DELTAS",
+    "FACINGS",
+    "FILE",
+    "FORMAT",
+    "GAME_FOLDER",
+    "HISTORY_FOLDER",
+    "HISTORY_HOURS",
+    "JUMP",
+    "MOVES",
+    "STAY",
+    "TURNS",
+    "Recorder",
+    "SaveHistory",
+    "action_fields",
+    "action_record",
+    "game_recording_path",
 ]

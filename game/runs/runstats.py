@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Iterable
 
 from agents import provenance as pv
 
@@ -94,7 +94,7 @@ def reflections_per_day(events: Iterable[dict], sim_days: float) -> dict[str, di
         if e.get("kind") == "reflect" and e.get("resident"):
             sessions[e["resident"]].add(e.get("time"))
             insights[e["resident"]] += 1
-    per = (lambda c: round(c / sim_days, 2)) if sim_days > 0 else float  # noqa: E731
+    per = (lambda c: round(c / sim_days, 2)) if sim_days > 0 else float
     return {who: {"sessions": per(len(sessions[who])), "insights": per(insights[who])} for who in insights}
 
 

@@ -48,26 +48,24 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
-from agents import why
-from agents import ConfigError
-from agents import load_config
-from agents import CastError, load_cast
+from agents import CastError, ConfigError, load_cast, load_config, why
 from game.runs.build import Parts, build_parts, select_residents
 from game.runs.commands import Commands, Running
-from game.support.errors import UserError
 from game.runs.live_feed import LiveFeed
 from game.runs.pacing import PACES, Pacer, PaceStatus
 from game.runs.recording import Recorder, game_recording_path
 from game.saves.capture import play_state
 from game.saves.series import new_game_id
-from game.sim import STEP, Greeting, PlaySimulation, routine_action
+from game.sim import Greeting, PlaySimulation, routine_action
 from game.sim.bodies import is_sleep
 from game.sim.speeds import DEFAULT_SPEED, SPEEDS, STEP_S, next_morning, steps_per_second
+from game.support.errors import UserError
 from game.world.map_reader import load_town
 
 log = logging.getLogger(__name__)
@@ -165,7 +163,7 @@ class Session:
                 if self.pace == "minds" and not is_sleep(first):
                     continue
                 sim.set_action(b, first, note="routine until the mind decides")
-            except Exception:  # noqa: BLE001 - then the mind's first decision starts it
+            except Exception:  # then the mind's first decision starts it
                 log.exception("priming %s failed", name)
                 continue
             b.asked_day = yesterday  # "a new day": the mind is asked now, not when the routine ends
@@ -191,7 +189,7 @@ class Session:
         mind_settings: Any = None,
         pool: Any = None,
         before_dawn: bool = False,
-    ) -> "Session":
+    ) -> Session:
         """Load the town and cast beside ``map_path``, build the parts, put the visitor in.
         ``before_dawn`` (a new game in the window): without ``start``, the game begins
         before the first resident wakes on the scenario's first day (``dawn_start``)."""
@@ -307,7 +305,7 @@ class Session:
             for text, imp in thoughts:
                 try:
                     mind.queue_thought(text, imp)
-                except Exception:  # noqa: BLE001 - memories are a bonus; control is back
+                except Exception:  # memories are a bonus; control is back
                     log.exception("queue_thought for %s failed", name)
             if hasattr(mind, "pending") and not self.pool.busy(name):
                 mind.decompose_afresh()  # replan from now (the plan's current item is decomposed afresh)
@@ -489,7 +487,7 @@ class Session:
         for fn in list(self.on_skip_end):
             try:
                 fn(how)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 log.exception("skip callback failed")
 
     def _update_skip(self) -> None:
@@ -584,7 +582,7 @@ class Session:
         if self.recorder is not None:
             try:
                 self.recorder.close("the game ended")
-            except Exception:  # noqa: BLE001 - the recording is a bonus; closing goes on
+            except Exception:  # the recording is a bonus; closing goes on
                 log.exception("closing the recording failed")
         wlog = why.log_of(self.gateway)
         if wlog is not None:
@@ -592,13 +590,13 @@ class Session:
         try:
             self.pool.cancel_all()
             self.pool.shutdown(wait=False)
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.exception("pool shutdown failed")
         close = getattr(self.gateway, "close", None)
         if callable(close):
             try:
                 close()
-            except Exception:  # noqa: BLE001
+            except Exception:
                 log.exception("gateway close failed")
 
 
@@ -607,6 +605,13 @@ def _commanded(session: Session) -> Running:  # mypy: a running game is what the
 
 
 __all__ = [
-    "SPEEDS", "Session", "PlaySimulation", "Greeting", "Parts", "build_parts", "next_morning",
-    "steps_per_second", "play_state",
+    "SPEEDS",
+    "Greeting",
+    "Parts",
+    "PlaySimulation",
+    "Session",
+    "build_parts",
+    "next_morning",
+    "play_state",
+    "steps_per_second",
 ]

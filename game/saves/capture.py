@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import fields, is_dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from agents import redact
-from agents import Stateful
+from agents import Stateful, redact
 from game.saves.store import SaveError, freeze, map_size
 from game.sim import SimSettings
 from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, PREPARE, UTTER, Job
@@ -198,4 +198,4 @@ def materialize(parts: dict[str, Any]) -> dict[str, Any]:
     return {k: (v() if callable(v) else v) for k, v in parts.items()}
 
 
-__all__ = ["capture", "materialize", "job_tag_of"]
+__all__ = ["capture", "job_tag_of", "materialize"]

@@ -107,4 +107,4 @@ def py_random_state(s: Any) -> tuple:
     return (s[0], tuple(s[1]), s[2])
 
 
-__all__ = ["check_meta", "check_parts", "check_bodies", "check_visitor", "py_random_state", "PART_KINDS"]
+__all__ = ["PART_KINDS", "check_bodies", "check_meta", "check_parts", "check_visitor", "py_random_state"]

@@ -20,8 +20,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from game.support.errors import SaveError
 
@@ -56,7 +57,7 @@ def migrate(meta: dict, parts: dict, path: Path) -> list[str]:
                             f"convert schema {n} saves; load it with the version that made it")
         try:
             step(meta, parts)
-        except Exception as err:  # noqa: BLE001 - a migration meets whatever an old save holds
+        except Exception as err:  # a migration meets whatever an old save holds
             log.exception("migrating %s from schema %d failed", path, n)
             raise SaveError(f"{path} was made by an older Smallville ({made_by}) and converting it from schema "
                             f"{n} failed ({type(err).__name__}: {err}); load another save") from err
@@ -153,4 +154,4 @@ def check_map(info: Any, expect_map: Any, parts: dict | None = None) -> str:
     return "changed"
 
 
-__all__ = ["SCHEMA", "MIGRATIONS", "migrate", "map_fingerprint", "map_size", "addresses_used", "check_map"]
+__all__ = ["MIGRATIONS", "SCHEMA", "addresses_used", "check_map", "map_fingerprint", "map_size", "migrate"]

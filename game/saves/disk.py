@@ -12,18 +12,18 @@ import sqlite3
 import time
 import zlib
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from importlib.metadata import version
+from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from game.support import folders
-from game.support.errors import SaveError
 from game.saves.check import check_meta
 from game.saves.codec import decode_hook, encode_part, key_is_secret, no_gc, scrub_text
 from game.saves.compat import SCHEMA, check_map, map_fingerprint, migrate
+from game.support import folders
+from game.support.errors import SaveError
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ AUTOSAVE_PREFIX = "autosave-"
 def game_version() -> str:
     try:
         return version("smallville")
-    except Exception:  # running from a checkout without the package installed
+    except PackageNotFoundError:  # running from a checkout without the package installed
         return "0.1.0"
 
 
@@ -136,7 +136,7 @@ def clean_stale_temps(folder: str | os.PathLike, max_age: float = 3600.0) -> int
             old = now - e.stat().st_mtime > max_age
         except OSError:
             continue
-        if (pid > 0 and not _pid_alive(pid)) or (pid != os.getpid() and old) or pid == -1 and old:
+        if (pid > 0 and not _pid_alive(pid)) or (pid != os.getpid() and old) or (pid == -1 and old):
             try:
                 os.remove(e.path)
                 n += 1
@@ -214,7 +214,7 @@ def _complete_meta(meta: dict, path: Path) -> dict:
     m = {k: (None if isinstance(v, str) and key_is_secret(k) else v) for k, v in m.items()}
     m["schema"] = SCHEMA
     m.setdefault("game_version", game_version())
-    m["saved_at"] = datetime.now(timezone.utc).isoformat()
+    m["saved_at"] = datetime.now(UTC).isoformat()
     m.setdefault("slot", slot_of(path))
     mp = m.get("map_path")
     if mp and not m.get("map_sha256"):
@@ -448,7 +448,7 @@ def load_state(path: str | os.PathLike, expect_map: Any = None,
         raise
     except RecursionError as err:
         raise SaveError(f"{path} is damaged (it is nested too deeply to read); load another save") from err
-    except Exception as err:  # noqa: BLE001 - a damaged file may hold anything: a message, never a crash
+    except Exception as err:  # a damaged file may hold anything: a message, never a crash
         log.exception("reading %s failed", path)
         raise SaveError(f"{path} is damaged and cannot be read ({type(err).__name__}: {str(err)[:200]}); "
                         "load another save") from err
@@ -545,14 +545,14 @@ def list_saves(folder: str | os.PathLike | None = None) -> list[SaveInfo]:
             info = read_info(p)
         except SaveError as err:
             info = SaveInfo(path=p, slot=slot_of(p), broken=str(err).replace(f"{p}", "").strip(" :") or str(err))
-        except Exception as err:  # never crash the menu
+        except Exception as err:  # noqa: BLE001 - never crash the menu: a broken save is listed as broken
             info = SaveInfo(path=p, slot=slot_of(p), broken=f"{type(err).__name__}: {err}")
         try:
             st = p.stat()
             info.size = st.st_size
-            mtime = datetime.fromtimestamp(st.st_mtime, timezone.utc)
+            mtime = datetime.fromtimestamp(st.st_mtime, UTC)
         except OSError:
-            mtime = datetime.fromtimestamp(0, timezone.utc)
+            mtime = datetime.fromtimestamp(0, UTC)
         if info.saved_at is None:
             info.saved_at = mtime
         out.append(info)
@@ -562,7 +562,7 @@ def list_saves(folder: str | os.PathLike | None = None) -> list[SaveInfo]:
         if t is None:
             return 0.0
         if t.tzinfo is None:
-            t = t.replace(tzinfo=timezone.utc)
+            t = t.replace(tzinfo=UTC)
         return t.timestamp()
     out.sort(key=lambda i: (key(i), i.path.stat().st_mtime if i.path.exists() else 0), reverse=True)
     return out

@@ -62,19 +62,14 @@ from typing import Any
 
 import numpy as np
 
-from agents import Accounting
-from agents import keep_owed
-from agents import EmbeddingMismatch
-from agents import Mind
-from agents import CastError
-from agents import Stateful
-from game.support import folders
+from agents import Accounting, CastError, EmbeddingMismatch, Mind, Stateful, keep_owed
 from game.saves.capture import capture, job_tag_of, materialize
 from game.saves.cast import saved_cast
 from game.saves.check import check_bodies, check_parts, check_visitor, py_random_state
-from game.saves.store import SaveError, SaveInfo, check_map, list_saves, load_state, no_gc, slot_path
 from game.saves.series import OWN_SLOTS, game_of, line_after_load, new_game_id, own_slot
+from game.saves.store import SaveError, SaveInfo, check_map, list_saves, load_state, no_gc, slot_path
 from game.sim.speeds import SPEEDS
+from game.support import folders
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +125,7 @@ def _full_cast(town: Any, names: list[str], seed: int) -> dict:
     except CastError as err:  # the caller names the residents it still lacks
         log.warning("%s", err)
         return {}
-    except Exception:  # noqa: BLE001 - only a fallback for residents not in the session
+    except Exception:  # only a fallback for residents not in the session
         log.exception("cannot read the cast beside %s", getattr(town, "path", "?"))
         return {}
 
@@ -155,7 +150,7 @@ def prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None = None) -
         raise
     except RecursionError as err:
         raise SaveError(f"{where} is damaged: a part is nested too deeply to rebuild; load another save") from err
-    except Exception as err:  # noqa: BLE001 - a damaged save may hold anything: a message, never a crash
+    except Exception as err:  # a damaged save may hold anything: a message, never a crash
         log.exception("rebuilding the game from %s failed", where)
         raise SaveError(f"{where} is damaged: the game cannot be rebuilt from it ({type(err).__name__}: "
                         f"{str(err)[:200]}); load another save") from err
@@ -202,7 +197,7 @@ def _random_states(parts: dict[str, Any], where: str) -> tuple[Any, Any]:
         if rnd.get("numpy") is not None:
             np_state = rnd["numpy"]
             np.random.RandomState().set_state(np_state)
-    except Exception as err:  # noqa: BLE001
+    except Exception as err:
         raise SaveError(f"{where} is damaged: its part 'random' (the random state) cannot be read ({err}); "
                         "load another save") from err
     return py_state, np_state
@@ -226,7 +221,7 @@ def _prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: 
                             "to load it") from err
         except RecursionError as err:
             raise SaveError(f"{where} is damaged: part 'minds/{n}' is nested too deeply; load another save") from err
-        except Exception as err:  # noqa: BLE001 - a damaged mind may hold anything
+        except Exception as err:  # a damaged mind may hold anything
             raise SaveError(f"{where} is damaged: {n}'s mind (part 'minds/{n}') cannot be rebuilt "
                             f"({type(err).__name__}: {str(err)[:200]}); load another save") from err
     t1 = time.perf_counter()
@@ -241,7 +236,7 @@ def _prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: 
         new.from_state(parts["sim"])
     except SaveError:
         raise
-    except Exception as err:  # noqa: BLE001 - a save that does not fit: a message, not a crash
+    except Exception as err:  # a save that does not fit: a message, not a crash
         log.exception("rebuilding the simulation from %s failed", where)
         raise SaveError(f"{where} is damaged: the town cannot be rebuilt from its part 'sim' "
                         f"({type(err).__name__}: {str(err)[:200]}); "
@@ -251,7 +246,7 @@ def _prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: 
         try:
             acc = Accounting()
             acc.from_state(parts["accounting"])
-        except Exception as err:  # noqa: BLE001
+        except Exception as err:
             raise SaveError(f"{where} is damaged: its part 'accounting' cannot be read ({err}); "
                             "load another save") from err
     check_bodies(new, town, where)
@@ -318,7 +313,7 @@ def commit(session: Any, prep: Prepared) -> Any:
     undo = _Undo(session)
     try:
         _swap(session, prep)
-    except Exception as err:  # noqa: BLE001 - whatever failed, the player keeps the game they had
+    except Exception as err:  # whatever failed, the player keeps the game they had
         log.exception("swapping in %s failed; the game goes on as it was", _where(prep.info))
         undo.undo()
         raise SaveError(f"{_where(prep.info)} could not be swapped in ({type(err).__name__}: {str(err)[:200]}); "
@@ -342,7 +337,7 @@ def _restore_feed(session: Any, parts: dict[str, Any]) -> None:
         feed.close()
         session.feed = fresh = feed.for_cast(getattr(session.sim, "personas", None) or {}, session.town)
         fresh.load(parts.get("feed"), len(session.sim.events))
-    except Exception:  # noqa: BLE001 - the feed is a view of the events: the game loads without it
+    except Exception:  # the feed is a view of the events: the game loads without it
         log.exception("the town feed could not be put back after the load; it starts empty")
 
 
@@ -482,7 +477,7 @@ def after_load(game: Any, info: SaveInfo | None = None) -> None:
                 panel.after_load()
             elif getattr(panel, "is_open", False):
                 panel.close()
-        except Exception:  # noqa: BLE001 - cosmetic
+        except Exception:  # cosmetic
             log.exception("tidying the %s after a load failed", attr)
     for attr in ("walker", "follower"):
         helper = getattr(panels, attr, None)
@@ -518,5 +513,18 @@ def save_meta_label(info: SaveInfo) -> str:
     return info.label()
 
 
-__all__ = ["capture", "materialize", "prepare", "commit", "restore", "load_into", "after_load", "resolve_path",
-           "Prepared", "job_tag_of", "REQUIRED", "NEWEST", "newest_save"]
+__all__ = [
+    "NEWEST",
+    "REQUIRED",
+    "Prepared",
+    "after_load",
+    "capture",
+    "commit",
+    "job_tag_of",
+    "load_into",
+    "materialize",
+    "newest_save",
+    "prepare",
+    "resolve_path",
+    "restore",
+]

@@ -53,13 +53,13 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as futures_wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from game.support.errors import SaveError
 from game.saves.codec import freeze, no_gc, scrub_text, state_diff, states_equal
 from game.saves.compat import map_size, migrate
 from game.saves.disk import (
@@ -80,15 +80,36 @@ from game.saves.disk import (
     slot_path,
 )
 from game.saves.series import autosave
+from game.support.errors import SaveError
 
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "SaveError", "SaveInfo", "SaveStatus", "SaveWriter", "SCHEMA", "SUFFIX", "AUTOSAVE_PREFIX", "save_state",
-    "autosave", "load_state", "read_info", "list_saves", "slot_path", "check_map", "map_fingerprint", "map_size",
+    "AUTOSAVE_PREFIX",
+    "SCHEMA",
+    "SUFFIX",
+    "SaveError",
+    "SaveInfo",
+    "SaveStatus",
+    "SaveWriter",
+    "autosave",
+    "check_map",
+    "clean_stale_temps",
+    "copy_atomically",
+    "freeze",
+    "game_version",
+    "list_saves",
+    "load_state",
+    "map_fingerprint",
+    "map_size",
     "migrate",
-    "clean_stale_temps", "copy_atomically", "game_version", "freeze", "no_gc", "scrub_text", "states_equal",
+    "no_gc",
+    "read_info",
+    "save_state",
+    "scrub_text",
+    "slot_path",
     "state_diff",
+    "states_equal",
 ]
 
 
