@@ -214,6 +214,10 @@ def test_the_frame_runs_while_the_answer_is_pending(tmp_path, display):
         gate.set()
         who, _ = wait_answer(game, display, 2)
         assert who == ISABELLA
+        # The next line's wait is told from the last one's.
+        type_and_send(game, "Still there?")
+        assert "is thinking — about" in chat.status(), chat.status()
+        wait_answer(game, display, 4)
     finally:
         gate.set()
         session.close()

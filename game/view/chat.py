@@ -294,13 +294,15 @@ class Chat(Overlay):
     def _ask(self, send: Callable[[Commands], Ticket | Refused]) -> None:
         """Send a line through the town's commands; a refusal answers at once (the note says why)."""
         commands = self._commands()
-        if not self.pending:
+        if not self._asked_at:  # the oldest unanswered line's time: the wait the status tells
             self._asked_at = time.monotonic()
         got = send(commands) if commands is not None else Refused(NO_TOWN, "No town is running.")
         if isinstance(got, Refused):
             log.warning("the line was not sent: %s", got.message)
             self.pending = max(0, self.pending - 1)
             self.note = got.message
+            if not self.pending:
+                self._asked_at = 0.0
 
     def _on_answer(self, answer: Answer) -> None:
         self.pending = max(0, self.pending - 1)
