@@ -330,6 +330,7 @@ def test_scale_runs_a_town_against_the_standin_server_and_keeps_every_row(tmp_pa
     assert 0 < row["floor_one_mind_s"] <= row["wall_per_sim_hour_s"] + 0.1
     assert 0 < row["floor_server_s"] <= row["wall_per_sim_hour_s"] + 0.1
     assert row["most_calls_one_resident"] >= 1 and row["asked_early"] == 0
+    assert 1 <= row["waves"] <= row["calls"]
     kept = json.loads((tmp_path / "scale_runs.json").read_text())["runs"]
     assert [r["residents"] for r in kept] == [3, 500]  # the earlier run's row is kept beside this one's
     assert "| lockstep | 3 | 2 |" in scale.scale_table(kept)

@@ -1,4 +1,4 @@
-"""scripts/call_waves.py: a run's calls in waves, and those that had the model alone."""
+"""lab/bench/waves.py and scripts/call_waves.py: a run's calls in waves, and those that had the model alone."""
 from __future__ import annotations
 
 import json
@@ -8,6 +8,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
 import call_waves  # after the path is set: scripts/ is not a package
+
+from lab.bench.waves import alone, waves
 
 
 def _call(end: float, purpose: str, who: str, latency: float = 1.5) -> dict:
@@ -19,8 +21,8 @@ def test_waves_and_calls_alone_on_a_small_run(tmp_path, capsys):
              _call(103.2, "utterance", "Ann Lee"),  # alone: a line waits for the one before
              _call(104.8, "utterance", "Bo Tan")]
     (tmp_path / "llm_calls.jsonl").write_text("\n".join(map(json.dumps, calls)) + "\nnot json\n")
-    assert [len(w) for _, w in call_waves.waves(calls, 0.3)] == [2, 1, 1]
-    assert call_waves.alone(calls) == {"utterance": 2}
+    assert [len(w) for _, w in waves(calls)] == [2, 1, 1]
+    assert alone(calls) == {"utterance": 2}
     assert call_waves.main([str(tmp_path)]) == 0
     out, err = capsys.readouterr()
     assert "4 calls in 3 waves; 2 with the model to themselves: utterance 2" in out

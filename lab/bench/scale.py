@@ -52,6 +52,7 @@ from game.sim import movement, perception
 from game.world.map_reader import load_town
 from lab.bench.headless_run import run_folder
 from lab.bench.measure import ROOT, Context, Skipped
+from lab.bench.waves import read_calls, waves
 
 AGENTS = (25, 100, 250, 500)
 SLOTS = (8, 32, 128)
@@ -285,6 +286,7 @@ def run_one(ctx: Context, stepping: str, residents: int, slots: int, latency: fl
         "server_over_latency": served.get("over_latency"), "server_errors": served.get("errors"),
         "fallbacks": fallbacks(result.summary),
         **floors(result.summary, latency, slots, hours),
+        "waves": len(waves(read_calls(folder / "llm_calls.jsonl")[0])),  # in lockstep, the steps that waited
         "folder": str(folder),
     }
     return row
@@ -337,7 +339,7 @@ def merge_rows(path: Path, new: list[dict]) -> list[dict]:
 
 def scale_table(rows: list[dict]) -> str:
     """The rows as a Markdown table."""
-    head = ("| stepping | residents | slots | wall s / sim h | floor: server, one mind (s) | asked early | "
+    head = ("| stepping | residents | slots | wall s / sim h | waves | floor: server, one mind (s) | asked early | "
             "sim speed | calls | slots busy | "
             "own CPU ms/step/resident | main thread | perception | pathing | retrieval | embeddings | "
             "model ms/step/resident |")
@@ -348,7 +350,8 @@ def scale_table(rows: list[dict]) -> str:
         early = ("" if r["stepping"] == "lockstep" or "asked_early" not in r
                  else f"{r['asked_early']} ({r['asked_early_undone']} undone)")
         lines.append(
-            f"| {r['stepping']} | {r['residents']} | {r['slots']} | {r['wall_per_sim_hour_s']:g} | {floor} | {early} | "
+            f"| {r['stepping']} | {r['residents']} | {r['slots']} | {r['wall_per_sim_hour_s']:g} | "
+            f"{r.get('waves', '')} | {floor} | {early} | "
             f"{r['sim_speed_x']:g}x | {r['calls']} | {'' if util is None else f'{util:.0%}'} | "
             f"{r['own_cpu_ms_per_step_resident']:.3f} | {r['main_cpu_ms_per_step_resident']:.3f} | "
             f"{r['perception_ms_per_step_resident']:.3f} | {r['pathing_ms_per_step_resident']:.3f} | "
