@@ -63,7 +63,10 @@ TOPICS = ("talk", "plans", "reflections", "gatherings", "world")
 _EVENT_WORDS = (r"party|parties|election|campaign|exhibition|exhibit|concert|gig|festival|show|opening|open mic|"
                 r"reading|meeting|wedding|birthday|celebration|performance|competition|tournament|match|lecture|"
                 r"fundraiser|sale|market|dinner party|potluck|recital|screening|game night")
-_EVENT = re.compile(rf"((?:[A-Z][\w'’]*\s+){{0,3}})\b((?i:{_EVENT_WORDS}))\b")
+# An event is a noun after a determiner ("a Valentine's Day party", "the big opening", "Sam's
+# campaign"): "Still reading about a paper" and "I'm meeting Klaus" are no news.
+_DETERMINER = r"\b(?i:a|an|the|my|our|his|her|their|this|that|[\w]+['’]s)\s+(?:[a-z][\w-]*\s+){0,2}"
+_EVENT = re.compile(rf"{_DETERMINER}((?:[A-Z][\w'’]*\s+){{0,3}})((?i:{_EVENT_WORDS}))\b")
 
 
 _NAME = r"[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)?"
