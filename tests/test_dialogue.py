@@ -193,6 +193,9 @@ def test_a_reaction_names_the_news_in_the_listeners_words():
     assert not wd.fragment(r.text)
     assert wd.in_your_words("I know you from the dorm") == "you know me from the dorm"
     assert wd.to_listener("I live with my wife Mei Lin and our son", "Mei Lin") == "I live with you and our son"
+    # said to the son (the game had "... and our son you")
+    assert wd.to_listener("I live with my husband John Lin and our son Eddy Lin.", "Eddy Lin") == \
+        "I live with my husband John Lin and you."
     echo = Utterance("Isabella Rodriguez", "Oh, I'm running the cafe just now.", source="x; act answer (day)")
     assert not re.search(r"(Oh|Ah|So|Wait), oh\b", dg.react(v, echo, dg.ANSWER, NOW, 3).text, re.I)
     late = Utterance("Isabella Rodriguez", "Maria, I'll be having dinner at home at 5:30 pm. And yours?",

@@ -218,7 +218,8 @@ def to_listener(line: str, other: str) -> str:
     """A line about the listener, said to them: "Maria Lopez is ..." -> "you are ..."."""
     first = other.split()[0]
     for who in (re.escape(other), re.escape(first)):
-        line = re.sub(rf"\bmy (?:wife|husband|son|daughter|partner|mother|father|friend) {who}\b", "you", line)
+        line = re.sub(rf"\b(?:my|our) (?:wife|husband|son|daughter|child|partner|mother|father|brother|sister|friend) "
+                      rf"{who}\b", "you", line)
         line = re.sub(rf"\b(of|like) {who}\b", r"\1 yours" if "friend" in line else r"\1 you", line)
         line = re.sub(rf"\b{who} is\b", "you are", line)
         line = re.sub(rf"\b{who}'s\b", "your", line)
