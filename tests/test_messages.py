@@ -4,12 +4,6 @@ Headless through the real game loop (tests/driving.py), the Ville, scripted mind
 """
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-
 import pytest
 
 pygame = pytest.importorskip("pygame")

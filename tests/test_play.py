@@ -7,15 +7,10 @@ frames (the frames themselves never wait).
 """
 from __future__ import annotations
 
-import os
 import threading
 from argparse import Namespace
 from datetime import timedelta
 from pathlib import Path
-
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import pytest
 
