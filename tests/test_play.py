@@ -38,10 +38,11 @@ def make_session(responder=plausible, **kw):
 
 
 def make_game(session, screen):
-    from game.app import Game
-    from game.view.tilemap import TileMapRenderer
+    from driving import ville_tiles
 
-    game = Game(session.town, TileMapRenderer.from_file(MAP), size=screen.get_size())
+    from game.app import Game
+
+    game = Game(session.town, ville_tiles(), size=screen.get_size())
     game.attach_session(session, extras=False)
     return game
 
