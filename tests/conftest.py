@@ -1,5 +1,6 @@
-"""Shared test set-up: the repository root and tests/ on sys.path (so tests can
-`import game`, `import agents` and `from mapkit import write_map`)."""
+"""Shared test set-up: pygame's headless drivers, the repository root and tests/ on
+sys.path (so tests can `import game`, `import agents` and `from mapkit import write_map`),
+and the fixtures many test files use."""
 from __future__ import annotations
 
 import atexit
@@ -10,6 +11,13 @@ import tempfile
 from pathlib import Path
 
 import pytest
+
+# pygame headless in every test: SDL's dummy video and audio drivers, set here, before
+# any test module imports pygame (conftest.py is loaded first); processes the tests
+# start inherit them.
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent

@@ -9,17 +9,29 @@ runs ``game.app.run`` -- the game's own loop: events to ``handle_event``,
 """
 from __future__ import annotations
 
+import functools
+
 import pygame
 from test_play import MAP, make_session
+
+
+@functools.cache
+def ville_tiles():
+    """The Ville's tile renderer (game/view/tilemap.py), built once for the test session:
+    a window only draws with it, and its converted tiles outlive the display they were
+    made under (the display fixture quits pygame after each test). The first call needs
+    a display mode."""
+    from game.view.tilemap import TileMapRenderer
+
+    return TileMapRenderer.from_file(MAP)
 
 
 def window(display, saves_dir=None, **session_kw):
     """(game, session): the full window wiring on a scripted town."""
     from game.app import Game
-    from game.view.tilemap import TileMapRenderer
 
     session = make_session(**session_kw)
-    game = Game(session.town, TileMapRenderer.from_file(MAP), size=display.get_size())
+    game = Game(session.town, ville_tiles(), size=display.get_size())
     if saves_dir is not None:
         game.saves_dir = saves_dir
     game.attach_session(session)

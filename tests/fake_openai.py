@@ -101,7 +101,10 @@ class FakeOpenAI:
         self.server = ThreadingHTTPServer((host, 0), Handler)
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, name=f"fake-{name}", daemon=True)
+        # serve_forever checks for shutdown() every poll_interval (0.5 s by default): each
+        # kill() would wait that long.
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02},
+                                       name=f"fake-{name}", daemon=True)
         self.thread.start()
 
     @property

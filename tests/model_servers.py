@@ -75,7 +75,10 @@ class _Server:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
-        self._thread = threading.Thread(target=self.httpd.serve_forever, name="model-standin", daemon=True)
+        # serve_forever checks for shutdown() every poll_interval (0.5 s by default): each
+        # server's end would wait that long.
+        self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                                        name="model-standin", daemon=True)
 
     def route(self, method: str, path: str, body: Any) -> tuple[int, Any]:
         raise NotImplementedError

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import os
 import struct
 import sys
 import zlib
@@ -12,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 pytest.importorskip("pygame")
 
 ROOT = Path(__file__).resolve().parents[1]

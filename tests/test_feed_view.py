@@ -8,19 +8,14 @@ pygame events. The town is paused and the events are logged by the test (the sim
 """
 from __future__ import annotations
 
-import os
 import time
-
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import pytest
 
 pygame = pytest.importorskip("pygame")
 pygame_gui = pytest.importorskip("pygame_gui")
 
-from driving import MAP, click, click_element, frames, press, window
+from driving import MAP, click, click_element, frames, press
 from savetools import edit_part
 
 pytestmark = pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not built")
@@ -29,19 +24,16 @@ PARTY = "I'm hosting a Valentine's Day party at Hobbs Cafe tomorrow at 5 pm!"
 
 
 @pytest.fixture
-def town(display):
-    made = []
+def paused_windows(windows):
+    """Windows as tests/conftest.py's ``windows`` makes them, on a paused town, one frame in."""
 
     def build(**kw):
-        game, session = window(display, **kw)
+        game, session = windows(**kw)
         session.paused = True  # only the test's events: the feed's lines are known
-        made.append(session)
         frames(game, 1)
         return game, session
 
-    yield build
-    for s in made:
-        s.close()
+    return build
 
 
 def settle(game, n: int = 2) -> None:
@@ -67,8 +59,8 @@ def a_talk(session, a: str, b: str, cid: str, text: str) -> None:
                   ended=True)
 
 
-def test_the_feed_shows_what_happened_a_click_follows_and_a_double_click_asks_why(town):
-    game, session = town(agents=4)
+def test_the_feed_shows_what_happened_a_click_follows_and_a_double_click_asks_why(paused_windows):
+    game, session = paused_windows(agents=4)
     a, b, c, _d = sorted(session.minds)
     a_talk(session, a, b, "t1", PARTY)
     session.sim.log_event(c, "reflect", f"{c} likes the quiet mornings", "")
@@ -118,8 +110,8 @@ def test_the_feed_shows_what_happened_a_click_follows_and_a_double_click_asks_wh
     assert not panel.is_open and game.running
 
 
-def test_the_filter_shows_one_resident_or_one_topic(town):
-    game, session = town(agents=4)
+def test_the_filter_shows_one_resident_or_one_topic(paused_windows):
+    game, session = paused_windows(agents=4)
     a, b, c, d = sorted(session.minds)
     a_talk(session, a, b, "t1", "Hello there")
     a_talk(session, c, d, "t2", "Lovely day")
@@ -149,8 +141,8 @@ def test_the_filter_shows_one_resident_or_one_topic(town):
     assert any("Select an entry" in t for t, _ in game.panels.hud.toasts)
 
 
-def test_a_gathering_click_looks_at_the_place_and_the_residents_list_takes_its_place(town):
-    game, session = town(agents=4)
+def test_a_gathering_click_looks_at_the_place_and_the_residents_list_takes_its_place(paused_windows):
+    game, session = paused_windows(agents=4)
     sim = session.sim
     park = next(a for a in sim.town.addresses() if a.count(":") == 2 and "Johnson Park" in a)
     for name in sorted(session.minds)[:3]:
@@ -167,11 +159,11 @@ def test_a_gathering_click_looks_at_the_place_and_the_residents_list_takes_its_p
     assert game.panels.residents_list.is_open and not panel.is_open
 
 
-def test_the_feed_is_saved_with_the_game_and_older_or_damaged_saves_rebuild_it(town, tmp_path, caplog):
+def test_the_feed_is_saved_with_the_game_and_older_or_damaged_saves_rebuild_it(paused_windows, tmp_path, caplog):
     from game.saves.saveload import capture, load_into
     from game.saves.store import save_state
 
-    game, session = town(agents=3)
+    game, session = paused_windows(agents=3)
     a, b, c = sorted(session.minds)
     a_talk(session, a, b, "t1", PARTY)
     settle(game)
@@ -184,7 +176,7 @@ def test_the_feed_is_saved_with_the_game_and_older_or_damaged_saves_rebuild_it(t
     save_state(tmp_path / "damaged.sqlite", parts, meta)
     edit_part(tmp_path / "damaged.sqlite", "feed", lambda _: {"entries": "not a list"})
 
-    game_b, other = town(agents=3)
+    game_b, other = paused_windows(agents=3)
     a_talk(other, b, c, "t9", "something else entirely")
     settle(game_b)
     caplog.set_level("INFO", logger="game.runs.live_feed")
@@ -200,11 +192,11 @@ def test_the_feed_is_saved_with_the_game_and_older_or_damaged_saves_rebuild_it(t
     assert other.sim.now == session.sim.now
 
 
-def test_the_replay_shows_the_feed_up_to_the_moment_shown(town, tmp_path, display):
+def test_the_replay_shows_the_feed_up_to_the_moment_shown(paused_windows, tmp_path, display):
     from game.replay.app import open_replay
     from game.replay.reader import read_recording
 
-    game, session = town(agents=3)
+    game, session = paused_windows(agents=3)
     a, b, _c = sorted(session.minds)
     rec_path = session.record(tmp_path).path
     session.paused = False
@@ -240,10 +232,10 @@ def test_the_replay_shows_the_feed_up_to_the_moment_shown(town, tmp_path, displa
     assert not any(e.kind == "news" for e in panel.shown)  # before the talk: not in the feed yet
 
 
-def test_after_escape_closes_the_feed_while_its_filter_has_the_keys_the_town_hears_keys_again(town):
+def test_after_escape_closes_the_feed_while_its_filter_has_the_keys_the_town_hears_keys_again(paused_windows):
     """A bug seen in a real window: the filter line, hidden with the feed, kept pygame_gui's
     focus and took every key after (P did nothing; a player met a town deaf to its keys)."""
-    game, session = town(agents=2)
+    game, session = paused_windows(agents=2)
     session.paused = False
     press(pygame.K_f, unicode="f")
     pygame.event.post(pygame.event.Event(pygame.TEXTINPUT, text="f"))  # a real key types too

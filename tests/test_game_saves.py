@@ -3,12 +3,7 @@ quit save, so a second game in the same folder never rotates away or overwrites
 the first one's; the load menu lists games; old saves without a game still load."""
 from __future__ import annotations
 
-import os
 from datetime import datetime
-
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import pytest
 

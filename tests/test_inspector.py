@@ -6,13 +6,8 @@ a Session built from tests/mapkit.py's little town with one resident.
 """
 from __future__ import annotations
 
-import os
 import re
 from datetime import datetime
-
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import pytest
 

@@ -6,12 +6,6 @@ adjacent tiles at Hobbs Cafe, as in the reported game, hovered and followed.
 """
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-
 import itertools
 
 import pytest

@@ -4,42 +4,22 @@ Headless through the real game loop (tests/driving.py), the Ville, scripted mind
 """
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-
 import pytest
 
 pygame = pytest.importorskip("pygame")
 pytest.importorskip("pygame_gui")
 
-from driving import MAP, frames, press, window
+from driving import MAP, frames, press
 
 pytestmark = pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not built")
-
-
-@pytest.fixture
-def town(display):
-    made = []
-
-    def build(**kw):
-        game, session = window(display, **kw)
-        made.append(session)
-        return game, session
-
-    yield build
-    for s in made:
-        s.close()
 
 
 def _overlaps(rects):
     return [(a, b) for i, a in enumerate(rects) for b in rects[i + 1:] if a.colliderect(b)]
 
 
-def test_toasts_and_notes_stack_between_the_hud_and_the_buttons(town):
-    game, session = town(agents=2)
+def test_toasts_and_notes_stack_between_the_hud_and_the_buttons(windows):
+    game, session = windows(agents=2)
     frames(game, 2)
     name = sorted(session.minds)[0]
     game.follow_resident(name)  # a note that lasts
@@ -58,8 +38,8 @@ def test_toasts_and_notes_stack_between_the_hud_and_the_buttons(town):
         assert r.height <= 3 * 22 + 10  # long ones wrap (three lines at most)
 
 
-def test_the_console_help_wraps_inside_its_own_box(town):
-    game, _session = town(agents=2)
+def test_the_console_help_wraps_inside_its_own_box(windows):
+    game, _session = windows(agents=2)
     frames(game, 2)
     press(pygame.K_BACKQUOTE, unicode="`")
     frames(game, 2)
@@ -82,8 +62,8 @@ def test_the_console_help_wraps_inside_its_own_box(town):
     assert out in game.reserved_rects()  # bubbles keep clear of it
 
 
-def test_bubbles_keep_clear_of_the_hud_and_the_toasts(town):
-    game, session = town(residents="Sam Moore,Jennifer Moore")
+def test_bubbles_keep_clear_of_the_hud_and_the_toasts(windows):
+    game, session = windows(residents="Sam Moore,Jennifer Moore")
     frames(game, 2)
     game.toast("A toast that sits at the top of the window for a while")
     frames(game, 1)

@@ -7,15 +7,10 @@ frames (the frames themselves never wait).
 """
 from __future__ import annotations
 
-import os
 import threading
 from argparse import Namespace
 from datetime import timedelta
 from pathlib import Path
-
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import pytest
 
@@ -43,10 +38,11 @@ def make_session(responder=plausible, **kw):
 
 
 def make_game(session, screen):
-    from game.app import Game
-    from game.view.tilemap import TileMapRenderer
+    from driving import ville_tiles
 
-    game = Game(session.town, TileMapRenderer.from_file(MAP), size=screen.get_size())
+    from game.app import Game
+
+    game = Game(session.town, ville_tiles(), size=screen.get_size())
     game.attach_session(session, extras=False)
     return game
 

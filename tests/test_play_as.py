@@ -2,11 +2,6 @@
 gets no decisions meanwhile, and handing it back queues memories and it replans."""
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-
 import pytest
 
 pygame = pytest.importorskip("pygame")

@@ -6,15 +6,10 @@ one test runs the real `smallville play` command in a process of its own
 """
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import threading
 from pathlib import Path
-
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import pytest
 
@@ -26,12 +21,6 @@ from scripted_minds import plausible
 
 pytestmark = pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not built")
 TESTS = Path(__file__).resolve().parent
-
-
-@pytest.fixture
-def town(windows):
-    """Windows on a scripted town sharing one saves folder (tests/conftest.py)."""
-    return windows
 
 
 def _actions(session) -> dict:
@@ -52,8 +41,8 @@ def _wait_for_writer(game):
     game.panels.savemenu.writer.wait(30)
 
 
-def test_escape_and_closing_the_window_ask_first(town, tmp_path):
-    game, session = town(agents=2)
+def test_escape_and_closing_the_window_ask_first(windows, tmp_path):
+    game, session = windows(agents=2)
     frames(game, 5)
     press(pygame.K_ESCAPE)  # nothing open: Escape asks
     frames(game, 1)
@@ -80,18 +69,18 @@ def test_escape_and_closing_the_window_ask_first(town, tmp_path):
     assert not list((tmp_path / "saves").glob("*continue.sqlite"))
 
 
-def test_a_quit_signal_saves_and_quits_without_asking(town, tmp_path):
-    game, session = town(agents=2)
+def test_a_quit_signal_saves_and_quits_without_asking(windows, tmp_path):
+    game, session = windows(agents=2)
     frames(game, 5)
     pygame.event.post(pygame.event.Event(pygame.QUIT))  # Ctrl+C or kill: SDL turns it into QUIT alone
     assert until(game, lambda: not game.running, limit=600, wait=_wait_for_writer)
     assert (tmp_path / "saves" / f"{session.game_id}-continue.sqlite").exists()  # this game's own
 
 
-def test_save_and_quit_then_load_resumes_the_same_time_and_actions(town, tmp_path):
+def test_save_and_quit_then_load_resumes_the_same_time_and_actions(windows, tmp_path):
     from game.saves.saveload import NEWEST, load_into
 
-    game, session = town(agents=4)
+    game, session = windows(agents=4)
     session.set_speed(3)
     until(game, lambda: session.sim.now.minute >= 20, limit=3000, wait=lambda g: session.pool.wait(0.05))
     press(pygame.K_ESCAPE)
@@ -105,7 +94,7 @@ def test_save_and_quit_then_load_resumes_the_same_time_and_actions(town, tmp_pat
     assert (tmp_path / "saves" / f"{session.game_id}-continue.sqlite").exists()
 
     # `smallville play --load` (no name): the newest save, which this is
-    game2, session2 = town(agents=4)
+    game2, session2 = windows(agents=4)
     assert session2.sim.now != saved_now
     info = load_into(game2, NEWEST, folder=tmp_path / "saves")
     assert info.slot == f"{session.game_id}-continue"
@@ -116,8 +105,8 @@ def test_save_and_quit_then_load_resumes_the_same_time_and_actions(town, tmp_pat
     assert game2.visitor.tile == session2.sim.bodies[session2.sim.visitor].tile
 
 
-def test_continue_at_start_resumes_the_newest_save(town, tmp_path):
-    game, session = town(agents=3)
+def test_continue_at_start_resumes_the_newest_save(windows, tmp_path):
+    game, session = windows(agents=3)
     frames(game, 30)
     session.paused = True
     saved_now, saved_actions = session.sim.now, _actions(session)
@@ -125,7 +114,7 @@ def test_continue_at_start_resumes_the_newest_save(town, tmp_path):
     _wait_for_writer(game)
     frames(game, 2)
 
-    game2, session2 = town(agents=3)
+    game2, session2 = windows(agents=3)
     game2.ask_visitor_name("Alex", offer_continue=True)  # what a fresh `smallville play` shows
     box = game2.panels.namebox
     assert session2.paused
@@ -138,8 +127,8 @@ def test_continue_at_start_resumes_the_newest_save(town, tmp_path):
     assert session2.paused == True and game2.controls.enabled  # noqa: E712 - saved paused, loaded paused
 
 
-def test_no_continue_without_a_save(town, tmp_path):
-    game, session = town(agents=2)
+def test_no_continue_without_a_save(windows, tmp_path):
+    game, session = windows(agents=2)
     game.ask_visitor_name("Alex", offer_continue=True)
     frames(game, 30)
     assert game.panels.namebox.continue_button is None
@@ -147,7 +136,7 @@ def test_no_continue_without_a_save(town, tmp_path):
     assert session.visitor_name == "Robin" and not session.paused
 
 
-def test_an_interview_waiting_at_load_time_is_asked_again(town):
+def test_an_interview_waiting_at_load_time_is_asked_again(windows):
     gate = threading.Event()
 
     def slow_answers(purpose, messages, schema):
@@ -156,7 +145,7 @@ def test_an_interview_waiting_at_load_time_is_asked_again(town):
             return {"answer": "I am opening the cafe early today."}
         return plausible(purpose, messages, schema)
 
-    game, session = town(agents=2, responder=slow_answers)
+    game, session = windows(agents=2, responder=slow_answers)
     frames(game, 5)
     session.pool.wait(10)
     press(pygame.K_F5)  # a quick save from before the question
@@ -179,7 +168,7 @@ def test_an_interview_waiting_at_load_time_is_asked_again(town):
     assert sum(1 for who, _ in iv.lines if who == name) == 1  # one answer: the dropped one never lands
 
 
-def test_a_chat_waiting_at_load_time_is_closed_with_a_message(town):
+def test_a_chat_waiting_at_load_time_is_closed_with_a_message(windows):
     gate = threading.Event()
 
     def slow_answers(purpose, messages, schema):
@@ -188,7 +177,7 @@ def test_a_chat_waiting_at_load_time_is_closed_with_a_message(town):
             return {"answer": "Hello!"}
         return plausible(purpose, messages, schema)
 
-    game, session = town(agents=2, responder=slow_answers)
+    game, session = windows(agents=2, responder=slow_answers)
     try:
         frames(game, 5)
         game.panels.savemenu.save(game.panels.savemenu.own("quick"))

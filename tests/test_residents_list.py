@@ -5,38 +5,18 @@ minds, real pygame events (keys, mouse clicks on the pygame_gui rows).
 """
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-
 import pytest
 
 pygame = pytest.importorskip("pygame")
 pytest.importorskip("pygame_gui")
 
-from driving import MAP, click, click_element, frames, on_screen, press, screen_distance_to_centre, until, window
+from driving import MAP, click, click_element, frames, on_screen, press, screen_distance_to_centre, until
 
 pytestmark = pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not built")
 
 
-@pytest.fixture
-def town(display):
-    made = []
-
-    def build(**kw):
-        game, session = window(display, **kw)
-        made.append(session)
-        return game, session
-
-    yield build
-    for s in made:
-        s.close()
-
-
-def test_the_list_finds_and_follows_a_resident_who_is_off_screen(town):
-    game, session = town(agents=6)
+def test_the_list_finds_and_follows_a_resident_who_is_off_screen(windows):
+    game, session = windows(agents=6)
     frames(game, 2)
     away = [n for n in sorted(session.minds) if not on_screen(game, n)]
     assert away, "everyone is on screen at the bus stop?"
@@ -73,8 +53,8 @@ def test_the_list_finds_and_follows_a_resident_who_is_off_screen(town):
     assert not game.panels.hud.notes
 
 
-def test_double_click_opens_the_inspector_and_escape_steps_back(town):
-    game, _session = town(agents=3)
+def test_double_click_opens_the_inspector_and_escape_steps_back(windows):
+    game, _session = windows(agents=3)
     press(pygame.K_r)
     frames(game, 12)
     lst = game.panels.residents_list
@@ -97,8 +77,8 @@ def test_double_click_opens_the_inspector_and_escape_steps_back(town):
     assert game.panels.follower.target is None and game.running and not game.panels.quit_dialog.is_open
 
 
-def test_the_hud_button_opens_it_and_the_filter_narrows_it(town):
-    game, session = town(agents=6)
+def test_the_hud_button_opens_it_and_the_filter_narrows_it(windows):
+    game, session = windows(agents=6)
     frames(game, 1)
     click_element(game, game.panels.residents_list.hud_button)
     lst = game.panels.residents_list
@@ -116,10 +96,10 @@ def test_the_hud_button_opens_it_and_the_filter_narrows_it(town):
     assert not lst.is_open
 
 
-def test_markers_for_thinking_and_provenance(town):
+def test_markers_for_thinking_and_provenance(windows):
     from dataclasses import replace
 
-    game, session = town(agents=2)
+    game, session = windows(agents=2)
     session.pace = "clock"  # pace = clock primes the awake on routines too (minds: they wait, and the clock)
     session.prime_routines()
     press(pygame.K_r)
@@ -143,7 +123,7 @@ def test_markers_for_thinking_and_provenance(town):
     assert lst.row_state(name)[5] == ""
 
 
-def test_a_name_in_the_inspector_is_a_link_that_follows(town):
+def test_a_name_in_the_inspector_is_a_link_that_follows(windows):
     import pygame_gui
 
     from game.view.follow import LINK_PREFIX, link_names
@@ -153,7 +133,7 @@ def test_a_name_in_the_inspector_is_a_link_that_follows(town):
     assert out.count(f"href='{LINK_PREFIX}Maria Lopez'") == 1  # the existing link is left alone
     assert f"<a href='{LINK_PREFIX}Klaus Mueller'>Klaus Mueller</a>" in out
 
-    game, session = town(agents=3)
+    game, session = windows(agents=3)
     a, b = sorted(session.minds)[:2]
     game.panels.inspector.select(a)
     frames(game, 2)
@@ -166,8 +146,8 @@ def test_a_name_in_the_inspector_is_a_link_that_follows(town):
     assert game.panels.follower.target == a
 
 
-def test_clicking_the_resident_you_play_opens_their_panel(town):
-    game, session = town(agents=2)
+def test_clicking_the_resident_you_play_opens_their_panel(windows):
+    game, session = windows(agents=2)
     name = sorted(session.minds)[0]
     from game.view.console import play_as
 

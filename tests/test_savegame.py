@@ -517,30 +517,19 @@ def test_a_big_town_saves_with_its_heavy_work_off_the_main_thread_and_loads_whol
 
 
 @pytest.fixture
-def window_game(tmp_path, sessions, monkeypatch):
-    import os
-
-    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-    pygame = pytest.importorskip("pygame")
+def window_game(tmp_path, sessions, monkeypatch, display):
+    """(game, screen): a Game on the Ville with two minds' session, saving to the test's folder
+    (the 1280x720 display: tests/conftest.py)."""
     monkeypatch.setenv("SMALLVILLE_AUTOSAVE_MIN", "5")
-    pygame.display.init()
-    pygame.font.init()
-    screen = pygame.display.set_mode((1280, 720))
     from game.app import Game
 
     game = Game.from_map(MAP, size=(1280, 720))
     game.saves_dir = tmp_path / "saves"
     game.attach_session(sessions(DORM[:2], lockstep=False))
-    yield game, screen
+    yield game, display
     menu = game.panels.savemenu
     if menu is not None:
         menu.close()
-    from game.view import fonts, sprites
-
-    pygame.quit()
-    fonts.reset()
-    sprites.reset_caches()
 
 
 def _key(game, k, mod=0):

@@ -712,12 +712,18 @@ def test_save_writer_is_done_only_once_its_status_says_so(tmp_path):
 
 # ------------------------------------------------------------------ kill -9
 
-def test_killed_saves_leave_the_previous_save_loadable(tmp_path):
+def test_killed_saves_leave_the_previous_save_loadable(tmp_path, request):
     """SIGKILL a process in the middle of saving a 25 x 3000 x 384 town, 20 times
     at spread-out moments: the file is absent (first save) or a complete save."""
+    import pickle
+
     import save_worker
 
     base = save_worker.base_state(25, 3000)
+    # The workers read the state built here rather than each building it again (seconds each).
+    pickled = tmp_path / "worker" / "state.pickle"
+    pickled.parent.mkdir()
+    pickled.write_bytes(pickle.dumps(base, protocol=pickle.HIGHEST_PROTOCOL))
     rng = random.Random(1234)
     # Kill after 0.1 .. 2.1 save-durations (in a seeded random order): most kills
     # land inside a save (encoding, SQLite writing, fsync, rename), some between.
@@ -728,14 +734,30 @@ def test_killed_saves_leave_the_previous_save_loadable(tmp_path):
     current: dict[Path, int | None] = {}
     phases = {"absent": 0, "last finished": 0, "finished unreported": 0}
     env = {**os.environ, "PYTHONPATH": str(REPO)}
+    # a fresh file every 5 kills: the first-save case too
+    targets = [tmp_path / f"town{k // 5}.sqlite" for k in range(20)]
+
+    def start(target: Path) -> subprocess.Popen:
+        # Its first generation comes on stdin once the last worker is killed and checked;
+        # it says "ready" as it begins to save it.
+        proc = subprocess.Popen([sys.executable, str(WORKER), str(target), "-", str(pickled)],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+        request.addfinalizer(proc.kill)  # a failed check leaves no worker waiting
+        return proc
+
+    following = start(targets[0])
     for k in range(20):
-        target = tmp_path / f"town{k // 5}.sqlite"   # a fresh file every 5 kills: the first-save case too
+        target = targets[k]
         prev = current.get(target)
-        proc = subprocess.Popen([sys.executable, str(WORKER), str(target), str(gen)], stdout=subprocess.PIPE,
-                                text=True, env=env)
-        assert proc.stdout.readline().strip() == "ready"
+        proc = following
+        proc.stdin.write(f"{gen}\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline().strip() == "ready"  # and saving
         time.sleep(spread[k] * sorted(save_seconds)[len(save_seconds) // 2])
         proc.kill()
+        # The next worker starts up (imports, reads the state) while this one's file is checked,
+        # not while it saves: the saves are timed alone.
+        following = start(targets[k + 1]) if k + 1 < 20 else None
         out, _ = proc.communicate()
         done = [line.split() for line in out.splitlines() if line.startswith("saved")]
         saved = [int(x[1]) for x in done]
@@ -753,6 +775,7 @@ def test_killed_saves_leave_the_previous_save_loadable(tmp_path):
             assert states_equal(parts, save_worker.set_generation(base, g)), state_diff(parts, base)
             current[target] = g
         gen = in_progress + 1
+    pickled.unlink()
     listed = list_saves(tmp_path)
     assert all(s.ok for s in listed) and {s.path.name for s in listed} == {p.name for p in current}
     # stale temporary files of the killed writers go away at the next save

@@ -5,34 +5,14 @@ minds, real key presses and mouse clicks.
 """
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-
 import pytest
 
 pygame = pytest.importorskip("pygame")
 pytest.importorskip("pygame_gui")
 
-from driving import MAP, click, click_element, frames, on_screen, press, until, window
+from driving import MAP, click, click_element, frames, on_screen, press, until
 
 pytestmark = pytest.mark.skipif(not MAP.exists(), reason="the Ville's map is not built")
-
-
-@pytest.fixture
-def town(display):
-    made = []
-
-    def build(**kw):
-        game, session = window(display, **kw)
-        made.append(session)
-        return game, session
-
-    yield build
-    for s in made:
-        s.close()
 
 
 def _centre_tile(game, sector: str) -> tuple[int, int]:
@@ -42,8 +22,8 @@ def _centre_tile(game, sector: str) -> tuple[int, int]:
     return (xs[len(xs) // 2], ys[len(ys) // 2])
 
 
-def test_the_map_shows_the_town_and_centres_the_camera_on_a_clicked_place(town, display):
-    game, session = town(agents=4)
+def test_the_map_shows_the_town_and_centres_the_camera_on_a_clicked_place(windows, display):
+    game, session = windows(agents=4)
     frames(game, 2)
     press(pygame.K_m)
     frames(game, 2)
@@ -85,8 +65,8 @@ def test_the_map_shows_the_town_and_centres_the_camera_on_a_clicked_place(town, 
     assert game.camera.center == (cx, cy)  # the town is shown where the map left the camera
 
 
-def test_clicking_a_dot_follows_that_resident(town):
-    game, session = town(agents=4)
+def test_clicking_a_dot_follows_that_resident(windows):
+    game, session = windows(agents=4)
     frames(game, 2)
     click_element(game, game.panels.townmap.hud_button)  # the HUD's "Map (M)" button
     tm = game.panels.townmap
@@ -101,8 +81,8 @@ def test_clicking_a_dot_follows_that_resident(town):
     assert until(game, lambda: on_screen(game, name), limit=120)
 
 
-def test_walk_there_from_the_map_arrives(town):
-    game, session = town(agents=2)
+def test_walk_there_from_the_map_arrives(windows):
+    game, session = windows(agents=2)
     session.paused = True  # a still town: the visitor's walk is the only motion
     frames(game, 2)
     press(pygame.K_m)
@@ -122,8 +102,8 @@ def test_walk_there_from_the_map_arrives(town):
     assert any(t.startswith("You are at") for t, _ in game.panels.hud.toasts)
 
 
-def test_right_click_on_the_minimap_walks_and_a_click_looks(town):
-    game, session = town(agents=2)
+def test_right_click_on_the_minimap_walks_and_a_click_looks(windows):
+    game, session = windows(agents=2)
     session.paused = True
     assert until(game, lambda: game.panels.townmap.mini_rect is not None, limit=600)
     tm = game.panels.townmap
@@ -143,8 +123,8 @@ def test_right_click_on_the_minimap_walks_and_a_click_looks(town):
     assert tm.mini_rect is None and not tm.is_open
 
 
-def test_walk_there_from_the_inspector_arrives_next_to_the_resident(town):
-    game, session = town(agents=3)
+def test_walk_there_from_the_inspector_arrives_next_to_the_resident(windows):
+    game, session = windows(agents=3)
     session.paused = True  # residents stand still while the visitor walks up
     frames(game, 2)
     name = min(session.minds, key=lambda n: abs(session.sim.bodies[n].tile[0] - game.visitor.tile[0])
@@ -160,8 +140,8 @@ def test_walk_there_from_the_inspector_arrives_next_to_the_resident(town):
     assert game.panels.chat.nearest() == name  # close enough to talk (T)
 
 
-def test_a_walk_key_takes_over_from_walking_there(town):
-    game, session = town(agents=2)
+def test_a_walk_key_takes_over_from_walking_there(windows):
+    game, session = windows(agents=2)
     session.paused = True
     frames(game, 2)
     assert game.walk_to_tile((game.visitor.tile[0] - 20, game.visitor.tile[1]))

@@ -2,12 +2,6 @@
 never touches the newer line; the save menu acts on the row's own file."""
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-
 import pytest
 
 pygame = pytest.importorskip("pygame")

@@ -11,12 +11,8 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 from datetime import datetime
 from pathlib import Path
-
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import numpy as np
 import pytest

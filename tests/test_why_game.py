@@ -14,9 +14,6 @@ import json
 import os
 import time
 
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-
 import pytest
 
 pygame = pytest.importorskip("pygame")

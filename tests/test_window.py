@@ -6,14 +6,9 @@ real-town cases skip (saying why) until the Ville's map and art exist.
 """
 from __future__ import annotations
 
-import os
 import sys
 from argparse import Namespace
 from pathlib import Path
-
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import pytest
 

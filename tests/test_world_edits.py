@@ -2,11 +2,7 @@
 reacting at the object (a scripted model saying react; a junk model -> the rule)."""
 from __future__ import annotations
 
-import os
 from datetime import datetime
-
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import mapkit
 import pytest
