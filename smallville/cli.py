@@ -68,6 +68,7 @@ def _add_cast_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="the run's seed (and the generated residents')")
 
 
+# long: the command's whole table of subcommands and options, read as one
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="smallville", description="A town of generative agents you can walk into.")
     sub = parser.add_subparsers(dest="command")

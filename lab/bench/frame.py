@@ -74,6 +74,7 @@ def _frame_loop(game: Any, screen: Any, n: int, before: Callable[[], Any] | None
     return out
 
 
+# long: one measurement, set up, timed and reported in order
 def bench_frame(ctx: Context) -> dict:
     """Frame time (update + draw, as `run` measures it) with 25 residents headless."""
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")

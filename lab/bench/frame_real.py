@@ -55,6 +55,7 @@ def _phase(game: Any, screen: Any, frames: int, tag: str) -> dict[str, float | N
     return _figures(times, tag, cpu, None if q0 is None or q1 is None else q1 - q0)
 
 
+# long: one measurement, set up, timed and reported in order
 def bench_frame_real(ctx: Context) -> dict:
     """Frame p50/p99 with 25 real minds at speeds 1 and 5, bare and with panels open."""
     _need_embedded_model()

@@ -174,6 +174,7 @@ def masks_speed(rounds: int) -> dict[str, Any]:
     }
 
 
+# long: one measurement per model, set up, timed and reported in order
 def bench_models(calls: int = 10, sentences: int = 200, model: str | None = None,
                  long_calls: int = 2, weight_calls: int = 5, mask_rounds: int = 3,
                  replayed: int = 0) -> dict[str, Any]:

@@ -330,6 +330,7 @@ def _r(v: float | None, nd: int = 2) -> float | None:
     return None if v is None else round(v, nd) + 0.0  # + 0.0: never -0.0
 
 
+# long: one phase of play, its sampling loop and its figures, read best whole
 def _phase(ctx: Context, screen: Any, renderer: Any, instances: int, seconds: float, every: float,
            make_session: Callable[[Context], Any], tag: str | None = None, real_dt: bool = False) -> dict[str, Any]:
     """One fresh game from 05:30 with ``instances`` model instances, for ``seconds`` real

@@ -15,6 +15,7 @@ from agents import memory as mem
 from lab.bench.measure import Context, percentile
 
 
+# long: one measurement, set up, timed and reported in order
 def bench_retrieval(ctx: Context) -> dict:
     """ms per retrieval query at 1k, 10k and 100k memories (synthetic stream,
     the real MemoryStream API)."""

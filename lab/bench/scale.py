@@ -207,6 +207,7 @@ def module_targets() -> list[tuple[Any, str, str]]:
 
 
 # ---------------------------------------------------------------------------- one run
+# long: one measured run: the server, the timers around the run, and its row
 def run_one(ctx: Context, stepping: str, residents: int, slots: int, latency: float, hours: float) -> dict[str, Any]:
     """One headless run against a fresh stand-in server; its row of figures."""
     town = load_town(ctx.map_path)

@@ -56,6 +56,7 @@ def _p(p: float | None) -> str:
     return "n/a" if p is None else ("< 0.001" if p < 0.001 else f"{p:.3f}")
 
 
+# long: the report's sections in the order a reader meets them
 def markdown(ev: Evaluation, gathered: dict, measures: dict) -> str:
     d = ev.data
     conds = ev.conditions

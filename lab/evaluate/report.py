@@ -23,6 +23,7 @@ def frac(count: int | None, n: int) -> str:
     return f"{count}/{n} ({count / n:.0%})" if n else "0/0"
 
 
+# long: the report's sections in the order a reader meets them
 def render_markdown(result: dict) -> str:
     n = result["residents_count"]
     L = [f"# Evaluation of {result['target']}", "",

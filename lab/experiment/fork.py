@@ -164,6 +164,7 @@ def _write(folder: Path, manifest: dict) -> None:
                                    encoding="utf-8")
 
 
+# long: the fork command's steps in order: check, copy, change, run both arms, report
 def main_fork(args: Any, *, echo: Callable[[str], None] | None = None,
               run: Callable[[dict], dict] = run_branch) -> int:
     say = echo or (lambda s: print(s, file=sys.stderr))
