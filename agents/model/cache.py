@@ -33,6 +33,23 @@ def cache_key(model: str, messages: list[dict], schema: dict | None, temperature
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+def _set_wal(conn: sqlite3.Connection, tries: int = 100) -> None:
+    """WAL mode, which stays with the file once set. Two processes opening the cache at
+    once (experiment workers) can find it locked while the other switches: SQLite answers
+    "database is locked" at once there, without waiting its timeout, so try again a little later."""
+    for attempt in range(tries):
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) and "busy" not in str(err):
+                raise
+            if attempt == tries - 1:
+                log.warning("response cache: could not switch to WAL mode (%s); going on without", err)
+                return
+            time.sleep(0.05)
+
+
 class ResponseCache:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -63,7 +80,7 @@ class ResponseCache:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             conn = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False)
-            conn.execute("PRAGMA journal_mode=WAL")
+            _set_wal(conn)
             conn.execute("PRAGMA synchronous=NORMAL")
             self._local.conn = conn
             with self._lock:
