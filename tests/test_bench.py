@@ -330,6 +330,8 @@ def test_scale_runs_a_town_against_the_standin_server_and_keeps_every_row(tmp_pa
     assert 0 < row["floor_one_mind_s"] <= row["wall_per_sim_hour_s"] + 0.1
     assert 0 < row["floor_server_s"] <= row["wall_per_sim_hour_s"] + 0.1
     assert row["most_calls_one_resident"] >= 1 and row["asked_early"] == 0
+    summary = json.loads((Path(row["folder"]) / "summary.json").read_text())
+    assert summary["stepping"]["mode"] == "lockstep"  # the arm's stepping reached the run
     assert 1 <= row["waves"] <= row["calls"]
     kept = json.loads((tmp_path / "scale_runs.json").read_text())["runs"]
     assert [r["residents"] for r in kept] == [3, 500]  # the earlier run's row is kept beside this one's
@@ -345,27 +347,16 @@ def test_scale_is_narrowed_by_the_environment():
     assert todo["latency"] == 1.5 and todo["hours"] == 1.0
     full = scale.plan(Context(), {})
     assert full["agents"] == (25, 100, 250, 500) and full["slots"] == (8, 32, 128)
-    assert full["steppings"][0] == "lockstep"
-    assert ("out-of-order" in full["steppings"]) == scale.has_out_of_order()
+    assert full["steppings"] == ["lockstep", "out-of-order"]
     with pytest.raises(ValueError, match="not a list of numbers"):
         scale.plan(Context(), {"SMALLVILLE_SCALE_AGENTS": "many"})
 
 
-def test_scale_tells_each_arm_its_stepping_whichever_way_runs_take_it(monkeypatch):
+def test_scale_steppings_are_named_in_the_environment():
     from lab.bench import scale
 
-    def lockstep_only(town, personas, *, start, hours, out): ...
-    def with_out_of_order(town, personas, *, start, hours, out, out_of_order=True): ...
-    def with_lockstep(town, personas, *, start, hours, out, lockstep=True): ...
-
-    monkeypatch.setattr(scale, "run_headless", lockstep_only)
-    assert scale.steppings({}) == ["lockstep"] and scale.stepping_kwargs("lockstep") == {}
-    monkeypatch.setattr(scale, "run_headless", with_out_of_order)
     assert scale.steppings({}) == ["lockstep", "out-of-order"]
-    # out of order by default: the lockstep arm must say so
-    assert scale.stepping_kwargs("lockstep") == {"out_of_order": False}
-    assert scale.stepping_kwargs("out-of-order") == {"out_of_order": True}
-    monkeypatch.setattr(scale, "run_headless", with_lockstep)
-    assert scale.stepping_kwargs("lockstep") == {"lockstep": True}
-    assert scale.stepping_kwargs("out-of-order") == {"lockstep": False}
     assert scale.steppings({"SMALLVILLE_SCALE_STEPPING": "out-of-order"}) == ["out-of-order"]
+    assert scale.steppings({"SMALLVILLE_SCALE_STEPPING": "lockstep, out-of-order"}) == ["lockstep", "out-of-order"]
+    with pytest.raises(ValueError, match="unknown stepping"):
+        scale.steppings({"SMALLVILLE_SCALE_STEPPING": "sideways"})

@@ -14,12 +14,9 @@ thread's: perception, pathing and walking, scheduling, the recording), with
 the parts measured by timing those functions (thread CPU): perception, pathing,
 retrieval and embeddings; the model's side (calls, how busy the slots were).
 
-The stepping is a parameter: lockstep always; out-of-order too when
-``run_headless`` takes an ``out_of_order`` (or a ``lockstep``) argument (issue
-37's other half), which is then always passed, so each arm is what it says.
-
-A full sweep is 4 x 3 runs per stepping, each at least ten minutes in lockstep
-(every step waits a call's latency). Narrow it with the environment::
+Each run is made both ways, lockstep and out of order (docs/stepping.md). A
+full sweep is 4 x 3 runs per stepping, from about a minute (25 residents) to
+well over ten (500 on few slots). Narrow it with the environment::
 
     SMALLVILLE_SCALE_AGENTS=25,100  SMALLVILLE_SCALE_SLOTS=8,128
     SMALLVILLE_SCALE_HOURS=0.5      SMALLVILLE_SCALE_LATENCY=1.5
@@ -32,7 +29,6 @@ all the rows there.
 """
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import subprocess
@@ -74,39 +70,16 @@ def numbers(text: str | None, default: tuple, cast: Callable[[str], Any] = int) 
         raise ValueError(f"not a list of numbers: {text!r}") from None
 
 
-def stepping_option() -> str | None:
-    """How ``run_headless`` is told its stepping: ``out_of_order`` (a bool), ``lockstep``
-    (a bool), or None when it only steps lockstep."""
-    params = inspect.signature(run_headless).parameters
-    return next((p for p in ("out_of_order", "lockstep") if p in params), None)
-
-
-def has_out_of_order() -> bool:
-    """Whether headless runs can step out of order."""
-    return stepping_option() is not None
-
-
-def stepping_kwargs(stepping: str) -> dict[str, bool]:
-    """The ``run_headless`` argument for ``stepping`` (none where lockstep is all there is)."""
-    option = stepping_option()
-    if option == "out_of_order":
-        return {"out_of_order": stepping != "lockstep"}
-    if option == "lockstep":
-        return {"lockstep": stepping == "lockstep"}
-    return {}
-
-
 def steppings(env: dict[str, str] | os._Environ) -> list[str]:
     want = (env.get("SMALLVILLE_SCALE_STEPPING") or "both").strip().lower()
-    have = ["lockstep"] + (["out-of-order"] if has_out_of_order() else [])
     if want in ("both", "all", ""):
-        return have
+        return ["lockstep", "out-of-order"]
     named = [w.strip() for w in want.split(",") if w.strip()]
     unknown = [w for w in named if w not in ("lockstep", "out-of-order")]
     if unknown:
         raise ValueError(f"SMALLVILLE_SCALE_STEPPING: unknown stepping(s) {', '.join(unknown)} "
                          "(lockstep, out-of-order, both)")
-    return [w for w in named if w in have]
+    return named
 
 
 def plan(ctx: Context, env: dict[str, str] | os._Environ | None = None) -> dict[str, Any]:
@@ -245,7 +218,6 @@ def run_one(ctx: Context, stepping: str, residents: int, slots: int, latency: fl
             marks["last"] = now
             marks["t1"], marks["cpu1"] = time.perf_counter(), time.process_time()
 
-        kwargs: dict[str, Any] = stepping_kwargs(stepping)
         embedder = LocalEmbedder(cache_path=None)
         embedder.embed(["the model loads before the clock starts"])  # its first call loads the model
         with parts.patched(module_targets()):
@@ -253,7 +225,7 @@ def run_one(ctx: Context, stepping: str, residents: int, slots: int, latency: fl
                 town, personas, start=scenario.start, hours=hours, out=folder, scenario=scenario, config=config,
                 gateway=Gateway(config), embedder=embedder, seed=ctx.seed,
                 progress=sys.stderr.isatty(), echo=None, autosave_min=None, on_start=on_start, on_step=on_step,
-                **kwargs)
+                out_of_order=stepping == "out-of-order")
         if result.interrupted:
             raise KeyboardInterrupt
         served = server.stats()
@@ -438,8 +410,6 @@ def bench_scale(ctx: Context) -> dict:
         todo = plan(ctx)
     except ValueError as err:
         raise Skipped(str(err)) from None
-    if not todo["steppings"]:
-        raise Skipped("no stepping to run: out-of-order stepping is not in this build (SMALLVILLE_SCALE_STEPPING)")
     rows = []
     for stepping in todo["steppings"]:
         for slots in todo["slots"]:
