@@ -60,6 +60,7 @@ from game.runs.timeline import TIME_FORMAT, economy_text, make_summary, timeline
 from game.saves.saveload import capture, restore
 from game.saves.store import SaveError, SaveWriter, list_saves, load_state, read_info
 from game.sim import STEP, SimSettings
+from game.sim.clocks import GroupClocks
 from game.support import folders
 from game.support.errors import UserError
 from game.world.map_reader import load_town
@@ -135,10 +136,10 @@ def run_headless(
     built (or restored) town before the first step (`smallville fork`'s branches).
     Every finished run teaches the forecast its model's rates.
 
-    ``out_of_order`` (``smallville sim --out-of-order``): the minds are also asked
-    early what lockstep will ask them later, whenever nothing can change the question
-    meanwhile (game/sim/ahead.py). The run is the same as lockstep's, event for
-    event; the model is kept busier (on this machine, not faster: docs/stepping.md)."""
+    ``out_of_order`` (``smallville sim --out-of-order``): each resident steps on its own
+    clock, as far ahead of the others as nothing can pass between them meanwhile
+    (game/sim/clocks.py), so the model works on every group's questions at once. The
+    run is the same as lockstep's, event for event (docs/stepping.md)."""
     run = _open_run(town, personas, start=start, out=out, scenario=scenario, config=config, gateway=gateway,
                     embedder=embedder, minds=minds, seed=seed, sim_settings=sim_settings, mind_settings=mind_settings,
                     resume=resume, autosave_min=autosave_min, on_start=on_start, out_of_order=out_of_order)
@@ -150,9 +151,8 @@ def run_headless(
     if ceiling is not None:
         ceiling.start(run.accounting)
     span.t0 = time.monotonic()
-    sim.out_of_order = out_of_order
-    sim.early_spare = 1 if run.pool is not None else 0
-    interrupted, stopped = _step_run(run, end, keep=keep, on_step=on_step, ceiling=ceiling, progress=progress)
+    step = _step_apart if out_of_order else _step_run
+    interrupted, stopped = step(run, end, keep=keep, on_step=on_step, ceiling=ceiling, progress=progress)
     last_save, interrupted = _close_run(run, interrupted, echo)
     summary = _summarize(run, span, town, interrupted=interrupted, stopped=stopped, last_save=last_save,
                          resumed=resume is not None, out_of_order=out_of_order)
@@ -193,8 +193,9 @@ def _summarize(run: _Run, span: _Span, town: Any, *, interrupted: bool, stopped:
                        hours=(sim.now - begin).total_seconds() / 3600, start=begin, fresh=not resumed,
                        wall_s=time.monotonic() - span.t0)
     summary["why"] = run.why_log.stats(len(run.personas), summary["sim_hours"])
-    summary["stepping"] = {"mode": "out-of-order" if out_of_order else "lockstep",
-                           "asked_early_taken": sim.jobs.early_taken, "asked_early_undone": sim.jobs.early_undone}
+    summary["stepping"] = {"mode": "out-of-order" if out_of_order else "lockstep"}
+    if run.clocks is not None:  # how far apart the residents stepped
+        summary["stepping"].update(run.clocks.stats())
     if busy is not None and this_wall > 0:  # the embedded model: the share of this run's wall time it answered
         size = max(1, local_model.model().size)
         summary["stepping"].update(model_instances=size, model_busy_share=round(busy / (this_wall * size), 3),
@@ -227,6 +228,8 @@ class _Run:
     prev_wall: float  # a resumed run's wall time so far
     last_auto: datetime  # the sim time of the last autosave
     every: timedelta | None  # autosave every this much sim time (None: never)
+    clocks: GroupClocks | None = None  # out of order: the residents' own clocks
+    uneven: bool = False  # stopped with the residents at different times: no end save
 
     @property
     def sim(self) -> Any:
@@ -256,12 +259,9 @@ def _open_run(town: Any, personas: Sequence[Any], *, start: datetime, out: str |
         "llm_calls": out / "llm_calls.jsonl",
         "summary": out / "summary.json",
     }
-    # Out of order, the pool has a worker more than the model has instances: the step's own jobs
-    # always find one free beside those asked early, and the model serves theirs first (by rank).
-    pool = MindPool((getattr(config, "concurrency", None) or 2) + 1) if out_of_order else None
     parts = build_parts(
         town, personas, start, scenario=scenario, config=config, gateway=gateway, embedder=embedder, minds=minds,
-        seed=seed, lockstep=True, sim_settings=sim_settings, mind_settings=mind_settings, pool=pool,
+        seed=seed, lockstep=True, sim_settings=sim_settings, mind_settings=mind_settings,
     )
     prev_wall = 0.0
     if resume is not None:
@@ -322,13 +322,9 @@ def _step_run(run: _Run, end: datetime, *, keep: int, on_step: Callable[[Any], N
         bar = tqdm(total=steps, unit="step", desc="sim", file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
     try:
         while sim.now < end:
-            sim.horizon = end  # nothing is asked early for a step at or past the end (game/sim/ahead.py)
             sim.step()
             run.recorder.after_step(sim)
-            if run.every is not None and sim.now - run.last_auto >= run.every:
-                run.last_auto = sim.now
-                snap, meta = _capture(run.parts)  # drains (lockstep): the writer builds the rest meanwhile
-                run.writer.autosave(snap, meta, run.saves_dir, keep).add_done_callback(run.history.saved)
+            _autosave(run, keep)
             if on_step is not None:
                 on_step(sim)
             if ceiling is not None and (stopped := ceiling.reached(accounting)):
@@ -340,10 +336,57 @@ def _step_run(run: _Run, end: datetime, *, keep: int, on_step: Callable[[Any], N
                     tot = accounting.summary()["total"]
                     bar.set_postfix_str(f"{sim.now:%a %H:%M} · {tot['calls']} calls · {tot['tokens']} tokens",
                                         refresh=False)
-        sim.jobs.undo_all_early()  # stopped early (a ceiling): what was asked early for later is not the run's
         sim.drain()
     except KeyboardInterrupt:
         log.info("run interrupted at %s", sim.now)
+        return True, stopped
+    finally:
+        if bar is not None:
+            bar.close()
+    return False, stopped
+
+
+def _autosave(run: _Run, keep: int) -> None:
+    """An autosave, when one is due (every ``run.every`` of sim time)."""
+    sim = run.sim
+    if run.every is not None and sim.now - run.last_auto >= run.every:
+        run.last_auto = sim.now
+        snap, meta = _capture(run.parts)  # drains (lockstep): the writer builds the rest meanwhile
+        run.writer.autosave(snap, meta, run.saves_dir, keep).add_done_callback(run.history.saved)
+
+
+def _step_apart(run: _Run, end: datetime, *, keep: int, on_step: Callable[[Any], None] | None,
+                ceiling: Ceiling | None, progress: bool) -> tuple[bool, str | None]:
+    """``_step_run`` with a clock per resident (game/sim/clocks.py): the residents step apart
+    between barriers, where all are at one time: each autosave, the end. ``on_step`` and
+    the ceiling see the slowest residents' time."""
+    sim, accounting = run.sim, run.accounting
+    clocks = run.clocks = GroupClocks(sim, on_frame=lambda frame: run.recorder.after_step(sim, frame))
+    stopped: str | None = None
+    bar = tqdm(total=round((end - sim.now) / STEP), unit="step", desc="sim", file=sys.stderr, dynamic_ncols=True,
+               mininterval=0.5) if progress else None
+
+    def on_floor() -> bool:
+        nonlocal stopped
+        if on_step is not None:
+            on_step(sim)
+        if bar is not None:
+            bar.update(round((sim.now - bar_start) / STEP) - bar.n)
+        stopped = ceiling.reached(accounting) if ceiling is not None else None
+        if stopped:
+            log.info("run stopped at %s: %s", sim.now, stopped)
+        return bool(stopped)
+
+    bar_start = sim.now
+    try:
+        while sim.now < end and not stopped:
+            barrier = end if run.every is None else min(end, run.last_auto + run.every)
+            clocks.run_to(sim.steps + max(1, round((barrier - sim.now) / STEP)), on_floor)
+            _autosave(run, keep)
+        sim.drain()
+    except KeyboardInterrupt:
+        run.uneven = clocks.floor != int(clocks.clock.max())
+        log.info("run interrupted at %s%s", sim.now, " (the residents at different times)" if run.uneven else "")
         return True, stopped
     finally:
         if bar is not None:
@@ -357,7 +400,11 @@ def _close_run(run: _Run, interrupted: bool, echo: Callable[[str], None] | None)
     during the save interrupts the run too."""
     last_save = None
     try:
-        last_save = _save_end(run, drain=not interrupted, echo=echo)
+        if run.uneven:  # a save holds a town at one time: the last autosave is the one to resume from
+            if echo is not None:
+                echo("no end save: the run stopped with its residents at different times")
+        else:
+            last_save = _save_end(run, drain=not interrupted, echo=echo)
     except KeyboardInterrupt:
         interrupted = True
     finally:
@@ -374,7 +421,6 @@ def _close_run(run: _Run, interrupted: bool, echo: Callable[[str], None] | None)
 
 def _save_end(run: _Run, *, drain: bool, echo: Callable[[str], None] | None) -> Path | None:
     try:
-        run.sim.jobs.undo_all_early()  # a mind asked early is saved as it was before (drain does it too)
         snap, meta = _capture(run.parts, drain=drain)
         # The future's result, not the writer's status: it is the save's own outcome.
         return run.writer.save(run.saves_dir / "end.sqlite", snap, {**meta, "slot": "end"}).result().path
@@ -391,7 +437,7 @@ def _echo_run(echo: Callable[[str], None], summary: dict, out: Path, *, interrup
     echo(economy_text(summary))
     st = summary["stepping"]
     echo(f"stepping: {st['mode']}"
-         + (f", {st['asked_early_taken']} answers asked early ({st['asked_early_undone']} undone)"
+         + (f", {st['groups_per_step']:g} groups a step on average, up to {st['most_ahead_s']:g} sim s apart"
             if out_of_order else "")
          + (f"; {st['sim_speed_x']:g}x real time, the model busy {100 * st['model_busy_share']:.0f}% of it"
             if "model_busy_share" in st else ""))

@@ -190,6 +190,11 @@ class MindPool:
         with self._idle:
             return self._idle.wait_for(lambda: not keys.intersection(self._jobs), timeout=timeout)
 
+    def wait_any(self, keys: set[str], timeout: float | None = None) -> bool:
+        """Block until one of ``keys`` has no job in flight; False if ``timeout`` ran out first."""
+        with self._idle:
+            return self._idle.wait_for(lambda: any(k not in self._jobs for k in keys), timeout=timeout)
+
     # -- stopping --------------------------------------------------------------------
     def cancel_all(self) -> None:
         """Drop queued jobs; results of running ones are discarded when they finish."""

@@ -242,12 +242,13 @@ class Recorder:
         }
         self._writer.put([header, key])
 
-    def _body(self, i: int) -> Any:
+    def _body(self, i: int, bodies: Any = None) -> Any:
         sim = self._sim
+        bodies = sim.bodies if bodies is None else bodies
         if i < len(self.names):
-            return sim.bodies.get(self.names[i])
+            return bodies.get(self.names[i])
         name = getattr(sim, "visitor", None)
-        return sim.bodies.get(name) if name else None
+        return bodies.get(name) if name else None
 
     def _new_block(self) -> None:
         self._block_s = self.frame
@@ -270,8 +271,10 @@ class Recorder:
         if not self.closed:
             self._events.append(ev)
 
-    def after_step(self, sim: Any) -> None:
-        """Sample the town after one step (main thread; tens of microseconds)."""
+    def after_step(self, sim: Any, frame: Any = None) -> None:
+        """Sample the town after one step (main thread; tens of microseconds). ``frame``:
+        the town at that step pieced together from residents on their own clocks
+        (game/sim/clocks.py ``Frame``: its time, its bodies, its object states)."""
         if self.closed:
             return
         if sim is not self._sim:  # another simulation took over (a loaded save): this timeline ends
@@ -280,14 +283,15 @@ class Recorder:
         self.frame += 1
         self.frames += 1
         f = self.frame
-        now = sim.now
+        now = sim.now if frame is None else frame.now
+        bodies = sim.bodies if frame is None else frame.bodies
         decided = self._take_events(f)
         visitor = getattr(sim, "visitor", None)
         if visitor != self._visitor_name:
             self._visitor_name = visitor
             self._pending.append({"k": "v", "s": f, "name": visitor})
         for i in range(len(self._tile)):
-            b = self._body(i)
+            b = self._body(i, bodies)
             codes = self._codes[i]
             if b is None:
                 codes.append(STAY)
@@ -316,8 +320,8 @@ class Recorder:
                 codes.append(TURNS[b.facing])
                 self._moved[i] = True
             self._face[i] = b.facing
-        self._sample_actions(f, now, decided)
-        states = sim.town.object_states
+        self._sample_actions(f, now, decided, bodies)
+        states = sim.town.object_states if frame is None else frame.object_states
         if states != self._objects:
             changed = {a: s for a, s in states.items() if self._objects.get(a) != s}
             self._objects = dict(states)
@@ -325,10 +329,10 @@ class Recorder:
         if f - self._block_s >= BLOCK:
             self._flush_block()
 
-    def _sample_actions(self, f: int, now: datetime, decided: dict[str, dict]) -> None:
+    def _sample_actions(self, f: int, now: datetime, decided: dict[str, dict], bodies: Any) -> None:
         """An ``a`` record for every body whose action or conversation changed."""
         for i in range(len(self._tile)):
-            b = self._body(i)
+            b = self._body(i, bodies)
             if b is None or (b.action is self._act[i] and b.conversation == self._conv[i]):
                 continue
             self._act[i], self._conv[i] = b.action, b.conversation
@@ -397,7 +401,7 @@ class Recorder:
             if self._hear in also.listeners:
                 also.listeners.remove(self._hear)
         decided = self._take_events(self.frame)
-        self._sample_actions(self.frame, self.start + self.frame * STEP, decided)  # what the last drain decided
+        self._sample_actions(self.frame, self.start + self.frame * STEP, decided, None)  # what the last drain decided
         if self.frame > self._block_s or self._pending:
             self._flush_block()
         self._writer.put([{"k": "end", "s": self.frame, "why": why, "wall": round(time.time(), 1)}])

@@ -35,6 +35,9 @@ class ConversationsSim(movement.MovementSim, Protocol):
     next_chat: int  # the next conversation's id
 
     @property
+    def lockstep(self) -> bool: ...
+
+    @property
     def chats(self) -> dict[int, Chat]: ...
 
     @property
@@ -106,6 +109,23 @@ def free_to_talk(sim: ConversationsSim, b: Body) -> bool:
     return sim.jobs.current(b.name) is None and not sim.jobs.has_waiting(b.name)
 
 
+def new_chat_id(sim: ConversationsSim, name: str) -> int:
+    """A new conversation's id: the next number in the window; in lockstep runs, one
+    made of the step and the initiator (a resident starts one conversation a step at
+    most), so ids do not hang on the order the town's groups step in
+    (game/sim/clocks.py)."""
+    if sim.lockstep:
+        names = sorted(sim.minds)
+        width = 10 ** max(3, len(str(len(names))))
+        cid = sim.steps * width + names.index(name) if name in sim.minds else sim.next_chat
+        if cid not in sim.chats:
+            sim.next_chat = max(sim.next_chat, cid + 1)
+            return cid
+    cid = max(sim.next_chat, max(sim.chats, default=0) + 1)
+    sim.next_chat = cid + 1
+    return cid
+
+
 def start(sim: ConversationsSim, name: str, partner: str, note: str = "", source: str = "") -> bool:
     """``name`` starts a conversation with ``partner``; False when they cannot talk now."""
     a = sim.bodies[name]
@@ -118,8 +138,7 @@ def start(sim: ConversationsSim, name: str, partner: str, note: str = "", source
         return False
     if sim.area(a.tile) != sim.area(b.tile) or chebyshev(a.tile, b.tile) > s.vision_radius:
         return False
-    cid = sim.next_chat
-    sim.next_chat += 1
+    cid = new_chat_id(sim, name)
     here = sim.town.address_at(*b.tile) or sim.area(b.tile)
     conv = Conversation(participants=(name, partner), address=sim.area(b.tile), started=sim.now)
     chat = Chat(id=cid, conv=conv, turn=name)
@@ -152,6 +171,8 @@ def advance(sim: ConversationsSim) -> None:
         if chat is None:
             continue
         a_name, b_name = chat.conv.participants
+        if sim.active is not None and a_name not in sim.active:
+            continue  # another group's (the two always step together: they stand within sight)
         a, b = sim.bodies[a_name], sim.bodies[b_name]
         if chat.phase == "approach":
             chat.steps += 1

@@ -63,6 +63,13 @@ from game.world.grid import Tile
 log = logging.getLogger(__name__)
 
 
+def in_log_order(events: list[dict]) -> list[dict]:
+    """One step's events in the order the log keeps them: by resident (the town's own
+    first), each resident's in the order they happened. Residents stepping apart
+    (game/sim/clocks.py) give the same log as the town stepping as one."""
+    return sorted(events, key=lambda ev: ev.get("resident") or "")
+
+
 class Simulation:
     """The town in motion. Main thread only (minds run on the pool).
 
@@ -103,6 +110,7 @@ class Simulation:
         self.horizon: datetime | None = None
         self.early_spare = 0  # pool workers kept free of jobs asked early (for the step's own)
         self.early_views: dict[Any, Any] = {}  # ahead.py's map lookups: objects seen from a tile, walks to an arena
+        self.active: frozenset[str] | None = None  # the residents stepping now (a group's step); None: all
         self.focus: set[str] = set()  # residents the player watches (on screen, followed, near): they go first
         # How fast the minds work (wall seconds per job, measured), and the pace the window's
         # clock is set to (sim minutes per real second; the session sets it each frame). 0 in
@@ -120,6 +128,7 @@ class Simulation:
 
         self.events = EventLog()  # the event log: the newest events in memory, older ones on disk
         self.listeners: list[Callable[[dict], None]] = []  # called with each new event
+        self.held_events: list[dict] | None = None  # a lockstep step's events, logged when it ends
         self.bodies: dict[str, Body] = {}
         self.visitor: str | None = None  # the visitor's body's name
         self.controlled: str | None = None  # the resident the player walks (``take_control``)
@@ -163,12 +172,15 @@ class Simulation:
 
     def step(self) -> None:
         """Advance one step (10 sim seconds). Never blocks on a mind unless lockstep."""
-        self.jobs.step = self.steps
-        self._apply_results()
-        self.paths.run()
-        movement.walk(self)
-        conversations.advance(self)
-        decisions.schedule(self)
+        if self.lockstep:  # the step's events go out in one order, whoever stepped first
+            self.held_events = []
+            try:
+                self._step_phases()
+            finally:
+                held, self.held_events = self.held_events, None
+                self.publish(in_log_order(held))
+        else:
+            self._step_phases()
         if self.jobs.count():
             self.throughput.started()  # the minds' pace is unknown until a job is back: timed from here
         if self.lockstep and self.out_of_order:
@@ -180,6 +192,31 @@ class Simulation:
                 self.jobs.wait_due(self.steps + 1)
         self.now += STEP
         self.steps += 1
+
+    def _step_phases(self) -> None:
+        """One step of the residents stepping (``active``; everyone when None), at ``now``."""
+        self.jobs.step = self.steps
+        self._apply_results()
+        self.paths.run()
+        movement.walk(self)
+        conversations.advance(self)
+        decisions.schedule(self)
+
+    def step_group(self, names: frozenset[str], now: datetime, steps: int) -> None:
+        """One step of ``names`` alone, on their own clock (at ``now``, the ``steps``-th
+        step): out-of-order runs (game/sim/clocks.py), where residents who cannot reach
+        the rest of the town meanwhile run ahead of it or behind. Everyone else stays
+        as they are; ``now`` and ``steps`` are put back after."""
+        keep = self.now, self.steps
+        self.now, self.steps, self.active = now, steps, names
+        try:
+            self._step_phases()
+        finally:
+            self.now, self.steps, self.active = keep[0], keep[1], None
+
+    def stepping(self, name: str) -> bool:
+        """Whether ``name`` steps now (everyone, but in a group's step: its members)."""
+        return self.active is None or name in self.active
 
     def run_until(self, end: datetime, on_step: Callable[[Simulation], None] | None = None) -> None:
         while self.now < end:
@@ -283,7 +320,7 @@ class Simulation:
         self.jobs.queue(urgent_key(name) if urgent else name, Job.call(on_result, urgent=urgent), fn, *args)
 
     def _apply_results(self, due_only: bool = True) -> None:
-        for res, job in self.jobs.finished(due_only):
+        for res, job in self.jobs.finished(due_only, self.active):
             self.throughput.note(kind_of(job), getattr(res, "seconds", 0.0))
             try:
                 if job.kind == DECIDE:
@@ -317,13 +354,21 @@ class Simulation:
     def log_event(self, resident: str | None, kind: str, text: str, address: str = "", **extra: Any) -> dict:
         ev = {"time": self.now.isoformat(sep=" "), "resident": resident, "kind": kind, "text": text, "address": address}
         ev.update({k: v for k, v in extra.items() if v is not None})
-        self.events.append(ev)
-        for fn in self.listeners:
-            try:
-                fn(ev)
-            except Exception:  # a listener must not stop the town
-                log.exception("event listener failed")
+        if self.held_events is not None:
+            self.held_events.append(ev)
+        else:
+            self.publish([ev])
         return ev
+
+    def publish(self, events: Iterable[dict]) -> None:
+        """Put events in the log and tell the listeners, in order."""
+        for ev in events:
+            self.events.append(ev)
+            for fn in self.listeners:
+                try:
+                    fn(ev)
+                except Exception:  # a listener must not stop the town
+                    log.exception("event listener failed")
 
     def error(self, name: str, text: str) -> None:
         """Something went wrong for a resident: counted, logged as an ``error`` event."""

@@ -43,6 +43,7 @@ from game.sim.jobs import Job
 from game.sim.routine import routine_action
 from game.sim.settings import STEP
 from game.sim.throughput import CHUNK, Throughput, kind_of
+from game.world.grid import chebyshev
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +98,8 @@ def schedule(sim: DecisionsSim) -> None:
     today = sim.now.date().isoformat()
     react_gap = timedelta(minutes=s.react_cooldown_min)
     active = objects.active_objects(sim)
-    for name, b in sim.bodies.items():
+    group = sim.bodies if sim.active is None else {n: b for n, b in sim.bodies.items() if n in sim.active}
+    for name, b in group.items():
         if b.visitor:
             continue
         if sim.jobs.submit_waiting(name):
@@ -132,7 +134,7 @@ def schedule(sim: DecisionsSim) -> None:
         elif b.new_events and (b.urgent or (  # the player's inner voice waits for nothing
             not b.walking
             and (b.last_decide is None or sim.now - b.last_decide >= react_gap)
-            and sim.jobs.count() < s.react_max_in_flight  # jobs sent, not the pool's: reproducible
+            and jobs_in_flight(sim, b) < s.react_max_in_flight
         )):
             reason = "react"
         if reason is None:
@@ -145,9 +147,23 @@ def schedule(sim: DecisionsSim) -> None:
         submit_decide(sim, b, reason)
         if first:
             lie_in(sim, b)
-    for name, b in sim.bodies.items():  # after every decision due is asked: those go first
+    for name, b in group.items():  # after every decision due is asked: those go first
         if not b.visitor and not b.controlled and sim.jobs.free(name):
             ask_prepare(sim, b)
+
+
+def jobs_in_flight(sim: DecisionsSim, b: Body) -> int:
+    """The jobs sent and not yet applied (not the pool's: reproducible) that hold a
+    reaction of ``b``'s back: the whole town's in the window, where they share the
+    model; in lockstep runs, where the clock waits for every answer anyway, those of
+    the residents ``b`` sees (its arena, the vision radius), so each resident's clock
+    can run on its own (game/sim/clocks.py)."""
+    if not sim.lockstep:
+        return sim.jobs.count()
+    here, r = sim.area(b.tile), sim.settings.vision_radius
+    return sum(1 for o in perception.nearby(sim).bodies(sim, b.tile, r)
+               if not o.visitor and chebyshev(o.tile, b.tile) <= r and sim.area(o.tile) == here
+               and sim.jobs.current(o.name) is not None)
 
 
 def submit_decide(sim: DecisionsSim, b: Body, reason: str) -> None:
@@ -261,7 +277,11 @@ IDLE_S = 1.0  # wall seconds of queued model work below which the minds count as
 
 
 def idle(sim: DecisionsSim) -> bool:
-    """Whether the minds' queued work drains within ``IDLE_S`` at their measured pace."""
+    """Whether the minds' queued work drains within ``IDLE_S`` at their measured pace.
+    Always, in lockstep runs: their clock waits for the minds, so how fast the model
+    was must not change what is asked when (the run stays reproducible)."""
+    if sim.lockstep:
+        return True
     kinds = [kind_of(j) for j in sim.jobs.running().values()] + [kind_of(j) for _, j in sim.jobs.waiting()]
     return sim.throughput.seconds_ahead(kinds) < IDLE_S
 

@@ -201,6 +201,16 @@ class JobQueue:
         else:
             self.pool.wait()
 
+    def due_back(self, names: frozenset[str], step: int) -> bool:
+        """Whether every job of ``names`` to be applied by ``step`` is back (a group's
+        step may go; game/sim/clocks.py). Never blocks."""
+        self._collect()
+        return all(name in self._held for name in names if self._due.get(name, step + 1) <= step)
+
+    def due_keys(self, names: frozenset[str], step: int) -> set[str]:
+        """The keys of ``names`` whose jobs due by ``step`` are not back yet."""
+        return {name for name in names if self._due.get(name, step + 1) <= step and name not in self._held}
+
     def wait_due(self, step: int) -> None:
         """Block until every job to be applied by ``step`` is back (lockstep)."""
         keys = {name for name, due in self._due.items() if due <= step and name not in self._held}
@@ -260,13 +270,14 @@ class JobQueue:
             self.submit_waiting(name)
 
     # -- results -----------------------------------------------------------------------
-    def finished(self, due_only: bool = True) -> list[tuple[Any, Job]]:
+    def finished(self, due_only: bool = True, only: frozenset[str] | None = None) -> list[tuple[Any, Job]]:
         """(result, job) for every job back and due by now (``due_only=False``: every
-        job back, due or not: a drain), in resident-name order. Every such job is
-        popped first: a resident whose result is in this batch is free (e.g. to be
-        talked to) while the others are applied."""
+        job back, due or not: a drain), in resident-name order; ``only``: of these
+        residents (a group's step). Every such job is popped first: a resident whose
+        result is in this batch is free (e.g. to be talked to) while the others are applied."""
         self._collect()
-        ready = sorted(name for name in self._held if not due_only or self._due.get(name, 0) <= self.step)
+        ready = sorted(name for name in self._held if (not due_only or self._due.get(name, 0) <= self.step)
+                       and (only is None or name in only))
         batch = []
         for name in ready:
             self._due.pop(name, None)

@@ -3,9 +3,14 @@
 A body sent somewhere (``go_to``) asks the path service (game/sim/path_service.py)
 for its path and stands until it has one (``Body.routing``); then it walks
 one tile per step along it; the last tile is an arrival (logged, and the
-action's object state holds). Paths avoid tiles other bodies stand on or walk
-to when there is a free alternative; a place bigger than an object (an arena,
-a sector) spreads residents over a seeded sample of its tiles.
+action's object state holds). A body knows only what it sees: setting off, it
+avoids the tiles that bodies in its own arena stand on or walk to, when there
+is a free alternative; arriving on a tile another body stands on, it takes the
+nearest free one of its place instead. A place bigger than an object (an arena,
+a sector) spreads residents over a seeded sample of its tiles, drawn from the
+resident's own generator for that step (``pick``), so what one resident picks
+never hangs on what another did first: each resident's clock can run on its own
+(game/sim/clocks.py).
 """
 from __future__ import annotations
 
@@ -16,7 +21,7 @@ from typing import Any, Protocol
 from game.sim import objects
 from game.sim.bodies import Body
 from game.world.astar import find_path, find_path_to_any
-from game.world.grid import Tile, distance, facing
+from game.world.grid import Tile, chebyshev, distance, facing
 
 
 class Paths(Protocol):
@@ -31,25 +36,38 @@ class Paths(Protocol):
 
 class MovementSim(objects.ObjectsSim, Protocol):
     """What walking uses of the simulation, besides the objects' part: the path service,
-    the random generator (who yields), errors."""
+    the run's seed and step (a resident's own random picks), errors."""
 
     @property
     def paths(self) -> Paths: ...
 
     @property
-    def rng(self) -> random.Random: ...
+    def seed(self) -> int: ...
+
+    @property
+    def active(self) -> frozenset[str] | None: ...  # the residents stepping now; None: everyone
+
+    @property
+    def steps(self) -> int: ...
 
     def error(self, name: str, text: str) -> None: ...
 
 
-def occupied(sim: MovementSim, me: Body) -> set[Tile]:
-    """Tiles other bodies stand on (or will stop on)."""
+def occupied(sim: MovementSim, me: Body, area: str) -> set[Tile]:
+    """Tiles that other bodies standing in ``area`` stand on (or will stop on): what
+    ``me`` can know of the place it is in. Bodies elsewhere are not looked at."""
     out = set()
     for o in sim.bodies.values():
-        if o is me:
+        if o is me or sim.area(o.tile) != area:
             continue
         out.add(o.path[-1] if o.path else o.tile)
     return out
+
+
+def pick(sim: MovementSim, name: str) -> random.Random:
+    """The resident's own random generator for this step: seeded by the run's seed,
+    the resident and the step, so a pick is the same whatever others did first."""
+    return random.Random(f"{sim.seed}|{name}|{sim.steps}")
 
 
 def stand_tiles(town: Any, target: str, start: Tile) -> list[Tile]:
@@ -67,17 +85,18 @@ def stand_tiles(town: Any, target: str, start: Tile) -> list[Tile]:
 def goal_tiles(sim: MovementSim, b: Body, target: str, start: Tile) -> tuple[list[Tile], list[Tile]]:
     """Where ``b`` (about to set off from ``start``) may stop to be at ``target``:
     (every stand-on tile of the place it can reach, the ones to search for). The
-    free tiles are preferred; an arena or sector gives a seeded sample of six,
-    so residents spread over it. ``start`` itself when it is one of them."""
+    free tiles are preferred (as far as ``b`` sees: those in the arena it is in); an
+    arena or sector gives a seeded sample of six, so residents spread over it.
+    ``start`` itself when it is one of them."""
     cands = stand_tiles(sim.town, target, start)
     if not cands:
         return [], []
-    taken = occupied(sim, b)
+    taken = occupied(sim, b, sim.area(start))
     free = [t for t in cands if t not in taken] or cands
     if start in free:
         return cands, [start]
     if target.count(":") < 3 and len(free) > 6:
-        free = sim.rng.sample(free, 6)
+        free = pick(sim, b.name).sample(free, 6)
     return cands, free
 
 
@@ -109,7 +128,7 @@ def path_to(sim: MovementSim, start: Tile, goal: Tile) -> list[Tile] | None:
 def adjacent_free(sim: MovementSim, tile: Tile, mover: Body) -> Tile | None:
     """A free walkable tile next to ``tile`` in its arena for ``mover`` to stand on:
     orthogonal neighbours first, then the nearest to the mover."""
-    taken = occupied(sim, mover)
+    taken = occupied(sim, mover, sim.area(tile))
     best = None
     for dx in (-1, 0, 1):
         for dy in (-1, 0, 1):
@@ -182,8 +201,9 @@ def stop(sim: MovementSim, b: Body) -> None:
 def walk(sim: MovementSim) -> None:
     """One step: every body on its way moves one tile (the visitor and a body
     the player walks are moved from outside); the last tile is an arrival."""
-    objects.expire_lingering(sim)
-    for b in sim.bodies.values():
+    group = None if sim.active is None else [b for b in sim.bodies.values() if b.name in sim.active]
+    objects.expire_lingering(sim, group)
+    for b in sim.bodies.values() if group is None else group:
         if b.visitor or b.controlled:
             continue
         b.prev_tile = b.tile
@@ -192,5 +212,26 @@ def walk(sim: MovementSim) -> None:
         nxt = b.path.pop(0)
         b.facing = facing(nxt[0] - b.tile[0], nxt[1] - b.tile[1], b.facing)
         b.tile = nxt
-        if not b.path and b.conversation is None:
+        if not b.path and b.conversation is None and not settle(sim, b):
             arrive(sim, b)
+
+
+def settle(sim: MovementSim, b: Body) -> bool:
+    """``b`` reached its tile and finds another body standing there (it could not see
+    it when it set off): it walks on to the nearest free tile of its place in view,
+    and True. False when the tile is its own, or nothing else is free (it stays)."""
+    if not b.target or not any(o is not b and not o.path and o.tile == b.tile for o in sim.bodies.values()):
+        return False
+    here = sim.area(b.tile)
+    taken = occupied(sim, b, here) | {b.tile}
+    r = sim.settings.vision_radius
+    free = [t for t in stand_tiles(sim.town, b.target, b.tile)
+            if t not in taken and chebyshev(t, b.tile) <= r and sim.area(t) == here]
+    if not free:
+        return False
+    goal = min(free, key=lambda t: (distance(t, b.tile), t))
+    path = path_to(sim, b.tile, goal)
+    if not path or len(path) < 2:
+        return False
+    b.path = path[1:]
+    return True

@@ -88,22 +88,34 @@ def leave_behind(sim: ObjectsSim, b: Body, action: Action | None) -> None:
     parts = arena.split(":")
     if len(parts) < 3:
         return
+    if sim.area(b.tile) != arena:
+        return  # it acted where it stood, away from its place: it left nothing there
     names = sim.town.tree.get(parts[1], {}).get(parts[2], [])
+    r = sim.settings.vision_radius
     for obj, state, minutes in after_use(action.description, b.target, names):
         addr = f"{arena}:{obj}"
         if addr not in sim.town.object_states:
             continue
+        if not any(chebyshev(t, b.tile) <= r for t in sim.places.tiles_of_object(addr)):
+            continue  # only what is in view of where it acted (what it touched is near it)
         sim.lingering[addr] = (state, sim.now + timedelta(minutes=minutes))
         if not any(o.held_object == addr for o in sim.bodies.values()):
             sim.town.object_states[addr] = state
 
 
-def expire_lingering(sim: ObjectsSim) -> None:
-    """States left behind go back to idle when their time is up (unless someone holds the object)."""
+def expire_lingering(sim: ObjectsSim, near: list[Body] | None = None) -> None:
+    """States left behind go back to idle when their time is up (unless someone holds the
+    object). ``near``: only objects within sight (the vision radius and a step) of these
+    bodies (residents on their own clocks, game/sim/clocks.py: an object is only ever
+    seen from within sight, so one out of everyone's sight can wait until someone comes)."""
     if not sim.lingering:
         return
+    reach = sim.settings.vision_radius + 1
     for addr, (state, until) in list(sim.lingering.items()):
         if sim.now < until:
+            continue
+        if near is not None and not any(chebyshev(t, o.tile) <= reach
+                                        for t in sim.places.tiles_of_object(addr) for o in near):
             continue
         del sim.lingering[addr]
         if sim.town.object_states.get(addr) == state and not any(

@@ -181,8 +181,11 @@ class PathService:
         end = None if budget is None else t0 + budget / 1000.0
         half = None if budget is None else t0 + budget / 2000.0
         started = False  # one start per step at least, so every request moves on
-        while self.queue:
-            name, req = next(iter(self.queue.items()))
+        stepping = self.sim.active
+        for name in [n for n in self.queue if stepping is None or n in stepping]:  # in order, a group's own
+            req = self.queue.get(name)
+            if req is None:
+                continue
             b = self.sim.bodies.get(name)
             if b is None:
                 self.queue.pop(name)
@@ -192,16 +195,8 @@ class PathService:
                     break  # starting a search builds its heuristic table (1-5 ms): not in a half-spent step
                 started = True
                 self._start(b, req)
-            if req.search is not None:
-                before = req.search.expanded
-                done = req.search.run(None if end is None else SLICE)
-                self.stats.expansions += req.search.expanded - before
-                if not done:
-                    if time.perf_counter() >= end:  # type: ignore[operator]
-                        break
-                    continue
-                path = req.prefix[:-1] + req.search.path if req.search.path and req.prefix else req.search.path
-                self._finish(b, req, path)
+            if req.search is not None and not self._search(b, req, end):
+                break  # the budget is spent mid-search: it goes on next step
             if end is not None and time.perf_counter() >= end:
                 break
         ms = (time.perf_counter() - t0) * 1000.0
@@ -210,6 +205,21 @@ class PathService:
         st.max_ms = max(st.max_ms, ms)
         st.total_ms += ms
         st.steps_with_work += 1
+
+    def _search(self, b: Body, req: Request, end: float | None) -> bool:
+        """Search ``req`` until its path is found (True) or the step's budget is spent (False)."""
+        search = req.search
+        assert search is not None
+        while True:
+            before = search.expanded
+            done = search.run(None if end is None else SLICE)
+            self.stats.expansions += search.expanded - before
+            if done:
+                path = req.prefix[:-1] + search.path if search.path and req.prefix else search.path
+                self._finish(b, req, path)
+                return True
+            if time.perf_counter() >= end:  # type: ignore[operator]
+                return False
 
     def _start(self, b: Body, req: Request) -> None:
         """Pick the goal tiles now (the free ones) and set up the search, or finish

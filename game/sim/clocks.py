@@ -1,0 +1,316 @@
+"""A clock per resident: out-of-order stepping for headless runs (``smallville sim
+--out-of-order``).
+
+Lockstep steps the whole town as one: each step waits for every answer due on it,
+so a conversation in one house holds up the whole town, though nothing connects
+it to the next house's. Here each resident has its own clock (a step count).
+Residents who could touch each other at once step together, as a group, one
+``Simulation.step_group`` at a time; a group runs ahead of the residents behind
+it for as long as nothing either side does meanwhile can reach the other (AI
+Metropolis' rule, Xie et al., arXiv 2411.03519). A group steps when its answers
+due are back; the model works on every group's questions at once.
+
+What can pass between two residents, and so what must keep them apart (every
+other part of a step is the resident's own: its mind, its body, its jobs, its
+random picks, ``movement.pick``):
+
+- seeing a body, starting a conversation: the same area (arena, sector or the
+  outdoors) and within the vision radius, at the same time;
+- objects: one's action or its end sets an object's state, the other sees it;
+  objects are seen, held, left behind (``objects.leave_behind``) and let go of
+  only within sight of a body in the same area, so both stand in that area
+  within ``TOUCH`` of the object, at whatever times;
+- what a body avoids when it sets off or arrives: the bodies in its own area.
+
+So two residents can only ever reach each other where both can be in one area
+and within ``2 * TOUCH`` tiles of each other. A resident walks a tile a step at
+most, so one at step ``ta`` and one behind at ``tb`` are apart while for every
+area, one of them cannot walk into it within ``ta - tb`` steps, or they stand more
+than ``2 * TOUCH + 2 * (ta - tb)`` tiles apart (``Reach.apart``). Residents who
+are not apart by one step step together. The residents with the lowest clock can
+always step, so the town never stalls.
+
+With a deterministic model the run is the lockstep run: the same events in the
+same order (a step's events are logged by resident, ``core.in_log_order``, both
+ways), the same timeline, the same saves. Saves, the run's end and the callers'
+barriers (``run_to``) bring every clock to one time first. ``on_step`` callers
+see the town's floor: the slowest residents' time.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from game.sim import objects
+from game.sim.core import Simulation, in_log_order
+from game.sim.settings import STEP
+
+log = logging.getLogger(__name__)
+
+JUMP = 5  # a body on a blocked tile steps off this far at once, at most (Places.nearest_walkable)
+AHEAD = 90  # steps a group may run ahead of the slowest (15 sim minutes): bounds what is held back
+CAP = AHEAD + 2 * JUMP + 4  # the walk-distance fields reach this far (further counts as "at least")
+
+
+def _field(inside: np.ndarray, walkable: np.ndarray, cap: int) -> np.ndarray:
+    """Steps from every tile into ``inside`` (walking 8 ways over walkable tiles, one a
+    step), ``cap`` where it is ``cap`` or more. A blocked tile gets the steps from its
+    walkable neighbours, but no walk goes through it."""
+    dist = np.full(inside.shape, cap, np.int16)
+    dist[inside] = 0
+    reached = inside.copy()
+    frontier = inside.copy()
+    for k in range(1, cap):
+        grown = np.zeros_like(frontier)
+        grown[1:, :] |= frontier[:-1, :]
+        grown[:-1, :] |= frontier[1:, :]
+        grown[:, 1:] |= frontier[:, :-1]
+        grown[:, :-1] |= frontier[:, 1:]
+        grown[1:, 1:] |= frontier[:-1, :-1]
+        grown[:-1, :-1] |= frontier[1:, 1:]
+        grown[1:, :-1] |= frontier[:-1, 1:]
+        grown[:-1, 1:] |= frontier[1:, :-1]
+        new = grown & ~reached
+        if not new.any():
+            break
+        dist[new] = k
+        reached |= new
+        frontier = new & walkable
+    return dist
+
+
+class Reach:
+    """How far apart residents are, for the rule above: walking steps from each tile
+    into each area of the map, and the touch range."""
+
+    def __init__(self, sim: Simulation) -> None:
+        town = sim.town
+        walkable = np.asarray(town.walkable, dtype=bool)
+        h, w = walkable.shape
+        ids = np.empty((h, w), np.int32)
+        index: dict[str, int] = {}
+        for y in range(h):
+            for x in range(w):
+                ids[y, x] = index.setdefault(sim.area((x, y)), len(index))
+        self.walkable = walkable
+        self.fields = np.stack([_field(ids == i, walkable, CAP) for i in range(len(index))])
+        self.touch = sim.settings.vision_radius + 2  # an object in sight, from a step further (its use tile)
+
+    def slack(self, tiles: np.ndarray) -> np.ndarray:
+        """Tiles a body may move in one go besides its step: ``JUMP`` off a blocked tile."""
+        return np.where(self.walkable[tiles[:, 1], tiles[:, 0]], 0, JUMP)
+
+    def apart(self, a: np.ndarray, b: np.ndarray, gap: np.ndarray) -> np.ndarray:
+        """For tiles ``a`` (k x 2) and ``b`` (m x 2), and the steps ``gap`` (m) between
+        their clocks: (k x m) True where nothing one does within the gap can reach the other."""
+        sa, sb = self.slack(a), self.slack(b)
+        cheb = np.abs(a[:, None, :] - b[None, :, :]).max(axis=2) - sa[:, None] - sb[None, :]
+        out = cheb > 2 * self.touch + 2 * gap[None, :]
+        ii, jj = np.nonzero(~out)  # near enough to touch: could both walk into one area in time?
+        if ii.size:
+            wa = self.fields[:, a[ii, 1], a[ii, 0]] - sa[ii][None, :]  # areas x pairs
+            wb = self.fields[:, b[jj, 1], b[jj, 0]] - sb[jj][None, :]
+            out[ii, jj] = ~(np.maximum(wa, wb) <= gap[jj][None, :]).any(axis=0)
+        return out
+
+
+@dataclass
+class Pose:
+    """What the recording reads of a body at one step (game/runs/recording.py)."""
+
+    name: str
+    tile: tuple[int, int]
+    facing: str
+    action: Any
+    conversation: int | None
+    target: str | None
+
+
+@dataclass
+class Frame:
+    """The town at one step, pieced together from residents stepping apart: what a
+    recording samples (``Recorder.after_step(sim, frame)``)."""
+
+    now: datetime
+    bodies: dict[str, Pose]
+    object_states: dict[str, str]
+    visitor: str | None = None
+
+
+@dataclass
+class _Held:
+    """What the groups' steps made for one step, held until every resident is past it."""
+
+    events: list[dict] = field(default_factory=list)  # logged in the step
+    poses: dict[str, Pose] = field(default_factory=dict)  # the bodies after it
+    objects: dict[str, str] = field(default_factory=dict)  # object states it changed
+
+
+class GroupClocks:
+    """The residents' clocks of one headless run, and the stepping by groups."""
+
+    def __init__(self, sim: Simulation, on_frame: Callable[[Frame], None] | None = None) -> None:
+        if sim.visitor is not None or sim.controlled is not None:
+            raise ValueError("residents step on their own clocks only without a player in town")
+        self.sim = sim
+        self.on_frame = on_frame
+        self.names = sorted(sim.minds)
+        self.clock = np.full(len(self.names), sim.steps, np.int64)
+        self.base_now, self.base_steps = sim.now, sim.steps
+        self.reach = Reach(sim)
+        self.held: dict[int, _Held] = {}
+        self.states = dict(sim.town.object_states)  # as the last group's step left them
+        self.frame_states = dict(self.states)  # as the floor's frame shows them
+        self.group_steps = 0  # group steps taken (a step of the whole town is one per group)
+        self.town_steps = 0  # steps the floor moved on
+        self.most_ahead = 0  # the furthest any resident ran ahead of the slowest (steps)
+        self.waits = 0  # times no group could step until an answer came back
+
+    # -- time ------------------------------------------------------------------------------
+    def now_at(self, step: int) -> datetime:
+        return self.base_now + (step - self.base_steps) * STEP
+
+    @property
+    def floor(self) -> int:
+        return int(self.clock.min())
+
+    def run_to(self, step: int, on_floor: Callable[[], bool] | None = None) -> bool:
+        """Step every resident to ``step`` (a barrier: all at one time then, as lockstep
+        leaves them). ``on_floor`` is called each time the slowest move on, with the
+        simulation at their time; True from it stops the run there (everyone then
+        brought to the furthest clock reached). Returns whether it was stopped."""
+        target = step
+        stopped = False
+        self.sim.held_events = []  # a group's events wait for the floor (_flush)
+        while self.floor < target:
+            moved = self._round(target)
+            if self._flush() and on_floor is not None and not stopped and on_floor():
+                stopped, target = True, int(self.clock.max())
+            if not moved:
+                self._wait(target)
+        self._flush()
+        self.sim.held_events = None
+        self._at_barrier(target)
+        return stopped
+
+    # -- one round: every group that may step, steps once -----------------------------------
+    def _round(self, target: int) -> bool:
+        sim, clock = self.sim, self.clock
+        tiles = np.array([sim.bodies[n].tile for n in self.names], dtype=np.int64)
+        moved = False
+        for members in self._groups(tiles):
+            t = int(clock[members[0]])
+            if t >= target or t - self.floor >= AHEAD:
+                continue
+            names = frozenset(self.names[i] for i in members)
+            if not sim.jobs.due_back(names, t):
+                continue
+            # Everyone not in the group up to its clock (those on it too: one may have caught up
+            # since the groups were made) must be apart from it for as long as their clocks differ.
+            others = np.setdiff1d(np.flatnonzero(clock <= t), members, assume_unique=True)
+            if others.size and not self.reach.apart(tiles[members], tiles[others], t + 1 - clock[others]).all():
+                continue
+            self._step(members, names, t)
+            for i in members:
+                tiles[i] = sim.bodies[self.names[i]].tile
+            moved = True
+        return moved
+
+    def _groups(self, tiles: np.ndarray) -> list[list[int]]:
+        """Residents on one clock who are not apart by one step, joined: the groups,
+        slowest first (then by name)."""
+        n = len(self.names)
+        parent = list(range(n))
+
+        def root(i: int) -> int:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        for t in np.unique(self.clock):
+            same = np.flatnonzero(self.clock == t)
+            if same.size < 2:
+                continue
+            near = ~self.reach.apart(tiles[same], tiles[same], np.ones(same.size, np.int64))
+            for a, b in zip(*np.nonzero(np.triu(near, 1))):
+                ra, rb = root(int(same[a])), root(int(same[b]))
+                if ra != rb:
+                    parent[max(ra, rb)] = min(ra, rb)
+        groups: dict[int, list[int]] = {}
+        for i in range(n):
+            groups.setdefault(root(i), []).append(i)
+        return sorted(groups.values(), key=lambda g: (int(self.clock[g[0]]), g[0]))
+
+    def _step(self, members: list[int], names: frozenset[str], t: int) -> None:
+        sim = self.sim
+        sim.step_group(names, self.now_at(t), t)
+        self.clock[members] += 1
+        self.group_steps += 1
+        self.most_ahead = max(self.most_ahead, t + 1 - self.floor)
+        held = self.held.setdefault(t, _Held())
+        held.events += sim.held_events or []
+        sim.held_events = []
+        for n in names:
+            b = sim.bodies[n]
+            held.poses[n] = Pose(n, tuple(b.tile), b.facing, b.action, b.conversation, b.target)  # type: ignore[arg-type]
+        states = sim.town.object_states
+        changed = {a: s for a, s in states.items() if self.states.get(a) != s}
+        if changed:
+            self.states.update(changed)
+            held.objects.update(changed)
+
+    def _wait(self, target: int) -> None:
+        """Nothing can step: wait for an answer one of the slowest groups needs."""
+        self.waits += 1
+        sim = self.sim
+        t = self.floor
+        keys = sim.jobs.due_keys(frozenset(self.names[i] for i in np.flatnonzero(self.clock == t)), t)
+        if not keys:  # only those ahead wait; a round will move the slowest
+            return
+        wait_any = getattr(sim.pool, "wait_any", None)
+        if callable(wait_any):
+            wait_any(keys, timeout=1.0)
+        else:
+            sim.pool.wait_keys({min(keys)}, timeout=1.0)
+
+    # -- what the town shows: the floor ------------------------------------------------------
+    def _flush(self) -> bool:
+        """Log the events, and show the frames, of every step all residents are past;
+        the simulation's clock is the floor's. True when the floor moved."""
+        sim, floor = self.sim, self.floor
+        moved = False
+        while self.held and min(self.held) < floor:
+            s = min(self.held)
+            held = self.held.pop(s)
+            self.town_steps += 1
+            sim.publish(in_log_order(held.events))
+            self.frame_states.update(held.objects)
+            if self.on_frame is not None:
+                self.on_frame(Frame(self.now_at(s + 1), held.poses, self.frame_states))
+            moved = True
+        sim.now, sim.steps = self.now_at(floor), floor
+        return moved
+
+    def _at_barrier(self, step: int) -> None:
+        """Every resident at ``step``: the simulation is as lockstep leaves it (what is
+        left behind and out of everyone's sight expires as it did for lockstep)."""
+        sim = self.sim
+        sim.now, sim.steps = self.now_at(step - 1), step - 1
+        objects.expire_lingering(sim)  # lockstep's last step expired what was due by then
+        sim.now, sim.steps = self.now_at(step), step
+        self.states = dict(sim.town.object_states)
+        self.frame_states = dict(self.states)
+
+    def stats(self) -> dict[str, float]:
+        """How apart the residents stepped: the summary's ``stepping`` figures."""
+        return {"groups_per_step": round(self.group_steps / max(1, self.town_steps), 2),
+                "most_ahead_s": self.most_ahead * STEP.total_seconds(), "waits": self.waits}
+
+
+__all__ = ["AHEAD", "Frame", "GroupClocks", "Pose", "Reach"]
