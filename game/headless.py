@@ -41,7 +41,6 @@ from agents import (
     CastError,
     ConfigError,
     Gateway,
-    MindPool,
     load_cast,
     load_config,
     load_config_for_saved,

@@ -102,8 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "longer lets the clock run on while one resident thinks: faster, still reproducible)")
     stepping = sim.add_mutually_exclusive_group()
     stepping.add_argument("--out-of-order", dest="out_of_order", action="store_true", default=False,
-                          help="also ask minds early what nothing can change any more (the same run as lockstep, "
-                               "event for event; docs/stepping.md)")
+                          help="a clock per resident: those who cannot reach each other meanwhile step apart, "
+                               "so the model answers for all at once (the same run as lockstep, event for event; "
+                               "docs/stepping.md)")
     stepping.add_argument("--lockstep", dest="out_of_order", action="store_false",
                           help="ask each mind only at its step (the default)")
     sim.add_argument("--autosave-min", type=float, default=60.0,

@@ -1,25 +1,30 @@
-"""Out-of-order stepping (game/sim/ahead.py): minds asked early give the run lockstep
-gives, and the dependency rules say when a resident's next question can be known.
+"""Out-of-order stepping (game/sim/clocks.py): residents on their own clocks give the
+run lockstep gives, and the rule says who may step apart from whom.
 
 The town here is long: a cafe on the left, an apartment on the right, a park along
-the bottom joining them (about 30 steps apart), so "could walk into view in time"
+the bottom joining them (about 30 steps apart), so "could walk into reach in time"
 means something. The minds are ledgers: every answer depends on everything they
-were asked before, and a ledger can be put back (``snapshot`` / ``from_state``)
-like a real Mind, so an answer asked early and then undone would show.
+were asked before, so a question asked at another time, or seeing something else,
+would show.
 """
 from __future__ import annotations
 
 import json
+import time
 from datetime import datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
+
+import numpy as np
 
 import pytest
 from mapkit import write_map
 
 from agents.mind.inspection import Inspection
 from agents.support.types import Action, Decision, Utterance
-from game.sim import STEP, Simulation, ahead
+from game.sim import STEP, Simulation, movement, objects
+from game.sim.clocks import AHEAD, GroupClocks, Reach
+from game.sim.decisions import jobs_in_flight
 from game.world.map_reader import load_town
 
 W = "Testville"
@@ -67,7 +72,10 @@ class Ledger:
         self.plan = plan
         self.ledger: list[tuple] = []
 
+    delay = 0.0  # wall seconds each answer takes (a slow mind)
+
     def decide(self, s):
+        time.sleep(self.delay)
         self.ledger.append(("decide", s.now, s.plan_at, s.address, tuple(e.description for e in s.events),
                             tuple(s.can_talk_to)))
         return self.plan(self, s)
@@ -109,33 +117,41 @@ def tasks(*places, minutes=(12, 7, 25, 9, 16), talk=False):
     return plan
 
 
-def make(tmp_path, minds, spawns, pools, out_of_order):
-    sim = Simulation(long_town(tmp_path), minds, pools(2), START, lockstep=True, spawns=spawns)
-    sim.out_of_order = out_of_order
-    return sim
+def make(tmp_path, minds, spawns, pools):
+    return Simulation(long_town(tmp_path), minds, pools(2), START, lockstep=True, spawns=spawns)
 
 
-def run(sim, minutes, on_step=None):
-    end = sim.now + timedelta(minutes=minutes)
-    sim.horizon = end
-    while sim.now < end:
-        sim.step()
-        if on_step is not None:
-            on_step(sim)
-    sim.jobs.undo_all_early()
+def run(sim, minutes, apart, edit=None):
+    """Run ``minutes`` lockstep, or with a clock per resident (``apart``); ``edit``:
+    (minute, fn(sim)) done when the town gets there (out of order: at a barrier)."""
+    end = sim.steps + minutes * 6
+    clocks = None
+    if apart:
+        clocks = GroupClocks(sim)
+        if edit is not None:
+            clocks.run_to(sim.steps + edit[0] * 6)
+            edit[1](sim)
+        clocks.run_to(end)
+    else:
+        while sim.steps < end:
+            if edit is not None and sim.steps == edit[0] * 6:
+                edit[1](sim)
+            sim.step()
     sim.drain()
+    return clocks
 
 
-def both(tmp_path, pools, cast, spawns, minutes, on_step=None):
-    """The same town run lockstep and out of order: (events, ledgers) of each, and the
-    out-of-order sim."""
+def both(tmp_path, pools, cast, spawns, minutes, edit=None, delays=None):
+    """The same town run lockstep and out of order: (events, ledgers, clocks) of each."""
     out = []
-    for ooo in (False, True):
+    for apart in (False, True):
         minds = [Ledger(name, plan) for name, plan in cast]
-        sim = make(tmp_path / str(ooo), minds, spawns, pools, ooo)
-        run(sim, minutes, on_step)
+        for m in minds:
+            m.delay = (delays or {}).get(m.name, 0.0)
+        sim = make(tmp_path / str(apart), minds, spawns, pools)
+        clocks = run(sim, minutes, apart, edit)
         events = [(e["time"], e["resident"], e["kind"], e["text"], e["address"]) for e in sim.events]
-        out.append((events, {m.name: m.ledger for m in minds}, sim))
+        out.append((events, {m.name: m.ledger for m in minds}, clocks))
     return out
 
 
@@ -151,6 +167,15 @@ def place(sim, name, tile, action, *, arrived=True):
     return b
 
 
+def apart(reach, a, b, gap):
+    return bool(reach.apart(np.array([a]), np.array([b]), np.array([gap]))[0, 0])
+
+
+def how_far_apart(reach, a, b):
+    """The most steps two residents at tiles ``a`` and ``b`` may step apart."""
+    return max((g for g in range(1, 200) if apart(reach, a, b, g)), default=0)
+
+
 # ---------------------------------------------------------------------------- the same run
 
 
@@ -162,165 +187,157 @@ def test_out_of_order_gives_the_lockstep_run_event_for_event(tmp_path, pools):
         ("Tom Moreno", tasks(HOME, HOME, PARK, minutes=(40, 15, 35))),
     ]
     spawns = {"Isabella Rodriguez": (2, 3), "Klaus Mueller": (35, 2), "Maria Lopez": (20, 7), "Tom Moreno": (37, 4)}
-    (lock_ev, lock_minds, _), (ooo_ev, ooo_minds, sim) = both(tmp_path, pools, cast, spawns, 150)
-    assert sim.jobs.early_taken >= 5  # the model was asked early
+    (lock_ev, lock_minds, _), (ooo_ev, ooo_minds, clocks) = both(tmp_path, pools, cast, spawns, 150)
     assert ooo_ev == lock_ev
-    assert ooo_minds == lock_minds  # every mind was asked the same questions, in order
+    assert ooo_minds == lock_minds  # every mind was asked the same questions, seeing the same, at the same time
     assert any(e[2] == "chat" for e in lock_ev)  # Klaus met someone: the residents interact
-    assert sim.jobs.early_undone == 0  # the rules predicted right: nothing asked early had to be undone
+    assert clocks.stats()["groups_per_step"] > 1  # and they stepped apart meanwhile
 
 
-# ---------------------------------------------------------------------------- the rules
+def test_a_slow_mind_holds_back_only_those_who_could_reach_it(tmp_path, pools):
+    """Isabella's mind is slow; Klaus, at home across the town, runs ahead of her, never
+    further than ``AHEAD`` steps, and the run is still lockstep's."""
+    cast = [("Isabella Rodriguez", tasks(CAFE, minutes=(3, 2, 4))), ("Klaus Mueller", tasks(HOME, minutes=(2, 3)))]
+    spawns = {"Isabella Rodriguez": (2, 3), "Klaus Mueller": (35, 2)}
+    (lock_ev, lock_minds, _), (ooo_ev, ooo_minds, clocks) = both(
+        tmp_path, pools, cast, spawns, 30, delays={"Isabella Rodriguez": 0.05})
+    assert ooo_ev == lock_ev and ooo_minds == lock_minds
+    assert 0 < clocks.most_ahead <= AHEAD
 
 
-def test_two_residents_meeting_whoever_could_walk_into_view_in_time_is_waited_for(tmp_path, pools):
-    isa, klaus = Ledger("Isabella Rodriguez", tasks(CAFE)), Ledger("Klaus Mueller", tasks(CAFE))
-    sim = make(tmp_path, [isa, klaus], {}, pools, True)
-    sim.horizon = START + timedelta(hours=3)
-    b = place(sim, "Isabella Rodriguez", (2, 3), Action("brewing", f"{CAFE}:coffee machine", START, 60))
-    k = place(sim, "Klaus Mueller", (35, 2), Action("walking to the park", PARK, START, 5), arrived=False)
-    k.path = [(34, 3)]  # on his way (his action ends soon: what he does next is not known)
-    far = ahead._distance(ahead.walk_distances(sim, sim.area(b.tile)), k.tile)
-    assert 25 <= far <= 45  # the apartment is a walk from the cafe, not 33 tiles as the crow flies
-    at = START + timedelta(minutes=40)
-    assert ahead.alone(sim, b, far - 2, at)  # he cannot be there in time
-    assert not ahead.alone(sim, b, far, at)  # he could: Isabella's next question waits for him
-    # Isabella is asked ahead 20 sim minutes before her hour ends (07:40): 240 steps away, so not yet.
-    assert ahead.prediction(sim, b) is None
-    k.path, k.action = [], Action("reading", HOME, START, 120)  # he stays home all morning
-    k.target, k.arrived_at = sim.resolve(HOME), START
-    got = ahead.prediction(sim, b)
-    assert got is not None and got[0] == START + timedelta(minutes=40)
-    assert got[1].events == [] and got[1].can_talk_to == []
+# ---------------------------------------------------------------------------- the rule
+
+
+def test_two_residents_meeting_whoever_could_walk_into_reach_in_time_is_waited_for(tmp_path, pools):
+    sim = make(tmp_path, [Ledger("Isabella Rodriguez", tasks(CAFE)), Ledger("Klaus Mueller", tasks(HOME))], {}, pools)
+    reach = Reach(sim)
+    cafe, home = (2, 3), (35, 2)
+    far = how_far_apart(reach, cafe, home)
+    assert far == (33 - 2 * reach.touch - 1) // 2  # 33 tiles apart: touching distance and a walk each
+    assert not apart(reach, cafe, home, far + 1)  # any longer and they could be within touch, in the park
+    # Through a wall it is the walk that counts: in the park behind the cafe's wall, five tiles
+    # from her, Maria needs three steps to the door before she could be where Isabella is.
+    assert 5 < 2 * reach.touch and how_far_apart(reach, cafe, (2, 8)) == 2
+    # Walking towards her, he may step apart for less and less; within sight, they step together.
+    on_the_way = [how_far_apart(reach, cafe, (x, 7)) for x in (30, 20, 10)]
+    assert far > on_the_way[0] > on_the_way[1] == on_the_way[2] == 2  # the park is 3 steps from her
+    assert not apart(reach, cafe, (3, 4), 1)
+    cast = [("Isabella Rodriguez", tasks(CAFE, minutes=(20, 25))), ("Klaus Mueller", tasks(PARK, CAFE, talk=True))]
+    (lock_ev, lock_minds, _), (ooo_ev, ooo_minds, _) = both(
+        tmp_path / "run", pools, cast, {"Isabella Rodriguez": cafe, "Klaus Mueller": home}, 60)
+    assert ooo_ev == lock_ev and ooo_minds == lock_minds
+    assert any(e[2] == "chat" for e in lock_ev)  # they met
+
+
+def test_far_apart_in_one_big_area_they_step_apart(tmp_path, pools):
+    """The park is one area: two residents at its two ends may still step apart, as far
+    as neither could come within touching distance (2 x (vision radius + 2)) in time."""
+    sim = make(tmp_path, [Ledger("Maria Lopez", tasks(PARK)), Ledger("Tom Moreno", tasks(PARK))], {}, pools)
+    reach = Reach(sim)
+    d = 37 - 2
+    assert how_far_apart(reach, (2, 7), (37, 7)) == (d - 2 * reach.touch - 1) // 2
+    assert not apart(reach, (2, 7), (2 + 2 * reach.touch, 7), 1)  # within touching distance: one group
 
 
 def test_a_conversation_across_the_range_edge(tmp_path, pools):
-    """In the park: Maria at the talk radius (may be talked to), Tom just beyond the
-    vision radius. Both are dependencies while they could still act; a neighbour who
-    surely stands still is part of the prediction (what Isabella sees of her)."""
-    names = ("Isabella Rodriguez", "Maria Lopez", "Tom Moreno")
-    sim = make(tmp_path, [Ledger(n, tasks(PARK)) for n in names], {}, pools, True)
-    sim.horizon = START + timedelta(hours=3)
-    r = sim.settings.talk_radius
-    isa = place(sim, names[0], (3, 7), Action("sitting", f"{PARK}:park bench", START, 25))
-    maria = place(sim, names[1], (3 + r, 7), Action("feeding birds", PARK, START, 60))
-    tom = place(sim, names[2], (3 + sim.settings.vision_radius + 1, 8), Action("jogging", PARK, START, 60))
-    at, sit = ahead.prediction(sim, isa)
-    assert at == START + timedelta(minutes=5)  # asked ahead 20 minutes before 07:25
-    assert [e.description for e in sit.events] == ["Maria Lopez is feeding birds"]  # Tom is out of view
-    assert sit.can_talk_to == ["Maria Lopez"]  # at the edge of the talk radius: may be talked to
-    tom.action = Action("jogging", PARK, START, 4)  # Tom's jog ends before 07:05: he may come over
-    assert ahead.prediction(sim, isa) is None
-    tom.action = Action("jogging", PARK, START, 60)
-    maria.new_events = True  # Maria noticed something: she may react (and talk to Isabella) first
-    assert ahead.prediction(sim, isa) is None
-    maria.new_events = False
-    # Maria's next action asked ahead first (07:00:10): held until hers ends, most likely (a talk
-    # or an act at once would be caught at the step): Isabella's question stands.
-    maria.action = Action("feeding birds", PARK, START, 20)
-    assert ahead.prediction(sim, isa)[1].can_talk_to == ["Maria Lopez"]
-    # Maria asked at the same step as Isabella: free to talk if asked after her, not if before.
-    maria.action = Action("feeding birds", PARK, START, 25)
-    assert ahead.prediction(sim, isa)[1].can_talk_to == ["Maria Lopez"]
-    sim.bodies = {n: sim.bodies[n] for n in (names[1], names[0], names[2])}
-    assert ahead.prediction(sim, isa)[1].can_talk_to == []
-    maria.action = Action("feeding birds", PARK, START, 60)
-    sim.cooldowns["Isabella Rodriguez|Maria Lopez"] = START + timedelta(minutes=3)
-    assert ahead.prediction(sim, isa)[1].can_talk_to == ["Maria Lopez"]  # the cooldown is over by then
-    sim.cooldowns["Isabella Rodriguez|Maria Lopez"] = START + timedelta(minutes=30)
-    assert ahead.prediction(sim, isa)[1].can_talk_to == []
-
-
-def test_a_conversation_started_at_the_range_edge_runs_as_in_lockstep(tmp_path, pools):
+    """In the park: Maria at the talk radius from Isabella (may be talked to), Tom just
+    beyond the vision radius. All three step together (within touching distance) and
+    talk as in lockstep."""
     cast = [
         ("Isabella Rodriguez", tasks(f"{PARK}:park bench", minutes=(55, 30))),
         ("Maria Lopez", tasks(PARK, minutes=(44, 22, 39), talk=True)),
         ("Tom Moreno", tasks(PARK, minutes=(65, 41, 18), talk=True)),
     ]
-    r = 6
-    spawns = {"Isabella Rodriguez": (3, 7), "Maria Lopez": (3 + r, 7), "Tom Moreno": (3 + r + 3, 8)}
-    (lock_ev, lock_minds, _), (ooo_ev, ooo_minds, sim) = both(tmp_path, pools, cast, spawns, 90)
+    r, v = 6, 8
+    spawns = {"Isabella Rodriguez": (3, 7), "Maria Lopez": (3 + r, 7), "Tom Moreno": (3 + v + 1, 8)}
+    (lock_ev, lock_minds, _), (ooo_ev, ooo_minds, clocks) = both(tmp_path, pools, cast, spawns, 90)
     assert [e for e in lock_ev if e[2] == "chat"]
     assert ooo_ev == lock_ev and ooo_minds == lock_minds
-    assert sim.jobs.early_undone == 0  # (three in view of each other: little can be asked early here)
+    assert clocks.most_ahead <= 1  # never apart: each could be talked to by the next at any step
 
 
-def test_what_others_do_to_objects_in_view_is_a_dependency(tmp_path, pools):
-    names = ("Isabella Rodriguez", "Klaus Mueller")
-    sim = make(tmp_path, [Ledger(n, tasks(CAFE)) for n in names], {}, pools, True)
-    sim.horizon = START + timedelta(hours=3)
-    isa = place(sim, names[0], (2, 3), Action("wiping tables", CAFE, START, 21))  # asked at 07:01
-    klaus = place(sim, names[1], (20, 7), Action("walking", PARK, START, 3), arrived=False)
-    klaus.path = [(21, 7)]  # in the park, on his way somewhere, too far to reach the cafe by 07:01
-    assert ahead.prediction(sim, isa) is not None
-    # Klaus's action is at the cafe, though he acts where he stands (he cannot get there):
-    # what his action leaves behind lands anywhere in the cafe.
-    klaus.target = sim.resolve(f"{CAFE}:cafe counter")
-    assert ahead.prediction(sim, isa) is None
-    klaus.target = sim.resolve(PARK)
-    # Klaus holding the coffee machine Isabella sees: when he lets go, its state changes.
-    klaus.held_object = f"{CAFE}:coffee machine"
-    assert ahead.prediction(sim, isa) is None
-    klaus.held_object = None
-    # A state the coffee machine was left in runs out before she is asked.
-    sim.lingering[f"{CAFE}:coffee machine"] = ("needs cleaning", START + timedelta(seconds=30))
-    assert ahead.prediction(sim, isa) is None
-    sim.lingering[f"{CAFE}:coffee machine"] = ("needs cleaning", START + timedelta(minutes=50))
-    assert ahead.prediction(sim, isa) is not None
+def test_what_others_leave_behind_is_only_what_is_in_view(tmp_path, pools):
+    """An action's end leaves states on objects in view of where it was done, never
+    across a big room: what one touches is near it, which is what the rule counts on."""
+    sim = make(tmp_path, [Ledger("Klaus Mueller", tasks(HOME))], {}, pools)
+    klaus = place(sim, "Klaus Mueller", (32, 2), Action("making breakfast", f"{HOME}:refrigerator", START, 20))
+    fridge = f"{HOME}:refrigerator"
+    objects.leave_behind(sim, klaus, klaus.action)
+    assert sim.town.object_states[fridge] != "idle" and fridge in sim.lingering
+    sim.town.object_states[fridge] = "idle"
+    sim.lingering.clear()
+    sim.settings.vision_radius = 3
+    klaus.tile = (37, 4)  # the far end of his room: the fridge out of view
+    objects.leave_behind(sim, klaus, klaus.action)
+    assert sim.town.object_states[fridge] == "idle"
 
 
-def test_a_world_edit_seen_from_afar_undoes_what_was_asked_early(tmp_path, pools):
-    """The console sets the fountain, at the edge of Isabella's view, while her next
-    question is out early: her situation then is not the one asked, so the early job
-    is undone (her mind put back) and she is asked again; the run is lockstep's."""
-    edit_at = START + timedelta(minutes=9)
+def test_a_world_edit_seen_from_afar(tmp_path, pools):
+    """The coffee machine is set to "broken" at 07:30, while Isabella works at it and
+    Klaus is at home: out of order the edit waits for a barrier (every clock at 07:30),
+    and the run is lockstep's, Isabella's reaction included."""
+    cast = [("Isabella Rodriguez", tasks(f"{CAFE}:coffee machine", CAFE, minutes=(40, 20))),
+            ("Klaus Mueller", tasks(HOME, PARK, minutes=(25, 30)))]
+    spawns = {"Isabella Rodriguez": (2, 3), "Klaus Mueller": (35, 2)}
 
     def edit(sim):
-        if sim.now == edit_at:
-            sim.set_object_state(f"{PARK}:fountain", "overflowing", by="the player")
+        sim.set_object_state(f"{CAFE}:coffee machine", "broken", by="the test")
 
-    cast = [("Isabella Rodriguez", tasks(f"{PARK}:park bench", minutes=(25, 30, 20)))]
-    spawns = {"Isabella Rodriguez": (3, 7)}
-    assert max(abs(10 - 3), abs(6 - 7)) <= 8  # the fountain is in view, 7 tiles off
-    (lock_ev, lock_minds, _), (ooo_ev, ooo_minds, sim) = both(tmp_path, pools, cast, spawns, 80, on_step=edit)
-    assert any(e[2] == "edit" for e in lock_ev)
+    (lock_ev, lock_minds, _), (ooo_ev, ooo_minds, _) = both(tmp_path, pools, cast, spawns, 60, edit=(30, edit))
     assert ooo_ev == lock_ev and ooo_minds == lock_minds
-    assert sim.jobs.early_undone >= 1 and sim.jobs.early_taken >= 1
+    seen = [q for q in lock_minds["Isabella Rodriguez"] if q[0] == "decide" and any("broken" in e for e in q[4])]
+    assert seen  # she saw it, and was asked about it
 
 
-def test_a_sleeper_is_asked_its_morning_early_and_a_save_takes_its_mind_from_before(tmp_path, pools):
-    isa = Ledger("Isabella Rodriguez", tasks(HOME))
-    sim = make(tmp_path, [isa], {}, pools, True)
-    sim.horizon = START + timedelta(hours=3)
-    b = place(sim, "Isabella Rodriguez", (33, 1), Action("sleeping", f"{HOME}:bed", START, 90))
-    at, sit = ahead.prediction(sim, b)
-    assert at == START + timedelta(minutes=50)  # twice the look-ahead before waking
-    assert sit.events == [] and sit.can_talk_to == [] and sit.plan_at == START + timedelta(minutes=90)
-    ahead.step(sim)
-    early = sim.jobs.early("Isabella Rodriguez")
-    assert early is not None and sim.jobs.free("Isabella Rodriguez")  # asked early, not asked yet
-    sim.pool.wait()
-    assert isa.ledger and early.before() == {"ledger": []}  # a save now takes her mind as it was
-    sim.jobs.undo_all_early()
-    assert isa.ledger == [] and sim.jobs.early("Isabella Rodriguez") is None
+def test_the_slowest_can_always_step_and_a_stop_brings_everyone_to_one_time(tmp_path, pools):
+    minds = [Ledger("Isabella Rodriguez", tasks(CAFE)), Ledger("Klaus Mueller", tasks(HOME))]
+    minds[0].delay = 0.02
+    sim = make(tmp_path, minds, {"Isabella Rodriguez": (2, 3), "Klaus Mueller": (35, 2)}, pools)
+    clocks = GroupClocks(sim)
+    floors = []
+
+    def on_floor():
+        floors.append(sim.steps)
+        return sim.steps >= 30  # a ceiling reached at 07:05
+
+    assert clocks.run_to(sim.steps + 600, on_floor) is True
+    assert floors == sorted(floors) and floors[-1] >= 30
+    assert int(clocks.clock.min()) == int(clocks.clock.max()) == sim.steps < 600  # all at one time
+    assert sim.now == START + sim.steps * STEP
 
 
-@pytest.mark.parametrize("steps", [1, 3])
-def test_asked_early_answers_land_at_their_step(tmp_path, pools, steps):
-    """An answer asked early is applied at the step lockstep applies it, not when it is back."""
-    isa = Ledger("Isabella Rodriguez", tasks(HOME, minutes=(30,)))
-    sim = make(tmp_path, [isa], {}, pools, True)
-    sim.horizon = START + timedelta(hours=1)
-    place(sim, "Isabella Rodriguez", (33, 1), Action("sleeping", f"{HOME}:bed", START, 41))
-    for _ in range(steps):
-        sim.step()
-    sim.pool.wait()
-    assert sim.jobs.early("Isabella Rodriguez") is not None
-    assert sim.bodies["Isabella Rodriguez"].next_action is None  # back, but not hers until 07:01
-    while sim.now <= START + timedelta(minutes=1, seconds=10):
-        sim.step()
-    assert sim.bodies["Isabella Rodriguez"].next_action is not None
-    assert sim.jobs.early_taken == 1 and STEP.total_seconds() == 10
+def test_a_residents_random_pick_is_its_own(tmp_path, pools):
+    sim = make(tmp_path, [Ledger("Isabella Rodriguez", tasks(CAFE)), Ledger("Klaus Mueller", tasks(HOME))], {}, pools)
+    first = movement.pick(sim, "Isabella Rodriguez").random()
+    movement.pick(sim, "Klaus Mueller").random()  # someone else drawing first changes nothing
+    assert movement.pick(sim, "Isabella Rodriguez").random() == first
+    sim.steps += 1
+    assert movement.pick(sim, "Isabella Rodriguez").random() != first
+
+
+def test_arriving_on_a_taken_tile_walks_on_to_a_free_one(tmp_path, pools):
+    sim = make(tmp_path, [Ledger("Isabella Rodriguez", tasks(CAFE)), Ledger("Klaus Mueller", tasks(CAFE))], {}, pools)
+    isa = place(sim, "Isabella Rodriguez", (4, 3), Action("waiting", CAFE, START, 30))
+    klaus = place(sim, "Klaus Mueller", (5, 3), Action("waiting", CAFE, START, 30), arrived=False)
+    klaus.path = [(4, 3)]  # he set off before he could see her there
+    movement.walk(sim)
+    assert klaus.path and klaus.arrived_at is None  # he does not stop on her
+    while klaus.path:
+        movement.walk(sim)
+    assert klaus.tile != isa.tile and sim.area(klaus.tile) == sim.area(isa.tile) and klaus.arrived_at is not None
+
+
+def test_reactions_wait_for_those_in_view_in_lockstep(tmp_path, pools):
+    names = ("Isabella Rodriguez", "Klaus Mueller", "Maria Lopez")
+    sim = make(tmp_path, [Ledger(n, tasks(CAFE)) for n in names], {}, pools)
+    isa = place(sim, names[0], (2, 3), Action("wiping", CAFE, START, 30))
+    place(sim, names[1], (4, 3), Action("reading", CAFE, START, 30))
+    place(sim, names[2], (35, 2), Action("reading", HOME, START, 30))
+    for n in names[1:]:
+        sim.jobs._running[n] = object()  # a job sent and not yet applied
+    assert jobs_in_flight(sim, isa) == 1  # Klaus's, in view; not Maria's, across the town
+    sim.lockstep = False
+    assert jobs_in_flight(sim, isa) == 2  # the window counts the whole town's (they share the model)
 
 
 # ---------------------------------------------------------------------------- the whole command
@@ -328,9 +345,12 @@ def test_asked_early_answers_land_at_their_step(tmp_path, pools, steps):
 
 def test_smallville_sim_out_of_order_is_lockstep_with_the_scripted_model(tmp_path, monkeypatch):
     """`smallville sim` with the scripted competent model (real minds: memories,
-    plans, conversations), a few residents of the Ville, both ways: the same events
-    and the same timeline (scripts/seeded_run.sh checks the whole town's day)."""
+    plans, conversations), a few residents of the Ville, both ways: the same events,
+    the same timeline, the same recording, the same end save (scripts/seeded_run.sh
+    checks the whole town's day)."""
     from smallville.cli import main
+
+    from game.saves.store import load_state
 
     monkeypatch.setenv("SMALLVILLE_HOME", str(tmp_path / "home"))
     monkeypatch.chdir(tmp_path)
@@ -338,106 +358,42 @@ def test_smallville_sim_out_of_order_is_lockstep_with_the_scripted_model(tmp_pat
     for way in ("lockstep", "ooo"):
         out = tmp_path / way
         args = ["sim", "--agents", "8", "--hours", "1.5", "--seed", "7", "--model", "scripted/competent",
-                "--out", str(out), "--lockstep" if way == "lockstep" else "--out-of-order"]
+                "--out", str(out), "--autosave-min", "30", "--lockstep" if way == "lockstep" else "--out-of-order"]
         assert main(args) == 0
         timeline = [ln for ln in (out / "timeline.md").read_text().splitlines() if "wall time" not in ln]
         summary = json.loads((out / "summary.json").read_text())
-        runs[way] = ((out / "events.jsonl").read_text(), timeline, summary["stepping"])
-    assert runs["ooo"][0] == runs["lockstep"][0] and runs["ooo"][1] == runs["lockstep"][1]
-    assert runs["lockstep"][2]["mode"] == "lockstep" and runs["ooo"][2]["mode"] == "out-of-order"
-    assert runs["ooo"][2]["asked_early_taken"] > 0
+        recording = [{k: v for k, v in json.loads(ln).items() if k not in ("w", "wall", "c", "t")}  # the wall clock, the calls made by then
+                     for ln in (out / "recording.jsonl").read_text().splitlines()]
+        parts, _ = load_state(out / "saves" / "end.sqlite")
+        sim_part = {k: v for k, v in parts["sim"].items() if k != "rng"}
+        runs[way] = ((out / "events.jsonl").read_text(), timeline, recording, sim_part, summary["stepping"])
+    for i in range(4):
+        assert runs["ooo"][i] == runs["lockstep"][i], i
+    assert runs["lockstep"][4]["mode"] == "lockstep" and runs["ooo"][4]["mode"] == "out-of-order"
+    assert runs["ooo"][4]["groups_per_step"] > 1
 
 
-@pytest.mark.parametrize(("someone_on_the_goal", "to_the_park"), [(False, False), (True, False), (False, True)])
-def test_a_resident_setting_off_is_asked_from_its_first_step(tmp_path, pools, someone_on_the_goal, to_the_park):
-    """Just sent somewhere (its path is searched at the next step, then it takes a step
-    and is asked ahead): where that step leads is worked out as the path service will
-    (for an arena, its random pick of six goal tiles drawn from a copy of the
-    simulation's generator); anyone standing on a goal tile makes it unknowable (it is
-    asked at its step)."""
-    names = ("Isabella Rodriguez", "Klaus Mueller")
-    sim = make(tmp_path, [Ledger(n, tasks(PARK)) for n in names], {}, pools, True)
-    sim.horizon = START + timedelta(hours=3)
-    bench = PARK if to_the_park else f"{PARK}:park bench"
-    isa = place(sim, names[0], (35, 3), Action("standing", HOME, START - timedelta(minutes=5), 5))
-    isa.arrived_at = START - timedelta(minutes=5)
-    isa.next_action, isa.ahead_for = Action("sitting on the bench", bench, START, 8), isa.action.end
-    klaus = place(sim, names[1], (2, 3), Action("reading", CAFE, START, 120))
-    if someone_on_the_goal:
-        klaus.tile = sim.town.use_tiles(bench)[0]
-    sim.step()  # 07:00: her standing is over: she sets off (her path is searched at 07:00:10)
-    assert isa.routing and sim.paths.pending(names[0])
-    early = sim.jobs.early(names[0])
-    if someone_on_the_goal:
-        assert early is None
-        return
-    sit = early.args[0]
-    assert early.at == START + STEP and sit.plan_at == START + timedelta(minutes=8)
-    state = sim.rng.getstate()
-    sim.step()  # 07:00:10: the search, her first step, and the question: the one asked early
-    assert isa.walking and isa.tile != (35, 3)
-    assert (sim.rng.getstate() != state) == to_the_park  # the pick was drawn, as predicted
-    assert sim.jobs.early_taken == 1 and sim.jobs.early_undone == 0
-    assert sim.minds[names[0]].ledger[-1][:4] == ("decide", START + STEP, sit.plan_at, sit.address)
+def test_an_interrupted_run_with_residents_apart_keeps_no_save_of_two_times(tmp_path, monkeypatch):
+    """Ctrl-C while the residents stand at different times: no end save (a save is a
+    town at one time); the run says so, and the last autosave is the one to resume."""
+    import game.headless as headless
 
+    class Interrupted(GroupClocks):
+        def run_to(self, step, on_floor=None):
+            self.clock[0] += 1  # one resident a step ahead, as a group's step leaves it
+            raise KeyboardInterrupt
 
-def test_undone_real_minds_are_put_back_exactly(tmp_path, monkeypatch):
-    """World edits next to residents whose next question is out early, with real minds
-    (memories, importance rated again later, plans) and the scripted competent model:
-    each such job is undone and asked again, and the run is still lockstep's."""
-    import lab.competent  # noqa: F401 - registers scripted/competent
-    from agents import Gateway, load_cast, load_config
-    from game.headless import run_headless
+    monkeypatch.setattr(headless, "GroupClocks", Interrupted)
+    from agents import Gateway, load_config
+    from agents.residents.persona import load_cast
 
-    monkeypatch.setenv("SMALLVILLE_HOME", str(tmp_path / "home"))
-    ville = Path(__file__).resolve().parent.parent / "maps" / "the_ville" / "the_ville.tmx"
+    ville = Path(__file__).resolve().parents[1] / "maps" / "the_ville" / "the_ville.tmx"
     cast, scenario = load_cast(ville.parent)
-
-    def edit(sim):  # the same edits both ways: every minute, something in view of each in turn
-        if sim.steps % 6 == 0:
-            names = sorted(sim.bodies)
-            seen = sorted(ahead.objects_in_view(sim, sim.bodies[names[sim.steps // 6 % len(names)]]))
-            if seen:
-                sim.set_object_state(seen[sim.steps % len(seen)], f"odd {sim.steps}", by="the test")
-
-    got = {}
-    for ooo in (False, True):
-        config = load_config({"seed": 7, "model": "scripted/competent"}, env={}, toml_path=None)
-        result = run_headless(load_town(ville), cast[:10], start=scenario.start, hours=1.0, out=tmp_path / str(ooo),
-                              scenario=scenario, config=config, gateway=Gateway(config), seed=7, progress=False,
-                              echo=None, on_step=edit, out_of_order=ooo, autosave_min=None)
-        got[ooo] = ((tmp_path / str(ooo) / "events.jsonl").read_text(), result.summary["stepping"])
-    assert got[True][1]["asked_early_undone"] >= 3
-    assert got[True][0] == got[False][0]
-
-
-def test_a_mind_is_put_back_as_it_was_when_asked_even_if_its_job_changed_things_in_place(tmp_path, pools):
-    """A Mind's snapshot builds its parts later, from objects a job may change in place (a
-    memory's importance rated again): what is asked early keeps a whole copy taken when
-    it was asked, so undoing puts back that, not what the job left."""
-
-    class InPlace(Ledger):
-        def __init__(self, *a, **kw):
-            super().__init__(*a, **kw)
-            self.notes = [{"importance": 1}]
-
-        def decide(self, s):
-            self.notes[0]["importance"] += 5  # changed in place, as MemoryStream.set_importance does
-            return super().decide(s)
-
-        def snapshot(self, in_flight=None):
-            return lambda: {"ledger": list(self.ledger), "notes": self.notes}  # built late, like a Mind's
-
-        def from_state(self, state):
-            self.ledger, self.notes = list(state["ledger"]), [dict(n) for n in state["notes"]]
-
-    isa = InPlace("Isabella Rodriguez", tasks(HOME))
-    sim = make(tmp_path, [isa], {}, pools, True)
-    sim.horizon = START + timedelta(hours=3)
-    place(sim, "Isabella Rodriguez", (33, 1), Action("sleeping", f"{HOME}:bed", START, 90))
-    ahead.step(sim)
-    sim.pool.wait()
-    assert isa.notes[0]["importance"] == 6
-    assert sim.jobs.early("Isabella Rodriguez").before()["notes"] == [{"importance": 1}]  # what a save takes
-    sim.jobs.undo_all_early()
-    assert isa.notes == [{"importance": 1}] and isa.ledger == []
+    config = load_config({"seed": 7, "model": "scripted/competent"}, env={}, toml_path=None)
+    said = []
+    result = headless.run_headless(load_town(ville), cast[:4], start=scenario.start, hours=0.5, out=tmp_path / "run",
+                                   scenario=scenario, config=config, gateway=Gateway(config), seed=7, progress=False,
+                                   echo=said.append, out_of_order=True, autosave_min=None)
+    assert result.interrupted
+    assert not (tmp_path / "run" / "saves" / "end.sqlite").exists()
+    assert any("different times" in s for s in said)

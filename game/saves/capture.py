@@ -132,10 +132,7 @@ def capture(session: Any, *, drain: bool | None = None) -> tuple[dict[str, Any],
     for name, mind in session.minds.items():
         job = jobs.get(name)
         tag = job_tag_of(sim, name, job) if job is not None else None
-        early = sim.jobs.early(name) if hasattr(sim.jobs, "early") else None
-        # A mind asked early (out-of-order stepping, game/sim/ahead.py) is saved as it was before:
-        # the resident has not been asked yet, and is asked at its step after loading.
-        parts[f"minds/{name}"] = early.before if early is not None else _mind_part(mind, name, tag)
+        parts[f"minds/{name}"] = _mind_part(mind, name, tag)
     # A Session saves its own parts ("visitor", "clock"); a headless run's Parts have no player.
     parts.update(session.to_state() if isinstance(session, Stateful) else play_state(sim))
     town = session.town

@@ -21,7 +21,7 @@ here (``from game.sim import Simulation, STEP``) and uses only it.
     state.py          to_state / from_state (the save's ``sim`` part)
     eventlog.py       the event log: every event of a run, a bounded window in memory
     path_service.py   A* searches off the step's critical path, in slices
-    ahead.py          out-of-order stepping: minds asked early when nothing can change the question
+    clocks.py         out-of-order stepping: a clock per resident, groups who cannot reach each other step apart
 
 The parts never import core.py, not even for type hints (issue 38): each declares the small
 protocol it uses of the simulation (``ObjectsSim`` in objects.py, ``MovementSim`` in

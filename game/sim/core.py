@@ -36,7 +36,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from agents import Action, Conversation, Event, Rank, Situation, priority
-from game.sim import ahead, conversations, decisions, movement, objects, perception, play_as, visitor
+from game.sim import conversations, decisions, movement, objects, perception, play_as, visitor
 from game.sim import state as sim_state
 from game.sim.bodies import Body
 from game.sim.conversations import Chat
@@ -103,13 +103,6 @@ class Simulation:
         think = max(1, round(self.settings.lockstep_think_s / STEP.total_seconds())) if lockstep else 0
         self.jobs = JobQueue(pool, think)  # one job per mind: in flight, and waiting behind it
         self.jobs.rank = self.rank_of
-        # Out-of-order stepping (headless, lockstep only; game/sim/ahead.py): minds are asked
-        # early what lockstep will ask them later, never for a step at or past ``horizon``
-        # (the run's end, its next save; None: nothing is asked early).
-        self.out_of_order = False
-        self.horizon: datetime | None = None
-        self.early_spare = 0  # pool workers kept free of jobs asked early (for the step's own)
-        self.early_views: dict[Any, Any] = {}  # ahead.py's map lookups: objects seen from a tile, walks to an arena
         self.active: frozenset[str] | None = None  # the residents stepping now (a group's step); None: all
         self.focus: set[str] = set()  # residents the player watches (on screen, followed, near): they go first
         # How fast the minds work (wall seconds per job, measured), and the pace the window's
@@ -183,10 +176,8 @@ class Simulation:
             self._step_phases()
         if self.jobs.count():
             self.throughput.started()  # the minds' pace is unknown until a job is back: timed from here
-        if self.lockstep and self.out_of_order:
-            ahead.step(self)  # the model works on later steps meanwhile
         if self.lockstep:
-            if self.jobs.think_steps <= 1 and not self.out_of_order:
+            if self.jobs.think_steps <= 1:
                 self.pool.wait()
             else:  # only for the answers that land next step; the rest think on
                 self.jobs.wait_due(self.steps + 1)
@@ -226,9 +217,7 @@ class Simulation:
 
     def drain(self) -> None:
         """Wait for the jobs in flight and apply them, until nothing is left in
-        flight (the end of a run, or before ``to_state()`` for an exact save). Jobs
-        asked early and not yet asked for stay (game/sim/ahead.py: a save takes those
-        minds as they were before; the run's end undoes them)."""
+        flight (the end of a run, or before ``to_state()`` for an exact save)."""
         for _ in range(100):
             self.jobs.wait_sent()
             self._apply_results(due_only=False)

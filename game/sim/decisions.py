@@ -260,9 +260,6 @@ def ask_prepare(sim: DecisionsSim, b: Body) -> bool:
 def _chunk_asks(sim: DecisionsSim, b: Body, at: datetime) -> bool:
     """Whether the chunk at ``at`` will cost ``b``'s mind a model call (``mind.chunk_asks``,
     read while its key is free); True for a mind that cannot say, or when it fails (logged)."""
-    early = sim.jobs.early(b.name)
-    if early is not None and "asks" in early.hints:  # read when it was asked early: its mind may be at work now
-        return bool(early.hints["asks"])
     asks = getattr(sim.minds.get(b.name), "chunk_asks", None)
     if not callable(asks):
         return True
@@ -306,9 +303,6 @@ def _steps_end(sim: DecisionsSim, b: Body) -> datetime | None:
 def _steps_decided(sim: DecisionsSim, b: Body, at: datetime) -> bool:
     """Whether ``b``'s mind has a step decided for ``at`` already (a cheap decision then);
     a mind without steps (scripted) counts as having one."""
-    early = sim.jobs.early(b.name)
-    if early is not None and "decided" in early.hints:  # read when it was asked early (see _chunk_asks)
-        return bool(early.hints["decided"])
     if not callable(getattr(sim.minds.get(b.name), "steps_end", None)):
         return True
     end = _steps_end(sim, b)
@@ -487,10 +481,9 @@ def fallback(sim: DecisionsSim, b: Body, why: str) -> None:
 # ---------------------------------------------------------------------------- acting
 
 
-def clean_action(sim: DecisionsSim, action: Action, now: datetime | None = None) -> Action:
-    """A sane duration (1 minute to a day) and a start that is not stale or in the future
-    (``now``: as it will be cleaned then, for a step to come; game/sim/ahead.py)."""
-    now = sim.now if now is None else now
+def clean_action(sim: DecisionsSim, action: Action) -> Action:
+    """A sane duration (1 minute to a day) and a start that is not stale or in the future."""
+    now = sim.now
     dur = action.duration_min
     try:
         dur = int(dur)

@@ -117,31 +117,8 @@ class Waiting:
     args: tuple[Any, ...]
 
 
-@dataclass
-class Early:
-    """A job asked early (out-of-order stepping, game/sim/ahead.py): sent to the pool
-    before the step it belongs to, with the call the simulation is expected to make
-    then. It becomes that step's job only if the simulation then makes exactly that
-    call (``JobQueue.submit``); otherwise it is undone (``undo``: the mind put back
-    as it was before it began) and the call goes out as usual."""
-
-    at: datetime  # the sim time of the step the call is expected at
-    fn: Callable[..., Any]
-    args: tuple[Any, ...]
-    undo: Callable[[], None]  # put the resident's mind back as it was before this job began
-    before: Callable[[], dict]  # the mind's state before this job began (``Mind.snapshot``: a save takes it)
-    hints: dict[str, Any]  # what the simulation read of the mind before asking (read then, not while it runs)
-    result: Any = None  # the pool's result, once back
-
-
 class JobQueue:
-    """One job per resident on the pool: the job in flight, and jobs waiting behind it.
-
-    Out-of-order stepping adds jobs asked early (``ask_early``): on the pool under
-    the resident's key, but not the resident's job until the simulation asks for it.
-    Every other question about the queue (``free``, ``current``, ``count``, what is
-    due) answers as if they were not there, so the simulation steps exactly as in
-    lockstep."""
+    """One job per resident on the pool: the job in flight, and jobs waiting behind it."""
 
     def __init__(self, pool: Pool, think_steps: int = 0) -> None:
         self.pool = pool
@@ -154,9 +131,6 @@ class JobQueue:
         self.step = 0  # the sim's step count, set at the start of each step
         self._due: dict[str, int] = {}  # name -> the step its job is applied at
         self._held: dict[str, Any] = {}  # name -> a result back before its step
-        self._early: dict[str, Early] = {}  # name -> a job asked early, not yet the resident's job
-        self.early_taken = 0  # jobs asked early that became the job asked for (out-of-order stepping)
-        self.early_undone = 0  # ... that were undone: the simulation asked something else, or nothing
         # The rank a job goes to the pool with (the simulation sets it); by default all alike.
         self.rank: Callable[[str, Job], Rank] = lambda name, job: priority.urgent() if job.urgent else priority.DEFAULT
 
@@ -169,9 +143,8 @@ class JobQueue:
         return bool(self._waiting.get(name))
 
     def free(self, name: str) -> bool:
-        """No job recorded for the resident and none on the pool under its key (a job
-        asked early does not count: the resident has not been asked yet)."""
-        return name not in self._running and (name in self._early or not self.pool.busy(name))
+        """No job recorded for the resident and none on the pool under its key."""
+        return name not in self._running and not self.pool.busy(name)
 
     def running(self) -> dict[str, Job]:
         """A copy: name -> job in flight."""
@@ -186,20 +159,12 @@ class JobQueue:
         return len(self._running)
 
     def idle(self) -> bool:
-        """Nothing on the pool, nothing held and nothing waiting (jobs asked early aside:
-        the residents have not been asked yet)."""
-        if self._waiting or self._held:
-            return False
-        if not self._early:
-            return not self.pool.in_flight()
-        return not self._running  # every job sent is back and applied
+        """Nothing on the pool, nothing held and nothing waiting."""
+        return not (self._waiting or self._held or self.pool.in_flight())
 
     def wait_sent(self) -> None:
-        """Block until every job sent is back (jobs asked early aside)."""
-        if self._early:
-            self.pool.wait_keys(set(self._running))
-        else:
-            self.pool.wait()
+        """Block until every job sent is back."""
+        self.pool.wait()
 
     def due_back(self, names: frozenset[str], step: int) -> bool:
         """Whether every job of ``names`` to be applied by ``step`` is back (a group's
@@ -219,19 +184,7 @@ class JobQueue:
 
     # -- sending -----------------------------------------------------------------------
     def submit(self, name: str, job: Job, fn: Callable[..., Any], *args: Any) -> bool:
-        """Run ``fn(*args)`` now as the resident's job; False when its key is taken.
-        The job asked early for exactly this call becomes it (its answer, or the one
-        to come, is this job's); one asked early for anything else is undone first."""
-        early = self._early.get(name)
-        if early is not None:
-            if early.fn == fn and early.args == args:
-                del self._early[name]
-                self.early_taken += 1
-                self._sent(name, job)
-                if early.result is not None:
-                    self._held[name] = early.result
-                return True
-            self.undo_early(name)
+        """Run ``fn(*args)`` now as the resident's job; False when its key is taken."""
         if not self.pool.submit(name, fn, *args, rank=self.rank(name, job)):
             return False
         self._sent(name, job)
@@ -253,8 +206,6 @@ class JobQueue:
         q = self._waiting.get(name)
         if not q:
             return False
-        if name in self._early:
-            self.undo_early(name)  # the resident is asked something else first
         if name in self._running or self.pool.busy(name):
             return True
         w = q[0]
@@ -285,63 +236,20 @@ class JobQueue:
         return batch
 
     def _collect(self) -> None:
-        """Take the pool's finished jobs: a resident's job is held until applied, a job
-        asked early keeps its answer until it is asked for (or undone)."""
+        """Take the pool's finished jobs: a resident's job is held until applied."""
         for res in self.pool.results():
-            early = self._early.get(res.key)
-            if early is not None:
-                early.result = res
-            elif res.key in self._running:
+            if res.key in self._running:
                 self._held[res.key] = res
             else:
                 log.warning("result for %s without a job record; ignored", res.key)
 
-    # -- asking early (out-of-order stepping) -------------------------------------------
-    def ask_early(self, name: str, at: datetime, fn: Callable[..., Any], args: tuple[Any, ...], rank: Rank,
-                  undo: Callable[[], None], before: Callable[[], dict],
-                  hints: dict[str, Any] | None = None) -> bool:
-        """Send ``fn(*args)`` to the pool now, for the step at ``at``, when the resident
-        has no job; it becomes the resident's job if the simulation asks exactly that
-        then (``submit``). ``undo`` puts the mind back as it was before the job began."""
-        if name in self._running or name in self._early or self._waiting.get(name):
-            return False
-        if not self.pool.submit(name, fn, *args, rank=rank):
-            return False
-        self._early[name] = Early(at, fn, tuple(args), undo, before, dict(hints or {}))
-        return True
-
-    def early(self, name: str) -> Early | None:
-        """The job asked early for the resident, if any (not yet its job)."""
-        return self._early.get(name)
-
-    def early_names(self) -> list[str]:
-        return sorted(self._early)
-
-    def undo_early(self, name: str) -> None:
-        """The resident is not asked what was asked early: wait for that job (it may have
-        begun), drop its answer, and put the mind back as it was before it began."""
-        early = self._early.get(name)
-        if early is None:
-            return
-        self.pool.wait_keys({name})
-        self._collect()
-        del self._early[name]
-        self.early_undone += 1
-        log.info("a job asked early for %s (due %s) was not asked for: undone", name, early.at)
-        early.undo()
-
-    def undo_all_early(self) -> None:
-        for name in sorted(self._early):
-            self.undo_early(name)
-
     def clear(self) -> None:
         """Forget every job (a load: jobs in flight are asked again)."""
         self._running = {}
-        self._early = {}
         self._waiting = {}
         self._due = {}
         self._held = {}
 
 
-__all__ = ["CALL", "DECIDE", "END_CONVERSATION", "GREET", "MEMO_WAIT", "PREPARE", "UTTER", "Early", "Job", "JobQueue",
+__all__ = ["CALL", "DECIDE", "END_CONVERSATION", "GREET", "MEMO_WAIT", "PREPARE", "UTTER", "Job", "JobQueue",
            "Pool", "Waiting", "urgent_key"]

@@ -270,7 +270,8 @@ def floors(summary: dict, latency: float, slots: int, hours: float) -> dict[str,
     floor (every call on every slot, back to back) and one mind's (a mind answers one
     call at a time, so the resident with the most calls waits that many latencies
     even if its clock ran free of everyone else's: the bound of per-resident clocks).
-    Also how many answers out of order asked early, and how many were undone."""
+    Out of order, also how apart the residents stepped: groups a town step, and the
+    furthest any ran ahead of the slowest (sim seconds)."""
     residents = summary.get("residents") or {}
     most = max((int(r.get("calls") or 0) for r in residents.values() if isinstance(r, dict)), default=0)
     calls = int((summary.get("totals") or {}).get("calls") or 0)
@@ -279,8 +280,8 @@ def floors(summary: dict, latency: float, slots: int, hours: float) -> dict[str,
         "floor_server_s": round(calls * latency / max(1, slots) / hours, 1),
         "floor_one_mind_s": round(most * latency / hours, 1),
         "most_calls_one_resident": most,
-        "asked_early": int(stepping.get("asked_early_taken") or 0),
-        "asked_early_undone": int(stepping.get("asked_early_undone") or 0),
+        "groups_per_step": float(stepping.get("groups_per_step") or 1.0),
+        "most_ahead_s": float(stepping.get("most_ahead_s") or 0.0),
     }
 
 
@@ -312,7 +313,8 @@ def merge_rows(path: Path, new: list[dict]) -> list[dict]:
 
 def scale_table(rows: list[dict]) -> str:
     """The rows as a Markdown table."""
-    head = ("| stepping | residents | slots | wall s / sim h | waves | floor: server, one mind (s) | asked early | "
+    head = ("| stepping | residents | slots | wall s / sim h | waves | floor: server, one mind (s) | "
+            "groups a step (most apart, s) | "
             "sim speed | calls | slots busy | "
             "own CPU ms/step/resident | main thread | perception | pathing | retrieval | embeddings | "
             "model ms/step/resident |")
@@ -320,8 +322,8 @@ def scale_table(rows: list[dict]) -> str:
     for r in rows:
         util = r.get("slot_utilisation")
         floor = (f"{r['floor_server_s']:g}, {r['floor_one_mind_s']:g}" if "floor_server_s" in r else "")
-        early = ("" if r["stepping"] == "lockstep" or "asked_early" not in r
-                 else f"{r['asked_early']} ({r['asked_early_undone']} undone)")
+        early = ("" if r["stepping"] == "lockstep" or "groups_per_step" not in r
+                 else f"{r['groups_per_step']:g} ({r['most_ahead_s']:g})")
         lines.append(
             f"| {r['stepping']} | {r['residents']} | {r['slots']} | {r['wall_per_sim_hour_s']:g} | "
             f"{r.get('waves', '')} | {floor} | {early} | "
