@@ -395,3 +395,13 @@ def test_an_interrupted_run_with_residents_apart_keeps_no_save_of_two_times(tmp_
     assert result.interrupted
     assert not (tmp_path / "run" / "saves" / "end.sqlite").exists()
     assert any("different times" in s for s in said)
+
+
+def test_who_is_joined_is_who_is_not_apart_by_a_step(tmp_path, pools):
+    sim = make(tmp_path, [Ledger("Isabella Rodriguez", tasks(CAFE))], {}, pools)
+    reach = Reach(sim)
+    walkable = np.argwhere(sim.town.walkable)[:, ::-1]
+    tiles = walkable[np.random.default_rng(3).choice(len(walkable), 40, replace=False)]
+    near = ~reach.apart(tiles, tiles, np.ones(len(tiles), np.int64))
+    want = {(i, j) for i, j in zip(*np.nonzero(np.triu(near, 1)))}
+    assert want and reach.joined(tiles) == sorted(want)

@@ -113,10 +113,30 @@ class Reach:
         out = cheb > 2 * self.touch + 2 * gap[None, :]
         ii, jj = np.nonzero(~out)  # near enough to touch: could both walk into one area in time?
         if ii.size:
-            wa = self.fields[:, a[ii, 1], a[ii, 0]] - sa[ii][None, :]  # areas x pairs
-            wb = self.fields[:, b[jj, 1], b[jj, 0]] - sb[jj][None, :]
+            wa = self.fields[:, a[:, 1], a[:, 0]] - sa[None, :]  # areas x k
+            rows = np.flatnonzero((wa <= gap.max()).any(axis=1))  # only areas one of ``a`` could reach
+            wa = wa[rows][:, ii]
+            wb = self.fields[rows][:, b[jj, 1], b[jj, 0]] - sb[jj][None, :]
             out[ii, jj] = ~(np.maximum(wa, wb) <= gap[jj][None, :]).any(axis=0)
         return out
+
+    def joined(self, tiles: np.ndarray) -> list[tuple[int, int]]:
+        """The pairs of residents at ``tiles``, on one clock, who are not apart by one
+        step (``apart`` with a gap of 1, but looking only at the areas each is within a
+        step of: a town of hundreds asks this every round)."""
+        slack = self.slack(tiles)
+        w = self.fields[:, tiles[:, 1], tiles[:, 0]] - slack[None, :]  # areas x residents
+        areas, who = np.nonzero(w <= 1)
+        pairs: set[tuple[int, int]] = set()
+        for area in np.unique(areas):
+            near = who[areas == area]
+            if near.size < 2:
+                continue
+            t = tiles[near]
+            cheb = np.abs(t[:, None, :] - t[None, :, :]).max(axis=2) - slack[near][:, None] - slack[near][None, :]
+            for i, j in zip(*np.nonzero(np.triu(cheb <= 2 * self.touch + 2, 1))):
+                pairs.add((int(near[i]), int(near[j])))
+        return sorted(pairs)
 
 
 @dataclass
@@ -237,8 +257,7 @@ class GroupClocks:
             same = np.flatnonzero(self.clock == t)
             if same.size < 2:
                 continue
-            near = ~self.reach.apart(tiles[same], tiles[same], np.ones(same.size, np.int64))
-            for a, b in zip(*np.nonzero(np.triu(near, 1))):
+            for a, b in self.reach.joined(tiles[same]):
                 ra, rb = root(int(same[a])), root(int(same[b]))
                 if ra != rb:
                     parent[max(ra, rb)] = min(ra, rb)
