@@ -354,6 +354,20 @@ def _autosave(run: _Run, keep: int) -> None:
         run.writer.autosave(snap, meta, run.saves_dir, keep).add_done_callback(run.history.saved)
 
 
+def _catch_up(clocks: GroupClocks) -> None:
+    """After Ctrl-C: the residents behind are brought up to the others' time, so the end
+    save holds the town at one time (a few steps; Ctrl-C again stops without that save)."""
+    ahead = int(clocks.clock.max())
+    if clocks.floor == ahead:
+        return
+    print(f"smallville sim: bringing the residents behind up to {clocks.now_at(ahead):%H:%M:%S} for the end "
+          "save (Ctrl-C again: stop without one)", file=sys.stderr)
+    try:
+        clocks.run_to(ahead)
+    except KeyboardInterrupt:
+        log.info("catching up interrupted: the residents stay at different times")
+
+
 def _step_apart(run: _Run, end: datetime, *, keep: int, on_step: Callable[[Any], None] | None,
                 ceiling: Ceiling | None, progress: bool) -> tuple[bool, str | None]:
     """``_step_run`` with a clock per resident (game/sim/clocks.py): the residents step apart
@@ -384,8 +398,9 @@ def _step_apart(run: _Run, end: datetime, *, keep: int, on_step: Callable[[Any],
             _autosave(run, keep)
         sim.drain()
     except KeyboardInterrupt:
+        log.info("run interrupted at %s", sim.now)
+        _catch_up(clocks)
         run.uneven = clocks.floor != int(clocks.clock.max())
-        log.info("run interrupted at %s%s", sim.now, " (the residents at different times)" if run.uneven else "")
         return True, stopped
     finally:
         if bar is not None:

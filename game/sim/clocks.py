@@ -39,9 +39,10 @@ see the town's floor: the slowest residents' time.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -105,36 +106,39 @@ class Reach:
         """Tiles a body may move in one go besides its step: ``JUMP`` off a blocked tile."""
         return np.where(self.walkable[tiles[:, 1], tiles[:, 0]], 0, JUMP)
 
-    def apart(self, a: np.ndarray, b: np.ndarray, gap: np.ndarray) -> np.ndarray:
-        """For tiles ``a`` (k x 2) and ``b`` (m x 2), and the steps ``gap`` (m) between
-        their clocks: (k x m) True where nothing one does within the gap can reach the other."""
+    def apart(self, a: np.ndarray, b: np.ndarray, ra: np.ndarray, rb: np.ndarray) -> np.ndarray:
+        """For residents at tiles ``a`` (k x 2) and ``b`` (m x 2), who may walk ``ra`` (k x m)
+        and ``rb`` (m) steps from there in the time between them: (k x m) True where
+        nothing one does in that time can reach the other (the rule above)."""
         sa, sb = self.slack(a), self.slack(b)
-        cheb = np.abs(a[:, None, :] - b[None, :, :]).max(axis=2) - sa[:, None] - sb[None, :]
-        out = cheb > 2 * self.touch + 2 * gap[None, :]
+        ra = ra + sa[:, None]
+        rb = rb + sb
+        cheb = np.abs(a[:, None, :] - b[None, :, :]).max(axis=2)
+        out = cheb > 2 * self.touch + ra + rb[None, :]
         ii, jj = np.nonzero(~out)  # near enough to touch: could both walk into one area in time?
         if ii.size:
-            wa = self.fields[:, a[:, 1], a[:, 0]] - sa[None, :]  # areas x k
-            rows = np.flatnonzero((wa <= gap.max()).any(axis=1))  # only areas one of ``a`` could reach
+            wa = self.fields[:, a[:, 1], a[:, 0]]  # areas x k
+            rows = np.flatnonzero((wa <= ra.max(axis=1)[None, :]).any(axis=1))  # the areas ``a`` could reach
             wa = wa[rows][:, ii]
-            wb = self.fields[rows][:, b[jj, 1], b[jj, 0]] - sb[jj][None, :]
-            out[ii, jj] = ~(np.maximum(wa, wb) <= gap[jj][None, :]).any(axis=0)
+            wb = self.fields[rows][:, b[jj, 1], b[jj, 0]]
+            out[ii, jj] = ~((wa <= ra[ii, jj][None, :]) & (wb <= rb[jj][None, :])).any(axis=0)
         return out
 
-    def joined(self, tiles: np.ndarray) -> list[tuple[int, int]]:
-        """The pairs of residents at ``tiles``, on one clock, who are not apart by one
-        step (``apart`` with a gap of 1, but looking only at the areas each is within a
-        step of: a town of hundreds asks this every round)."""
-        slack = self.slack(tiles)
-        w = self.fields[:, tiles[:, 1], tiles[:, 0]] - slack[None, :]  # areas x residents
-        areas, who = np.nonzero(w <= 1)
+    def joined(self, tiles: np.ndarray, moves: np.ndarray) -> list[tuple[int, int]]:
+        """The pairs of residents at ``tiles``, on one clock, who are not apart for one step
+        (``apart``, each walking ``moves``, 0 or 1, but looking only at the areas each is
+        within reach of: a town of hundreds asks this every round)."""
+        r = moves + self.slack(tiles)
+        w = self.fields[:, tiles[:, 1], tiles[:, 0]]  # areas x residents
+        areas, who = np.nonzero(w <= r[None, :])
         pairs: set[tuple[int, int]] = set()
         for area in np.unique(areas):
             near = who[areas == area]
             if near.size < 2:
                 continue
             t = tiles[near]
-            cheb = np.abs(t[:, None, :] - t[None, :, :]).max(axis=2) - slack[near][:, None] - slack[near][None, :]
-            for i, j in zip(*np.nonzero(np.triu(cheb <= 2 * self.touch + 2, 1))):
+            cheb = np.abs(t[:, None, :] - t[None, :, :]).max(axis=2) - r[near][:, None] - r[near][None, :]
+            for i, j in zip(*np.nonzero(np.triu(cheb <= 2 * self.touch, 1))):
                 pairs.add((int(near[i]), int(near[j])))
         return sorted(pairs)
 
@@ -181,6 +185,7 @@ class GroupClocks:
         self.on_frame = on_frame
         self.names = sorted(sim.minds)
         self.clock = np.full(len(self.names), sim.steps, np.int64)
+        self.still_since = self.clock.copy()  # the step since which each has stood where it stands
         self.base_now, self.base_steps = sim.now, sim.steps
         self.reach = Reach(sim)
         self.held: dict[int, _Held] = {}
@@ -222,8 +227,9 @@ class GroupClocks:
     def _round(self, target: int) -> bool:
         sim, clock = self.sim, self.clock
         tiles = np.array([sim.bodies[n].tile for n in self.names], dtype=np.int64)
+        still = np.array([self._still_until(i) for i in range(len(self.names))], dtype=np.int64)
         moved = False
-        for members in self._groups(tiles):
+        for members in self._groups(tiles, still):
             t = int(clock[members[0]])
             if t >= target or t - self.floor >= AHEAD:
                 continue
@@ -231,17 +237,60 @@ class GroupClocks:
             if not sim.jobs.due_back(names, t):
                 continue
             # Everyone not in the group up to its clock (those on it too: one may have caught up
-            # since the groups were made) must be apart from it for as long as their clocks differ.
+            # since the groups were made) must be apart from it for as long as their clocks differ:
+            # the group's members may have walked since the others' time (until they last stood
+            # still) and take this step; each of the others may walk from when it could move.
             others = np.setdiff1d(np.flatnonzero(clock <= t), members, assume_unique=True)
-            if others.size and not self.reach.apart(tiles[members], tiles[others], t + 1 - clock[others]).all():
-                continue
+            if others.size:
+                tb = clock[others]
+                past = np.maximum(0, self.still_since[members][:, None] - tb[None, :])
+                ra = np.maximum(past, (still[members] <= t).astype(np.int64)[:, None])
+                rb = np.maximum(0, t + 1 - np.maximum(tb, still[others]))
+                if not self.reach.apart(tiles[members], tiles[others], ra, rb).all():
+                    continue
             self._step(members, names, t)
             for i in members:
-                tiles[i] = sim.bodies[self.names[i]].tile
+                tile = sim.bodies[self.names[i]].tile
+                if tuple(tiles[i]) != tuple(tile):
+                    tiles[i] = tile
+                    self.still_since[i] = clock[i]
+                still[i] = self._still_until(i)
             moved = True
         return moved
 
-    def _groups(self, tiles: np.ndarray) -> list[list[int]]:
+    def _still_until(self, i: int) -> int:
+        """The first step at which resident ``i`` could move (or its doings change) of its
+        own accord: its action's end, an answer due, a new day, a back-off's end, a state
+        in its sight running out (something new in view: a reaction); its own clock when
+        it may now. Only others coming near can change it sooner, and the rule sees them."""
+        sim = self.sim
+        t = int(self.clock[i])
+        b = sim.bodies[self.names[i]]
+        a = b.action
+        if (a is None or b.path or b.routing or b.conversation is not None or b.new_events or b.urgent
+                or sim.jobs.has_waiting(b.name)):
+            return t
+        now = self.now_at(t)
+        if b.asked_day is not None and b.asked_day != now.date().isoformat():
+            return t
+        until = [a.end, datetime.combine(now.date() + timedelta(days=1), datetime.min.time())]
+        if b.not_before is not None:
+            until.append(b.not_before)
+        r = sim.settings.vision_radius + 1
+        for addr, (_, end) in sim.lingering.items():
+            if any(max(abs(x - b.tile[0]), abs(y - b.tile[1])) <= r for x, y in sim.places.tiles_of_object(addr)):
+                until.append(end)
+        step = min(self.step_of(w) for w in until)
+        due = sim.jobs.due_step(b.name)
+        if due is not None:
+            step = min(step, due)
+        return max(t, step)
+
+    def step_of(self, when: datetime) -> int:
+        """The first step at or after the sim time ``when``."""
+        return self.base_steps + math.ceil((when - self.base_now) / STEP)
+
+    def _groups(self, tiles: np.ndarray, still: np.ndarray) -> list[list[int]]:
         """Residents on one clock who are not apart by one step, joined: the groups,
         slowest first (then by name)."""
         n = len(self.names)
@@ -257,7 +306,7 @@ class GroupClocks:
             same = np.flatnonzero(self.clock == t)
             if same.size < 2:
                 continue
-            for a, b in self.reach.joined(tiles[same]):
+            for a, b in self.reach.joined(tiles[same], (still[same] <= t).astype(np.int64)):
                 ra, rb = root(int(same[a])), root(int(same[b]))
                 if ra != rb:
                     parent[max(ra, rb)] = min(ra, rb)
@@ -285,12 +334,14 @@ class GroupClocks:
             held.objects.update(changed)
 
     def _wait(self, target: int) -> None:
-        """Nothing can step: wait for an answer one of the slowest groups needs."""
+        """Nothing can step: wait for the next answer any group needs (not only the
+        slowest's: one further on may be free to go when its own comes back)."""
         self.waits += 1
         sim = self.sim
-        t = self.floor
-        keys = sim.jobs.due_keys(frozenset(self.names[i] for i in np.flatnonzero(self.clock == t)), t)
-        if not keys:  # only those ahead wait; a round will move the slowest
+        keys: set[str] = set()
+        for i, name in enumerate(self.names):
+            keys |= sim.jobs.due_keys(frozenset((name,)), int(self.clock[i]))
+        if not keys:
             return
         wait_any = getattr(sim.pool, "wait_any", None)
         if callable(wait_any):

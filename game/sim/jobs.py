@@ -166,6 +166,10 @@ class JobQueue:
         """Block until every job sent is back."""
         self.pool.wait()
 
+    def due_step(self, name: str) -> int | None:
+        """The step the resident's job in flight is applied at (None: no job)."""
+        return self._due.get(name)
+
     def due_back(self, names: frozenset[str], step: int) -> bool:
         """Whether every job of ``names`` to be applied by ``step`` is back (a group's
         step may go; game/sim/clocks.py). Never blocks."""
