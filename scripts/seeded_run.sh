@@ -4,7 +4,7 @@
 #   cmp BEFORE/run/events.jsonl AFTER/run/events.jsonl
 #   cmp BEFORE/timeline.md AFTER/timeline.md
 # (timeline.md here is the run's with its wall-time line taken out). About two minutes.
-#   sh scripts/seeded_run.sh OUT [more smallville sim flags, e.g. --out-of-order]
+#   sh scripts/seeded_run.sh OUT [more smallville sim flags, e.g. --lockstep]
 #   sh scripts/seeded_run.sh --both OUT   # out of order and lockstep, compared (docs/stepping.md)
 # HOURS (default 14) and PYTHON (default the checkout's .venv) may be set in the environment.
 set -eu

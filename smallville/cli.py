@@ -101,12 +101,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="sim seconds from a resident asking its mind to the answer landing (default 10, one step; "
                           "longer lets the clock run on while one resident thinks: faster, still reproducible)")
     stepping = sim.add_mutually_exclusive_group()
-    stepping.add_argument("--out-of-order", dest="out_of_order", action="store_true", default=False,
-                          help="a clock per resident: those who cannot reach each other meanwhile step apart, "
-                               "so the model answers for all at once (the same run as lockstep, event for event; "
-                               "docs/stepping.md)")
+    stepping.add_argument("--out-of-order", dest="out_of_order", action="store_true", default=True,
+                          help="a clock per resident (the default): those who cannot reach each other meanwhile "
+                               "step apart, so the model answers for all at once; the same run as lockstep, event "
+                               "for event (docs/stepping.md)")
     stepping.add_argument("--lockstep", dest="out_of_order", action="store_false",
-                          help="ask each mind only at its step (the default)")
+                          help="step the whole town as one, each step waiting for every answer due")
     sim.add_argument("--autosave-min", type=float, default=60.0,
                      help="save the run into <run>/saves/ every N sim minutes, keeping the last 3 (0: only at the end)")
     _add_cast_flags(sim)

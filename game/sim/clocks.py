@@ -23,12 +23,17 @@ random picks, ``movement.pick``):
 - what a body avoids when it sets off or arrives: the bodies in its own area.
 
 So two residents can only ever reach each other where both can be in one area
-and within ``2 * TOUCH`` tiles of each other. A resident walks a tile a step at
-most, so one at step ``ta`` and one behind at ``tb`` are apart while for every
-area, one of them cannot walk into it within ``ta - tb`` steps, or they stand more
-than ``2 * TOUCH + 2 * (ta - tb)`` tiles apart (``Reach.apart``). Residents who
-are not apart by one step step together. The residents with the lowest clock can
-always step, so the town never stalls.
+and within ``2 * touch`` tiles of each other. A resident walks a tile a step at
+most, and not at all while it stands at its place until its action ends (or an
+answer of its mind lands, a new day begins, a state in its sight runs out:
+``_still_until``). So for one at step ``ta`` about to step and one behind at
+``tb``: the first may have walked ``ra`` tiles since ``tb`` (since it last stood
+still) and take this step; the second may walk ``rb`` tiles by ``ta + 1`` (from
+when it could first move). They are apart when, for every area, one of them
+cannot walk into it within its steps, or they stand more than ``2 * touch + ra +
+rb`` tiles apart (``Reach.apart``). Residents on one clock who are not apart for
+one step step together (``Reach.joined``). The residents with the lowest clock
+can always step, so the town never stalls.
 
 With a deterministic model the run is the lockstep run: the same events in the
 same order (a step's events are logged by resident, ``core.in_log_order``, both

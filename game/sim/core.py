@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import random
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
@@ -97,7 +96,6 @@ class Simulation:
         self.start: datetime = start
         self.steps = 0
         self.seed = seed
-        self.rng = random.Random(seed)
         self.lockstep = lockstep
         self.settings = settings or SimSettings()
         think = max(1, round(self.settings.lockstep_think_s / STEP.total_seconds())) if lockstep else 0
@@ -204,10 +202,6 @@ class Simulation:
             self._step_phases()
         finally:
             self.now, self.steps, self.active = keep[0], keep[1], None
-
-    def stepping(self, name: str) -> bool:
-        """Whether ``name`` steps now (everyone, but in a group's step: its members)."""
-        return self.active is None or name in self.active
 
     def run_until(self, end: datetime, on_step: Callable[[Simulation], None] | None = None) -> None:
         while self.now < end:

@@ -13,7 +13,6 @@ remembering a finished conversation, which is saved and queued again.
 from __future__ import annotations
 
 import logging
-import random
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -67,8 +66,6 @@ class StateSim(Protocol):
     @property
     def events(self) -> EventLog: ...
 
-    @property
-    def rng(self) -> random.Random: ...
 
 
 def _iso(t: datetime | None) -> str | None:
@@ -169,7 +166,6 @@ def chat_from_dict(c: dict[str, Any]) -> Chat:
 def to_state(sim: StateSim, events: bool = True) -> dict[str, Any]:
     """Plain, JSON-safe state of the simulation's own parts (not the minds');
     ``events=False``: without the event log (the caller takes it separately)."""
-    st = sim.rng.getstate()
     jobs = list(sim.jobs.running().items()) + sim.jobs.waiting()
     out = {
         "version": VERSION,
@@ -177,7 +173,6 @@ def to_state(sim: StateSim, events: bool = True) -> dict[str, Any]:
         "start": sim.start.isoformat(),
         "steps": sim.steps,
         "seed": sim.seed,
-        "rng": [st[0], list(st[1]), st[2]],
         "object_states": dict(sim.town.object_states),
         "visitor": sim.visitor,
         "bodies": {n: body_to_dict(b) for n, b in sim.bodies.items()},
@@ -212,9 +207,8 @@ def from_state(sim: StateSim, state: dict[str, Any]) -> None:
     sim.start = datetime.fromisoformat(state.get("start", state["now"]))
     sim.steps = int(state.get("steps", 0))
     sim.seed = state.get("seed", sim.seed)
-    r = state.get("rng")
-    if r:
-        sim.rng.setstate((r[0], tuple(r[1]), r[2]))
+    # (an older save's "rng", the shared generator's state, has no use: each resident's
+    # random picks come from the seed, the resident and the step: movement.pick)
     for addr, s in state.get("object_states", {}).items():
         if addr in sim.town.object_states:
             sim.town.object_states[addr] = s

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import logging
-import random
 import sys
 import tempfile
 from pathlib import Path
@@ -111,7 +110,7 @@ def apply_live(parts: Any, changes: list[dict], seed: int) -> None:
     """The arm's changes to the loaded town, before its first step: the branch's seed,
     whispers (the resident replans around them) and object states."""
     sim = parts.sim
-    sim.seed, sim.rng = seed, random.Random(seed)
+    sim.seed = seed  # the residents' random picks (movement.pick) follow it
     for ch in changes:
         if ch["kind"] == "whisper":
             mind = sim.minds.get(ch["name"])
