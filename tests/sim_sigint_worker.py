@@ -1,7 +1,7 @@
 """A `smallville sim` process for the Ctrl+C test: the real command (``smallville.cli.main()``)
 on the Ville with three residents whose scripted model takes a moment per call.
 
-    python tests/sim_sigint_worker.py RUN_FOLDER
+    python tests/sim_sigint_worker.py RUN_FOLDER [--lockstep | --out-of-order]
 
 Prints "busy" once the minds are well into their morning and a model call is in
 flight (the main thread then waits inside a step for the minds), and waits to be
@@ -63,7 +63,7 @@ def main() -> None:
             raise
 
     Simulation.step = watched_step
-    sys.argv = ["smallville", "sim", "--agents", "3", "--hours", "6", "--seed", "1", "--out", str(out)]
+    sys.argv = ["smallville", "sim", "--agents", "3", "--hours", "6", "--seed", "1", "--out", str(out), *sys.argv[2:]]
     sys.exit(smallville())
 
 
