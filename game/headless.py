@@ -378,6 +378,7 @@ def _step_apart(run: _Run, end: datetime, *, keep: int, on_step: Callable[[Any],
     stopped: str | None = None
     bar = tqdm(total=round((end - sim.now) / STEP), unit="step", desc="sim", file=sys.stderr, dynamic_ncols=True,
                mininterval=0.5) if progress else None
+    bar_start = sim.now
 
     def on_floor() -> bool:
         nonlocal stopped
@@ -390,7 +391,6 @@ def _step_apart(run: _Run, end: datetime, *, keep: int, on_step: Callable[[Any],
             log.info("run stopped at %s: %s", sim.now, stopped)
         return bool(stopped)
 
-    bar_start = sim.now
     try:
         while sim.now < end and not stopped:
             barrier = end if run.every is None else min(end, run.last_auto + run.every)

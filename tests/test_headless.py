@@ -240,6 +240,7 @@ def test_real_embedded_model_three_residents_two_hours(real_run):
         assert sensible, f"{p.name} never acted at home or work: {arenas}"
         assert len(arenas) >= 2, f"{p.name} never changed place: {arenas}"
     s = result.summary
+    assert s["stepping"]["mode"] == "out-of-order" and s["stepping"]["groups_per_step"] >= 1
     print(
         f"\nembedded model, 3 residents x 2 sim hours: {wall:.0f} s wall, {s['totals']['calls']} calls, "
         f"{s['totals']['tokens']} tokens, {s['totals'].get('fallback', 0)} fallbacks"

@@ -168,7 +168,6 @@ class Frame:
     now: datetime
     bodies: dict[str, Pose]
     object_states: dict[str, str]
-    visitor: str | None = None
 
 
 @dataclass
@@ -222,7 +221,7 @@ class GroupClocks:
             if self._flush() and on_floor is not None and not stopped and on_floor():
                 stopped, target = True, int(self.clock.max())
             if not moved:
-                self._wait(target)
+                self._wait()
         self._flush()
         self.sim.held_events = None
         self._at_barrier(target)
@@ -239,7 +238,7 @@ class GroupClocks:
             if t >= target or t - self.floor >= AHEAD:
                 continue
             names = frozenset(self.names[i] for i in members)
-            if not sim.jobs.due_back(names, t):
+            if sim.jobs.unanswered(dict.fromkeys(names, t)):
                 continue
             # Everyone not in the group up to its clock (those on it too: one may have caught up
             # since the groups were made) must be apart from it for as long as their clocks differ:
@@ -338,14 +337,12 @@ class GroupClocks:
             self.states.update(changed)
             held.objects.update(changed)
 
-    def _wait(self, target: int) -> None:
+    def _wait(self) -> None:
         """Nothing can step: wait for the next answer any group needs (not only the
         slowest's: one further on may be free to go when its own comes back)."""
         self.waits += 1
         sim = self.sim
-        keys: set[str] = set()
-        for i, name in enumerate(self.names):
-            keys |= sim.jobs.due_keys(frozenset((name,)), int(self.clock[i]))
+        keys = sim.jobs.unanswered({name: int(self.clock[i]) for i, name in enumerate(self.names)})
         if not keys:
             return
         wait_any = getattr(sim.pool, "wait_any", None)

@@ -170,15 +170,13 @@ class JobQueue:
         """The step the resident's job in flight is applied at (None: no job)."""
         return self._due.get(name)
 
-    def due_back(self, names: frozenset[str], step: int) -> bool:
-        """Whether every job of ``names`` to be applied by ``step`` is back (a group's
-        step may go; game/sim/clocks.py). Never blocks."""
+    def unanswered(self, due_by: dict[str, int]) -> set[str]:
+        """Of the residents in ``due_by`` (name -> a step), those with a job to be applied
+        by that step that is not back yet (game/sim/clocks.py: a group steps when none
+        of its own are). Never blocks."""
         self._collect()
-        return all(name in self._held for name in names if self._due.get(name, step + 1) <= step)
-
-    def due_keys(self, names: frozenset[str], step: int) -> set[str]:
-        """The keys of ``names`` whose jobs due by ``step`` are not back yet."""
-        return {name for name in names if self._due.get(name, step + 1) <= step and name not in self._held}
+        return {name for name, step in due_by.items()
+                if self._due.get(name, step + 1) <= step and name not in self._held}
 
     def wait_due(self, step: int) -> None:
         """Block until every job to be applied by ``step`` is back (lockstep)."""
