@@ -100,8 +100,11 @@ def test_slots_bound_the_calls_at_once_and_each_takes_the_latency():
     # above; no upper bound on the wall time: a shared machine may be slow)
     assert wall >= 3 * latency
     assert stats["busy_slot_s"] >= calls * latency * 0.99
-    # six calls queued behind full slots: a round each at least, less how spread their asking was
-    assert stats["queue_wait_s"] >= 6 * latency * 0.5
+    # calls queued behind full slots; how long depends on how spread their asking was (a slow
+    # machine spreads it), so the bound is the callers' own view: each call's time holds its
+    # wait and its latency
+    assert stats["queue_wait_s"] > 0
+    assert stats["queue_wait_s"] + calls * latency <= sum(took) + 0.01
 
 
 def test_a_full_queue_is_served_in_arrival_order():
