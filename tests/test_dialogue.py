@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import replace
 from datetime import date, datetime, timedelta
 
 import pytest
@@ -690,3 +691,35 @@ def test_news_nobody_knows_yet_is_told_a_secret_is_not():
                thoughts=["I have decided to run for mayor of the Ville in the coming local election; nobody knows yet"])
     c = talk(sam, mind(who=persona("Adam Smith")))
     assert any("mayor" in u.text for u in c.lines if u.speaker == "Sam Moore")
+
+
+def test_what_ones_description_says_of_the_listener_is_not_told_to_them():
+    # "I live with you and our son Eddy Lin", Mei told John: what they share, the listener knows
+    mei = replace(persona("Mei Lin"), description="Mei Lin is a professor; she lives with her husband John Lin "
+                  "and their son Eddy Lin")
+    m = mind(who=mei)
+    home = next(x for x in m.memory.nodes if x.source == pv.tag(pv.RULE, pv.SEED) and "John Lin" in x.description)
+    to_john = Conversation((m.name, "John Lin"), "x", NOW)
+    assert dg.voice(m, to_john).known and not dg.tells(m, dg.voice(m, to_john), to_john, [home], [], NOW)
+    to_maria = Conversation((m.name, "Maria Lopez"), "x", NOW)
+    told = dg.tells(m, dg.voice(m, to_maria), to_maria, [home], [], NOW)
+    assert [o.fact.node_id for o in told if o.fact] == [home.id]  # news to someone else
+
+
+def test_asked_about_her_day_a_host_names_her_party_later_on():
+    from agents.planning.plan import PlanItem, chosen_tag
+    m = mind()
+    party = PlanItem(NOW.replace(hour=17), 120, "hosting the Valentine's Day party", "the Ville:Hobbs Cafe:cafe",
+                     chosen_tag(3, origin="memory #4 (I want to host a Valentine's Day party at Hobbs Cafe)"))
+    m.today.plan = [PlanItem(NOW.replace(hour=8), 240, "running the cafe", "the Ville:Hobbs Cafe:cafe", "model"),
+                    PlanItem(NOW.replace(hour=12), 60, "having lunch", "the Ville:Hobbs Cafe:cafe", "model"),
+                    PlanItem(NOW.replace(hour=13), 240, "inviting friends and customers to the party",
+                             "the Ville:Hobbs Cafe:cafe", chosen_tag(3, origin="memory #4 (...)")),
+                    party]
+    at_nine = NOW.replace(hour=9)
+    said = dg._day_answer(m, wd.Voice(m.name, "Maria Lopez", True, False, "1"), at_nine, "day", 1).text
+    assert "having lunch" in said and said.endswith("and at 5 pm I'm hosting the Valentine's Day party at Hobbs Cafe.")
+    assert "inviting" not in said  # a call to invite is no engagement to name
+    m.today.plan[-1] = replace(party, source="model")  # the routine's own evening: only what is next
+    said = dg._day_answer(m, wd.Voice(m.name, "Maria Lopez", True, False, "1"), at_nine, "day", 1).text
+    assert "5 pm" not in said and "having lunch" in said

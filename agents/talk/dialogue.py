@@ -32,6 +32,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, create_model
 
 from agents.explain import provenance as pv
+from agents.planning import agenda
 from agents.planning.arrangements import keywords_overlap
 from agents.planning.plan import item_at
 from agents.recall import grounding as gr
@@ -449,10 +450,11 @@ def _seed(m: Any, node_id: int | None) -> bool:
 
 
 def _about_oneself(x: MemoryNode, me: str, listener: str) -> bool:
-    """A line of the resident's own description that names nobody but the listener ("I am a
-    poet", "I live in a house with Tom Moreno" said to Tom)."""
-    others = {n for n in gr_names(x.description) if n not in (me, listener)}
-    return _own_description(x) and not others
+    """A line of the resident's own description that names nobody else, or names the
+    listener ("I am a poet"; "I live with John Lin and our son Eddy Lin" said to John,
+    who lives there too)."""
+    names = gr_names(x.description)
+    return _own_description(x) and (listener in names or not names - {me})
 
 
 def _addressed(v: wd.Voice, text: str, key: int) -> str:
@@ -583,14 +585,16 @@ def _day_answer(m: Any, v: wd.Voice, now: datetime, topic: str, turn: int, avoid
         parts.append(v.pick(named if _common(d) else (f"{d} keeps me busy today", f"{d} is what I'm doing right now",
                                                        *named), "day", turn))
     if nxt is not None and activity.is_gerund(nxt.description.split()[0]):
-        where = m.spatial.label(m.spatial.arena_of(nxt.address)).split(":")[0]
-        home = m.spatial.label(str(getattr(m.persona, "home", "") or "")).split(":")[0]
-        where = "home" if where and where == home else where  # not "at Carlos Gomez's apartment", said by Carlos
-        at = f" at {where}" if where.lower() not in nxt.description.lower() else ""
-        t, d = dt.clock(nxt.start.hour * 60 + nxt.start.minute), f"{nxt.description}{at}"
+        t, d = _when_where(m, nxt)
         named = (f"{f}, I'll be {d} at {t}", f"{f}, next I'm {d} at {t}")
         parts.append(v.pick(named if _common(d) else (f"{d} at {t} is next for me", *named), "next", topic, turn)
                      if not parts else f"at {t} I'm {d}")
+    # an engagement later today (the party one hosts, an arrangement) is what the day is about
+    later = next((x for x in plan if x.start > max(start, nxt.start if nxt else start)
+                  and x.start.date() == now.date() and _engagement(x)), None)
+    if later is not None and parts:
+        t, d = _when_where(m, later)
+        parts.append(f"and at {t} I'm {d}")
     if not parts:
         pool = ((f"{f}, nothing planned for later, I think.", f"{f}, I haven't made any plans yet.",
                  f"{f}, I'll see how the day goes, nothing fixed.") if topic == "plans" else
@@ -599,6 +603,22 @@ def _day_answer(m: Any, v: wd.Voice, now: datetime, topic: str, turn: int, avoid
         return Option(ANSWER, v.pick(pool, "answer", topic, turn, avoid=avoid), topic=topic, note="nothing planned")
     text = "; ".join(parts)
     return Option(ANSWER, text[0].upper() + text[1:] + ".", topic=topic, note="today's plan")
+
+
+def _when_where(m: Any, x: Any) -> tuple[str, str]:
+    """A plan item's time, and its doing with where ("at 5 pm", "having lunch at Hobbs Cafe")."""
+    where = m.spatial.label(m.spatial.arena_of(x.address)).split(":")[0]
+    home = m.spatial.label(str(getattr(m.persona, "home", "") or "")).split(":")[0]
+    where = "home" if where and where == home else where  # not "at Carlos Gomez's apartment", said by Carlos
+    at = f" at {where}" if where.lower() not in x.description.lower() else ""
+    return dt.clock(x.start.hour * 60 + x.start.minute), f"{x.description}{at}"
+
+
+def _engagement(x: Any) -> bool:
+    """A plan item chosen from the resident's agenda (agents/planning/agenda.py: a dated
+    intention, an event heard of, an arrangement), not its routine or a call to invite."""
+    return (bool(agenda.origin_in(getattr(x, "source", None)))
+            and activity.is_gerund(x.description.split()[0]) and not x.description.startswith("inviting"))
 
 
 def _common(doing: str) -> bool:
