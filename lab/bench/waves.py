@@ -56,3 +56,54 @@ def read_calls(path: Path) -> tuple[list[dict], list[int]]:
             continue
         calls.append(row)
     return calls, bad
+
+
+def in_flight(calls: list[dict], most: int) -> dict[int, float]:
+    """Wall seconds with 0, 1, ... ``most`` calls in flight (``most`` counts more too),
+    from the first call's start to the last one's end."""
+    edges = sorted([(c["time"] - c["latency_s"], 1) for c in calls] + [(c["time"], -1) for c in calls])
+    out = dict.fromkeys(range(most + 1), 0.0)
+    n, last = 0, edges[0][0] if edges else 0.0
+    for t, d in edges:
+        out[min(n, most)] += t - last
+        n, last = n + d, t
+    return out
+
+
+def by_wall_slice(calls: list[dict], sim_times: list[str | None], instances: int, slice_s: float) -> list[dict]:
+    """The run cut into ``slice_s`` seconds of wall time: in each, the calls begun, the
+    model's seconds (the parts of calls inside it), the share of the ``instances``'
+    time that is, and the sim times the calls begun in it were asked at (the
+    residents' clocks differ out of order, so a range)."""
+    if not calls:
+        return []
+    t0 = min(c["time"] - c["latency_s"] for c in calls)
+    t1 = max(c["time"] for c in calls)
+    out = []
+    k = 0
+    while t0 + k * slice_s < t1:
+        a, b = t0 + k * slice_s, min(t1, t0 + (k + 1) * slice_s)
+        begun = [w for c, w in zip(calls, sim_times) if a <= c["time"] - c["latency_s"] < b]
+        model_s = sum(max(0.0, min(b, c["time"]) - max(a, c["time"] - c["latency_s"])) for c in calls)
+        asked = sorted(w for w in begun if w)
+        out.append({"wall": (a - t0, b - t0), "calls": len(begun), "model_s": model_s,
+                    "busy": model_s / ((b - a) * instances), "sim": (asked[0], asked[-1]) if asked else None})
+        k += 1
+    return out
+
+
+def sim_times(calls: list[dict], records: list[dict]) -> list[str | None]:
+    """The sim time each call was asked at, from the run's decision records (why.jsonl.gz):
+    one record a call, each resident's in the order its calls ended."""
+    queue: dict[tuple, list[str]] = {}
+    for r in records:
+        queue.setdefault((r.get("resident"), r.get("purpose")), []).append(str(r.get("time") or ""))
+    taken: dict[tuple, int] = {}
+    out: list[str | None] = []
+    for c in calls:
+        key = (c.get("resident"), c.get("purpose"))
+        i = taken.get(key, 0)
+        found = queue.get(key, [])
+        out.append(found[i] if i < len(found) else None)
+        taken[key] = i + 1
+    return out
