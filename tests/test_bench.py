@@ -194,8 +194,10 @@ def test_simspeed_reports_how_busy_the_model_was_and_the_bound_it_sets(tmp_path,
     monkeypatch.setattr(frame_real.local_model, "model", lambda: Pool())
     monkeypatch.setattr(frame_real, "run_folder", lambda name: tmp_path / name)
     summary = {"wall_s": 600.0, "totals": {"calls": 50, "tokens": 20_000}}
-    monkeypatch.setattr(frame_real, "run_town", lambda *a, **k: SimpleNamespace(summary=summary))
+    asked: list[dict] = []
+    monkeypatch.setattr(frame_real, "run_town", lambda *a, **k: asked.append(k) or SimpleNamespace(summary=summary))
     out = frame_real.bench_simspeed(Context(quick=True))  # 5 residents, 1 sim hour
+    assert asked[0]["out_of_order"] is True and "out of order" in out["note"]  # as smallville sim steps
     assert out["sim_speed_x"] == 6.0  # 3600 sim s in 600 s
     assert out["model_instances"] == 2
     assert out["model_busy_share"] == 0.75  # 900 s of answering over 2 x 600 s
