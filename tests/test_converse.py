@@ -114,3 +114,25 @@ def test_a_bare_name_is_not_a_line():
 def test_the_speakers_own_name_is_stripped():
     m, _ = make_mind(scripted("Isabella Rodriguez: What a pleasure to see you, Maria!"))
     assert m.utter(convo(), NOW, "reading").text == "What a pleasure to see you, Maria!"
+
+
+def test_what_was_heard_is_kept_without_its_greeting_or_the_listeners_name():
+    from agents.residents.mind_settings import MindSettings
+    from agents.talk.converse import heard_words, memo, remember_heard
+
+    # said to Klaus, "Klaus, Isabella told me ..." retold by Klaus was "I, Isabella told me ..."
+    assert heard_words("Wolfgang! So good to see you. I heard Isabella is hosting a party.",
+                       "Wolfgang Schulz") == "I heard Isabella is hosting a party."
+    assert heard_words("Oh, Klaus, hello! Isabella told me there's a party.", "Klaus Mueller") \
+        == "Isabella told me there's a party."
+    assert heard_words("Klausi is here.", "Klaus Mueller") == "Klausi is here."  # a name, not a word's start
+    assert heard_words("Hello!", "Klaus Mueller") == "Hello!"  # nothing but the greeting: kept as said
+    m, _ = make_mind(plausible, MindSettings(grounded=True), who=persona("Maria Lopez"))
+    m.start_turn(NOW)
+    c = convo()
+    c.lines = [Utterance("Isabella Rodriguez", "Maria, I heard Klaus Mueller is writing a paper.",
+                         source="repaired: grounded: memory #3 (x); act tell")]
+    remember_heard(m, c, NOW)
+    heard = m.memory.nodes[-1].description
+    assert heard == 'Isabella Rodriguez told Maria: "I heard Klaus Mueller is writing a paper."'
+    assert memo(m, c)[0].startswith("Isabella said I heard Klaus Mueller")  # the memo is cleaned of quotes

@@ -335,7 +335,27 @@ def grounded_line(m: Talker, c: Conversation, now: datetime, partner_doing: str,
 _GREETING = re.compile(r"^(?:hi|hello|hey|oh|good (?:morning|afternoon|evening)|excuse me|there you are)\b"
                        r"[^.!?]*[.!?]\s+"
                        r"(?:I'm \w+(?:, nice to meet you)?[.!?]\s+)?", re.I)
+_GLAD = re.compile(r"^(?:so |it's |always )?(?:good|nice|lovely|great) to (?:see|catch up with) you\b[^.!?]*[.!?]\s+",
+                   re.I)
 HEARD_ACTS = (dialogue.TELL, dialogue.INVITE, dialogue.ANSWER, dialogue.MEET)
+
+
+def heard_words(text: str, listener: str) -> str:
+    """A line's news without its opening: the greeting, and the listener's name it was said
+    to ("Klaus, Isabella told me ...", "Wolfgang! So good to see you. I heard ..."), which
+    the listener retelling it would make "I, Isabella told me ..."."""
+    first = re.escape(listener.split()[0]) if listener else ""
+    t = text.strip()
+    for _ in range(3):  # "Oh, Klaus! So good to see you. ..." is three openings
+        before = t
+        t = _GREETING.sub("", t)
+        t = _GLAD.sub("", t)
+        if first:
+            t = re.sub(rf"^{first}\s*[,!.]\s+", "", t)
+        if t == before:
+            break
+    t = t.strip()
+    return t[0].upper() + t[1:] if t else text.strip()
 
 
 def remember_heard(m: Talker, c: Conversation, now: datetime) -> None:
@@ -349,7 +369,7 @@ def remember_heard(m: Talker, c: Conversation, now: datetime) -> None:
         act, _ = dialogue.act_of(u.source)
         if u.speaker != other or not (act in HEARD_ACTS or (act is None and gr.memory_of(u.source) is not None)):
             continue
-        text = _GREETING.sub("", u.text).strip() or u.text
+        text = heard_words(u.text, m.name)
         importance = gr.news_importance(text)
         if act in dialogue.OFFERS or dt.parse(text, now) is not None:
             importance = max(importance, 6)  # an invitation, a dated event: worth keeping
@@ -427,7 +447,7 @@ def memo(m: Talker, c: Conversation) -> tuple[str, int]:
         if act in (dialogue.TELL, dialogue.INVITE, dialogue.ANSWER, dialogue.MEET, dialogue.ACCEPT,
                    dialogue.DECLINE):
             who = "I" if u.speaker == m.name else u.speaker.split()[0]
-            said = _GREETING.sub("", u.text).strip()
+            said = heard_words(u.text, c.other(u.speaker))
             parts.append(f'{who} said "{said}"')
     text = "; ".join(parts) or "small talk"
     return clean_text(text, 200), max(2, min(8, gr.news_importance(text)))
