@@ -109,3 +109,57 @@ def test_damaged_copy_is_removed_and_the_shipped_weights_load(tmp_path, monkeypa
         assert model.chat([{"role": "user", "content": "Say hello."}], max_tokens=4, seed=0)["choices"]
     finally:
         model.close()
+
+
+def _streams() -> tuple:
+    """What the process's stdout and stderr are: Python's objects and the files behind fds 1 and 2."""
+    import sys
+
+    return sys.stdout, sys.stderr, *((os.fstat(fd).st_dev, os.fstat(fd).st_ino) for fd in (1, 2))
+
+
+def _load_both(models: list) -> None:
+    import threading
+
+    together = threading.Barrier(len(models))
+
+    def one(m):
+        together.wait()
+        m.load()
+
+    threads = [threading.Thread(target=one, args=(m,)) for m in models]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
+@pytest.mark.timeout(120)
+def test_two_instances_loading_at_once_leave_stdout_and_stderr_as_they_were(tmp_path, monkeypatch):
+    # llama-cpp-python silences loading by pointing fds 1 and 2 at /dev/null and back, which two
+    # threads at once could leave pointing there: `smallville sim` then lost its summary
+    import sys
+
+    from llama_cpp._utils import suppress_stdout_stderr
+
+    class Slow:  # loads as llama-cpp-python does, slowly enough for the two loads to overlap
+        def __init__(self, **kw):
+            with suppress_stdout_stderr(disable=False):
+                time.sleep(0.2)
+
+    monkeypatch.setattr(local_model, "runtime_gguf", lambda shipped: shipped)
+    before = _streams()
+    saved = (os.dup(1), os.dup(2))
+    try:
+        monkeypatch.setitem(sys.modules, "llama_cpp", type("M", (), {"Llama": Slow}))
+        _load_both([LocalModel(path=tmp_path / "x.gguf") for _ in range(2)])
+        assert _streams() == before
+        monkeypatch.undo()  # the real thing: both instances of the shipped model at once
+        shipped = _shipped()
+        _load_both([LocalModel(path=shipped, n_ctx=256) for _ in range(2)])
+        assert _streams() == before
+    finally:
+        sys.stdout, sys.stderr = before[0], before[1]
+        for fd, copy in zip((1, 2), saved):
+            os.dup2(copy, fd)
+            os.close(copy)

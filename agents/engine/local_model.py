@@ -124,6 +124,11 @@ def f16_copy_path(shipped: Path, cache: Path) -> Path:
     return cache / "models" / f"{shipped.stem}.{st.st_size}-{st.st_mtime_ns}.F16.gguf"
 
 
+# llama-cpp-python silences a model's loading by pointing the process's stdout and stderr
+# at /dev/null and back (llama_cpp._utils.suppress_stdout_stderr), which is not safe
+# across threads: two instances loading at once could leave them pointing there, and a
+# run's summary, printed after, was lost. One load at a time, process-wide.
+_OPENING = threading.Lock()
 STALE_TEMP_S = 600  # a temp file this old was left by a killed run (a conversion takes seconds)
 
 
@@ -235,15 +240,16 @@ class LocalModel:
         return self._llm
 
     def _open(self, llama_class, path: Path):
-        return llama_class(
-            model_path=str(path),
-            n_ctx=self.n_ctx,
-            n_threads=self.n_threads,
-            n_threads_batch=self.n_threads,
-            n_batch=512,
-            seed=0,
-            verbose=False,
-        )
+        with _OPENING:
+            return llama_class(
+                model_path=str(path),
+                n_ctx=self.n_ctx,
+                n_threads=self.n_threads,
+                n_threads_batch=self.n_threads,
+                n_batch=512,
+                seed=0,
+                verbose=False,
+            )
 
     def _grammar(self, schema: dict):
         """llama.cpp's grammar for ``schema`` (cached; None: plain JSON mode). Lock held."""
