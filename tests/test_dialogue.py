@@ -723,3 +723,14 @@ def test_asked_about_her_day_a_host_names_her_party_later_on():
     m.today.plan[-1] = replace(party, source="model")  # the routine's own evening: only what is next
     said = dg._day_answer(m, wd.Voice(m.name, "Maria Lopez", True, False, "1"), at_nine, "day", 1).text
     assert "5 pm" not in said and "having lunch" in said
+
+
+def test_people_named_are_people_in_the_order_named_not_shops():
+    text = ("Carmen buys at Harvey Oak Supply Store and Hobbs Cafe; yesterday Tom Moreno told Maria Lopez "
+            "and Arthur Burton; Tom Moreno again; Johnson Park; Oak Hill College")
+    assert dg.gr_names(text) == ["Tom Moreno", "Maria Lopez", "Arthur Burton"]  # "Harvey Oak" was asked after
+    m = mind(who=replace(persona("Carmen Ortiz"), description="Carmen Ortiz buys her paints at Harvey Oak Supply "
+                         "Store; she knows Tom Moreno and Arthur Burton"))
+    m.social.known_people.update({"Tom Moreno", "Arthur Burton"})
+    # the first person named with the listener, whatever the run's hash seed (a set's order was not)
+    assert dg.shared_acquaintance(m, "Arthur Burton", []) == "Tom Moreno"

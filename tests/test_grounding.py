@@ -330,6 +330,8 @@ def test_what_one_saw_does_not_crowd_out_the_topics():
 def test_nothing_to_tell_is_a_question_then_goodbye():
     asking = lambda options: next((i for i, o in enumerate(options, 1) if o.endswith("?")), len(options))  # noqa: E731
     m, _gw = grounded_mind(replying(asking))  # a chooser that asks when it can
+    m.social.known_people.add("Klaus Mueller")  # someone both know: a second thing to ask about
+    m.queue_thought("Maria Lopez often studies with Klaus Mueller", 3)
     c = Conversation((m.name, "Maria Lopez"), "the Ville:Hobbs Cafe:cafe", NOW)
     u = m.utter(c, NOW, "chatting")
     assert "Maria" in u.text and u.text.endswith("?") and not u.ends

@@ -453,7 +453,7 @@ def _about_oneself(x: MemoryNode, me: str, listener: str) -> bool:
     """A line of the resident's own description that names nobody else, or names the
     listener ("I am a poet"; "I live with John Lin and our son Eddy Lin" said to John,
     who lives there too)."""
-    names = gr_names(x.description)
+    names = set(gr_names(x.description))
     return _own_description(x) and (listener in names or not names - {me})
 
 
@@ -641,8 +641,23 @@ def question_topic(text: str, me: str, other: str) -> str:
     return "day"
 
 
-def gr_names(text: str) -> set[str]:
-    return {f"{a} {b}" for a, b in re.findall(r"\b([A-Z][a-z]+)\s+([A-Z][a-z]+)\b", text or "")}
+_PLACE_WORDS = {"Cafe", "Park", "Pub", "Store", "College", "Market", "Pharmacy", "House", "Apartment", "Dorm",
+                "Hall", "Library", "Shop", "Bar", "Street", "Square", "School", "Supply"}
+
+
+def gr_names(text: str) -> list[str]:
+    """The people a text names ("Isabella Rodriguez"), in the order it names them: the last
+    two of capitalised words in a row, not a place's ("Johnson Park", "Harvey Oak Supply
+    Store": a run asked "How is Harvey doing?" of a shop's name)."""
+    out: list[str] = []
+    for run in re.findall(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b", text or ""):
+        words = run.split()
+        if _PLACE_WORDS.intersection(words) or words[-2] == "The":
+            continue
+        name = f"{words[-2]} {words[-1]}"  # "Yesterday Isabella Rodriguez": the name is the last two
+        if name not in out:
+            out.append(name)
+    return out
 
 
 def react(v: wd.Voice, last: Utterance, last_act: str, now: datetime, turn: int,
@@ -708,9 +723,10 @@ def shared_acquaintance(m: Any, other: str, nodes: list[MemoryNode]) -> str | No
         if other.split()[0] not in x.description or _SECRET.search(x.description):
             continue
         for name in gr_names(x.description):
-            if name.split()[0] not in firsts and name in m.social.known_people | gr_names(m.persona.description):
+            if name.split()[0] not in firsts and (name in m.social.known_people
+                                                  or name in gr_names(m.persona.description)):
                 return name
-    for name in sorted(gr_names(m.persona.description)):
+    for name in gr_names(m.persona.description):
         if name.split()[0] not in firsts and name in m.social.known_people:
             return name
     return None
