@@ -449,3 +449,20 @@ def test_fact_passing_counts_news_new_to_the_listener_and_whether_it_stuck():
     assert [(p["from"], p["to"], p["remembered"]) for p in fp["passes"]] == [
         ("Isabella Rodriguez", "Maria Lopez", True), ("Maria Lopez", "Klaus Mueller", False)]
     assert fact_passing([], names, {})["rate"] == 0.0
+
+
+def test_asked_about_the_day_the_plan_is_said_as_a_day_not_read_as_a_timetable():
+    from agents.planning.plan import PlanItem, chosen_tag
+
+    m, _gw = grounded_mind(choosing(lambda msgs: fact_number(msgs, "plan for")))
+    day = [PlanItem(NOW.replace(hour=8), 240, "running the cafe", "the Ville:Hobbs Cafe:cafe", "model"),
+           PlanItem(NOW.replace(hour=12), 60, "having lunch", "the Ville:Hobbs Cafe:cafe", "model"),
+           PlanItem(NOW.replace(hour=17), 120, "hosting the Valentine's Day party", "the Ville:Hobbs Cafe:cafe",
+                    chosen_tag(3, origin="memory #4 (I want to host a Valentine's Day party at Hobbs Cafe)"))]
+    m.today.plan = day
+    m.remember("plan", f"{m.name}'s plan for {NOW:%A %B %d}: " + "; ".join(x.line() for x in day), 5,
+               subject=m.name)
+    r = respond_traced(m, "Alex", "What is your plan for today?", now=NOW.replace(hour=9), remember=False)
+    assert r.memory_id is not None and "plan for" in (r.memory or "")  # the plan memory answered ...
+    assert "08:00" not in r.text and "having lunch" in r.text  # ... in words, not its timetable
+    assert r.text.endswith("and at 5 pm I'm hosting the Valentine's Day party at Hobbs Cafe.")

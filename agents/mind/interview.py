@@ -50,6 +50,7 @@ from agents.model.services import Asker
 from agents.prompts import render
 from agents.recall import grounding as gr
 from agents.recall.memory import MemoryNode
+from agents.talk import dialogue
 from agents.words.text import clean_text
 
 MAX_TOKENS = 120
@@ -333,6 +334,8 @@ def _grounded(mind: Mind, asker: Asker, speaker: str, text: str, now: datetime, 
             line = fallback_answer(mind, speaker, text, ())
         return Reply(line, got.source, mode=gr.GROUNDED)
     line = gr.first_person(got.fact.text, mind.name)
+    if dialogue.is_timetable(got.fact.text):  # the day's plan memory: said as one says one's day
+        line = dialogue.day_in_words(mind, speaker, now, len(history) // 2)
     if gr.is_greeting(text) and not history:
         line = f"Hi {sp}! {line}"
     return Reply(line, got.source, got.fact.node_id, got.fact.text, gr.GROUNDED)

@@ -400,7 +400,7 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
         d = x.description
         if x.kind not in gr.DURABLE_KINDS or d.startswith("conversed with") or not gr.offered(x):
             continue
-        if len(_TIMES.findall(d)) >= 3 or re.search(r"'s plan for \w+day \w+ \d+(?::| at) \d", d):
+        if is_timetable(d):
             continue  # a whole day's timetable is no news
         if _SECRET.search(d):
             continue  # a secret is kept ("I have not told anyone"), whoever listens
@@ -603,6 +603,19 @@ def _day_answer(m: Any, v: wd.Voice, now: datetime, topic: str, turn: int, avoid
         return Option(ANSWER, v.pick(pool, "answer", topic, turn, avoid=avoid), topic=topic, note="nothing planned")
     text = "; ".join(parts)
     return Option(ANSWER, text[0].upper() + text[1:] + ".", topic=topic, note="today's plan")
+
+
+def is_timetable(text: str) -> bool:
+    """A whole day's timetable ("Isabella's plan for Monday February 13: 06:00-06:30 waking
+    up ..."): a memory to plan by, not words to say."""
+    return len(_TIMES.findall(text)) >= 3 or bool(re.search(r"'s plan for \w+day \w+ \d+(?::| at) \d", text))
+
+
+def day_in_words(m: Any, asker: str, now: datetime, turn: int) -> str:
+    """What a resident says of its day to ``asker`` (the player asking it): what it does
+    now, what is next, and an engagement later on, as it would tell a resident."""
+    v = wd.Voice(m.name, asker, asker in m.social.known_people, False, f"{asker}|{now:%Y-%m-%d}")
+    return _day_answer(m, v, now, "day", turn).text
 
 
 def _when_where(m: Any, x: Any) -> tuple[str, str]:
