@@ -67,7 +67,6 @@ class StateSim(Protocol):
     def events(self) -> EventLog: ...
 
 
-
 def _iso(t: datetime | None) -> str | None:
     return t.isoformat() if t else None
 
