@@ -141,7 +141,8 @@ def run_headless(
     run is the same as lockstep's, event for event (docs/stepping.md)."""
     run = _open_run(town, personas, start=start, out=out, scenario=scenario, config=config, gateway=gateway,
                     embedder=embedder, minds=minds, seed=seed, sim_settings=sim_settings, mind_settings=mind_settings,
-                    resume=resume, autosave_min=autosave_min, on_start=on_start, out_of_order=out_of_order)
+                    resume=resume, autosave_min=autosave_min, on_start=on_start, out_of_order=out_of_order,
+                    echo=echo)
     sim = run.sim
     embedded = bool(getattr(run.config, "is_embedded", False))
     span = _Span(begin=sim.now, usage0=run.accounting.summary(), t0=0.0,
@@ -242,9 +243,11 @@ class _Run:
 def _open_run(town: Any, personas: Sequence[Any], *, start: datetime, out: str | Path, scenario: Any, config: Any,
               gateway: Any, embedder: Any, minds: dict[str, Any] | None, seed: int, sim_settings: Any,
               mind_settings: Any, resume: tuple[dict, Any] | None, autosave_min: float | None,
-              on_start: Callable[[Any], None] | None, out_of_order: bool) -> _Run:
-    """Build the run (or restore the saved one), open its files (the model calls, the
-    decision records, the event stream, the recording) and hand the town to ``on_start``."""
+              on_start: Callable[[Any], None] | None, out_of_order: bool,
+              echo: Callable[[str], None] | None = None) -> _Run:
+    """Build the run (or restore the saved one, without its player: ``_without_player``),
+    open its files (the model calls, the decision records, the event stream, the
+    recording) and hand the town to ``on_start``."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     if gateway is None:
@@ -278,6 +281,7 @@ def _open_run(town: Any, personas: Sequence[Any], *, start: datetime, out: str |
     why_log = why.attach(gateway, why.WhyLog(out / why.FILE, mode=getattr(config, "why", "full"),
                                              append=resume is not None))
     sim = parts.sim
+    fresh_log = resume is not None and (not files["events"].exists() or files["events"].stat().st_size == 0)
     events_fh = files["events"].open("a" if resume is not None else "w", encoding="utf-8")
     saves_dir = out / "saves"
     writer = SaveWriter()
@@ -287,7 +291,14 @@ def _open_run(town: Any, personas: Sequence[Any], *, start: datetime, out: str |
         events_fh.write(redact(json.dumps(ev, ensure_ascii=False)) + "\n")
         events_fh.flush()
 
+    if fresh_log:  # a loose save resumed in a folder of its own: the story so far first
+        for ev in sim.events:
+            stream(ev)
     sim.listeners.append(stream)
+    for note in _without_player(sim):
+        log.info("%s", note)
+        if echo is not None:
+            echo(note)
     recorder = Recorder(out / RECORDING_FILE, sim, kind="run", model=getattr(config, "model", None),
                         accounting=accounting, append=resume is not None)
     run = _Run(out=out, files=files, parts=parts, config=config, gateway=gateway, accounting=accounting,
@@ -307,6 +318,25 @@ def _open_run(town: Any, personas: Sequence[Any], *, start: datetime, out: str |
             raise
         run.seed = sim.seed  # a branch runs on its own seed
     return run
+
+
+def _without_player(sim: Any) -> list[str]:
+    """A headless run has no player: a game's save comes back without one. The resident
+    the player played goes back to its own mind (it decides from now, as when the
+    player hands it back), and the visitor's body leaves the town (it would stand
+    where the player left it, for hours, seen by everyone). Out-of-order stepping
+    needs this too: the player's time is the window's, one clock for all. Returns
+    what was done, in words."""
+    said = []
+    played = getattr(sim, "controlled", None)
+    if played:
+        sim.release_control()
+        said.append(f"a headless run has no player: {played} is back to their own mind")
+    visitor = getattr(sim, "visitor", None)
+    if visitor:
+        sim.remove_visitor()
+        said.append(f"a headless run has no player: the visitor {visitor} left the town")
+    return said
 
 
 def _step_run(run: _Run, end: datetime, *, keep: int, on_step: Callable[[Any], None] | None,
@@ -610,12 +640,22 @@ def last_run_save(folder: str | Path):
                     "every --autosave-min sim minutes; this run may predate saving)")
 
 
+def run_folder_of(save: Path) -> Path | None:
+    """The run folder of `smallville sim` a save lies in (``<run>/saves/`` or its
+    ``history/``), or None for a loose save (a game's, one copied elsewhere): its
+    files are never appended to the folder it happens to lie in."""
+    for folder in (save.parent, save.parent.parent):
+        if folder.name == "saves" and (folder.parent / "events.jsonl").is_file():
+            return folder.parent
+    return None
+
+
 def resume_sim(args, *, gateway: Any = None, embedder: Any = None, progress: bool = True,
                echo: Callable[[str], None] | None = print) -> int:
     """``smallville sim --resume runs/NAME --hours H``: continue the run folder's
     newest save for H more sim hours, appending to its files."""
     info = last_run_save(args.resume)
-    out = Path(args.resume) if Path(args.resume).is_dir() else info.path.parent.parent
+    out = Path(args.resume) if Path(args.resume).is_dir() else run_folder_of(info.path)
     map_path = Path(info.map_path) if info.map_path and Path(info.map_path).exists() else Path(args.map)
     town = load_town(map_path)
     parts, info = load_state(info.path, expect_map=town, require=("sim", "session"))
@@ -643,6 +683,10 @@ def resume_sim(args, *, gateway: Any = None, embedder: Any = None, progress: boo
     print("smallville sim: " + redact(line), file=sys.stderr)
     if getattr(args, "dry_run", False):
         return 0
+    if out is None:  # a game's save, or one moved out of its run: this run writes a folder of its own
+        out = claim_run_folder(Path(args.out) if getattr(args, "out", None) else None)
+        print(f"smallville sim: {info.path} is not in a run folder of `smallville sim`; this run's folder is {out}",
+              file=sys.stderr)
     print(
         f"smallville sim: resuming {out} from {info.path.name} at {info.sim_time:%Y-%m-%d %H:%M} + {args.hours:g} h, "
         f"{len(personas)} residents, model {redact(str(getattr(config, 'model', '?')))}",
