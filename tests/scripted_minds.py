@@ -84,6 +84,8 @@ def plausible(purpose: str, messages: list, schema) -> dict:
         return {"steps": steps}
     if purpose == "react":
         return {"react": False, "activity": "", "minutes": 10}
+    if purpose == "story_choose":
+        return {"fact": "none"}  # hosts nothing of its own (tests/test_time_passes.py chooses one)
     if purpose == "talk_decision":
         return {"talk": True}
     if purpose == "relationship":

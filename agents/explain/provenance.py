@@ -24,8 +24,10 @@ KINDS = (MODEL, REPAIRED, RULE, ROUTINE)
 INVALID = "invalid answer"  # the model answered, but nothing usable
 ERROR = "model error"  # no answer: time-out, connection, server, ...
 BUDGET = "budget"  # the daily call budget was spent; no call was made
+CEILING = "ceiling"  # the run reached its --max-cost / --max-tokens; no call was made
 GUIDED = "guided mode"  # the guided planning mode: the routine's times, the model's words
 SEED = "seed"  # the resident's description or the scenario
+RECAP = "how it went"  # a gathering's end, remembered from what was seen there (agents/planning/recaps.py)
 PLAYER = "player"  # the player typed it (inner voice, a chat line)
 
 
@@ -57,8 +59,8 @@ def reason_of_failure(outcome: str | None) -> str:
     o = str(outcome or "").strip()
     if o in ("invalid", "empty"):
         return INVALID
-    if o == BUDGET:
-        return BUDGET
+    if o in (BUDGET, CEILING):
+        return o
     return f"{ERROR} ({o})" if o and o != "error" else ERROR
 
 

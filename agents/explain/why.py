@@ -66,7 +66,7 @@ FLUSH_EVERY = 32  # records between flushes of the gzip stream (what a killed ru
 ACT_PURPOSES: dict[str, tuple[str, ...]] = {
     "line": ("utterance", "choose_line"),
     "action": ("decompose", "react", "replan", "day_plan"),
-    "plan": ("day_plan", "replan"),
+    "plan": ("day_plan", "replan", "story_choose"),
     "reaction": ("react",),
     "reflection": ("reflect_insights", "reflect_questions", "reflect_choose"),
     "importance": ("importance",),

@@ -14,6 +14,7 @@ from typing import Protocol
 from agents.planning import day as days
 from agents.planning import inner_voice as voice
 from agents.planning import plan as planning
+from agents.planning import recaps
 from agents.planning.object_use import is_sleep
 from agents.planning.react import Reactor, react
 from agents.recall.perceive import Perceiver, perceive, rate_waiting
@@ -22,7 +23,7 @@ from agents.support.types import Action, Decision, Event, Situation
 from agents.talk import converse
 
 
-class Decider(days.DayMind, Reactor, converse.Talker, Perceiver, Reflector, Protocol):
+class Decider(days.DayMind, Reactor, converse.Talker, Perceiver, Reflector, recaps.Recalling, Protocol):
     """What a decide job needs of a mind (besides what its parts need)."""
 
     action: Action | None
@@ -63,6 +64,11 @@ def perceive_surroundings(m: Decider, turn: Turn) -> None:
     m.spatial.add(sit.address)
     turn.salient = perceive(m, sit.events)
     rate_waiting(m)
+
+
+def remember_gatherings_over(m: Decider, turn: Turn) -> None:
+    """A gathering of today's plan that is over is remembered as it went (who came)."""
+    turn.notes += [f"remembered: {text}" for text in recaps.remember_how_it_went(m)]
 
 
 def reflect_when_due(m: Decider, turn: Turn) -> None:
@@ -139,9 +145,9 @@ def take_the_next_action(m: Decider, turn: Turn) -> Decision | None:
     return decision
 
 
-STEPS: tuple[Step, ...] = (perceive_surroundings, reflect_when_due, plan_a_new_day, stay_in_the_conversation,
-                           follow_the_inner_voice, start_a_conversation, react_to_what_is_salient,
-                           take_the_next_action)
+STEPS: tuple[Step, ...] = (perceive_surroundings, remember_gatherings_over, reflect_when_due, plan_a_new_day,
+                           stay_in_the_conversation, follow_the_inner_voice, start_a_conversation,
+                           react_to_what_is_salient, take_the_next_action)
 
 
 def decide(m: Decider, sit: Situation) -> Decision:

@@ -72,6 +72,7 @@ class _Seed:
     description: str
     kind: str = "thought"
     source: str = pv.tag(pv.RULE, pv.SEED)
+    created: datetime = datetime.min  # a description is not dated: it never passes
 
 
 @dataclass
@@ -294,7 +295,7 @@ def grounded_facts(mind: Mind, question: str, now: datetime, *, touch: bool,
     if not mind.seeded:  # its first job has not run yet (the morning's queue): who it is, not stored
         nodes += [_Seed(-1 - i, ph) for i, ph in enumerate(mind.persona.phrases)]
     # a memory that repeats a prompt, or a reflection the small model wrote freely, answers nothing
-    nodes = [x for x in nodes if gr.offered(x)]
+    nodes = [x for x in nodes if gr.offered(x, now)]
     if not nodes:
         return []
     mine = gr.my_question(question)

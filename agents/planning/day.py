@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from agents.explain import provenance as pv
-from agents.planning import agenda
+from agents.planning import agenda, stories
 from agents.planning import inner_voice as voice
 from agents.planning import plan as planning
 from agents.planning.arrangements import arranged_lines, keep_arrangements
@@ -28,7 +28,7 @@ class Summary(BaseModel):
     summary: str  # truncated by the caller (a maxLength grammar is slow)
 
 
-class DayMind(voice.Directed, Protocol):
+class DayMind(voice.Directed, stories.Storyteller, Protocol):
     """What the day needs of a mind (besides planning and the inner voice)."""
 
     identity: str
@@ -86,10 +86,11 @@ def new_day(m: DayMind, directives: Sequence[str] = ()) -> None:
     today, now = m.today, m.now
     if today.plan:
         summarise_yesterday(m)
-    today.chats, today.log, today.considered = [], [], []
+    today.chats, today.log, today.considered, today.recapped = [], [], [], []
     today.arrangements = [a for a in today.arrangements if a.start.date() >= now.date()]
     refresh_summary(m)
     day = planning.wake_time(m.persona, now)
+    stories.maybe_start(m, day)  # a gathering of its own today, if it thinks of one: the plan then holds it
     routine = planning.routine(m.persona, m.spatial, day, m.settings, pv.GUIDED if m.guided else "")
     directive = voice.directive_line(m.persona, directives)
     if m.guided:

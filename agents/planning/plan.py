@@ -711,7 +711,7 @@ def chosen_day_plan(m: Planner, day: datetime, skeleton: list[PlanItem], directi
     in the slots before the event; a chosen one names its memory."""
     nodes = m.retrieve(f"{m.name}'s plans for {day:%A %B %d}", k=5)
     memories = [x.description for x in nodes]
-    own = [x.description for x in nodes if x.kind in OWN_KINDS and gr.offered(x)]  # no free reflection
+    own = [x.description for x in nodes if x.kind in OWN_KINDS and gr.offered(x, day)]  # nor anything past
     engagements = agenda_of(m, day)
     skeleton, placed = with_engagements(skeleton, engagements)
     origins: dict[tuple[str, str], str] = {}

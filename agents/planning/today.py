@@ -24,6 +24,7 @@ class Today:
     log: list[str] = field(default_factory=list)  # "HH:MM what (where)" of today's actions
     chats: list[str] = field(default_factory=list)  # "with Maria Lopez: ..." of today's conversations
     considered: list[str] = field(default_factory=list)  # engagements heard of today and replanned for (keys)
+    recapped: list[str] = field(default_factory=list)  # gatherings of the plan remembered once over (recaps.py)
     # The steps made today for each plan item (agents/planning/decompose.py reuse_key -> actions):
     # the same activity at the same place later today takes them again, without a call.
     steps_made: dict[str, list[Action]] = field(default_factory=dict)
@@ -42,6 +43,7 @@ class Today:
             "pending": [a.to_dict() for a in self.pending],
             "chats_today": list(self.chats),
             "considered": list(self.considered),
+            "recapped": list(self.recapped),
             "steps_made": {k: [a.to_dict() for a in v] for k, v in self.steps_made.items()},
         }
 
@@ -54,6 +56,7 @@ class Today:
         self.pending = [Action.from_dict(x) for x in state["pending"]]
         self.chats = list(state["chats_today"])
         self.considered = [str(x) for x in state.get("considered") or []]  # saves from before issue 33: none
+        self.recapped = [str(x) for x in state.get("recapped") or []]  # saves from before issue 45: none
         made = state.get("steps_made") or {}  # saves from before issue 34: none (the next chunk makes a call)
         if not isinstance(made, dict):
             raise ValueError(f"steps_made must map plan items to steps, not {type(made).__name__}")

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 from typing import Any, Literal, Protocol
 
@@ -35,6 +36,7 @@ from agents.explain import provenance as pv
 from agents.model.services import Asker
 from agents.prompts import render
 from agents.recall.memory import MemoryNode
+from agents.words import dated as dt
 
 MAX_FACTS = 5
 FACT_CHARS = 220  # one fact in a list, and in an answer (a whole description is no answer)
@@ -190,15 +192,20 @@ class Remembered(Protocol):
     description: str
     kind: str
     source: str
+    created: datetime
 
 
-def offered(node: Remembered) -> bool:
+def offered(node: Remembered, now: datetime | None = None) -> bool:
     """Whether a memory may be offered as a fact, a topic or a reflection's evidence in
     the grounded mode: no prompt's echo, and no reflection the model wrote freely. A
     small model's free reflections are often false ("Maria's favorite food is pizza"), and
     told as news they spread; grounded ones (agents/recall/reflect.py: derived from memories by
-    rule, chosen by the model) are offered. Nothing is deleted: the memory stays."""
+    rule, chosen by the model) are offered. With ``now``, nothing dated that is over by then
+    either ("I want to host a party ... on February 14", told on Feb 15, was news of a party
+    to come): time passes in memory. Nothing is deleted: the memory stays."""
     if echoes_prompt(node.description):
+        return False
+    if now is not None and dt.ended(node.description, node.created, now):
         return False
     return node.kind != "reflection" or pv.why_of(node.source).startswith(f"{GROUNDED}:")
 

@@ -31,6 +31,7 @@ from agents.recall import grounding as gr
 from agents.recall.memory import MemoryNode
 from agents.recall.spatial import SpatialMemory
 from agents.words import activity
+from agents.words import dated as dt
 
 KINDS = ("ahead", "people", "topic", "places")
 MAX_CANDIDATES = 6  # what the chooser sees: each costs prompt tokens and a branch of the grammar
@@ -343,9 +344,11 @@ def ahead(nodes: Sequence[MemoryNode], known: Known, now: datetime) -> list[Cand
     still to come. Its place is named only when the mind knows it."""
     found: dict[str, tuple[str, list[MemoryNode], int]] = {}
     for x in nodes:
-        if x.kind not in ("chat", "thought", "plan") or _timetable(x):
-            continue
+        if x.kind not in ("chat", "thought", "plan") or _timetable(x) or x.source == pv.tag(pv.RULE, pv.RECAP):
+            continue  # (a gathering remembered as it went is past, whatever day it names)
         d = _said(x) if x.kind == "chat" else x.description
+        if dt.ended(d, x.created, now):
+            continue  # over: nothing to look forward to
         arranged = _ARRANGED.search(x.description) if x.kind == "plan" else None
         if arranged:
             day_words, hhmm, doing, place, _with = arranged.groups()

@@ -398,7 +398,7 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
     introduced = any(u.speaker == m.name and _seed(m, gr.memory_of(u.source)) for u in c.lines)
     for x in sorted(nodes, key=lambda x: (-x.importance, -x.id)):
         d = x.description
-        if x.kind not in gr.DURABLE_KINDS or d.startswith("conversed with") or not gr.offered(x):
+        if x.kind not in gr.DURABLE_KINDS or d.startswith("conversed with") or not gr.offered(x, now):
             continue
         if is_timetable(d):
             continue  # a whole day's timetable is no news
@@ -426,6 +426,7 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
                 continue
             # 'Isabella told Klaus: "Klaus, I love ..."' retold by Klaus was '... told me: "I, I love ..."'
             d = re.sub(r'(told \w+: ")[A-Z][a-z]+, (\w)', lambda g: g.group(1) + g.group(2).upper(), d)
+            d = dt.past_days(d, now)  # "the party on February 14" the day after is "yesterday's"
             text, topic = _addressed(v, converse_words(gr.first_person(d, m.name), other), x.id), f"mem:{x.id}"
         key = wd.norm(text)
         if any(key and (key in s or s in key) for s in said if len(s) > 12) or wd.fragment(text):
@@ -550,7 +551,7 @@ def answer(m: Any, v: wd.Voice, asked: str, topic: str, now: datetime, nodes: li
         first = person.split()[0] if person else ""
         for x in sorted(nodes, key=lambda x: -x.importance):
             if first and first in x.description and not _SECRET.search(x.description) \
-                    and gr.offered(x):
+                    and gr.offered(x, now):
                 text = converse_words(gr.first_person(x.description, m.name), v.other)
                 if not wd.fragment(text):
                     return Option(ANSWER, text, _fact(x), topic)

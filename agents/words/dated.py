@@ -16,8 +16,12 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 # What makes a phrase an event one can go to (not a routine activity).
+# The gatherings residents start themselves (agents/planning/stories.py) are named here too, with
+# their first word: "reading" or "walk" alone is an activity, "a poetry reading" an event.
 EVENT_WORDS = (r"party|celebration|gathering|get-together|concert|festival|potluck|picnic|barbecue|fundraiser|"
-               r"debate|rally|wedding|exhibition|game night|open mic|screening|recital|tournament")
+               r"debate|rally|wedding|exhibition|game night|open mic|screening|recital|tournament|"
+               r"study group|photo walk|poetry reading|book reading|jam session|book club|sketching session|"
+               r"comedy night|discussion evening|town hall")
 MONTHS = ("January February March April May June July August September October November December").split()
 _MONTH_NAME = r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
 _MONTH = _MONTH_NAME + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b"  # "February 14", "Feb 14th"
@@ -38,6 +42,7 @@ _HOSTING = re.compile(r"\b(?:I|I'm|I am)\s+(?:(?!(?:is|was|will|are)\b)\w+\s+){0
                       r"organi[sz]ing)\b|\bmy (?:\w+\s+){0,2}(?:" + EVENT_WORDS + r")\b", re.I)
 _HOST_NAMED = re.compile(r"\b([A-Z][a-z]+ [A-Z][a-z]+)(?: is| will be)? (?:hosting|throwing|holding|organi[sz]ing)\b")
 _TOLD = re.compile(r"^([A-Z][a-z]+ [A-Z][a-z]+) told \w+: \"")
+_PAST_TENSE = re.compile(r"\b(hosted|went|came|was|were|enjoyed|missed|had)\b", re.I)
 DEFAULT_MINUTES = 120  # an event whose end no memory states lasts this long
 
 
@@ -160,6 +165,54 @@ def parse_meeting(text: str, now: datetime, *, teller: str | None = None) -> Dat
     return None
 
 
+def names_event(text: str) -> bool:
+    """Whether ``text`` names an event one goes to ("the Valentine's Day party"), not an activity."""
+    return bool(_WHAT.search(str(text or "")))
+
+
+def past_days(text: str, now: datetime) -> str:
+    """A memory's past days as one says them at ``now``: "on February 14" the day after is
+    "yesterday", the same day "today"."""
+    def said(m: re.Match) -> str:
+        try:
+            day = date(now.year, _month(m.group(1)), int(m.group(2)))
+        except ValueError:
+            return m.group(0)
+        return day_words(day, now) if day <= now.date() else m.group(0)
+    return re.sub(r"\bon " + _MONTH, said, str(text or ""))
+
+
+def read_as_made(text: str, made: datetime, *, teller: str | None = None) -> DatedEvent | None:
+    """The dated thing a memory speaks of (an event or a plan to meet), read as of when the
+    memory was made, so that its "today" and "tomorrow" are that day's."""
+    if not re.search(r"\d", str(text or "")):
+        return None  # no hour, no dated thing: most memories, read cheaply
+    return parse_meeting(text, made, teller=teller) or parse(text, made, teller=teller)
+
+
+def ended(text: str, made: datetime, now: datetime) -> bool:
+    """Whether a memory made at ``made`` speaks of a dated thing that is over by ``now``
+    (an invitation, an intention, an arrangement, a looking forward to it): it is then
+    past, never offered as news to come, a plan or an invitation."""
+    ev = read_as_made(text, made)
+    if ev is not None:
+        return ev.starts() + timedelta(minutes=ev.minutes()) <= now
+    # No hour: "I am looking forward to the party at Hobbs Cafe on February 14" is over the day after
+    # (unless it says so itself: "I hosted the party on February 14; Klaus came").
+    t = " ".join(str(text or "").split())
+    day = _day(t, made) if _WHAT.search(t) else None
+    return day is not None and day < now.date() and not _PAST_TENSE.search(t)
+
+
+def day_words(day: date, now: datetime) -> str:
+    """ "today", "yesterday" or "on February 14": a past day as one says it at ``now``."""
+    if day == now.date():
+        return "today"
+    if day == now.date() - timedelta(days=1):
+        return "yesterday"
+    return f"on {MONTHS[day.month - 1]} {day.day}"
+
+
 def hosting(text: str) -> bool:
     """Whether ``text`` is in the host's own words ("I want to host ...", "my party")."""
     return bool(_HOSTING.search(str(text or "")))
@@ -214,4 +267,5 @@ def _hours(text: str) -> tuple[int | None, int | None]:
     return None, None
 
 
-__all__ = ["DEFAULT_MINUTES", "DatedEvent", "clock", "hosting", "meeting_words", "parse", "parse_meeting"]
+__all__ = ["DEFAULT_MINUTES", "DatedEvent", "clock", "day_words", "ended", "hosting", "meeting_words", "names_event",
+           "parse", "parse_meeting", "past_days", "read_as_made"]

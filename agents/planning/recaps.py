@@ -1,0 +1,112 @@
+"""How a gathering went, remembered when it is over (issue 45: time passes in memory).
+
+When a gathering in today's plan ends (one the resident hosted or went to: "hosting
+the Valentine's Day party at Hobbs Cafe", "attending the photo walk at Johnson Park")
+and the resident was there, it keeps a thought of who came, from what it saw there:
+
+    "I hosted the Valentine's Day party at Hobbs Cafe on February 14; Klaus Mueller
+    and Maria Lopez came."
+
+The thought is in the past tense and names no hour, so it is never read as an event
+to come (agents/words/dated.py); dialogue tells it as "... yesterday" the day after
+(``dated.past_days``). A rule writes it from what the resident saw: no model call.
+"""
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any, Protocol
+
+from agents.explain import provenance as pv
+from agents.planning.plan import PlanItem
+from agents.planning.today import Today
+from agents.recall.memory import MemoryNode, MemoryStream
+from agents.words import dated as dt
+
+RECAP = pv.tag(pv.RULE, pv.RECAP)
+IMPORTANCE = 6  # the rule's, until the model rates it with the next observations
+MAX_NAMED = 5  # "A, B, C, D and E came": a longer list is no sentence one says
+_GATHERING = re.compile(r"^(hosting|attending) the (.+?) at (.+)$")
+_LOGGED = re.compile(r"^(\d\d):(\d\d) (.*)$")
+
+
+class Recalling(Protocol):
+    name: str
+    today: Today
+
+    @property
+    def now(self) -> datetime:
+        ...
+
+    @property
+    def memory(self) -> MemoryStream:
+        ...
+
+    def remember(self, kind: str, text: str, importance: int, **fields: Any) -> MemoryNode | None:
+        ...
+
+
+def gathering(item: PlanItem) -> tuple[bool, str, str] | None:
+    """(hosting, what, where) of a plan item that is a gathering ("hosting the Valentine's Day
+    party at Hobbs Cafe"), or None for anything else (a meal, work, a walk)."""
+    m = _GATHERING.match(item.description)
+    if m is None or not dt.names_event(m.group(2)):
+        return None  # not a named event: "attending the lecture" is a class, not a gathering
+    return m.group(1) == "hosting", m.group(2), re.sub(r"\s*\(.*\)$", "", m.group(3))
+
+
+def was_there(today: Today, item: PlanItem, what: str) -> bool:
+    """Whether the resident's actions during the item were the gathering itself (it may have
+    been held up elsewhere, or changed its plan)."""
+    for line in today.log:
+        m = _LOGGED.match(line)
+        if m is None:
+            continue
+        t = item.start.replace(hour=int(m.group(1)), minute=int(m.group(2)))
+        if item.start <= t < item.end and what.lower() in m.group(3).lower():
+            return True
+    return False
+
+
+def who_came(memory: MemoryStream, me: str, item: PlanItem) -> list[str]:
+    """The people the resident saw while the gathering went on, first seen first."""
+    out: list[str] = []
+    for x in memory.by_kind("observation"):
+        if (item.start <= x.created <= item.end and x.subject and ":" not in x.subject
+                and x.subject != me and x.subject not in out):
+            out.append(x.subject)
+    return out
+
+
+def words(hosting: bool, what: str, where: str, day_said: str, people: list[str]) -> str:
+    """The thought, in the past tense and without an hour."""
+    named = people[:MAX_NAMED]
+    listed = ", ".join(named[:-1]) + f" and {named[-1]}" if len(named) > 1 else "".join(named)
+    if hosting:
+        return (f"I hosted the {what} at {where} {day_said}; {listed} came." if named
+                else f"I hosted the {what} at {where} {day_said}, but nobody came.")
+    return (f"I went to the {what} at {where} {day_said}; {listed} {'was' if len(named) == 1 else 'were'} there."
+            if named else f"I went to the {what} at {where} {day_said}, but it was quiet.")
+
+
+def remember_how_it_went(m: Recalling) -> list[str]:
+    """A thought for each gathering of today's plan that is over, once; the thoughts made."""
+    made = []
+    for item in m.today.plan:
+        found = gathering(item)
+        key = f"{item.start:%Y-%m-%d %H:%M}|{item.description}"
+        if found is None or item.end > m.now or key in m.today.recapped:
+            continue
+        m.today.recapped.append(key)
+        hosting, what, where = found
+        if not was_there(m.today, item, what):
+            continue
+        day_said = f"on {dt.MONTHS[item.start.month - 1]} {item.start.day}"
+        text = words(hosting, what, where, day_said, who_came(m.memory, m.name, item))
+        m.remember("thought", text, IMPORTANCE, subject=m.name, source=RECAP, rate=True,
+                   importance_source=pv.tag(pv.RULE, "until the model rates it"))
+        made.append(text)
+    return made
+
+
+__all__ = ["RECAP", "gathering", "remember_how_it_went", "who_came", "words"]
