@@ -247,7 +247,7 @@ def _add_rate_command(sub: Any) -> None:
     rt.add_argument("evaluation", help="the evaluation folder `smallville evaluate RUN --ablations` wrote")
     rt.add_argument("--rater", help="your name: your rankings (or answers) go into your own file")
     rt.add_argument("--write-answers", action="store_true",
-                    help="instead: write the human condition's answers as the resident would (kept in human.json)")
+                    help="instead: write the human condition's answers as the resident would (kept in human/NAME.json)")
     rt.add_argument("--agent", help="with --write-answers: only this resident's questions")
     rt.add_argument("--judge", action="store_true",
                     help="instead: a judge model ranks every question's answers (--model: any litellm model)")

@@ -1,9 +1,13 @@
 """The evaluation folder, the one place its files are named, read and written:
 
     answers.json          what the interviews gave: every resident's questions and each
-                          condition's answer (with the conditions, the run, the model)
-    human.json            people's answers for the human condition (kept when the folder
-                          is evaluated again: reusable across runs of the same town)
+                          condition's answer (with the conditions, the model, and the save,
+                          named from this folder, with its sha256: origin.py)
+    interviews.jsonl      the same answers, each written as it came (journal.py): an
+                          evaluation cut short goes on where it stopped
+    human/NAME.json       one author's answers for the human condition (kept when the
+                          folder is evaluated again: reusable across runs of the same town);
+                          older folders have everyone's in one human.json, still read
     ratings/people/NAME.jsonl   one rater's rankings, a line per question, as they go
     ratings/judges/MODEL.jsonl  a judge model's rankings, apart from people's
     measures.json, report.md, report.json, ratings.png   what the report made of them
@@ -17,6 +21,7 @@ import json
 import os
 import re
 import tempfile
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -26,7 +31,9 @@ from game.support.errors import UserError
 from lab.controlled.conditions import Condition, condition_of
 
 ANSWERS = "answers.json"
-HUMAN = "human.json"
+HUMAN = "human.json"  # older folders: every author's answers in one file (read, never written)
+HUMANS = Path("human")  # human/NAME.json: one author's answers
+MAX_NAME_BYTES = 200  # file systems allow 255 bytes a name; room for the suffix and a temporary copy's
 PEOPLE = Path("ratings") / "people"
 JUDGES = Path("ratings") / "judges"
 KIND = "smallville controlled evaluation"
@@ -47,11 +54,41 @@ def write_json(path: Path, data: Any) -> None:
 
 
 def slug(name: str) -> str:
-    """A rater's or a model's name as a file name."""
+    """A model's name as a file name (a judge's file; "ollama/qwen2.5:7b" -> "ollama-qwen2.5-7b")."""
     s = re.sub(r"[^A-Za-z0-9._-]+", "-", name.strip()).strip("-.")
     if not s:
         raise UserError(f"{name!r} cannot name a ratings file: use letters or digits")
     return s[:80]
+
+
+def person_file_name(name: str, where: str = "--rater") -> str:
+    """A person's name as the name of their file, kept as given ("Zoë", "李明", "Ann Smith"), so
+    two names never share a file; refused, saying why, only when it cannot name a file."""
+    s = unicodedata.normalize("NFC", name.strip())  # the same letters typed two ways are one name
+    if not s:
+        why = "it is empty"
+    elif s in (".", ".."):
+        why = f"{s!r} names a folder"
+    elif "/" in s or "\\" in s:
+        why = "a slash would make it a folder"
+    elif any(unicodedata.category(c) in ("Cc", "Cs") for c in s):
+        why = "it holds a control character (or bytes that are not text)"
+    elif len(s.encode("utf-8")) > MAX_NAME_BYTES:
+        why = f"it is longer than {MAX_NAME_BYTES} bytes"
+    else:
+        return s
+    raise UserError(f"{where} {name!r} cannot name a file: {why}; give another name (letters of any "
+                    "alphabet, digits, spaces and most punctuation are fine)")
+
+
+def check_own_file(path: Path, name: str, by: set[str]) -> None:
+    """Refuse a file of another person's (``by``: the names in it): on a file system that ignores
+    case, "ann" and "Ann" share one file, and the second would be told the first's work is done."""
+    mine = unicodedata.normalize("NFC", name.strip())
+    others = sorted(b for b in by if unicodedata.normalize("NFC", b.strip()) != mine)
+    if others:
+        raise UserError(f"{path} holds the work of {', '.join(map(repr, others))}, not of {name!r} (this file "
+                        "system may not tell those names apart); give a name of your own with --rater")
 
 
 @dataclass
@@ -105,7 +142,7 @@ def read(folder: Path) -> Evaluation:
                         "run `smallville evaluate RUN --ablations --out FOLDER`") from None
     except (OSError, ValueError) as err:
         raise UserError(f"{path} is damaged ({err}); run the interviews again with "
-                        "`smallville evaluate RUN --ablations` (people's answers in human.json are kept)") from None
+                        "`smallville evaluate RUN --ablations` (people's written answers are kept)") from None
     if not isinstance(data, dict) or data.get("kind") != KIND or not isinstance(data.get("items"), list):
         raise UserError(f"{path} is not a controlled evaluation's answers (no \"kind\": {KIND!r} and items); "
                         "run `smallville evaluate RUN --ablations` again")
@@ -118,11 +155,28 @@ def read(folder: Path) -> Evaluation:
     return Evaluation(folder, data, conds, read_human(folder))
 
 
+def human_files(folder: Path) -> list[Path]:
+    """Every file of people's answers in ``folder``: an older folder's shared human.json first."""
+    folder = Path(folder)
+    return ([folder / HUMAN] if (folder / HUMAN).is_file() else []) + sorted((folder / HUMANS).glob("*.json"))
+
+
 def read_human(folder: Path) -> dict[str, dict[str, dict]]:
-    """resident -> question -> {"text", "by", "at"}; a damaged file is refused (people's work
-    is never overwritten silently)."""
-    path = Path(folder) / HUMAN
-    return read_human_file(path) if path.exists() else {}
+    """resident -> question -> {"text", "by", "at"}: every author's answers together; a damaged
+    file is refused (people's work is never overwritten silently)."""
+    return merge_human([read_human_file(p) for p in human_files(folder)])
+
+
+def merge_human(parts: list[dict[str, dict[str, dict]]]) -> dict[str, dict[str, dict]]:
+    """Several authors' answers as one; where two answered the same question, the first written counts."""
+    merged: dict[str, dict[str, dict]] = {}
+    for answers in parts:
+        for r, qs in answers.items():
+            for q, a in qs.items():
+                have = merged.setdefault(r, {}).get(q)
+                if have is None or str(a.get("at", "")) < str(have.get("at", "")):
+                    merged[r][q] = a
+    return merged
 
 
 def read_human_file(path: Path) -> dict[str, dict[str, dict]]:
@@ -141,34 +195,55 @@ def read_human_file(path: Path) -> dict[str, dict[str, dict]]:
     return answers
 
 
-def add_human(folder: Path, resident: str, question: str, text: str, by: str) -> None:
-    answers = read_human(folder)
-    answers.setdefault(resident, {})[question] = {"text": text, "by": by, "at": datetime.now().isoformat(
-        timespec="seconds")}
-    write_json(Path(folder) / HUMAN, {"answers": answers})
+def human_file(folder: Path, author: str, where: str = "--rater") -> Path:
+    """human/<author>.json, checked to be the author's own: each author writes only their own
+    file, so nobody's answers replace another's."""
+    path = Path(folder) / HUMANS / f"{person_file_name(author, where)}.json"
+    if path.exists():
+        answers = read_human_file(path)
+        check_own_file(path, author, {str(a["by"]) for qs in answers.values() for a in qs.values() if a.get("by")})
+    return path
+
+
+def add_human_answers(folder: Path, author: str, answers: dict[str, dict[str, dict]],
+                      where: str = "--rater") -> Path:
+    """``answers`` (resident -> question -> answer) added to the author's own file, whole or not at all."""
+    path = human_file(folder, author, where)
+    mine = read_human_file(path) if path.exists() else {}
+    for r, qs in answers.items():
+        mine.setdefault(r, {}).update(qs)
+    write_json(path, {"author": author, "answers": mine})
+    return path
+
+
+def add_human(folder: Path, resident: str, question: str, text: str, by: str) -> Path:
+    at = datetime.now().isoformat(timespec="seconds")
+    return add_human_answers(folder, by, {resident: {question: {"text": text, "by": by, "at": at}}})
 
 
 Tiers = list[list[str]]  # a ranking: conditions best first, those that answered alike together
 
 
 def reuse_human(source: Path, folder: Path, items: list[dict]) -> tuple[int, int]:
-    """People's answers from another evaluation (its folder or its human.json) copied into
-    ``folder`` for the questions asked here (same resident, same words); answers already
-    here are kept. Returns (copied, the source's answers)."""
-    path = Path(source) / HUMAN if Path(source).is_dir() else Path(source)
-    if not path.is_file():
-        raise UserError(f"--human {source}: no people's answers there (give an evaluation folder or its {HUMAN})")
-    src = read_human_file(path)
+    """People's answers from another evaluation (its folder, or one file of it) copied into
+    ``folder`` for the questions asked here (same resident, same words), each into its
+    author's own file; answers already here are kept. Returns (copied, the source's answers)."""
+    source = Path(source)
+    files = human_files(source) if source.is_dir() else [source] if source.is_file() else []
+    if not files:
+        raise UserError(f"--human {source}: no people's answers there (give an evaluation folder, or one of its "
+                        f"{HUMANS}/NAME.json files or an older {HUMAN})")
+    src = merge_human([read_human_file(p) for p in files])
     mine = read_human(folder)
     asked = {(it["resident"], it["question"]) for it in items}
-    copied = 0
+    by_author: dict[str, dict[str, dict[str, dict]]] = {}
     for r, qs in src.items():
         for q, a in qs.items():
             if (r, q) in asked and q not in mine.get(r, {}):
-                mine.setdefault(r, {})[q] = a
-                copied += 1
-    if copied:
-        write_json(Path(folder) / HUMAN, {"answers": mine})
+                by_author.setdefault(str(a.get("by") or "unknown"), {}).setdefault(r, {})[q] = a
+    for author, answers in by_author.items():
+        add_human_answers(folder, author, answers, where=f"--human {source}: the author")
+    copied = sum(len(qs) for answers in by_author.values() for qs in answers.values())
     return copied, sum(len(qs) for qs in src.values())
 
 
@@ -181,6 +256,7 @@ class Rankings:
     orders: dict[str, Tiers]
     bad_lines: int = 0
     fallbacks: int = 0
+    authors: set[str] = field(default_factory=set)  # every "by" in it
 
 
 def ranking_files(folder: Path, kind: Path) -> list[Path]:
@@ -193,6 +269,7 @@ def read_rankings(path: Path, conditions: list[str]) -> Rankings:
     order is not a list of distinct known conditions (with ``ranks``, one whole number
     each: equal ranks answered alike) is counted in ``bad_lines``."""
     orders: dict[str, Tiers] = {}
+    authors: set[str] = set()
     bad = fallbacks = 0
     who = path.stem
     try:
@@ -219,11 +296,26 @@ def read_rankings(path: Path, conditions: list[str]) -> Rankings:
             fallbacks += 1
             continue
         who = str(x.get("by") or who)
+        if x.get("by"):
+            authors.add(who)
         tiers: dict[int, list[str]] = {}
         for c, r in zip(order, ranks):
             tiers.setdefault(r, []).append(c)
         orders[key] = [tiers[r] for r in sorted(tiers)]  # a question rated again: the latest ranking counts
-    return Rankings(path, who, orders, bad, fallbacks)
+    return Rankings(path, who, orders, bad, fallbacks, authors)
+
+
+def rankings_file(folder: Path, rater: str, conditions: list[str]) -> Path:
+    """ratings/people/<rater>.jsonl, the rater's own. A rater who began when names were cut to
+    ASCII ("Ann Smith" -> Ann-Smith.jsonl) goes on in that older file when it is theirs alone."""
+    path = Path(folder) / PEOPLE / f"{person_file_name(rater)}.jsonl"
+    if not path.exists():
+        older = Path(folder) / PEOPLE / f"{slug(rater)}.jsonl" if re.search(r"[A-Za-z0-9]", rater) else path
+        if older.exists() and read_rankings(older, conditions).authors == {rater}:
+            path = older
+    if path.exists():
+        check_own_file(path, rater, read_rankings(path, conditions).authors)
+    return path
 
 
 def append_ranking(path: Path, record: dict) -> None:
@@ -235,6 +327,7 @@ def append_ranking(path: Path, record: dict) -> None:
         os.fsync(f.fileno())
 
 
-__all__ = ["ANSWERS", "HUMAN", "JUDGES", "KIND", "PEOPLE", "Evaluation", "Rankings", "Tiers", "add_human",
-           "append_ranking", "item_key", "ranking_files", "read", "read_human", "read_human_file", "read_rankings",
-           "reuse_human", "slug", "write_json"]
+__all__ = ["ANSWERS", "HUMAN", "HUMANS", "JUDGES", "KIND", "PEOPLE", "Evaluation", "Rankings", "Tiers",
+           "add_human", "add_human_answers", "append_ranking", "check_own_file", "human_file", "human_files",
+           "item_key", "merge_human", "person_file_name", "ranking_files", "rankings_file", "read", "read_human",
+           "read_human_file", "read_rankings", "reuse_human", "slug", "write_json"]

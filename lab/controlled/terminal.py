@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
 
-from lab.controlled.folder import PEOPLE, Evaluation, add_human, append_ranking, read_rankings, slug
+from lab.controlled.folder import Evaluation, add_human, append_ranking, human_file, rankings_file, read_rankings
 
 QUIT = {"q", "quit", "exit"}
 SKIP = {"s", "skip"}
@@ -71,8 +71,8 @@ def rate(ev: Evaluation, rater: str, *, console: Console | None = None, read: Ca
          seed: int | None = None) -> dict[str, Any]:
     """One rater's blind rankings into ratings/people/<rater>.jsonl; returns {"path", "ranked", "left"}."""
     console = console or Console(highlight=False)
-    path = ev.folder / PEOPLE / f"{slug(rater)}.jsonl"
     conds = ev.condition_names()
+    path = rankings_file(ev.folder, rater, conds)
     done = read_rankings(path, conds).orders if path.exists() else {}
     rng = random.Random(f"{seed if seed is not None else 0}:{rater}")
     items = list(ev.items)
@@ -112,8 +112,10 @@ def rate(ev: Evaluation, rater: str, *, console: Console | None = None, read: Ca
 
 def write_answers(ev: Evaluation, author: str, *, console: Console | None = None,
                   read: Callable[[], str] | None = None, resident: str | None = None) -> dict[str, Any]:
-    """A person writes the human condition's answers into human.json, one question at a time."""
+    """A person writes the human condition's answers into their own human/<author>.json, one
+    question at a time; questions someone has answered already are not asked."""
     console = console or Console(highlight=False)
+    path = human_file(ev.folder, author)
     if not any(c.people for c in ev.conditions):
         console.print("[red]this evaluation's conditions have no people's condition (\"people\": true): "
                       "nothing to write[/red]")
@@ -129,14 +131,14 @@ def write_answers(ev: Evaluation, author: str, *, console: Console | None = None
         _header(console, ev, item, n, len(todo))
         line = _read(console, f"{item['resident'].split()[0]}: ", read)
         if line is None or line.strip().lower() in QUIT:
-            console.print(f"stopped; {written} answers saved")
+            console.print(f"stopped; {written} answers saved to {path}")
             return {"written": written, "left": len(todo) - n + 1}
         text = " ".join(line.split())
         if not text or re.fullmatch(r"[\W_]*", text):
             continue
         add_human(ev.folder, item["resident"], item["question"], text[:600], author)
         written += 1
-    console.print(f"done: {written} answers saved to {ev.folder / 'human.json'}")
+    console.print(f"done: {written} answers saved to {path}")
     return {"written": written, "left": 0}
 
 
