@@ -4,6 +4,9 @@ Keyed by sha256 of (model, messages, schema, temperature, seed). Only answers
 that validated are stored. Thread-safe: one connection per thread, WAL mode.
 ``Cached`` is the cache as a layer of the model road (agents/model/asking.py): a hit
 that still validates is the reply, with no request sent.
+
+The cache is a hint: ``open_cache`` gives None, with a warning naming the file, when the
+file cannot be used (not SQLite, damaged, unreadable), and the run goes on without it.
 """
 from __future__ import annotations
 
@@ -63,7 +66,11 @@ class ResponseCache:
             self._shared = sqlite3.connect(":memory:", check_same_thread=False)
             self._init(self._shared)
         else:
-            self._init(self._conn())
+            try:
+                self._init(self._conn())
+            except sqlite3.Error:
+                self.close()  # no connection left open on a file we cannot use
+                raise
         self.hits = 0
         self.misses = 0
 
@@ -128,6 +135,17 @@ class ResponseCache:
             except sqlite3.Error:
                 pass
         self._local = threading.local()
+
+
+def open_cache(path: str | Path) -> ResponseCache | None:
+    """The response cache at ``path``, or None (with a warning naming the file and the fix)
+    when the file cannot be used: the cache only saves calls, so the run goes on without it."""
+    try:
+        return ResponseCache(path)
+    except (sqlite3.Error, OSError) as err:  # sqlite3.DatabaseError: "file is not a database"
+        log.warning("response cache %s cannot be used (%s); this run goes on without it, asking the model "
+                    "anew. Delete the file or move it away to start a fresh cache", path, err)
+        return None
 
 
 class Cached:

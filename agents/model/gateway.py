@@ -47,7 +47,7 @@ from agents.model import providers
 from agents.model.accounting import Accounted, Accounting
 from agents.model.answers import compact_schema, parse_json_answer
 from agents.model.asking import Asks, LanguageModel, Reply, Request
-from agents.model.cache import Cached, ResponseCache
+from agents.model.cache import Cached, ResponseCache, open_cache
 from agents.model.config import EMBEDDED_MODEL, ModelConfig, load_config
 from agents.model.dialects import Dialects
 from agents.model.health import Health, Healthy
@@ -132,7 +132,7 @@ class Gateway(Asks):
         self.accounting = accounting if accounting is not None else Accounting()
         if cache is None and self.config.cache:
             cache = self.config.cache
-        self.cache: ResponseCache | None = ResponseCache(cache) if isinstance(cache, (str, Path)) else cache
+        self.cache: ResponseCache | None = open_cache(cache) if isinstance(cache, (str, Path)) else cache
         # Several servers ([[models]] / --router): the router places each call (agents/model/router.py).
         self.router: ModelRouter | None = None
         if self.config.deployments and completion is None:
