@@ -53,7 +53,6 @@ from __future__ import annotations
 import copy
 import logging
 import random
-import re
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -66,7 +65,15 @@ from agents import Accounting, CastError, EmbeddingMismatch, Mind, Stateful, kee
 from game.saves.capture import capture, job_tag_of, materialize
 from game.saves.cast import saved_cast
 from game.saves.check import check_bodies, check_parts, check_visitor, py_random_state
-from game.saves.series import OWN_SLOTS, game_of, line_after_load, new_game_id, own_slot
+from game.saves.series import (
+    MAX_GAME_ID,
+    OWN_SLOTS,
+    game_of,
+    line_after_load,
+    new_game_id,
+    own_slot,
+    usable_game_id,
+)
 from game.saves.store import SaveError, SaveInfo, check_map, list_saves, load_state, no_gc, slot_path
 from game.sim.speeds import SPEEDS
 from game.support import folders
@@ -381,18 +388,22 @@ def _swap(session: Any, prep: Prepared) -> None:
             log.warning("the saved visitor %r could not be put back", vis["name"])
 
 
-_GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
-
-
 def loaded_game_id(info: SaveInfo | None, session: Any) -> str:
     """The id a loaded game goes on with: its save's, or (a save from before games
-    had ids, or one whose id was edited into something unusable) a new one, so it
-    never continues another game's series."""
+    had ids, or one whose id was edited into something no slot can be named after) a
+    new one, so it never continues another game's series and its own saves all work.
+    A replaced id is logged and noted in the save's warnings (the player is told)."""
     gid = info.meta.get("game_id") if info is not None else None
-    if isinstance(gid, str) and _GAME_ID.match(gid):
+    if usable_game_id(gid):
         return gid
     fresh = new_game_id(session.visitor_name, datetime.now())
-    return fresh if fresh != getattr(session, "game_id", None) else f"{fresh}-2"
+    fresh = fresh if fresh != getattr(session, "game_id", None) else f"{fresh}-2"
+    if gid is not None and info is not None:
+        shown = repr(gid)[:40]
+        log.warning("%s: its game id %s cannot name save files (letters, digits and '-', up to %d); "
+                    "the loaded game goes on as %s", info.path, shown, MAX_GAME_ID, fresh)
+        info.warnings.append(f"its game id {shown} cannot name save files; this game saves as {fresh}")
+    return fresh
 
 
 def restore(target: Any, parts: dict[str, Any], info: SaveInfo | None = None) -> Any:

@@ -26,12 +26,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from game.saves.disk import AUTOSAVE_PREFIX, SUFFIX, SaveInfo, list_saves, save_state, slot_path
 from game.support import folders
 
 OWN_SLOTS = ("continue", "quick", "crash")  # what a game writes under its own id, besides autosaves
+# A slot name holds 64 characters; the longest own slot is "<id>-autosave-<n>" (10 more and n),
+# so an id of at most 50 leaves n four digits. new_game_id's are 40 at most, a branch's a few more.
+MAX_GAME_ID = 50
+_GAME_ID = re.compile(rf"[a-z0-9][a-z0-9-]{{0,{MAX_GAME_ID - 1}}}")  # what every own slot can be named after
 _SLUG = re.compile(r"[^a-z0-9]+")
 _BRANCH = re.compile(r"^(?P<base>.+)-branch-(?P<n>\d+)$")  # <game id>-branch-<n>: a line from an older save
 
@@ -42,15 +46,22 @@ def new_game_id(visitor: str, started: datetime) -> str:
     return f"{slug}-{started:%Y%m%d-%H%M%S}"
 
 
+def usable_game_id(game_id: Any) -> TypeGuard[str]:
+    """Whether every slot of a game's own can be named after ``game_id`` (a save's meta may
+    hold anything: a slash, '..', an id too long for "<id>-autosave-<n>")."""
+    return isinstance(game_id, str) and _GAME_ID.fullmatch(game_id) is not None
+
+
 def own_slot(game_id: str | None, kind: str) -> str:
     """The slot of a game's own ``kind`` of save (``continue``, ``quick``, ``crash``)."""
     return f"{game_id}-{kind}" if game_id else kind
 
 
 def game_of(info: SaveInfo) -> str | None:
-    """The id of the game a save belongs to (None: a save from before games had ids)."""
+    """The id of the game a save belongs to (None: a save from before games had ids, or
+    one whose id cannot name a slot: it never continues a series by that id)."""
     gid = info.meta.get("game_id") if info.ok else None
-    return gid if isinstance(gid, str) and gid else None
+    return gid if usable_game_id(gid) else None
 
 
 def short_slot(info: SaveInfo) -> str:
@@ -74,7 +85,8 @@ def line_after_load(info: SaveInfo, where: Iterable[str | os.PathLike]) -> str |
     """The id a game loaded from ``info`` goes on with: the save's own game id when the
     save is the newest of that game in the folders ``where``; when a newer save of that game is
     there (a load back in time), a new branch ``<game id>-branch-<n>``, so its saves
-    never overwrite nor rotate away the newer line. None: the save has no game id."""
+    never overwrite nor rotate away the newer line. None: the save has no game id it can go on
+    with (none, or one no slot can be named after); the loaded game gets a new one."""
     gid = game_of(info)
     if gid is None:
         return None
@@ -89,9 +101,15 @@ def line_after_load(info: SaveInfo, where: Iterable[str | os.PathLike]) -> str |
     base = m.group("base") if m else gid
     taken = {game_of(o) for o in seen.values()}
     n = 1
-    while f"{base}-branch-{n}" in taken:
+    while _branch(base, n) in taken:
         n += 1
-    return f"{base}-branch-{n}"
+    return _branch(base, n)
+
+
+def _branch(base: str, n: int) -> str:
+    """``<base>-branch-<n>``, the base cut short when the whole would be too long for a game id."""
+    tail = f"-branch-{n}"
+    return base[: MAX_GAME_ID - len(tail)].rstrip("-") + tail
 
 
 def branch_number(game_id: str | None) -> int | None:
@@ -201,4 +219,5 @@ __all__ = [
     "new_game_id",
     "own_slot",
     "short_slot",
+    "usable_game_id",
 ]
