@@ -245,13 +245,17 @@ def test_the_state_round_trips_and_a_damaged_one_is_refused_by_name():
         x.add(ev(7, KLAUS, "arrive", "", PARK))
     assert [e.to_dict() for e in again.entries] == [e.to_dict() for e in b.entries]
     assert again.newest()[0].kind == "gathering"
-    for bad, says in (([], "not a mapping"), ({"entries": [{"id": 1}]}, "lacks time, kind, who, text"),
-                      ({"entries": [{"id": 1, "time": "x", "kind": "talk", "who": [], "text": ""}]}, "not one"),
-                      ({"entries": [], "pairs": [[1]]}, "damaged")):
+    for bad, says in (([], "not a mapping"), ({"entries": [], "pairs": [[1]]}, "damaged")):
         with pytest.raises(ValueError, match=says):
             builder().from_state(bad)
-    with pytest.raises(ValueError, match="mapping"):
-        Entry.from_dict("talk")
+    for entry, says in (({"id": 1}, "lacks time, kind, who, text"),
+                        ({"id": 1, "time": "x", "kind": "talk", "who": [], "text": ""}, "not an ISO time"),
+                        ("talk", "mapping")):
+        with pytest.raises(ValueError, match=says):
+            Entry.from_dict(entry)
+        kept = builder()  # a damaged entry of a saved feed is left out, and counted; the rest are kept
+        kept.from_state({"entries": [entry, b.entries[0].to_dict()]})
+        assert kept.dropped == 1 and [e.id for e in kept.entries] == [b.entries[0].id]
 
 
 # ---------------------------------------------------------------------- the live feed's thread

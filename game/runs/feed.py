@@ -27,7 +27,7 @@ import logging
 import re
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -125,21 +125,43 @@ class Entry:
 
     @classmethod
     def from_dict(cls, d: Any) -> Entry:
-        """An entry from a save; ValueError naming what is wrong."""
+        """An entry from a save, every field checked (the views draw them every frame: a time
+        that is a number, a text that is not one, would crash them); ValueError naming what is
+        wrong."""
         if not isinstance(d, dict):
             raise ValueError(f"a feed entry must be a mapping, not {type(d).__name__}")
         missing = [k for k in ("id", "time", "kind", "who", "text") if k not in d]
         if missing:
             raise ValueError(f"a feed entry lacks {', '.join(missing)}")
-        if d["kind"] not in KINDS or _time(d["time"]) is None or not isinstance(d["who"], (list, tuple)):
-            raise ValueError(f"a feed entry of kind {d.get('kind')!r} at {d.get('time')!r} is not one this game makes")
-        known = {f.name for f in fields(cls)}
-        kw = {k: v for k, v in d.items() if k in known}
-        kw["who"] = tuple(str(w) for w in d["who"])
+        problem = _entry_problem(d)
+        if problem:
+            raise ValueError(f"a feed entry of kind {str(d.get('kind'))[:20]!r} at {str(d.get('time'))[:30]!r}: "
+                             f"{problem}")
         why = d.get("why")
-        kw["why"] = tuple(str(x) for x in why) if isinstance(why, (list, tuple)) and len(why) == 3 else None
-        kw["id"], kw["times"] = int(d["id"]), max(1, int(d.get("times") or 1))
-        return cls(**kw)
+        return cls(id=d["id"], time=d["time"], kind=d["kind"], who=tuple(d["who"]), text=d["text"],
+                   topic=d.get("topic", ""), place=d.get("place", ""), times=d.get("times", 1),
+                   why=tuple(why) if why else None, frame=d.get("frame"))
+
+
+def _whole(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _entry_problem(d: dict) -> str:
+    """What is wrong with a saved entry's fields ("" when nothing): each of the kind ``to_dict`` writes."""
+    why, times, frame = d.get("why"), d.get("times", 1), d.get("frame")
+    checks = ((isinstance(d["kind"], str) and d["kind"] in KINDS, "not a kind this game makes"),
+              (isinstance(d["time"], str) and _time(d["time"]) is not None, "its time is not an ISO time"),
+              (_whole(d["id"]), "its id is not a whole number"),
+              (isinstance(d["who"], (list, tuple)) and all(isinstance(w, str) for w in d["who"]),
+               "who is not a list of names"),
+              (all(isinstance(d.get(k, ""), str) for k in ("text", "topic", "place")),
+               "its text, topic or place is not text"),
+              (_whole(times) and times >= 1, "times is not a count"),
+              (why is None or (isinstance(why, (list, tuple)) and len(why) == 3
+                               and all(isinstance(x, str) for x in why)), "why is not three texts"),
+              (frame is None or _whole(frame), "its frame is not a whole number"))
+    return next((problem for ok, problem in checks if not ok), "")
 
 
 def _time(text: Any) -> datetime | None:
@@ -224,6 +246,7 @@ class FeedBuilder:
         self.entries: deque[Entry] = deque(maxlen=max_entries)
         self._by_id: dict[int, Entry] = {}  # the entries by id (those still in the feed)
         self.skipped = 0  # events that were not events
+        self.dropped = 0  # damaged entries of a loaded save, left out
         self.seen = 0  # events read (the live feed's place in the event log)
         self._next = 1
         self._talks: dict[str, _Talk] = {}  # conversation id -> what is under way
@@ -537,10 +560,11 @@ class FeedBuilder:
         }
 
     def from_state(self, state: Any) -> None:
-        """Put a saved feed back; ValueError naming what is wrong (the caller falls back)."""
+        """Put a saved feed back; ValueError naming what is wrong (the caller falls back). A
+        damaged entry is dropped, logged and counted in ``dropped``; the rest are kept."""
         if not isinstance(state, dict) or not isinstance(state.get("entries"), list):
             raise ValueError("the saved feed is not a mapping with a list of entries")
-        entries = [Entry.from_dict(d) for d in state["entries"]]
+        entries = self._good_entries(state["entries"])
         try:
             talks = {str(cid): _Talk(str(x["a"]), str(x["b"]), int(x["entry"]), int(x.get("lines") or 0),
                                      [(str(a), str(b), str(c)) for a, b, c in x.get("news") or []],
@@ -567,6 +591,25 @@ class FeedBuilder:
         self._reflected, self._arranged, self._acted = reflected, arranged, acted
         self.seen, self.skipped = max(0, seen), max(0, skipped)
         self._next = max(nxt, max((e.id for e in entries), default=0) + 1)
+
+    def _good_entries(self, saved: list) -> list[Entry]:
+        """The saved entries that are whole (``Entry.from_dict``), each id once; the rest are
+        dropped, counted in ``dropped`` and logged once with the first reason."""
+        good: dict[int, Entry] = {}
+        first_problem = ""
+        for d in saved:
+            try:
+                e = Entry.from_dict(d)
+                if e.id in good:
+                    raise ValueError(f"a second feed entry with id {e.id}")
+                good[e.id] = e
+            except ValueError as err:
+                first_problem = first_problem or str(err)
+        self.dropped = len(saved) - len(good)
+        if self.dropped:
+            log.warning("the saved town feed: %d damaged entr%s left out (the first: %s)", self.dropped,
+                        "y" if self.dropped == 1 else "ies", first_problem)
+        return list(good.values())
 
 
 def _news_of(e: Entry) -> list[tuple[str, str, str]]:

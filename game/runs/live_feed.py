@@ -43,6 +43,7 @@ class LiveFeed:
         self.builder = builder  # the worker's, once it runs
         self.queued = builder.seen  # events handed to the worker (an index into the event log)
         self.dropped = 0  # events the feed never read: older than the event log's memory when pumped
+        self.damage = ""  # what a load found wrong with the saved feed, for the player ("": nothing)
         self._generation = 0  # a load voids the batches queued before it
         self._builder_generation = 0  # the load the worker's builder came from
         self._q: queue.Queue[tuple[str, int, Any, Any] | None] = queue.Queue()
@@ -83,6 +84,7 @@ class LiveFeed:
         swaps it in."""
         fresh = self.builder.blank()
         how = "restored"
+        self.damage = ""
         if state is None:
             how = "rebuilt (the save has no feed)"
         else:
@@ -94,6 +96,11 @@ class LiveFeed:
                 log.warning("the saved town feed is unusable (%s); it is rebuilt from the saved events", err)
                 fresh = self.builder.blank()
                 how = f"rebuilt (the saved feed was damaged: {err})"
+                self.damage = "its town feed was damaged and is rebuilt from its events"
+        if fresh.dropped:
+            n = fresh.dropped
+            how += f", {n} damaged entr{'y' if n == 1 else 'ies'} left out"
+            self.damage = f"{n} damaged entr{'y' if n == 1 else 'ies'} of its town feed left out"
         if not how.startswith("restored"):
             fresh.seen = max(0, events_len - REBUILD)
         self._generation += 1

@@ -325,7 +325,7 @@ def commit(session: Any, prep: Prepared) -> Any:
         undo.undo()
         raise SaveError(f"{_where(prep.info)} could not be swapped in ({type(err).__name__}: {str(err)[:200]}); "
                         "the game goes on as it was") from err
-    _restore_feed(session, prep.parts)
+    _restore_feed(session, prep.parts, prep.info)
     pool = session.pool
     if pool is not None and callable(getattr(pool, "cancel_all", None)):
         pool.cancel_all()  # last: the old game's jobs end only once the loaded one is in
@@ -334,9 +334,10 @@ def commit(session: Any, prep: Prepared) -> Any:
     return session
 
 
-def _restore_feed(session: Any, parts: dict[str, Any]) -> None:
+def _restore_feed(session: Any, parts: dict[str, Any], info: SaveInfo | None) -> None:
     """The loaded game's town feed (game/runs/live_feed.py): the saved one, or, from a save
-    without one (older saves) or with a damaged one, rebuilt from the loaded event log."""
+    without one (older saves) or with a damaged one, rebuilt from the loaded event log.
+    Damage found is added to the save's warnings (the player is told)."""
     feed = getattr(session, "feed", None)
     if feed is None or not callable(getattr(feed, "for_cast", None)):
         return  # a headless run's parts have no feed
@@ -346,6 +347,10 @@ def _restore_feed(session: Any, parts: dict[str, Any]) -> None:
         fresh.load(parts.get("feed"), len(session.sim.events))
     except Exception:  # the feed is a view of the events: the game loads without it
         log.exception("the town feed could not be put back after the load; it starts empty")
+        return
+    damage = getattr(fresh, "damage", "")
+    if damage and info is not None:
+        info.warnings.append(damage)
 
 
 def _swap(session: Any, prep: Prepared) -> None:
