@@ -60,18 +60,30 @@ class Target:
         return {k[6:]: v for k, v in self.parts.items() if k.startswith("minds/")}
 
 
-def read_events(path: Path) -> list[dict]:
-    """An events.jsonl file; a line that is not JSON is logged and skipped."""
+def read_events(path: Path, counts: dict[str, int] | None = None) -> list[dict]:
+    """An events.jsonl file; a line that is not a JSON object (nested too deep, a list, a
+    number) is a bad line: skipped, counted (``counts["bad"]``), and the log says how many."""
     out = []
-    with path.open(encoding="utf-8") as fh:
+    bad = first_bad = 0
+    with path.open(encoding="utf-8", errors="replace") as fh:
         for n, line in enumerate(fh, 1):
             line = line.strip()
             if not line:
                 continue
             try:
-                out.append(json.loads(line))
-            except ValueError:
-                log.warning("%s line %d is not JSON; skipped", path, n)
+                event = json.loads(line)
+            except (ValueError, RecursionError):  # RecursionError: nested too deep
+                event = None
+            if isinstance(event, dict):
+                out.append(event)
+            else:
+                bad += 1
+                first_bad = first_bad or n
+    if bad:
+        log.warning("%s: %d line(s) are not events (not a JSON object; the first is line %d); skipped",
+                    path, bad, first_bad)
+    if counts is not None:
+        counts["bad"] = bad
     return out
 
 
@@ -118,13 +130,18 @@ def load_target(given: str | Path, default_map: str | Path | None = None) -> Tar
     if tg.folder is not None and (tg.folder / "summary.json").exists():
         try:
             summary = json.loads((tg.folder / "summary.json").read_text(encoding="utf-8"))
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deep
+            summary = {}
+        if not isinstance(summary, dict):
             summary = {}
     if tg.folder is not None and (tg.folder / "events.jsonl").exists():
-        tg.events = read_events(tg.folder / "events.jsonl")
+        counts: dict[str, int] = {}
+        tg.events = read_events(tg.folder / "events.jsonl", counts)
+        if counts["bad"]:
+            tg.notes.append(f"{counts['bad']} damaged line(s) of events.jsonl skipped")
         tg.events_source = str(tg.folder / "events.jsonl")
     elif tg.parts is not None and isinstance((tg.parts.get("sim") or {}).get("events"), list):
-        tg.events = list(tg.parts["sim"]["events"])
+        tg.events = [e for e in tg.parts["sim"]["events"] if isinstance(e, dict)]
         tg.events_source = f"the event log inside {tg.save}"
     else:
         tg.notes.append("no event log: the over-time and coordination measures that need events are skipped")

@@ -108,7 +108,7 @@ def load_conditions(path: Path) -> list[Condition]:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise UserError(f"conditions file {path} not found") from None
-    except (OSError, ValueError) as err:
+    except (OSError, ValueError, RecursionError) as err:  # RecursionError: nested too deep
         raise UserError(f"conditions file {path} is not readable JSON ({err}); "
                         "write a list of conditions, e.g. [{\"name\": \"full\", \"hide\": []}]") from None
     if not isinstance(data, list) or not data:

@@ -18,6 +18,7 @@ bad lines keeps its good ones, and the bad ones are counted and reported.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import tempfile
@@ -37,6 +38,8 @@ MAX_NAME_BYTES = 200  # file systems allow 255 bytes a name; room for the suffix
 PEOPLE = Path("ratings") / "people"
 JUDGES = Path("ratings") / "judges"
 KIND = "smallville controlled evaluation"
+
+log = logging.getLogger(__name__)
 
 
 def item_key(resident: str, question: str) -> str:
@@ -140,7 +143,7 @@ def read(folder: Path) -> Evaluation:
     except FileNotFoundError:
         raise UserError(f"{folder}: no {ANSWERS}, so not an evaluation folder (or its interviews never finished); "
                         "run `smallville evaluate RUN --ablations --out FOLDER`") from None
-    except (OSError, ValueError) as err:
+    except (OSError, ValueError, RecursionError) as err:  # RecursionError: nested too deep
         raise UserError(f"{path} is damaged ({err}); run the interviews again with "
                         "`smallville evaluate RUN --ablations` (people's written answers are kept)") from None
     if not isinstance(data, dict) or data.get("kind") != KIND or not isinstance(data.get("items"), list):
@@ -148,11 +151,25 @@ def read(folder: Path) -> Evaluation:
                         "run `smallville evaluate RUN --ablations` again")
     conds = [condition_of(d, f"{path} conditions") for d in data.get("conditions") or []]
     for i, it in enumerate(data["items"]):
-        if not (isinstance(it, dict) and isinstance(it.get("answers"), dict) and it.get("resident")
-                and it.get("question")):
+        if not (isinstance(it, dict) and isinstance(it.get("answers"), dict) and isinstance(it.get("resident"), str)
+                and it["resident"] and isinstance(it.get("question"), str) and it["question"]):
             raise UserError(f"{path}: item {i + 1} is damaged (needs resident, question and answers); "
                             "run the interviews again")
+    _drop_damaged_answers(path, data["items"])
     return Evaluation(folder, data, conds, read_human(folder))
+
+
+def _drop_damaged_answers(path: Path, items: list[dict]) -> None:
+    """Leave out the answers that are not {"text": "..."} (every reader of an item's answers
+    takes them for such), and say how many."""
+    bad = 0
+    for it in items:
+        good = {c: a for c, a in it["answers"].items() if isinstance(a, dict) and isinstance(a.get("text", ""), str)}
+        bad += len(it["answers"]) - len(good)
+        it["answers"] = good
+    if bad:
+        log.warning("%s: %d damaged answer(s) (not {\"text\": ...}) left out; run the interviews again "
+                    "to have them", path, bad)
 
 
 def human_files(folder: Path) -> list[Path]:
@@ -186,7 +203,7 @@ def read_human_file(path: Path) -> dict[str, dict[str, dict]]:
         ok = isinstance(answers, dict) and all(
             isinstance(qs, dict) and all(isinstance(a, dict) and isinstance(a.get("text"), str) for a in qs.values())
             for qs in answers.values())
-    except (OSError, ValueError, KeyError, TypeError) as err:
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as err:  # RecursionError: nested too deep
         raise UserError(f"{path} is damaged ({err!r}); fix it by hand or move it away "
                         "(it holds people's answers: nothing overwrites it)") from None
     if not ok:
@@ -281,6 +298,8 @@ def read_rankings(path: Path, conditions: list[str]) -> Rankings:
             continue
         try:
             x = json.loads(line)
+            if not isinstance(x, dict):
+                raise ValueError("not an object")
             order = x["order"]
             key = x["item"]
             ranks = x.get("ranks", list(range(1, len(order) + 1)) if isinstance(order, list) else None)
@@ -289,7 +308,7 @@ def read_rankings(path: Path, conditions: list[str]) -> Rankings:
                     and isinstance(ranks, list) and len(ranks) == len(order)
                     and all(isinstance(r, int) and not isinstance(r, bool) for r in ranks) and len(set(ranks)) >= 2):
                 raise ValueError("not a ranking of known conditions")
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):  # RecursionError: nested too deep
             bad += 1
             continue
         if x.get("fallback"):
