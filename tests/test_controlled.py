@@ -19,7 +19,7 @@ from agents import Gateway, Mind, ModelConfig, load_cast, respond_traced
 from game.support.errors import UserError
 from lab.competent import dispatch
 from lab.competent.prompt import Prompt
-from lab.controlled import command, folder, measures, ratings, stats
+from lab.controlled import command, folder, measures, origin, ratings, stats
 from lab.controlled.conditions import PAPER_CONDITIONS, ablated_state, condition_of, load_conditions
 from lab.controlled.interviews import ablated_mind
 from lab.controlled.judge import as_order, judge_prompt, judge_rankings
@@ -186,8 +186,15 @@ def evaluation(tmp_path_factory) -> Path:
 
 
 def _copy(src: Path, dst: Path) -> Path:
+    """An evaluation folder copied with its run beside it, where answers.json names its save from."""
     shutil.copytree(src, dst)
+    if not (dst.parent / "run").exists():
+        shutil.copytree(src.parent / "run", dst.parent / "run")
     return dst
+
+
+def _run_of(ev_dir: Path) -> Path:
+    return origin.save_path(folder.read(ev_dir)).parents[1]
 
 
 def test_the_interviews_ask_every_condition_the_same_questions(evaluation):
@@ -303,7 +310,7 @@ def test_the_terminal_rater_through_stdin(evaluation, tmp_path):
     assert "no such answer" in out and "given twice" in out and "missing" in out
     for c in PAPER_CONDITIONS:  # blind: no condition is named to the rater
         assert c.name not in out and c.label not in out
-    lines = [json.loads(x) for x in (ev_dir / folder.PEOPLE / "Ann-Smith.jsonl").read_text().splitlines()]
+    lines = [json.loads(x) for x in (ev_dir / folder.PEOPLE / "Ann Smith.jsonl").read_text().splitlines()]
     assert len(lines) == 2 and all(sorted(x["order"]) == sorted(MINDED) for x in lines)
     assert lines[0]["order"] == [g[0] for g in lines[0]["shown"]][::-1]
     assert lines[1]["order"] == [g[0] for g in lines[1]["shown"]] and lines[1]["ranks"] == [1, 2, 3, 4]
@@ -320,7 +327,7 @@ def test_people_write_the_human_answers_through_stdin_and_raters_then_see_five(e
                "I'm Maria, I study physics and stream games.\n\nI stream on weekdays after class.\n")
     assert got.returncode == 0, got.stderr
     assert "Maria Lopez, age 21" in got.stdout and "physics" in got.stdout  # her description is shown
-    human = json.loads((ev_dir / "human.json").read_text())["answers"]
+    human = json.loads((ev_dir / folder.HUMANS / "Bob.json").read_text())["answers"]
     assert list(human) == ["Maria Lopez"] and len(human["Maria Lopez"]) == 2
     assert all(a["by"] == "Bob" for a in human["Maria Lopez"].values())
     md = (ev_dir / "report.md").read_text()
@@ -329,8 +336,8 @@ def test_people_write_the_human_answers_through_stdin_and_raters_then_see_five(e
     with_human = [it for it in ev.items if "human" in ev.answers(it)]
     assert len(with_human) == 2 and all(len(ev.answers(it)) == 5 for it in with_human)
     # the human answers stay when a researcher reads the folder again, and a damaged file is refused
-    (ev_dir / "human.json").write_text("{oops", encoding="utf-8")
-    with pytest.raises(UserError, match="human.json is damaged"):
+    (ev_dir / folder.HUMANS / "Bob.json").write_text("{oops", encoding="utf-8")
+    with pytest.raises(UserError, match="Bob.json is damaged"):
         folder.read(ev_dir)
 
 
@@ -402,7 +409,7 @@ def test_the_rate_command_needs_a_rater_and_one_mode(evaluation):
 def test_new_answers_never_overwrite_a_rated_folder(evaluation, tmp_path):
     ev_dir = _copy(evaluation, tmp_path / "ev")
     folder.append_ranking(ev_dir / folder.PEOPLE / "dan.jsonl", {"item": "x", "order": MINDED})
-    run = Path(json.loads((ev_dir / "answers.json").read_text())["save"]).parents[1]
+    run = _run_of(ev_dir)
     with pytest.raises(UserError, match="already holds rankings"):
         command.main_ablations(_ablate_args(run, ev_dir), gateway=_competent(), embedder=HashEmbedder(), echo=None)
 
@@ -500,7 +507,7 @@ def test_compare_says_plainly_when_no_seed_differs():
 
 
 def test_the_command_refuses_bad_requests_before_asking_any_model(evaluation, tmp_path, capsys):
-    run = Path(json.loads((evaluation / "answers.json").read_text())["save"]).parents[1]
+    run = _run_of(evaluation)
     bad = tmp_path / "conds.json"
     bad.write_text(json.dumps([{"name": "x", "hide": ["dreams"]}]), encoding="utf-8")
     cases = [
@@ -522,7 +529,7 @@ def test_peoples_answers_are_reused_for_the_same_questions_of_another_run(evalua
     it = ev.items[0]
     folder.add_human(src, it["resident"], it["question"], "Written once, reused.", "Bob")
     folder.add_human(src, it["resident"], "A question not asked here?", "Not reused.", "Bob")
-    run = Path(ev.data["save"]).parents[1]
+    run = _run_of(src)
     out = tmp_path / "again"
     assert command.main_ablations(_ablate_args(run, out, questions=3, human=str(src)), gateway=_competent(),
                                   embedder=HashEmbedder(), echo=None) == 0

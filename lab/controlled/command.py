@@ -20,10 +20,12 @@ from game.saves.saved_run import Target, cast_of, load_target, model_setup
 from game.support import folders
 from game.support.errors import UserError
 from lab.controlled.conditions import PAPER_CONDITIONS, conditions_json, load_conditions
-from lab.controlled.folder import ANSWERS, JUDGES, PEOPLE, ranking_files, read, reuse_human, write_json
+from lab.controlled.folder import ANSWERS, JUDGES, PEOPLE, Evaluation, ranking_files, read, reuse_human, write_json
 from lab.controlled.interviews import interview_conditions
+from lab.controlled.journal import journal_header, open_journal
 from lab.controlled.judge import judge_rankings
-from lab.controlled.report import states_of, write_report
+from lab.controlled.origin import evaluated_save, save_entry, sha256_of
+from lab.controlled.report import write_report
 from lab.controlled.terminal import rate, write_answers
 
 
@@ -46,24 +48,26 @@ def main_ablations(args: Any, *, gateway: Any = None, embedder: Any = None,
                    echo: Callable[[str], None] | None = print) -> int:
     default_map = getattr(args, "map", None) or folders.default_map()
     tg = load_target(args.target, default_map)
-    if not tg.states or tg.end is None:
+    if not tg.states or tg.end is None or tg.save is None:
         raise UserError(f"evaluate {tg.given} --ablations: the interviews need a save with residents (none found)")
+    digest = sha256_of(tg.save)  # the save as read just now: later uses check it is still this one
     personas, scenario = cast_of(tg, default_map)
     conds = load_conditions(Path(args.conditions)) if getattr(args, "conditions", None) else list(PAPER_CONDITIONS)
     out = Path(args.out) if getattr(args, "out", None) else default_out(tg)
     rated = ranking_files(out, PEOPLE) + ranking_files(out, JUDGES)
     if rated:
         raise UserError(f"{out} already holds rankings of its answers ({rated[0].name}, ...): new answers would "
-                        "make them wrong; give another --out (people's answers in human.json can be copied there)")
+                        f"make them wrong; give another --out (and --human {out} to copy people's answers there)")
     per = getattr(args, "questions", None)
     if per is not None and not 1 <= per <= 5:
         raise UserError(f"--questions {per}: give 1 to 5 (questions of each category)")
     names = _pick([n for n in tg.states if n in personas], getattr(args, "agent", None))
     gateway, embedder, _config = model_setup(args, tg, gateway, embedder, need_model=True)
     say = (lambda s: print(s, file=sys.stderr)) if echo is not None else None
+    journal = open_journal(out, journal_header(digest, gateway, conds))  # before any question is asked
     data = interview_conditions(tg, personas, scenario, gateway, embedder, conds, names=names, per_category=per,
-                                echo=say)
-    out.mkdir(parents=True, exist_ok=True)
+                                echo=say, journal=journal)
+    data.update(save_entry(tg.save, out, digest))
     write_json(out / ANSWERS, data)
     (out / "conditions.json").write_text(conditions_json(conds), encoding="utf-8")
     if getattr(args, "human", None):
@@ -88,12 +92,11 @@ def summary(folder: Path) -> str:
     return "\n".join(L)
 
 
-def _report(folder: Path, default_map: str | Path) -> dict[str, Path]:
-    ev = read(folder)
-    states = states_of(ev)
-    tg = load_target(Path(ev.data["save"]), default_map)
+def evaluated_town(ev: Evaluation, default_map: str | Path) -> tuple[dict[str, Any], dict[str, dict]]:
+    """(personas, the residents' saved states) of the save ``ev`` was made from, checked to be that save."""
+    tg = load_target(evaluated_save(ev), default_map)
     personas, _scenario = cast_of(tg, default_map)
-    return write_report(ev, personas, states)
+    return personas, tg.states
 
 
 def judge_gateway(args: Any) -> Gateway:
@@ -115,6 +118,7 @@ def main_rate(args: Any, *, gateway: Any = None, echo: Callable[[str], None] | N
     rater = getattr(args, "rater", None)
     if mode in ("rate", "write_answers") and not rater:
         raise UserError("rate: say who you are with --rater NAME (each rater's rankings go into their own file)")
+    personas, states = evaluated_town(ev, default_map)  # the report needs it: checked before anyone works
     if mode == "rate":
         rate(ev, str(rater), seed=getattr(args, "seed", None))
     elif mode == "write_answers":
@@ -125,10 +129,10 @@ def main_rate(args: Any, *, gateway: Any = None, echo: Callable[[str], None] | N
         if echo is not None:
             echo(f"judge: {res['ranked']} rankings, {res['fallbacks']} answers that were not a ranking "
                  f"-> {res['path']}")
-    files = _report(ev.folder, default_map)
+    files = write_report(read(ev.folder), personas, states)
     if echo is not None:
         echo(f"wrote {files['md']} and {files['png'].name}")
     return 0
 
 
-__all__ = ["default_out", "judge_gateway", "main_ablations", "main_rate", "summary"]
+__all__ = ["default_out", "evaluated_town", "judge_gateway", "main_ablations", "main_rate", "summary"]

@@ -4,7 +4,8 @@ from its saved state with the condition's memory kinds hidden (conditions.py), t
 the interview path (``remember=False``: nothing changes). The questions are chosen once
 per resident, from its full mind (whom it knows), so every condition answers the same
 ones. The factual questions (lab/evaluate/factual.py) are asked the same way, for the
-automatic measures.
+automatic measures. Each answer goes to the journal (journal.py) as it comes, and what
+the journal holds already is not asked again.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from agents import Mind
 from game.saves.saved_run import Target
 from lab.controlled.conditions import Condition, ablated_state
 from lab.controlled.folder import KIND, item_key
+from lab.controlled.journal import Journal
 from lab.evaluate.battery import BATTERY, battery_names
 from lab.evaluate.factual import factual_rows
 from lab.evaluate.interviews import ask_traced, is_fallback
@@ -42,55 +44,88 @@ def questions_for(name: str, mind: Any, residents: Sequence[str], cast: Sequence
     return [(cat, q.format(name1=n1, name2=n2)) for cat, qs in BATTERY.items() for q in qs[:per_category]]
 
 
+def question_rows(tg: Target, personas: dict[str, Any], gateway: Any, embedder: Any, names: Sequence[str],
+                  per_category: int | None) -> dict[str, list[dict[str, Any]]]:
+    """resident -> its items, the answers still to come; the questions chosen from its full mind."""
+    out = {}
+    for name in names:
+        full = Mind.restore(personas[name], gateway, embedder, tg.states[name])
+        qs = questions_for(name, full, tg.residents, list(personas), per_category)
+        out[name] = [{"key": item_key(name, q), "resident": name, "category": cat, "question": q, "answers": {}}
+                     for cat, q in qs]
+    return out
+
+
+def say_resumed(journal: Journal, rows: dict[str, list[dict]], minded: Sequence[Condition],
+                echo: Callable[[str], None]) -> None:
+    """How much of the work an earlier run wrote already (nothing said on a fresh start)."""
+    wanted = [(row["key"], c.name) for rs in rows.values() for row in rs for c in minded]
+    done = sum(1 for k in wanted if k in journal.answers)
+    if done:
+        echo(f"resuming: {done} of {len(wanted)} answers already written (in {journal.path}); asking the rest")
+    if journal.damaged:
+        echo(f"{journal.path}: {journal.damaged} damaged lines skipped (cut short by a crash?): asked again")
+
+
+def _full_id(mid: int | None, ids: list[int]) -> int | None:
+    """The full stream's id of a memory the ablated mind numbered ``mid``."""
+    return ids[mid] if mid is not None and 0 <= mid < len(ids) else mid
+
+
+def _ask(mind: Mind, question: str, now: datetime, ids: list[int]) -> dict[str, Any]:
+    """One answer, with where it came from (the memory named by the full stream's id)."""
+    r = ask_traced(mind, question, now)
+    return {"text": r.text, "source": r.source, "mode": r.mode, "memory": r.memory,
+            "memory_id": _full_id(r.memory_id, ids), "fallback": is_fallback(mind, question, r.text)}
+
+
 def interview_conditions(tg: Target, personas: dict[str, Any], scenario: Any, gateway: Any, embedder: Any,
                          conditions: Sequence[Condition], *, names: Sequence[str] | None = None,
                          per_category: int | None = None, factual: bool = True,
-                         echo: Callable[[str], None] | None = None) -> dict:
+                         echo: Callable[[str], None] | None = None, journal: Journal | None = None) -> dict:
     """answers.json's content: the items (a resident's question and each condition's answer)."""
     now = tg.end
     if now is None:
         raise ValueError("the save has no sim time")
+    journal = journal or Journal(None)
+    names = list(names or tg.states)
     minded = [c for c in conditions if not c.people]
-    items: list[dict] = []
+    rows = question_rows(tg, personas, gateway, embedder, names, per_category)
+    if echo is not None:
+        say_resumed(journal, rows, minded, echo)
     factual_out: dict[str, list[dict]] = {c.name: [] for c in minded}
     hidden: dict[str, dict[str, int]] = {c.name: {} for c in minded}
     t0 = time.monotonic()
-    for name in names or list(tg.states):
+    for name in names:
         state, persona = tg.states[name], personas[name]
         seeds = scenario_seeds(scenario, name)
-        full = Mind.restore(persona, gateway, embedder, state)
-        qs = questions_for(name, full, tg.residents, list(personas), per_category)
-        rows: list[dict[str, Any]] = [
-            {"key": item_key(name, q), "resident": name, "category": cat, "question": q, "answers": {}}
-            for cat, q in qs]
         for cond in minded:
             mind, ids, n_hidden = ablated_mind(persona, state, cond, gateway, embedder, seeds)
             hidden[cond.name][name] = n_hidden
-            for row in rows:
-                r = ask_traced(mind, row["question"], now)
-                mid = r.memory_id
-                row["answers"][cond.name] = {
-                    "text": r.text, "source": r.source, "mode": r.mode, "memory": r.memory,
-                    "memory_id": ids[mid] if mid is not None and 0 <= mid < len(ids) else mid,
-                    "fallback": is_fallback(mind, row["question"], r.text)}
-                if echo is not None:
-                    echo(f"  [{cond.name}] {name}: {row['question']} -> {r.text[:90]}")
-            if factual:
-                for fr in factual_rows({name: mind}, now):
-                    mid = fr.get("memory_id")
-                    fr["memory_id"] = ids[mid] if mid is not None and 0 <= mid < len(ids) else mid
-                    factual_out[cond.name].append(fr)
-        items += rows
+            for row in rows[name]:
+                if (row["key"], cond.name) not in journal.answers:
+                    answer = _ask(mind, row["question"], now, ids)
+                    journal.add_answer(row["key"], cond.name, answer)
+                    if echo is not None:
+                        echo(f"  [{cond.name}] {name}: {row['question']} -> {answer['text'][:90]}")
+                row["answers"][cond.name] = journal.answers[(row["key"], cond.name)]
+            if factual and (name, cond.name) not in journal.factual:
+                frs = factual_rows({name: mind}, now)
+                for fr in frs:
+                    fr["memory_id"] = _full_id(fr.get("memory_id"), ids)
+                journal.add_factual(name, cond.name, frs)
+            factual_out[cond.name] += journal.factual.get((name, cond.name), [])
+    items = [row for name in names for row in rows[name]]
     model = getattr(getattr(gateway, "config", None), "model", None)
-    return {"kind": KIND, "version": 1, "target": str(tg.given), "save": str(tg.save) if tg.save else None,
+    return {"kind": KIND, "target": str(tg.given),
             "time": now.isoformat(sep=" "), "start": tg.start.isoformat(sep=" ") if tg.start else None,
             "model": model, "grounded": getattr(getattr(gateway, "config", None), "grounded", None),
-            "conditions": [c.to_dict() for c in conditions], "residents": list(names or tg.states),
-            "descriptions": {n: personas[n].description for n in (names or tg.states)},
-            "identities": {n: f"{personas[n].name}, age {personas[n].age}; {personas[n].traits}"
-                           for n in (names or tg.states)},
+            "conditions": [c.to_dict() for c in conditions], "residents": names,
+            "descriptions": {n: personas[n].description for n in names},
+            "identities": {n: f"{personas[n].name}, age {personas[n].age}; {personas[n].traits}" for n in names},
             "hidden_memories": hidden, "items": items, "factual": factual_out,
             "seconds": round(time.monotonic() - t0, 1), "made": datetime.now().isoformat(timespec="seconds")}
 
 
-__all__ = ["ablated_mind", "interview_conditions", "questions_for", "scenario_seeds"]
+__all__ = ["ablated_mind", "interview_conditions", "question_rows", "questions_for", "say_resumed",
+           "scenario_seeds"]

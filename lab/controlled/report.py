@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from game.saves.saved_run import load_target
-from game.support.errors import UserError
 from lab.controlled.conditions import PAPER_FULL_SIGMA, Condition
 from lab.controlled.folder import JUDGES, PEOPLE, Evaluation, Tiers, ranking_files, read_rankings, write_json
 from lab.controlled.measures import measure
+from lab.controlled.origin import evaluated_save
 from lab.controlled.ratings import summarise
 from lab.evaluate.plots import _plt
 
@@ -179,11 +179,9 @@ def plot(ev: Evaluation, gathered: dict, path: Path) -> Path:
 
 
 def states_of(ev: Evaluation) -> dict[str, dict]:
-    """The residents' saved states (the automatic measures read their whole records)."""
-    save = ev.data.get("save")
-    if not save or not Path(save).exists():
-        raise UserError(f"{ev.folder}: the save it was made from ({save}) is gone; the automatic measures need it")
-    return load_target(Path(save)).states
+    """The residents' saved states (the automatic measures read their whole records), from the
+    save ``ev`` was made from, checked to be that save."""
+    return load_target(evaluated_save(ev)).states
 
 
 def write_report(ev: Evaluation, personas: dict[str, Any], states: dict[str, dict]) -> dict[str, Path]:
