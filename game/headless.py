@@ -52,6 +52,7 @@ from agents import (
 )
 from game.runs import forecast
 from game.runs.build import build_parts, select_residents
+from game.runs.days import DayLedger
 from game.runs.forecast import Ceiling
 from game.runs.recording import FILE as RECORDING_FILE
 from game.runs.recording import HISTORY_FOLDER, Recorder, SaveHistory
@@ -151,17 +152,33 @@ def run_headless(
     if ceiling is not None:
         ceiling.start(run.accounting)
     span.t0 = time.monotonic()
+    ledger = DayLedger(run.accounting, sim.now, _days_so_far(run) if resume is not None else ())
+
+    def noted(s: Any) -> None:  # each sim day's wall time, calls and tokens (summary.json's "days")
+        ledger.see(s.now)
+        if on_step is not None:
+            on_step(s)
     step = _step_apart if out_of_order else _step_run
-    interrupted, stopped = step(run, end, keep=keep, on_step=on_step, ceiling=ceiling, progress=progress)
+    interrupted, stopped = step(run, end, keep=keep, on_step=noted, ceiling=ceiling, progress=progress)
     last_save, interrupted = _close_run(run, interrupted, echo)
     summary = _summarize(run, span, town, interrupted=interrupted, stopped=stopped, last_save=last_save,
                          resumed=resume is not None, out_of_order=out_of_order)
+    summary["days"] = ledger.rows()
     run.files["summary"].write_text(redact(json.dumps(summary, indent=2, ensure_ascii=False)) + "\n",
                                     encoding="utf-8")
     run.files["timeline"].write_text(timeline_text(sim, summary, town), encoding="utf-8")
     if echo is not None:
         _echo_run(echo, summary, run.out, interrupted=interrupted, last_save=last_save, out_of_order=out_of_order)
     return RunResult(out=run.out, summary=summary, sim=sim, interrupted=interrupted, files=run.files)
+
+
+def _days_so_far(run: _Run) -> list:
+    """The days a resumed run's summary.json already counted (none when it is missing or damaged)."""
+    try:
+        days = json.loads(run.files["summary"].read_text(encoding="utf-8")).get("days")
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return []
+    return days if isinstance(days, list) else []
 
 
 @dataclass

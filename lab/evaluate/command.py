@@ -14,6 +14,7 @@ from game.support import folders
 from game.support.errors import UserError
 from lab.evaluate.battery import battery_markdown, run_battery
 from lab.evaluate.coordination import coordination
+from lab.evaluate.days import days_report
 from lab.evaluate.dialogue import dialogue_measures
 from lab.evaluate.diffusion import diffusion
 from lab.evaluate.factual import factual_markdown, factual_rows, factual_score
@@ -64,6 +65,7 @@ def evaluate(tg: Target, personas: dict[str, Any], scenario: Any, *, gateway: An
     said = [e for e in (tg.events or []) if tg.end is None or str(e.get("time", "")) <= tg.end.isoformat(sep=" ")]
     result["fact_passing"] = fact_passing(said, rs, {r: view_of_state(s) for r, s in (tg.states or {}).items()})
     result["dialogue"] = dialogue_measures(said, rs, tg.start, tg.end, tg.states)
+    result["days"] = days_report(tg)
     result["seconds"] = round(time.monotonic() - t0, 1)
     return result
 

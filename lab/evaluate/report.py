@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from game.saves.saved_run import Target
+from lab.evaluate.days import days_markdown
 from lab.evaluate.dialogue import dialogue_markdown, dialogue_summary
 from lab.evaluate.judge import FACTS
 from lab.evaluate.paper import PAPER_ATTENDED, PAPER_DENSITY, PAPER_INVITED, PAPER_N
@@ -124,6 +125,8 @@ def render_markdown(result: dict) -> str:
         L += passing_markdown(result["fact_passing"])
     if result.get("dialogue") is not None:
         L += dialogue_markdown(result["dialogue"])
+    if result.get("days") is not None:
+        L += days_markdown(result["days"])
     L += ["Method: `lab/evaluate/` (the judge: `lab/evaluate/judge.py`); the paper's figures are from Park et al. "
           "2023, section 7, as summarised in research notes.", ""]
     return "\n".join(L)
@@ -156,6 +159,10 @@ def summary_text(result: dict) -> str:
                  f"a fact new to them ({fp['rate']:.0%}); {fp['remembered']} of {fp['new']} such lines remembered")
     if result.get("dialogue") is not None:
         L.append(dialogue_summary(result["dialogue"]))
+    rows = (result.get("days") or {}).get("rows") or []
+    if len(rows) > 1:
+        L.append("  days       " + "; ".join(f"{r['day'][5:]}: {r['gatherings_started']} started, "
+                                            f"{r['stale_lines']} stale" for r in rows))
     return "\n".join(L)
 
 

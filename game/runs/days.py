@@ -1,0 +1,53 @@
+"""A run's ledger of sim days: the wall time, model calls and tokens each sim day took,
+noted as the run's clock (out of order: its slowest residents') passes midnight, so that
+a long run's days can be compared (`smallville evaluate`'s day-by-day table, lab/evaluate/days.py).
+
+A resumed run carries the days it had on: a day split by a resume is one row."""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from datetime import date, datetime
+from typing import Any
+
+
+class DayLedger:
+    """Fed the run's clock after each step (``see``); ``rows`` are the days so far."""
+
+    def __init__(self, accounting: Any, now: datetime, earlier: Iterable[Any] = (),
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.accounting = accounting
+        self.clock = clock
+        self.done: list[dict] = [dict(x) for x in earlier if isinstance(x, dict) and x.get("day")]
+        self._open(now.date())
+
+    def _totals(self) -> tuple[int, int]:
+        tot = self.accounting.summary()["total"]
+        return int(tot.get("calls") or 0), int(tot.get("tokens") or 0)
+
+    def _open(self, day: date) -> None:
+        self.day, self.t0 = day, self.clock()
+        self.calls0, self.tokens0 = self._totals()
+
+    def _row(self) -> dict:
+        calls, tokens = self._totals()
+        return {"day": self.day.isoformat(), "wall_s": round(self.clock() - self.t0, 1),
+                "calls": calls - self.calls0, "tokens": tokens - self.tokens0}
+
+    def see(self, now: datetime) -> None:
+        if now.date() != self.day:
+            self.done.append(self._row())
+            self._open(now.date())
+
+    def rows(self) -> list[dict]:
+        """Every day so far, the one under way included; a day begun before a resume is summed."""
+        out: dict[str, dict] = {}
+        for r in [*self.done, self._row()]:
+            old = out.get(r["day"])
+            out[r["day"]] = r if old is None else {
+                "day": r["day"], "wall_s": round(float(old.get("wall_s") or 0) + float(r.get("wall_s") or 0), 1),
+                **{k: int(old.get(k) or 0) + int(r.get(k) or 0) for k in ("calls", "tokens")}}
+        return list(out.values())
+
+
+__all__ = ["DayLedger"]

@@ -1,0 +1,176 @@
+"""Day by day (issue 45): what a long run did on each sim day, so that a week can be read
+as a table and growth seen at a glance.
+
+Per sim day, from the run folder's events and its end state (and, where the run wrote
+them, the wall time, calls and tokens of each day from ``summary.json``'s ``days``):
+
+- wall time, model calls, mean tokens per call (the ledger of game/headless.py);
+- memories per resident at the day's end (the end state's memories by when they were made);
+- conversations, lines and distinct lines;
+- gatherings the residents started (a resident "hosting the ..." a named event), and
+  who came: other residents in the same place while it went on, and of those, how many
+  had heard of it (a line naming it said by or to them before it began);
+- the share of a resident's activities that it also did the day before;
+- lines that speak of a dated thing that was already over as still to come (read by
+  agents/words/dated.py as of the moment it was said);
+- residents whose day plan is the same as the day before.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from statistics import mean
+from typing import Any
+
+from agents.words import dated as dt
+from game.saves.saved_run import Target, parse_time
+from lab.evaluate.coordination import presence, sector_of
+
+_HOSTING = re.compile(r"^hosting the (.+?) at (.+?)(?: \(.*\))?$")
+_PLAN = re.compile(r"'s plan for \w+ (\w+ \d{1,2}): (.*)$", re.S)
+
+
+def _day_of(e: dict) -> date | None:
+    t = parse_time(e.get("time"))
+    return t.date() if t is not None else None
+
+
+def _ledger(folder: Path | None) -> dict[str, dict]:
+    """The run's own record of each sim day's wall time, calls and tokens, when it kept one."""
+    if folder is None or not (folder / "summary.json").is_file():
+        return {}
+    try:
+        days = json.loads((folder / "summary.json").read_text(encoding="utf-8")).get("days") or []
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return {}
+    return {str(d.get("day")): d for d in days if isinstance(d, dict) and d.get("day")}
+
+
+def gatherings(events: list[dict]) -> list[dict]:
+    """Each gathering a resident hosted: host, what, where, from, to; who came, and who of them
+    had heard of it before it began."""
+    spans: dict[tuple[str, str, str, date], list[datetime]] = defaultdict(list)
+    for e in events:
+        m = _HOSTING.match(str(e.get("text") or "")) if e.get("kind") == "action" else None
+        t = parse_time(e.get("time"))
+        if m is None or t is None or not dt.names_event(m.group(1)) or not sector_of(e.get("address")):
+            continue
+        spans[(str(e.get("resident")), m.group(1), str(sector_of(e.get("address"))), t.date())].append(t)
+    out = []
+    for (host, what, sector, _day), times in spans.items():
+        start, end = min(times), max(times) + timedelta(minutes=15)
+        came = sorted(who for who, stays in presence(events, sector).items()
+                      if who != host and any(a < end and (b is None or b > start) for a, b in stays))
+        word = what.lower().split()[-1]
+        heard = sorted(who for who in came if any(
+            e.get("kind") == "line" and word in str(e.get("text") or "").lower()
+            and who in (e.get("resident"), e.get("partner")) and str(e.get("time")) < start.isoformat(sep=" ")
+            for e in events))
+        out.append({"host": host, "what": what, "where": sector, "from": f"{start:%Y-%m-%d %H:%M}",
+                    "to": f"{end:%H:%M}", "came": came, "heard_and_came": heard,
+                    "scenario": what.lower() == "valentine's day party"})
+    return sorted(out, key=lambda g: g["from"])
+
+
+def stale_lines(events: list[dict]) -> list[dict]:
+    """Lines that speak of a dated thing already over when they were said, as if to come."""
+    out = []
+    for e in events:
+        t = parse_time(e.get("time"))
+        text = str(e.get("text") or "")
+        if e.get("kind") == "line" and t is not None and dt.ended(text, t, t):
+            out.append({"time": str(e.get("time")), "resident": e.get("resident"), "text": text[:200]})
+    return out
+
+
+def _plans_by_day(states: dict[str, dict]) -> dict[str, dict[str, str]]:
+    """resident -> month-day words -> its day plan's items (without times), from its plan memories."""
+    out: dict[str, dict[str, str]] = {}
+    for who, state in states.items():
+        for n in (state.get("memory") or {}).get("nodes") or []:
+            m = _PLAN.search(str(n.get("description") or "")) if n.get("kind") == "plan" else None
+            if m:
+                items = re.sub(r"\b\d\d:\d\d(?:-\d\d:\d\d)?\s*", "", m.group(2))
+                out.setdefault(who, {})[m.group(1)] = items
+    return out
+
+
+def days_report(tg: Target) -> dict[str, Any]:
+    """The table, a row per sim day, with the run's totals of what the issue asks stay flat."""
+    events = tg.events or []
+    by_day: dict[date, list[dict]] = defaultdict(list)
+    for e in events:
+        d = _day_of(e)
+        if d is not None:
+            by_day[d].append(e)
+    ledger = _ledger(tg.folder)
+    created = defaultdict(list)
+    for who, state in (tg.states or {}).items():
+        for n in (state.get("memory") or {}).get("nodes") or []:
+            t = parse_time(n.get("created"))
+            if t is not None:
+                created[who].append(t)
+    plans = _plans_by_day(tg.states or {})
+    all_gatherings = gatherings(events)
+    stale = stale_lines(events)
+    rows = []
+    previous: dict[str, set[str]] = {}
+    for d in sorted(by_day):
+        evs = by_day[d]
+        lines = [e for e in evs if e.get("kind") == "line"]
+        doing: dict[str, set[str]] = defaultdict(set)
+        for e in evs:
+            if e.get("kind") == "action" and e.get("resident"):
+                doing[str(e["resident"])].add(re.sub(r"\s+", " ", str(e.get("text") or "").lower()).strip())
+        repeated = [len(doing[r] & previous[r]) / len(doing[r]) for r in doing if r in previous and doing[r]]
+        end = datetime.combine(d + timedelta(days=1), datetime.min.time())
+        memories = [sum(1 for t in ts if t < end) for ts in created.values()]
+        said = f"{dt.MONTHS[d.month - 1]} {d.day}"
+        before = f"{dt.MONTHS[(d - timedelta(days=1)).month - 1]} {(d - timedelta(days=1)).day}"
+        same_plan = sorted(r for r, p in plans.items() if said in p and before in p and p[said] == p[before])
+        g = [x for x in all_gatherings if x["from"].startswith(d.isoformat())]
+        led = ledger.get(d.isoformat(), {})
+        calls, tokens = led.get("calls"), led.get("tokens")
+        rows.append({
+            "day": d.isoformat(), "wall_s": led.get("wall_s"), "calls": calls,
+            "tokens_per_call": round(tokens / calls, 1) if calls and tokens is not None else None,
+            "memories_per_resident": round(mean(memories), 1) if memories else None,
+            "conversations": len({e.get("conversation") for e in lines if e.get("conversation") is not None}),
+            "lines": len(lines), "distinct_lines": len({str(e.get("text")) for e in lines}),
+            "gatherings_started": sum(1 for x in g if not x["scenario"]),
+            "guests_who_had_heard": max((len(x["heard_and_came"]) for x in g if not x["scenario"]), default=0),
+            "repeated_share": round(mean(repeated), 3) if repeated else None,
+            "stale_lines": sum(1 for s in stale if s["time"].startswith(d.isoformat())),
+            "same_plan_as_day_before": same_plan,
+        })
+        previous = dict(doing)
+    return {"rows": rows, "gatherings": all_gatherings, "stale_examples": stale[:10]}
+
+
+def days_markdown(report: dict[str, Any]) -> list[str]:
+    """The table and the gatherings, as the evaluation's markdown prints them."""
+    out = ["## Day by day", "",
+           "| day | wall s | calls | tokens/call | memories/resident | talks | lines (distinct) | gatherings started"
+           " | most guests who had heard | repeated | stale lines | same plan |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in report["rows"]:
+        def f(v: Any) -> str:
+            return "-" if v is None else str(v)
+        rep = "-" if r["repeated_share"] is None else format(r["repeated_share"], ".0%")
+        out.append(f"| {r['day']} | {f(r['wall_s'])} | {f(r['calls'])} | {f(r['tokens_per_call'])} | "
+                   f"{f(r['memories_per_resident'])} | {r['conversations']} | {r['lines']} ({r['distinct_lines']}) | "
+                   f"{r['gatherings_started']} | {r['guests_who_had_heard']} | {rep} | "
+                   f"{r['stale_lines']} | {len(r['same_plan_as_day_before'])} |")
+    out += ["", "Gatherings:"] + [
+        f"- {g['from']}-{g['to']} {g['host']}: {g['what']} at {g['where']}; came: {', '.join(g['came']) or 'nobody'}"
+        f" (had heard: {len(g['heard_and_came'])})" for g in report["gatherings"]] + [""]
+    if report["stale_examples"]:
+        out += ["Lines that spoke of something over as still to come:"] + [
+            f"- {s['time']} {s['resident']}: \"{s['text']}\"" for s in report["stale_examples"]] + [""]
+    return out
+
+
+__all__ = ["days_markdown", "days_report", "gatherings", "stale_lines"]
