@@ -14,10 +14,11 @@ its pace, and what a run writes and costs.
     why_records.py  a run's decision records read and explained (`smallville why`, the Why? panel)
     feed.py       the town feed: what a run's events say worth noticing (talks, news, plans, gatherings)
     live_feed.py  the game's town feed, read off the event log on its own thread as it happens
+    journal.py    the visitor's journal: what residents invited the visitor to, agreed to and told of
 """
 
 # The room's modules: its public face (game/ imports them by name; see the list above).
 __all__ = [
-    "build", "commands", "feed", "forecast", "gcpolicy", "live_feed", "pacing", "readings", "recording", "runstats",
-    "session", "timeline", "why_records",
+    "build", "commands", "feed", "forecast", "gcpolicy", "journal", "live_feed", "pacing", "readings", "recording",
+    "runstats", "session", "timeline", "why_records",
 ]

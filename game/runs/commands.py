@@ -19,8 +19,11 @@ result:
   ``loaded(prepared)`` swaps a load in on the main thread and says how it went.
 
 Talking: ``hold(name)`` stops a resident to talk with the player (``release``
-lets go); ``say(name, line, history, on_answer)`` asks the held resident (the world
-hears both lines: ``line`` events, which speech bubbles show); ``interview(name,
+lets go; ``part(name)``: the resident says goodbye first, when the player has fallen
+silent); ``say(name, line, history, on_answer)`` asks the held resident (the world
+hears both lines: ``line`` events, which speech bubbles show; the visitor's yes to the
+resident's invitation is agreed in the visitor's journal and remembered on the
+resident's side, game/runs/journal.py); ``interview(name,
 line, history, on_answer, persona=, remember=)`` asks anyone from anywhere, as a
 persona, and nobody hears it. The answer runs at once on the pool's urgent lane,
 beside the resident's own job (``agents.interview.answer_now`` only reads the mind).
@@ -50,10 +53,12 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from agents import Mind, interview
+from game.runs.journal import Journal
 from game.saves.saveload import REQUIRED, Prepared, capture, commit, prepare
 from game.saves.series import game_of
 from game.saves.store import SaveError, SaveInfo, SaveWriter
 from game.sim import Simulation
+from game.sim import visitor as visiting
 from game.world.town import Town
 
 log = logging.getLogger(__name__)
@@ -139,6 +144,7 @@ class Running(Protocol):
     minds: dict[str, Mind]
     town: Town
     visitor_name: str
+    journal: Journal  # the visitor's (game/runs/journal.py)
 
     @property
     def controlled(self) -> str | None: ...
@@ -222,8 +228,31 @@ class Commands:
             sim.log_event(ticket.speaker, "line", line, sim.area(sim.bodies[name].tile), partner=name)
         except Exception:  # the log is a record; the line still goes to the resident
             log.debug("logging the visitor's line failed", exc_info=True)
+        self._agreed(name, ticket.speaker, line)
         self._ask(ticket, history, on_answer)
         return ticket
+
+    def _agreed(self, name: str, speaker: str, line: str) -> None:
+        """The visitor's line to ``name``, for the journal: a yes to the resident's invitation
+        is agreed there, and remembered on the resident's side as residents remember theirs
+        (game/sim/visitor.py ``agree``)."""
+        s = self.session
+        if speaker != s.visitor_name:
+            return  # playing as a resident: the journal is the visitor's
+        sim = s.sim
+        heard = s.journal.said(name, line, sim.now)
+        if heard is not None and heard.offered:
+            visiting.agree(sim, name, speaker, heard.text, heard.source, line, heard.when)
+
+    def part(self, name: str) -> Done | Refused:
+        """The held resident says goodbye (the player has fallen silent) and goes back to its
+        day: ``Done`` with the goodbye line. NOT_HELD when it is not stopped to talk."""
+        if (no := self._resident(name)) is not None:
+            return no
+        said = visiting.part(self.session.sim, name, self.player)
+        if said is None:
+            return Refused(NOT_HELD, f"{first_name(name)} is not talking with you.")
+        return Done(said, name)
 
     def interview(self, name: str, line: str, history: Sequence[tuple[str, str]], on_answer: OnAnswer, *,
                   persona: str, remember: bool = False) -> Ticket | Refused:

@@ -57,6 +57,7 @@ from typing import Any
 from agents import CastError, ConfigError, load_cast, load_config, why
 from game.runs.build import Parts, build_parts, select_residents
 from game.runs.commands import Commands, Running
+from game.runs.journal import Journal
 from game.runs.live_feed import LiveFeed
 from game.runs.pacing import PACES, Pacer, PaceStatus
 from game.runs.recording import Recorder, game_recording_path
@@ -138,6 +139,10 @@ class Session:
         self._game_id: str | None = None
         self.feed = LiveFeed.for_cast(getattr(self.sim, "personas", None) or {}, self.town)  # the window pumps it
         self.commands = Commands(self)  # what the player does to the town (the window's one road to it)
+        # The visitor's journal, read off the lines residents say to the visitor (a load keeps
+        # the sim's listeners, so it goes on hearing the loaded town).
+        self.journal = Journal()
+        self.sim.listeners.append(self.journal.listener(lambda: self.visitor_name))
         if not getattr(self.sim, "visitor", None):
             self.sim.add_visitor(visitor_name, visitor_tile)
         if prime:
@@ -556,15 +561,19 @@ class Session:
     def to_state(self) -> dict[str, Any]:
         """The session's own parts of a save: ``visitor`` and ``clock`` (the simulation and
         the minds are saved by themselves)."""
-        return play_state(self.sim, visitor_name=self.visitor_name, controlled=self.controlled, paused=self.paused,
-                          speed=self.speed)
+        state = play_state(self.sim, visitor_name=self.visitor_name, controlled=self.controlled, paused=self.paused,
+                           speed=self.speed)
+        state["visitor"]["journal"] = self.journal.to_state()
+        return state
 
     def from_state(self, state: dict[str, Any]) -> None:
         """Restore what ``to_state`` wrote, on a session whose sim and minds are already
-        the loaded ones: the visitor's name, whom the player plays, pause and speed."""
+        the loaded ones: the visitor's name and journal (an older save has none: it starts
+        empty), whom the player plays, pause and speed."""
         vis = state.get("visitor") or {}
         if vis.get("name"):
             self.visitor_name = vis["name"]
+        self.journal.from_state(vis.get("journal"))
         c = vis.get("controlled")
         self.controlled = c if c in self.minds else None
         clock = state.get("clock") or {}

@@ -1,17 +1,24 @@
 """The visitor: a body without a mind, perceived like anyone, walked by the player;
-and holding a resident still while the visitor talks with it (the chat window).
+holding a resident still while the visitor talks with it (the chat window); the
+resident's goodbye when the visitor falls silent (``part``); and the visitor's yes to
+a resident's invitation, remembered on the resident's side as residents remember
+theirs (``agree``).
 
-Functions over a ``Simulation``'s public state (what they use of it: ``VisitorSim``); the
-simulation calls them.
+Functions over a ``Simulation``'s public state (what they use of it: ``VisitorSim``,
+``TalkSim``); the simulation and the town's commands (game/runs/commands.py) call them.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import replace
-from typing import Protocol
+from datetime import datetime
+from typing import Any, Protocol
 
-from agents import Action
+from agents import Action, Conversation, Utterance, dialogue, wording
+from agents import provenance as pv
 from game.sim import movement
 from game.sim.bodies import Body
+from game.sim.jobs import Job, JobQueue
 from game.world.grid import Tile, facing
 
 
@@ -103,3 +110,67 @@ def release(sim: VisitorSim, name: str) -> None:
         movement.arrive(sim, b, quiet=True)  # it was at its place: it carries on there
         return
     movement.go_to(sim, b, b.target)  # on its way again (its path from the path service)
+
+
+# ---------------------------------------------------------------------------- leaving and agreeing
+
+
+class TalkSim(VisitorSim, Protocol):
+    """What ``agree`` uses besides: the minds, and their jobs."""
+
+    @property
+    def minds(self) -> dict[str, Any]: ...
+
+    @property
+    def jobs(self) -> JobQueue: ...
+
+
+SILENT = "the visitor fell silent"  # why a held resident left (its goodbye's provenance)
+_ACT = re.compile(r"(?:;\s*)?\bact \w+(?: \([^)]*\))?\s*$")  # a line's recorded act (dialogue.act_of's form)
+
+
+def part(sim: VisitorSim, name: str, partner: str) -> str | None:
+    """The held resident says goodbye to ``partner``, who has fallen silent, and goes back to
+    its day (``release``). The goodbye is a line the world hears (logged as the chat's
+    lines are: bubbles show it), worded as residents word theirs; None when not held."""
+    if not held(sim, name):
+        return None
+    b = sim.bodies[name]
+    back = b.prev_action.description if b.prev_action is not None else ""
+    back = back if back.split() and back.split()[0].endswith("ing") else ""  # "brewing coffee", not "work"
+    voice = wording.Voice(name, partner, known=True, warm=False, salt=f"{sim.seed}|{sim.steps}")
+    text = wording.goodbye(voice, back, 0)
+    release(sim, name)
+    sim.log_event(name, "line", text, sim.area(b.tile), partner=partner,
+                  source=pv.tag(pv.RULE, f"{SILENT}; act {dialogue.GOODBYE}"))
+    return text
+
+
+def offer_source(source: str) -> str:
+    """The provenance of a resident's line to the visitor, recording it as an invitation
+    (``dialogue.act_of`` reads it back): an offer stays as it was; an answer or news that
+    named the resident's own event or plan was one in effect."""
+    if dialogue.act_of(source)[0] in dialogue.OFFERS:
+        return source
+    base = _ACT.sub("", source or "").strip()
+    return f"{base}; act {dialogue.INVITE}" if base else pv.tag(pv.RULE, f"said to the visitor; act {dialogue.INVITE}")
+
+
+def agree(sim: TalkSim, resident: str, visitor: str, offer: str, source: str, reply: str,
+          offered_at: datetime) -> bool:
+    """The visitor said yes (``reply``) to ``resident``'s invitation or offer to meet (``offer``,
+    said at ``offered_at``): the resident remembers the two lines as a conversation between
+    residents is remembered, by its own ``end_conversation`` queued as its next job, so the
+    acceptance takes their road (``converse.agreements``: an arrangement on the resident's
+    side, checked and planned around as any, and the memo of the talk). A save carries the
+    job (the sim's queued conversations) and the loaded game redoes it. False when the
+    resident has no mind here."""
+    mind = sim.minds.get(resident)
+    b = sim.bodies.get(resident)
+    if mind is None or b is None:
+        return False
+    lines = [Utterance(resident, offer, False, offer_source(source)),
+             Utterance(visitor, reply, False, pv.tag(pv.RULE, f"{pv.PLAYER}; act {dialogue.ACCEPT}"))]
+    conv = Conversation((resident, visitor), sim.area(b.tile), offered_at, lines)
+    sim.jobs.queue(resident, Job.end_conversation(0, conv, sim.now), mind.end_conversation, conv, sim.now)
+    return True

@@ -26,6 +26,7 @@ does, once per frame), and never import the window: each says what it uses of it
 - follow.py, walkto.py    the camera following a resident; the visitor walking somewhere
 - townmap.py, residents_list.py    the town map and minimap; the residents list
 - feed.py       the town feed: what just happened worth noticing (game/runs/feed.py reads it off the events)
+- journal.py    the visitor's journal (J) and its reminder in the HUD (game/runs/journal.py keeps it)
 - namebox.py    the visitor's name at the start
 - emoji.py, fonts.py, markup.py    icons, fonts and panel markup, each cached in one place
 
@@ -36,7 +37,7 @@ pathing.py, sim/ and saves.py never do.
 # The room's modules: its public face (game/ imports them by name; see the list above).
 __all__ = [
     "bubbles", "camera", "chat", "console", "emoji", "feed", "follow", "fonts", "help", "host", "hud", "inspector",
-    "inspector_text", "interview", "keys", "labels", "markup", "namebox", "overlay", "panels", "quit_dialog",
+    "inspector_text", "interview", "journal", "keys", "labels", "markup", "namebox", "overlay", "panels", "quit_dialog",
     "residents", "residents_list", "savemenu", "sprites", "statusline", "tilemap", "townmap", "visitor", "walkto",
     "why_panel", "window",
 ]

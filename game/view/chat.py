@@ -18,7 +18,18 @@ T with nobody in range says so, and the letters typed in the next moments
 
 While the window is open the resident stands still, "talking with <visitor>"
 (the commands' ``hold`` / ``release``). Escape (or the window's close button) ends
-the chat. Every exchange is stored in the resident's memory (remember=True).
+the chat. A visitor who falls silent does not hold the resident for hours (a chat
+left open once kept Isabella "talking with" the visitor at home from 07:36 past
+11:11, and Hobbs Cafe never opened): once nothing was typed for ``SILENT_SIM_MIN``
+sim minutes *and* ``SILENT_REAL_S`` real seconds (no line sent, no answer landing,
+no key typed in the line), the resident says goodbye (the commands' ``part``), the
+window shows it and goes read-only, and the resident goes on with its day. Both
+bounds, because the town lives in sim time and the player in real time: 10 sim
+minutes alone is 10 real seconds at speed 1 and a tenth of a second at speed 5,
+too short to read an answer and start a reply; 30 real seconds alone is 30 sim
+hours at the top speed. Together the resident waits for a player who is typing,
+and never much longer than half an hour of its day for one who is not; paused,
+sim time stands still and so does the resident. Every exchange is stored in the resident's memory (remember=True).
 Residents' names in the transcript are links: a click follows them with the
 camera (game/view/follow.py).
 
@@ -36,6 +47,7 @@ import statistics
 import textwrap
 import time
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 import pygame
@@ -67,6 +79,8 @@ def _typed_letter(event) -> bool:
         return False
     return len(text) == 1 and (text.isalnum() or text in " ,.?!'")
 LINE_MAX = 300  # characters in one typed line
+SILENT_SIM_MIN = 10  # a held resident says goodbye after this many sim minutes of the visitor's silence ...
+SILENT_REAL_S = 30.0  # ... and this many real seconds (see the module's notes)
 WALK_AWAY = 3  # the chat ends when the visitor walks this much further away
 CHAT_W, CHAT_H = 440, 340
 MARGIN = 8
@@ -117,6 +131,10 @@ class Chat(Overlay):
         self._asked_at = 0.0  # wall time the oldest unanswered line went out
         self._waits: list[float] = []  # the last answers' wall times (seconds): the estimate shown
         self._mute_until = 0.0  # T opened nothing: letters typed until then are not hotkeys
+        self.ended = False  # the resident said goodbye (the visitor fell silent): read-only
+        self._quiet_sim: datetime | None = None  # sim time of the last line, answer or key typed
+        self._quiet_real = 0.0  # ... and the wall time
+        self._typed_text = ""  # the line's text last frame (a change is typing)
 
     # ---- the session -----------------------------------------------------------------
     @property
@@ -184,13 +202,15 @@ class Chat(Overlay):
         if check_range and not self.in_range(name):
             self.say_toast(f"Walk up to {name.split()[0]} first (within {TALK_RANGE} tiles), then press T.")
             return False
-        if self.is_open and self.partner == name:
+        if self.is_open and self.partner == name and not self.ended:
             self._focus()
             return True
         self.close()
         self._build(name)
         self.partner = name
         self.lines, self.outbox, self.pending, self.note, self.text = [], [], 0, "", ""
+        self.ended = False
+        self._not_silent()
         self._hold()
         self._focus()
         self.refresh()
@@ -242,6 +262,43 @@ class Chat(Overlay):
         if commands is not None and self.partner is not None and not commands.held(self.partner):
             self._hold()
 
+    # ---- a visitor fallen silent ------------------------------------------------------------
+    def _not_silent(self) -> None:
+        """The visitor (or the resident) just spoke, or a key was typed: the silence starts now."""
+        sim = self._sim()
+        self._quiet_sim = sim.now if sim is not None else None
+        self._quiet_real = time.monotonic()
+
+    def silent(self) -> bool:
+        """Whether the held resident has waited long enough for the visitor (see the module's notes)."""
+        sim, commands = self._sim(), self._commands()
+        if self.ended or self.pending or self.outbox or self.partner is None or sim is None or commands is None:
+            return False
+        if self._quiet_sim is None or not commands.held(self.partner):  # an interview holds nobody
+            return False
+        quiet_min = (sim.now - self._quiet_sim).total_seconds() / 60
+        return quiet_min >= SILENT_SIM_MIN and time.monotonic() - self._quiet_real >= SILENT_REAL_S
+
+    def leave(self) -> bool:
+        """The resident says goodbye and goes on with its day; the window shows it, read-only."""
+        commands = self._commands()
+        if commands is None or self.partner is None:
+            return False
+        got = commands.part(self.partner)
+        if isinstance(got, Refused):
+            return False
+        name = self.partner
+        self.ended = True
+        self.lines.append((name, got.message))
+        self.show_bubble(name, got.message)
+        self.note = f"{name.split()[0]} said goodbye; Escape closes"
+        for widget in (self.entry, self.send_button):
+            if widget is not None:
+                widget.disable()
+        self.game.controls.enabled = True  # nothing to type into: walking again
+        self.refresh()
+        return True
+
     def _focus(self) -> None:
         if self.entry is not None:
             self.game.ui.set_focus_set(self.entry)
@@ -265,8 +322,9 @@ class Chat(Overlay):
     # ---- talking ---------------------------------------------------------------------------
     def send(self, text: str) -> bool:
         text = typed(text, LINE_MAX)  # the box's limit also for text that arrives another way (a paste, a test)
-        if not text or not self.is_open:
+        if not text or not self.is_open or self.ended:
             return False
+        self._not_silent()
         self.outbox.append(text)
         self._flush()
         self.refresh()
@@ -306,6 +364,8 @@ class Chat(Overlay):
 
     def _on_answer(self, answer: Answer) -> None:
         self.pending = max(0, self.pending - 1)
+        if self.partner == answer.ticket.resident:
+            self._not_silent()  # the resident spoke: the visitor's silence starts after reading it
         if self._asked_at:
             self._waits = (self._waits + [time.monotonic() - self._asked_at])[-5:]
             self._asked_at = time.monotonic() if self.pending else 0.0
@@ -493,14 +553,23 @@ class Chat(Overlay):
             self._swallow = False
             if self.entry.get_text() in ("t", "T"):
                 self.entry.set_text("")
+        if not self._reachable():
+            self.say_toast(f"You walked away from {str(self.partner).split()[0]}.")
+            self.close()
+            return
+        if self.ended:  # read-only: the resident went on with its day
+            self.refresh()
+            return
         focused = self._typing()
         if self.game.controls.enabled == focused:
             self.game.controls.enabled = not focused
             if focused:
                 self.game.controls.release_all()
-        if not self._reachable():
-            self.say_toast(f"You walked away from {str(self.partner).split()[0]}.")
-            self.close()
+        text = self.entry.get_text()
+        if text != self._typed_text:  # typing is not silence
+            self._typed_text = text
+            self._not_silent()
+        if self.silent() and self.leave():
             return
         self._keep_held()
         self._flush()

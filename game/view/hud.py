@@ -2,7 +2,8 @@
 
 Shows: the sim date and time ("Mon 13 Feb 2023 07:42"), the speed ("x15 min/s")
 or PAUSED, the model (short name), model calls and tokens so far, the town
-feed's newest entry ("09:12 Isabella told Maria about the party"), "minds
+feed's newest entry ("09:12 Isabella told Maria about the party"), the visitor's
+journal's reminder ("Due at 5 pm: Valentine's Day party at Hobbs Cafe (Isabella)"), "minds
 behind: N" when decisions lag, the gateway's status when it is not ok
 ("model unreachable ... residents follow their routines"), short messages
 (``toast(text)``; ``Game.toast`` forwards here) and, while skipping, a
@@ -309,6 +310,10 @@ class HUD(Overlay):
             calls = tokens = 0
         lines.append((f"{short_model(redact(str(model)))} · {calls} calls · {tokens:,} tokens", DIM))
         lines += self._feed_line()
+        journal = self.game.panels.journal
+        due = journal.hud_line() if journal is not None else ""
+        if due:  # the visitor's journal: what starts within the hour
+            lines.append((due, WARN))
         pace_status = getattr(s, "pace_status", None)  # a replay has no pace
         pace = pace_status() if callable(pace_status) else None
         if pace is not None and not s.paused and not s.skipping:

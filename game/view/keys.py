@@ -71,6 +71,7 @@ BINDINGS: tuple[Binding, ...] = (
     Binding("town", "next_morning", _k(pygame.K_n)),
     Binding("town", "residents", _k(pygame.K_r)),
     Binding("town", "feed", _k(pygame.K_f)),
+    Binding("town", "journal", _k(pygame.K_j)),
     Binding("town", "map", _k(pygame.K_m)),
     Binding("town", "minimap", _k(pygame.K_m, mods=SHIFT)),
     Binding("town", "talk", _k(pygame.K_t)),
@@ -194,6 +195,12 @@ GAME: tuple[Row, ...] = (
         "changed by what was heard or seen, reflections, gatherings, reactions to the console's edits (the newest "
         "is also a line in the HUD); filter by a resident or a word, and by topic; click an entry to follow who is "
         "in it, double-click (or Why?) for the reasons behind it", 'F, or the "Feed (F)" button'),
+    Row("J", "your journal: invitations, what you agreed to and were told, when and where",
+        ("journal",),
+        "your journal: what residents invited you to, what you said yes to and what you were told of, each with "
+        "its day, hours and place and who said it; coming up, then past. From an hour before one starts the HUD "
+        "reminds you (\"Due at 5 pm: Valentine's Day party at Hobbs Cafe (Isabella)\"); say yes in the chat "
+        "(\"Yes, I'll come!\") and the resident remembers you agreed"),
     Row("M  or  [Map]", "the town map: click looks there, a dot follows, right-click walks there", ("map",),
         "the town map: the whole town, sectors labelled, residents as coloured dots (name and activity on hover), "
         "you as a white dot, the camera's view framed; click a place to look there, click a dot to follow that "
@@ -206,7 +213,8 @@ GAME: tuple[Row, ...] = (
         "in the inspector or a chat follows them when clicked; a walking key or Escape stops a walk",
         "Follow / Walk there, in the inspector"),
     Row("T near a resident", "talk", ("talk",),
-        "talk: type, Enter sends; the resident answers in character from memory and remembers what you said",
+        "talk: type, Enter sends; the resident answers in character from memory and remembers what you said; "
+        "say nothing for 10 sim minutes and 30 seconds and they say goodbye and go on with their day",
         "T (within 2 tiles of a resident), or Talk in the inspector"),
     Row("Interview, in the inspector", "", (),
         "ask a resident anything from anywhere; \"You are\" sets who they take you for (default \"a news "

@@ -42,6 +42,7 @@ ORDER = (
     "hud",
     "follower",
     "walker",
+    "journal",  # the visitor's journal: under the inspector, a chat and the lists (they hear Escape first)
     "inspector",
     "why_panel",  # the inspector's "Why?": hears Escape and its links before the inspector
     "chat",

@@ -157,6 +157,12 @@ class FeedRole(Panel, Protocol):
     def hud_line(self) -> str: ...
 
 
+class JournalRole(Panel, Protocol):
+    """The visitor's journal (game/view/journal.py): its reminder in the HUD."""
+
+    def hud_line(self) -> str: ...
+
+
 class QuitRole(Protocol):
     """The quit question (game/view/quit_dialog.py)."""
 
@@ -182,6 +188,7 @@ class Panels:
     hud: HudRole | None = None  # the HUD, the time controls, toasts
     follower: FollowRole | None = None  # the camera following a resident
     walker: WalkRole | None = None  # the visitor walking somewhere (none in a replay)
+    journal: JournalRole | None = None  # the visitor's journal (J)
     inspector: InspectorRole | None = None
     why_panel: WhyRole | None = None  # the inspector's "Why?"
     chat: TalkRole | None = None
@@ -200,6 +207,6 @@ class Panels:
 
 
 __all__ = [
-    "FeedRole", "FollowRole", "HelpRole", "HudRole", "InspectorRole", "ListRole", "MapRole", "Panel", "Panels",
-    "QuitRole", "ResidentsRole", "SaveRole", "TalkRole", "WalkRole", "WhyRole",
+    "FeedRole", "FollowRole", "HelpRole", "HudRole", "InspectorRole", "JournalRole", "ListRole", "MapRole", "Panel",
+    "Panels", "QuitRole", "ResidentsRole", "SaveRole", "TalkRole", "WalkRole", "WhyRole",
 ]

@@ -82,6 +82,7 @@ from game.view import (
     hud,
     inspector,
     interview,
+    journal,
     keys,
     namebox,
     quit_dialog,
@@ -115,7 +116,7 @@ MAX_DT = 0.1  # after a stall (window dragged, breakpoint) do not jump ahead fur
 
 # The panels a game installs besides the residents, bubbles, HUD, following, walking and help (where
 # each goes among the overlays, and so who hears events first, is game/view/overlay.py ORDER).
-PANELS = (inspector, chat, interview, savemenu, console, townmap, residents_list, feed, quit_dialog)
+PANELS = (inspector, chat, interview, savemenu, console, townmap, residents_list, feed, journal, quit_dialog)
 
 
 def _panel_installs(game: Game) -> list[Callable[[], object]]:
@@ -123,7 +124,8 @@ def _panel_installs(game: Game) -> list[Callable[[], object]]:
     window against what each panel says it needs of it (its ``...Host`` protocol)."""
     return [lambda: inspector.install(game), lambda: chat.install(game), lambda: interview.install(game),
             lambda: savemenu.install(game), lambda: console.install(game), lambda: townmap.install(game),
-            lambda: residents_list.install(game), lambda: feed.install(game), lambda: quit_dialog.install(game)]
+            lambda: residents_list.install(game), lambda: feed.install(game), lambda: journal.install(game),
+            lambda: quit_dialog.install(game)]
 
 log = logging.getLogger(__name__)
 
