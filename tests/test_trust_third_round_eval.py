@@ -16,7 +16,7 @@ from game.saves.store import load_state, save_state
 from game.support.errors import UserError
 from lab.controlled import command, folder, interviews, origin
 from lab.controlled.terminal import rate, write_answers
-from tests.fakes import HashEmbedder
+from tests.fakes import HashEmbedder, make_gateway
 from tests.test_controlled import _ablate_args, _competent, _rate_args
 from tests.test_evaluate import END, MAP, NAMES, make_run
 
@@ -117,6 +117,23 @@ def test_a_crash_mid_line_loses_only_that_answer(evaluated, tmp_path, monkeypatc
     assert f"resuming: 3 of {ASKED}" in err and "1 damaged lines skipped" in err
 
 
+def test_the_stand_in_answers_of_a_model_outage_are_asked_again(evaluated, tmp_path, monkeypatch, capsys):
+    out = Path(shutil.copytree(evaluated / "eval", tmp_path / "eval"))
+    shutil.copytree(evaluated / "run", tmp_path / "run")
+    journal = out / "interviews.jsonl"
+    lines = [json.loads(x) for x in journal.read_text(encoding="utf-8").splitlines()]
+    for x in [x for x in lines if "answer" in x][-3:]:  # the model was down for the last three
+        x["answer"].update(text="(the stand-in line)", fallback=True)
+    journal.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    asked = _counting(monkeypatch)
+    assert command.main_ablations(_ablate_args(tmp_path / "run", out, questions=1), gateway=_competent(),
+                                  embedder=HashEmbedder(), echo=print) == 0
+    assert len(asked) == 3
+    err = capsys.readouterr().err
+    assert f"resuming: {ASKED - 3} of {ASKED}" in err and "3 answers written were the stand-in line" in err
+    assert "(the stand-in line)" not in (out / "answers.json").read_text(encoding="utf-8")
+
+
 def test_answers_to_another_state_of_the_save_are_never_mixed_in(evaluated, tmp_path, monkeypatch):
     run = Path(shutil.copytree(evaluated / "run", tmp_path / "run"))
     out = tmp_path / "eval"
@@ -127,6 +144,22 @@ def test_answers_to_another_state_of_the_save_are_never_mixed_in(evaluated, tmp_
     asked = _counting(monkeypatch)
     with pytest.raises(UserError, match="another state of the save.*delete it to ask every question again"):
         _evaluate(run, out)
+    assert asked == []
+
+
+def test_a_condition_renamed_in_place_or_another_model_is_refused_saying_what_differs(evaluated, tmp_path,
+                                                                                       monkeypatch):
+    out = Path(shutil.copytree(evaluated / "eval", tmp_path / "eval"))
+    shutil.copytree(evaluated / "run", tmp_path / "run")
+    conds = tmp_path / "conds.json"
+    conds.write_text(json.dumps([{"name": "full", "hide": ["reflection"]}]), encoding="utf-8")
+    asked = _counting(monkeypatch)
+    with pytest.raises(UserError, match="'full' that was hiding nothing .* is hiding reflection"):
+        _evaluate(tmp_path / "run", out, conditions=str(conds))
+    fake = make_gateway(via_litellm=False)
+    with pytest.raises(UserError, match="model 'scripted/competent', and this run has 'scripted/fake.*give the model"):
+        command.main_ablations(_ablate_args(tmp_path / "run", out, questions=1), gateway=fake,
+                               embedder=HashEmbedder(), echo=None)
     assert asked == []
 
 

@@ -60,9 +60,12 @@ def say_resumed(journal: Journal, rows: dict[str, list[dict]], minded: Sequence[
                 echo: Callable[[str], None]) -> None:
     """How much of the work an earlier run wrote already (nothing said on a fresh start)."""
     wanted = [(row["key"], c.name) for rs in rows.values() for row in rs for c in minded]
-    done = sum(1 for k in wanted if k in journal.answers)
+    done = sum(1 for k in wanted if journal.answered(*k))
+    stand_ins = sum(1 for k in wanted if k in journal.answers and not journal.answered(*k))
     if done:
         echo(f"resuming: {done} of {len(wanted)} answers already written (in {journal.path}); asking the rest")
+    if stand_ins:
+        echo(f"{stand_ins} answers written were the stand-in line (the model failed then): asked again")
     if journal.damaged:
         echo(f"{journal.path}: {journal.damaged} damaged lines skipped (cut short by a crash?): asked again")
 
@@ -103,7 +106,7 @@ def interview_conditions(tg: Target, personas: dict[str, Any], scenario: Any, ga
             mind, ids, n_hidden = ablated_mind(persona, state, cond, gateway, embedder, seeds)
             hidden[cond.name][name] = n_hidden
             for row in rows[name]:
-                if (row["key"], cond.name) not in journal.answers:
+                if not journal.answered(row["key"], cond.name):
                     answer = _ask(mind, row["question"], now, ids)
                     journal.add_answer(row["key"], cond.name, answer)
                     if echo is not None:

@@ -6,7 +6,8 @@ Its first line says what the answers are answers to: the save (its sha256), the 
 its settings, and the conditions (what each hides). Answers to another state of the save,
 from another model, or under a condition of the same name that hides other things, would
 be mixed in silently; such a journal is refused, saying what differs and what to do.
-A line cut short by a crash, or damaged, is skipped and counted: its answer is asked again.
+A line cut short by a crash, or damaged, is skipped and counted: its answer is asked again,
+as is the interview's stand-in line (given when the model failed: a server down, a budget spent).
 """
 from __future__ import annotations
 
@@ -40,6 +41,12 @@ class Journal:
     answers: dict[tuple[str, str], dict] = field(default_factory=dict)  # (item key, condition) -> answer
     factual: dict[tuple[str, str], list[dict]] = field(default_factory=dict)  # (resident, condition) -> rows
     damaged: int = 0
+
+    def answered(self, key: str, condition: str) -> bool:
+        """Whether the journal holds a real answer: the interview's stand-in line (the model
+        failed: down, out of budget) is asked again."""
+        answer = self.answers.get((key, condition))
+        return answer is not None and not answer.get("fallback")
 
     def add_answer(self, key: str, condition: str, answer: dict) -> None:
         self._append({"item": key, "condition": condition, "answer": answer})
@@ -134,8 +141,14 @@ def _check_same(path: Path, begun: dict, known: dict, header: dict) -> None:
                             f"they would be mixed. To go on, give the {k} it began with; otherwise {what}")
     for name, hides in header["conditions"].items():
         if name in known and known[name] != hides:
-            raise UserError(f"{path} holds answers under a condition {name!r} that hid {known[name]}, and this "
-                            f"run's {name!r} hides {hides}: name the new one otherwise, or {what}")
+            raise UserError(f"{path} holds answers under a condition {name!r} that was {_hiding(known[name])}; "
+                            f"this run's {name!r} is {_hiding(hides)}: name the new one otherwise, or {what}")
+
+
+def _hiding(definition: Any) -> str:
+    if not isinstance(definition, dict):
+        return "damaged"
+    return f"hiding {', '.join(definition.get('hide') or []) or 'nothing'} (summary: {definition.get('summary')})"
 
 
 __all__ = ["JOURNAL", "Journal", "journal_header", "open_journal"]
