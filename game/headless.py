@@ -374,7 +374,7 @@ def _step_run(run: _Run, end: datetime, *, keep: int, on_step: Callable[[Any], N
             if on_step is not None:
                 on_step(sim)
             if ceiling is not None and (stopped := ceiling.reached(accounting)):
-                log.info("run stopped at %s: %s", sim.now, stopped)
+                _stop_calls(run, stopped)
                 break
             if bar is not None:
                 bar.update(1)
@@ -399,6 +399,16 @@ def _autosave(run: _Run, keep: int) -> None:
         run.last_auto = sim.now
         snap, meta = _capture(run.parts)  # drains (lockstep): the writer builds the rest meanwhile
         run.writer.autosave(snap, meta, run.saves_dir, keep).add_done_callback(run.history.saved)
+
+
+def _stop_calls(run: _Run, why: str) -> None:
+    """The ceiling is reached: no model call from here on. What is still to do before the
+    end save (the answers in flight, those behind catching up when stepping out of
+    order) gets the minds' rules and routines, each marked "ceiling"."""
+    log.info("run stopped at %s: %s", run.sim.now, why)
+    stop = getattr(run.gateway, "stop_calls", None)
+    if callable(stop):
+        stop(why)
 
 
 def _catch_up(clocks: GroupClocks) -> None:
@@ -434,8 +444,8 @@ def _step_apart(run: _Run, end: datetime, *, keep: int, on_step: Callable[[Any],
         if bar is not None:
             bar.update(round((sim.now - bar_start) / STEP) - bar.n)
         stopped = ceiling.reached(accounting) if ceiling is not None else None
-        if stopped:
-            log.info("run stopped at %s: %s", sim.now, stopped)
+        if stopped:  # those behind are brought up to the others' time, without the model
+            _stop_calls(run, stopped)
         return bool(stopped)
 
     try:

@@ -43,6 +43,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from agents.explain import provenance as pv
 from agents.model import providers
 from agents.model.accounting import Accounted, Accounting
 from agents.model.answers import compact_schema, parse_json_answer
@@ -142,6 +143,7 @@ class Gateway(Asks):
         # Each server's structured-output dialect, negotiated and remembered (agents/model/dialects.py).
         self.dialects = dialects if dialects is not None else Dialects(home.cache_dir() / "dialects.json")
         self._fixed: bool | None = None  # Ollama and in-process providers take the schema as it is
+        self.stopped: str | None = None  # why no call is made any more (``stop_calls``)
 
     # -- status for the HUD ------------------------------------------------------------
     @property
@@ -199,9 +201,17 @@ class Gateway(Asks):
             model = Cached(self.cache, cfg.model, model)
         return Accounted(self.accounting, cfg.model, self, Healthy(self.health, model))
 
+    def stop_calls(self, why: str) -> None:
+        """No model call from now on: every ask answers at once without a value ("ceiling"),
+        so the caller's rule or routine stands in and says so. A run that reached its
+        ``--max-cost`` / ``--max-tokens`` (game/headless.py) spends nothing more."""
+        self.stopped = why
+
     def ask_once(self, request: Request) -> Reply:
         """The road for ``request``, with this gateway's settings: its temperature unless the
         request names one, its seed, its time-out per request and its deadline for the ask."""
+        if self.stopped is not None:
+            return Reply(error=pv.CEILING, why=self.stopped)
         cfg = self.config
         temperature = cfg.temperature if request.temperature is None else request.temperature
         request = replace(request, temperature=temperature, seed=cfg.seed, timeout=cfg.timeout,
