@@ -272,6 +272,52 @@ def test_what_others_leave_behind_is_only_what_is_in_view(tmp_path, pools):
     assert sim.town.object_states[fridge] == "idle"
 
 
+def recorded(tmp_path, pools, cast, spawns, steps):
+    """The recording (game/runs/recording.py) of the same town run lockstep and out of
+    order, each a list of records without the wall clock (and the map's folder)."""
+    from game.runs.recording import Recorder
+
+    out = []
+    for apart in (False, True):
+        sim = make(tmp_path / str(apart), [Ledger(name, plan) for name, plan in cast], spawns, pools)
+        path = tmp_path / f"{apart}.jsonl"
+        rec = Recorder(path, sim)
+        end = sim.steps + steps
+        if apart:
+            GroupClocks(sim, on_frame=lambda frame, sim=sim, rec=rec: rec.after_step(sim, frame)).run_to(end)
+        else:
+            while sim.steps < end:
+                sim.step()
+                rec.after_step(sim)
+        sim.drain()
+        rec.close("finished")
+        out.append([{k: v for k, v in json.loads(ln).items() if k not in ("w", "wall", "map")}
+                    for ln in path.read_text().splitlines()])
+    return out
+
+
+@pytest.mark.parametrize("steps", [4 * 360, 1171])
+def test_what_is_left_behind_runs_out_in_the_recording_as_in_lockstep(tmp_path, pools, steps):
+    """Klaus makes breakfast at his refrigerator, which then runs low for 3 hours, and
+    goes off to the cafe: nobody is near when it runs out. Out of order, that expiry
+    waits for someone to come near (or a barrier); the recording still shows the fridge
+    idle from the step lockstep shows it (1171: the run's last step)."""
+    fridge = f"{HOME}:refrigerator"
+
+    def breakfast_then_cafe(m, s):
+        if not m.ledger[:-1]:
+            return Decision(Action("making breakfast", fridge, s.plan_at or s.now, 15))
+        return tasks(CAFE, minutes=(50, 35))(m, s)
+
+    cast = [("Klaus Mueller", breakfast_then_cafe), ("Isabella Rodriguez", tasks(CAFE, minutes=(40, 25))),
+            ("Maria Lopez", tasks(f"{PARK}:park bench", minutes=(30, 45)))]
+    spawns = {"Klaus Mueller": (33, 3), "Isabella Rodriguez": (2, 3), "Maria Lopez": (3, 7)}
+    lock, ooo = recorded(tmp_path, pools, cast, spawns, steps)
+    states = [(r["s"], r["o"][fridge]) for r in lock if r.get("k") == "o" and fridge in r["o"]]
+    assert [st for _, st in states] == ["running low", "idle"] and states[-1][0] == 1171  # it ran out at 10:15
+    assert ooo == lock
+
+
 def test_a_world_edit_seen_from_afar(tmp_path, pools):
     """The coffee machine is set to "broken" at 07:30, while Isabella works at it and
     Klaus is at home: out of order the edit waits for a barrier (every clock at 07:30),

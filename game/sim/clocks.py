@@ -195,6 +195,9 @@ class GroupClocks:
         self.held: dict[int, _Held] = {}
         self.states = dict(sim.town.object_states)  # as the last group's step left them
         self.frame_states = dict(self.states)  # as the floor's frame shows them
+        self.lingering = dict(sim.lingering)  # what is left behind, as the last group's step left it
+        self.overdue: dict[int, dict[str, tuple[str, datetime]]] = {}  # step due -> left behind, run out late
+        self.shown: set[tuple[str, tuple[str, datetime]]] = set()  # run out in the frames already
         self.group_steps = 0  # group steps taken (a step of the whole town is one per group)
         self.town_steps = 0  # steps the floor moved on
         self.most_ahead = 0  # the furthest any resident ran ahead of the slowest (steps)
@@ -336,6 +339,14 @@ class GroupClocks:
         if changed:
             self.states.update(changed)
             held.objects.update(changed)
+        if sim.lingering != self.lingering:
+            for addr, left in self.lingering.items():
+                due = self.step_of(left[1])
+                # gone at t, though due before: nobody was in sight when it ran out (or someone in
+                # sight at its step would have let it go then), so lockstep let it go at ``due``
+                if sim.lingering.get(addr) != left and due < t and (addr, left) not in self.shown:
+                    self.overdue.setdefault(due, {})[addr] = left
+            self.lingering = dict(sim.lingering)
 
     def _wait(self) -> None:
         """Nothing can step: wait for the next answer any group needs (not only the
@@ -362,12 +373,31 @@ class GroupClocks:
             held = self.held.pop(s)
             self.town_steps += 1
             sim.publish(in_log_order(held.events))
+            self._run_out(s)
             self.frame_states.update(held.objects)
             if self.on_frame is not None:
                 self.on_frame(Frame(self.now_at(s + 1), held.poses, self.frame_states))
             moved = True
         sim.now, sim.steps = self.now_at(floor), floor
         return moved
+
+    def _run_out(self, s: int) -> None:
+        """The frame of step ``s`` shows what lockstep let go of at its walk (objects.
+        expire_lingering, before the step's own changes): states left behind whose time
+        was up at ``s`` that nobody in sight let go of then. Those run out when someone
+        comes near, or at the next barrier; the recording shows them when they did."""
+        due = self.overdue.pop(s, {})
+        for old in [k for k in self.overdue if k < s]:  # seen run out after their frame had shown it
+            del self.overdue[old]
+        for addr, left in self.sim.lingering.items():
+            if self.step_of(left[1]) <= s:
+                due[addr] = left
+        for addr, (state, until) in due.items():
+            if (addr, (state, until)) in self.shown:
+                continue
+            self.shown.add((addr, (state, until)))
+            if self.frame_states.get(addr) == state:  # nobody in sight, so nobody held it
+                self.frame_states[addr] = "idle"
 
     def _at_barrier(self, step: int) -> None:
         """Every resident at ``step``: the simulation is as lockstep leaves it (what is
@@ -377,7 +407,10 @@ class GroupClocks:
         objects.expire_lingering(sim)  # lockstep's last step expired what was due by then
         sim.now, sim.steps = self.now_at(step), step
         self.states = dict(sim.town.object_states)
-        self.frame_states = dict(self.states)
+        self.frame_states = dict(self.states)  # the frames showed those run out already (_run_out)
+        self.lingering = dict(sim.lingering)
+        self.overdue.clear()
+        self.shown.clear()
 
     def stats(self) -> dict[str, float]:
         """How apart the residents stepped: the summary's ``stepping`` figures."""
