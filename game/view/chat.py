@@ -291,7 +291,7 @@ class Chat(Overlay):
         self.ended = True
         self.lines.append((name, got.message))
         self.show_bubble(name, got.message)
-        self.note = f"{name.split()[0]} said goodbye; Escape closes"
+        self.note = f"{name.split()[0]} said goodbye"  # read-only now; Escape or the close button closes it
         for widget in (self.entry, self.send_button):
             if widget is not None:
                 widget.disable()
