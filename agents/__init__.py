@@ -99,6 +99,7 @@ from agents.talk.converse import Line
 from agents.threads import priority
 from agents.threads.pool import MindPool
 from agents.threads.priority import Rank
+from agents.words import dated
 from agents.words.emoji_vocabulary import VOCABULARY, nearest, split_emoji
 
 __all__ = [
@@ -134,6 +135,7 @@ __all__ = [
     "after_use",
     "choice_schema",
     "compact_schema",
+    "dated",
     "day_plan_schema",
     "dialogue",
     "fallback_answer",

@@ -251,3 +251,22 @@ def test_a_line_that_mixes_the_event_with_the_next_plan_item_keeps_the_events_ow
     sp.add("the Ville:Oak Hill College:library", with_defaults=True)
     e = agenda.engagement_of(node(told, kind="chat", subject="Eddy Lin"), who, sp)
     assert e is not None and e.address == CAFE and e.start == datetime(2023, 2, 14, 17)
+
+
+def test_what_one_agreed_to_is_in_the_plan_even_when_the_chooser_would_keep_the_usual_day():
+    """An accepted invitation was the model's yes already (issue 46): it is not offered again as a
+    choice the chooser could turn down, later that day or on the day it is for."""
+    usual = lambda opts: opts[-1]  # noqa: E731 - the routine's words, never the engagement
+    for when in (datetime(2023, 2, 14, 11, 0), datetime(2023, 2, 13, 11, 0)):
+        m, _ = chooser_mind(usual, "Maria Lopez")
+        plan_feb14(m) if when.day == 14 else None
+        m.now = when
+        m.today.arrangements.append(Arrangement(datetime(2023, 2, 14, 17), 120,
+                                                "attending the Valentine's Day party at Hobbs Cafe", CAFE,
+                                                "with Isabella Rodriguez on Tuesday February 14"))
+        if when.day == 14:
+            consider_news(m)
+        else:
+            plan_feb14(m)
+        at5 = P.item_at(m.today.plan, datetime(2023, 2, 14, 17, 30))
+        assert at5.description == "attending the Valentine's Day party at Hobbs Cafe" and at5.address == CAFE

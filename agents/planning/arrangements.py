@@ -54,13 +54,16 @@ def keep_arrangements(plan: list[PlanItem], arrangements: list[Arrangement], now
     (the paper mode leaves that to the model, which sees them in its prompt)."""
     for a in arrangements:
         if a.start.date() == now.date() and a.start + timedelta(minutes=a.minutes) > now:
+            # the same doing, not merely the same place ("running Hobbs Cafe" is no party at Hobbs Cafe)
+            place = a.address.split(":")[1] if a.address.count(":") >= 1 else ""
             covered = any(x.start <= a.start < x.end and x.address == a.address
-                          and keywords_overlap(x.description, a.description) for x in plan)
+                          and keywords_overlap(x.description, a.description, ignore=place) for x in plan)
             if not covered:
                 plan = cut_in(plan, a.item(pv.tag(pv.RULE, f"{pv.GUIDED}: an arrangement {a.made}")))
     return plan
 
 
-def keywords_overlap(a: str, b: str) -> bool:
+def keywords_overlap(a: str, b: str, ignore: str = "") -> bool:
+    """Whether two doings share a word of four letters or more (not one of ``ignore``'s)."""
     words = lambda t: {w for w in re.findall(r"[a-z']+", t.lower()) if len(w) > 3}  # noqa: E731
-    return bool(words(a) & words(b))
+    return bool(words(a) & words(b) - words(ignore))

@@ -95,8 +95,9 @@ def new_day(m: DayMind, directives: Sequence[str] = ()) -> None:
     directive = voice.directive_line(m.persona, directives)
     if m.guided:
         today.plan = planning.guided_day_plan(m, day, routine, directive)
-        if not chooses(m):  # a chooser was offered its arrangements (agents/planning/agenda.py)
-            today.plan = keep_arrangements(today.plan, today.arrangements, now)
+        # What it agreed to, it does: a chooser said yes when it agreed (issue 46), so its
+        # arrangements are not offered again as choices it could turn down
+        today.plan = keep_arrangements(today.plan, today.arrangements, now)
     else:
         n = m.name
         seen: dict[int, MemoryNode] = {}
@@ -128,7 +129,7 @@ def consider_news(m: DayMind) -> bool:
     if not fresh:
         return False
     today.considered += [e.key for e in fresh]
-    today.plan = planning.replan_guided(m, now, "")
+    today.plan = keep_arrangements(planning.replan_guided(m, now, ""), today.arrangements, now)
     today.pending = []
     return True
 

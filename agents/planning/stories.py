@@ -20,8 +20,9 @@ invites, the listeners plan to come, and afterwards those who came remember it
 (agents/planning/recaps.py).
 
 Who considers it on a day is decided by the name and the day alone (about one resident in
-``SHARE``), so a mind's choice never hangs on another's order, and not on a day it
-already knows of a gathering (the seeded party's day stays the party's).
+``SHARE``; one with a campaign of its own every other day), so a mind's choice never hangs
+on another's order, and not on a day it already knows of a gathering (the seeded party's
+day stays the party's).
 """
 from __future__ import annotations
 
@@ -91,18 +92,23 @@ class Storyteller(Planner, Protocol):
         ...
 
 
-def considers(name: str, day: date) -> bool:
-    """Whether the resident thinks of hosting something on ``day``: by its name and the day."""
-    return zlib.crc32(f"{name}|{day.isoformat()}".encode()) % SHARE == 0
+def considers(name: str, day: date, driven: bool = False) -> bool:
+    """Whether the resident thinks of hosting something on ``day``: by its name and the day;
+    one ``driven`` by an aim of its own (Sam's campaign) every other day."""
+    return zlib.crc32(f"{name}|{day.isoformat()}".encode()) % (2 if driven else SHARE) == 0
+
+
+def aims(m: Storyteller) -> str:
+    """Its own given aims and intentions (the scenario's seeds: "I have decided to run for mayor")."""
+    return " ".join(x.description for x in m.memory.by_kind("thought")
+                    if x.subject in (None, m.name) and pv.kind_of(x.source) == pv.RULE)
 
 
 def ideas(m: Storyteller, wake: datetime) -> list[Idea]:
     """What the resident could host today: from its description and its own thoughts, at a
     place it knows, after it wakes, clear of its engagements; each read back as its own
     intention by the agenda (so the day plan will hold it)."""
-    own = " ".join(x.description for x in m.memory.by_kind("thought") if x.subject in (None, m.name)
-                   and pv.kind_of(x.source) == pv.RULE)
-    about = f"{m.persona.description}; {m.persona.traits}; {own}"
+    about = f"{m.persona.description}; {m.persona.traits}; {aims(m)}"
     busy = agenda.engagements(m.memory.nodes, m.today.arrangements, m.persona, m.spatial,
                               wake.date())
     out: list[Idea] = []
@@ -129,7 +135,8 @@ def knows_of_a_gathering(m: Storyteller, day: date) -> bool:
 def maybe_start(m: Storyteller, wake: datetime) -> str | None:
     """On a day it considers it, the model chooses one gathering to host (or none); the
     choice is kept as the resident's intention. Its words, or None."""
-    if not considers(m.name, wake.date()) or knows_of_a_gathering(m, wake.date()):
+    driven = bool(re.search(IDEAS[0][0], aims(m), re.I))  # an aim to campaign for
+    if not considers(m.name, wake.date(), driven) or knows_of_a_gathering(m, wake.date()):
         return None
     found = ideas(m, wake)
     if not found:

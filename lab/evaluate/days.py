@@ -25,11 +25,11 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from agents.words import dated as dt
+from agents import dated as dt
 from game.saves.saved_run import Target, parse_time
 from lab.evaluate.coordination import presence, sector_of
 
-_HOSTING = re.compile(r"^hosting the (.+?) at (.+?)(?: \(.*\))?$")
+_HOSTING = re.compile(r"^hosting (?:the|a|an|my) (.+?)(?: (?:at|in) .+)?$")
 _PLAN = re.compile(r"'s plan for \w+ (\w+ \d{1,2}): (.*)$", re.S)
 
 
