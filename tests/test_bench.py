@@ -340,6 +340,84 @@ def test_scale_runs_a_town_against_the_standin_server_and_keeps_every_row(tmp_pa
     assert "| lockstep | 3 | 2 |" in scale.scale_table(kept)
 
 
+def _row(residents: int, stepping: str = "lockstep") -> dict:
+    return {"stepping": stepping, "residents": residents, "slots": 8, "latency_s": 1.5, "sim_hours": 1.0,
+            "wall_per_sim_hour_s": 600.0, "sim_speed_x": 6.0, "calls": 3000, "slot_utilisation": 0.9,
+            **{f"{k}_ms_per_step_resident": 0.1 for k in ("own_cpu", "main_cpu", "perception", "pathing", "retrieval",
+                                                          "embeddings", "model")}}
+
+
+def test_scale_keeps_each_row_as_it_is_measured(tmp_path, monkeypatch):
+    """Ctrl-C in the third run of a sweep: the two runs before it are in scale_runs.json."""
+    from lab.bench import scale
+
+    monkeypatch.setenv("SMALLVILLE_SCALE_AGENTS", "25,100,250")
+    monkeypatch.setenv("SMALLVILLE_SCALE_SLOTS", "8")
+    monkeypatch.setenv("SMALLVILLE_SCALE_STEPPING", "lockstep")
+    monkeypatch.setenv("SMALLVILLE_SCALE_LATENCY", "1.5")
+    monkeypatch.setenv("SMALLVILLE_SCALE_HOURS", "1")
+
+    def run_one(ctx, stepping, residents, slots, latency, hours):
+        if residents == 250:
+            raise KeyboardInterrupt
+        return _row(residents, stepping)
+
+    monkeypatch.setattr(scale, "run_one", run_one)
+    with pytest.raises(KeyboardInterrupt):
+        scale.bench_scale(Context(out_dir=tmp_path))
+    kept = json.loads((tmp_path / "scale_runs.json").read_text())["runs"]
+    assert [r["residents"] for r in kept] == [25, 100]
+
+
+@pytest.mark.parametrize("text", ["[1, 2, 3]", '"runs"', '{"runs": {"a": 1}}', '{"runs": [{"stepping": "lockstep"}]}',
+                                  "{not json"])
+def test_scale_rows_of_another_shape_are_kept_aside_not_overwritten(tmp_path, capsys, text):
+    from lab.bench import scale
+
+    path = tmp_path / "scale_runs.json"
+    path.write_text(text)
+    rows = scale.merge_rows(path, [_row(25)])
+    assert [r["residents"] for r in rows] == [25]
+    assert json.loads(path.read_text())["runs"] == rows
+    (aside,) = tmp_path.glob("scale_runs.json.damaged-*")
+    assert aside.read_text() == text  # the file as it was, whole
+    err = capsys.readouterr().err
+    assert str(path) in err and str(aside) in err
+
+
+def test_scale_rows_are_written_whole_or_not_at_all(tmp_path):
+    """merge_rows writes a new file and renames it over the old one: a reader of the old
+    file (or a merge cut short) never sees half of it."""
+    from lab.bench import scale
+
+    path = tmp_path / "scale_runs.json"
+    scale.merge_rows(path, [_row(25)])
+    before = path.read_text()
+    with path.open(encoding="utf-8") as reader:
+        scale.merge_rows(path, [_row(100)])
+        assert reader.read() == before  # the old file untouched, not rewritten in place
+    assert [r["residents"] for r in json.loads(path.read_text())["runs"]] == [25, 100]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["scale_runs.json"]  # no temporary file left
+
+
+@pytest.mark.skipif(not MAP.exists(), reason="the Ville map is not built")
+def test_scale_waiting_is_the_main_threads_wait_for_answers_out_of_order(tmp_path, monkeypatch):
+    """Out of order the town waits for answers in the pool's ``wait_any`` (game/sim/clocks.py),
+    not in lockstep's waits: the bench's waiting_s counts it."""
+    from lab.bench import scale
+
+    monkeypatch.setenv("SMALLVILLE_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("SMALLVILLE_SCALE_AGENTS", "3")
+    monkeypatch.setenv("SMALLVILLE_SCALE_SLOTS", "2")
+    monkeypatch.setenv("SMALLVILLE_SCALE_HOURS", "0.05")
+    monkeypatch.setenv("SMALLVILLE_SCALE_LATENCY", "0.3")
+    monkeypatch.setenv("SMALLVILLE_SCALE_STEPPING", "out-of-order")
+    monkeypatch.setattr(scale, "run_folder", lambda name: tmp_path / "runs" / name)
+    (row,) = scale.bench_scale(Context(out_dir=tmp_path))["runs"]
+    assert row["calls"] >= 3
+    assert row["waiting_s"] >= 0.5 * row["wall_s"], row  # a slow server: the town mostly waits for it
+
+
 def test_scale_is_narrowed_by_the_environment():
     from lab.bench import scale
 

@@ -22,8 +22,9 @@ well over ten (500 on few slots). Narrow it with the environment::
     SMALLVILLE_SCALE_HOURS=0.5      SMALLVILLE_SCALE_LATENCY=1.5
     SMALLVILLE_SCALE_STEPPING=lockstep   (or out-of-order, or both: the default)
 
-Every run's row is also merged into ``<out>/scale_runs.json`` (by stepping,
-residents, slots, latency and hours), so a sweep can be made run by run; the
+Every run's row is merged into ``<out>/scale_runs.json`` (by stepping, residents,
+slots, latency and hours) as soon as it is measured, so a sweep can be made run by
+run and a stopped sweep keeps the runs it finished; the
 curve (``<out>/scale.png``) and the table (``scale_table()``) are drawn from
 all the rows there.
 """
@@ -54,7 +55,7 @@ AGENTS = (25, 100, 250, 500)
 SLOTS = (8, 32, 128)
 LATENCY_S = 1.5
 HOURS = 1.0
-QUICK = {"agents": (10,), "slots": (4,), "hours": 0.25, "latency": 0.2}
+QUICK: dict[str, Any] = {"agents": (10,), "slots": (4,), "hours": 0.25, "latency": 0.2}
 RUNS_FILE = "scale_runs.json"
 PLOT_FILE = "scale.png"
 MODEL = "openai/competent"
@@ -179,6 +180,36 @@ def module_targets() -> list[tuple[Any, str, str]]:
     ]
 
 
+class Waiting:
+    """Wall seconds the main thread spent blocked on the minds' answers: in every wait of
+    the mind pool, each counted once. Lockstep waits in ``wait`` (a step's answers; the
+    run's end) and ``wait_keys`` (the answers due next step, ``JobQueue.wait_due``); out
+    of order in ``wait_any`` (no group may step until an answer is back, game/sim/clocks.py)."""
+
+    WAITS = ("wait", "wait_keys", "wait_any")
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.thread = threading.get_ident()
+
+    def attach(self, pool: Any) -> None:
+        for name in self.WAITS:
+            fn = getattr(pool, name, None)
+            if callable(fn):
+                setattr(pool, name, self._timed(fn))
+
+    def _timed(self, fn: Callable) -> Callable:
+        def waited(*a: Any, **k: Any) -> Any:
+            if threading.get_ident() != self.thread:  # only the main thread's waits hold the town up
+                return fn(*a, **k)
+            t = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                self.seconds += time.perf_counter() - t
+        return waited
+
+
 # ---------------------------------------------------------------------------- one run
 # long: one measured run: the server, the timers around the run, and its row
 def run_one(ctx: Context, stepping: str, residents: int, slots: int, latency: float, hours: float) -> dict[str, Any]:
@@ -192,22 +223,13 @@ def run_one(ctx: Context, stepping: str, residents: int, slots: int, latency: fl
         config = load_config({"seed": ctx.seed, "model": MODEL, "api_base": server.base, "concurrency": slots,
                               "embedding_cache": "off"}, env={}, toml_path=None)
         parts = Parts()
-        marks: dict[str, Any] = {"wait": 0.0}
+        marks: dict[str, Any] = {}
         steps: list[float] = []
+        waiting = Waiting()
 
         def on_start(built: Any) -> None:
             sim = built.sim
-            pool = sim.pool
-            for obj, name in ((pool, "wait"), (sim.jobs, "wait_due")):
-                fn = getattr(obj, name)
-
-                def waited(*a: Any, _fn: Callable = fn, **k: Any) -> Any:
-                    t = time.perf_counter()
-                    try:
-                        return _fn(*a, **k)
-                    finally:
-                        marks["wait"] += time.perf_counter() - t
-                setattr(obj, name, waited)
+            waiting.attach(sim.pool)
             sim.paths.run = parts.timed("pathing", sim.paths.run)
             marks["t0"], marks["cpu0"], marks["main0"] = time.perf_counter(), time.process_time(), time.thread_time()
             marks["last"] = marks["main0"]
@@ -241,7 +263,7 @@ def run_one(ctx: Context, stepping: str, residents: int, slots: int, latency: fl
         "stepping": stepping, "residents": residents, "slots": slots, "latency_s": latency, "sim_hours": hours,
         "steps": len(steps), "wall_s": round(wall, 1), "wall_per_sim_hour_s": round(wall / hours, 1),
         "sim_speed_x": round(hours * 3600 / wall, 2) if wall else None,
-        "waiting_s": round(marks["wait"], 1),
+        "waiting_s": round(waiting.seconds, 1),
         # the sim's own time: CPU of this process (the model server is another), per step per resident
         "own_cpu_ms_per_step_resident": round(cpu * per, 4),
         "main_cpu_ms_per_step_resident": round(main_cpu * per, 4),
@@ -296,18 +318,60 @@ def row_key(r: dict) -> tuple:
     return (r["stepping"], r["residents"], r["slots"], r["latency_s"], r["sim_hours"])
 
 
-def merge_rows(path: Path, new: list[dict]) -> list[dict]:
-    """The rows in ``path`` with ``new`` in place of those of the same run; written back, sorted."""
+# what every kept row must have: its key, and what the table and the curve read of it
+ROW_FIELDS = ("stepping", "residents", "slots", "latency_s", "sim_hours", "wall_per_sim_hour_s", "sim_speed_x",
+              "calls", *(f"{k}_ms_per_step_resident" for k in ("own_cpu", "main_cpu", "perception", "pathing",
+                                                               "retrieval", "embeddings", "model")))
+
+
+def read_rows(path: Path) -> list[dict]:
+    """The rows kept in ``path`` (none when there is no file). A file that is not
+    ``{"runs": [row, ...]}`` (damaged, another shape, a row without its figures) is
+    copied aside whole, ``<name>.damaged-<time>``, with a warning naming both; its
+    whole rows are kept."""
     try:
-        old = json.loads(path.read_text(encoding="utf-8")).get("runs", [])
-    except (OSError, ValueError):
-        old = []
-    rows = {row_key(r): r for r in old if isinstance(r, dict) and "stepping" in r}
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValueError(f"{path}: cannot read the kept rows ({err}); move it away and run again") from None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    runs = data.get("runs") if isinstance(data, dict) else None
+    rows = [r for r in runs if isinstance(r, dict) and all(k in r for k in ROW_FIELDS)] \
+        if isinstance(runs, list) else []
+    if not isinstance(runs, list) or len(rows) != len(runs):
+        aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+        _write_whole(aside, text)
+        print(f"bench scale: {path} is not a list of runs' rows ({{\"runs\": [...]}}); it was copied to {aside}, "
+              f"and {len(rows)} whole row(s) of it are kept", file=sys.stderr, flush=True)
+    return rows
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """``text`` into ``path`` whole or not at all: a temporary file beside it, then renamed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def merge_rows(path: Path, new: list[dict]) -> list[dict]:
+    """The rows in ``path`` (``read_rows``) with ``new`` in place of those of the same run;
+    written back whole (``_write_whole``), sorted."""
+    rows = {row_key(r): r for r in read_rows(path)}
     rows.update({row_key(r): r for r in new})
     out = sorted(rows.values(),
                  key=lambda r: (r["stepping"], r["latency_s"], r["sim_hours"], r["slots"], r["residents"]))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"runs": out}, indent=2) + "\n", encoding="utf-8")
+    _write_whole(path, json.dumps({"runs": out}, indent=2) + "\n")
     return out
 
 
@@ -412,6 +476,11 @@ def bench_scale(ctx: Context) -> dict:
         todo = plan(ctx)
     except ValueError as err:
         raise Skipped(str(err)) from None
+    out_dir = ctx.out_dir or ROOT / "bench"
+    try:
+        every = read_rows(out_dir / RUNS_FILE)  # a file that cannot be kept says so before the first run
+    except ValueError as err:
+        raise Skipped(str(err)) from None
     rows = []
     for stepping in todo["steppings"]:
         for slots in todo["slots"]:
@@ -421,8 +490,7 @@ def bench_scale(ctx: Context) -> dict:
                 print(f"bench scale: {row['wall_per_sim_hour_s']:g} s per sim hour, own CPU "
                       f"{row['own_cpu_ms_per_step_resident']:.3f} ms/step/resident", file=sys.stderr, flush=True)
                 rows.append(row)
-    out_dir = ctx.out_dir or ROOT / "bench"
-    every = merge_rows(out_dir / RUNS_FILE, rows)
+                every = merge_rows(out_dir / RUNS_FILE, [row])  # kept as measured: Ctrl-C loses only the run at hand
     drawn = plot(every, out_dir / PLOT_FILE)
     figures: dict[str, Any] = {}
     for r in rows:
@@ -437,4 +505,4 @@ def bench_scale(ctx: Context) -> dict:
     return figures
 
 
-__all__ = ["bench_scale", "merge_rows", "plan", "plot", "scale_table"]
+__all__ = ["Waiting", "bench_scale", "merge_rows", "plan", "plot", "read_rows", "scale_table"]
