@@ -96,7 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--start", help='sim start, e.g. "2023-02-13 07:00" (default: the scenario\'s)')
     sim.add_argument("--hours", type=float, default=2.0, help="sim hours to run")
     sim.add_argument("--out", help="run folder (default runs/<timestamp>)")
-    sim.add_argument("--resume", help="continue the run folder's last save (runs/NAME): --hours more sim hours")
+    sim.add_argument("--resume", help="continue the run folder's last save (runs/NAME), or a save file (a game's "
+                                      "gets a run folder of its own under runs/): --hours more sim hours")
     sim.add_argument("--think-s", type=int, metavar="S",
                      help="sim seconds from a resident asking its mind to the answer landing (default 10, one step; "
                           "longer lets the clock run on while one resident thinks: faster, still reproducible)")
