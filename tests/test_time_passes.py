@@ -215,3 +215,15 @@ def test_the_model_may_host_nothing_and_a_failed_answer_is_counted():
     m2.now = wake
     assert stories.maybe_start(m2, wake) is None
     assert any("story" in k for k in m2.fallbacks)
+
+
+def test_a_reflection_that_counts_is_not_recited_as_news():
+    m = mind()
+    m.start_turn(FEB14)
+    m.remember_many([dict(kind="reflection", text=t, importance=6, subject=m.name,
+                          source=pv.tag(pv.REPAIRED, f"{gr.GROUNDED}: chosen from 4 insights"))
+                     for t in ("I often talk with Klaus Mueller.", "The coffee keeps coming up.",
+                               "Lately I spend most of my time at Hobbs Cafe.")])
+    c = Conversation((m.name, "Klaus Mueller"), "the Ville:Hobbs Cafe:cafe", FEB14)
+    texts = " ".join(o.text for o in dg.tells(m, dg.voice(m, c), c, m.memory.nodes, [], FEB14))
+    assert "often talk" not in texts and "coming up" not in texts and "most of my time" not in texts

@@ -65,6 +65,9 @@ _HABIT = re.compile(r'told \w+: "(?:[^".!?]*[.!?] |[A-Z][a-z]+, )?I (?:often |us
 # candidacy) is news to tell: keeping it too stopped the candidacy spreading (4% of the town).
 _SECRET = re.compile(r"\bsecret|\bnot told anyone|\bhave not told|\bnobody knows\b(?! yet)", re.I)
 _TIMES = re.compile(r"\b\d{1,2}:\d\d\b")
+# A reflection that counts (agents/recall/insights.py: people, places, topics), not one that says something
+_COUNTED = re.compile(r"^I (?:often talk with|see a lot of|often spend time)\b|^Lately I spend most of my time\b|"
+                      r"\bkeeps? coming up\.?$")
 
 
 @dataclass
@@ -410,6 +413,8 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
             continue  # what the listener said is no news to them; nor is a retelling of a retelling
         if k is None and heard and ("?" in d or _HABIT.search(d) or not any(w in d.lower() for w in gr.NEWS_WORDS)):
             continue  # what someone said of their day or habits, or asked, is no news to pass on
+        if x.kind == "reflection" and _COUNTED.search(d):
+            continue  # "I often talk with you" is a tally, not news: recited, it was filler (issue 45)
         if x.predicate == "declined" or _babble(d):
             continue  # a refusal is no news; a model's babble ("I'm not your best friend. ... I'm not ...") neither
         if k is None and v.known and _about_oneself(x, m.name, other):
