@@ -41,7 +41,8 @@ game/, lab/ and smallville/ use, and they import the minds only through it
 - `agents.model.budget.Budget`: a mind's model calls per sim day (wraps its Asker).
 - `agents.support.stateful.Stateful`: the state contract every saved part follows.
 - `agents.model.accounting.Accounting`: every model call, counted.
-- `agents.residents.persona.load_cast`, `Persona`, `Scenario`; `agents.residents.mind_settings.MindSettings`;
+- `agents.residents.persona.load_cast`, `Persona`, `Scenario`, `persona_data` / `read_personas` (a resident
+  as residents.json writes it, and back, checked); `agents.residents.mind_settings.MindSettings`;
   `agents.residents.townsfolk.grow_cast`: a town of N residents, generated ones after the scenario's.
 - `agents.support.types`: the plain data the simulation and the minds exchange.
 - `agents.threads.pool.MindPool`: the worker pool minds' jobs run on.
@@ -87,7 +88,15 @@ from agents.recall.embeddings import LocalEmbedder, make_embedder
 from agents.recall.grounding import choice_schema
 from agents.recall.memory import EmbeddingMismatch, MemoryStream, median_ms
 from agents.recall.perceive import importance_schema
-from agents.residents.persona import CastError, Persona, Scenario, load_cast, load_residents
+from agents.residents.persona import (
+    CastError,
+    Persona,
+    Scenario,
+    load_cast,
+    load_residents,
+    persona_data,
+    read_personas,
+)
 from agents.residents.townsfolk import grow_cast
 from agents.support import home
 from agents.support.errors import ConfigError
@@ -156,8 +165,10 @@ __all__ = [
     "memory",
     "model_flags",
     "nearest",
+    "persona_data",
     "priority",
     "provenance",
+    "read_personas",
     "redact",
     "redact_data",
     "render",

@@ -57,6 +57,7 @@ from game.runs.forecast import Ceiling
 from game.runs.recording import FILE as RECORDING_FILE
 from game.runs.recording import HISTORY_FOLDER, Recorder, SaveHistory
 from game.runs.timeline import TIME_FORMAT, economy_text, make_summary, timeline_text
+from game.saves.cast import PERSONAS, saved_cast
 from game.saves.saveload import capture, restore
 from game.saves.store import SaveError, SaveWriter, list_saves, load_state, read_info
 from game.sim import STEP, SimSettings
@@ -686,14 +687,14 @@ def resume_sim(args, *, gateway: Any = None, embedder: Any = None, progress: boo
     map_path = Path(info.map_path) if info.map_path and Path(info.map_path).exists() else Path(args.map)
     town = load_town(map_path)
     parts, info = load_state(info.path, expect_map=town, require=("sim", "session"))
-    try:
-        cast, scenario = load_cast(map_path.parent)
-    except CastError as err:
-        raise UserError(str(err)) from None
     names = list(parts["session"].get("residents") or info.residents)
     sim_settings = think_settings(args, parts["session"].get("lockstep_think_s"))
-    # generated residents (--agents past the scenario's) come back from the run's seed
-    personas = select_residents(cast, None, names, town=town, seed=int(parts["session"].get("seed") or 0))
+    try:  # the residents the save keeps (an older save: generated ones regrown from its seed)
+        cast, scenario = saved_cast(map_path, names, int(parts["session"].get("seed") or 0), town,
+                                    stored=parts["session"].get(PERSONAS), where=str(info.path))
+    except CastError as err:
+        raise UserError(f"--resume {args.resume}: {err}") from None
+    personas = [cast[n] for n in names]
     saved_cfg = dict(parts.get("config") or {})
     if gateway is None:
         given = model_flags(args)

@@ -41,7 +41,7 @@ from agents import (
     model_flags,
     respond,
 )
-from game.saves.cast import saved_cast
+from game.saves.cast import PERSONAS, saved_cast
 from game.saves.saveload import rebuild_mind, resolve_path
 from game.saves.store import SaveInfo, load_state, save_state
 from game.support import folders
@@ -114,14 +114,14 @@ def load_minds(save: str | Path, args: Any = None, *, gateway: Any = None, embed
 
 
 def _cast_of(saved: SavedGame, default_map: str | Path) -> dict[str, Any]:
-    """The save's town's residents by name (the map beside which the cast lives; generated
-    residents regrown from the save's seed, game/saves/cast.py)."""
+    """The save's town's residents by name: those it keeps, else the scenario's beside its map
+    and those regrown from its seed (game/saves/cast.py)."""
     sess = saved.parts.get("session") or {}
     mp = sess.get("map") or saved.info.map_path or default_map
     mp = mp if mp and Path(mp).exists() else default_map
     residents = list(sess.get("residents") or saved.info.residents or saved.states)
     try:
-        personas, _scenario = saved_cast(mp, residents, sess.get("seed") or 0)
+        personas, _scenario = saved_cast(mp, residents, sess.get("seed") or 0, stored=sess.get(PERSONAS))
     except CastError as err:
         raise UserError(f"{saved.save}: {err}") from None
     return personas

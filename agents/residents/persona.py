@@ -66,6 +66,18 @@ def load_residents(path: Path) -> list[Persona]:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as e:
         raise CastError(f"{path}: cannot read residents: {e}") from e
+    return read_personas(data, str(path))
+
+
+def persona_data(p: Persona) -> dict:
+    """A resident as residents.json writes it (what a save keeps of its residents)."""
+    return {"name": p.name, "age": p.age, "traits": p.traits, "description": p.description, "home": p.home,
+            "workplace": p.workplace, "wake_hour": p.wake_hour, "places": list(p.places), "sprite": p.sprite}
+
+
+def read_personas(data: object, path: str) -> list[Persona]:
+    """Residents from a list written like residents.json (the file's, or a save's), every
+    field checked; CastError naming ``path`` (where the list came from), the resident and the field."""
     if not isinstance(data, list) or not data:
         raise CastError(f"{path}: expected a non-empty list of residents")
     out, seen = [], set()

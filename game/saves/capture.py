@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from agents import Stateful, redact
+from game.saves.cast import PERSONAS, personas_data
 from game.saves.store import SaveError, freeze, map_size
 from game.sim import SimSettings
 from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, PREPARE, UTTER, Job
@@ -145,6 +146,11 @@ def capture(session: Any, *, drain: bool | None = None) -> tuple[dict[str, Any],
         "lockstep_think_s": int(getattr(sim, "settings", SimSettings()).lockstep_think_s),
         "sim_class": type(sim).__name__,
     }
+    # The residents themselves: a generated or added one cannot be made again from the seed alone
+    known = getattr(sim, "personas", None) or {}
+    people = personas_data(known.get(n) or getattr(m, "persona", None) for n, m in session.minds.items())
+    if people:
+        parts["session"][PERSONAS] = people
     acc = getattr(getattr(session, "gateway", None), "accounting", None)
     if acc is not None and callable(getattr(acc, "to_state", None)):
         parts["accounting"] = acc.to_state()

@@ -30,7 +30,7 @@ from agents import (
     make_embedder,
     model_flags,
 )
-from game.saves.cast import saved_cast
+from game.saves.cast import PERSONAS, saved_cast
 from game.saves.store import SaveError, list_saves, load_state, read_info
 from game.support.errors import UserError
 
@@ -168,12 +168,13 @@ def load_target(given: str | Path, default_map: str | Path | None = None) -> Tar
 
 
 def cast_of(tg: Target, default_map: str | Path) -> tuple[dict[str, Persona], Scenario]:
-    """(personas by name, scenario) of the save's town, generated residents regrown from its
-    seed (game/saves/cast.py); UserError when it does not know a resident."""
+    """(personas by name, scenario) of the save's town: the residents it keeps, else the
+    scenario's and those regrown from its seed (game/saves/cast.py); UserError when it does
+    not know a resident."""
     mp = tg.map_path if tg.map_path and Path(tg.map_path).exists() else Path(default_map)
-    seed = ((tg.parts or {}).get("session") or {}).get("seed") or 0
+    sess = (tg.parts or {}).get("session") or {}
     try:
-        return saved_cast(mp, tg.residents, seed)
+        return saved_cast(mp, tg.residents, sess.get("seed") or 0, stored=sess.get(PERSONAS))
     except CastError as err:
         raise UserError(f"{tg.given}: {err}") from None
 

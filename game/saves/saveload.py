@@ -22,7 +22,8 @@ The parts:
                    thread from a cheap capture)
 - ``clock``        now, start, steps, paused, speed
 - ``visitor``      the visitor's name, tile, what they are doing; who the player controls
-- ``session``      residents, map, world, seed, lockstep
+- ``session``      residents, map, world, seed, lockstep, and the residents' personas
+                   (game/saves/cast.py: a generated town loads the same people from any save)
 - ``accounting``   the model-call ledger's totals (``Accounting.to_state()``)
 - ``random``       Python's and numpy's global random states
 - ``config``       the model configuration, without anything secret
@@ -63,7 +64,7 @@ import numpy as np
 
 from agents import Accounting, CastError, EmbeddingMismatch, Mind, Stateful, keep_owed
 from game.saves.capture import capture, job_tag_of, materialize
-from game.saves.cast import saved_cast
+from game.saves.cast import PERSONAS, saved_cast, stored_personas
 from game.saves.check import check_bodies, check_parts, check_visitor, py_random_state
 from game.saves.series import (
     MAX_GAME_ID,
@@ -126,7 +127,8 @@ class Prepared:
 
 
 def _full_cast(town: Any, names: list[str], seed: int) -> dict:
-    """The town's residents beside its map, and those it generated from ``seed`` (game/saves/cast.py)."""
+    """The town's residents beside its map, and those it generated from ``seed`` (game/saves/cast.py:
+    an older save that keeps no personas)."""
     try:
         return saved_cast(Path(town.path), names, seed, town=town)[0]
     except CastError as err:  # the caller names the residents it still lacks
@@ -183,7 +185,12 @@ def _residents_of(session: Any, parts: dict[str, Any], info: SaveInfo | None, wh
     if lost:
         raise SaveError(f"{where} is incomplete: its part 'session' names {', '.join(lost[:3])}, and it has "
                         f"no part 'minds/{lost[0]}'; load another save")
-    personas = {p.name: p for p in session.cast}
+    try:  # the save's own people first: the running game's cast may be another town's
+        kept = stored_personas(sess.get(PERSONAS), where)
+    except CastError as err:
+        raise SaveError(f"{err}; load another save") from None
+    _check_homes(kept, names, town, where)
+    personas = {**{p.name: p for p in session.cast}, **kept}
     if any(n not in personas for n in names):
         personas = {**_full_cast(town, names, sess.get("seed") or 0), **personas}
     unknown = [n for n in names if n not in personas]
@@ -191,6 +198,18 @@ def _residents_of(session: Any, parts: dict[str, Any], info: SaveInfo | None, wh
         raise SaveError(f"{where} has residents this town does not know ({', '.join(unknown[:3])}); "
                         "it was saved with another cast. Load another save")
     return names, personas
+
+
+def _check_homes(kept: dict, names: list[str], town: Any, where: str) -> None:
+    """Every place a kept persona names (home, work, the places it knows) is on this map."""
+    if not getattr(town, "world", None) or not hasattr(town, "__contains__"):
+        return  # a stand-in town (tests): nothing to check against
+    for n in names:
+        p = kept.get(n)
+        gone = [a for a in ([p.home, p.workplace, *p.places] if p else []) if a not in town]
+        if gone:
+            raise SaveError(f"{where}: {n} (its part 'session') lives or works at {gone[0][:80]!r}, which this "
+                            "game's map does not have; start the game on the save's map to load it")
 
 
 def _random_states(parts: dict[str, Any], where: str) -> tuple[Any, Any]:

@@ -33,14 +33,13 @@ from agents import (
     Gateway,
     Mind,
     Persona,
-    load_cast,
     load_config_for_saved,
     load_residents,
     make_embedder,
 )
 from game.headless import run_headless
-from game.runs.build import select_residents
 from game.runs.forecast import Ceiling
+from game.saves.cast import PERSONAS, saved_cast
 from game.saves.store import load_state
 from game.support.errors import UserError
 from game.support.logs import setup_logging
@@ -130,16 +129,13 @@ def run_branch(spec: dict, *, embedder: Any = None, progress: bool = False) -> d
     map_path = Path(spec["map"])
     town = load_town(map_path)
     parts, info = load_state(Path(spec["save"]), expect_map=town, require=("sim", "session"))
-    try:
-        cast_list, scenario = load_cast(map_path.parent)
+    sess = parts.get("session") or {}
+    names = list(sess.get("residents") or [k[6:] for k in parts if k.startswith("minds/")])
+    try:  # the residents the branch point keeps (the branch's saves keep them in turn: every save loads them)
+        cast, scenario = saved_cast(map_path, names, int(sess.get("seed") or 0), town, stored=sess.get(PERSONAS),
+                                    where=str(spec["save"]))
     except CastError as err:
         raise UserError(str(err)) from None
-    cast = {p.name: p for p in cast_list}
-    saved_names = list((parts.get("session") or {}).get("residents") or [])
-    if any(n not in cast for n in saved_names):  # a town grown past the scenario's: made again from its seed
-        grown = select_residents(cast_list, None, [n for n in saved_names if n not in cast], town=town,
-                                 seed=int((parts.get("session") or {}).get("seed") or 0))
-        cast.update({p.name: p for p in grown})
     given = {"cache": spec.get("cache"), "seed": int(spec["seed"])}
     if spec.get("model"):
         given["model"] = spec["model"]
@@ -156,7 +152,7 @@ def run_branch(spec: dict, *, embedder: Any = None, progress: bool = False) -> d
     embedder = embedder or make_embedder(config)
     changes = list(spec.get("changes") or [])
     names = edit_cast(parts, changes, cast, gateway, embedder)
-    personas = select_residents(list(cast.values()), None, names)
+    personas = [cast[n] for n in names]
     result = run_headless(
         town, personas, start=scenario.start, hours=float(spec["hours"]), out=spec["out"], scenario=scenario,
         config=config, gateway=gateway, embedder=embedder, seed=int(spec["seed"]), progress=progress, echo=None,

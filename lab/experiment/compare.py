@@ -39,7 +39,7 @@ from typing import Any
 from agents import CastError, Persona, first_person, load_cast, load_config, make_embedder
 from agents import provenance as pv
 from game.runs import runstats
-from game.saves.saved_run import Target, load_target, parse_time, read_events
+from game.saves.saved_run import Target, cast_of, load_target, parse_time, read_events
 from game.support.errors import UserError
 from lab.controlled.stats import two_arms
 from lab.evaluate.coordination import coordination
@@ -173,6 +173,8 @@ def personas_of(manifest: dict, map_path: Path) -> tuple[dict[str, Persona], Any
 def measure_branch(folder: Path, manifest: dict, personas: dict[str, Persona], scenario: Any,
                    embedder: Any) -> dict:
     tg = load_target(folder, manifest.get("map"))
+    if tg.parts is not None:  # the residents the branch's save keeps: a generated town's, one added or removed
+        personas = {**personas, **cast_of(tg, manifest.get("map") or "")[0]}
     rs = tg.residents
     res: dict[str, Any] = {}
     diff = diffusion(tg, personas, scenario, embedder)
