@@ -185,11 +185,13 @@ def aim_at_crowd(game: Game) -> None:
 
 
 def load_personas(map_path: Path, residents: list[str] | None = None, seed: int = 0,
-                  town: Any = None) -> dict[str, Any]:
-    """The residents' personas beside the map; those generated for a bigger town made again
-    from the run's ``seed`` (game/saves/cast.py)."""
+                  town: Any = None, stored: Any = None) -> dict[str, Any]:
+    """The residents' personas: those the recording keeps (``stored``, its header's), else the
+    scenario's beside the map and, for an older recording, those generated for a bigger town
+    made again from the run's ``seed`` (game/saves/cast.py)."""
     try:
-        return saved_cast(map_path, residents or [], seed, town=town)[0]
+        return saved_cast(map_path, residents or [], seed, town=town, stored=stored, where="the recording",
+                          part="its header")[0]
     except CastError as err:
         log.warning("no residents' personas beside %s (%s): the inspector shows what the recording holds", map_path,
                     err)
@@ -233,7 +235,7 @@ def main_replay(args) -> int:
     if headless:
         os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
         os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-    personas = load_personas(map_path, list(rec.residents), run_seed(target), town)
+    personas = load_personas(map_path, list(rec.residents), run_seed(target), town, rec.personas)
     pygame.display.init()
     pygame.font.init()
     session = None

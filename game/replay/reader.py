@@ -34,6 +34,7 @@ import numpy as np
 
 from game.replay.recorded import ABSENT, FACE_INDEX, FACING_NAMES, Recording
 from game.runs.recording import DELTAS, FACINGS, FILE, FORMAT, GAME_FOLDER, HISTORY_FOLDER, JUMP, STAY, action_fields
+from game.saves.cast import PERSONAS
 from game.support.errors import UserError
 from game.world.grid import facing as facing_of
 
@@ -355,7 +356,7 @@ class _Reader:
             names=self.names, tiles=tiles, facing=faces, actions=self.actions, objects=self.objects,
             object_changes=[(f, c) for f, c in self.object_changes if f <= last], events=events,
             visitor_names=(vf, vn), calls=self.calls, walls=(list(self.walls[0]), list(self.walls[1])),
-            ended=self.ended, stopped=stopped, notes=self.notes,
+            ended=self.ended, stopped=stopped, notes=self.notes, personas=h.get(PERSONAS),
         )
 
 

@@ -9,6 +9,7 @@ import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -45,6 +46,7 @@ class Recording:
     ended: str | None = None  # why the recording ended (its end mark), None when it has none
     stopped: str | None = None  # where reading stopped early, and why
     notes: list[str] = field(default_factory=list)
+    personas: Any = None  # the residents as the first header keeps them, unread (game/saves/cast.py reads them)
 
     # ---- what is where -----------------------------------------------------------------
     @property

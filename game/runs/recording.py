@@ -15,7 +15,8 @@ clock there.
 
 - ``start``  the segment's header: format, world, map (path and sha256),
   time, step_s, bodies (residents, then the visitor's slot), model, kind
-  (run | game), wall time. A resumed run appends a new header; one that
+  (run | game), wall time, and the residents' personas (``personas``, as a
+  save keeps them: game/saves/cast.py). A resumed run appends a new header; one that
   starts earlier than the file's last frame rewinds it (a run resumed from an
   older save).
 - ``key``    frame 0: each body's tile and facing, each body's action and
@@ -61,6 +62,7 @@ from pathlib import Path
 from typing import Any
 
 from agents import redact
+from game.saves.cast import PERSONAS, personas_data
 from game.saves.store import copy_atomically, map_fingerprint
 from game.sim import STEP
 from game.world.grid import facing as facing_of
@@ -232,6 +234,11 @@ class Recorder:
             "bodies": self.names + ["visitor"], "visitor": self._visitor_name, "model": self.model,
             "wall": round(time.time(), 1),
         }
+        # The residents themselves, as a save keeps them: the replay shows a generated town's people
+        known = getattr(sim, "personas", None) or {}
+        people = personas_data(known.get(n) or getattr(sim.minds[n], "persona", None) for n in self.names)
+        if people:
+            header[PERSONAS] = people
         key = {
             "k": "key", "s": 0,
             "tiles": [[*t, f] if t is not None else None for t, f in zip(self._tile, self._face)],
