@@ -122,9 +122,24 @@ class ResidentsView(Overlay):
         self._occupied: set[tuple[int, int]] = set()
         self._occupied_at = -1
         self._t = 0.0
+        self._dressed: object = session.sim  # the simulation whose residents' sheets are set up
+
+    def dress(self) -> None:
+        """The residents' sheets, borrowed ones too (a generated resident wears a scenario
+        resident's), and who can be clicked: at install, and again after a load brings
+        other residents (a game started with 25 loading a save of 27)."""
+        session = self.session
+        self._dressed = session.sim
+        self.slugs = {n: slugify(n) for n in session.minds}
+        personas = getattr(session.sim, "personas", None) or getattr(session, "personas", None) or {}  # (a replay's)
+        self.game.sheets.aliases.update({slugify(n): p.sprite for n, p in personas.items()
+                                         if getattr(p, "sprite", "")})  # a mind without its persona: no sprite
+        self.game.sheets.preload(self.slugs.values())  # a missing sheet stops the game now, not mid-frame
 
     # -- figures ------------------------------------------------------------------------
     def figures(self) -> list[Figure]:
+        if self.session.sim is not self._dressed:  # a load swapped the town in
+            self.dress()
         sim = self.session.sim
         f = self.session.step_fraction
         stepped = sim.steps != self._last_steps
@@ -312,10 +327,7 @@ def install(game: ResidentsHost) -> ResidentsView:
         raise ValueError("the residents are a town's: attach a session first")
     game.sheets = SleepySheets.wrap(game.sheets)
     view = ResidentsView(game, session)
-    personas = getattr(session.sim, "personas", None) or getattr(session, "personas", None) or {}  # (a replay's)
-    game.sheets.aliases.update({slugify(n): p.sprite for n, p in personas.items()
-                                if getattr(p, "sprite", "")})  # a mind without its persona: no sprite
-    game.sheets.preload(view.slugs.values())  # a missing sheet stops the game now, not mid-frame
+    view.dress()
     game.figure_sources.append(view.figures)
     game.blockers.append(view.blocked)
     game.add_overlay(view)
