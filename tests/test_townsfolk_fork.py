@@ -134,3 +134,28 @@ def test_an_older_save_without_personas_still_regrows_from_its_seed():
     names = [p.name for p in people]
     personas, _ = saved_cast(MAP, names, 4, town)
     assert [personas[n] for n in names] == people
+
+
+def test_a_save_whose_kept_residents_are_damaged_is_refused_by_name(forked, tmp_path, monkeypatch, capsys):
+    """A kept persona is data from a file: checked like residents.json, refused naming the
+    part that holds it (a resident aged 500; one living where this map has nothing)."""
+    from game.saves.cast import PERSONAS
+    from game.saves.store import load_state, save_state
+
+    exp, _people = forked
+    good = _branch(exp, "treatment") / "saves" / "end.sqlite"
+    parts, info = load_state(good)
+    monkeypatch.chdir(tmp_path)
+    for field, value, says in (("age", 500, "out of range"), ("home", "the Ville:Atlantis:deep", "Atlantis")):
+        bad = json.loads(json.dumps(parts["session"], default=str))
+        bad[PERSONAS][-1][field] = value
+        path = tmp_path / f"{field}.sqlite"
+        save_state(path, {**parts, "session": bad}, {**info.meta, "map_path": str(MAP)})
+        assert main(["play", str(MAP), "--headless", "--frames", "1", "--load", str(path), "--visitor-name",
+                     "Alex", *MODEL]) == 2
+        err = capsys.readouterr().err
+        assert says in err and "part 'session'" in err and "Traceback" not in err, err
+    assert main(["evaluate", str(tmp_path / "age.sqlite"), "--no-interviews", "--out", str(tmp_path / "ev"),
+                 "--map", str(MAP)]) == 2
+    err = capsys.readouterr().err
+    assert "out of range" in err and "part 'session'" in err, err
