@@ -346,7 +346,8 @@ def test_a_game_holds_its_views_in_the_order_they_always_had(display):
     game, session = window(display)
     try:
         names = [o.name for o in game.overlays]
-        assert names == ["residents_view", "bubbles", "hud", "follower", "walker", "inspector", "why_panel", "chat",
+        assert names == ["residents_view", "bubbles", "hud", "follower", "walker", "journal", "inspector", "why_panel",
+                         "chat",
                          "interview", "savemenu", "console", "townmap", "residents_list", "feed", "quit_dialog",
                          "help"]
         assert all(getattr(game.panels, o.name) is o for o in game.overlays)
