@@ -165,6 +165,7 @@ def run_headless(
     summary = _summarize(run, span, town, interrupted=interrupted, stopped=stopped, last_save=last_save,
                          resumed=resume is not None, out_of_order=out_of_order)
     summary["days"] = ledger.rows()
+    summary["cache_problem"] = getattr(run.gateway, "cache_problem", None)
     run.files["summary"].write_text(redact(json.dumps(summary, indent=2, ensure_ascii=False)) + "\n",
                                     encoding="utf-8")
     run.files["timeline"].write_text(timeline_text(sim, summary, town), encoding="utf-8")
@@ -515,6 +516,8 @@ def _echo_run(echo: Callable[[str], None], summary: dict, out: Path, *, interrup
             if "model_busy_share" in st else ""))
     if summary["stopped"]:
         echo(f"stopped at {summary['end']}: {summary['stopped']}")
+    if summary.get("cache_problem"):
+        echo(summary["cache_problem"])
     servers = summary["model_servers"] or {}
     if servers.get("dialects"):  # how each server was asked for JSON (agents/model/dialects.py)
         echo(redact("structured output: " + "; ".join(f"{k} {SAY.get(v, v)}"

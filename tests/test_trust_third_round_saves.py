@@ -248,3 +248,21 @@ def test_a_run_folders_events_and_summary_nested_too_deep_or_not_objects_are_bad
     tg = load_target(run)
     assert tg.events == [event] and tg.residents == [ISA]
     assert "3 damaged line(s) of events.jsonl skipped" in tg.notes
+
+
+def test_a_run_with_a_cache_that_is_not_a_database_finishes_and_says_it_ran_without_it(tmp_path, monkeypatch, capsys):
+    """As a new user meets it: `smallville sim --cache FILE` on a damaged file runs to its end
+    and its last lines say the cache was not used, naming the file and what to do."""
+    from pathlib import Path
+
+    from smallville.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    bad = tmp_path / "cache.sqlite"
+    bad.write_bytes(b"\x00\xffnot a database" * 300)
+    tmx = Path(__file__).resolve().parent.parent / "maps" / "the_ville" / "the_ville.tmx"
+    code = main(["sim", "--map", str(tmx), "--agents", "1", "--hours", "0.1", "--model", "scripted/competent",
+                 "--cache", str(bad), "--out", str(tmp_path / "run")])
+    out = capsys.readouterr().out
+    assert code == 0 and f"the response cache {bad} could not be used" in out and "delete the file" in out
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["cache_problem"]

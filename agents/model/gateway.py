@@ -134,6 +134,10 @@ class Gateway(Asks):
         if cache is None and self.config.cache:
             cache = self.config.cache
         self.cache: ResponseCache | None = open_cache(cache) if isinstance(cache, (str, Path)) else cache
+        # what a run tells its user at the end (the log holds why): a cache that could not be used
+        self.cache_problem = (f"the response cache {cache} could not be used, so this run went on without it; "
+                              "delete the file or move it away to start a fresh one"
+                              if isinstance(cache, (str, Path)) and self.cache is None else None)
         # Several servers ([[models]] / --router): the router places each call (agents/model/router.py).
         self.router: ModelRouter | None = None
         if self.config.deployments and completion is None:
