@@ -227,3 +227,16 @@ def test_a_reflection_that_counts_is_not_recited_as_news():
     c = Conversation((m.name, "Klaus Mueller"), "the Ville:Hobbs Cafe:cafe", FEB14)
     texts = " ".join(o.text for o in dg.tells(m, dg.voice(m, c), c, m.memory.nodes, [], FEB14))
     assert "often talk" not in texts and "coming up" not in texts and "most of my time" not in texts
+
+
+def test_what_was_said_to_one_about_oneself_is_not_retold_with_its_you():
+    """Ayesha retold Isabella's 'Wolfgang Schulz, Klaus Mueller and you came' to Klaus as
+    '... Wolfgang Schulz, you and you came'."""
+    ayesha = mind(who=persona("Ayesha Khan"))
+    ayesha.start_turn(datetime(2023, 2, 14, 20))
+    ayesha.remember("chat", 'Isabella Rodriguez told Ayesha: "I hosted the Valentine\'s Day party at Hobbs Cafe '
+                    'today; Wolfgang Schulz, Klaus Mueller and you came."', 6, subject="Isabella Rodriguez")
+    c = Conversation((ayesha.name, "Klaus Mueller"), "the Ville:Hobbs Cafe:cafe", datetime(2023, 2, 14, 20, 30))
+    texts = [o.text for o in dg.tells(ayesha, dg.voice(ayesha, c), c, ayesha.memory.nodes, [],
+                                      datetime(2023, 2, 14, 20, 30))]
+    assert not [t for t in texts if "came" in t]

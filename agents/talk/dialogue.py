@@ -413,6 +413,8 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
             continue  # what the listener said is no news to them; nor is a retelling of a retelling
         if k is None and heard and ("?" in d or _HABIT.search(d) or not any(w in d.lower() for w in gr.NEWS_WORDS)):
             continue  # what someone said of their day or habits, or asked, is no news to pass on
+        if k is None and heard and re.search(r'told \w+: "[^"]*\byou\b', d, re.I):
+            continue  # said to oneself ("... Klaus and you came"): retold, "you" named the wrong one
         if x.kind == "reflection" and _COUNTED.search(d):
             continue  # "I often talk with you" is a tally, not news: recited, it was filler (issue 45)
         if x.predicate == "declined" or _babble(d):
