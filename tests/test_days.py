@@ -107,3 +107,19 @@ def test_a_run_across_midnight_keeps_each_days_ledger_through_the_real_path(tmp_
     assert [d["day"] for d in days] == ["2023-02-13", "2023-02-14"]
     assert sum(d["calls"] for d in days) == result.summary["totals"]["calls"]
     assert all(d["wall_s"] >= 0 for d in days)
+
+
+def test_a_gatherings_hours_are_its_day_plans_when_the_state_has_them():
+    """A party decomposed into steps ("greeting the guests at the door") names itself only at
+    times; its day plan holds its hours."""
+    events = [ev("2023-02-14 14:55:00", "Latoya Williams", "arrive", "arrived", PARK),
+              ev("2023-02-14 15:00:00", "Latoya Williams", "action", "greeting the guests", PARK),
+              ev("2023-02-14 15:40:00", "Maria Lopez", "arrive", "arrived", PARK),
+              ev("2023-02-14 16:50:00", "Latoya Williams", "action", "hosting the photo walk at Johnson Park", PARK)]
+    plan = {"kind": "plan", "created": "2023-02-14 07:00:00",
+            "description": "Latoya Williams's plan for Tuesday February 14: 07:00-08:00 waking up; "
+                           "15:00-17:00 hosting the photo walk at Johnson Park; 17:00-22:00 reading"}
+    (g,) = gatherings(events, {"Latoya Williams": {"memory": {"nodes": [plan]}}})
+    assert (g["from"], g["to"], g["came"]) == ("2023-02-14 15:00", "17:00", ["Maria Lopez"])
+    # planned, but its host was never there: no gathering
+    assert gatherings(events[2:3], {"Latoya Williams": {"memory": {"nodes": [plan]}}}) == []

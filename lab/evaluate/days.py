@@ -49,21 +49,53 @@ def _ledger(folder: Path | None) -> dict[str, dict]:
     return {str(d.get("day")): d for d in days if isinstance(d, dict) and d.get("day")}
 
 
-def gatherings(events: list[dict]) -> list[dict]:
+_PLANNED = re.compile(r"(\d\d):(\d\d)-(\d\d):(\d\d) hosting (?:the|a|an|my) (.+?) at ([^;()]+)")
+
+
+def planned_gatherings(states: dict[str, dict]) -> dict[tuple[str, str, date], tuple[datetime, datetime, str]]:
+    """(host, what, day) -> (from, to, place) of every gathering a day plan hosted, from the plan
+    memories (a day's last plan wins: a replan keeps what it kept)."""
+    out: dict[tuple[str, str, date], tuple[datetime, datetime, str]] = {}
+    for host, state in states.items():
+        nodes = sorted((n for n in (state.get("memory") or {}).get("nodes") or [] if n.get("kind") == "plan"),
+                       key=lambda n: str(n.get("created")))
+        for n in nodes:
+            made = parse_time(n.get("created"))
+            text = str(n.get("description") or "")
+            if made is None or "'s plan for " not in text:
+                continue
+            for m in _PLANNED.finditer(text):
+                if not dt.names_event(m.group(5)):
+                    continue
+                begin = made.replace(hour=int(m.group(1)), minute=int(m.group(2)), second=0)
+                end = made.replace(hour=int(m.group(3)), minute=int(m.group(4)), second=0)
+                out[(host, m.group(5), made.date())] = (begin, max(end, begin + timedelta(minutes=15)),
+                                                        m.group(6).strip())
+    return out
+
+
+def gatherings(events: list[dict], states: dict[str, dict] | None = None) -> list[dict]:
     """Each gathering a resident hosted: host, what, where, from, to; who came, and who of them
-    had heard of it before it began."""
-    spans: dict[tuple[str, str, str, date], list[datetime]] = defaultdict(list)
+    had heard of it before it began. Its hours are its day plan's (the end state's plan memories),
+    else the host's "hosting ..." actions (a decomposed party's steps name it only at times)."""
+    spans: dict[tuple[str, str, date], tuple[datetime, datetime, str]] = planned_gatherings(states or {})
+    acted: dict[tuple[str, str, date], list[tuple[datetime, str]]] = defaultdict(list)
     for e in events:
         m = _HOSTING.match(str(e.get("text") or "")) if e.get("kind") == "action" else None
         t = parse_time(e.get("time"))
         if m is None or t is None or not dt.names_event(m.group(1)) or not sector_of(e.get("address")):
             continue
-        spans[(str(e.get("resident")), m.group(1), str(sector_of(e.get("address"))), t.date())].append(t)
+        acted[(str(e.get("resident")), m.group(1), t.date())].append((t, str(sector_of(e.get("address")))))
+    for key, seen in acted.items():
+        if key not in spans:
+            spans[key] = (min(t for t, _ in seen), max(t for t, _ in seen) + timedelta(minutes=15), seen[0][1])
     out = []
-    for (host, what, sector, _day), times in spans.items():
-        start, end = min(times), max(times) + timedelta(minutes=15)
-        came = sorted(who for who, stays in presence(events, sector).items()
-                      if who != host and any(a < end and (b is None or b > start) for a, b in stays))
+    for (host, what, _day), (start, end, sector) in spans.items():
+        stays = presence(events, sector)
+        if not any(a < end and (b is None or b > start) for a, b in stays.get(host, [])):
+            continue  # planned, but the host was not there
+        came = sorted(who for who, spans_of in stays.items()
+                      if who != host and any(a < end and (b is None or b > start) for a, b in spans_of))
         word = what.lower().split()[-1]
         heard = sorted(who for who in came if any(
             e.get("kind") == "line" and word in str(e.get("text") or "").lower()
@@ -114,7 +146,7 @@ def days_report(tg: Target) -> dict[str, Any]:
             if t is not None:
                 created[who].append(t)
     plans = _plans_by_day(tg.states or {})
-    all_gatherings = gatherings(events)
+    all_gatherings = gatherings(events, tg.states or {})
     stale = stale_lines(events)
     rows = []
     previous: dict[str, set[str]] = {}
