@@ -33,6 +33,7 @@ from agents.model.budget import Budget
 from agents.model.services import Asker, Embedder
 from agents.planning import inner_voice as voice
 from agents.planning import plan as planning
+from agents.planning import recaps
 from agents.planning.arrangements import Arrangement
 from agents.planning.day import chunk_asks, consider_news, prepare_chunk
 from agents.planning.object_use import is_sleep
@@ -303,6 +304,12 @@ class Mind(Remembering, Keeping):
         self.note_said(conversation.other(self.name), u.text, u.source)
         self.publish()
         return u
+
+    def welcome(self, guest: str, now: datetime) -> Utterance | None:
+        """The host's greeting to a guest who said they would come to the gathering it hosts now
+        (agents/planning/recaps.py ``welcome``), or None. Reads only: remember it with
+        ``end_conversation``."""
+        return recaps.welcome(self, guest, now)
 
     def end_conversation(self, conversation: Conversation, now: datetime) -> Arrangement | None:
         """Remember a finished conversation; the plan it made, if any (the town's feed shows it)."""

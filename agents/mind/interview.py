@@ -50,6 +50,7 @@ from agents.model.services import Asker
 from agents.prompts import render
 from agents.recall import grounding as gr
 from agents.recall.memory import MemoryNode
+from agents.support.types import Conversation, Utterance
 from agents.talk import dialogue
 from agents.words.text import clean_text
 
@@ -273,8 +274,15 @@ def _free(mind: Mind, asker: Asker, speaker: str, text: str, now: datetime, spea
     return Reply(answer, source)
 
 
+# "Do you remember me?", "Who am I?": a question about the one asking, answered from what the
+# resident remembers of them (their name, what they said, whether they came)
+_ABOUT_ASKER = re.compile(r"\b(remember me|know me|recogni[sz]e me|met me|about me|of me|who am i|my name|"
+                          r"remember who i am|know who i am)\b", re.I)
+ASKER_BONUS = 0.3  # a memory naming the one asking ranks above the description's phrases
+
+
 def grounded_facts(mind: Mind, question: str, now: datetime, *, touch: bool,
-                   skip: Sequence[str] = ()) -> list[gr.Fact]:
+                   skip: Sequence[str] = (), asker: str = "") -> list[gr.Fact]:
     """The few memories that could answer ``question``: the paper's retrieval on the
     question (also asked about the resident by name), then ranked by how near each fact,
     in the resident's own words, is to the question in the resident's words (names left
@@ -294,11 +302,22 @@ def grounded_facts(mind: Mind, question: str, now: datetime, *, touch: bool,
               if x.source == pv.tag(pv.RULE, pv.SEED) and x.id not in seen]
     if not mind.seeded:  # its first job has not run yet (the morning's queue): who it is, not stored
         nodes += [_Seed(-1 - i, ph) for i, ph in enumerate(mind.persona.phrases)]
+    about_asker = bool(asker) and bool(_ABOUT_ASKER.search(question))
+    if about_asker and stream is not None:  # the newest memories that name them, whatever the search found
+        named: list[Any] = [x for x in stream.nodes if asker in (x.description or "") or x.subject == asker][-6:]
+        # what they said, without the resident's answer: an answer that named a party now over would make
+        # the whole memory past (dated.ended), and what the visitor said with it forgotten
+        named = [_Seed(x.id, x.description.split('" and ', 1)[0] + '"', x.kind, x.source, x.created)
+                 if x.kind == "chat" and x.subject == asker and '" and ' in x.description else x for x in named]
+        ids = {x.id for x in named}
+        nodes = [x for x in nodes if x.id not in ids] + named
     # a memory that repeats a prompt, or a reflection the small model wrote freely, answers nothing
     nodes = [x for x in nodes if gr.offered(x, now)]
     if not nodes:
         return []
     mine = gr.my_question(question)
+    if about_asker:  # "Do I remember me?" reads nothing; what one remembers of them does
+        mine = f"what I remember of {asker}: what {asker} said to me"
     said = [_norm(t) for t in skip]
     nodes = [x for x in nodes  # what the resident already answered in this conversation is not said again
              if not any(_norm(gr.first_person(x.description, mind.name)) in t for t in said if t)
@@ -314,6 +333,7 @@ def grounded_facts(mind: Mind, question: str, now: datetime, *, touch: bool,
         return []
     return gr.candidates(nodes, list(vecs[1:]), vecs[0], worded=worded,
                          bonus=[gr.hint_bonus(mine, w) - (gr.SEEN_PENALTY if x.kind == "observation" else 0.0)
+                                + (ASKER_BONUS if about_asker and asker in x.description else 0.0)
                                 for x, w in zip(nodes, worded)])
 
 
@@ -321,8 +341,11 @@ def _grounded(mind: Mind, asker: Asker, speaker: str, text: str, now: datetime, 
               remember: bool) -> Reply:
     """The grounded mode: the model chooses which memory answers, a rule words it."""
     sp = _first(speaker)
+    offer = _invited(mind, asker, speaker, text, now, history)
+    if offer is not None:
+        return offer
     said = [b for a, b in history if a == mind.name]
-    facts = grounded_facts(mind, text, now, touch=remember, skip=said)
+    facts = grounded_facts(mind, text, now, touch=remember, skip=said, asker=speaker)
     got = gr.choose(asker, facts, name=mind.name, question=text, asked_by=speaker, purpose="choose_fact",
                     fallback_first=True)
     if got.why is not None and remember:
@@ -340,6 +363,48 @@ def _grounded(mind: Mind, asker: Asker, speaker: str, text: str, now: datetime, 
     if gr.is_greeting(text) and not history:
         line = f"Hi {sp}! {line}"
     return Reply(line, got.source, got.fact.node_id, got.fact.text, gr.GROUNDED)
+
+
+def invitation(speaker: str, text: str, now: datetime) -> Utterance | None:
+    """The visitor's line as an invitation to a dated thing to come ("I'm having a picnic at
+    Johnson Park tomorrow at noon, will you come?"), or None: it must ask (dialogue's rule for
+    an invitation) and name an event with a day, an hour and a place."""
+    if dialogue.act_by_rule(text, None) != dialogue.INVITE:
+        return None
+    said = Utterance(speaker, text, False, pv.tag(pv.RULE, f"{pv.PLAYER}; act {dialogue.INVITE}"))
+    ev = dialogue.offered_event(said, now)
+    return said if ev is not None and ev.starts() > now else None
+
+
+def _invited(mind: Mind, asker: Asker, speaker: str, text: str, now: datetime,
+             history: list[tuple[str, str]]) -> Reply | None:
+    """Grounded mode: the visitor's invitation is answered as a resident's is, yes or no
+    (dialogue.answers_to_offer: a refusal gives the resident's own plan for that time); the
+    model chooses between the two lines. None when the line invites to nothing dated."""
+    said = invitation(speaker, text, now)
+    if said is None:
+        return None
+    conv = Conversation((mind.name, speaker), "", now, [said])
+    options = dialogue.answers_to_offer(mind, dialogue.voice(mind, conv), said, now, len(history) // 2)
+    if not options:
+        return None
+    chosen, kind, why = options[0], pv.RULE, "the only act that fits"
+    if len(options) > 1:
+        schema = dialogue.reply_schema(tuple(o.text for o in options))
+        p = mind.persona
+        prompt = render("choose_act", full_name=p.name, traits=p.traits, time=f"{now:%H:%M}", other=speaker,
+                        transcript=f"{speaker}: {text}",
+                        options="\n".join(f"{i}. {o.text}" for i, o in enumerate(options, 1)))
+        got, failed = asker.ask_traced(schema, prompt, purpose="choose_act", resident=mind.name,
+                                       fallback=schema(reply=options[0].text), temperature=gr.CHOOSER_TEMPERATURE,
+                                       max_tokens=80)
+        if failed is None:
+            chosen = next((o for o in options if o.text == getattr(got, "reply", None)), options[0])
+            kind, why = pv.REPAIRED, f"chosen from {len(options)} acts"
+        else:
+            why = pv.reason_of_failure(failed)
+    source = pv.tag(kind, f"{gr.GROUNDED}: " + "; ".join(x for x in (chosen.note, why, f"act {chosen.act}") if x))
+    return Reply(chosen.text, source, mode=gr.GROUNDED)
 
 
 def _remember(mind: Mind, speaker: str, text: str, answer: str, now: datetime, importance: int) -> None:
@@ -364,6 +429,7 @@ __all__ = [
     "answer_now",
     "fallback_answer",
     "grounded_facts",
+    "invitation",
     "keep_exchange",
     "keep_owed",
     "owe_exchange",

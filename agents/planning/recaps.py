@@ -10,17 +10,28 @@ and the resident was there, it keeps a thought of who came, from what it saw the
 The thought is in the past tense and names no hour, so it is never read as an event
 to come (agents/words/dated.py); dialogue tells it as "... yesterday" the day after
 (``dated.past_days``). A rule writes it from what the resident saw: no model call.
+
+Its guests: who said they would come is in the host's memories of a yes to its invitation
+("Alex said they would come to the Valentine's Day party at Hobbs Cafe on February 14,
+from 5 pm to 7 pm": agents/talk/converse.py ``remember_guests``, the visitor's yes).
+While the gathering goes on, the host greets such a guest there by name, naming it
+(``welcome``: the game asks when the visitor is near); when it is over, one who did not
+come is remembered ("Alex said they would come to the Valentine's Day party at Hobbs Cafe
+on February 14, but never came."), so the host can say so later.
 """
 from __future__ import annotations
 
 import re
+import zlib
 from datetime import datetime
 from typing import Any, Protocol
 
 from agents.explain import provenance as pv
-from agents.planning.plan import PlanItem
+from agents.planning.arrangements import keywords_overlap
+from agents.planning.plan import PlanItem, item_at
 from agents.planning.today import Today
 from agents.recall.memory import MemoryNode, MemoryStream
+from agents.support.types import Utterance
 from agents.words import dated as dt
 
 RECAP = pv.tag(pv.RULE, pv.RECAP)
@@ -28,6 +39,10 @@ IMPORTANCE = 6  # the rule's, until the model rates it with the next observation
 MAX_NAMED = 5  # "A, B, C, D and E came": a longer list is no sentence one says
 _GATHERING = re.compile(r"^(hosting|attending) the (.+?) at (.+)$")
 _LOGGED = re.compile(r"^(\d\d):(\d\d) (.*)$")
+AGREED_TO_COME = "said they would come"  # the predicate of a guest's yes, remembered by its host
+WELCOME = "a guest who said they would come is here"  # the host's greeting's provenance
+MISSED = f"{pv.RECAP}: a guest who said they would come did not"
+MISSED_IMPORTANCE = 5
 
 
 class Recalling(Protocol):
@@ -78,6 +93,47 @@ def who_came(memory: MemoryStream, me: str, item: PlanItem) -> list[str]:
     return out
 
 
+def agreed(memory: MemoryStream, item: PlanItem) -> list[str]:
+    """Who said they would come to the plan item's gathering: the host's memories of a yes to
+    its invitation (converse.remember_guests), read as of when they were made."""
+    out: list[str] = []
+    for x in memory.by_kind("chat"):
+        if x.predicate != AGREED_TO_COME or not x.subject or x.subject in out:
+            continue
+        ev = dt.parse(x.description, x.created)
+        if ev is not None and item.start <= ev.starts() < item.end and keywords_overlap(ev.what, item.description):
+            out.append(x.subject)
+    return out
+
+
+def came(memory: MemoryStream, me: str, item: PlanItem) -> list[str]:
+    """Who was there: seen while the gathering went on (``who_came``), or talked with then."""
+    out = who_came(memory, me, item)
+    for x in memory.by_kind("chat"):
+        if item.start <= x.created <= item.end:
+            for who in (x.subject, x.object):
+                if who and who != me and ":" not in who and who not in out:
+                    out.append(who)
+    return out
+
+
+def welcome(m: Recalling, guest: str, now: datetime) -> Utterance | None:
+    """The host's greeting to ``guest``, who said they would come to the gathering it hosts now
+    and is here: by name, naming the gathering ("Alex, you came! Welcome to the Valentine's Day
+    party."); None when it hosts nothing now or ``guest`` did not agree to come. Reads only."""
+    item = item_at(m.today.plan, now)
+    found = gathering(item) if item is not None else None
+    if item is None or found is None or not found[0] or guest not in agreed(m.memory, item):
+        return None
+    what = found[1]
+    first = guest.split()[0]
+    lines = (f"{first}, you came! Welcome to the {what}.",
+             f"{first}, welcome to the {what}! I'm so glad you could make it.",
+             f"There you are, {first}! Welcome to the {what}.")
+    text = lines[zlib.crc32(f"{m.name}|{guest}|{what}".encode()) % len(lines)]
+    return Utterance(m.name, text, True, pv.tag(pv.RULE, f"{WELCOME}; act tell"))
+
+
 def words(hosting: bool, what: str, where: str, day_said: str, people: list[str]) -> str:
     """The thought, in the past tense and without an hour."""
     named = people[:MAX_NAMED]
@@ -106,7 +162,17 @@ def remember_how_it_went(m: Recalling) -> list[str]:
         m.remember("thought", text, IMPORTANCE, subject=m.name, source=RECAP, rate=True,
                    importance_source=pv.tag(pv.RULE, "until the model rates it"))
         made.append(text)
+        there = came(m.memory, m.name, item) if hosting else []
+        for guest in agreed(m.memory, item) if hosting else []:
+            if guest in there:
+                continue
+            # "never came": in the past tense, so it is no dated thing to come the day after (dated.ended)
+            text = f"{guest} said they would come to the {what} at {where} {day_said}, but never came."
+            m.remember("thought", text, MISSED_IMPORTANCE, subject=guest, predicate="did not come", object=what,
+                       source=pv.tag(pv.RULE, MISSED), rate=True,
+                       importance_source=pv.tag(pv.RULE, "until the model rates it"))
+            made.append(text)
     return made
 
 
-__all__ = ["RECAP", "gathering", "remember_how_it_went", "who_came", "words"]
+__all__ = ["RECAP", "agreed", "came", "gathering", "remember_how_it_went", "welcome", "who_came", "words"]

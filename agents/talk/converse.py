@@ -13,6 +13,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, Field, create_model
 
 from agents.explain import provenance as pv
+from agents.planning import recaps
 from agents.planning.arrangements import Arrangement, day_labels, keep_arrangements, keywords_overlap
 from agents.planning.plan import PLAN_MINUTES, Planner, place_for, place_from_text, replan_rest
 from agents.planning.today import Today
@@ -378,6 +379,26 @@ def remember_heard(m: Talker, c: Conversation, now: datetime) -> None:
                    rate=True, importance_source=pv.tag(pv.RULE, "until the model rates it"))
 
 
+def remember_guests(m: Talker, c: Conversation, now: datetime) -> None:
+    """The visitor said yes to this resident's invitation (the player's line: its provenance
+    says so): the host remembers who said they would come ("Alex said they would come to the
+    Valentine's Day party at Hobbs Cafe on February 14, from 5 pm to 7 pm"), so it greets
+    them there and notices if they did not come (agents/planning/recaps.py). In both modes:
+    the host may have planned its gathering already, so no arrangement of its own records it."""
+    for u, reply in zip(c.lines, c.lines[1:]):
+        if u.speaker != m.name or reply.speaker == m.name or not pv.why_of(reply.source).startswith(pv.PLAYER):
+            continue
+        if dialogue.act_of(u.source)[0] not in dialogue.OFFERS or dialogue.act_of(reply.source)[0] != dialogue.ACCEPT:
+            continue
+        ev = dialogue.offered_event(u, now)
+        if ev is None or ev.meeting or ev.host != m.name:
+            continue
+        m.remember("chat", f"{reply.speaker} {recaps.AGREED_TO_COME} to {ev.words('the')}", 5,
+                   subject=reply.speaker, predicate=recaps.AGREED_TO_COME, object=m.name,
+                   source=pv.tag(pv.RULE, f"{pv.PLAYER}: an invitation accepted"), rate=True,
+                   importance_source=pv.tag(pv.RULE, "until the model rates it"))
+
+
 def agreements(m: Talker, c: Conversation, now: datetime) -> Arrangement | None:
     """Grounded mode: an invitation (or an offer to meet) and the answer to it. An acceptance
     is an arrangement for this side (the other side makes its own from the same lines); a
@@ -462,6 +483,7 @@ def end_conversation(m: Talker, c: Conversation, now: datetime) -> Arrangement |
     m.social.known_people.add(other)
     if not c.lines:
         return None
+    remember_guests(m, c, now)
     if m.grounded:
         remember_heard(m, c, now)
         summary, importance = memo(m, c)

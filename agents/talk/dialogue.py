@@ -344,7 +344,9 @@ def events_known(m: Any, nodes: list[MemoryNode], now: datetime) -> list[Known]:
             continue  # a memo repeats what was told; the memory of the telling itself counts
         own = x.kind in ("thought", "plan")
         teller = m.name if own and dt.hosting(d) else None
-        ev = dt.parse(d, now, teller=teller)
+        # read as of when it was heard: the visitor's "tomorrow at noon" is the next day's noon
+        made = getattr(x, "created", None)
+        ev = dt.parse(d, made if isinstance(made, datetime) and made > datetime.min else now, teller=teller)
         if ev is None or ev.starts() + timedelta(minutes=ev.minutes()) <= now:
             continue
         k = by.get(ev.key)

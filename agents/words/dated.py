@@ -39,9 +39,20 @@ _PLACE = re.compile(r"\bat\s+((?:the\s+)?[A-Z][\w']*(?:\s+(?:[A-Z][\w']*|and|of|
 # "I heard Isabella is hosting ...": someone else hosts; the words between "I" and "host" hold no "is".
 _HOSTING = re.compile(r"\b(?:I|I'm|I am)\s+(?:(?!(?:is|was|will|are)\b)\w+\s+){0,3}"
                       r"(?:host|hosting|throw|throwing|hold|holding|organi[sz]e|"
-                      r"organi[sz]ing)\b|\bmy (?:\w+\s+){0,2}(?:" + EVENT_WORDS + r")\b", re.I)
+                      r"organi[sz]ing)\b|\bmy (?:\w+\s+){0,2}(?:" + EVENT_WORDS + r")\b"
+                      # "I'm having a picnic at Johnson Park": the visitor hosting, in a player's words
+                      # ("having" with an article and the event word next: "I'm having a great time" is none)
+                      r"|\b(?:I'm|I am|we're|we are)\s+having\s+(?:a|an|my|our)\s+(?:[\w']+\s+){0,2}(?:"
+                      + EVENT_WORDS + r")\b", re.I)
 _HOST_NAMED = re.compile(r"\b([A-Z][a-z]+ [A-Z][a-z]+)(?: is| will be)? (?:hosting|throwing|holding|organi[sz]ing)\b")
-_TOLD = re.compile(r"^([A-Z][a-z]+ [A-Z][a-z]+) told \w+: \"")
+# A resident's full name, or the visitor's one name ('Alex told Isabella: "..."').
+_TOLD = re.compile(r"^([A-Z][a-z]+(?: [A-Z][a-z]+)?) told \w+: \"")
+# "tomorrow at noon" is 12 pm ("around noon" is no hour, as "around 5" is none)
+_NOON = re.compile(r"\b(at\s+)?(?:12\s*)?(?:noon|midday)\b", re.I)
+
+
+def _noon(m: re.Match) -> str:
+    return f"{m.group(1) or ''}12 pm" if m.group(1) or m.group(0)[:2] == "12" else m.group(0)
 _PAST_TENSE = re.compile(r"\b(hosted|went|came|was|were|enjoyed|missed|had)\b", re.I)
 DEFAULT_MINUTES = 120  # an event whose end no memory states lasts this long
 
@@ -107,7 +118,7 @@ def parse(text: str, now: datetime, *, teller: str | None = None) -> DatedEvent 
     """The dated event ``text`` speaks of, or None when it names no event, no day it can
     place in the coming week, no time or no place. ``teller``: who said it (a heard line
     in the host's own words names the teller as host)."""
-    whole = " ".join(str(text or "").split())
+    whole = _NOON.sub(_noon, " ".join(str(text or "").split()))
     w = _WHAT.search(whole)
     if not w:
         return None
