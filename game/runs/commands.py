@@ -49,10 +49,11 @@ import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from agents import Mind, interview
+from agents import Mind, dialogue, interview
 from game.runs.journal import Journal
 from game.saves.saveload import REQUIRED, Prepared, capture, commit, prepare
 from game.saves.series import game_of
@@ -244,6 +245,16 @@ class Commands:
         if heard is not None and heard.offered:
             visiting.agree(sim, name, speaker, heard.text, heard.source, line, heard.when)
 
+    def _accepted(self, name: str, speaker: str, line: str, reply: interview.Reply, said_at: datetime) -> None:
+        """The visitor invited ``name`` to something of their own ("I'm having a picnic at Johnson
+        Park tomorrow at noon, will you come?") and the resident said yes: an arrangement on the
+        resident's side, as a resident's yes to a resident (game/sim/visitor.py ``accepted``)."""
+        if speaker != self.session.visitor_name or interview.invitation(speaker, line, said_at) is None:
+            return
+        act = dialogue.act_of(reply.source)[0] or dialogue.act_by_rule(reply.text, line)
+        if act == dialogue.ACCEPT:
+            visiting.accepted(self.session.sim, name, speaker, line, reply.text, reply.source, said_at)
+
     def part(self, name: str) -> Done | Refused:
         """The held resident says goodbye (the player has fallen silent) and goes back to its
         day: ``Done`` with the goodbye line. NOT_HELD when it is not stopped to talk."""
@@ -286,6 +297,8 @@ class Commands:
                 # owed first: a save taken before the job has kept it still carries the exchange
                 owed = interview.owe_exchange(mind, me, text, value, now=now)
                 sim.call(name, interview.keep_exchange, mind, me, text, value, now=now, owed=owed, on_result=kept)
+                if ticket.heard:
+                    self._accepted(name, me, text, value, now)
             on_answer(self._answer(ticket, history, value, error))
 
         sim.call(name, interview.answer_now, mind, me, text, now=now, speaker_is=speaker_is, history=history,

@@ -12,6 +12,11 @@ logged as a ``line`` event with ``greeting=True`` and ``partner=<visitor>``
 (bubbles show it), and the ``on_greeting`` callbacks run (the window toasts
 it). The player answers with the chat box. The same pair is not greeted again
 for the sim's ``conversation_cooldown_min``.
+
+A host whose gathering goes on greets the visitor there by name, naming it, when the
+visitor said they would come (``welcome_guests``: the mind knows, ``Mind.welcome``, a
+rule's line; asked of the residents in the visitor's arena once each half hour). The
+same road as a greeting: the feed, bubbles, the toast, and the host remembers it.
 """
 from __future__ import annotations
 
@@ -65,6 +70,8 @@ class PlaySimulation(Simulation):
         # Lines made on the pool wait here for the main thread: (epoch, resident, visitor, utterance, time).
         self._said: queue.SimpleQueue[tuple[int, str, str, Any, datetime]] = queue.SimpleQueue()
         self._epoch = 0  # a load starts a new epoch: lines asked before it are dropped
+        self._welcome_asked: set[str] = set()  # residents asked this half hour whether they host the visitor
+        self._welcome_slot: datetime | None = None
 
     # -- offering the visitor -------------------------------------------------------
     @property
@@ -111,7 +118,8 @@ class PlaySimulation(Simulation):
         visitor = v.name
 
         def job() -> Utterance:
-            u = mind.utter(conv, now, doing)
+            welcome = getattr(mind, "welcome", None)  # a stand-in mind (lab/standins.py) has none
+            u = (welcome(visitor, now) if welcome else None) or mind.utter(conv, now, doing)  # at its gathering
             box.put((epoch, name, visitor, u, now))
             said = Conversation(conv.participants, conv.address, conv.started, [u])
             try:
@@ -125,6 +133,46 @@ class PlaySimulation(Simulation):
         self.log_event(name, "chat", f"greets {visitor}", conv.address, partner=visitor, greeting=True,
                        note=note or None)
         return True
+
+    def welcome_guests(self) -> None:
+        """The residents in the visitor's arena are asked, once each half hour and on the pool,
+        whether they host a gathering going on now that the visitor said they would come to
+        (``Mind.welcome``); such a host greets the visitor by name. Nothing is said otherwise."""
+        v = self.bodies.get(self.visitor) if self.visitor and not self.controlled else None
+        if v is None or not self.greet_visitor:
+            return
+        slot = self.now.replace(minute=self.now.minute // 30 * 30, second=0, microsecond=0)
+        if slot != self._welcome_slot:
+            self._welcome_slot, self._welcome_asked = slot, set()
+        here = self.area(v.tile)
+        for name, b in self.bodies.items():
+            if (b.visitor or name in self._welcome_asked or name not in self.minds or b.conversation is not None
+                    or self.held(name) or self.area(b.tile) != here):
+                continue
+            if not self.jobs.free(name) or self.jobs.has_waiting(name):
+                continue  # its own work first: asked on a later step
+            if self._ask_welcome(name, v.name, here):
+                self._welcome_asked.add(name)
+
+    def _ask_welcome(self, name: str, visitor: str, address: str) -> bool:
+        """``Mind.welcome`` as the resident's job; its line, if any, goes the greetings' road."""
+        mind = self.minds[name]
+        now, epoch, box = self.now, self._epoch, self._said
+        if not hasattr(mind, "welcome"):
+            return True  # a stand-in mind (lab/standins.py): nobody it hosts
+
+        def job() -> Utterance | None:
+            u = mind.welcome(visitor, now)
+            if u is None:
+                return None
+            box.put((epoch, name, visitor, u, now))
+            try:
+                mind.end_conversation(Conversation((name, visitor), address, now, [u]), now)  # it remembers it
+            except Exception:
+                log.exception("%s could not remember welcoming %s", name, visitor)
+            return u
+
+        return self.jobs.submit(name, Job.greet(visitor), job)
 
     def collect_greetings(self) -> list[Greeting]:
         """Greeting lines finished on the pool -> ``greetings``, events, callbacks (main thread)."""
@@ -141,6 +189,8 @@ class PlaySimulation(Simulation):
             if not text:
                 log.warning("%s's greeting for %s came back empty; a plain hello stands in", name, visitor)
                 text, source = plain_hello(visitor), pv.fallback("an empty greeting")
+            if not conversations.in_cooldown(self, name, visitor):
+                conversations.start_cooldown(self, name, visitor)  # a welcome: no greeting right after
             g = Greeting(name, visitor, text, self.now)
             self.greetings.append(g)
             del self.greetings[:-KEEP]
@@ -168,6 +218,7 @@ class PlaySimulation(Simulation):
 
     def step(self) -> None:
         super().step()
+        self.welcome_guests()
         self.collect_greetings()
 
     def from_state(self, state: dict[str, Any]) -> None:

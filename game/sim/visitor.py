@@ -2,7 +2,7 @@
 holding a resident still while the visitor talks with it (the chat window); the
 resident's goodbye when the visitor falls silent (``part``); and the visitor's yes to
 a resident's invitation, remembered on the resident's side as residents remember
-theirs (``agree``).
+theirs (``agree``), and a resident's yes to the visitor's own invitation (``accepted``).
 
 Functions over a ``Simulation``'s public state (what they use of it: ``VisitorSim``,
 ``TalkSim``); the simulation and the town's commands (game/runs/commands.py) call them.
@@ -165,12 +165,34 @@ def agree(sim: TalkSim, resident: str, visitor: str, offer: str, source: str, re
     side, checked and planned around as any, and the memo of the talk). A save carries the
     job (the sim's queued conversations) and the loaded game redoes it. False when the
     resident has no mind here."""
+    lines = [Utterance(resident, offer, False, offer_source(source)),
+             Utterance(visitor, reply, False, pv.tag(pv.RULE, f"{pv.PLAYER}; act {dialogue.ACCEPT}"))]
+    return _remembered(sim, resident, visitor, lines, offered_at)
+
+
+def accepted(sim: TalkSim, resident: str, visitor: str, invitation: str, reply: str, source: str,
+             offered_at: datetime) -> bool:
+    """``agree`` the other way round: the resident said yes (``reply``, its provenance ``source``)
+    to the visitor's invitation (``invitation``: "I'm having a picnic at Johnson Park tomorrow
+    at noon, will you come?"). It remembers the two lines by its own ``end_conversation``: an
+    arrangement to go (agreed with the visitor), checked and planned around as any. False
+    when the resident has no mind here."""
+    kind = pv.kind_of(source)
+    why = _ACT.sub("", pv.why_of(source)).strip()
+    answer = pv.tag(kind if kind in pv.KINDS else pv.MODEL, f"{why}; act {dialogue.ACCEPT}" if why
+                    else f"act {dialogue.ACCEPT}")
+    lines = [Utterance(visitor, invitation, False, pv.tag(pv.RULE, f"{pv.PLAYER}; act {dialogue.INVITE}")),
+             Utterance(resident, reply, False, answer)]
+    return _remembered(sim, resident, visitor, lines, offered_at)
+
+
+def _remembered(sim: TalkSim, resident: str, visitor: str, lines: list[Utterance], offered_at: datetime) -> bool:
+    """The resident remembers an exchange with the visitor as a conversation between residents
+    is remembered: its own ``end_conversation``, queued as its next job."""
     mind = sim.minds.get(resident)
     b = sim.bodies.get(resident)
     if mind is None or b is None:
         return False
-    lines = [Utterance(resident, offer, False, offer_source(source)),
-             Utterance(visitor, reply, False, pv.tag(pv.RULE, f"{pv.PLAYER}; act {dialogue.ACCEPT}"))]
     conv = Conversation((resident, visitor), sim.area(b.tile), offered_at, lines)
     sim.jobs.queue(resident, Job.end_conversation(0, conv, sim.now), mind.end_conversation, conv, sim.now)
     return True
