@@ -168,11 +168,11 @@ def test_ideas_come_from_who_one_is_at_places_one_knows_and_hours_one_is_free():
     m.now = wake
     found = stories.ideas(m, wake)
     assert found and found[0].what == "photo walk" and found[0].place == "Johnson Park"
-    assert all(i.start >= 7 and i.end <= 22 for i in found)
+    assert all(i.start >= 7 and i.end <= 22 and i.day == wake.date() + timedelta(days=1) for i in found)
     assert dt.parse(found[0].intention(), wake, teller=m.name).host == m.name
 
 
-def test_a_chosen_story_is_an_intention_the_day_plan_hosts_and_invites_to():
+def test_a_chosen_story_is_an_intention_invited_to_today_and_hosted_tomorrow():
     m = mind(who=latoya(), story="1")
     wake = a_day_she_considers(m.name)
     m.start_turn(wake)
@@ -180,8 +180,11 @@ def test_a_chosen_story_is_an_intention_the_day_plan_hosts_and_invites_to():
     days.new_day(m)
     intentions = [x for x in m.memory.nodes if x.kind == "thought" and "I want to host a photo walk" in x.description]
     assert len(intentions) == 1 and "chosen from" in intentions[0].source
+    inviting = [x for x in m.today.plan if x.description.startswith("inviting friends to the photo walk")]
+    assert inviting and all(12 <= x.start.hour < 19 for x in inviting)
+    m.now = wake + timedelta(days=1)
+    days.new_day(m)
     assert any(x.description.startswith("hosting the photo walk") for x in m.today.plan)
-    assert any(x.description.startswith("inviting friends to the photo walk") for x in m.today.plan)
 
 
 def test_no_story_on_a_day_one_does_not_consider_or_already_has_a_gathering():
@@ -192,7 +195,8 @@ def test_no_story_on_a_day_one_does_not_consider_or_already_has_a_gathering():
     m.now = day.replace(hour=7)
     assert stories.maybe_start(m, day.replace(hour=7)) is None
     wake = a_day_she_considers(m.name)
-    picnic = f"I want to host a picnic at Johnson Park on {wake:%B} {wake.day}, from 12 pm to 2 pm"
+    after = wake + timedelta(days=1)
+    picnic = f"I want to host a picnic at Johnson Park on {after:%B} {after.day}, from 12 pm to 2 pm"
     busy = mind(who=latoya(), story="1", thoughts=[picnic])
     busy.start_turn(wake)
     busy.now = wake

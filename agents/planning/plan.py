@@ -704,6 +704,9 @@ def with_engagements(skeleton: list[PlanItem], engagements: Sequence[agenda.Enga
     return skeleton, placed
 
 
+INVITE_HOURS = (12, 19)  # the day before a gathering of one's own, the slots it may invite people in
+
+
 def chosen_day_plan(m: Planner, day: datetime, skeleton: list[PlanItem], directive: str) -> list[PlanItem]:
     """One call: the model chooses each slot's words among candidates (slot_candidates);
     no call when no slot offers a choice. The resident's engagements (agents/planning/agenda.py)
@@ -715,12 +718,16 @@ def chosen_day_plan(m: Planner, day: datetime, skeleton: list[PlanItem], directi
     engagements = agenda_of(m, day)
     skeleton, placed = with_engagements(skeleton, engagements)
     origins: dict[tuple[str, str], str] = {}
-    invites = [e for e in engagements if e.invitation()]
+    # a gathering of its own tomorrow (agents/planning/stories.py): today's afternoon is for inviting people
+    tomorrow = [e for e in agenda_of(m, day + timedelta(days=1)) if e.kind == agenda.INTENTION and e.invitation()]
+    invites = [e for e in engagements if e.invitation()] + tomorrow
     wanted = intended(directive, m.name)
     offered: dict[str, list[tuple[str, str]]] = {}
     for x in skeleton[:-1]:
         key = f"{x.start:%H:%M}"
-        inviting = [e for e in invites if x.start < e.start]  # inviting people, in the slots before the event
+        # inviting people, in the slots before the event (the day before: from noon to seven)
+        inviting = [e for e in invites if x.start < e.start and (e.start.date() == x.start.date()
+                                                                 or INVITE_HOURS[0] <= x.start.hour < INVITE_HOURS[1])]
         special = wanted + [e.invitation() for e in inviting]
         offered[key] = slot_candidates(x, m.persona, m.spatial, own, special=special)
         origins.update({(key, e.invitation()): e.origin() for e in inviting})

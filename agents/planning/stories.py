@@ -1,8 +1,9 @@
 """Stories the residents start themselves (issue 45): a gathering of one's own.
 
 The scenario seeds the first stories (Isabella's party, Sam's candidacy); the town
-must start the rest. On some mornings a resident may decide to host something that
-day, drawn from who it is and what it remembers:
+must start the rest. On some mornings a resident may decide to host something the
+next day (a day to invite people: the paper's party was decided the day before), drawn from
+who it is and what it remembers:
 
 - its work and interests ("a photographer" -> a photo walk in Johnson Park; "studies
   physics" -> a study group at Oak Hill College; "a poet" -> a poetry reading);
@@ -21,15 +22,15 @@ invites, the listeners plan to come, and afterwards those who came remember it
 
 Who considers it on a day is decided by the name and the day alone (about one resident in
 ``SHARE``; one with a campaign of its own every other day), so a mind's choice never hangs
-on another's order, and not on a day it already knows of a gathering (the seeded party's
-day stays the party's).
+on another's order; and nothing for a day it already knows of a gathering on (the seeded
+party's day stays the party's).
 """
 from __future__ import annotations
 
 import re
 import zlib
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any, Protocol
 
 from agents.explain import provenance as pv
@@ -105,19 +106,20 @@ def aims(m: Storyteller) -> str:
 
 
 def ideas(m: Storyteller, wake: datetime) -> list[Idea]:
-    """What the resident could host today: from its description and its own thoughts, at a
-    place it knows, after it wakes, clear of its engagements; each read back as its own
-    intention by the agenda (so the day plan will hold it)."""
+    """What the resident could host tomorrow: from its description and its own thoughts, at a
+    place it knows, clear of its engagements that day; each read back as its own intention by
+    the agenda (so that day's plan will hold it, and today's afternoon the inviting)."""
     about = f"{m.persona.description}; {m.persona.traits}; {aims(m)}"
-    busy = agenda.engagements(m.memory.nodes, m.today.arrangements, m.persona, m.spatial,
-                              wake.date())
+    day = wake.date() + timedelta(days=1)
+    busy = agenda.engagements(m.memory.nodes, m.today.arrangements, m.persona, m.spatial, day)
     out: list[Idea] = []
     for pattern, what, place, start, end in (*IDEAS, (r"", *ANYONE)):
         if not re.search(pattern, about, re.I) or any(i.what == what for i in out):
             continue
-        idea = Idea(what, place, wake.date(), start, end)
-        begins, ends = wake.replace(hour=start, minute=0), wake.replace(hour=end, minute=0)
-        if begins < wake.replace(minute=0) or any(e.start < ends and begins < e.end for e in busy):
+        idea = Idea(what, place, day, start, end)
+        begins = datetime.combine(day, datetime.min.time()) + timedelta(hours=start)
+        ends = begins + timedelta(hours=end - start)
+        if any(e.start < ends and begins < e.end for e in busy):
             continue
         node = MemoryNode(-1, "thought", idea.intention(), wake, wake, IMPORTANCE, subject=m.name)
         e = agenda.engagement_of(node, m.persona, m.spatial)
@@ -133,10 +135,11 @@ def knows_of_a_gathering(m: Storyteller, day: date) -> bool:
 
 
 def maybe_start(m: Storyteller, wake: datetime) -> str | None:
-    """On a day it considers it, the model chooses one gathering to host (or none); the
+    """On a day it considers it, the model chooses one gathering to host tomorrow (or none); the
     choice is kept as the resident's intention. Its words, or None."""
     driven = bool(re.search(IDEAS[0][0], aims(m), re.I))  # an aim to campaign for
-    if not considers(m.name, wake.date(), driven) or knows_of_a_gathering(m, wake.date()):
+    tomorrow = wake.date() + timedelta(days=1)
+    if not considers(m.name, wake.date(), driven) or knows_of_a_gathering(m, tomorrow):
         return None
     found = ideas(m, wake)
     if not found:
@@ -145,6 +148,7 @@ def maybe_start(m: Storyteller, wake: datetime) -> str | None:
     memories = "\n".join(f"- {x.description}" for x in m.retrieve(f"{m.name}'s interests, friends and plans", k=4)
                          if gr.offered(x, wake)) or "- (nothing)"
     got, why = m.ask(schema, "story_choose", "story_choose", schema(fact=gr.NONE), date=f"{wake:%A %B %d}",
+                     tomorrow=f"{tomorrow:%A %B %d}",
                      memories=memories, options="\n".join(f"{i}. {x.option()}" for i, x in enumerate(found, 1)))
     if why is not None:
         m.note_fallback("story", why)
