@@ -20,8 +20,8 @@ from datetime import date, datetime, timedelta
 # their first word: "reading" or "walk" alone is an activity, "a poetry reading" an event.
 EVENT_WORDS = (r"party|celebration|gathering|get-together|concert|festival|potluck|picnic|barbecue|fundraiser|"
                r"debate|rally|wedding|exhibition|game night|open mic|screening|recital|tournament|"
-               r"campaign rally|study group|photo walk|poetry reading|book reading|jam session|book club|sketching session|"
-               r"comedy night|discussion evening|town hall")
+               r"campaign rally|study group|photo walk|poetry reading|book reading|jam session|book club|"
+               r"sketching session|comedy night|discussion evening|town hall")
 MONTHS = ("January February March April May June July August September October November December").split()
 _MONTH_NAME = r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
 _MONTH = _MONTH_NAME + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b"  # "February 14", "Feb 14th"
