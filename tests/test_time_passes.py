@@ -244,3 +244,27 @@ def test_what_was_said_to_one_about_oneself_is_not_retold_with_its_you():
     texts = [o.text for o in dg.tells(ayesha, dg.voice(ayesha, c), c, ayesha.memory.nodes, [],
                                       datetime(2023, 2, 14, 20, 30))]
     assert not [t for t in texts if "came" in t]
+
+
+def test_the_day_after_how_a_gathering_went_is_told_first():
+    m = mind()
+    m.start_turn(datetime(2023, 2, 14, 19, 10))
+    m.remember("thought", "I hosted the Valentine's Day party at Hobbs Cafe on February 14; Klaus Mueller came.", 5,
+               subject=m.name, source=recaps.RECAP)
+    m.remember("thought", "Sam Moore is running for mayor of the Ville and needs votes", 9, subject=m.name)
+    m.start_turn(FEB15)
+    c = Conversation((m.name, "Ayesha Khan"), "the Ville:Hobbs Cafe:cafe", FEB15)
+    first = dg.tells(m, dg.voice(m, c), c, m.memory.nodes, [], FEB15)[0]
+    assert "party at Hobbs Cafe yesterday" in first.text
+    later = datetime(2023, 2, 16, 9)
+    c = Conversation((m.name, "Ayesha Khan"), "the Ville:Hobbs Cafe:cafe", later)
+    assert "party" not in dg.tells(m, dg.voice(m, c), c, m.memory.nodes, [], later)[0].text
+
+
+def test_one_is_not_asked_about_the_toilet_nor_invited_twice_over():
+    assert not dg._askable("using the toilet") and dg._askable("painting a watercolour")
+    m = mind(who=persona("Maria Lopez"))
+    v = dg.voice(m, Conversation((m.name, "Arthur Burton"), "x", FEB14))
+    for turn in range(12):
+        assert "I'm going, and I'm going" not in dg.wd.invitation(v, "a study group at Oak Hill College", None,
+                                                                  False, turn)

@@ -17,10 +17,9 @@ from game.support.errors import UserError
 from lab.controlled import command, folder, interviews, origin
 from lab.controlled.terminal import rate, write_answers
 from tests.fakes import HashEmbedder, make_gateway
-from tests.test_controlled import _ablate_args, _competent, _rate_args
+from tests.test_controlled import MINDED, _ablate_args, _all_different, _competent, _rate_args
 from tests.test_evaluate import END, MAP, NAMES, make_run
 
-MINDED = ["full", "no_reflection", "no_reflection_planning", "seed_only"]
 ASK = interviews.ask_traced  # the real one, before any test wraps it
 ASKED = len(NAMES) * 5 * len(MINDED)  # --questions 1: one of each of the five categories, every condition
 
@@ -196,14 +195,6 @@ def test_an_older_folder_with_one_human_json_still_reads_and_is_not_written(ev_d
 
 
 # ---------------------------------------------------------------------------- 5. raters' names
-
-
-def _all_different(ev_dir: Path) -> None:
-    data = json.loads((ev_dir / "answers.json").read_text())
-    for it in data["items"]:
-        for lead, c in zip(("Well,", "Hmm,", "So,", "Oh,"), MINDED):
-            it["answers"][c]["text"] = f"{lead} {it['answers'][c]['text']}"
-    (ev_dir / "answers.json").write_text(json.dumps(data), encoding="utf-8")
 
 
 def test_names_that_differ_only_in_accents_or_script_are_different_raters(ev_dir):

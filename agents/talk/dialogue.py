@@ -50,6 +50,7 @@ RESPONSIVE = (ANSWER, REACT, ACCEPT, DECLINE)  # acts that respond to the line b
 MAX_OPTIONS = 5  # a small choice: the 135M model picks well among few
 LINES_EACH = 4  # a side's lines before its goodbye is the only act left
 GOODBYE_FROM = 3  # goodbye is offered once this many lines were said
+RECAP_FRESH = timedelta(hours=30)  # a gathering's recap is told first until the day after it is out
 NEWS_QUERY = "upcoming events, parties, plans and news worth telling {other}"
 _ACT = re.compile(r"\bact (" + "|".join(ACTS) + r")(?: \(([^)]*)\))?\s*$")
 SOCIAL = re.compile(r"\b(lunch|dinner|breakfast|brunch|coffee|tea|drink|drinks|meal|walk|stroll|picnic|snack)\b", re.I)
@@ -65,6 +66,9 @@ _HABIT = re.compile(r'told \w+: "(?:[^".!?]*[.!?] |[A-Z][a-z]+, )?I (?:often |us
 # candidacy) is news to tell: keeping it too stopped the candidacy spreading (4% of the town).
 _SECRET = re.compile(r"\bsecret|\bnot told anyone|\bhave not told|\bnobody knows\b(?! yet)", re.I)
 _TIMES = re.compile(r"\b\d{1,2}:\d\d\b")
+# What one does not ask someone about, seen doing it
+_PRIVATE = re.compile(r"\b(toilet|bathroom|shower\w*|bath|washing up|brushing (?:my |his |her )?teeth|undress\w*)\b",
+                      re.I)
 # A reflection that counts (agents/recall/insights.py: people, places, topics), not one that says something
 _COUNTED = re.compile(r"^I (?:often talk with|see a lot of|often spend time)\b|^Lately I spend most of my time\b|"
                       r"\bkeeps? coming up\.?$")
@@ -401,7 +405,9 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
     out: list[Option] = []
     # One introduction a conversation: four self-descriptions in a row were no conversation.
     introduced = any(u.speaker == m.name and _seed(m, gr.memory_of(u.source)) for u in c.lines)
-    for x in sorted(nodes, key=lambda x: (-x.importance, -x.id)):
+    # how a gathering went, the day after, first: what happened yesterday is what one talks of
+    fresh = {x.id for x in nodes if pv.why_of(x.source).startswith(pv.RECAP) and now - x.created < RECAP_FRESH}
+    for x in sorted(nodes, key=lambda x: (x.id not in fresh, -x.importance, -x.id)):
         d = x.description
         if x.kind not in gr.DURABLE_KINDS or d.startswith("conversed with") or not gr.offered(x, now):
             continue
@@ -734,8 +740,9 @@ def ask(m: Any, v: wd.Voice, lines: list[Utterance], turn: int, nodes: list[Memo
 def _askable(doing: str) -> bool:
     """What the other was seen doing is worth asking about: an activity, not a walk or the talk."""
     first = doing.split()[0].lower() if doing.split() else ""
-    return activity.is_gerund(first) and first not in ("chatting", "talking", "conversing", "walking", "going",
-                                                       "heading", "sleeping", "waiting", "idling")
+    return (activity.is_gerund(first) and first not in ("chatting", "talking", "conversing", "walking", "going",
+                                                        "heading", "sleeping", "waiting", "idling")
+            and not _PRIVATE.search(doing))  # "How is using the toilet going?"
 
 
 def shared_acquaintance(m: Any, other: str, nodes: list[MemoryNode]) -> str | None:

@@ -174,7 +174,8 @@ def invitation(v: Voice, event_words: str, host_first: str | None, hosting: bool
                        f"{f}, would you like to come to {ev}? I'm hosting it.",
                        f"{f}, there's {ev}, and I'm hosting it. Will you come?"), "invite", turn)
     host = f"{host_first} is hosting it" if host_first else "I'm going"
-    return v.pick((f"{f}, there's {ev}. {host}, and I'm going. Would you like to come?",
+    both = f"{host}, and I'm going" if host_first else host  # not "I'm going, and I'm going"
+    return v.pick((f"{f}, there's {ev}. {both}. Would you like to come?",
                    f"{f}, would you like to come with me to {ev}? {host}.",
                    f"{f}, I'm going to {ev}. Want to come along?",
                    f"{f}, come along to {ev}! {host}."), "invite", turn)
