@@ -268,3 +268,15 @@ def test_one_is_not_asked_about_the_toilet_nor_invited_twice_over():
     for turn in range(12):
         assert "I'm going, and I'm going" not in dg.wd.invitation(v, "a study group at Oak Hill College", None,
                                                                   False, turn)
+
+
+def test_a_party_broken_into_steps_at_its_place_was_attended():
+    m = mind()
+    start = datetime(2023, 2, 14, 17)
+    m.today.plan = [PlanItem(start, 120, "hosting the Valentine's Day party at Hobbs Cafe", "the Ville:Hobbs Cafe:cafe",
+                             "")]
+    m.today.log = ["17:00 greeting the guests at the door (Hobbs Cafe:cafe)"]
+    m.now = datetime(2023, 2, 14, 19, 5)
+    assert recaps.remember_how_it_went(m)
+    m.today.recapped, m.today.log = [], ["17:00 reading a book (Isabella Rodriguez's apartment:main room)"]
+    assert recaps.remember_how_it_went(m) == []

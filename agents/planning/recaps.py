@@ -70,15 +70,18 @@ def gathering(item: PlanItem) -> tuple[bool, str, str] | None:
     return m.group(1) == "hosting", m.group(2), re.sub(r"\s*\(.*\)$", "", m.group(3))
 
 
-def was_there(today: Today, item: PlanItem, what: str) -> bool:
+def was_there(today: Today, item: PlanItem, what: str, where: str = "") -> bool:
     """Whether the resident's actions during the item were the gathering itself (it may have
-    been held up elsewhere, or changed its plan)."""
+    been held up elsewhere, or changed its plan): named so, or at its place (a party broken
+    into steps is "greeting the guests at the door (Hobbs Cafe:cafe)")."""
     for line in today.log:
         m = _LOGGED.match(line)
         if m is None:
             continue
         t = item.start.replace(hour=int(m.group(1)), minute=int(m.group(2)))
-        if item.start <= t < item.end and what.lower() in m.group(3).lower():
+        doing = m.group(3).lower()
+        at = doing.rsplit("(", 1)[-1] if doing.endswith(")") else ""
+        if item.start <= t < item.end and (what.lower() in doing or (where and where.lower() in at)):
             return True
     return False
 
@@ -155,7 +158,7 @@ def remember_how_it_went(m: Recalling) -> list[str]:
             continue
         m.today.recapped.append(key)
         hosting, what, where = found
-        if not was_there(m.today, item, what):
+        if not was_there(m.today, item, what, where):
             continue
         day_said = f"on {dt.MONTHS[item.start.month - 1]} {item.start.day}"
         text = words(hosting, what, where, day_said, who_came(m.memory, m.name, item))
