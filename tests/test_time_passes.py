@@ -280,3 +280,11 @@ def test_a_party_broken_into_steps_at_its_place_was_attended():
     assert recaps.remember_how_it_went(m)
     m.today.recapped, m.today.log = [], ["17:00 reading a book (Isabella Rodriguez's apartment:main room)"]
     assert recaps.remember_how_it_went(m) == []
+
+
+def test_a_gathering_of_ones_own_is_looked_forward_to_by_its_whole_name():
+    known = insights.Known("Sam Moore", set(), {"The Rose and Crown Pub"})
+    x = MemoryNode(1, "thought", "I want to host a game night at The Rose and Crown Pub on February 16, from 7 pm to "
+                   "9 pm, and to invite my friends", FEB15, FEB15, 7, subject="Sam Moore")
+    (c,) = insights.ahead([x], known, FEB15)
+    assert "hosting the game night at The Rose and Crown Pub on February 16" in c.text

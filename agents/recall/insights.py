@@ -48,7 +48,9 @@ MONTHS = ("January February March April May June July August September October N
 WEEKDAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
 CALENDAR = set(MONTHS) | set(WEEKDAYS) | {"Valentine", "Valentines", "Day", "Christmas", "Easter", "Eve", "New",
                                           "Year"}
-EVENT_NOUNS = ("party", "celebration", "gathering", "festival", "concert", "show", "exhibition", "exhibit",
+EVENT_NOUNS = ("game night", "study group", "photo walk", "book reading", "poetry reading", "jam session",  # first:
+               "sketching session", "comedy night", "discussion evening", "campaign rally",  # not "the game"
+               "party", "celebration", "gathering", "festival", "concert", "show", "exhibition", "exhibit",
                "performance", "recital", "reading", "match", "tournament", "meeting", "dinner", "lunch", "breakfast",
                "election", "debate", "rally", "fair", "opening", "wedding", "birthday", "picnic", "lecture",
                "seminar", "workshop", "competition", "game", "meetup", "get-together", "ceremony", "screening")
