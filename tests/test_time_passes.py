@@ -288,3 +288,10 @@ def test_a_gathering_of_ones_own_is_looked_forward_to_by_its_whole_name():
                    "9 pm, and to invite my friends", FEB15, FEB15, 7, subject="Sam Moore")
     (c,) = insights.ahead([x], known, FEB15)
     assert "hosting the game night at The Rose and Crown Pub on February 16" in c.text
+
+
+def test_whatever_it_is_called_a_thing_looked_forward_to_is_over_the_day_after():
+    """Arthur on Feb 15: "I am looking forward to hosting the game at The Rose and Crown Pub yesterday ..." """
+    said = "I am looking forward to hosting the game at The Rose and Crown Pub on February 14 from 7 pm to 9 pm."
+    assert not dt.ended(said, FEB14, datetime(2023, 2, 14, 18)) and dt.ended(said, FEB14, FEB15)
+    assert not dt.ended("I painted the garden on February 14.", FEB14, FEB15)  # a fact of the past is no plan

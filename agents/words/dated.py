@@ -53,6 +53,7 @@ _NOON = re.compile(r"\b(at\s+)?(?:12\s*)?(?:noon|midday)\b", re.I)
 
 def _noon(m: re.Match) -> str:
     return f"{m.group(1) or ''}12 pm" if m.group(1) or m.group(0)[:2] == "12" else m.group(0)
+_AHEAD = re.compile(r"\b(looking forward|want to|going to|plan(?:ning)? to|invit\w*|host(?:ing)?)\b", re.I)
 _PAST_TENSE = re.compile(r"\b(hosted|went|came|was|were|enjoyed|missed|had)\b", re.I)
 DEFAULT_MINUTES = 120  # an event whose end no memory states lasts this long
 
@@ -210,8 +211,10 @@ def ended(text: str, made: datetime, now: datetime) -> bool:
         return ev.starts() + timedelta(minutes=ev.minutes()) <= now
     # No hour: "I am looking forward to the party at Hobbs Cafe on February 14" is over the day after
     # (unless it says so itself: "I hosted the party on February 14; Klaus came").
+    # Nor any dated thing looked forward to, whatever it is called ("hosting the game at the pub on
+    # February 14 from 7 pm to 9 pm": "game" is no event word, but it was over the day after).
     t = " ".join(str(text or "").split())
-    day = _day(t, made) if _WHAT.search(t) else None
+    day = _day(t, made) if _WHAT.search(t) or _AHEAD.search(t) else None
     return day is not None and day < now.date() and not _PAST_TENSE.search(t)
 
 
