@@ -68,7 +68,7 @@ def test_a_branchs_save_keeps_its_people_and_evaluates(forked, arm, tmp_path):
 def test_a_branch_evaluates_its_ablations(forked, tmp_path):
     exp, people = forked
     assert main(["evaluate", str(_branch(exp, "control")), "--ablations", "--agent", people[26].name, "--questions",
-                 "1", "--out", str(tmp_path / "abl"), "--map", str(MAP), *MODEL]) == 0
+                 "1", "--out", str(tmp_path / "ablations"), "--map", str(MAP), *MODEL]) == 0
 
 
 @pytest.mark.parametrize("arm", ["control", "treatment"])
