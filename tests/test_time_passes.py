@@ -11,7 +11,7 @@ from agents.planning import day as days
 from agents.planning import recaps, stories
 from agents.planning.plan import PlanItem
 from agents.recall import grounding as gr
-from agents.recall import insights
+from agents.recall import insights, reflect
 from agents.recall.memory import MemoryNode
 from agents.residents.mind_settings import MindSettings
 from agents.residents.persona import Persona
@@ -224,10 +224,11 @@ def test_the_model_may_host_nothing_and_a_failed_answer_is_counted():
 def test_a_reflection_that_counts_is_not_recited_as_news():
     m = mind()
     m.start_turn(FEB14)
-    m.remember_many([dict(kind="reflection", text=t, importance=6, subject=m.name,
-                          source=pv.tag(pv.REPAIRED, f"{gr.GROUNDED}: chosen from 4 insights"))
-                     for t in ("I often talk with Klaus Mueller.", "The coffee keeps coming up.",
-                               "Lately I spend most of my time at Hobbs Cafe.")])
+    m.remember_many([dict(kind="reflection", text=c.text, importance=6, subject=m.name,
+                          source=reflect.grounded_source(c, 4))
+                     for c in (insights.Candidate("people", "I often talk with Klaus Mueller.", (1, 2)),
+                               insights.Candidate("topic", "The coffee keeps coming up.", (1, 3)),
+                               insights.Candidate("places", "Lately I spend most of my time at Hobbs Cafe.", (2,)))])
     c = Conversation((m.name, "Klaus Mueller"), "the Ville:Hobbs Cafe:cafe", FEB14)
     texts = " ".join(o.text for o in dg.tells(m, dg.voice(m, c), c, m.memory.nodes, [], FEB14))
     assert "often talk" not in texts and "coming up" not in texts and "most of my time" not in texts

@@ -34,6 +34,8 @@ from agents.words import activity
 from agents.words import dated as dt
 
 KINDS = ("ahead", "people", "topic", "places")
+TALLIES = ("people", "topic", "places")  # kinds that count what happened: true, but no news to tell
+_KIND_IN_SOURCE = re.compile(r"\binsights \((\w+), from memories\b")
 MAX_CANDIDATES = 6  # what the chooser sees: each costs prompt tokens and a branch of the grammar
 MAX_EVIDENCE = 8  # memories a candidate cites (the most recent of those it rests on)
 TALKS_OFTEN = 2  # conversations with someone that make "I often talk with ..."
@@ -145,6 +147,14 @@ def known_of(me: str, people: Iterable[str], nodes: Iterable[MemoryNode], spatia
 
 
 # ---------------------------------------------------------------------------- the rules
+
+def kind_of(source: str | None) -> str | None:
+    """The kind of rule a grounded reflection came from, as its provenance records it
+    (agents/recall/reflect.py ``grounded_source``: "... chosen from 4 insights (people, from
+    memories #3, #9)"), or None."""
+    m = _KIND_IN_SOURCE.search(str(source or ""))
+    return m.group(1) if m else None
+
 
 def _offered(x: MemoryNode) -> bool:
     """A memory a rule may read: not a prompt's echo, and no reflection the model wrote
@@ -434,6 +444,7 @@ __all__ = [
     "Known",
     "ahead",
     "derive",
+    "kind_of",
     "known_of",
     "people",
     "places",

@@ -36,6 +36,7 @@ from agents.planning import agenda
 from agents.planning.arrangements import keywords_overlap
 from agents.planning.plan import item_at
 from agents.recall import grounding as gr
+from agents.recall import insights
 from agents.recall.memory import MemoryNode
 from agents.support.types import Conversation, Utterance
 from agents.talk import wording as wd
@@ -69,9 +70,6 @@ _TIMES = re.compile(r"\b\d{1,2}:\d\d\b")
 # What one does not ask someone about, seen doing it
 _PRIVATE = re.compile(r"\b(toilet|bathroom|shower\w*|bath|washing up|brushing (?:my |his |her )?teeth|undress\w*)\b",
                       re.I)
-# A reflection that counts (agents/recall/insights.py: people, places, topics), not one that says something
-_COUNTED = re.compile(r"^I (?:often talk with|see a lot of|often spend time)\b|^Lately I spend most of my time\b|"
-                      r"\bkeeps? coming up\.?$")
 
 
 @dataclass
@@ -423,7 +421,7 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
             continue  # what someone said of their day or habits, or asked, is no news to pass on
         if k is None and heard and re.search(r'told \w+: "[^"]*\byou\b', d, re.I):
             continue  # said to oneself ("... Klaus and you came"): retold, "you" named the wrong one
-        if x.kind == "reflection" and _COUNTED.search(d):
+        if x.kind == "reflection" and insights.kind_of(x.source) in insights.TALLIES:
             continue  # "I often talk with you" is a tally, not news: recited, it was filler (issue 45)
         if x.predicate == "declined" or _babble(d):
             continue  # a refusal is no news; a model's babble ("I'm not your best friend. ... I'm not ...") neither

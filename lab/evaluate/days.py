@@ -96,11 +96,10 @@ def gatherings(events: list[dict], states: dict[str, dict] | None = None) -> lis
             continue  # planned, but the host was not there
         came = sorted(who for who, spans_of in stays.items()
                       if who != host and any(a < end and (b is None or b > start) for a, b in spans_of))
-        word = what.lower().split()[-1]
-        heard = sorted(who for who in came if any(
-            e.get("kind") == "line" and word in str(e.get("text") or "").lower()
-            and who in (e.get("resident"), e.get("partner")) and str(e.get("time")) < start.isoformat(sep=" ")
-            for e in events))
+        word, before = what.lower().split()[-1], start.isoformat(sep=" ")
+        told = {who for e in events if e.get("kind") == "line" and str(e.get("time")) < before
+                and word in str(e.get("text") or "").lower() for who in (e.get("resident"), e.get("partner"))}
+        heard = sorted(who for who in came if who in told)  # said it, or was told it, before it began
         out.append({"host": host, "what": what, "where": sector, "from": f"{start:%Y-%m-%d %H:%M}",
                     "to": f"{end:%H:%M}", "came": came, "heard_and_came": heard,
                     "scenario": what.lower() == "valentine's day party"})
