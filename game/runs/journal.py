@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from agents import Utterance, dialogue
+from agents import Utterance, dated, dialogue
 
 log = logging.getLogger(__name__)
 
@@ -40,9 +40,8 @@ _YES = re.compile(r"^\s*(yes|yeah|yep|sure|ok|okay|definitely|absolutely|of cour
 
 
 def clock(t: datetime) -> str:
-    """17:00 -> "5 pm"; 17:30 -> "5:30 pm"."""
-    h = t.hour % 12 or 12
-    return f"{h}:{t.minute:02d} {'am' if t.hour < 12 else 'pm'}" if t.minute else f"{h} {'am' if t.hour < 12 else 'pm'}"
+    """17:00 -> "5 pm"; 17:30 -> "5:30 pm" (as residents say hours: agents' dated.clock)."""
+    return dated.clock(t.hour * 60 + t.minute)
 
 
 def first(name: str | None) -> str:
