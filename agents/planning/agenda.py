@@ -102,7 +102,7 @@ def engagement_of(node: MemoryNode, persona: Persona, spatial: SpatialMemory) ->
     clause = _clause_about(text)
     own = node.kind == "thought" and node.subject in (None, persona.name) and not _TOLD.search(text)
     ev = dt.parse(clause, node.created, teller=persona.name if own and dt.hosting(clause) else None)
-    place = activity_place(ev.place, spatial, persona) if ev is not None else None  # where the event is
+    place = activity_place(ev.place, spatial, persona, ev.what) if ev is not None else None  # where the event is
     if ev is None or place is None:
         return None
     hosting = ev.host == persona.name
@@ -120,16 +120,19 @@ def engagement_of(node: MemoryNode, persona: Persona, spatial: SpatialMemory) ->
                       invites, ev.what)
 
 
-def activity_place(text: str, spatial: SpatialMemory, persona: Persona) -> str | None:
+def activity_place(text: str, spatial: SpatialMemory, persona: Persona, doing: str = "") -> str | None:
     """The known arena the text names by its place's name ("at Hobbs Cafe"); a bare kind of
-    place ("the park") is too vague for an event."""
+    place ("the park") is too vague for an event. Of a place with several arenas, the one
+    the text names, else the first by name where ``doing`` fits: the same for host and guests
+    whatever their workplaces (the study group at Oak Hill College had its host in the
+    classroom and its guest in the library)."""
     t = text.lower()
     for a in spatial.arenas():
         sector = a.split(":")[1].lower()
         if len(sector) > 4 and sector in t:
-            same = [x for x in spatial.arenas() if x.split(":")[1].lower() == sector]
+            same = sorted(x for x in spatial.arenas() if x.split(":")[1].lower() == sector)
             arena = next((x for x in same if x.split(":")[2].lower() in t), None)
-            return arena or (persona.workplace if persona.workplace in same else same[0])
+            return arena or next((x for x in same if activity.fits_place(doing, x)), same[0])
     return None
 
 

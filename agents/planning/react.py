@@ -12,6 +12,7 @@ from typing import Protocol
 from pydantic import BaseModel, Field
 
 from agents.explain import provenance as pv
+from agents.planning.arrangements import keep_arrangements
 from agents.planning.object_use import make_action, pick_object, unusual_state
 from agents.planning.plan import PlanItem, Planner, cut_in, replan_rest
 from agents.planning.today import Today
@@ -78,8 +79,8 @@ def react(m: Reactor, salient: list[Event], address: str) -> Decision | None:
         where = pick_object(m.spatial, arena, text)
     first = PlanItem(now, minutes, text, arena, source)
     today = m.today
-    if m.guided:
-        today.plan = cut_in(today.plan, first)
+    if m.guided:  # what it agreed to still comes after the reaction
+        today.plan = keep_arrangements(cut_in(today.plan, first), today.arrangements, now)
     else:
         today.plan = replan_rest(m, now, f"{m.persona.first_name} notices: {observed}.", first)
     act = make_action(m.spatial, text, where, now, minutes, source=source)

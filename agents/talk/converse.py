@@ -14,8 +14,9 @@ from pydantic import BaseModel, Field, create_model
 
 from agents.explain import provenance as pv
 from agents.planning import recaps
+from agents.planning.agenda import activity_place
 from agents.planning.arrangements import Arrangement, day_labels, keep_arrangements, keywords_overlap
-from agents.planning.plan import PLAN_MINUTES, Planner, place_for, place_from_text, replan_rest
+from agents.planning.plan import PLAN_MINUTES, Planner, place_for, replan_rest
 from agents.planning.today import Today
 from agents.recall import grounding as gr
 from agents.recall.memory import MemoryNode
@@ -434,15 +435,36 @@ def event_arrangement(m: Talker, ev: dt.DatedEvent, other: str, now: datetime) -
     else:
         text = f"going to the {ev.what}"
     made = f"agreed with {other} on {now:%A %B %d}"
-    near = place_from_text(f"at {ev.place}", m.spatial, m.persona)
-    a = checked_arrangement(m, now, ev.starts(), ev.minutes(), text, near, made,
+    near = agreed_place(m, ev)
+    minutes = 60 if ev.meeting and ev.end is None else ev.minutes()  # lunch together: an hour, not an evening
+    a = checked_arrangement(m, now, ev.starts(), minutes, text, near, made,
                             pv.tag(pv.REPAIRED, f"{gr.GROUNDED}: an invitation accepted"))
     if a is None:
         return None
-    for x in list(m.today.arrangements) + list(m.today.plan):
-        if x.start == a.start and keywords_overlap(x.description, a.description):
-            return None  # agreed before (invited twice): one arrangement
+    # Agreed before (invited twice): one arrangement. Only the same doing at the same place is
+    # the same: lunch at home in the plan is no lunch at Hobbs Cafe with Maria (issue 46: the
+    # yes never entered the plan). What the plan holds already is still an arrangement, so
+    # that a later replan keeps it.
+    for x in m.today.arrangements:
+        if x.start == a.start and x.address == a.address and keywords_overlap(x.description, a.description):
+            return None
     return a
+
+
+def agreed_place(m: Talker, ev: dt.DatedEvent) -> str | None:
+    """The arena of the place an invitation or an offer names, chosen as the other side
+    chooses it (agenda.activity_place); a place the resident has not been to is learnt from
+    the words when its name says its kind ("The Rose and Crown Pub": its pub): a yes to
+    lunch there had taken the acceptor to lunch at its own workplace."""
+    found = activity_place(f"at {ev.place}", m.spatial, m.persona, ev.what)
+    if found is not None or not ev.place[:1].isupper():
+        return found
+    kinds = next((k for rx, k in activity.PLACE_WORDS if re.search(rx, ev.place.lower())), set())
+    public = kinds & {"cafe", "pub", "park", "library", "store", "supply store"}
+    if len(kinds) != 1 or not public:
+        return None
+    m.spatial.add(f"{m.spatial.world}:{ev.place}:{public.pop()}", with_defaults=True)
+    return activity_place(f"at {ev.place}", m.spatial, m.persona, ev.what)
 
 
 def checked_arrangement(m: Talker, now: datetime, start: datetime, minutes: int, words: str, addr: str | None,
@@ -560,6 +582,9 @@ def take_arrangement(m: Talker, arrangement: Arrangement, other: str) -> None:
                f"{m.spatial.label(a.address)} ({a.made})")
     m.remember("plan", thought, 6, subject=m.name, source=a.source, rate=True,
                importance_source=pv.tag(pv.RULE, "until the model rates it"))
+    # Kept for today too: every replan, reaction or later plan of the day cuts it in again
+    # (a yes cut into the plan once was lost to the next replan)
+    today.arrangements.append(a)
     if a.start.date() == m.now.date() and today.planned_for == m.now.date():
         if m.guided:
             today.plan = keep_arrangements(today.plan, [a], m.now)
@@ -567,7 +592,6 @@ def take_arrangement(m: Talker, arrangement: Arrangement, other: str) -> None:
             today.plan = replan_rest(
                 m, m.now, f"{first} just agreed with {other}: {a.description} at "
                 f"{m.spatial.label(a.address)} from {a.start:%H:%M} for {a.minutes} minutes.")
+            today.plan = keep_arrangements(today.plan, [a], m.now)
         today.pending = []
-    else:
-        today.arrangements.append(a)
     today.chats.append(f"arranged: {a.line()}")

@@ -1,0 +1,132 @@
+"""What residents agree to, they do (issue 46): a yes to lunch or to a gathering enters the
+plan at once in place of what was there, stays there through later replans and reactions,
+and both sides go to the same arena. Each cause found in the week of 8 residents
+(/tmp/runs/week8) is reproduced here with the scripted model."""
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+
+from agents.mind.core import Mind
+from agents.planning import plan as planning
+from agents.planning.arrangements import keep_arrangements
+from agents.planning.plan import PlanItem, item_at
+from agents.residents.mind_settings import MindSettings
+from agents.support.types import Conversation, Utterance
+from tests.fakes import HashEmbedder, make_gateway
+from tests.scripted_minds import persona, plausible
+
+NOW = datetime(2023, 2, 14, 8, 0)
+NOON = NOW.replace(hour=12)
+HOBBS = "the Ville:Hobbs Cafe:cafe"
+
+
+def resident(name: str, **changes) -> Mind:
+    m = Mind(replace(persona(name), **changes), make_gateway(plausible, timeout=30.0, deadline=60.0),
+             HashEmbedder(64), MindSettings(grounded=True, planning="guided"))
+    m.start_turn(NOW)
+    return m
+
+
+def day_with_lunch_at_home(m: Mind) -> None:
+    """A plan for today with lunch at home at noon, as the guided day plan makes it."""
+    home = m.persona.home
+    m.today.plan = [PlanItem(NOW, 240, "working at the cafe", HOBBS, "model"),
+                    PlanItem(NOON, 60, "having lunch", home, "model"),
+                    PlanItem(NOON.replace(hour=13), 540, "reading a book", home, "model"),
+                    PlanItem(NOW.replace(hour=22), 480, "sleeping", home, "model")]
+    m.today.planned_for = NOW.date()
+
+
+def offer_and_yes(host: str, guest: str, offer: str, act: str = "meet") -> Conversation:
+    said = Utterance(host, offer, source=f"repaired: grounded: today's plan; act {act}")
+    yes = Utterance(guest, "Gladly! I'll join you today at 12 pm.",
+                    source="repaired: grounded: the invitation; chosen from 2 acts; act accept")
+    return Conversation((host, guest), HOBBS, NOW, [said, yes])
+
+
+LUNCH_AT_HOBBS = "Wolfgang, I'll be having lunch at Hobbs Cafe today at 12 pm. Would you like to join me?"
+
+
+def test_a_yes_to_lunch_elsewhere_replaces_lunch_at_home():
+    """week8, Feb 15: Jennifer said yes to lunch with Sam at Hobbs Cafe and cooked lunch at home:
+    her plan's 'having lunch' at noon was taken for the same arrangement, which never entered it."""
+    m = resident("Wolfgang Schulz")
+    day_with_lunch_at_home(m)
+    m.end_conversation(offer_and_yes("Maria Lopez", m.name, LUNCH_AT_HOBBS), NOW)
+    at_noon = item_at(m.today.plan, NOON)
+    assert at_noon is not None and at_noon.address == HOBBS and "Maria Lopez" in at_noon.description
+    assert at_noon.minutes == 60  # lunch together: an hour
+    assert any(x.kind == "plan" and "having lunch with Maria Lopez at Hobbs Cafe" in x.description
+               for x in m.memory.nodes)
+
+
+def test_the_one_who_offered_keeps_it_as_an_arrangement_too():
+    """The offer came from the host's own plan; it is an arrangement all the same (one, however
+    many said yes), so a replan cannot take it away."""
+    m = resident("Maria Lopez")
+    day_with_lunch_at_home(m)
+    m.today.plan[1] = PlanItem(NOON, 60, "having lunch", HOBBS, "model")
+    for guest in ("Wolfgang Schulz", "Klaus Mueller"):
+        offer = LUNCH_AT_HOBBS.replace("Wolfgang", guest.split()[0])
+        m.end_conversation(offer_and_yes(m.name, guest, offer), NOW)
+    assert [a.address for a in m.today.arrangements] == [HOBBS]
+    at_noon = item_at(m.today.plan, NOON)
+    assert at_noon is not None and at_noon.address == HOBBS and at_noon.description == "having lunch"
+
+
+def test_an_arrangement_for_today_survives_a_replan_and_a_reaction():
+    """Cut into the plan once, a yes was lost to the next replan: it was kept only for other days."""
+    m = resident("Wolfgang Schulz")
+    day_with_lunch_at_home(m)
+    m.end_conversation(offer_and_yes("Maria Lopez", m.name, LUNCH_AT_HOBBS), NOW)
+    assert [a.address for a in m.today.arrangements] == [HOBBS]
+    # a replan after news (agents/planning/day.py consider_news) asks every slot again
+    m.today.plan = keep_arrangements(planning.replan_guided(m, NOW.replace(hour=9), ""), m.today.arrangements,
+                                     NOW.replace(hour=9))
+    at_noon = item_at(m.today.plan, NOON)
+    assert at_noon is not None and at_noon.address == HOBBS and "Maria Lopez" in at_noon.description
+    # a plan rewritten by the rule's words: the arrangement comes back
+    day_with_lunch_at_home(m)
+    m.today.plan = keep_arrangements(m.today.plan, m.today.arrangements, NOW)
+    assert item_at(m.today.plan, NOON).address == HOBBS
+
+
+def test_a_place_not_yet_visited_is_learnt_from_the_offer():
+    """Said yes to lunch at The Rose and Crown Pub, which it had never been to: the arrangement
+    went to an arena it knew (Hobbs Cafe), where it ate alone."""
+    m = resident("Wolfgang Schulz")
+    day_with_lunch_at_home(m)
+    assert not m.spatial.knows("the Ville:The Rose and Crown Pub")
+    offer = "Wolfgang, I'll be having lunch at The Rose and Crown Pub today at 12 pm. Would you like to join me?"
+    m.end_conversation(offer_and_yes("Maria Lopez", m.name, offer), NOW)
+    at_noon = item_at(m.today.plan, NOON)
+    assert at_noon is not None and at_noon.address == "the Ville:The Rose and Crown Pub:pub"
+    assert m.spatial.knows("the Ville:The Rose and Crown Pub:pub:bar counter")
+
+
+def test_host_and_guest_go_to_the_same_arena_whatever_their_workplaces():
+    """week8: Maria hosted the study group at Oak Hill College in the classroom (her workplace),
+    Ayesha went to it in the library (hers); neither saw the other."""
+    college = ["the Ville:Oak Hill College:classroom", "the Ville:Oak Hill College:library",
+               "the Ville:Oak Hill College:hallway"]
+    host = resident("Maria Lopez", workplace=college[0], places=college)
+    guest = resident("Ayesha Khan", workplace=college[1], places=college)
+    invite = ("Ayesha, you're invited! I'm hosting a study group at Oak Hill College on February 14, "
+              "from 3 pm to 5 pm.")
+    said = Utterance(host.name, invite, source="rule: grounded: memory #7; act invite")
+    yes = Utterance(guest.name, "Yes, Maria, I'll come to the study group. Thank you!",
+                    source="repaired: grounded: the invitation; chosen from 2 acts; act accept")
+    c = Conversation((host.name, guest.name), HOBBS, NOW, [said, yes])
+    for m in (host, guest):
+        day_with_lunch_at_home(m)
+        m.end_conversation(c, NOW)
+    hosting, going = host.today.arrangements, guest.today.arrangements
+    assert len(hosting) == len(going) == 1
+    assert hosting[0].description.startswith("hosting") and going[0].description.startswith("attending")
+    assert hosting[0].address == going[0].address
+    # ... and so does the host's own intention, read from its memory (agents/planning/agenda.py)
+    host.remember("thought", "I want to host a study group at Oak Hill College on February 14, from 3 pm to 5 pm", 8,
+                  subject=host.name)
+    own = [e for e in planning.agenda_of(host, NOW) if "study group" in e.description]
+    assert own and {e.address for e in own} == {going[0].address}
