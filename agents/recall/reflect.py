@@ -5,9 +5,10 @@ evidence. Retrieval includes earlier reflections, so reflections form trees.
 
 A model that chooses rather than writes (agents/recall/grounding.py chooses: the guided and
 grounded modes, the embedded model's) reflects as grounded answers are made
-(agents/recall/grounding.py): rules derive candidate insights from those 100 records
-(agents/recall/insights.py), each citing the memories it rests on, and the model picks
-the one that matters most under a grammar; the rule's words are stored. Nothing
+(agents/recall/grounding.py): rules derive candidate insights from what those 100 records
+and the resident's description say of people (agents/recall/insights.py: what someone cares
+about, works towards, how two stand, what one wants), each citing the memories it rests on,
+and the model picks the one that matters most under a grammar; the rule's words are stored. Nothing
 to derive, no reflection (counted): the small model's own words were too often
 false ("Maria's favorite food is pizza") to enter the memory stream."""
 from __future__ import annotations
@@ -181,7 +182,10 @@ def reflect_grounded(m: Reflector, recent: list[MemoryNode]) -> list[MemoryNode]
     known = insights.known_of(m.name, m.known_people, stream.by_kind("thought"), m.spatial,
                               home=m.persona.home.split(":")[1] if ":" in m.persona.home else "")
     earlier = [x.description for x in stream.by_kind("reflection")[-EARLIER:]]
-    cands = insights.derive(recent, known, m.spatial.world, m.now, said_before=earlier)
+    # the description too (what it cares about, works at, who its friends are), long out of the window
+    shown = {x.id for x in recent}
+    about_me = [x for x in stream.by_kind("thought") if insights.described(x) and x.id not in shown]
+    cands = insights.derive(about_me + recent, known, m.spatial.world, m.now, said_before=earlier)
     if not cands:
         m.fallbacks["reflection: nothing to derive"] += 1
         return []
