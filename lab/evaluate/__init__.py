@@ -25,6 +25,11 @@ folder (or ``--out``), with the paper's figures beside ours:
    planned to go, and who was at Hobbs Cafe between 17:00 and 19:00 on
    Feb 14. Paper: 5 of 12 invitees came.
 
+Then, by rule from the event log: facts passed on (``passing.py``), dialogue
+(``dialogue.py``), whether talk holds together (``holding.py``: meetings agreed
+and kept, the party's yes-then-came, contradictions, echoes, recitals, news told
+back and told new) and the run day by day (``days.py``).
+
 "Start" is the scenario's beginning (the seed descriptions and seeded
 thoughts, rebuilt exactly as a run starts); "end" is the newest save.
 """

@@ -18,6 +18,7 @@ from lab.evaluate.days import days_report
 from lab.evaluate.dialogue import dialogue_measures
 from lab.evaluate.diffusion import diffusion
 from lab.evaluate.factual import factual_markdown, factual_rows, factual_score
+from lab.evaluate.holding import holding_measures
 from lab.evaluate.interviews import interview_diffusion, start_minds
 from lab.evaluate.memories import view_of_state
 from lab.evaluate.passing import fact_passing
@@ -65,6 +66,7 @@ def evaluate(tg: Target, personas: dict[str, Any], scenario: Any, *, gateway: An
     said = [e for e in (tg.events or []) if tg.end is None or str(e.get("time", "")) <= tg.end.isoformat(sep=" ")]
     result["fact_passing"] = fact_passing(said, rs, {r: view_of_state(s) for r, s in (tg.states or {}).items()})
     result["dialogue"] = dialogue_measures(said, rs, tg.start, tg.end, tg.states)
+    result["holding"] = holding_measures(said, rs, personas, tg.start, tg.end, result["fact_passing"])
     result["days"] = days_report(tg)
     result["seconds"] = round(time.monotonic() - t0, 1)
     return result

@@ -12,6 +12,7 @@ import numpy as np
 from game.saves.saved_run import Target
 from lab.evaluate.days import days_markdown
 from lab.evaluate.dialogue import dialogue_markdown, dialogue_summary
+from lab.evaluate.holding import holding_markdown, holding_summary
 from lab.evaluate.judge import FACTS
 from lab.evaluate.paper import PAPER_ATTENDED, PAPER_DENSITY, PAPER_INVITED, PAPER_N
 from lab.evaluate.passing import passing_markdown
@@ -125,6 +126,8 @@ def render_markdown(result: dict) -> str:
         L += passing_markdown(result["fact_passing"])
     if result.get("dialogue") is not None:
         L += dialogue_markdown(result["dialogue"])
+    if result.get("holding") is not None:
+        L += holding_markdown(result["holding"])
     if result.get("days") is not None:
         L += days_markdown(result["days"])
     L += ["Method: `lab/evaluate/` (the judge: `lab/evaluate/judge.py`); the paper's figures are from Park et al. "
@@ -159,6 +162,8 @@ def summary_text(result: dict) -> str:
                  f"a fact new to them ({fp['rate']:.0%}); {fp['remembered']} of {fp['new']} such lines remembered")
     if result.get("dialogue") is not None:
         L.append(dialogue_summary(result["dialogue"]))
+    if result.get("holding") is not None:
+        L.append(holding_summary(result["holding"]))
     rows = (result.get("days") or {}).get("rows") or []
     if len(rows) > 1:
         L.append("  days       " + "; ".join(f"{r['day'][5:]}: {r['gatherings_started']} started, "
