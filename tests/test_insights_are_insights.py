@@ -206,3 +206,16 @@ def test_every_candidate_cites_memories_it_rests_on():
     assert {c.kind for c in cands} >= {"character", "aims", "bond", "wants", "ahead"}
     for c in cands:
         assert c.evidence and all(0 <= e < len(s.nodes) for e in c.evidence)
+
+
+def test_a_gathering_one_declined_is_not_looked_forward_to_and_a_session_keeps_its_article():
+    s = Stream("Tamara Taylor")
+    s.heard("Carmen Ortiz", "I'm hosting a game night at The Rose and Crown Pub on February 15, from 7 pm to 9 pm. "
+                            "Would you like to come?", at(14, 8, 40))
+    s.add("chat", "I declined Carmen Ortiz's invitation (the game night at The Rose and Crown Pub on February 15, "
+                  "from 7 pm to 9 pm)", at(14, 8, 41), "Tamara Taylor", "declined", "Carmen Ortiz")
+    s.heard("Sam Moore", "I heard Jennifer Moore is hosting a sketching session at Johnson Park on February 15, from "
+                         "2 pm to 4 pm.", at(14, 9))
+    k = known("Tamara Taylor", ("Carmen Ortiz", "Sam Moore", "Jennifer Moore"))
+    assert texts(derive(s, now=at(14, 10), k=k), "ahead") == [
+        "I am looking forward to the sketching session at Johnson Park on February 15 from 2 pm to 4 pm."]

@@ -539,12 +539,20 @@ def _place_in(text: str, known: Known) -> str | None:
 def ahead(nodes: Sequence[MemoryNode], known: Known, now: datetime) -> list[Candidate]:
     """What one is looking forward to: an arrangement made in conversation, one's own
     dated intention ("I want to host a party ... on February 14") or an event one heard of,
-    still to come. Its place is named only when the mind knows it."""
+    still to come. Its place is named only when the mind knows it; one it declined is not
+    looked forward to."""
     found: dict[str, tuple[str, list[MemoryNode], int]] = {}
+    declined: set[str] = set()
     for x in nodes:
         if x.kind not in ("chat", "thought", "plan") or _timetable(x) or x.source == pv.tag(pv.RULE, pv.RECAP):
             continue  # (a gathering remembered as it went is past, whatever day it names)
         d = _said(x) if x.kind == "chat" else x.description
+        if x.kind == "chat" and x.predicate == "declined" and x.subject == known.me:
+            # "I declined Carmen Ortiz's invitation (the game night at The Rose and Crown Pub on February 15, ...)"
+            ev, when = _event_phrase(d), _when(d, x.created, now)
+            if ev is not None and when is not None:
+                declined.add(f"{ev[0].lower()}|{when[1]}")
+            continue
         if dt.ended(d, x.created, now):
             continue  # over: nothing to look forward to
         arranged = _ARRANGED.search(x.description) if x.kind == "plan" else None
@@ -586,7 +594,9 @@ def ahead(nodes: Sequence[MemoryNode], known: Known, now: datetime) -> list[Cand
         mine = x.kind == "thought" and x.subject == known.me and _HOST.search(d[: d.lower().find(phrase.split()[-1])])
         what = (f"hosting the {phrase}" if mine
                 else phrase if activity.is_gerund(phrase.split()[0]) and not _SOON.fullmatch(phrase.split()[0])
-                else f"the {phrase}")  # "having lunch at Hobbs Cafe", not "the having lunch"; "the coming election"
+                and not any(phrase.lower().startswith(n) for n in EVENT_NOUNS if " " in n)
+                else f"the {phrase}")  # "having lunch at Hobbs Cafe", not "the having lunch"; "the coming election",
+        # "the sketching session"
         where = f" at {place_words(sector, known)}" if sector else ""
         text = f"I am looking forward to {what}{where}{(' ' + on) if on else ''}{hour if on else ''}."
         key = f"{phrase.lower()}|{day}"
@@ -598,6 +608,8 @@ def ahead(nodes: Sequence[MemoryNode], known: Known, now: datetime) -> list[Cand
             old[1].append(x)
     out = []
     for key, (text, xs, score) in found.items():
+        if key in declined:
+            continue
         # ... and every other memory that speaks of the same event
         phrase = key.split("|")[0]
         also = [x for x in nodes if x.kind in ("chat", "thought", "plan") and phrase in x.description.lower()]
