@@ -17,7 +17,7 @@ Read from a run's event log by rule, with no model, on any run (no events, no pa
   own persona description (``recital``).
 - news told back: a line telling the listener what the listener itself said earlier in the
   conversation (``told_back``).
-- told something new: conversations in which a statement's clause (two content words or more)
+- told something new: conversations in which a telling line's clause (two content words or more)
   was new to the listener: no clause it said or heard before in the run held all its words
   (beside the scenario facts of ``passing.fact_passing``, section 4).
 """
@@ -35,7 +35,7 @@ from agents import dated, dialogue
 from game.saves.saved_run import parse_time
 from lab.evaluate.coordination import at_party, presence, sector_of
 from lab.evaluate.dialogue import conversations_of
-from lab.evaluate.judge import PARTY_HOST, PARTY_SECTOR, PARTY_START, PARTY_TOPIC
+from lab.evaluate.judge import PARTY_END, PARTY_HOST, PARTY_SECTOR, PARTY_START, PARTY_TOPIC
 
 LATE_MIN = 30  # minutes either side of a meeting's start in which both must be at its place
 ECHO_SHARE = 0.6  # of a clause of the other's last line's content words handed back ...
@@ -148,6 +148,7 @@ def recital(text: str, phrases: Sequence[str], names: Iterable[str] = ()) -> str
     return None
 
 
+_TELLING = (dialogue.TELL, dialogue.ANSWER, dialogue.INVITE, dialogue.MEET)  # acts that can tell news (no goodbye)
 _OWN_DOING = re.compile(r"\b(?:I'm|I am|I'll be|I will be|I'll|I will)\s+(?!glad|sure)\w+(?:ing)?\b")
 
 
@@ -333,6 +334,7 @@ def party_measures(events: Sequence[dict], residents: Sequence[str], end: dateti
                          or re.search(r"invitation to [^;]*(?:" + PARTY_TOPIC + ")", str(e.get("source")), re.I)):
                 yes.setdefault(e["resident"], f"{e.get('time')} said: {str(e.get('text'))[:120]}")
             prev = e
+    yes = {r: v for r, v in yes.items() if v[:19] < f"{PARTY_END:%Y-%m-%d %H:%M:%S}"}  # a yes once it is over is none
     yes.pop(PARTY_HOST, None)
     res: dict[str, Any] = {"said_yes": dict(sorted(yes.items())), "came": None, "missed": None}
     if end is None or end < PARTY_START:
@@ -470,14 +472,15 @@ def holding_measures(events: Sequence[dict] | None, residents: Sequence[str], pe
                 what = recital(text, phrases.get(who, []), names)
                 if what:
                     recite_ex.append({**row, "what": what[:160], "previous": (p_text or "")[:160]})
-            if not told_back and _act(e, p_text) not in (dialogue.ACCEPT, dialogue.DECLINE, dialogue.GOODBYE):
+            this = _act(e, p_text)
+            if not told_back and this not in (dialogue.ACCEPT, dialogue.DECLINE, dialogue.GOODBYE):
                 back = told_back_from(text, ls[:i], who, to, names)
                 if back is not None:
                     told_back = True
                     back_ex.append({**row, "listener_said": back[:160]})
             facts = [c - _FILLER for c in (content(x, names) for x in _clauses(text) if "?" not in x)]
             facts = [c for c in facts if len(c) >= 2]
-            told_new = told_new or any(not any(f <= k for k in known[to]) for f in facts)
+            told_new = told_new or (this in _TELLING and any(not any(f <= k for k in known[to]) for f in facts))
             for f in (content(x, names) for x in _clauses(text)):
                 known[to].append(f)
                 known[who].append(f)
