@@ -57,6 +57,7 @@ exciting awesome cool fantastic pleased happy tell told think idea wow indeed tr
 _VOCATIVE = re.compile(r"^(?:[\w']+,\s*){1,2}")  # "Ah, Tom, ...": whom a line speaks to is no content
 _ASKING = re.compile(r"(?:what|how|who|whom|where|when|why|which|are|is|am|do|does|did|will|would|can|could|have|"
                      r"has|had|shall|should|may|any|anything|want|fancy|care)\b", re.I)
+_BACK_TO = re.compile(r"\b(?:get|go|head)(?:ing)? back to\b", re.I)  # "I should get back to studying ...": a goodbye
 _TALLY = re.compile(r"\b(?:I|we) (?:often|always|usually) (?:talk|chat|speak|spend time)\b|\bsee a lot of\b|"
                     r"\bkeeps? coming up\b|\bspend most of my time\b", re.I)
 _FIRST = re.compile(r"\b(?:I'm|I am|I'll|I will|I'd be|I've got)\b")
@@ -137,7 +138,7 @@ def recital(text: str, phrases: Sequence[str], names: Iterable[str] = ()) -> str
             continue
         if _TALLY.search(s):
             return "tally"
-        if not re.search(r"\b(?:I|I'm|I've|my|me)\b", s) or _PROGRESSIVE.search(s):
+        if not re.search(r"\b(?:I|I'm|I've|my|me)\b", s) or _PROGRESSIVE.search(s) or _BACK_TO.search(s):
             continue
         mine = content(s, names)
         for p in phrases:
@@ -468,11 +469,11 @@ def holding_measures(events: Sequence[dict] | None, residents: Sequence[str], pe
             row = {"conversation": cid, "time": e.get("time"), "resident": who, "to": to, "text": text[:200]}
             if echoes(text, p_text, names):
                 echo_ex.append({**row, "previous": (p_text or "")[:160]})
-            if not _asked_about(p_text, who, to):
+            this = _act(e, p_text)
+            if this != dialogue.GOODBYE and not _asked_about(p_text, who, to):
                 what = recital(text, phrases.get(who, []), names)
                 if what:
                     recite_ex.append({**row, "what": what[:160], "previous": (p_text or "")[:160]})
-            this = _act(e, p_text)
             if not told_back and this not in (dialogue.ACCEPT, dialogue.DECLINE, dialogue.GOODBYE):
                 back = told_back_from(text, ls[:i], who, to, names)
                 if back is not None:
