@@ -219,3 +219,11 @@ def test_a_gathering_one_declined_is_not_looked_forward_to_and_a_session_keeps_i
     k = known("Tamara Taylor", ("Carmen Ortiz", "Sam Moore", "Jennifer Moore"))
     assert texts(derive(s, now=at(14, 10), k=k), "ahead") == [
         "I am looking forward to the sketching session at Johnson Park on February 15 from 2 pm to 4 pm."]
+
+
+def test_what_happened_is_offered_before_what_only_the_description_says():
+    s = Stream("Klaus Mueller")
+    s.own("he cares a lot about fairness and community")
+    s.heard("Sam Moore", "I have decided to run for mayor of the Ville in the coming local election.", at(14, 8))
+    first = derive(s, now=at(14, 12))[0]
+    assert first.text == "Sam Moore is working towards running for mayor of the Ville in the coming local election."

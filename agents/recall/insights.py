@@ -637,7 +637,10 @@ def derive(nodes: Sequence[MemoryNode], known: Known, world: str, now: datetime,
         fine[kind] = sorted((c for c in cands if c.evidence and gr._norm(c.text) not in old
                              and known.unknown(c.text) is None and not gr.echoes_prompt(c.text)),
                             key=lambda c: -c.weight)
-    first = sorted((cs[0] for k in KINDS if (cs := fine[k])), key=lambda c: -c.weight)
+    # The best of each kind first: what happened before what only the description says, then
+    # insights about people before plans (a small model mostly picks the first or second).
+    first = sorted((cs[0] for k in KINDS if (cs := fine[k])),
+                   key=lambda c: (c.weight <= DESCRIBED, KINDS.index(c.kind), -c.weight))
     rest = sorted((c for k in KINDS for c in fine[k][1:]), key=lambda c: -c.weight)
     return (first + rest)[:MAX_CANDIDATES]
 
