@@ -328,8 +328,8 @@ def _activities(x: MemoryNode, me: str) -> list[tuple[str, str]]:
 
 
 def character(nodes: Sequence[MemoryNode], known: Known) -> list[Candidate]:
-    """What someone is like, or cares about: a pursuit seen or told of again and again, on
-    more than one day ("Ayesha Khan is dedicated to researching english literature."); and
+    """What someone is like, or cares about: a pursuit seen or told of again and again, at
+    separate times ("Ayesha Khan is dedicated to researching english literature."); and
     what the resident's own description says it cares about or loves ("I care a lot about
     fairness and community.")."""
     by: dict[tuple[str, str], list[tuple[str, MemoryNode]]] = defaultdict(list)
@@ -421,9 +421,9 @@ def bonds(nodes: Sequence[MemoryNode], known: Known) -> list[Candidate]:
                     hosted[guest].append((m.group(1), x))
     for guest, went in hosted.items():
         what = " and ".join(dict.fromkeys(f"my {w}" for w, _x in went))
-        add(f"friend|{guest}", f"{guest} is a good friend who came to {what}.", went[0][1], 4.0 + len(went))
+        add(f"came|{guest}", f"{guest} is a good friend who came to {what}.", went[0][1], 4.0 + len(went))
         for _w, x in went[1:]:
-            found[f"friend|{guest}"][1].append(x)
+            found[f"came|{guest}"][1].append(x)
     for who, xs in invited.items():
         if len({x.created.date() for x in xs}) >= 2 or len(xs) >= 3:
             for x in xs:
