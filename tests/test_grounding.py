@@ -321,6 +321,8 @@ def test_secrets_and_timetables_are_not_topics():
 def test_what_one_saw_does_not_crowd_out_the_topics():
     from agents.talk.converse import topics
     m, _ = grounded_mind(choosing({"fact": "1"}))
+    # news to tell (one's own description is no longer told unasked: agents/talk/dialogue.py tells)
+    m.remember("thought", "The library is opening a new reading room next week", 6, subject=m.name)
     for i in range(40):
         m.remember("observation", f"Klaus Mueller is reading book {i} at the table", 3, subject="Klaus Mueller")
     got = topics(m, Conversation((m.name, "Klaus Mueller"), "x", NOW), "reading", "chatting")

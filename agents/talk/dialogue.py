@@ -33,7 +33,7 @@ from pydantic import BaseModel, create_model
 
 from agents.explain import provenance as pv
 from agents.planning import agenda
-from agents.planning.arrangements import keywords_overlap
+from agents.planning.arrangements import keep_arrangements, keywords_overlap
 from agents.planning.plan import item_at
 from agents.recall import grounding as gr
 from agents.recall import insights
@@ -249,7 +249,9 @@ def offers(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: st
     asked_back = last is not None and last_act == ANSWER and last.text.rstrip().endswith("?")
     if last is not None and (last_act == ASK or asked_back):
         said_answer = answer(m, v, last.text, last_topic, now, nodes, known, turn, avoid=said)
-        if said_answer is not None and last_act == ASK:  # answered plainly, or with the question back
+        if said_answer is not None and last_act == ASK and last_topic.startswith("followup"):
+            opts += [said_answer]  # "How did it go?" is not asked back
+        elif said_answer is not None and last_act == ASK:  # answered plainly, or with the question back
             named = said_answer.text.startswith(f"{v.first},")  # "Carlos, I'm ... What about you, Carlos?" names twice
             back = Option(said_answer.act, f"{said_answer.text} {ask_back(v, last_topic, turn, named)}",
                           said_answer.fact,
@@ -262,13 +264,15 @@ def offers(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: st
     empty = last is not None and empty_answer(last)
     if last is not None and last_act in (TELL, ANSWER, ACCEPT, DECLINE) and not empty:
         hosted = frozenset(k.event.key for k in known if k.hosting)
-        opts.append(react(v, last, last_act, now, turn, hosted))  # "nothing planned" is no news to react to
+        # "nothing planned" is no news to react to; a reaction adds to it: a question, or one's own on the same topic
+        opts.append(react(v, last, last_act, now, turn, hosted, known))
+        opts += [o for o in [related(m, v, c, last, now, turn, nodes)] if o and last_act in (TELL, ANSWER)]
     offered = any(act_of(u.source)[0] in OFFERS for u in lines if u.speaker == m.name)  # one offer each
     room = turn + 2 < m.settings.max_conversation_lines  # an offer leaves the other a line to answer it
     if not offered and last_act not in OFFERS and room:
         opts += [o for o in [invite(m, v, known, now, lines, turn)] if o]
     opts += tells(m, v, c, nodes, known, now)[:2]
-    opts += [o for o in [ask(m, v, lines, turn, nodes, partner_doing)] if o]
+    opts += [o for o in [follow_up(m, v, c, now, turn), ask(m, v, lines, turn, nodes, partner_doing)] if o]
     if not any(act_of(u.source)[0] == MEET for u in lines) and last_act not in OFFERS and room:
         opts += [o for o in [meet(m, v, now, turn)] if o]  # one plan to meet a conversation: no offer back
     if turn >= GOODBYE_FROM or not opts:
@@ -317,7 +321,7 @@ def _drop_name(text: str, first: str) -> str:
 
 
 def _own_doing(m: Any, now: datetime) -> str:
-    item = item_at(getattr(m, "plan", []) or [], now)
+    item = item_at(_plan(m, now), now)
     d = item.description if item is not None else ""
     return d if d and activity.is_gerund(d.split()[0]) else ""
 
@@ -386,6 +390,8 @@ def invite(m: Any, v: wd.Voice, known: list[Known], now: datetime, lines: list[U
             continue
         if ev.place.lower() in theirs and re.search(r"\b(i'm going|i'll be there|see you there|i'm coming)\b", theirs):
             continue
+        if not k.hosting and _clash(m, ev.starts(), ev.minutes(), ev.what, ev.place)[0]:
+            continue  # busy then oneself: no invitation to go together
         host_first = ev.host.split()[0] if ev.host and ev.host != m.name else None
         text = wd.invitation(v, ev.words(), host_first, k.hosting, turn)
         return Option(INVITE, text, _fact(k.node), f"event:{ev.key}", note=HOSTING if k.hosting else "")
@@ -401,33 +407,26 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
     told = _told(m, other)
     events = {k.node.id: k for k in known}
     out: list[Option] = []
-    # One introduction a conversation: four self-descriptions in a row were no conversation.
-    introduced = any(u.speaker == m.name and _seed(m, gr.memory_of(u.source)) for u in c.lines)
+    # what the listener said here is no news to them (it is remembered only when the talk ends)
+    theirs = [u.text for u in c.lines if u.speaker == other]
+    their_events = {e.key for e in (dt.parse(t, now, teller=other) for t in theirs) if e is not None}
     # how a gathering went, the day after, first: what happened yesterday is what one talks of
     fresh = {x.id for x in nodes if pv.why_of(x.source).startswith(pv.RECAP) and now - x.created < RECAP_FRESH}
     for x in sorted(nodes, key=lambda x: (x.id not in fresh, -x.importance, -x.id)):
         d = x.description
-        if x.kind not in gr.DURABLE_KINDS or d.startswith("conversed with") or not gr.offered(x, now):
+        if _unsayable(x, now, other):
             continue
-        if is_timetable(d):
-            continue  # a whole day's timetable is no news
-        if _SECRET.search(d):
-            continue  # a secret is kept ("I have not told anyone"), whoever listens
         k = events.get(x.id) or _event_of(d, now, m.name, known)
         heard = _HEARD.match(d)
-        if heard and (heard.group(1) == other or _RETOLD.search(d)):
-            continue  # what the listener said is no news to them; nor is a retelling of a retelling
         if k is None and heard and ("?" in d or _HABIT.search(d) or not any(w in d.lower() for w in gr.NEWS_WORDS)):
             continue  # what someone said of their day or habits, or asked, is no news to pass on
         if k is None and heard and re.search(r'told \w+: "[^"]*\byou\b', d, re.I):
             continue  # said to oneself ("... Klaus and you came"): retold, "you" named the wrong one
-        if x.kind == "reflection" and insights.kind_of(x.source) in insights.TALLIES:
-            continue  # "I often talk with you" is a tally, not news: recited, it was filler (issue 45)
-        if x.predicate == "declined" or _babble(d):
-            continue  # a refusal is no news; a model's babble ("I'm not your best friend. ... I'm not ...") neither
-        if k is None and v.known and _about_oneself(x, m.name, other):
-            continue  # "I am a poet" is an introduction; said to someone one knows, it is no news
-        if k is None and introduced and _own_description(x):
+        if k is None and _own_description(x):
+            continue  # "I have a long feud with my neighbour", unasked, was a recital: said when asked (answer)
+        if k is not None and k.event.key in their_events:
+            continue  # told of it by the listener in this very conversation
+        if k is None and any(_same_news(d, t) for t in theirs):
             continue
         if k is not None:
             if f"event:{k.event.key}" in told or f"news:{k.event.key}" in told or k.event.host == other \
@@ -450,25 +449,31 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
     return out
 
 
+def _unsayable(x: MemoryNode, now: datetime, other: str) -> bool:
+    """A memory no line may say, whatever the act (tell, a reaction's own memory, an answer
+    about someone): a memo, a timetable, a secret, a tally ("I often talk with you": true, and
+    recited it was filler, issue 45), a refusal, babble, or what the listener told."""
+    d = x.description
+    if x.kind not in gr.DURABLE_KINDS or d.startswith("conversed with") or not gr.offered(x, now):
+        return True
+    if is_timetable(d) or _SECRET.search(d) or x.predicate == "declined" or _babble(d):
+        return True
+    if x.kind == "reflection" and insights.kind_of(x.source) in insights.TALLIES:
+        return True
+    heard = _HEARD.match(d)
+    return bool(heard and (heard.group(1) == other or _RETOLD.search(d)))  # not back to whoever told it
+
+
+def _same_news(memory: str, said: str) -> bool:
+    """Whether a memory says what a line said (three content words in common)."""
+    words = lambda s: {w for w in re.findall(r"[a-z']{4,}", s.lower())} - _STOP  # noqa: E731
+    return len(words(memory) & words(said)) >= 3
+
+
 def _own_description(x: MemoryNode) -> bool:
     """A line of the resident's own description, known by its source (the model may have
     re-rated its importance since)."""
     return x.source == pv.tag(pv.RULE, pv.SEED)
-
-
-def _seed(m: Any, node_id: int | None) -> bool:
-    """Whether memory ``node_id`` is a line of the resident's own description."""
-    memory = getattr(m, "memory", None)
-    x = memory.get(node_id) if memory is not None and node_id is not None else None
-    return x is not None and _own_description(x)
-
-
-def _about_oneself(x: MemoryNode, me: str, listener: str) -> bool:
-    """A line of the resident's own description that names nobody else, or names the
-    listener ("I am a poet"; "I live with John Lin and our son Eddy Lin" said to John,
-    who lives there too)."""
-    names = set(gr_names(x.description))
-    return _own_description(x) and (listener in names or not names - {me})
 
 
 def _addressed(v: wd.Voice, text: str, key: int) -> str:
@@ -521,7 +526,8 @@ def answers_to_offer(m: Any, v: wd.Voice, last: Utterance, now: datetime, turn: 
     ev = offered_event(last, now)
     if ev is None:
         return []
-    item = item_at(getattr(m, "plan", []) or [], ev.starts())
+    item = item_at(_plan(m, now), ev.starts()) if ev.day == now.date() else None
+    busy, at = _clash(m, ev.starts(), ev.minutes(), ev.what, ev.place)
     reason = ""
     if item is not None and not keywords_overlap(item.description, ev.what):
         d = item.description
@@ -533,6 +539,8 @@ def answers_to_offer(m: Any, v: wd.Voice, last: Utterance, now: datetime, turn: 
     there = item is not None and ev.place.lower() in f"{item.address} {item.description}".lower()
     if there:  # its own plan takes it there then: declining would make no sense
         return [Option(ACCEPT, yes.text, note=f"{note}; its plan is there then")]
+    if busy:  # an engagement then (an arrangement, one's own gathering): no, with it as the reason
+        return [Option(DECLINE, wd.refusal(v, what, busy, turn, at), note=f"{note}; it is {busy} at {at}")]
     no = Option(DECLINE, wd.refusal(v, what, reason, turn), note=note)
     if not ev.meeting and _declined_before(m, ev, now):  # said no to Isabella, then yes to Carlos: not again
         return [Option(DECLINE, no.text, note=f"{note}; it declined this event before")]
@@ -559,12 +567,20 @@ def answer(m: Any, v: wd.Voice, asked: str, topic: str, now: datetime, nodes: li
            known: list[Known], turn: int, avoid: list[str] | tuple[str, ...] = ()) -> Option | None:
     """The answer to the question just asked: about the speaker's day, its plans, or a person."""
     topic = topic or question_topic(asked, m.name, v.other)
+    if topic.startswith("followup"):
+        return Option(ANSWER, wd.followed_up(v, topic != "followup:on", turn), topic=topic, note="the question")
+    if topic == "you":  # asked what one does: one's own description, the one place it is said
+        for x in sorted(m.memory.nodes if getattr(m, "memory", None) is not None else [], key=lambda x: -x.importance):
+            if _own_description(x) and not _SECRET.search(x.description) and v.other not in x.description:
+                text = converse_words(gr.first_person(x.description, m.name), v.other)
+                if not wd.fragment(text) and re.match(r"^I\b", text):
+                    return Option(ANSWER, f"{v.first}, {text}", _fact(x), topic)
+        topic = "day"
     if topic.startswith("person"):
         person = topic.split(":", 1)[1] if ":" in topic else ""
         first = person.split()[0] if person else ""
         for x in sorted(nodes, key=lambda x: -x.importance):
-            if first and first in x.description and not _SECRET.search(x.description) \
-                    and gr.offered(x, now):
+            if first and first in x.description and not _unsayable(x, now, v.other):
                 text = converse_words(gr.first_person(x.description, m.name), v.other)
                 if not wd.fragment(text):
                     return Option(ANSWER, text, _fact(x), topic)
@@ -585,9 +601,34 @@ def answer(m: Any, v: wd.Voice, asked: str, topic: str, now: datetime, nodes: li
     return day
 
 
+def _plan(m: Any, now: datetime) -> list[Any]:
+    """Today's plan with today's arrangements cut in at their times: an arrangement made since
+    the plan was made wins over the item it replaces (lunch at Hobbs Cafe at 12, agreed at 10)."""
+    plan = list(getattr(m, "plan", []) or [])
+    today = getattr(m, "today", None)
+    return keep_arrangements(plan, list(getattr(today, "arrangements", []) or []), now) if today is not None else plan
+
+
+def _clash(m: Any, start: datetime, minutes: int, what: str, place: str = "") -> tuple[str, str]:
+    """An engagement of the speaker's overlapping [start, start + minutes) that is not ``what``
+    (at ``place``) itself: an arrangement (any day) or an agenda item of today's plan, as
+    (doing, clock) or ("", ""). Lunch with Ayesha at the pub is not lunch at Hobbs Cafe."""
+    end = start + timedelta(minutes=minutes)
+    today = getattr(m, "today", None)
+    items = [a.item() for a in (getattr(today, "arrangements", []) or [])]
+    items += [x for x in _plan(m, start) if x.start.date() == start.date() and _engagement(x)]
+    for x in items:
+        d = x.description
+        same = keywords_overlap(d, what, ignore="having going attending") and (
+            not place or place.lower() in f"{x.address} {d}".lower())
+        if x.start < end and start < x.end and not same and activity.is_gerund(d.split()[0]):
+            return d, dt.clock(x.start.hour * 60 + x.start.minute)
+    return "", ""
+
+
 def _day_answer(m: Any, v: wd.Voice, now: datetime, topic: str, turn: int, avoid: Any = (),
                 after: datetime | None = None) -> Option:
-    plan = getattr(m, "plan", []) or []
+    plan = _plan(m, now)
     cur = item_at(plan, now)
     start = max(now, after - timedelta(seconds=1)) if after is not None else now
     nxt = next((x for x in plan if x.start > start and "sleep" not in x.description.lower()), None)
@@ -644,7 +685,8 @@ def _when_where(m: Any, x: Any) -> tuple[str, str]:
 def _engagement(x: Any) -> bool:
     """A plan item chosen from the resident's agenda (agents/planning/agenda.py: a dated
     intention, an event heard of, an arrangement), not its routine or a call to invite."""
-    return (bool(agenda.origin_in(getattr(x, "source", None)))
+    source = str(getattr(x, "source", None) or "")
+    return ((bool(agenda.origin_in(source)) or "an arrangement" in source)
             and activity.is_gerund(x.description.split()[0]) and not x.description.startswith("inviting"))
 
 
@@ -663,6 +705,8 @@ def question_topic(text: str, me: str, other: str) -> str:
     for first in re.findall(r"\b(?:seen|from|is|about) ([A-Z][a-z]+)\b", text):
         if first not in (me.split()[0], other.split()[0]):
             return f"person:{first}"
+    if re.search(r"\bwhat do you do\b|\bwhat keeps you busy\b|\babout yourself\b", text, re.I):
+        return "you"
     if re.search(r"\b(plan|plans|planned|later|evening|tonight|tomorrow|next)\b", text, re.I):
         return "plans"
     return "day"
@@ -688,9 +732,11 @@ def gr_names(text: str) -> list[str]:
 
 
 def react(v: wd.Voice, last: Utterance, last_act: str, now: datetime, turn: int,
-          hosting: frozenset[str] = frozenset()) -> Option:
-    """A reaction that names what was just said ("A Valentine's Day party at Hobbs Cafe on
-    February 14? That sounds wonderful!"), or answers an acceptance or a refusal."""
+          hosting: frozenset[str] = frozenset(), known: list[Known] | tuple[Known, ...] = ()) -> Option:
+    """A reaction that names what was just said in a word or two and adds to it, a question
+    mostly ("A party! Who else is coming?"), or answers an acceptance or a refusal. It does not
+    say the line back with "?": 8% of a run's lines did ("Tom, you're having breakfast today?
+    I didn't know that about you.")."""
     f = v.first
     if last_act == ACCEPT:
         return Option(REACT, v.pick((f"Wonderful, {f}! I'm so glad you can come.", f"{f}, I'm so glad! See you there.",
@@ -706,14 +752,137 @@ def react(v: wd.Voice, last: Utterance, last_act: str, now: datetime, turn: int,
                                      f"{f}, that's right, I'm hosting it. I'd love to see you there."),
                                     "react", "own", turn), note="its own event")
     if ev is not None:
-        day = "today" if ev.day == now.date() else f"on {dt.MONTHS[ev.day.month - 1]} {ev.day.day}"
-        named, kind = f"{ev.short()} {day}", "event"
-    else:
-        clause = re.sub(rf"^{re.escape(v.my_first)},\s*|,\s*{re.escape(v.my_first)}$", "",
-                        wd.first_clause(last.text))
-        named = wd.in_your_words(re.sub(r"^(?:oh|ah|so|well|wait),\s*", "", clause, flags=re.I))
-        kind = "yours" if re.match(r"^(you|your)\b", named, re.I) else "other"
-    return Option(REACT, wd.reaction(v, named, kind, turn), note="the line before")
+        mine = next((k for k in known if k.event.key == ev.key), None)
+        tellers = sorted(t for t in (mine.tellers if mine else ()) if t != last.speaker)
+        kind = ("going" if mine is not None and mine.going else "heard" if tellers
+                else "hosted" if ev.host == last.speaker else "event")
+        teller = tellers[0].split()[0] if tellers else ""
+        return Option(REACT, wd.reaction(v, _event_word(ev.what), kind, turn, teller), note="the line before")
+    sad = bool(wd._SAD.search(wd.first_clause(last.text)))
+    topic = topic_of(last.text, v.my_first)
+    doing = bool(topic) and (last_act == ANSWER or bool(re.search(r"\bI(?:'m| am)\b", last.text))) \
+        and bool(_GERUND_TOPIC.search(last.text))
+    kind = "sad" if sad else "doing" if doing else "news"
+    return Option(REACT, wd.reaction(v, topic, kind, turn), note="the line before")
+
+
+def _event_word(what: str) -> str:
+    """An event named in a word or two: "Valentine's Day party" -> "party"; "game night" stays."""
+    words = what.split()
+    return " ".join(words[-2:]) if len(words) > 1 and words[-1].lower() in ("night", "show", "session", "day") \
+        else words[-1] if words else what
+
+
+_GERUND_TOPIC = re.compile(r"\b[a-z]{2,}ing\b")
+_AFTER_DOING = {"at", "in", "on", "today", "tonight", "tomorrow", "this", "with", "for", "to", "from", "and", "then",
+                "until", "before", "after", "now", "just", "right", "all", "every", "is", "so", "keeps", "later",
+                "but", "because", "while", "as", "since", "when", "here", "there"}
+_PARTICLES = {"up", "out", "down", "ready", "around", "over", "off", "back", "about", "through"}
+
+
+def topic_of(text: str, listener_first: str = "") -> str:
+    """What a line is about, in a word or two: the object of its doing ("having breakfast" ->
+    "breakfast", "waking up" stays), else a place it names, else a person (first name)."""
+    clause = re.sub(rf"^{re.escape(listener_first)},\s*|,\s*{re.escape(listener_first)}$", "",
+                    wd.first_clause(text)) if listener_first else wd.first_clause(text)
+    words = clause.split()
+    for i, w in enumerate(words):
+        lw = w.lower().strip(",.!?;:")
+        if not activity.is_gerund(lw):
+            continue
+        rest: list[str] = []
+        for x in words[i + 1:i + 5]:
+            lx = x.lower().strip(",.!?;:")
+            if lx in _AFTER_DOING or re.match(r"\d", lx) or activity.is_gerund(lx):
+                break
+            rest.append(x.strip(",.!?;:"))
+            if x[-1:] in ",.!?;:":
+                break
+        while rest and rest[-1].lower() in ("the", "a", "an", "my", "your", "some", "of"):
+            rest.pop()
+        if rest and rest[0].lower() not in _PARTICLES:
+            return " ".join(rest[:3])
+        return " ".join([lw] + rest[:1])
+    for run in re.findall(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b", clause):
+        if _PLACE_WORDS.intersection(run.split()):
+            return run
+    names = gr_names(clause)
+    return names[0].split()[0] if names else ""
+
+
+def _places(text: str) -> list[str]:
+    """The places a line names ("Hobbs Cafe", "The Rose and Crown Pub" as "Rose and Crown Pub")."""
+    return [p for p in re.findall(r"\b[A-Z][a-z]+(?:\s+(?:and\s+)?[A-Z][a-z]+)+\b", text or "")
+            if _PLACE_WORDS.intersection(p.split())]
+
+
+def related(m: Any, v: wd.Voice, c: Conversation, last: Utterance, now: datetime, turn: int,
+            nodes: list[MemoryNode]) -> Option | None:
+    """A reaction with something of one's own on the same place, person or event: one's plan
+    there later today ("Oh, Hobbs Cafe! I'll be there myself at 12 pm, having lunch."), else a
+    memory naming it (no tally, no secret, no description of oneself, nothing the listener told)."""
+    places = _places(last.text)
+    ev = dt.parse(last.text, now, teller=last.speaker)
+    if ev is not None:
+        places = [ev.place] + places
+    for place in places:
+        for x in _plan(m, now):
+            if x.start <= now or x.start.date() != now.date() or place.lower() not in x.address.lower():
+                continue
+            d = x.description
+            if not activity.is_gerund(d.split()[0]) or (ev is not None and keywords_overlap(d, ev.what)):
+                continue  # the same event: "going" says so
+            d = re.sub(rf"\s+(?:at|in) (?:the )?{re.escape(place)}$", "", d)
+            said = f"I'll be there myself at {dt.clock(x.start.hour * 60 + x.start.minute)}, {d}."
+            return Option(REACT, wd.related(v, place, said, turn), topic=f"plan:{x.start:%H:%M}", note="today's plan")
+    people = [n for n in gr_names(last.text) if n not in (m.name, v.other)]
+    keys = [k for k in places + people + ([ev.what] if ev is not None else []) if k]
+    said_here = " ".join(u.text for u in c.lines)
+    for x in sorted(nodes, key=lambda x: -x.importance):
+        d = x.description
+        key = next((k for k in keys if k in d), None)
+        if key is None or _unsayable(x, now, v.other) or _own_description(x) or dt.parse(d, now) is not None \
+                or _same_news(d.replace(key, ""), said_here) or f"mem:{x.id}" in _told(m, v.other):
+            continue  # not the news just told again (its name aside), nor what was told them before
+        text = converse_words(gr.first_person(dt.past_days(d, now), m.name), v.other)
+        if len(text.split()) > 22 or wd.fragment(text) or not re.match(r"^I\b", text):
+            continue  # one's own memory, short: "I was at ...", "I know ..."
+        topic = key.split()[0] if key in people else key if key in places else _event_word(key)
+        return Option(REACT, wd.related(v, topic, text.rstrip(".") + ".", turn), _fact(x), f"mem:{x.id}")
+    return None
+
+
+def follow_up(m: Any, v: wd.Voice, c: Conversation, now: datetime, turn: int) -> Option | None:
+    """A question on what the listener told in an earlier conversation ("Maria, you told me
+    yesterday about the party. How did it go?"): an event it told of, or what it said it was
+    doing; once a conversation."""
+    if any(act_of(u.source)[1].startswith("followup") for u in c.lines):
+        return None
+    memory = getattr(m, "memory", None)
+    chats = memory.by_kind("chat") if memory is not None else []
+    for x in sorted(chats, key=lambda x: -x.id)[:40]:
+        made = getattr(x, "created", None)
+        if x.subject != v.other or x.predicate != "told" or not isinstance(made, datetime) \
+                or made >= c.started - timedelta(minutes=30) or now - made > timedelta(days=3):
+            continue
+        q = re.search(r'told \w+: "(.*)"$', x.description)
+        said = q.group(1) if q else ""
+        if not said or "?" in said or _SECRET.search(said):
+            continue
+        when = ("earlier" if made.date() == now.date() else "yesterday" if (now.date() - made.date()).days == 1
+                else "the other day")
+        ev = dt.parse(said, made, teller=v.other)
+        if ev is not None and not ev.meeting and (ev.host == v.other or re.search(r"\bI'm going\b", said)):
+            over = ev.starts() + timedelta(minutes=ev.minutes()) <= now
+            text = wd.follow_up(v, f"about the {ev.what}", when, turn, over=over, event=True)
+            return Option(ASK, text, _fact(x), f"followup:{'over' if over else 'on'}")
+        doing = re.search(r"\bI(?:'m| am)\s+(\w+ing\b(?:\s+(?!at\b|today\b|this\b|now\b)[a-z]+){0,3})", said)
+        if doing and activity.is_gerund(doing.group(1).split()[0]) and when != "earlier" \
+                and not _PRIVATE.search(doing.group(1)) and not _common(doing.group(1)):
+            text = wd.follow_up(v, f"you were {wd.in_your_words(doing.group(1))}", when, turn)
+            if not wd.fragment(text):
+                return Option(ASK, text, _fact(x), "followup:over")
+    return None
 
 
 def ask(m: Any, v: wd.Voice, lines: list[Utterance], turn: int, nodes: list[MemoryNode],
@@ -721,7 +890,11 @@ def ask(m: Any, v: wd.Voice, lines: list[Utterance], turn: int, nodes: list[Memo
     """One question not asked yet in this conversation: its day (about what the other was seen
     doing), its plans, or someone both know."""
     asked = {act_of(u.source)[1].split(":")[0] for u in lines if act_of(u.source)[0] == ASK}
-    for topic in ("day", "plans", "person"):
+    for topic in ("day", "you", "plans", "person"):
+        if topic == "you" and (v.known or topic in asked):
+            continue  # a stranger is asked what they do (their description is said only when asked)
+        if topic == "you":
+            return Option(ASK, wd.question(v, "you", turn, avoid=[u.text for u in lines]), topic="you")
         if topic in asked:
             continue
         if topic == "person":
@@ -763,7 +936,7 @@ def shared_acquaintance(m: Any, other: str, nodes: list[MemoryNode]) -> str | No
 def meet(m: Any, v: wd.Voice, now: datetime, turn: int) -> Option | None:
     """An offer to meet at a public place the speaker's plan takes it to later today."""
     home = m.persona.home.split(":")[1]
-    for x in getattr(m, "plan", []) or []:
+    for x in _plan(m, now):
         if not (now + timedelta(minutes=30) <= x.start and x.start.date() == now.date() and x.start.hour < 21):
             continue
         sector = x.address.split(":")[1] if x.address.count(":") >= 1 else ""
@@ -773,6 +946,8 @@ def meet(m: Any, v: wd.Voice, now: datetime, turn: int) -> Option | None:
         what = re.sub(rf"\s+(?:at|in) (?:the )?{re.escape(sector)}$", "", d)
         if re.search(r"\b(at|in)\b [A-Z]", what):
             continue  # another place named in the words: no clear place to meet
+        if _clash(m, x.start, x.minutes, d, sector)[0]:
+            continue  # an arrangement or a gathering then: the plan item is no longer what one does
         words = dt.meeting_words(what, sector, "today", x.start.hour * 60 + x.start.minute)
         return Option(MEET, wd.meeting(v, words, d, turn), topic=f"meet:{x.start:%H:%M}", note="today's plan")
     return None

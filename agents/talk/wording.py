@@ -105,6 +105,9 @@ def question(v: Voice, topic: str, turn: int, person: str = "", avoid: Sequence[
         return v.pick((f"{f}, have you seen {p} lately?", f"How is {p} doing these days, {f}?",
                        f"{f}, have you heard from {p} today?", f"Seen {p} around lately, {f}?"),
                       "ask", topic, turn, avoid=avoid)
+    if topic == "you":  # a stranger asked who one is: one's own description is said only when asked
+        return v.pick((f"So, {f}, what do you do?", f"{f}, what keeps you busy these days?",
+                       f"{f}, what do you do around here?"), "ask", topic, turn, avoid=avoid)
     if topic == "plans":
         return v.pick((f"{f}, any plans for later today?", f"{f}, what are you doing this evening?",
                        f"So, {f}, anything planned for later?", f"{f}, what's next for you today?"),
@@ -117,35 +120,85 @@ def question(v: Voice, topic: str, turn: int, person: str = "", avoid: Sequence[
                    f"Busy day, {f}?", f"So, {f}, how has your day been?"), "ask", topic, turn, avoid=avoid)
 
 
-# What a reaction says after naming the news: by whether it is an event, news of the listener, or else.
-_REACT_EVENT = ("That sounds wonderful!", "I love that idea!", "That sounds like fun!",
-                "I had no idea, that sounds lovely.", "How lovely, I'd like that!")
-_REACT_YOURS = ("That's great to hear.", "I didn't know that about you.", "That's really interesting!",
-                "Good for you, I'm impressed.", "I'm glad to hear it.")
-_REACT_OTHER = ("I had no idea.", "That's good to know.", "I didn't know that.", "Thank you for telling me.",
-                "That's interesting news.")
 # Bad news is not met with "Good for you": a feud, an illness, a loss.
-_REACT_SAD = ("Oh no, I'm sorry to hear that.", "That sounds hard.", "I'm sorry, that must be difficult.",
-              "Oh dear. I hope it gets better.")
 _SAD = re.compile(r"\b(feud\w*|sick|ill|illness|lost|los(e|ing)|died|death|dead|fight\w*|argu\w+|broke\w*|sad|"
                   r"worr\w+|accident|fired|fire|problem\w*|trouble\w*|lonely|hurt|miss(ing)?|divorce\w*|crush)\b",
                   re.I)
 
 
-def reaction(v: Voice, named: str, kind: str, turn: int) -> str:
-    """ "Isabella, a Valentine's Day party at Hobbs Cafe on February 14? That sounds wonderful!" """
-    pool = (_REACT_EVENT if kind == "event" else _REACT_SAD if _SAD.search(named) else
-            _REACT_YOURS if kind == "yours" else _REACT_OTHER)
-    tail = v.pick(pool, "react", kind, turn)
-    if not named:
-        return f"{v.first}, {tail[0].lower()}{tail[1:]}" if not tail.startswith("I") else f"{v.first}, {tail}"
-    # An event many tell of ("a Valentine's Day party ...") and a line about "you" would open
-    # alike whoever reacts: those name the teller first; other news opens with the news itself.
-    common = kind == "event" or re.match(r"^(you|your|you're|you'll|i|i'm|i'll|a|an|the)\b", named, re.I)
-    lead = f"{v.first}, " if common else v.pick(("", "Oh, ", "So ", "Ah, ", "Wait, "), "lead", kind, turn)
-    keep = not lead or re.match(r"^I\b|^[A-Z][a-z]+(?<!ing) [A-Z]", named)  # "I", a name: capitals stay
-    said = lead + (named if keep else named[0].lower() + named[1:])
-    return f"{said[0].upper()}{said[1:]}? {tail}"
+def _a(what: str) -> str:
+    """ "a party", "an art show"; "the party", "my party" stay."""
+    if re.match(r"^(a|an|the|my|your|his|her|their|our)\b", what, re.I):
+        return what
+    return f"{'an' if what[:1].lower() in 'aeiou' else 'a'} {what}"
+
+
+def reaction(v: Voice, topic: str, kind: str, turn: int, teller: str = "") -> str:
+    """A reaction that names what it reacts to in a word or two (``topic``: "party", "breakfast",
+    "Hobbs Cafe") and adds to it, a question mostly, never the line said back with "?" (8% of a
+    run's lines were "Tom, you're having breakfast today? I didn't know that about you.").
+    ``kind``: hosted (the teller hosts an event), event, going (one goes too), heard (one heard
+    of it from ``teller``), doing (what the teller does), sad, or news."""
+    f, x = v.first, topic
+    big = x[:1].upper() + x[1:]
+    if kind == "hosted":
+        pool: tuple[str, ...] = (f"{f}, {_a(x)}! Is anyone else coming?", f"{f}, {_a(x)}! Can I bring anything?",
+                                 f"{f}, how exciting! Is it your first time hosting one?",
+                                 f"{f}, {_a(x)}, how lovely! How many people are coming?")
+    elif kind == "event":
+        pool = (f"{f}, {_a(x)}! Is anyone else going?", f"{f}, {_a(x)}, how fun! Do you think many will come?",
+                f"{f}, that sounds like fun! Have you been to one before?")
+    elif kind == "going":
+        pool = (f"{f}, I'm going too! See you there.", f"{f}, yes, I'll be there too! Is anyone else coming?",
+                f"{f}, I know, I'm going as well. It should be fun!")
+    elif kind == "heard" and teller:
+        pool = (f"{f}, yes, {teller} told me about it. Are you going?",
+                f"{f}, I heard about it from {teller}. Is anyone else going?")
+    elif kind == "sad" or _SAD.search(x):
+        pool = (f"Oh no, {f}, I'm sorry to hear that. How are you holding up?",
+                f"{f}, that sounds hard. Is there anything I can do?", f"I'm sorry, {f}. Do you want to talk about it?")
+    elif kind == "doing" and x:
+        pool = (f"{big} sounds good, {f}. What's after that?", f"{f}, is {x} part of your usual day?",
+                f"{big}, nice! Do you enjoy it, {f}?", f"{f}, I hope {x} goes well. What's next for you?")
+    elif x:
+        pool = (f"{f}, I didn't know that. How did that come about?", f"Really, {f}? Tell me more about {x}.",
+                f"{f}, that's news to me. What do you make of it?", f"{big}, really? Tell me more, {f}.")
+    else:
+        pool = (f"{f}, I didn't know that. How did that come about?",
+                f"{f}, that's news to me. What do you make of it?", f"Really, {f}? Tell me more.")
+    return v.pick(pool, "react", kind, turn)
+
+
+def follow_up(v: Voice, told: str, when: str, turn: int, over: bool = True, event: bool = False) -> str:
+    """A question on what the listener told in an earlier conversation: ``told`` is "about the
+    party" or "you were painting a mural"; ``when`` "yesterday", "earlier", "the other day"."""
+    f = v.first
+    if event and not over:
+        return v.pick((f"{f}, you told me {when} {told}. Are you still going?",
+                       f"{f}, about {told[6:] if told.startswith('about ') else told}: is it still going ahead?"),
+                      "follow", turn)
+    return v.pick((f"{f}, you told me {when} {told}. How did it go?", f"{f}, how did it go? You told me {when} {told}.",
+                   f"{f}, you told me {told} {when}. Did it go well?"), "follow", turn)
+
+
+def followed_up(v: Voice, over: bool, turn: int) -> str:
+    """The answer to a follow-up question: kind, and no made-up details."""
+    f = v.first
+    if not over:
+        return v.pick((f"{f}, yes, it's still going ahead. Thanks for remembering!",
+                       f"{f}, it's still going ahead. Nice of you to ask."),
+                      "followed", turn)
+    return v.pick((f"{f}, it went all right, thanks for remembering!", f"Nice of you to remember, {f}. It went fine.",
+                   f"{f}, it went well enough, thank you for asking."), "followed", turn)
+
+
+def related(v: Voice, topic: str, said: str, turn: int) -> str:
+    """A reaction that adds something of one's own on the same person, place or event
+    ("Oh, Hobbs Cafe! I'll be there myself at 12 pm, having lunch.")."""
+    f = v.first
+    pool = ((f"{f}, speaking of {topic}: {said}", f"Oh, {topic}! {said}", f"{f}, that reminds me: {said}")
+            if topic else (f"{f}, that reminds me: {said}",))
+    return v.pick(pool, "related", turn)
 
 
 def goodbye(v: Voice, doing: str, turn: int, avoid: Sequence[str] = ()) -> str:
@@ -194,9 +247,10 @@ def acceptance(v: Voice, what: str, when: str, turn: int) -> str:
                   "accept", turn)
 
 
-def refusal(v: Voice, what: str, reason: str, turn: int) -> str:
+def refusal(v: Voice, what: str, reason: str, turn: int, at: str = "") -> str:
+    """No, with the reason: what one does then ("I'm hosting the party at 5 pm.")."""
     f = v.first
-    why = f" I'm {reason} then." if reason else ""
+    why = f" I'm {reason} {'at ' + at if at else 'then'}." if reason else ""
     it = f"the {what}" if what else "it"
     return v.pick((f"I'm sorry, {f}, I can't make {it}.{why}", f"Thank you, {f}, but I can't come.{why}",
                    f"Oh, {f}, I wish I could come, but I can't.{why}"), "decline", turn)
@@ -339,5 +393,6 @@ def fragment(line: str) -> str | None:
     return None
 
 
-__all__ = ["Voice", "acceptance", "first_clause", "fragment", "goodbye", "greeting", "in_your_words",
-           "invitation", "meeting", "norm", "opening", "question", "reaction", "refusal", "to_listener", "voice_of"]
+__all__ = ["Voice", "acceptance", "first_clause", "follow_up", "followed_up", "fragment", "goodbye", "greeting",
+           "in_your_words", "invitation", "meeting", "norm", "opening", "question", "reaction", "refusal", "related",
+           "to_listener", "voice_of"]

@@ -1,0 +1,212 @@
+"""Talk that holds together (agents/talk/dialogue.py, wording.py): a reaction names what it
+reacts to in a word and adds to it, never the line said back with "?"; nobody recites a tally
+or their own description unasked; news is not told back to whoever told it; an earlier
+conversation is followed up; an offer that clashes with one's engagements is neither made nor
+accepted; what one says of one's day follows one's arrangements."""
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from agents import dialogue as dg
+from agents import wording as wd
+from agents.explain import provenance as pv
+from agents.mind.core import Mind
+from agents.planning.arrangements import Arrangement
+from agents.planning.plan import PlanItem
+from agents.recall import insights, reflect
+from agents.residents.mind_settings import MindSettings
+from agents.support.types import Conversation, Utterance
+from tests.fakes import HashEmbedder, make_gateway
+from tests.scripted_minds import persona, plausible
+
+NOW = datetime(2023, 2, 14, 10, 0)
+YESTERDAY = datetime(2023, 2, 13, 15, 0)
+PARTY = ("Maria, I'm hosting a Valentine's Day party at Hobbs Cafe on February 14, from 5 pm to 7 pm.")
+
+
+def mind(name="Maria Lopez", thoughts=()):
+    def first(purpose, messages, schema):
+        if purpose == "choose_line":
+            options = [ln.split(". ", 1)[1] for ln in messages[-1]["content"].splitlines() if ln[:1].isdigit()]
+            return {"reply": options[0]}
+        return plausible(purpose, messages, schema)
+    m = Mind(persona(name), make_gateway(first, timeout=30.0, deadline=60.0), HashEmbedder(64),
+             MindSettings(grounded=True))
+    for t in thoughts:
+        m.queue_thought(t, 8)
+    m.start_turn(NOW)
+    return m
+
+
+def said(speaker, text, act="tell"):
+    return Utterance(speaker, text, source=f"repaired: grounded: memory #3 (x); chosen from 3 acts; act {act}")
+
+
+def runs(text, n=4):
+    """The runs of ``n`` words of a text (lowercased), to tell a line said back."""
+    w = re.findall(r"[a-z']+", text.lower())
+    return {" ".join(w[i:i + n]) for i in range(len(w) - n + 1)}
+
+
+# ---------------------------------------------------------------------------- reactions
+
+def test_a_reaction_names_the_news_in_a_word_and_adds_a_question_not_the_line_back():
+    heard = [
+        (said("Tom Moreno", "Jane, I'm having breakfast today; at 8 am I'm running the grocery counter.", "answer"),
+         dg.ANSWER),
+        (said("Hailey Johnson", "Giorgio, I see a lot of you."), dg.TELL),
+        (said("John Lin", "I am friends with Tom Moreno, who works in the same market."), dg.TELL),
+        (said("Isabella Rodriguez", PARTY), dg.TELL),
+        (said("Ayesha Khan", "There you are! I have a long feud with my neighbour Carlos Gomez."), dg.TELL),
+    ]
+    for salt in range(20):
+        for u, act in heard:
+            v = wd.Voice("Jane Moreno", u.speaker, True, bool(salt % 2), str(salt))
+            r = dg.react(v, u, act, NOW, salt).text
+            assert not runs(r) & runs(u.text), (u.text, r)  # nothing of four words said back
+            assert "?" in r and not wd.fragment(r), r  # it asks something: the other has something to answer
+            assert "there me are" not in r and "you're having breakfast" not in r
+    v = wd.Voice("Maria Lopez", "Isabella Rodriguez", True, True, "1")
+    party = {dg.react(wd.Voice(v.me, v.other, True, True, str(s)), said(v.other, PARTY), dg.TELL, NOW, s).text
+             for s in range(20)}
+    assert any("party" in r for r in party) and not any("February 14" in r for r in party)
+
+
+def test_one_who_knows_the_news_already_says_so_instead_of_calling_it_news():
+    maria = mind()
+    maria.remember("chat", 'Klaus Mueller told Maria: "Maria, I heard Isabella Rodriguez is hosting a Valentine\'s Day '
+                   'party at Hobbs Cafe on February 14, from 5 pm to 7 pm."', 6, subject="Klaus Mueller")
+    c = Conversation(("Isabella Rodriguez", maria.name), "x", NOW, [said("Isabella Rodriguez", PARTY)])
+    reactions = [o.text for o in dg.offers(maria, c, NOW, "chatting", "chatting") if o.act == dg.REACT]
+    assert reactions and "Klaus" in reactions[0], reactions  # "yes, Klaus told me about it. Are you going?"
+
+
+def test_a_reaction_brings_ones_own_plan_or_memory_on_the_same_place_or_person():
+    maria = mind()
+    maria.today.plan = [PlanItem(NOW.replace(hour=12), 60, "having lunch", "the Ville:Hobbs Cafe:cafe", "model")]
+    c = Conversation(("Isabella Rodriguez", maria.name), "x", NOW, [said("Isabella Rodriguez", PARTY)])
+    got = [o for o in dg.offers(maria, c, NOW, "chatting", "chatting") if o.act == dg.REACT]
+    mine = [o.text for o in got if o.note == "today's plan"]
+    assert mine and "12 pm" in mine[0] and "having lunch" in mine[0] and "February" not in mine[0], mine
+    klaus = mind("Klaus Mueller")
+    klaus.remember("thought", "I helped Tom Moreno carry crates at the market last week", 6, subject=klaus.name)
+    c = Conversation(("Jane Moreno", klaus.name), "x", NOW, [
+        said("Jane Moreno", "Klaus, Tom Moreno is opening a new stall at the market next week.")])
+    got = [o.text for o in dg.offers(klaus, c, NOW, "chatting", "chatting") if o.act == dg.REACT]
+    assert any("crates" in t for t in got), got
+
+
+# ---------------------------------------------------------------------------- no recitals
+
+def tally_mind():
+    m = mind("Isabella Rodriguez")
+    m.remember_many([dict(kind="reflection", text=c.text, importance=9, subject=m.name,
+                          source=reflect.grounded_source(c, 4))
+                     for c in (insights.Candidate("people", "I often talk with Klaus Mueller.", (1, 2)),
+                               insights.Candidate("people", "I see a lot of Klaus Mueller.", (1, 2)),
+                               insights.Candidate("topic", "The coffee keeps coming up.", (1, 3)))])
+    return m
+
+
+def test_no_tally_and_no_description_of_oneself_unasked_whatever_the_act():
+    m = tally_mind()
+    own = [x.description for x in m.memory.nodes if x.source == pv.tag(pv.RULE, pv.SEED)]
+    assert own
+    recital = re.compile(r"often talk|see a lot of|keeps coming up|runs Hobbs|run Hobbs|loves gatherings|love gather")
+    for other in ("Klaus Mueller", "Maria Lopez", "Ayesha Khan"):
+        for lines in ([], [said(other, "Isabella, Klaus Mueller is painting a mural at Johnson Park.")],
+                      [said(other, "Isabella, have you seen Klaus lately?", "ask (person:Klaus Mueller)")]):
+            c = Conversation((other, m.name), "x", NOW, list(lines))
+            texts = [o.text for o in dg.offers(m, c, NOW, "chatting", "chatting")]
+            assert texts and not [t for t in texts if recital.search(t)], (other, texts)
+    asked = Conversation(("Ayesha Khan", m.name), "x", NOW, [said("Ayesha Khan", "So, Isabella, what do you do?",
+                                                                   "ask (you)")])
+    answers = [o.text for o in dg.offers(m, asked, NOW, "chatting", "chatting")]
+    assert answers and all("Hobbs Cafe" in t for t in answers), answers  # asked: now it is said
+
+
+# ---------------------------------------------------------------------------- news not told back
+
+def test_news_the_listener_told_in_this_conversation_is_not_told_back():
+    francisco = mind("Francisco Lopez")
+    francisco.remember("chat", 'Maria Lopez told Francisco: "Francisco, I heard Isabella Rodriguez is hosting a '
+                       'Valentine\'s Day party at Hobbs Cafe on February 14, from 5 pm to 7 pm."', 6,
+                       subject="Maria Lopez")
+    told = said("Carlos Gomez", "Francisco, I heard Isabella Rodriguez is hosting a Valentine's Day party at Hobbs "
+                "Cafe on February 14, from 5 pm to 7 pm.")
+    fresh = Conversation((francisco.name, "Carlos Gomez"), "x", NOW)
+    assert [o for o in dg.offers(francisco, fresh, NOW, "chatting", "chatting") if "party" in o.text]
+    c = Conversation(("Carlos Gomez", francisco.name), "x", NOW, [told])
+    back = [o.text for o in dg.offers(francisco, c, NOW, "chatting", "chatting")
+            if o.act in (dg.TELL, dg.INVITE) and "party" in o.text]
+    assert not back, back
+
+
+# ---------------------------------------------------------------------------- earlier conversations
+
+def test_an_earlier_conversation_is_followed_up_once_and_answered_without_the_question_back():
+    maria = mind()
+    maria.remember("chat", 'Klaus Mueller told Maria: "Maria, I\'m hosting a study group at Oak Hill College on '
+                   'February 13, from 4 pm to 5 pm."', 6, subject="Klaus Mueller", predicate="told",
+                   object=maria.name, created=YESTERDAY.isoformat())
+    c = Conversation((maria.name, "Klaus Mueller"), "x", NOW, [said("Klaus Mueller", "Maria, hello there.")])
+    ups = [o for o in dg.offers(maria, c, NOW, "chatting", "chatting") if o.topic.startswith("followup")]
+    assert len(ups) == 1 and "yesterday" in ups[0].text and "study group" in ups[0].text, ups
+    assert re.search(r"[Hh]ow did it go\?|Did it go well\?", ups[0].text)
+    assert not [o for o in dg.offers(maria, Conversation(c.participants, "x", NOW, c.lines + [Utterance(
+        maria.name, ups[0].text, source=f"repaired: grounded: act ask ({ups[0].topic})")]), NOW, "chatting", "chatting")
+        if o.topic.startswith("followup")]  # once a conversation
+    klaus = mind("Klaus Mueller")
+    asked = Conversation((maria.name, klaus.name), "x", NOW, [Utterance(
+        maria.name, ups[0].text, source=f"repaired: grounded: act ask ({ups[0].topic})")])
+    answers = dg.offers(klaus, asked, NOW, "chatting", "chatting")
+    assert [o.act for o in answers] == [dg.ANSWER] and "?" not in answers[0].text
+    assert dg.question_topic("Klaus, what do you do?", "Klaus Mueller", "Maria Lopez") == "you"
+    # what one said one was doing, the day before, followed up in the listener's words
+    maria.remember("chat", 'Klaus Mueller told Maria: "Maria, I\'m writing my research paper on gentrification."', 5,
+                   subject="Klaus Mueller", predicate="told", object=maria.name, created=YESTERDAY.isoformat())
+    up = dg.follow_up(maria, dg.voice(maria, c), Conversation(c.participants, "x", NOW), NOW, 1)
+    assert up is not None and "you were writing your research paper" in up.text, up
+
+
+# ---------------------------------------------------------------------------- engagements
+
+def busy_klaus():
+    klaus = mind("Klaus Mueller")
+    klaus.today.plan = [PlanItem(NOW.replace(hour=12), 60, "having lunch", "the Ville:Hobbs Cafe:cafe", "model"),
+                        PlanItem(NOW.replace(hour=13), 240, "reading at the library",
+                                 "the Ville:Oak Hill College:library", "model")]
+    klaus.today.arrangements = [
+        Arrangement(NOW.replace(hour=12), 60, "having lunch with Ayesha Khan at The Rose and Crown Pub",
+                    "the Ville:The Rose and Crown Pub:pub", "with Ayesha Khan on Tuesday February 14"),
+        Arrangement(NOW.replace(hour=17), 120, "hosting a game night at The Rose and Crown Pub",
+                    "the Ville:The Rose and Crown Pub:pub", "with Sam Moore on Monday February 13")]
+    return klaus
+
+
+def test_an_offer_that_clashes_with_an_engagement_is_not_made_and_is_declined_with_the_reason():
+    klaus = busy_klaus()
+    v = wd.Voice(klaus.name, "Maria Lopez", True, False, "1")
+    meeting = dg.meet(klaus, v, NOW, 1)
+    assert meeting is None or "Hobbs Cafe" not in meeting.text  # lunch is at the pub with Ayesha now
+    invite = said("Isabella Rodriguez", PARTY.replace("Maria, I'm hosting", "Klaus, I'm hosting").replace(
+        ".", ". Would you like to come?"), "invite")
+    c = Conversation(("Isabella Rodriguez", klaus.name), "x", NOW, [invite])
+    got = dg.offers(klaus, c, NOW, "chatting", "chatting")
+    assert [o.act for o in got] == [dg.DECLINE], got
+    assert "game night" in got[0].text and "5 pm" in got[0].text, got[0].text
+    lunch = said("Maria Lopez", "Klaus, I'll be having lunch at Hobbs Cafe today at 12 pm. Would you like to join me?",
+                 "meet")
+    got = dg.offers(klaus, Conversation(("Maria Lopez", klaus.name), "x", NOW, [lunch]), NOW, "chatting", "chatting")
+    assert [o.act for o in got] == [dg.DECLINE] and "Ayesha" in got[0].text, got
+
+
+def test_what_one_says_of_ones_day_follows_its_arrangements():
+    klaus = busy_klaus()
+    for s in range(10):
+        v = wd.Voice(klaus.name, "Maria Lopez", True, False, str(s))
+        day = dg._day_answer(klaus, v, NOW, "day", s).text
+        assert "Rose and Crown" in day and "Hobbs Cafe" not in day, day
+        assert "game night" in day  # the evening's engagement is named
+    assert "Rose and Crown" in dg.day_in_words(klaus, "Alex", NOW, 1)
