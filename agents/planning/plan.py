@@ -568,7 +568,8 @@ MAX_MEMORY_CHOICES = 2
 # not what it saw itself do a minute ago ("getting food from the fridge" is no plan).
 OWN_KINDS = ("thought", "chat", "reflection")
 LEISURE = {"park": "taking a walk in {sector}", "pub": "having a drink at {sector}",
-           "cafe": "having a coffee at {sector}", "library": "reading a book at the library"}
+           "cafe": "having a coffee at {sector}", "library": "reading a book at the library",
+           "store": "shopping for groceries at {sector}", "supply store": "picking up supplies at {sector}"}
 
 
 def chosen_tag(n: int, mode: str = pv.GUIDED, origin: str = "") -> str:
@@ -639,6 +640,45 @@ def slot_candidates(x: PlanItem, persona: Persona, spatial: SpatialMemory, memor
         if why is None and spatial.knows(addr):
             out.append((text, addr))
     return out[:limit]
+
+
+_PLANNED = re.compile(r"(\d\d):(\d\d)-(\d\d):(\d\d) ([^;]+)")
+RECENT_DAYS = 3  # a meal or an evening spent as on one of these days before is offered last
+
+
+def days_before(m: Planner, day: datetime, back: int = RECENT_DAYS) -> list[list[PlanItem]]:
+    """What the resident planned on each of the ``back`` days before ``day``, the day before
+    first: its plan memories (new_day writes one a day), else yesterday's plan still held."""
+    nodes = getattr(getattr(m, "memory", None), "nodes", [])
+    out: list[list[PlanItem]] = []
+    for i in range(1, back + 1):
+        d = (day - timedelta(days=i)).replace(hour=0, minute=0, second=0, microsecond=0)
+        head = f"{m.name}'s plan for {d:%A %B %d}: "
+        text = next((x.description for x in nodes if x.kind == "plan" and x.description.startswith(head)), "")
+        items = _close([PlanItem(d.replace(hour=int(a) % 24, minute=int(b)), 0, w.strip(), "")
+                        for a, b, _, _, w in _PLANNED.findall(text)], d + timedelta(days=1))
+        out.append(items or [x for x in m.plan if x.start.date() == d.date()])
+    return out
+
+
+def fresh_first(options: list[tuple[str, str]], x: PlanItem, persona: Persona,
+                before: Sequence[Sequence[PlanItem]]) -> list[tuple[str, str]]:
+    """A meal or free time not as it was spent yesterday at that hour (while something else
+    is offered), and what was not done lately first: a small model chose the first option
+    every day, and 90% of a week's activities were the day before's. Work and getting
+    ready in the morning stay as they are."""
+    working = x.address == persona.workplace and not is_meal(x.description)
+    if not before or working or activity.arena_kind(x.address) == "bathroom":
+        return options
+
+    def last_done(words: str) -> int:  # days ago it was done at this hour, RECENT_DAYS + 1 if not lately
+        t = x.start.time()
+        return next((i for i, day in enumerate(before, 1) for y in day
+                     if y.description == words and y.start.time() <= t < (y.end - timedelta(minutes=1)).time()),
+                    RECENT_DAYS + 1)
+
+    rest = [o for o in options if last_done(o[0]) > 1]
+    return sorted(rest if len(rest) >= 2 else options, key=lambda o: -last_done(o[0]))
 
 
 @lru_cache(maxsize=256)
@@ -722,6 +762,7 @@ def chosen_day_plan(m: Planner, day: datetime, skeleton: list[PlanItem], directi
     tomorrow = [e for e in agenda_of(m, day + timedelta(days=1)) if e.kind == agenda.INTENTION and e.invitation()]
     invites = [e for e in engagements if e.invitation()] + tomorrow
     wanted = intended(directive, m.name)
+    before = days_before(m, day)
     offered: dict[str, list[tuple[str, str]]] = {}
     for x in skeleton[:-1]:
         key = f"{x.start:%H:%M}"
@@ -729,7 +770,8 @@ def chosen_day_plan(m: Planner, day: datetime, skeleton: list[PlanItem], directi
         inviting = [e for e in invites if x.start < e.start and (e.start.date() == x.start.date()
                                                                  or INVITE_HOURS[0] <= x.start.hour < INVITE_HOURS[1])]
         special = wanted + [e.invitation() for e in inviting]
-        offered[key] = slot_candidates(x, m.persona, m.spatial, own, special=special)
+        offered[key] = fresh_first(slot_candidates(x, m.persona, m.spatial, own, special=special),
+                                   x, m.persona, before)
         origins.update({(key, e.invitation()): e.origin() for e in inviting})
     for e in placed:
         key = f"{e.start:%H:%M}"

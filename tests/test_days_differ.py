@@ -1,0 +1,74 @@
+"""No day like the day before (issue 45): the embedded model, choosing each slot of its day
+among candidates, took the first every day (90% of a week's activities were the day
+before's). A meal or free time spent yesterday at that hour is not offered again while
+something else is, and what was not done lately comes first; work stays; what was
+arranged still comes in (agents/planning/plan.py fresh_first)."""
+from __future__ import annotations
+
+import itertools
+from datetime import datetime
+
+from agents.planning import day as days
+from agents.planning.arrangements import Arrangement
+from agents.planning.plan import PlanItem, days_before, fresh_first, item_at
+from tests.scripted_minds import make_mind, persona
+from tests.test_candidates import CHOOSING, PUB, picker
+
+STORE = "the Ville:The Willows Market and Pharmacy:store"
+
+
+def week(n: int, arrangement: Arrangement | None = None) -> list[list[PlanItem]]:
+    """``n`` days of a resident whose model always chooses the first option."""
+    m, _gw = make_mind(picker(0), settings=CHOOSING)
+    m.spatial.add(PUB, with_defaults=True)
+    m.spatial.add(STORE, with_defaults=True)
+    if arrangement is not None:
+        m.today.arrangements.append(arrangement)
+    out = []
+    for d in range(n):
+        m.start_turn(datetime(2023, 2, 13 + d, 7, 0))
+        days.new_day(m)
+        out.append(list(m.today.plan))
+    return out
+
+
+def words(plan: list[PlanItem]) -> list[str]:
+    return [x.description for x in plan]
+
+
+def test_no_day_plan_is_the_day_befores_and_work_stays():
+    plans = week(4)
+    for before, after in itertools.pairwise(plans):
+        assert words(after) != words(before)
+        noon, evening = (after[0].start.replace(hour=h) for h in (12, 19))
+        for t in (noon, evening):  # lunch and the evening: not as yesterday
+            assert item_at(after, t).description != item_at(before, t.replace(day=before[0].start.day)).description
+        assert [item_at(after, after[0].start.replace(hour=h)).description for h in (8, 13)] == ["running the cafe"] * 2
+    # over the days, lunch is had in more than two ways, and the evening too: no two-day round
+    assert len({item_at(p, p[0].start.replace(hour=12)).description for p in plans}) >= 3
+    assert len({item_at(p, p[0].start.replace(hour=19)).description for p in plans}) >= 3
+
+
+def test_an_arrangement_still_comes_in_whatever_yesterday_was():
+    lunch = Arrangement(datetime(2023, 2, 15, 12), 60, "having lunch with Maria Lopez", PUB,
+                        "agreed with Maria Lopez on Monday February 13")
+    plans = week(3, lunch)
+    got = item_at(plans[2], datetime(2023, 2, 15, 12))
+    assert got is not None and (got.description, got.address) == ("having lunch with Maria Lopez", PUB)
+
+
+def test_yesterday_is_read_from_the_plan_memory_and_the_fresh_comes_first():
+    m, _gw = make_mind(picker(0), settings=CHOOSING)
+    m.start_turn(datetime(2023, 2, 14, 5))
+    m.remember("plan", f"{m.name}'s plan for Monday February 13: 06:00-12:00 running the cafe; "
+               "12:00-13:00 having lunch at Hobbs Cafe; 13:00-22:00 running the cafe; 22:00-06:00 sleeping", 5,
+               subject=m.name)
+    before = days_before(m, datetime(2023, 2, 14, 6))
+    assert [x.description for x in before[0]][:2] == ["running the cafe", "having lunch at Hobbs Cafe"]
+    slot = PlanItem(datetime(2023, 2, 14, 12), 60, "having lunch", persona().home)
+    options = [("having lunch at Hobbs Cafe", "a"), ("cooking lunch", "b"),
+               ("having lunch at The Rose and Crown Pub", "c")]
+    assert [o[0] for o in fresh_first(options, slot, persona(), before)] == [
+        "cooking lunch", "having lunch at The Rose and Crown Pub"]
+    # with one thing else only, yesterday's stays, last (a slot of one option is no choice)
+    assert fresh_first(options[:2], slot, persona(), before) == [options[1], options[0]]
