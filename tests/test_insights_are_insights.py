@@ -227,3 +227,11 @@ def test_what_happened_is_offered_before_what_only_the_description_says():
     s.heard("Sam Moore", "I have decided to run for mayor of the Ville in the coming local election.", at(14, 8))
     first = derive(s, now=at(14, 12))[0]
     assert first.text == "Sam Moore is working towards running for mayor of the Ville in the coming local election."
+
+
+def test_a_gathering_under_way_when_told_of_is_not_looked_forward_to():
+    s = Stream("Maria Lopez")
+    s.heard("Klaus Mueller", "I'm attending the game night just now; at 9 pm I'm having a drink at the bar.",
+            at(14, 19))
+    s.heard("Sam Moore", "I'm attending the game night today; at 9 pm I'm having a coffee at Hobbs Cafe.", at(14, 20))
+    assert not texts(derive(s, now=at(14, 21, 44), k=known("Maria Lopez")), "ahead")

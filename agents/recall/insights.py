@@ -82,6 +82,8 @@ _HOST = re.compile(r"\b(host|hosting|throw|throwing|organi[sz]e|organi[sz]ing)\b
 # "Maria's plan for Tuesday February 14 at 15:00: meeting Klaus at Oak Hill College:library (agreed with ...)"
 # (agents/talk/converse.py take_arrangement)
 _ARRANGED = re.compile(r"plan for (\w+ \w+ \d{1,2}) at (\d\d:\d\d): (.+?) at ([^()]+?) \(agreed with ([^()]+?) on ")
+_GOING_ON = re.compile(r"\b(?:just now|right now|is what I'm doing|keeps me busy)\b|\bI'm attending\b[^;]*\btoday\b",
+                       re.I)
 _TIMES = re.compile(r"\b\d{1,2}:\d\d\b")
 _NAME_RUN = re.compile(r"[A-Z][\w'-]*(?:\s+(?:of|and|the|de|van|von)?\s*[A-Z][\w'-]*)*")
 _NAME = r"[A-Z][a-z]+ [A-Z][a-z]+"
@@ -572,6 +574,8 @@ def ahead(nodes: Sequence[MemoryNode], known: Known, now: datetime) -> list[Cand
             found.setdefault(key, (text, [], 3))[1].append(x)
             continue
         d = _clause_of_event(d)  # its own time and place, not the next clause's ("...; at 7 pm I'm at the pub")
+        if _GOING_ON.search(d):
+            continue  # under way when it was said ("I'm attending the game night just now"): nothing ahead
         ev = _event_phrase(d)
         if ev is None:
             continue
