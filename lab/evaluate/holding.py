@@ -68,11 +68,15 @@ _PROGRESSIVE = re.compile(r"\b(?:I'm|I am) \w+ing\b|\b(?:today|tonight|tomorrow|
 
 
 def _stem(w: str) -> str:
+    """A crude stem that says "studies" and "study", "dislikes" and "dislike" alike."""
     w = w[:-2] if w.endswith("'s") else w
-    for suffix in ("ing", "ed", "es", "s"):
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-3] + "y"
+    for suffix in ("ing", "ed", "s"):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            return w[: -len(suffix)]
-    return w
+            w = w[: -len(suffix)]
+            break
+    return w[:-1] if w.endswith("e") and len(w) > 3 else w  # "liv(e)", "lik(e)": as -ing and -ed leave them
 
 
 def content(text: str, names: Iterable[str] = ()) -> set[str]:
