@@ -130,3 +130,21 @@ def test_host_and_guest_go_to_the_same_arena_whatever_their_workplaces():
                   subject=host.name)
     own = [e for e in planning.agenda_of(host, NOW) if "study group" in e.description]
     assert own and {e.address for e in own} == {going[0].address}
+
+
+def test_a_second_yes_at_the_same_hour_leaves_the_first_and_the_resident_knows_why():
+    """Two yeses at noon: the first stands (what was agreed first is done), and a memory says
+    why it will not be at the second."""
+    m = resident("Wolfgang Schulz")
+    day_with_lunch_at_home(m)
+    m.end_conversation(offer_and_yes("Maria Lopez", m.name, LUNCH_AT_HOBBS), NOW)
+    pub = "Wolfgang, I'll be having lunch at The Rose and Crown Pub today at 12 pm. Would you like to join me?"
+    m.end_conversation(offer_and_yes("Klaus Mueller", m.name, pub), NOW)
+    assert [a.made for a in m.today.arrangements] == ["agreed with Maria Lopez on Tuesday February 14"]
+    assert "Maria Lopez" in item_at(m.today.plan, NOON).description
+    why = [x for x in m.memory.nodes if x.predicate == "cannot keep"]
+    assert len(why) == 1 and why[0].object == "Klaus Mueller"
+    assert why[0].description == ("I won't be having lunch with Klaus Mueller at The Rose and Crown Pub at 12:00 "
+                                  "on Tuesday February 14 (agreed with Klaus Mueller on Tuesday February 14): I will "
+                                  "be having lunch with Maria Lopez then (agreed with Maria Lopez on Tuesday "
+                                  "February 14 before)")

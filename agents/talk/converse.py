@@ -448,6 +448,18 @@ def event_arrangement(m: Talker, ev: dt.DatedEvent, other: str, now: datetime) -
     for x in m.today.arrangements:
         if x.start == a.start and x.address == a.address and keywords_overlap(x.description, a.description):
             return None
+    # A yes that clashes with one given before: the first stands, and the resident knows why
+    # it will not be at the second (two yeses at noon had it at neither, or at the later)
+    end = a.start + timedelta(minutes=a.minutes)
+    first = next((x for x in m.today.arrangements
+                  if x.start < end and a.start < x.start + timedelta(minutes=x.minutes)), None)
+    if first is not None:
+        m.remember("plan", f"I won't be {a.description} at {a.address.split(':')[1]} at {a.start:%H:%M} on "
+                   f"{a.start:%A %B %d} ({a.made}): I will be {first.description} then ({first.made} before)",
+                   5, subject=m.name, predicate="cannot keep", object=other,
+                   source=pv.tag(pv.RULE, f"{gr.GROUNDED}: a clash with an earlier arrangement"), rate=True,
+                   importance_source=pv.tag(pv.RULE, "until the model rates it"))
+        return None
     return a
 
 
