@@ -72,3 +72,17 @@ def test_yesterday_is_read_from_the_plan_memory_and_the_fresh_comes_first():
         "cooking lunch", "having lunch at The Rose and Crown Pub"]
     # with one thing else only, yesterday's stays, last (a slot of one option is no choice)
     assert fresh_first(options[:2], slot, persona(), before) == [options[1], options[0]]
+
+
+def test_inviting_people_and_the_inner_voices_wishes_are_offered_again_as_yesterday():
+    m, _gw = make_mind(picker(0), settings=CHOOSING)
+    m.start_turn(datetime(2023, 2, 14, 5))
+    m.remember("plan", f"{m.name}'s plan for Monday February 13: 06:00-13:00 running the cafe; "
+               "13:00-17:00 inviting friends to the Valentine's Day party; 17:00-06:00 sleeping", 5, subject=m.name)
+    before = days_before(m, datetime(2023, 2, 14, 6))
+    slot = PlanItem(datetime(2023, 2, 14, 13), 60, "taking a walk", "the Ville:Johnson Park:park")
+    options = [("taking a walk", "a"), ("inviting friends to the Valentine's Day party", "b"), ("reading", "c")]
+    invite = ["inviting friends to the Valentine's Day party"]
+    assert [o[0] for o in fresh_first(options, slot, persona(), before, keep=invite)] == [o[0] for o in options]
+    assert "inviting friends to the Valentine's Day party" not in [o[0] for o in fresh_first(options, slot, persona(),
+                                                                                             before)]

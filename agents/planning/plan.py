@@ -662,16 +662,20 @@ def days_before(m: Planner, day: datetime, back: int = RECENT_DAYS) -> list[list
 
 
 def fresh_first(options: list[tuple[str, str]], x: PlanItem, persona: Persona,
-                before: Sequence[Sequence[PlanItem]]) -> list[tuple[str, str]]:
+                before: Sequence[Sequence[PlanItem]], keep: Sequence[str] = ()) -> list[tuple[str, str]]:
     """A meal or free time not as it was spent yesterday at that hour (while something else
     is offered), and what was not done lately first: a small model chose the first option
-    every day, and 90% of a week's activities were the day before's. Work and getting
-    ready in the morning stay as they are."""
+    every day, and 90% of a week's activities were the day before's. Work, getting ready in
+    the morning and what ``keep`` holds (the inner voice's wishes, inviting people to a
+    gathering: again today as yesterday) stay as they are."""
     working = x.address == persona.workplace and not is_meal(x.description)
     if not before or working or activity.arena_kind(x.address) == "bathroom":
         return options
+    kept = {activity.clean_activity(t, persona.name) for t in keep}
 
     def last_done(words: str) -> int:  # days ago it was done at this hour, RECENT_DAYS + 1 if not lately
+        if words in kept:
+            return RECENT_DAYS + 1
         t = x.start.time()
         return next((i for i, day in enumerate(before, 1) for y in day
                      if y.description == words and y.start.time() <= t < (y.end - timedelta(minutes=1)).time()),
@@ -771,7 +775,7 @@ def chosen_day_plan(m: Planner, day: datetime, skeleton: list[PlanItem], directi
                                                                  or INVITE_HOURS[0] <= x.start.hour < INVITE_HOURS[1])]
         special = wanted + [e.invitation() for e in inviting]
         offered[key] = fresh_first(slot_candidates(x, m.persona, m.spatial, own, special=special),
-                                   x, m.persona, before)
+                                   x, m.persona, before, keep=special)
         origins.update({(key, e.invitation()): e.origin() for e in inviting})
     for e in placed:
         key = f"{e.start:%H:%M}"
