@@ -56,6 +56,8 @@ def test_a_reaction_names_the_news_in_a_word_and_adds_a_question_not_the_line_ba
         (said("Tom Moreno", "Jane, I'm having breakfast today; at 8 am I'm running the grocery counter.", "answer"),
          dg.ANSWER),
         (said("Hailey Johnson", "Giorgio, I see a lot of you."), dg.TELL),
+        (said("Ayesha Khan", "Waking up and getting ready for the day is what I'm doing right now.", "answer"),
+         dg.ANSWER),
         (said("John Lin", "I am friends with Tom Moreno, who works in the same market."), dg.TELL),
         (said("Isabella Rodriguez", PARTY), dg.TELL),
         (said("Ayesha Khan", "There you are! I have a long feud with my neighbour Carlos Gomez."), dg.TELL),
@@ -66,7 +68,7 @@ def test_a_reaction_names_the_news_in_a_word_and_adds_a_question_not_the_line_ba
             r = dg.react(v, u, act, NOW, salt).text
             assert not runs(r) & runs(u.text), (u.text, r)  # nothing of four words said back
             assert "?" in r and not wd.fragment(r), r  # it asks something: the other has something to answer
-            assert "there me are" not in r and "you're having breakfast" not in r
+            assert "there me are" not in r and "you're having breakfast" not in r and "waking up" not in r
     v = wd.Voice("Maria Lopez", "Isabella Rodriguez", True, True, "1")
     party = {dg.react(wd.Voice(v.me, v.other, True, True, str(s)), said(v.other, PARTY), dg.TELL, NOW, s).text
              for s in range(20)}
@@ -200,6 +202,17 @@ def test_an_offer_that_clashes_with_an_engagement_is_not_made_and_is_declined_wi
                  "meet")
     got = dg.offers(klaus, Conversation(("Maria Lopez", klaus.name), "x", NOW, [lunch]), NOW, "chatting", "chatting")
     assert [o.act for o in got] == [dg.DECLINE] and "Ayesha" in got[0].text, got
+
+
+def test_lunch_elsewhere_is_a_reason_given_with_its_place():
+    klaus = mind("Klaus Mueller")
+    klaus.today.plan = [PlanItem(NOW.replace(hour=12), 60, "having lunch",
+                                 "the Ville:Klaus Mueller's apartment:main room", "model")]
+    lunch = said("Maria Lopez", "Klaus, I'll be having lunch at Hobbs Cafe today at 12 pm. Would you like to join me?",
+                 "meet")
+    got = dg.offers(klaus, Conversation(("Maria Lopez", klaus.name), "x", NOW, [lunch]), NOW, "chatting", "chatting")
+    no = [o.text for o in got if o.act == dg.DECLINE]
+    assert no and "having lunch at home" in no[0], no
 
 
 def test_what_one_says_of_ones_day_follows_its_arrangements():

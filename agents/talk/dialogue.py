@@ -529,9 +529,11 @@ def answers_to_offer(m: Any, v: wd.Voice, last: Utterance, now: datetime, turn: 
     item = item_at(_plan(m, now), ev.starts()) if ev.day == now.date() else None
     busy, at = _clash(m, ev.starts(), ev.minutes(), ev.what, ev.place)
     reason = ""
-    if item is not None and not keywords_overlap(item.description, ev.what):
+    if item is not None and not _same_doing(item, ev.what, ev.place):
         d = item.description
         reason = d if d and activity.is_gerund(d.split()[0]) else ""
+        if reason and keywords_overlap(d, ev.what, ignore="having going attending"):
+            reason = _when_where(m, item)[1]  # "I'm having lunch at home then", not "having lunch" to lunch
     what = "" if ev.meeting else ev.what
     when = ev.when().replace(f"on {dt.MONTHS[now.month - 1]} {now.day} at", "today at") if ev.meeting else ev.when()
     note = f"the invitation to {ev.short()}"
@@ -619,11 +621,15 @@ def _clash(m: Any, start: datetime, minutes: int, what: str, place: str = "") ->
     items += [x for x in _plan(m, start) if x.start.date() == start.date() and _engagement(x)]
     for x in items:
         d = x.description
-        same = keywords_overlap(d, what, ignore="having going attending") and (
-            not place or place.lower() in f"{x.address} {d}".lower())
-        if x.start < end and start < x.end and not same and activity.is_gerund(d.split()[0]):
+        if x.start < end and start < x.end and not _same_doing(x, what, place) and activity.is_gerund(d.split()[0]):
             return d, dt.clock(x.start.hour * 60 + x.start.minute)
     return "", ""
+
+
+def _same_doing(x: Any, what: str, place: str = "") -> bool:
+    """Whether plan item ``x`` is ``what`` (at ``place``): lunch at home is not lunch at Hobbs Cafe."""
+    return keywords_overlap(x.description, what, ignore="having going attending") and (
+        not place or place.lower() in f"{x.address} {x.description}".lower())
 
 
 def _day_answer(m: Any, v: wd.Voice, now: datetime, topic: str, turn: int, avoid: Any = (),

@@ -157,7 +157,10 @@ def reaction(v: Voice, topic: str, kind: str, turn: int, teller: str = "") -> st
     elif kind == "sad" or _SAD.search(x):
         pool = (f"Oh no, {f}, I'm sorry to hear that. How are you holding up?",
                 f"{f}, that sounds hard. Is there anything I can do?", f"I'm sorry, {f}. Do you want to talk about it?")
-    elif kind == "doing" and x:
+    elif kind == "doing" and (not x or x.split()[0].endswith("ing")):  # "waking up": no object to name
+        pool = (f"{f}, busy day! What's next for you?", f"{f}, sounds good. Anything fun planned for later?",
+                f"{f}, that sounds nice. Is it a day like any other for you?")
+    elif kind == "doing":
         pool = (f"{big} sounds good, {f}. What's after that?", f"{f}, is {x} part of your usual day?",
                 f"{big}, nice! Do you enjoy it, {f}?", f"{f}, I hope {x} goes well. What's next for you?")
     elif x:
