@@ -194,4 +194,4 @@ def test_any_run_even_an_empty_one():
         assert "0/0 meetings kept" in holding_summary(h)
     h = measure(lunch("12:45"), passing={"with_a_new_fact": 1, "conversations": 2, "rate": 0.5})
     text = "\n".join(holding_markdown(h))
-    assert "Meetings not kept" in text and "a scenario fact new to them" in text
+    assert "Meetings not kept" in text and "a scenario fact new to it" in text

@@ -531,8 +531,8 @@ def holding_markdown(h: dict) -> list[str]:
          f"{h['conversations']} ({h['told_new_share']:.0%}) |"]
     if h.get("scenario_facts"):
         s = h["scenario_facts"]
-        L.append(f"| ... of which a scenario fact new to them (section 4) | {s['with_a_new_fact']} of "
-                 f"{s['conversations']} ({_pct(s['rate'])}) |")
+        L.append(f"| conversations telling the listener a scenario fact new to it (section 4) | "
+                 f"{s['with_a_new_fact']} of {s['conversations']} ({_pct(s['rate'])}) |")
     L += ["", f"Meetings: {a['logged']} logged by an arrange event, {a['only_said']} only said yes to in a line; "
           f"{a['outside_run']} outside the run's hours; {a['with_visitor']} with the visitor (not judged).", ""]
     if a["unkept"]:
