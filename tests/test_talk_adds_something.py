@@ -69,6 +69,11 @@ def test_a_reaction_names_the_news_in_a_word_and_adds_a_question_not_the_line_ba
             assert not runs(r) & runs(u.text), (u.text, r)  # nothing of four words said back
             assert "?" in r and not wd.fragment(r), r  # it asks something: the other has something to answer
             assert "there me are" not in r and "you're having breakfast" not in r and "waking up" not in r
+    topics = {"Jennifer, I have decided to run for mayor of the Ville in the coming local election.": "mayor",
+              "Jennifer, I'm attending the Valentine's Day party today.": "Valentine's Day party",
+              "Jennifer, I'm having a drink at the bar today.": "a drink",
+              "Jennifer, I'm waking up and getting ready for the day today.": "waking up"}
+    assert {t: dg.topic_of(t, "Jennifer") for t in topics} == topics
     v = wd.Voice("Maria Lopez", "Isabella Rodriguez", True, True, "1")
     party = {dg.react(wd.Voice(v.me, v.other, True, True, str(s)), said(v.other, PARTY), dg.TELL, NOW, s).text
              for s in range(20)}

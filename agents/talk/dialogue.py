@@ -769,6 +769,8 @@ def react(v: wd.Voice, last: Utterance, last_act: str, now: datetime, turn: int,
     doing = bool(topic) and (last_act == ANSWER or bool(re.search(r"\bI(?:'m| am)\b", last.text))) \
         and bool(_GERUND_TOPIC.search(last.text))
     kind = "sad" if sad else "doing" if doing else "news"
+    if doing and re.search(r"\b(?:hosting|attending|going to)\s+(?:the |a |an )?" + re.escape(topic), last.text):
+        kind = "hosted" if re.search(r"\bhosting\b", last.text) else "event"  # a gathering, not a chore
     return Option(REACT, wd.reaction(v, topic, kind, turn), note="the line before")
 
 
@@ -787,17 +789,19 @@ _PARTICLES = {"up", "out", "down", "ready", "around", "over", "off", "back", "ab
 
 
 def topic_of(text: str, listener_first: str = "") -> str:
-    """What a line is about, in a word or two: the object of its doing ("having breakfast" ->
-    "breakfast", "waking up" stays), else a place it names, else a person (first name)."""
+    """What a line is about, in a word or two: the object of its doing ("I'm having a drink" ->
+    "a drink", "I'm attending the Valentine's Day party" -> "Valentine's Day party", "waking up"
+    stays), else news it names ("mayor"), a place, a person (first name)."""
     clause = re.sub(rf"^{re.escape(listener_first)},\s*|,\s*{re.escape(listener_first)}$", "",
                     wd.first_clause(text)) if listener_first else wd.first_clause(text)
     words = clause.split()
     for i, w in enumerate(words):
         lw = w.lower().strip(",.!?;:")
-        if not activity.is_gerund(lw):
-            continue
+        before = words[i - 1].lower() if i else ""
+        if not activity.is_gerund(lw) or (i and before not in _BEFORE_DOING):
+            continue  # a doing is what one is doing ("I'm having"), not "in the coming election"
         rest: list[str] = []
-        for x in words[i + 1:i + 5]:
+        for x in words[i + 1:i + 6]:
             lx = x.lower().strip(",.!?;:")
             if lx in _AFTER_DOING or re.match(r"\d", lx) or activity.is_gerund(lx):
                 break
@@ -807,13 +811,20 @@ def topic_of(text: str, listener_first: str = "") -> str:
         while rest and rest[-1].lower() in ("the", "a", "an", "my", "your", "some", "of"):
             rest.pop()
         if rest and rest[0].lower() not in _PARTICLES:
-            return " ".join(rest[:3])
+            return " ".join(rest if len(rest) <= 3 else rest[-3:])  # the head noun is last
         return " ".join([lw] + rest[:1])
+    news = [w for w in gr.NEWS_WORDS if w.strip() and re.search(rf"\b{w.strip()}\b", clause, re.I)]
+    if news:
+        return news[0].strip()
     for run in re.findall(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b", clause):
         if _PLACE_WORDS.intersection(run.split()):
             return run
     names = gr_names(clause)
     return names[0].split()[0] if names else ""
+
+
+_BEFORE_DOING = {"i'm", "am", "be", "been", "was", "were", "is", "are", "still", "just", "you're", "we're", "and",
+                 "now", "busy", "enjoy", "enjoying", "love", "like", "started", "keep", "finished"}
 
 
 def _places(text: str) -> list[str]:

@@ -161,8 +161,8 @@ def reaction(v: Voice, topic: str, kind: str, turn: int, teller: str = "") -> st
         pool = (f"{f}, busy day! What's next for you?", f"{f}, sounds good. Anything fun planned for later?",
                 f"{f}, that sounds nice. Is it a day like any other for you?")
     elif kind == "doing":
-        pool = (f"{big} sounds good, {f}. What's after that?", f"{f}, is {x} part of your usual day?",
-                f"{big}, nice! Do you enjoy it, {f}?", f"{f}, I hope {x} goes well. What's next for you?")
+        pool = (f"{big} sounds good, {f}. What's after that?", f"{big}, nice! Do you enjoy it, {f}?",
+                f"Enjoy {x}, {f}! Anything else planned today?")
     elif x:
         pool = (f"{f}, I didn't know that. How did that come about?", f"Really, {f}? Tell me more about {x}.",
                 f"{f}, that's news to me. What do you make of it?", f"{big}, really? Tell me more, {f}.")
