@@ -11,18 +11,19 @@ from agents.mind.core import Mind
 from agents.planning import plan as planning
 from agents.planning.arrangements import keep_arrangements
 from agents.planning.plan import PlanItem, item_at
+from agents.planning.react import react
 from agents.residents.mind_settings import MindSettings
 from agents.support.types import Conversation, Utterance
 from tests.fakes import HashEmbedder, make_gateway
-from tests.scripted_minds import persona, plausible
+from tests.scripted_minds import event, persona, plausible
 
 NOW = datetime(2023, 2, 14, 8, 0)
 NOON = NOW.replace(hour=12)
 HOBBS = "the Ville:Hobbs Cafe:cafe"
 
 
-def resident(name: str, **changes) -> Mind:
-    m = Mind(replace(persona(name), **changes), make_gateway(plausible, timeout=30.0, deadline=60.0),
+def resident(name: str, responder=plausible, **changes) -> Mind:
+    m = Mind(replace(persona(name), **changes), make_gateway(responder, timeout=30.0, deadline=60.0),
              HashEmbedder(64), MindSettings(grounded=True, planning="guided"))
     m.start_turn(NOW)
     return m
@@ -43,6 +44,12 @@ def offer_and_yes(host: str, guest: str, offer: str, act: str = "meet") -> Conve
     yes = Utterance(guest, "Gladly! I'll join you today at 12 pm.",
                     source="repaired: grounded: the invitation; chosen from 2 acts; act accept")
     return Conversation((host, guest), HOBBS, NOW, [said, yes])
+
+
+def reacting(purpose, messages, schema):
+    if purpose == "react":
+        return {"react": True, "activity": "chatting with Klaus Mueller", "minutes": 60}
+    return plausible(purpose, messages, schema)
 
 
 LUNCH_AT_HOBBS = "Wolfgang, I'll be having lunch at Hobbs Cafe today at 12 pm. Would you like to join me?"
@@ -77,13 +84,19 @@ def test_the_one_who_offered_keeps_it_as_an_arrangement_too():
 
 def test_an_arrangement_for_today_survives_a_replan_and_a_reaction():
     """Cut into the plan once, a yes was lost to the next replan: it was kept only for other days."""
-    m = resident("Wolfgang Schulz")
+    m = resident("Wolfgang Schulz", reacting)
     day_with_lunch_at_home(m)
     m.end_conversation(offer_and_yes("Maria Lopez", m.name, LUNCH_AT_HOBBS), NOW)
     assert [a.address for a in m.today.arrangements] == [HOBBS]
     # a replan after news (agents/planning/day.py consider_news) asks every slot again
     m.today.plan = keep_arrangements(planning.replan_guided(m, NOW.replace(hour=9), ""), m.today.arrangements,
                                      NOW.replace(hour=9))
+    at_noon = item_at(m.today.plan, NOON)
+    assert at_noon is not None and at_noon.address == HOBBS and "Maria Lopez" in at_noon.description
+    # a reaction at 11:30 for an hour (a long chat with a neighbour) gives way at noon
+    m.now = NOW.replace(hour=11, minute=30)
+    m.senses.last_react = None
+    assert react(m, [event("Klaus Mueller", "chatting about the news")], HOBBS) is not None
     at_noon = item_at(m.today.plan, NOON)
     assert at_noon is not None and at_noon.address == HOBBS and "Maria Lopez" in at_noon.description
     # a plan rewritten by the rule's words: the arrangement comes back

@@ -63,7 +63,12 @@ def keep_arrangements(plan: list[PlanItem], arrangements: list[Arrangement], now
     return plan
 
 
+# Words any two doings may share: "chatting with Klaus" is no "having lunch with Maria"
+COMMON = "with having going attending hosting from about into their there this that then"
+
+
 def keywords_overlap(a: str, b: str, ignore: str = "") -> bool:
-    """Whether two doings share a word of four letters or more (not one of ``ignore``'s)."""
+    """Whether two doings share a word of four letters or more (not one of ``ignore``'s, nor
+    a word any two doings may share)."""
     words = lambda t: {w for w in re.findall(r"[a-z']+", t.lower()) if len(w) > 3}  # noqa: E731
-    return bool(words(a) & words(b) - words(ignore))
+    return bool(words(a) & words(b) - words(ignore) - words(COMMON))

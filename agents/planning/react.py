@@ -79,10 +79,11 @@ def react(m: Reactor, salient: list[Event], address: str) -> Decision | None:
         where = pick_object(m.spatial, arena, text)
     first = PlanItem(now, minutes, text, arena, source)
     today = m.today
-    if m.guided:  # what it agreed to still comes after the reaction
-        today.plan = keep_arrangements(cut_in(today.plan, first), today.arrangements, now)
+    if m.guided:
+        today.plan = cut_in(today.plan, first)
     else:
         today.plan = replan_rest(m, now, f"{m.persona.first_name} notices: {observed}.", first)
+    today.plan = keep_arrangements(today.plan, today.arrangements, now)  # what it agreed to still comes after
     act = make_action(m.spatial, text, where, now, minutes, source=source)
     if urgent:
         act.object_state = urgent[0].object  # it stays so while dealt with; idle once done
