@@ -169,6 +169,9 @@ def test_an_earlier_conversation_is_followed_up_once_and_answered_without_the_qu
         maria.name, ups[0].text, source=f"repaired: grounded: act ask ({ups[0].topic})")])
     answers = dg.offers(klaus, asked, NOW, "chatting", "chatting")
     assert [o.act for o in answers] == [dg.ANSWER] and "?" not in answers[0].text
+    went = Conversation(asked.participants, "x", NOW, asked.lines + [Utterance(
+        klaus.name, answers[0].text, source=f"repaired: grounded: act answer ({ups[0].topic})")])
+    assert not [o for o in dg.offers(maria, went, NOW, "chatting", "chatting") if o.act == dg.REACT]  # "It went fine"
     assert dg.question_topic("Klaus, what do you do?", "Klaus Mueller", "Maria Lopez") == "you"
     # what one said one was doing, the day before, followed up in the listener's words
     maria.remember("chat", 'Klaus Mueller told Maria: "Maria, I\'m writing my research paper on gentrification."', 5,

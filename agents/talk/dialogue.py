@@ -261,7 +261,7 @@ def offers(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: st
             opts += [said_answer] + ([] if empty_answer(last) else [react(v, last, ANSWER, now, turn)])
     if opts:
         return _usable(opts, said, v, turn)  # only an answer fits after a question or an invitation
-    empty = last is not None and empty_answer(last)
+    empty = last is not None and (empty_answer(last) or last_topic.startswith("followup"))  # "It went fine": no news
     if last is not None and last_act in (TELL, ANSWER, ACCEPT, DECLINE) and not empty:
         hosted = frozenset(k.event.key for k in known if k.hosting)
         # "nothing planned" is no news to react to; a reaction adds to it: a question, or one's own on the same topic
