@@ -8,6 +8,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from agents.mind.core import Mind
+from agents.planning import day as days
 from agents.planning import plan as planning
 from agents.planning.arrangements import keep_arrangements
 from agents.planning.plan import PlanItem, item_at
@@ -161,3 +162,21 @@ def test_a_second_yes_at_the_same_hour_leaves_the_first_and_the_resident_knows_w
                                   "on Tuesday February 14 (agreed with Klaus Mueller on Tuesday February 14): I will "
                                   "be having lunch with Maria Lopez then (agreed with Maria Lopez on Tuesday "
                                   "February 14 before)")
+
+
+def test_one_leaves_for_what_one_agreed_to_ahead_of_its_hour():
+    """Both set off at noon and came 10 to 15 minutes late to lunch (week8, b25): a quarter of
+    an hour before an arrangement elsewhere, its first step begins, the walk in it."""
+    m = resident("Wolfgang Schulz")
+    day_with_lunch_at_home(m)
+    offer = "Wolfgang, I'll be having lunch at The Rose and Crown Pub today at 12 pm. Would you like to join me?"
+    m.end_conversation(offer_and_yes("Maria Lopez", m.name, offer), NOW)
+    m.now = NOON.replace(hour=11, minute=30)
+    assert days.next_action(m).address.startswith(HOBBS)  # at work till a quarter to
+    m.now = NOON.replace(hour=11, minute=45)
+    act = days.next_action(m)
+    assert act.address.startswith("the Ville:The Rose and Crown Pub:pub") and act.start == m.now
+    # ... not for what it does where it is anyway, nor for what it did not agree to
+    m.today.arrangements.clear()
+    m.today.pending = []
+    assert days.next_action(m).address.startswith(HOBBS)

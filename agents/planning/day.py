@@ -153,6 +153,15 @@ def _next_action(m: DayMind) -> Action:
     while today.pending and today.pending[0].end <= now:
         today.pending.pop(0)
     item = planning.item_at(today.plan, now)
+    soon = agreed_soon(m, item, now)
+    if soon is not None:  # leave for it now: its first step begins early, the walk in it
+        today.pending = [a for a in today.pending if a.start >= soon.start]
+        if not today.pending or today.pending[0].start != soon.start:
+            today.pending = chunk_steps(m, soon, soon.start) + today.pending
+        a = today.pending.pop(0)
+        a.duration_min = max(1, int((a.end - now).total_seconds() // 60))
+        a.start = now
+        return a
     nxt = today.pending[0] if today.pending else None
     if nxt is not None and (nxt.start <= now or planning.item_at(today.plan, nxt.start) == item):
         a = today.pending.pop(0)  # the next step of the item at hand (begun a little early if need be)
@@ -171,6 +180,23 @@ def _next_action(m: DayMind) -> Action:
     acts = chunk_steps(m, item, now)
     today.pending = acts[1:] + [a for a in ahead if a.start >= acts[-1].end]
     return acts[0]
+
+
+LEAVE_EARLY_MIN = 15  # about a walk across the town
+
+
+def agreed_soon(m: DayMind, item: planning.PlanItem | None, now: datetime) -> planning.PlanItem | None:
+    """The plan's next item, when it is an arrangement at another place that starts within
+    LEAVE_EARLY_MIN: one leaves for what one agreed to ahead of its hour (residents set off
+    at the hour and came 10 to 15 minutes late to lunch, to the party)."""
+    today = m.today
+    nxt = next((x for x in today.plan if now < x.start <= now + timedelta(minutes=LEAVE_EARLY_MIN)), None)
+    if item is None or nxt is None or is_sleep(item.description):
+        return None
+    if nxt.address.split(":")[:2] == item.address.split(":")[:2]:
+        return None  # there already: no walk to make
+    agreed = any(a.start == nxt.start and a.address == nxt.address for a in today.arrangements)
+    return nxt if agreed else None
 
 
 def chunk_steps(m: DayMind, item: planning.PlanItem, start: datetime) -> list[Action]:
