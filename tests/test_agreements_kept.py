@@ -180,3 +180,14 @@ def test_one_leaves_for_what_one_agreed_to_ahead_of_its_hour():
     m.today.arrangements.clear()
     m.today.pending = []
     assert days.next_action(m).address.startswith(HOBBS)
+
+
+def test_a_yes_to_a_place_it_cannot_find_is_no_arrangement_somewhere_else():
+    """week8: Isabella said yes to Wolfgang's study group at Oak Hill College, which she did not
+    know, and her arrangement put it at her own Hobbs Cafe."""
+    m = resident("Isabella Rodriguez")
+    day_with_lunch_at_home(m)
+    invite = "Isabella, I'm hosting a study group at Oak Hill College on February 14, from 3 pm to 5 pm."
+    m.end_conversation(offer_and_yes("Wolfgang Schulz", m.name, invite, act="invite"), NOW)
+    assert m.today.arrangements == [] and m.rejected["arrangement"] == 1
+    assert not any("study group" in x.description for x in m.today.plan)

@@ -436,6 +436,9 @@ def event_arrangement(m: Talker, ev: dt.DatedEvent, other: str, now: datetime) -
         text = f"going to the {ev.what}"
     made = f"agreed with {other} on {now:%A %B %d}"
     near = agreed_place(m, ev)
+    if near is None:  # a place it does not know: no arrangement at a place it does (the study group at its cafe)
+        m.rejected["arrangement"] += 1
+        return None
     minutes = 60 if ev.meeting and ev.end is None else ev.minutes()  # lunch together: an hour, not an evening
     a = checked_arrangement(m, now, ev.starts(), minutes, text, near, made,
                             pv.tag(pv.REPAIRED, f"{gr.GROUNDED}: an invitation accepted"))
