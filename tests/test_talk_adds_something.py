@@ -180,6 +180,26 @@ def test_an_earlier_conversation_is_followed_up_once_and_answered_without_the_qu
     assert up is not None and "you were writing your research paper" in up.text, up
 
 
+def test_small_talk_asks_about_the_place_both_are_at_and_it_is_answered_from_memory():
+    maria = mind()
+    maria.social.known_people.add("Klaus Mueller")
+    day_asked = [said("Maria Lopez", "Klaus, how is your day going?", "ask (day)"),
+                 said("Klaus Mueller", "Maria, it's a quiet day for me.", "answer (day)")]
+    at_cafe = Conversation((maria.name, "Klaus Mueller"), "the Ville:Hobbs Cafe:cafe", NOW, day_asked)
+    asks = [o for o in dg.offers(maria, at_cafe, NOW, "chatting", "chatting") if o.act == dg.ASK]
+    assert [o for o in asks if o.topic == "place:Hobbs Cafe" and "Hobbs Cafe" in o.text], asks
+    at_home = Conversation((maria.name, "Klaus Mueller"), "the Ville:Klaus Mueller's apartment:main room", NOW,
+                           day_asked)
+    assert not [o for o in dg.offers(maria, at_home, NOW, "chatting", "chatting") if o.topic.startswith("place")]
+    isabella = mind("Isabella Rodriguez")  # her description: she runs Hobbs Cafe
+    q = next(o for o in asks if o.topic.startswith("place"))
+    assert dg.question_topic(q.text, "Isabella Rodriguez", "Maria Lopez") == "place:Hobbs Cafe"
+    asked = Conversation(("Maria Lopez", isabella.name), "the Ville:Hobbs Cafe:cafe", NOW,
+                         [Utterance("Maria Lopez", q.text, source=f"repaired: grounded: act ask ({q.topic})")])
+    answers = [o for o in dg.offers(isabella, asked, NOW, "chatting", "chatting") if o.act == dg.ANSWER]
+    assert answers and "I run Hobbs Cafe" in answers[0].text, answers
+
+
 # ---------------------------------------------------------------------------- engagements
 
 def busy_klaus():

@@ -272,7 +272,8 @@ def offers(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: st
     if not offered and last_act not in OFFERS and room:
         opts += [o for o in [invite(m, v, known, now, lines, turn)] if o]
     opts += tells(m, v, c, nodes, known, now)[:2]
-    opts += [o for o in [follow_up(m, v, c, now, turn), ask(m, v, lines, turn, nodes, partner_doing)] if o]
+    opts += [o for o in [follow_up(m, v, c, now, turn), ask(m, v, lines, turn, nodes, partner_doing,
+                                                           _public_place(m, c))] if o]
     if not any(act_of(u.source)[0] == MEET for u in lines) and last_act not in OFFERS and room:
         opts += [o for o in [meet(m, v, now, turn)] if o]  # one plan to meet a conversation: no offer back
     if turn >= GOODBYE_FROM or not opts:
@@ -307,9 +308,10 @@ def ask_back(v: wd.Voice, topic: str, turn: int, named: bool = False) -> str:
     """The same question back, after answering it (without the name when the answer began with it)."""
     if topic.startswith("person"):
         return v.pick(("Have you seen them?", "Why do you ask?"), "back", topic, turn)
+    yours = ("And yours?",) if topic in ("day", "plans") else ()  # "What do you do?" - "... And yours?" was odd
     if named:
-        return v.pick(("And you?", "How about you?", "What about you?", "And yours?"), "back", topic, turn)
-    return v.pick((f"And you, {v.first}?", "How about you?", f"What about you, {v.first}?", "And yours?"),
+        return v.pick(("And you?", "How about you?", "What about you?", *yours), "back", topic, turn)
+    return v.pick((f"And you, {v.first}?", "How about you?", f"What about you, {v.first}?", *yours),
                   "back", topic, turn)
 
 
@@ -578,6 +580,8 @@ def answer(m: Any, v: wd.Voice, asked: str, topic: str, now: datetime, nodes: li
                 if not wd.fragment(text) and re.match(r"^I\b", text):
                     return Option(ANSWER, f"{v.first}, {text}", _fact(x), topic)
         topic = "day"
+    if topic.startswith("place:"):
+        return _place_answer(m, v, topic, now, nodes, turn)
     if topic.startswith("person"):
         person = topic.split(":", 1)[1] if ":" in topic else ""
         first = person.split()[0] if person else ""
@@ -630,6 +634,27 @@ def _same_doing(x: Any, what: str, place: str = "") -> bool:
     """Whether plan item ``x`` is ``what`` (at ``place``): lunch at home is not lunch at Hobbs Cafe."""
     return keywords_overlap(x.description, what, ignore="having going attending") and (
         not place or place.lower() in f"{x.address} {x.description}".lower())
+
+
+def _place_answer(m: Any, v: wd.Voice, topic: str, now: datetime, nodes: list[MemoryNode], turn: int) -> Option:
+    """Asked if one comes to a place often: what one's memories (one's description too: asked,
+    it is said) hold of it, else what one does there today, else "now and then"."""
+    place = topic.split(":", 1)[1]
+    memory = getattr(m, "memory", None)
+    own = [x for x in (memory.nodes if memory is not None else []) if _own_description(x)]
+    for x in own + sorted(nodes, key=lambda x: -x.importance):
+        if place in x.description and (_own_description(x) or not _unsayable(x, now, v.other)) \
+                and dt.parse(x.description, now) is None and not _SECRET.search(x.description):
+            text = converse_words(gr.first_person(x.description, m.name), v.other)
+            if re.match(r"^I\b", text) and not wd.fragment(text) and len(text.split()) <= 25:
+                return Option(ANSWER, f"{v.first}, {text}", _fact(x), topic)
+    item = item_at(_plan(m, now), now)
+    if item is not None and place in item.address and activity.is_gerund(item.description.split()[0]):
+        doing = re.sub(rf"\s+(?:at|in) (?:the )?{re.escape(place)}$", "", item.description)
+        return Option(ANSWER, f"{v.first}, I'm {doing} here today.", topic=topic, note="today's plan")
+    return Option(ANSWER, v.pick((f"{v.first}, I come here now and then. I like it.",
+                                  f"I come here now and then, {v.first}. It's a nice place."), "place", turn),
+                  topic=topic, note="nothing remembered")
 
 
 def _day_answer(m: Any, v: wd.Voice, now: datetime, topic: str, turn: int, avoid: Any = (),
@@ -711,6 +736,9 @@ def question_topic(text: str, me: str, other: str) -> str:
     for first in re.findall(r"\b(?:seen|from|is|about) ([A-Z][a-z]+)\b", text):
         if first not in (me.split()[0], other.split()[0]):
             return f"person:{first}"
+    at = re.search(r"\b(?:come to|brings you to|often at) ((?:[A-Z][a-z]+ )*[A-Z][a-z]+)", text)
+    if at:
+        return f"place:{at.group(1)}"
     if re.search(r"\bwhat do you do\b|\bwhat keeps you busy\b|\babout yourself\b", text, re.I):
         return "you"
     if re.search(r"\b(plan|plans|planned|later|evening|tonight|tomorrow|next)\b", text, re.I):
@@ -903,11 +931,17 @@ def follow_up(m: Any, v: wd.Voice, c: Conversation, now: datetime, turn: int) ->
 
 
 def ask(m: Any, v: wd.Voice, lines: list[Utterance], turn: int, nodes: list[MemoryNode],
-        partner_doing: str = "") -> Option | None:
+        partner_doing: str = "", place: str = "") -> Option | None:
     """One question not asked yet in this conversation: its day (about what the other was seen
-    doing), its plans, or someone both know."""
+    doing), what a stranger does, what both share (someone both know, the public place both are
+    at), its plans."""
     asked = {act_of(u.source)[1].split(":")[0] for u in lines if act_of(u.source)[0] == ASK}
-    for topic in ("day", "you", "plans", "person"):
+    for topic in ("day", "you", "person", "place", "plans"):
+        if topic == "place":
+            if place and topic not in asked:
+                return Option(ASK, wd.question(v, "place", turn, place, avoid=[u.text for u in lines]),
+                              topic=f"place:{place}")
+            continue
         if topic == "you" and (v.known or topic in asked):
             continue  # a stranger is asked what they do (their description is said only when asked)
         if topic == "you":
@@ -931,6 +965,16 @@ def _askable(doing: str) -> bool:
     return (activity.is_gerund(first) and first not in ("chatting", "talking", "conversing", "walking", "going",
                                                         "heading", "sleeping", "waiting", "idling")
             and not _PRIVATE.search(doing))  # "How is using the toilet going?"
+
+
+def _public_place(m: Any, c: Conversation) -> str:
+    """The public place the two talk at ("Hobbs Cafe"), or "" (a home, a dorm, the street)."""
+    parts = c.address.split(":")
+    sector = parts[1] if len(parts) > 1 else ""
+    public = _PLACE_WORDS - {"House", "Apartment", "Dorm", "Hall", "Street", "Square"}
+    if not public.intersection(sector.split()) or any(n.split()[-1] in sector for n in c.participants):
+        return ""
+    return sector
 
 
 def shared_acquaintance(m: Any, other: str, nodes: list[MemoryNode]) -> str | None:

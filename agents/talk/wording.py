@@ -108,6 +108,9 @@ def question(v: Voice, topic: str, turn: int, person: str = "", avoid: Sequence[
     if topic == "you":  # a stranger asked who one is: one's own description is said only when asked
         return v.pick((f"So, {f}, what do you do?", f"{f}, what keeps you busy these days?",
                        f"{f}, what do you do around here?"), "ask", topic, turn, avoid=avoid)
+    if topic == "place" and person:  # ``person`` is the place both are at
+        return v.pick((f"{f}, do you come to {person} often?", f"So, {f}, what brings you to {person} today?",
+                       f"Do you often come to {person}, {f}?"), "ask", topic, turn, avoid=avoid)
     if topic == "plans":
         return v.pick((f"{f}, any plans for later today?", f"{f}, what are you doing this evening?",
                        f"So, {f}, anything planned for later?", f"{f}, what's next for you today?"),
