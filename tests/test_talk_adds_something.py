@@ -133,6 +133,26 @@ def test_no_tally_and_no_description_of_oneself_unasked_whatever_the_act():
     assert answers and all("Hobbs Cafe" in t for t in answers), answers  # asked: now it is said
 
 
+
+def test_a_reflection_resting_only_on_ones_description_or_on_a_secret_is_not_told_unasked():
+    m = mind("Isabella Rodriguez")
+    own = [x.id for x in m.memory.nodes if x.source == pv.tag(pv.RULE, pv.SEED)]
+    secret = m.remember("thought", "I have a secret crush on Klaus Mueller; I have not told anyone.", 8)
+    heard = m.remember("chat", 'Maria Lopez told me: "Klaus Mueller is painting a mural at Johnson Park."', 6)
+    assert own and secret is not None and heard is not None
+    m.remember_many([dict(kind="reflection", text=text, importance=9, subject=m.name, evidence=list(cites),
+                          source=reflect.grounded_source(insights.Candidate(kind, text, cites), 4))
+                     for kind, text, cites in (
+                         ("wants", "I care a lot about making people feel welcome.", tuple(own[:2])),
+                         ("wants", "I want to get to know Klaus Mueller better.", (secret.id,)),
+                         ("character", "Klaus Mueller is dedicated to painting murals.", (heard.id, own[0])))])
+    c = Conversation(("Ayesha Khan", m.name), "x", NOW, [])
+    texts = [o.text for o in dg.offers(m, c, NOW, "chatting", "chatting")]
+    assert texts and not [t for t in texts if re.search(r"feel welcome|get to know Klaus", t)], texts
+    # what rests on something that happened is still news
+    assert any(dg._own_description(x, m.memory) is False and "murals" in x.description for x in m.memory.nodes)
+
+
 # ---------------------------------------------------------------------------- news not told back
 
 def test_news_the_listener_told_in_this_conversation_is_not_told_back():

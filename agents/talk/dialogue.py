@@ -416,7 +416,7 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
     fresh = {x.id for x in nodes if pv.why_of(x.source).startswith(pv.RECAP) and now - x.created < RECAP_FRESH}
     for x in sorted(nodes, key=lambda x: (x.id not in fresh, -x.importance, -x.id)):
         d = x.description
-        if _unsayable(x, now, other):
+        if _unsayable(x, now, other, getattr(m, "memory", None)):
             continue
         k = events.get(x.id) or _event_of(d, now, m.name, known)
         heard = _HEARD.match(d)
@@ -424,7 +424,7 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
             continue  # what someone said of their day or habits, or asked, is no news to pass on
         if k is None and heard and re.search(r'told \w+: "[^"]*\byou\b', d, re.I):
             continue  # said to oneself ("... Klaus and you came"): retold, "you" named the wrong one
-        if k is None and _own_description(x):
+        if k is None and _own_description(x, getattr(m, "memory", None)):
             continue  # "I have a long feud with my neighbour", unasked, was a recital: said when asked (answer)
         if k is not None and k.event.key in their_events:
             continue  # told of it by the listener in this very conversation
@@ -451,14 +451,17 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
     return out
 
 
-def _unsayable(x: MemoryNode, now: datetime, other: str) -> bool:
+def _unsayable(x: MemoryNode, now: datetime, other: str, memory: Any = None) -> bool:
     """A memory no line may say, whatever the act (tell, a reaction's own memory, an answer
-    about someone): a memo, a timetable, a secret, a tally ("I often talk with you": true, and
-    recited it was filler, issue 45), a refusal, babble, or what the listener told."""
+    about someone): a memo, a timetable, a secret (or a reflection resting on one: Maria's
+    crush made "I want to get to know Klaus better"), a tally ("I often talk with you": true,
+    and recited it was filler, issue 45), a refusal, babble, or what the listener told."""
     d = x.description
     if x.kind not in gr.DURABLE_KINDS or d.startswith("conversed with") or not gr.offered(x, now):
         return True
     if is_timetable(d) or _SECRET.search(d) or x.predicate == "declined" or _babble(d):
+        return True
+    if any(_SECRET.search(e.description) for e in _cited(x, memory)):
         return True
     if x.kind == "reflection" and insights.kind_of(x.source) in insights.TALLIES:
         return True
@@ -472,10 +475,24 @@ def _same_news(memory: str, said: str) -> bool:
     return len(words(memory) & words(said)) >= 3
 
 
-def _own_description(x: MemoryNode) -> bool:
+_GIVEN = (pv.tag(pv.RULE, pv.SEED), pv.tag(pv.RULE, "a thought given to the resident"))
+
+
+def _cited(x: MemoryNode, memory: Any) -> list[MemoryNode]:
+    """The memories a reflection rests on (none known without the memory stream)."""
+    if memory is None or not x.evidence:
+        return []
+    return [e for e in (memory.get(i) for i in x.evidence) if e is not None]
+
+
+def _own_description(x: MemoryNode, memory: Any = None) -> bool:
     """A line of the resident's own description, known by its source (the model may have
-    re-rated its importance since)."""
-    return x.source == pv.tag(pv.RULE, pv.SEED)
+    re-rated its importance since), or a reflection resting on nothing else ("I care a lot
+    about fairness and community."): said unasked, either is a recital (issue 46)."""
+    if x.source == pv.tag(pv.RULE, pv.SEED):
+        return True
+    cited = _cited(x, memory)
+    return x.kind == "reflection" and bool(cited) and all(e.source in _GIVEN for e in cited)
 
 
 def _addressed(v: wd.Voice, text: str, key: int) -> str:
@@ -586,7 +603,7 @@ def answer(m: Any, v: wd.Voice, asked: str, topic: str, now: datetime, nodes: li
         person = topic.split(":", 1)[1] if ":" in topic else ""
         first = person.split()[0] if person else ""
         for x in sorted(nodes, key=lambda x: -x.importance):
-            if first and first in x.description and not _unsayable(x, now, v.other):
+            if first and first in x.description and not _unsayable(x, now, v.other, getattr(m, "memory", None)):
                 text = converse_words(gr.first_person(x.description, m.name), v.other)
                 if not wd.fragment(text):
                     return Option(ANSWER, text, _fact(x), topic)
@@ -643,7 +660,7 @@ def _place_answer(m: Any, v: wd.Voice, topic: str, now: datetime, nodes: list[Me
     memory = getattr(m, "memory", None)
     own = [x for x in (memory.nodes if memory is not None else []) if _own_description(x)]
     for x in own + sorted(nodes, key=lambda x: -x.importance):
-        if place in x.description and (_own_description(x) or not _unsayable(x, now, v.other)) \
+        if place in x.description and (_own_description(x) or not _unsayable(x, now, v.other, memory)) \
                 and dt.parse(x.description, now) is None and not _SECRET.search(x.description):
             text = converse_words(gr.first_person(x.description, m.name), v.other)
             if re.match(r"^I\b", text) and not wd.fragment(text) and len(text.split()) <= 25:
@@ -886,7 +903,8 @@ def related(m: Any, v: wd.Voice, c: Conversation, last: Utterance, now: datetime
     for x in sorted(nodes, key=lambda x: -x.importance):
         d = x.description
         key = next((k for k in keys if k in d), None)
-        if key is None or _unsayable(x, now, v.other) or _own_description(x) or dt.parse(d, now) is not None \
+        mem = getattr(m, "memory", None)
+        if key is None or _unsayable(x, now, v.other, mem) or _own_description(x, mem) or dt.parse(d, now) is not None \
                 or _same_news(d.replace(key, ""), said_here) or f"mem:{x.id}" in _told(m, v.other):
             continue  # not the news just told again (its name aside), nor what was told them before
         text = converse_words(gr.first_person(dt.past_days(d, now), m.name), v.other)
