@@ -11,8 +11,10 @@ from agents.mind.core import Mind
 from agents.planning import day as days
 from agents.planning import plan as planning
 from agents.planning.arrangements import keep_arrangements
+from agents.planning.decompose import step_candidates
 from agents.planning.plan import PlanItem, item_at
 from agents.planning.react import react
+from agents.recall.spatial import SpatialMemory
 from agents.residents.mind_settings import MindSettings
 from agents.support.types import Conversation, Utterance
 from tests.fakes import HashEmbedder, make_gateway
@@ -191,3 +193,21 @@ def test_a_yes_to_a_place_it_cannot_find_is_no_arrangement_somewhere_else():
     m.end_conversation(offer_and_yes("Wolfgang Schulz", m.name, invite, act="invite"), NOW)
     assert m.today.arrangements == [] and m.rejected["arrangement"] == 1
     assert not any("study group" in x.description for x in m.today.plan)
+
+
+def test_a_gathering_is_broken_into_its_own_steps_not_the_places_work():
+    """week8: Maria's plan held 'hosting the study group' at 15:00 in the classroom; its steps,
+    chosen among a student's class steps, had her 'attending a physics lecture' instead."""
+    college = "the Ville:Oak Hill College:classroom"
+    maria = replace(persona("Maria Lopez"), workplace=college)
+    sp = SpatialMemory()
+    sp.seed(maria)
+    three = NOW.replace(hour=15)
+    for words, steps in (("hosting the study group", ["greeting the guests at the door", "chatting with the guests"]),
+                         ("attending the study group", ["greeting the host", "chatting with the other guests"])):
+        got = [t for t, _ in step_candidates(sp, PlanItem(three, 120, words, college), three,
+                                             three.replace(hour=16), maria, ["I am attending physics classes"])]
+        assert got == [words] + steps
+    lecture = step_candidates(sp, PlanItem(three, 60, "attending a physics lecture", college), three,
+                              three.replace(hour=16), maria)
+    assert "taking notes in class" in [t for t, _ in lecture]  # class is class

@@ -9,6 +9,7 @@ that fit the chunk (step_candidates) instead of writing them."""
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
@@ -216,16 +217,20 @@ def step_candidates(spatial: SpatialMemory, item: PlanItem, start: datetime, end
     def usable(text: str | None) -> bool:
         return bool(text) and not step_problem(text, item, arena, start) and not step_problem(text, item, arena, last)
 
-    known = [t for t in (activity.item_steps(item.description, kind, persona) if persona is not None else [])
-             if t != item.description]
+    gathering = gathering_steps(item.description)
     raw: list[tuple[str, str | None]] = []
-    if sum(usable(activity.clean_activity(t, name)) for t in known) < 2:
-        raw.append((item.description, None))  # a plan item the resident knows no steps of: its own words
-    if persona is not None and kind != "bathroom" and not is_meal(item.description):
-        own = [t for t in (activity.own_activity(x, name) for x in memories) if t]
-        raw += [(t, None) for t in own[:2]]
-    raw += [(t, None) for t in known]
-    raw += [(t, o) for t, o in object_activities(spatial, arena, item.description)]
+    if gathering is not None:  # its own words and a gathering's steps only: it is seen to happen
+        raw += [(item.description, None)] + [(t, None) for t in gathering]
+    else:
+        known = [t for t in (activity.item_steps(item.description, kind, persona) if persona is not None else [])
+                 if t != item.description]
+        if sum(usable(activity.clean_activity(t, name)) for t in known) < 2:
+            raw.append((item.description, None))  # a plan item the resident knows no steps of: its own words
+        if persona is not None and kind != "bathroom" and not is_meal(item.description):
+            own = [t for t in (activity.own_activity(x, name) for x in memories) if t]
+            raw += [(t, None) for t in own[:2]]
+        raw += [(t, None) for t in known]
+        raw += [(t, o) for t, o in object_activities(spatial, arena, item.description)]
     out: list[tuple[str, str]] = []
     for words, obj in raw:
         text = activity.clean_activity(words, name) if words != item.description else words
@@ -233,6 +238,24 @@ def step_candidates(spatial: SpatialMemory, item: PlanItem, start: datetime, end
             continue
         out.append((text, obj if obj and object_fits(text, obj) else pick_object(spatial, arena, text)))
     return out[:limit]
+
+
+_GATHERING = re.compile(r"^(hosting|attending) the ")
+HOST_STEPS = ("greeting the guests at the door", "chatting with the guests")
+GUEST_STEPS = ("greeting the host", "chatting with the other guests")
+
+
+def gathering_steps(description: str) -> list[str] | None:
+    """The steps of a gathering one hosts or attends (an arrangement, an engagement: "hosting
+    the study group"), or None for anything else. The words' own steps (activity.item_steps)
+    know parties only: 'hosting the study group' in the classroom had a student's class steps,
+    and Maria 'attended a physics lecture' through her own study group."""
+    found = _GATHERING.match(description)
+    if found is None:
+        return None
+    if re.search(activity.EVENT_RX, description.lower()):
+        return None  # a party: item_steps knows its steps
+    return list(HOST_STEPS if found.group(1) == "hosting" else GUEST_STEPS)
 
 
 @lru_cache(maxsize=1024)
