@@ -13,7 +13,7 @@ from lab.competent.happenings import (
     occupation,
     wants_to_go,
 )
-from lab.competent.prompt import Prompt, first_name
+from lab.competent.prompt import Prompt, clip_words, first_name, gerund_phrase
 
 
 def rate(p: Prompt) -> dict:
@@ -65,7 +65,53 @@ def summarise(p: Prompt) -> dict:
     ahead = f" and is looking forward to the {events[0].what}{events[0].when()}" if events else ""
     plans = intentions(mems)
     decided = f"; {first} has decided on {plans[0]}" if plans else ""
-    return {"summary": f"{first} is busy with what {first} does: {work}{ahead}{decided}."[:200]}
+    text = f"{first} {work}{ahead}{decided}"
+    more = pursuit(first, mems, work)
+    if more and len(text) + len(more) + 2 <= 200:  # what else fills these days, as the memories say
+        text += f"; {more}"
+    return {"summary": f"{text}."[:200]}
+
+
+# What one is at besides one's work: a project first, then a pastime
+_PROJECT = r"\b(is writing|is working on|is preparing|is training|is learning|is planning|is saving|is building)\b"
+_PASTIME = r"\b(streams|paints|writes|plays|loves|enjoys|likes|reads|practises|composes|cares)\b"
+
+
+def _own(first: str, line: str) -> str:
+    """A record about oneself with one's first name as its subject ("he is writing" -> "Bo is writing")."""
+    return re.sub(rf"^(she|he|{re.escape(first)}(?: [A-Z][a-z]+)?)\b", first, line.strip().rstrip("."))
+
+
+def _same(first: str, record: str, said: str) -> bool:
+    return _own(first, record).startswith(said.removesuffix("..."))
+
+
+def _gerund(first: str, said: str) -> str:
+    """"Bo is writing a paper" -> "writing a paper"; "Ann streams games" -> "streaming games";
+    "Ann likes to make ..." -> "making ..."."""
+    rest = re.sub(rf"^{re.escape(first)} (is )?", "", said)
+    if re.match(r"cares (a lot )?about ", rest):
+        return re.sub(r"^cares (a lot )?about ", "", rest)
+    rest = re.sub(r"^(loves|likes|enjoys)\s+(to\s+)?", "", rest)
+    verb, _, tail = rest.partition(" ")
+    if verb.endswith("s") and not verb.endswith("ss"):
+        verb = verb[:-3] + "y" if verb.endswith("ies") else verb[:-1]
+    return gerund_phrase(f"{verb} {tail}".strip()) if not verb.endswith("ing") else rest
+
+
+def pursuit(first: str, mems: list[str], work: str) -> str:
+    """The resident's own project or pastime among its memories, in the third person
+    ("Bo is writing a research paper on ..."), or ""."""
+    mine = []
+    for m in mems:
+        if not re.match(r"(she|he)\b", m.strip()):  # the description's phrases; "X Y is cooking" is only seen
+            continue
+        t = _own(first, m)
+        if t.startswith(f"{first} ") and work not in t and not re.search(r"\blives?\b|'s plan for", t):
+            mine.append(t)
+    found = next((t for t in mine if re.search(_PROJECT, t)), None) or next(
+        (t for t in mine if re.search(_PASTIME, t)), None)
+    return clip_words(found, 14) if found else ""
 
 
 def questions(p: Prompt) -> dict:
@@ -83,6 +129,8 @@ def questions(p: Prompt) -> dict:
     return {"questions": qs}
 
 
+# The last word of a place's name, not a person's ("Elm Hill", "Town Cafe")
+PLACE_WORDS = {"Cafe", "Park", "Day", "Pub", "Hill", "College", "Market", "Store", "Street", "Pharmacy", "Supply"}
 WEEKDAYS = {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
 
 
@@ -96,7 +144,7 @@ def insights(p: Prompt) -> dict:
     for i, r in enumerate(records, 1):
         for name in re.findall(r"\b([A-Z][a-z]+ [A-Z][a-z]+)\b", r):
             a, b = name.split()
-            if a != first and a not in WEEKDAYS and a not in MONTHS and b not in ("Cafe", "Park", "Day", "Pub"):
+            if a != first and a not in WEEKDAYS and a not in MONTHS and a != "The" and b not in PLACE_WORDS:
                 people.setdefault(name, []).append(i)
     about_people = [{"insight": f"{first} has been spending time with {name} and values their company.",
                      "evidence": ids[:5], "importance": 5}
@@ -111,8 +159,13 @@ def insights(p: Prompt) -> dict:
                                  f"{h.when()}."), "evidence": [i], "importance": 6} for i, h in ev[:1]]
     work = [i for i, r in enumerate(records, 1) if re.search(r"work|stud|class|cafe|counter|research|writ|paint|serv",
                                                              r)]
-    about_work = [{"insight": f"{first} is dedicated to their work and keeps a steady routine.",
+    about_work = [{"insight": f"{first} is dedicated to {first}'s work and keeps a steady routine.",
                    "evidence": work[:5], "importance": 4}] if work else []
+    passion = pursuit(first, records, occupation(records))
+    if passion:  # what the records say one gives oneself to, named: a capable model's insight is specific
+        about_work.insert(0, {"insight": f"{first} is passionate about {_gerund(first, passion)}.",
+                              "evidence": [next(i for i, r in enumerate(records, 1) if _same(first, r, passion))],
+                              "importance": 5})
     q = question.lower()
     if "forward" in q or "plan" in q:
         order = about_events + about_people + about_work

@@ -1,6 +1,7 @@
 """Reading a prompt as a capable model would: its lines, blocks and numbered
 items, the allowed values of its JSON schema, and a stable "sampling" number;
-plus the small time and wording helpers every task uses."""
+plus the small time and wording helpers every task uses, and how much a line of
+text speaks of what a question asks (``overlap``)."""
 from __future__ import annotations
 
 import re
@@ -132,3 +133,131 @@ def clip_words(text: str, n: int) -> str:
     while len(words) > 1 and words[-1].lower().strip(",;") in STOP_END:
         words.pop()
     return " ".join(words).strip(" ,;")
+
+
+
+_ADVERBS = {"often", "sometimes", "also", "still", "always", "never", "usually", "really", "just", "mostly", "now",
+            "already", "secretly", "even", "only"}
+_IRREGULAR = {"is": "am", "has": "have", "does": "do", "was": "was", "goes": "go", "isn't": "am not",
+              "doesn't": "don't", "hasn't": "haven't"}
+
+
+def base_verb(word: str) -> str:
+    """The first-person form of a third-person verb: runs -> run, studies -> study, is -> am."""
+    low = word.lower()
+    if low in _IRREGULAR:
+        return _IRREGULAR[low]
+    if not low.endswith("s") or low.endswith("ss") or len(low) < 3:
+        return word
+    if low.endswith("ies") and len(low) > 4:
+        return word[:-3] + "y"
+    if low.endswith(("sses", "shes", "ches", "xes", "zes", "oes")):
+        return word[:-2]
+    return word[:-1]
+
+
+def in_my_words(fact: str, me: str) -> str:
+    """A line about ``me`` as ``me`` would say it: "Ann Lee runs the bakery; she lives
+    alone" -> "I run the bakery; I live alone". Others keep their names."""
+    t = " ".join(str(fact or "").split()).strip().rstrip(".")
+    if not t:
+        return ""
+    first = first_name(me)
+    about_me = bool(re.match(rf"^({re.escape(me)}|{re.escape(first)}|she|he|I)\b", t, re.I))
+    for who in (re.escape(me), re.escape(first)):
+        t = re.sub(rf"\b{who}'s\b", "my", t)
+        t = re.sub(rf"(^|[.;:]\s+|\band\s+|\bbut\s+|\bthat\s+|\bwhen\s+){who}\b", r"\1I", t)
+        t = re.sub(rf"\b{who}\b", "me", t)
+    if about_me:
+        t = re.sub(r"\b(she|he)\b", "I", t, flags=re.I)
+        t = re.sub(r"\b(her|his)\b", "my", t, flags=re.I)
+        t = re.sub(r"\b(herself|himself)\b", "myself", t, flags=re.I)
+        t = re.sub(r"\bhim\b", "me", t)
+    words = t.split(" ")
+    for i, w in enumerate(words):  # after "I" (past an adverb) the verb is the first person's
+        if w == "I" and i + 1 < len(words):
+            j = i + 1
+            while j < len(words) - 1 and words[j].lower() in _ADVERBS:
+                j += 1
+            words[j] = base_verb(words[j])
+        # "I open the cafe ... and close it": a verb after "and", then "it" or "the"
+        elif (w == "and" and "I" in words[:i] and i + 2 < len(words)
+              and words[i + 2] in ("it", "the", "them", "their", "my", "a", "an", "to")
+              and words[i + 1].endswith("s")):
+            words[i + 1] = base_verb(words[i + 1])
+    t = " ".join(words)
+    return t[0].upper() + t[1:] + ("" if t.endswith(("!", "?", '"')) else ".")
+
+
+# ---------------------------------------------------------------------------- weighing words
+# How the stand-in weighs what a question asks against a line of text: the
+# question's content words, cut to their stems, and a few general synonyms (a
+# question about one's occupation is answered by "runs the bakery", one about home
+# by "lives in the college dorm"). Used to answer (answering.py) and to judge
+# (interview.py ``rank``).
+
+STOP = {
+    "what", "your", "you", "with", "about", "have", "does", "this", "that", "from", "they", "there", "would",
+    "tell", "who", "whom", "which", "when", "where", "why", "how", "are", "was", "were", "the", "and", "for",
+    "will", "can", "could", "should", "did", "had", "has", "its", "it's", "their", "them", "then", "than", "some",
+    "any", "one", "just", "give", "also", "get", "let", "yes", "not", "but", "all", "out", "our", "his",
+    "her", "she", "him", "into", "been", "being", "very", "most", "much", "more", "think", "guess", "know",
+    "right", "now", "today", "say", "said", "i'm", "i'd", "i'll", "my", "me", "myself", "yourself's",
+}
+
+# A few general synonyms: each group is one topic a question may ask about in other words.
+SYNONYMS = {
+    "work": "occupation job work works working career profession runs owns own run study studies student teach "
+            "teaches teacher business manage manages employ employed",
+    "home": "live lives living home house family apartment dorm roommate roommates wife husband partner son "
+            "daughter parents children kids alone",
+    "self": "introduction introduce yourself",
+    "likes": "interest interests hobby hobbies like likes love loves enjoy enjoys passion passionate fun inspire "
+             "inspires inspiration care cares dream dreams favourite favorite",
+    "talk": "talk talked talking conversation conversed chat chatted said told asked discuss discussed spoke spoken",
+    "day": "schedule routine typical weekday usually usual day days daily plan plans morning evening open opens "
+           "close closes",
+    "met": "met meet meeting recently recent saw seen spend spending spent time company friend friends",
+    "party": "party parties celebration gathering gatherings",
+    "election": "election mayor candidate candidacy campaign running run vote",
+    "praise": "compliment admire admires value values respect respects great",
+}
+
+
+def stem(word: str) -> str:
+    """A rough stem, so "lives", "living" and "live" meet: the ending cut, a doubled last letter undone."""
+    w = word.lower().strip("'")
+    w = re.sub(r"'s$", "", w)
+    for suffix, repl in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("e", "")):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: -len(suffix)] + repl
+            break
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "ls":
+        w = w[:-1]
+    return w
+
+
+_GROUPS = {name: {stem(w) for w in words.split()} for name, words in SYNONYMS.items()}
+
+
+def tokens(text: str) -> list[str]:
+    return re.findall(r"[a-z][a-z']*", text.lower())
+
+
+def stems(text: str) -> set[str]:
+    """The stems of ``text``'s words of three letters or more, stop words left out."""
+    return {stem(w) for w in tokens(text) if len(w) > 2 and w not in STOP}
+
+
+def topics(text: str) -> set[str]:
+    """The synonym groups (their names) ``text``'s words belong to."""
+    s = stems(text)
+    return {name for name, g in _GROUPS.items() if s & g}
+
+
+def overlap(question: str, text: str) -> float:
+    """How much of what ``question`` asks ``text`` speaks of: a shared word counts 1,
+    a shared topic (two words of one synonym group) 1.5."""
+    shared = stems(question) & stems(text)
+    same_topic = topics(question) & topics(text)
+    return len(shared) + 1.5 * len(same_topic)
