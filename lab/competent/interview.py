@@ -29,6 +29,7 @@ from lab.competent.prompt import (
     topics,
 )
 
+MAX_WORDS = 40  # an answer of one or two sentences, as the prompt asks
 # What one says one does when the day has no plan (the interview of a mind without one)
 NO_PLAN = "going about the day"
 _EVENTS = r"party|celebration|gathering|concert|festival|wedding|election|mayor|candida|campaign|meeting"
@@ -89,7 +90,7 @@ def read(p: Prompt) -> Asked:
         if items:
             plan = plan or items
             said_plan = _plan_in_words(items)
-            pieces.append(Piece(said_plan, "plan", f"plan schedule day {said_plan}"))
+            pieces.append(Piece(said_plan, "plan", "plan schedule day routine"))  # what a day holds, not a job
         else:
             pieces.append(_memory(mem, me))
     pieces += [Piece(f'{who} told me: "{clip_words(line, 25)}"', "heard", line)
@@ -278,6 +279,8 @@ def answer_question(p: Prompt) -> str:
             break
         if any(stems(x.text) <= stems(s) or stems(s) <= stems(x.text) for s in said):
             continue
+        if said and len(" ".join(said + [x.text]).split()) > MAX_WORDS:  # a few sentences, not a recital
+            continue
         seen = re.match(r"Earlier I saw [A-Z][a-z]+ [A-Z][a-z]+", x.text)
         if seen and any(s.startswith(seen.group(0)) for s in said):  # one sighting of someone is enough
             continue
@@ -294,7 +297,7 @@ def answer_question(p: Prompt) -> str:
         if not lead and topics(a.question) & _HAPPENED:  # what happened to one: the prompt shows nothing
             return f"Nothing special comes to mind, {sp}."
         return lead + (fallback or "It's been an ordinary day for me.")
-    return " ".join(clip_words(s, 45).rstrip(".") + "." for s in said)
+    return " ".join(clip_words(s, MAX_WORDS).rstrip(".") + "." for s in said)
 
 
 def _focus_words(a: Asked) -> str:
