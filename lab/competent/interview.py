@@ -81,7 +81,7 @@ def read(p: Prompt) -> Asked:
     doing, place = "", ""
     m = re.search(r"and you are (.+) \(([^()]*)\)\.\s*$", p.text, re.M)
     if m and m.group(1) != NO_PLAN:
-        doing, place = m.group(1).strip(), m.group(2).split(":")[0].strip()
+        doing, place = m.group(1).strip(), m.group(2).split(":")[0].strip().replace(f"{me}'s ", "my ")
         at = f" at {place}" if place and place != "somewhere in town" else ""
         pieces.append(Piece(f"Right now I'm {doing}{at}.", "now", f"doing now {doing}{at}"))
     plan: list[tuple[int, int, str]] = []
