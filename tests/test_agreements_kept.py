@@ -211,3 +211,22 @@ def test_a_gathering_is_broken_into_its_own_steps_not_the_places_work():
     lecture = step_candidates(sp, PlanItem(three, 60, "attending a physics lecture", college), three,
                               three.replace(hour=16), maria)
     assert "taking notes in class" in [t for t, _ in lecture]  # class is class
+
+
+def test_something_urgent_makes_one_late_and_one_remembers_why():
+    """A chat does not keep one from lunch agreed at noon; a stove on fire at 11:55 does, for
+    as long as it takes, and the resident remembers why it was late."""
+    m = resident("Wolfgang Schulz")
+    day_with_lunch_at_home(m)
+    m.end_conversation(offer_and_yes("Maria Lopez", m.name, LUNCH_AT_HOBBS), NOW)
+    m.now = NOON.replace(hour=11, minute=55)
+    stove = f"{m.persona.home}:stove"
+    got = react(m, [event(stove, "burning", address=m.persona.home)], m.persona.home)
+    assert got is not None and "stove" in got.action.description
+    assert item_at(m.today.plan, NOON).description == got.action.description  # the fire first
+    after = item_at(m.today.plan, NOON.replace(minute=10))
+    assert after is not None and after.address == HOBBS and "Maria Lopez" in after.description  # then lunch
+    late = [x for x in m.memory.nodes if x.predicate == "late for"]
+    assert len(late) == 1 and late[0].description.startswith(
+        "I am late for having lunch with Maria Lopez at Hobbs Cafe at 12:00 (agreed with Maria Lopez on ")
+    assert "stove" in late[0].description

@@ -7,7 +7,7 @@ unusable."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -16,6 +16,7 @@ from agents.planning.arrangements import keep_arrangements
 from agents.planning.object_use import make_action, pick_object, unusual_state
 from agents.planning.plan import PlanItem, Planner, cut_in, replan_rest
 from agents.planning.today import Today
+from agents.recall.memory import MemoryNode
 from agents.recall.perceive import Senses
 from agents.support.types import Decision, Event
 from agents.words import activity
@@ -34,6 +35,9 @@ class Reactor(Planner, Protocol):
     today: Today
 
     def arena_here(self, address: str | None) -> str:
+        ...
+
+    def remember(self, kind: str, text: str, importance: int, **fields: Any) -> MemoryNode | None:
         ...
 
 
@@ -83,7 +87,16 @@ def react(m: Reactor, salient: list[Event], address: str) -> Decision | None:
         today.plan = cut_in(today.plan, first)
     else:
         today.plan = replan_rest(m, now, f"{m.persona.first_name} notices: {observed}.", first)
-    today.plan = keep_arrangements(today.plan, today.arrangements, now)  # what it agreed to still comes after
+    # What it agreed to still comes after the reaction; only something urgent (the stove on
+    # fire) makes it late for it, and it remembers why
+    late = [a for a in today.arrangements if urgent and a.start < first.end
+            and first.start < a.start + timedelta(minutes=a.minutes)]
+    for a in late:
+        m.remember("plan", f"I am late for {a.description} at {a.address.split(':')[1]} at {a.start:%H:%M} "
+                   f"({a.made}): {observed}", 6, subject=m.name, predicate="late for", object=a.description,
+                   source=pv.tag(pv.RULE, f"an urgent reaction: {observed}"), rate=True,
+                   importance_source=pv.tag(pv.RULE, "until the model rates it"))
+    today.plan = keep_arrangements(today.plan, [a for a in today.arrangements if a not in late], now)
     act = make_action(m.spatial, text, where, now, minutes, source=source)
     if urgent:
         act.object_state = urgent[0].object  # it stays so while dealt with; idle once done
