@@ -33,7 +33,7 @@ MAX_WORDS = 40  # an answer of one or two sentences, as the prompt asks
 # What one says one does when the day has no plan (the interview of a mind without one)
 NO_PLAN = "going about the day"
 _EVENTS = r"party|celebration|gathering|concert|festival|wedding|election|mayor|candida|campaign|meeting"
-# The topics (words.SYNONYMS) of questions about what happened: talks, meetings
+# The topics (prompt.SYNONYMS) of questions about what happened: talks, meetings
 _HAPPENED = {"talk", "met"}
 _PRIORITY = {"about": 0, "lately": 1, "heard": 2, "memory": 3, "plan": 4, "now": 5}
 
@@ -311,7 +311,7 @@ def _focus_words(a: Asked) -> str:
 
 def answer(p: Prompt) -> dict:
     """A visitor's or an interviewer's question, answered from everything the prompt holds
-    (answering.py)."""
+    (``answer_question``)."""
     return {"answer": answer_question(p) or "Hello!"}
 
 

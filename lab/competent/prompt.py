@@ -193,8 +193,7 @@ def in_my_words(fact: str, me: str) -> str:
 # How the stand-in weighs what a question asks against a line of text: the
 # question's content words, cut to their stems, and a few general synonyms (a
 # question about one's occupation is answered by "runs the bakery", one about home
-# by "lives in the college dorm"). Used to answer (answering.py) and to judge
-# (interview.py ``rank``).
+# by "lives in the college dorm"). Used to answer and to judge (interview.py).
 
 STOP = {
     "what", "your", "you", "with", "about", "have", "does", "this", "that", "from", "they", "there", "would",
