@@ -119,6 +119,8 @@ def test_contradictions_against_an_agreement_and_against_ones_own_words(personas
              act="tell"),
         line("08:04", "Klaus Mueller", "Maria Lopez", "Maria, you'll be at home at 12 pm?", act="ask"),
         line("08:05", "Klaus Mueller", "Maria Lopez", "I'll be having lunch at Hobbs Cafe at 12 pm.", act="tell"),
+        line("08:06", "Klaus Mueller", "Maria Lopez", 'Sam Moore told me: "I\'m going to the pub; at 12 pm I\'m '
+             'having lunch at The Rose and Crown Pub."', act="tell"),  # another's words, quoted
         # the issue's Eddy: the party at 5 pm, then a lecture elsewhere at 5 pm
         line("09:00", "Sam Moore", "Isabella Rodriguez", "Next I'm attending the Valentine's Day party at Hobbs Cafe "
              "at 5 pm.", 2, act="answer"),

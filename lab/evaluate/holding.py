@@ -368,6 +368,7 @@ def claims(text: str, now: datetime, speaker: str, places: dict[str, str], home:
     """Where the speaker says it will be: each clause not a question, in its own words ("I'm", "I'll"),
     naming a clock time and a place it can put in a sector (or "home"); a past one says nothing."""
     out = []
+    text = re.sub(r'"[^"]*"?', "", text)  # 'Wolfgang told me: "I'm at the party ..."' puts Wolfgang there
     meet = dated.parse_meeting(text, now, teller=speaker)  # "Join me at Hobbs Cafe today at 7 pm? I'll be ..."
     if meet is not None and (sec := places.get(_place_key(meet.place))):
         out.append(Claim(meet.starts(), meet.starts() + timedelta(minutes=LATE_MIN), sec, now, text))
