@@ -230,3 +230,11 @@ def test_something_urgent_makes_one_late_and_one_remembers_why():
     assert len(late) == 1 and late[0].description.startswith(
         "I am late for having lunch with Maria Lopez at Hobbs Cafe at 12:00 (agreed with Maria Lopez on ")
     assert "stove" in late[0].description
+
+
+def test_lunch_with_someone_offered_on_is_lunch_with_both():
+    m = resident("Klaus Mueller")
+    day_with_lunch_at_home(m)
+    offer = "Klaus, I'll be having lunch with Maria Lopez at Hobbs Cafe today at 12 pm. Would you like to join me?"
+    m.end_conversation(offer_and_yes("Wolfgang Schulz", m.name, offer), NOW)
+    assert item_at(m.today.plan, NOON).description == "having lunch with Maria Lopez and Wolfgang Schulz"

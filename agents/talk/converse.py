@@ -428,8 +428,8 @@ def agreements(m: Talker, c: Conversation, now: datetime) -> Arrangement | None:
 def event_arrangement(m: Talker, ev: dt.DatedEvent, other: str, now: datetime) -> Arrangement | None:
     """An event agreed on in conversation as an arrangement: the host hosts it, a guest goes
     (a plan to meet: its activity, with the other); checked as every arrangement is."""
-    if ev.meeting:
-        text = f"{ev.what} with {other}"
+    if ev.meeting:  # "having lunch with Maria Lopez", offered on: "... with Maria Lopez and Klaus Mueller"
+        text = f"{ev.what} and {other}" if re.search(r"\bwith [A-Z]", ev.what) else f"{ev.what} with {other}"
     elif ev.host == m.name:
         text = f"hosting the {ev.what}"
     else:
