@@ -11,7 +11,8 @@ from datetime import datetime
 from agents.planning import day as days
 from agents.planning.arrangements import Arrangement
 from agents.planning.plan import PlanItem, days_before, fresh_first, item_at
-from tests.scripted_minds import make_mind, persona
+from agents.residents.mind_settings import MindSettings
+from tests.scripted_minds import make_mind, persona, plausible
 from tests.test_candidates import CHOOSING, PUB, picker
 
 STORE = "the Ville:The Willows Market and Pharmacy:store"
@@ -86,3 +87,14 @@ def test_inviting_people_and_the_inner_voices_wishes_are_offered_again_as_yester
     assert [o[0] for o in fresh_first(options, slot, persona(), before, keep=invite)] == [o[0] for o in options]
     assert "inviting friends to the Valentine's Day party" not in [o[0] for o in fresh_first(options, slot, persona(),
                                                                                              before)]
+
+
+def test_a_model_that_writes_its_day_sees_yesterdays_plan():
+    m, gw = make_mind(plausible, settings=MindSettings(planning="guided", grounded=False))
+    for d in (13, 14):
+        m.start_turn(datetime(2023, 2, d, 7, 0))
+        days.new_day(m)
+    first, second = [c[1][-1]["content"] for c in gw.fake.calls if c[0] == "day_plan"]
+    assert "Yesterday's plan: (none)" in first
+    assert "Yesterday's plan: 06:00 " in second and "12:00 having lunch with a friend" in second
+    assert "do not repeat yesterday" in second

@@ -550,8 +550,9 @@ def guided_day_plan(m: Planner, day: datetime, routine_items: list[PlanItem], di
     awake = skeleton[:-1]
     schema = slots_schema(tuple(f"{x.start:%H:%M}" for x in awake))
     typical = json.dumps({f"{x.start:%H:%M}": x.description for x in awake})
+    done = "; ".join(f"{x.start:%H:%M} {x.description}" for x in days_before(m, day, 1)[0][:-1]) or "(none)"
     got, why = m.ask(schema, "day_plan_guided", "day_plan", None, yesterday=m.yesterday, typical=typical,
-                     date=f"{day:%A %B %d}", wake=f"{day:%H:%M}", directive=directive)
+                     date=f"{day:%A %B %d}", wake=f"{day:%H:%M}", directive=directive, yesterday_plan=done)
     if why is not None:
         m.note_fallback("day plan", why)
         return [PlanItem(x.start, x.minutes, x.description, x.address, pv.tag(pv.ROUTINE, pv.reason_of_failure(why)))
