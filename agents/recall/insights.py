@@ -538,6 +538,24 @@ def _place_in(text: str, known: Known) -> str | None:
     return None
 
 
+def _arranged(x: MemoryNode, known: Known, now: datetime) -> tuple[str, str] | None:
+    """An arrangement's plan memory, still to come, as (key, "I am looking forward to ...")."""
+    arranged = _ARRANGED.search(x.description)
+    if arranged is None:
+        return None
+    day_words, hhmm, doing, place, _with = arranged.groups()
+    m = _DATE.search(day_words)
+    try:
+        day = date(now.year, MONTHS.index(m.group(1)) + 1, int(m.group(2))) if m else None
+    except ValueError:
+        day = None
+    if day is None or day < now.date():
+        return None
+    sector = place.split(":")[0].strip()
+    where = f" at {place_words(sector, known)}" if sector in known.places else ""
+    return f"{doing.lower()}|{day}", f"I am looking forward to {doing}{where} on {day:%B} {day.day} at {hhmm}."
+
+
 def ahead(nodes: Sequence[MemoryNode], known: Known, now: datetime) -> list[Candidate]:
     """What one is looking forward to: an arrangement made in conversation, one's own
     dated intention ("I want to host a party ... on February 14") or an event one heard of,
@@ -557,21 +575,9 @@ def ahead(nodes: Sequence[MemoryNode], known: Known, now: datetime) -> list[Cand
             continue
         if dt.ended(d, x.created, now):
             continue  # over: nothing to look forward to
-        arranged = _ARRANGED.search(x.description) if x.kind == "plan" else None
-        if arranged:
-            day_words, hhmm, doing, place, _with = arranged.groups()
-            m = _DATE.search(day_words)
-            try:
-                day = date(now.year, MONTHS.index(m.group(1)) + 1, int(m.group(2))) if m else None
-            except ValueError:
-                day = None
-            if day is None or day < now.date():
-                continue
-            sector = place.split(":")[0].strip()
-            where = f" at {place_words(sector, known)}" if sector in known.places else ""
-            key = f"{doing.lower()}|{day}"
-            text = f"I am looking forward to {doing}{where} on {day:%B} {day.day} at {hhmm}."
-            found.setdefault(key, (text, [], 3))[1].append(x)
+        if x.kind == "plan" and _ARRANGED.search(x.description):
+            if (got := _arranged(x, known, now)) is not None:
+                found.setdefault(got[0], (got[1], [], 3))[1].append(x)
             continue
         d = _clause_of_event(d)  # its own time and place, not the next clause's ("...; at 7 pm I'm at the pub")
         if _GOING_ON.search(d):
