@@ -76,7 +76,7 @@ def _stem(w: str) -> str:
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             w = w[: -len(suffix)]
             break
-    return w[:-1] if w.endswith("e") and len(w) > 3 else w  # "liv(e)", "lik(e)": as -ing and -ed leave them
+    return w[:-1] if w.endswith("e") and len(w) > 3 else w  # "live" and "living" alike: -ing and -ed take the e too
 
 
 def content(text: str, names: Iterable[str] = ()) -> set[str]:
