@@ -98,3 +98,19 @@ def test_a_model_that_writes_its_day_sees_yesterdays_plan():
     assert "Yesterday's plan: (none)" in first
     assert "Yesterday's plan: 06:00 " in second and "12:00 having lunch with a friend" in second
     assert "do not repeat yesterday" in second
+
+
+def test_what_the_yesterday_prompt_reads_stays_bounded_however_full_the_day_was():
+    m, gw = make_mind(plausible, settings=MindSettings(planning="guided", grounded=False))
+    m.start_turn(datetime(2023, 2, 13, 7, 0))
+    days.new_day(m)
+    m.today.log = [f"{h:02d}:{mi:02d} doing thing number {h * 60 + mi} (a place:a room)"
+                   for h in range(7, 23) for mi in range(0, 60, 5)]
+    m.today.chats = [f"with Person {i}: I said " + "a long story about the day " * 20 for i in range(40)]
+    m.start_turn(datetime(2023, 2, 14, 7, 0))
+    days.new_day(m)
+    asked = [c[1][-1]["content"] for c in gw.fake.calls if c[0] == "yesterday"]
+    assert len(asked) == 1
+    assert asked[0].count("doing thing number") == days.YESTERDAY_LOG
+    assert asked[0].count("with Person") == days.YESTERDAY_CHATS and "with Person 39" in asked[0]
+    assert len(asked[0]) < 3000  # it read 24 log lines and 8 whole chats before

@@ -68,7 +68,7 @@ def summarise_yesterday(m: DayMind) -> None:
     day = m.now - timedelta(days=1)
     got, why = m.ask(Summary, "yesterday", "yesterday", Summary(summary=rule), date=f"{day:%A %B %d}",
                      log=log_lines(today.log),
-                     chats="\n".join(f"- {c}" for c in today.chats[-8:]) or "- (none)")
+                     chats="\n".join(f"- {clip(c, CHAT_CHARS)}" for c in today.chats[-YESTERDAY_CHATS:]) or "- (none)")
     if why is not None:
         m.note_fallback("yesterday", why)
     m.yesterday = clean_text(got.summary, 400) or rule
@@ -256,7 +256,19 @@ def yesterday_rule(log: list[str], chats: list[str]) -> str:
     return f"{did}{talk}"[:400]
 
 
-def log_lines(log: list[str], limit: int = 24) -> str:
+# What the yesterday prompt reads stays the same size whatever the day held: it was the
+# dearest call of a second day (1,263 prompt tokens, 6 s each on the embedded model, issue 45).
+YESTERDAY_LOG = 12
+YESTERDAY_CHATS = 5
+CHAT_CHARS = 160
+
+
+def clip(text: str, chars: int) -> str:
+    """``text`` cut at a word before ``chars``, marked as cut."""
+    return text if len(text) <= chars else text[:chars].rsplit(" ", 1)[0] + " ..."
+
+
+def log_lines(log: list[str], limit: int = YESTERDAY_LOG) -> str:
     """The day's actions for the yesterday prompt: repeats merged, at most ``limit`` lines."""
     out: list[str] = []
     for x in log:
