@@ -153,6 +153,22 @@ def test_a_reflection_resting_only_on_ones_description_or_on_a_secret_is_not_tol
     assert any(dg._own_description(x, m.memory) is False and "murals" in x.description for x in m.memory.nodes)
 
 
+
+def test_asked_about_someone_one_lives_with_the_answer_is_no_description_said_back_as_you():
+    # a 25-resident run: Mei asked John "How is Eddy doing these days?" and heard
+    # "I live with you, a college professor, and our son Eddy Lin."
+    john = persona("John Lin")
+    john.description = ("John Lin is a pharmacy shopkeeper; John Lin lives with his wife, Mei Lin, a college "
+                        "professor, and son, Eddy Lin")
+    m = Mind(john, make_gateway(plausible, timeout=30.0, deadline=60.0), HashEmbedder(64), MindSettings(grounded=True))
+    m.start_turn(NOW)
+    assert any("Eddy" in x.description for x in m.memory.nodes)
+    c = Conversation(("Mei Lin", m.name), "x", NOW, [said("Mei Lin", "How is Eddy doing these days, John?",
+                                                          "ask (person:Eddy Lin)")])
+    texts = [o.text for o in dg.offers(m, c, NOW, "chatting", "chatting")]
+    assert texts and not [t for t in texts if re.search(r"\blive with\b|\bwith you\b", t)], texts
+
+
 # ---------------------------------------------------------------------------- news not told back
 
 def test_news_the_listener_told_in_this_conversation_is_not_told_back():

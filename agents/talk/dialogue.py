@@ -602,8 +602,12 @@ def answer(m: Any, v: wd.Voice, asked: str, topic: str, now: datetime, nodes: li
     if topic.startswith("person"):
         person = topic.split(":", 1)[1] if ":" in topic else ""
         first = person.split()[0] if person else ""
+        mem = getattr(m, "memory", None)
         for x in sorted(nodes, key=lambda x: -x.importance):
-            if first and first in x.description and not _unsayable(x, now, v.other, getattr(m, "memory", None)):
+            # not one's description ("How is Eddy?" - "I live with you and our son Eddy Lin"), nor
+            # a memory naming the listener: that comes out as "you", news to nobody
+            if first and first in x.description and not _unsayable(x, now, v.other, mem) \
+                    and not _own_description(x, mem) and v.other not in x.description:
                 text = converse_words(gr.first_person(x.description, m.name), v.other)
                 if not wd.fragment(text):
                     return Option(ANSWER, text, _fact(x), topic)
