@@ -181,7 +181,7 @@ def every_phrasing(salts: int):
                             wd.invitation(v, ev, None, True, salt), wd.invitation(v, ev, "Isabella", False, salt),
                             wd.acceptance(v, "Valentine's Day party", "on February 14, from 5 pm to 7 pm", salt),
                             wd.acceptance(v, "", "today at 12 pm", salt), wd.refusal(v, "party", "working", salt),
-                            wd.refusal(v, "", "", salt),
+                            wd.refusal(v, "", "", salt), wd.already_going(v, salt),
                             wd.meeting(v, "having lunch at Hobbs Cafe today at 12 pm", "having lunch", salt))
                 yield from (dg.react(v, Utterance("Maria Lopez", "Yes."), act, NOW, salt).text
                             for act in (dg.ACCEPT, dg.DECLINE))

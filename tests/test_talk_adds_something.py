@@ -169,6 +169,30 @@ def test_asked_about_someone_one_lives_with_the_answer_is_no_description_said_ba
     assert texts and not [t for t in texts if re.search(r"\blive with\b|\bwith you\b", t)], texts
 
 
+
+STUDY = "a study group at Oak Hill College on February 15, from 3 pm to 5 pm"
+
+
+def test_one_who_goes_already_is_not_invited_and_never_declines_what_it_goes_to():
+    # a 25-resident run: Adam told Giorgio of Klaus's study group; Giorgio: "yes, I'll be there
+    # too!"; Adam then invited him to it, and Giorgio said "Thank you, Adam, but I can't come."
+    giorgio = mind("Giorgio Rossi")
+    giorgio.remember("plan", "Giorgio's plan for Wednesday February 15 at 15:00-17:00: attending the study group at "
+                     "Oak Hill College (agreed with Klaus Mueller on Tuesday February 14)", 6, subject=giorgio.name)
+    invited = said("Adam Smith", f"Giorgio, I'm going to {STUDY}. Want to come along?", "invite")
+    got = dg.offers(giorgio, Conversation(("Adam Smith", giorgio.name), "x", NOW, [invited]), NOW, "chatting",
+                    "chatting")
+    assert got and {o.act for o in got} == {dg.ACCEPT}, got
+    adam = mind("Adam Smith")
+    adam.remember("plan", "Adam's plan for Wednesday February 15 at 15:00-17:00: attending the study group at "
+                  "Oak Hill College (agreed with Klaus Mueller on Tuesday February 14)", 6, subject=adam.name)
+    lines = [said("Adam Smith", "Oh, Giorgio, hello! I'm going to the study group at Oak Hill College on "
+                                "February 15, from 3 pm to 5 pm; Klaus is hosting it."),
+             said("Giorgio Rossi", "Adam, yes, I'll be there too! Is anyone else coming?", "react")]
+    got = dg.offers(adam, Conversation(("Adam Smith", "Giorgio Rossi"), "x", NOW, lines), NOW, "chatting", "chatting")
+    assert got and not [o for o in got if o.act == dg.INVITE], got
+
+
 # ---------------------------------------------------------------------------- news not told back
 
 def test_news_the_listener_told_in_this_conversation_is_not_told_back():

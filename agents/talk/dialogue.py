@@ -245,7 +245,7 @@ def offers(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: st
                        o.ends, o.note) for o in [inviting] + news[:1]]
         return _usable(opts, said, v, turn)
     if last is not None and last_act in OFFERS:
-        opts += answers_to_offer(m, v, last, now, turn)
+        opts += answers_to_offer(m, v, last, now, turn, known)
     asked_back = last is not None and last_act == ANSWER and last.text.rstrip().endswith("?")
     if last is not None and (last_act == ASK or asked_back):
         said_answer = answer(m, v, last.text, last_topic, now, nodes, known, turn, avoid=said)
@@ -386,12 +386,14 @@ def invite(m: Any, v: wd.Voice, known: list[Known], now: datetime, lines: list[U
     listener to (telling the news first is no invitation), that the listener does not host, and
     that the listener did not say it goes to."""
     theirs = " ".join(u.text for u in lines if u.speaker == v.other).lower()
+    here = " ".join(u.text for u in lines).lower()
+    going = re.search(r"\b(i'm going|i'll be there|see you there|i'm coming)\b", theirs)
     for k in known:
         ev = k.event
         if not k.going or ev.host == v.other or v.other in k.tellers or f"event:{ev.key}" in _told(m, v.other):
             continue
-        if ev.place.lower() in theirs and re.search(r"\b(i'm going|i'll be there|see you there|i'm coming)\b", theirs):
-            continue
+        if going and ev.place.lower() in here:
+            continue  # "Yes, I'll be there too!" to its news: they go, no invitation (Giorgio then declined it)
         if not k.hosting and _clash(m, ev.starts(), ev.minutes(), ev.what, ev.place)[0]:
             continue  # busy then oneself: no invitation to go together
         host_first = ev.host.split()[0] if ev.host and ev.host != m.name else None
@@ -422,7 +424,7 @@ def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: 
         heard = _HEARD.match(d)
         if k is None and heard and ("?" in d or _HABIT.search(d) or not any(w in d.lower() for w in gr.NEWS_WORDS)):
             continue  # what someone said of their day or habits, or asked, is no news to pass on
-        if k is None and heard and re.search(r'told \w+: "[^"]*\byou\b', d, re.I):
+        if k is None and _quotes_you(d):
             continue  # said to oneself ("... Klaus and you came"): retold, "you" named the wrong one
         if k is None and _own_description(x, getattr(m, "memory", None)):
             continue  # "I have a long feud with my neighbour", unasked, was a recital: said when asked (answer)
@@ -476,6 +478,11 @@ def _same_news(memory: str, said: str) -> bool:
 
 
 _GIVEN = (pv.tag(pv.RULE, pv.SEED), pv.tag(pv.RULE, "a thought given to the resident"))
+
+
+def _quotes_you(d: str) -> bool:
+    """A line heard that says "you": retold word for word, "you" names the wrong one."""
+    return bool(_HEARD.match(d) and re.search(r'told \w+: "[^"]*\byou\b', d, re.I))
 
 
 def _cited(x: MemoryNode, memory: Any) -> list[MemoryNode]:
@@ -539,12 +546,15 @@ def converse_words(text: str, other: str) -> str:
     return wd.to_listener(text, other)
 
 
-def answers_to_offer(m: Any, v: wd.Voice, last: Utterance, now: datetime, turn: int) -> list[Option]:
+def answers_to_offer(m: Any, v: wd.Voice, last: Utterance, now: datetime, turn: int,
+                     known: list[Known] | None = None) -> list[Option]:
     """Accept or decline the invitation (or the offer to meet) just made; a refusal gives the
-    speaker's own plan for that time as its reason."""
+    speaker's own plan for that time as its reason; to what it already goes to, yes."""
     ev = offered_event(last, now)
     if ev is None:
         return []
+    if not ev.meeting and any(k.going and k.event.key == ev.key for k in known or []):
+        return [Option(ACCEPT, wd.already_going(v, turn), note=f"the invitation to {ev.short()}; it goes already")]
     item = item_at(_plan(m, now), ev.starts()) if ev.day == now.date() else None
     busy, at = _clash(m, ev.starts(), ev.minutes(), ev.what, ev.place)
     reason = ""
@@ -606,8 +616,9 @@ def answer(m: Any, v: wd.Voice, asked: str, topic: str, now: datetime, nodes: li
         for x in sorted(nodes, key=lambda x: -x.importance):
             # not one's description ("How is Eddy?" - "I live with you and our son Eddy Lin"), nor
             # a memory naming the listener: that comes out as "you", news to nobody
-            if first and first in x.description and not _unsayable(x, now, v.other, mem) \
-                    and not _own_description(x, mem) and v.other not in x.description:
+            d = x.description
+            if first and first in d and not _unsayable(x, now, v.other, mem) and not _own_description(x, mem) \
+                    and v.other not in d and not _quotes_you(d):
                 text = converse_words(gr.first_person(x.description, m.name), v.other)
                 if not wd.fragment(text):
                     return Option(ANSWER, text, _fact(x), topic)
@@ -908,7 +919,8 @@ def related(m: Any, v: wd.Voice, c: Conversation, last: Utterance, now: datetime
         d = x.description
         key = next((k for k in keys if k in d), None)
         mem = getattr(m, "memory", None)
-        if key is None or _unsayable(x, now, v.other, mem) or _own_description(x, mem) or dt.parse(d, now) is not None \
+        if key is None or _unsayable(x, now, v.other, mem) or _own_description(x, mem) or _quotes_you(d) \
+                or dt.parse(d, now) is not None \
                 or _same_news(d.replace(key, ""), said_here) or f"mem:{x.id}" in _told(m, v.other):
             continue  # not the news just told again (its name aside), nor what was told them before
         text = converse_words(gr.first_person(dt.past_days(d, now), m.name), v.other)

@@ -253,6 +253,13 @@ def acceptance(v: Voice, what: str, when: str, turn: int) -> str:
                   "accept", turn)
 
 
+def already_going(v: Voice, turn: int) -> str:
+    """Yes to an invitation to what one goes to already."""
+    f = v.first
+    return v.pick((f"{f}, I'm going already! See you there.", f"Anyway, {f}, I'll be there. See you!",
+                   f"{f}, yes, I'm already going. Let's go together!"), "accept", "already", turn)
+
+
 def refusal(v: Voice, what: str, reason: str, turn: int, at: str = "") -> str:
     """No, with the reason: what one does then ("I'm hosting the party at 5 pm.")."""
     f = v.first
