@@ -149,6 +149,10 @@ def test_a_reflection_resting_only_on_ones_description_or_on_a_secret_is_not_tol
     c = Conversation(("Ayesha Khan", m.name), "x", NOW, [])
     texts = [o.text for o in dg.offers(m, c, NOW, "chatting", "chatting")]
     assert texts and not [t for t in texts if re.search(r"feel welcome|get to know Klaus", t)], texts
+    # an insight about the listener is not told to them ("You are planning a study group", to Klaus)
+    told_klaus = [o.text for o in dg.offers(m, Conversation(("Klaus Mueller", m.name), "x", NOW, []), NOW,
+                                            "chatting", "chatting")]
+    assert told_klaus and not [t for t in told_klaus if "murals" in t], told_klaus
     # what rests on something that happened is still news
     assert any(dg._own_description(x, m.memory) is False and "murals" in x.description for x in m.memory.nodes)
 

@@ -465,8 +465,8 @@ def _unsayable(x: MemoryNode, now: datetime, other: str, memory: Any = None) -> 
         return True
     if any(_SECRET.search(e.description) for e in _cited(x, memory)):
         return True
-    if x.kind == "reflection" and insights.kind_of(x.source) in insights.TALLIES:
-        return True
+    if x.kind == "reflection" and (insights.kind_of(x.source) in insights.TALLIES or other in d):
+        return True  # nor an insight about the listener: "You are planning a study group", to Klaus
     heard = _HEARD.match(d)
     return bool(heard and (heard.group(1) == other or _RETOLD.search(d)))  # not back to whoever told it
 
