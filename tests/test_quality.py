@@ -28,6 +28,9 @@ JUNK = ["5 minutes", "life", "action", "work", "👍👍👍👍", "🌾", "10:0
         "minutes: 10", "30", "Klaus Mueller", "and and and and"]
 GOOD = {  # raw model text -> what the timeline shows
     "Make coffee": "making coffee",
+    # a long phrase is cut at its second doing, not inside a place's name (Isabella declined
+    # coffee: "I'm having a drink at The Rose then")
+    "having a drink at The Rose and Crown Pub": "having a drink at The Rose and Crown Pub",
     "Wake up": "waking up",
     "Isabella Rodriguez makes breakfast.": "making breakfast",
     "She brushes her teeth": "brushing her teeth",

@@ -112,7 +112,8 @@ def normalize(text: str, name: str = "") -> str:
     t = t.strip(" ,;:.!?-'()")
     words = t.split()
     if len(words) > 8:  # "opening the cafe and greeting her first customers with a smile"
-        at = next((i for i, w in enumerate(words) if i >= 2 and w.lower() in ("and", "with", "while", "then")), None)
+        at = next((i for i, w in enumerate(words) if i >= 2 and w.lower() in ("and", "with", "while", "then")
+                   and not _in_name(words, i)), None)
         words = words[:at] if at else words
     if len(words) > 3 and words[0].lower() in ("going", "go", "goes") and words[1].lower() == "to" and not any(
             re.search(rx, " ".join(words[2:]).lower().split(" at ")[0]) for rx, _ in PLACE_WORDS):
@@ -149,6 +150,11 @@ def problem(text: str) -> str | None:
     if re.search(r"\b(activity|step|task|minutes?|json|emoji|place|description)\b", t.lower()) and len(words) <= 4:
         return "names the form, not an activity"
     return None
+
+
+def _in_name(words: list[str], i: int) -> bool:
+    """Whether word ``i`` joins a place's name ("The Rose and Crown Pub"), not two doings."""
+    return 0 < i < len(words) - 1 and words[i - 1][:1].isupper() and words[i + 1][:1].isupper()
 
 
 def clean_activity(text: str, name: str = "") -> str | None:
