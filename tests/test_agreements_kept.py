@@ -238,3 +238,24 @@ def test_lunch_with_someone_offered_on_is_lunch_with_both():
     offer = "Klaus, I'll be having lunch with Maria Lopez at Hobbs Cafe today at 12 pm. Would you like to join me?"
     m.end_conversation(offer_and_yes("Wolfgang Schulz", m.name, offer), NOW)
     assert item_at(m.today.plan, NOON).description == "having lunch with Maria Lopez and Wolfgang Schulz"
+
+
+def test_a_gap_of_seconds_before_an_arrangement_is_no_nap():
+    # a 25-resident run: a plan item cut in at 16:56:50 ended at 16:59:50; in the ten seconds
+    # before her party Isabella was "asleep" and walked home to bed, 33 minutes late to it
+    m = resident("Isabella Rodriguez")
+    party = NOW.replace(hour=17)
+    m.today.plan = [PlanItem(NOW, 536, "running the cafe", HOBBS, "model"),
+                    PlanItem(party.replace(hour=16, minute=56, second=50), 3, "running the cafe", HOBBS, "model"),
+                    PlanItem(party, 120, "hosting the Valentine's Day party", HOBBS, "model"),
+                    PlanItem(party.replace(hour=19), 180, "reading a book", m.persona.home, "model")]
+    m.today.planned_for = NOW.date()
+    m.today.pending = []
+    gap = party.replace(hour=16, minute=59, second=50)
+    assert item_at(m.today.plan, gap) is None
+    m.start_turn(gap)
+    act = days.next_action(m)
+    assert "sleep" not in act.description and act.address.startswith(HOBBS), act
+    # before the day's first item, one still sleeps
+    m.start_turn(NOW.replace(hour=5))
+    assert days.next_action(m).description == "sleeping"

@@ -169,6 +169,11 @@ def _next_action(m: DayMind) -> Action:
         a.start = now
         return a
     ahead = today.pending  # steps of a later item, broken into steps ahead (prepare_chunk): kept for then
+    if item is None and any(x.end <= now for x in today.plan):
+        # A gap inside the day (an item cut in at a time with seconds left 10 s before noon):
+        # the next item begins early. It was "asleep", and Isabella walked home to bed at 16:59:50,
+        # 33 minutes late to her own party.
+        item = min((x for x in today.plan if x.start > now), key=lambda x: x.start, default=None)
     if item is None:  # before the day's first item (or after the last): asleep
         later = [x.start for x in today.plan if x.start > now]
         wake = now.replace(hour=m.persona.wake_hour, minute=0, second=0, microsecond=0)
