@@ -259,3 +259,20 @@ def test_a_gap_of_seconds_before_an_arrangement_is_no_nap():
     # before the day's first item, one still sleeps
     m.start_turn(NOW.replace(hour=5))
     assert days.next_action(m).description == "sleeping"
+
+
+def test_two_yeses_in_one_talk_are_two_arrangements():
+    # a 25-resident run: Wolfgang said yes to Adam's study group and to his drink at 7 pm in one
+    # talk; only the first was kept, and at 18:41 he told Rajiv he would be at the library at 7
+    m = resident("Wolfgang Schulz")
+    day_with_lunch_at_home(m)
+    m.spatial.add("the Ville:The Rose and Crown Pub:pub", with_defaults=True)
+    lunch, drink = (offer_and_yes("Adam Smith", m.name, LUNCH_AT_HOBBS),
+                    offer_and_yes("Adam Smith", m.name, "Wolfgang, I'll be having a drink at the bar at The Rose "
+                                                       "and Crown Pub today at 7 pm. Would you like to join me?"))
+    both = Conversation(lunch.participants, HOBBS, NOW, lunch.lines + drink.lines)
+    made = m.end_conversation(both, NOW)
+    assert [(a.start.hour, a.address.split(":")[1]) for a in made] == [(12, "Hobbs Cafe"),
+                                                                       (19, "The Rose and Crown Pub")]
+    assert len(m.today.arrangements) == 2
+    assert "The Rose and Crown Pub" in item_at(m.today.plan, NOW.replace(hour=19, minute=10)).address

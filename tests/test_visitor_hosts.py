@@ -83,8 +83,10 @@ def test_a_grounded_resident_accepts_the_visitors_invitation_and_it_is_an_arrang
     # what the game does with a yes (game/sim/visitor.py accepted): the resident's own end of a conversation
     lines = [Utterance("Alex", PICNIC, False, pv.tag(pv.RULE, f"{pv.PLAYER}; act {dg.INVITE}")),
              Utterance(m.name, reply.text, False, reply.source)]
-    got = m.end_conversation(Conversation((m.name, "Alex"), "the Ville:Hobbs Cafe:cafe", FEB14, lines), FEB14)
-    assert got is not None and got.description == "attending the picnic" and got.address == PARK
+    made = m.end_conversation(Conversation((m.name, "Alex"), "the Ville:Hobbs Cafe:cafe", FEB14, lines), FEB14)
+    assert len(made) == 1
+    got = made[0]
+    assert got.description == "attending the picnic" and got.address == PARK
     assert got.start == datetime(2023, 2, 15, 12) and got.made.startswith("agreed with Alex")
     # ... and on its day it is in her plan, and she tells others of it (the news, and an invitation)
     m.start_turn(FEB15)

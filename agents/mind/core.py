@@ -311,17 +311,17 @@ class Mind(Remembering, Keeping):
         ``end_conversation``."""
         return recaps.welcome(self, guest, now)
 
-    def end_conversation(self, conversation: Conversation, now: datetime) -> Arrangement | None:
-        """Remember a finished conversation; the plan it made, if any (the town's feed shows it)."""
+    def end_conversation(self, conversation: Conversation, now: datetime) -> list[Arrangement]:
+        """Remember a finished conversation; the plans it made (the town's feed shows them)."""
         self._begin(job_tag("end_conversation", conversation=conversation, now=now))
         self.now = now
         self._roll_day()
-        arrangement = converse.end_conversation(self, conversation, now)
-        if arrangement is not None:
-            converse.take_arrangement(self, arrangement, conversation.other(self.name))
+        arrangements = converse.end_conversation(self, conversation, now)
+        for a in arrangements:
+            converse.take_arrangement(self, a, conversation.other(self.name))
         consider_news(self)  # an event for later today, just heard of: the chooser may go
         self.publish()
-        return arrangement
+        return arrangements
 
     @classmethod
     def restore(cls, persona: Persona, gateway: Asker, embedder: Embedder, state: dict,

@@ -400,11 +400,13 @@ def remember_guests(m: Talker, c: Conversation, now: datetime) -> None:
                    importance_source=pv.tag(pv.RULE, "until the model rates it"))
 
 
-def agreements(m: Talker, c: Conversation, now: datetime) -> Arrangement | None:
-    """Grounded mode: an invitation (or an offer to meet) and the answer to it. An acceptance
+def agreements(m: Talker, c: Conversation, now: datetime) -> list[Arrangement]:
+    """Grounded mode: each invitation (or offer to meet) and the answer to it. An acceptance
     is an arrangement for this side (the other side makes its own from the same lines); a
-    refusal is remembered. Returns the arrangement, checked like any other."""
+    refusal is remembered. Returns the arrangements, checked like any other: every one (Wolfgang
+    said yes to the study group and to a drink at 7 pm in one talk, and only the first was kept)."""
     other = c.other(m.name)
+    out: list[Arrangement] = []
     for i, u in enumerate(c.lines[:-1]):
         if dialogue.act_of(u.source)[0] not in dialogue.OFFERS:
             continue
@@ -421,8 +423,9 @@ def agreements(m: Talker, c: Conversation, now: datetime) -> Arrangement | None:
                        source=pv.tag(pv.RULE, f"{gr.GROUNDED}: a refusal"), rate=True,
                        importance_source=pv.tag(pv.RULE, "until the model rates it"))
             continue
-        return event_arrangement(m, ev, other, now)
-    return None
+        if (a := event_arrangement(m, ev, other, now)) is not None:
+            out.append(a)
+    return out
 
 
 def event_arrangement(m: Talker, ev: dt.DatedEvent, other: str, now: datetime) -> Arrangement | None:
@@ -511,15 +514,15 @@ def memo(m: Talker, c: Conversation) -> tuple[str, int]:
     return clean_text(text, 200), max(2, min(8, gr.news_importance(text)))
 
 
-def end_conversation(m: Talker, c: Conversation, now: datetime) -> Arrangement | None:
-    """Both sides remember the conversation (a memo, rated by the model); when it
-    made a plan, the arrangement is returned (the mind plans around it)."""
+def end_conversation(m: Talker, c: Conversation, now: datetime) -> list[Arrangement]:
+    """Both sides remember the conversation (a memo, rated by the model); the plans it
+    made are returned as arrangements (the mind plans around them)."""
     other = c.other(m.name)
     m.social.last_talked[other] = now
     m.social.last_conversation = now
     m.social.known_people.add(other)
     if not c.lines:
-        return None
+        return []
     remember_guests(m, c, now)
     if m.grounded:
         remember_heard(m, c, now)
@@ -552,8 +555,9 @@ def end_conversation(m: Talker, c: Conversation, now: datetime) -> Arrangement |
                source=src, importance_source=imp_src)
     m.today.chats.append(f"with {other}: {summary}")
     if why is None and got.plans:
-        return arrangement_from(m, got, now, other, dict(zip(labels, arenas)), c.transcript())
-    return None
+        a = arrangement_from(m, got, now, other, dict(zip(labels, arenas)), c.transcript())
+        return [a] if a is not None else []
+    return []
 
 
 def arrangement_from(m: Talker, got: Any, now: datetime, other: str, resolve: dict,

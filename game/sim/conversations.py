@@ -263,13 +263,14 @@ def on_remembered(sim: ConversationsSim, name: str, job: Job, value: Any, error:
 
 
 def log_arrangement(sim: ConversationsSim, name: str, job: Job, value: Any) -> None:
-    """A plan the conversation made (``Mind.end_conversation`` returns it) goes in the event
-    log as an ``arrange`` event: the town feed and the timeline show it."""
-    start = getattr(value, "start", None)
-    text = str(getattr(value, "description", "") or "").strip()
-    if not isinstance(start, datetime) or not text:
-        return  # no plan (None), or a stand-in mind's own return value
+    """Each plan the conversation made (``Mind.end_conversation`` returns them) goes in the
+    event log as an ``arrange`` event: the town feed and the timeline show it."""
     conv = job.conversation
     partner = conv.other(name) if conv is not None else None
-    sim.log_event(name, "arrange", text, str(getattr(value, "address", "") or ""), partner=partner,
-                  start=start.isoformat(sep=" "), minutes=getattr(value, "minutes", None))
+    for a in value if isinstance(value, list) else [value]:
+        start = getattr(a, "start", None)
+        text = str(getattr(a, "description", "") or "").strip()
+        if not isinstance(start, datetime) or not text:
+            continue  # no plan, or a stand-in mind's own return value
+        sim.log_event(name, "arrange", text, str(getattr(a, "address", "") or ""), partner=partner,
+                      start=start.isoformat(sep=" "), minutes=getattr(a, "minutes", None))
