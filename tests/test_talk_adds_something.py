@@ -315,3 +315,25 @@ def test_what_one_says_of_ones_day_follows_its_arrangements():
         assert "Rose and Crown" in day and "Hobbs Cafe" not in day, day
         assert "game night" in day  # the evening's engagement is named
     assert "Rose and Crown" in dg.day_in_words(klaus, "Alex", NOW, 1)
+
+
+def test_a_yes_given_earlier_in_the_talk_holds_for_its_later_lines():
+    # a 25-resident run: Eddy said yes to Mei's invitation to the party at 5 pm, then, asked
+    # about his day in the same talk, "at 5:30 pm I'm having dinner at home"
+    eddy = mind("Eddy Lin")
+    eddy.spatial.add("the Ville:Hobbs Cafe:cafe", with_defaults=True)
+    eddy.today.plan = [PlanItem(NOW, 420, "studying music theory", "the Ville:Oak Hill College:classroom", "model"),
+                       PlanItem(NOW.replace(hour=17, minute=30), 60, "having dinner", eddy.persona.home, "model")]
+    lines = [said("Mei Lin", "Eddy, there's a Valentine's Day party at Hobbs Cafe on February 14, from 5 pm to 7 pm. "
+                             "Would you like to come?", "invite"),
+             said("Eddy Lin", "Mei, I'd love to come! I'll be there on February 14, from 5 pm to 7 pm.", "accept"),
+             said("Mei Lin", "Eddy, what are you doing this evening?", "ask (plans)")]
+    texts = [o.text for o in dg.offers(eddy, Conversation(("Mei Lin", eddy.name), "x", NOW, lines), NOW,
+                                       "studying", "chatting")]
+    assert texts and all("dinner" not in t for t in texts) and any("party" in t for t in texts), texts
+    # and a second offer at that hour is declined with the party as the reason
+    lunch = said("Mei Lin", "Eddy, I'll be having a drink at Hobbs Cafe today at 6 pm. Would you like to join me?",
+                 "meet")
+    got = dg.offers(eddy, Conversation(("Mei Lin", eddy.name), "x", NOW, lines[:2] + [lunch]), NOW, "studying",
+                    "chatting")
+    assert [o.act for o in got] == [dg.DECLINE] and "party" in got[0].text, got

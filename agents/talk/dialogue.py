@@ -22,6 +22,7 @@ arrangement on both sides (``agreements``, called from converse.end_conversation
 """
 from __future__ import annotations
 
+import itertools
 import re
 import zlib
 from dataclasses import dataclass, field, replace
@@ -33,7 +34,7 @@ from pydantic import BaseModel, create_model
 
 from agents.explain import provenance as pv
 from agents.planning import agenda
-from agents.planning.arrangements import keep_arrangements, keywords_overlap
+from agents.planning.arrangements import Arrangement, keep_arrangements, keywords_overlap
 from agents.planning.plan import item_at
 from agents.recall import grounding as gr
 from agents.recall import insights
@@ -228,6 +229,7 @@ def offers(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: st
         return [Option(GOODBYE, wd.goodbye(v, "", turn, avoid=said), ends=True)]
     nodes = recall(m, c, doing)
     known = events_known(m, nodes, now)
+    agreed = agreed_here(m, lines, now)  # a yes given in this talk holds for its later lines
     opts: list[Option] = []
     mine_offered = any(act_of(u.source)[0] in OFFERS for u in mine)
     pending = last_act not in OFFERS + (ASK,) and not (last_act == ANSWER and last is not None
@@ -245,10 +247,10 @@ def offers(m: Any, c: Conversation, now: datetime, partner_doing: str, doing: st
                        o.ends, o.note) for o in [inviting] + news[:1]]
         return _usable(opts, said, v, turn)
     if last is not None and last_act in OFFERS:
-        opts += answers_to_offer(m, v, last, now, turn, known)
+        opts += answers_to_offer(m, v, last, now, turn, known, agreed)
     asked_back = last is not None and last_act == ANSWER and last.text.rstrip().endswith("?")
     if last is not None and (last_act == ASK or asked_back):
-        said_answer = answer(m, v, last.text, last_topic, now, nodes, known, turn, avoid=said)
+        said_answer = answer(m, v, last.text, last_topic, now, nodes, known, turn, avoid=said, agreed=agreed)
         if said_answer is not None and last_act == ASK and last_topic.startswith("followup"):
             opts += [said_answer]  # "How did it go?" is not asked back
         elif said_answer is not None and last_act == ASK:  # answered plainly, or with the question back
@@ -547,7 +549,7 @@ def converse_words(text: str, other: str) -> str:
 
 
 def answers_to_offer(m: Any, v: wd.Voice, last: Utterance, now: datetime, turn: int,
-                     known: list[Known] | None = None) -> list[Option]:
+                     known: list[Known] | None = None, agreed: list[Arrangement] | None = None) -> list[Option]:
     """Accept or decline the invitation (or the offer to meet) just made; a refusal gives the
     speaker's own plan for that time as its reason; to what it already goes to, yes."""
     ev = offered_event(last, now)
@@ -556,7 +558,7 @@ def answers_to_offer(m: Any, v: wd.Voice, last: Utterance, now: datetime, turn: 
     if not ev.meeting and any(k.going and k.event.key == ev.key for k in known or []):
         return [Option(ACCEPT, wd.already_going(v, turn), note=f"the invitation to {ev.short()}; it goes already")]
     item = item_at(_plan(m, now), ev.starts()) if ev.day == now.date() else None
-    busy, at = _clash(m, ev.starts(), ev.minutes(), ev.what, ev.place)
+    busy, at = _clash(m, ev.starts(), ev.minutes(), ev.what, ev.place, agreed)
     reason = ""
     if item is not None and not _same_doing(item, ev.what, ev.place):
         d = item.description
@@ -595,7 +597,8 @@ def offered_event(u: Utterance, now: datetime) -> dt.DatedEvent | None:
 
 
 def answer(m: Any, v: wd.Voice, asked: str, topic: str, now: datetime, nodes: list[MemoryNode],
-           known: list[Known], turn: int, avoid: list[str] | tuple[str, ...] = ()) -> Option | None:
+           known: list[Known], turn: int, avoid: list[str] | tuple[str, ...] = (),
+           agreed: list[Arrangement] | None = None) -> Option | None:
     """The answer to the question just asked: about the speaker's day, its plans, or a person."""
     topic = topic or question_topic(asked, m.name, v.other)
     if topic.startswith("followup"):
@@ -631,7 +634,7 @@ def answer(m: Any, v: wd.Voice, asked: str, topic: str, now: datetime, nodes: li
     going = [k for k in known if k.going and not (k.event.place.lower() in said and k.event.what.lower() in said)]
     # "What are you doing this evening?" is answered with the evening, not with lunch
     evening = now.replace(hour=17, minute=0, second=0) if re.search(r"\b(evening|tonight)\b", asked, re.I) else None
-    day = _day_answer(m, v, now, topic or "day", turn, avoid, after=evening)
+    day = _day_answer(m, v, now, topic or "day", turn, avoid, after=evening, agreed=agreed)
     if going and (topic == "plans" or day.note == "nothing planned"):
         k = going[0]  # what one looks forward to is the answer to "any plans?"
         verb, art = ("I'm hosting", "a") if k.hosting else ("I'm going to", "the")
@@ -639,21 +642,44 @@ def answer(m: Any, v: wd.Voice, asked: str, topic: str, now: datetime, nodes: li
     return day
 
 
-def _plan(m: Any, now: datetime) -> list[Any]:
+def _plan(m: Any, now: datetime, agreed: list[Arrangement] | None = None) -> list[Any]:
     """Today's plan with today's arrangements cut in at their times: an arrangement made since
-    the plan was made wins over the item it replaces (lunch at Hobbs Cafe at 12, agreed at 10)."""
+    the plan was made wins over the item it replaces (lunch at Hobbs Cafe at 12, agreed at 10),
+    and so does a yes given earlier in this talk (``agreed``, taken when the talk ends)."""
     plan = list(getattr(m, "plan", []) or [])
     today = getattr(m, "today", None)
-    return keep_arrangements(plan, list(getattr(today, "arrangements", []) or []), now) if today is not None else plan
+    if today is None:
+        return plan
+    return keep_arrangements(plan, list(getattr(today, "arrangements", []) or []) + list(agreed or []), now)
 
 
-def _clash(m: Any, start: datetime, minutes: int, what: str, place: str = "") -> tuple[str, str]:
+def agreed_here(m: Any, lines: list[Utterance], now: datetime) -> list[Arrangement]:
+    """The yeses the speaker gave in this talk to today's offers, as arrangements at the place
+    the offer names: Eddy said yes to the party at 5 pm, then told Mei of dinner at home at 5:30
+    in the same talk (the yes is taken only when the talk ends)."""
+    out: list[Arrangement] = []
+    spatial = getattr(m, "spatial", None)
+    for offer, yes in itertools.pairwise(lines):
+        if yes.speaker != m.name or offer.speaker == m.name or act_of(yes.source)[0] != ACCEPT:
+            continue
+        ev = offered_event(offer, now)
+        if ev is None or ev.day != now.date() or spatial is None:
+            continue
+        where = agenda.activity_place(f"at {ev.place}", spatial, m.persona, ev.what)
+        if where is not None:
+            what = ev.what if activity.is_gerund(ev.what.split()[0]) else f"going to the {ev.what}"
+            out.append(Arrangement(ev.starts(), ev.minutes(), what, where, "agreed in this talk", pv.tag(pv.RULE, "")))
+    return out
+
+
+def _clash(m: Any, start: datetime, minutes: int, what: str, place: str = "",
+           agreed: list[Arrangement] | None = None) -> tuple[str, str]:
     """An engagement of the speaker's overlapping [start, start + minutes) that is not ``what``
     (at ``place``) itself: an arrangement (any day) or an agenda item of today's plan, as
     (doing, clock) or ("", ""). Lunch with Ayesha at the pub is not lunch at Hobbs Cafe."""
     end = start + timedelta(minutes=minutes)
     today = getattr(m, "today", None)
-    items = [a.item() for a in (getattr(today, "arrangements", []) or [])]
+    items = [a.item() for a in [*(getattr(today, "arrangements", []) or []), *(agreed or [])]]
     items += [x for x in _plan(m, start) if x.start.date() == start.date() and _engagement(x)]
     for x in items:
         d = x.description
@@ -690,8 +716,8 @@ def _place_answer(m: Any, v: wd.Voice, topic: str, now: datetime, nodes: list[Me
 
 
 def _day_answer(m: Any, v: wd.Voice, now: datetime, topic: str, turn: int, avoid: Any = (),
-                after: datetime | None = None) -> Option:
-    plan = _plan(m, now)
+                after: datetime | None = None, agreed: list[Arrangement] | None = None) -> Option:
+    plan = _plan(m, now, agreed)
     cur = item_at(plan, now)
     start = max(now, after - timedelta(seconds=1)) if after is not None else now
     nxt = next((x for x in plan if x.start > start and "sleep" not in x.description.lower()), None)
