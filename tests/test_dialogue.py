@@ -174,6 +174,7 @@ def every_phrasing(salts: int):
                             wd.reaction(v, "feud", "sad", salt), wd.reaction(v, "", "news", salt),
                             wd.related(v, "Hobbs Cafe", "I'll be there myself at 12 pm, having lunch.", salt),
                             wd.follow_up(v, "about the party", "yesterday", salt, over=bool(salt % 2), event=True),
+                            wd.follow_up(v, "about the party", "earlier", salt, over=False, event=True, hosting=True),
                             wd.follow_up(v, "you were painting a mural", "yesterday", salt),
                             wd.followed_up(v, bool(salt % 2), salt), wd.question(v, "you", salt),
                             wd.refusal(v, "party", "hosting the game night", salt, "7 pm"),

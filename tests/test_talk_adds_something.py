@@ -242,6 +242,19 @@ def test_an_earlier_conversation_is_followed_up_once_and_answered_without_the_qu
                    subject="Klaus Mueller", predicate="told", object=maria.name, created=YESTERDAY.isoformat())
     up = dg.follow_up(maria, dg.voice(maria, c), Conversation(c.participants, "x", NOW), NOW, 1)
     assert up is not None and "you were writing your research paper" in up.text, up
+    # a gathering still to come, asked of its host: not "Are you still going?", and not once the
+    # host has spoken of it in this talk (Hailey asked Isabella so, after Isabella told of her party)
+    hailey = mind("Hailey Johnson")
+    hailey.remember("chat", 'Isabella Rodriguez told Hailey: "Hailey, I\'m hosting a Valentine\'s Day party at '
+                    'Hobbs Cafe on February 14, from 5 pm to 7 pm."', 6, subject="Isabella Rodriguez",
+                    predicate="told", object=hailey.name, created=NOW.replace(hour=8).isoformat())
+    for s in range(8):
+        c = Conversation((hailey.name, "Isabella Rodriguez"), "x", NOW, [said("Isabella Rodriguez", "Hailey, hello.")])
+        up = dg.follow_up(hailey, wd.Voice(hailey.name, "Isabella Rodriguez", True, True, str(s)), c, NOW, s)
+        assert up is not None and "party" in up.text and "still going?" not in up.text, up
+    told = said("Isabella Rodriguez", "Hosting the Valentine's Day party at Hobbs Cafe keeps me busy today.", "answer")
+    c = Conversation((hailey.name, "Isabella Rodriguez"), "x", NOW, [told])
+    assert dg.follow_up(hailey, dg.voice(hailey, c), c, NOW, 1) is None
 
 
 def test_small_talk_asks_about_the_place_both_are_at_and_it_is_answered_from_memory():

@@ -978,8 +978,12 @@ def follow_up(m: Any, v: wd.Voice, c: Conversation, now: datetime, turn: int) ->
                 else "the other day")
         ev = dt.parse(said, made, teller=v.other)
         if ev is not None and not ev.meeting and (ev.host == v.other or re.search(r"\bI'm going\b", said)):
+            theirs = " ".join(u.text for u in c.lines if u.speaker == v.other)
+            if ev.what.lower() in theirs.lower():
+                continue  # told of it again in this talk: asking about it tells it back (Hailey to Isabella)
             over = ev.starts() + timedelta(minutes=ev.minutes()) <= now
-            text = wd.follow_up(v, f"about the {ev.what}", when, turn, over=over, event=True)
+            text = wd.follow_up(v, f"about the {ev.what}", when, turn, over=over, event=True,
+                                hosting=ev.host == v.other)
             return Option(ASK, text, _fact(x), f"followup:{'over' if over else 'on'}")
         doing = re.search(r"\bI(?:'m| am)\s+(\w+ing\b(?:\s+(?!at\b|today\b|this\b|now\b)[a-z]+){0,3})", said)
         if doing and activity.is_gerund(doing.group(1).split()[0]) and when != "earlier" \

@@ -175,14 +175,17 @@ def reaction(v: Voice, topic: str, kind: str, turn: int, teller: str = "") -> st
     return v.pick(pool, "react", kind, turn)
 
 
-def follow_up(v: Voice, told: str, when: str, turn: int, over: bool = True, event: bool = False) -> str:
+def follow_up(v: Voice, told: str, when: str, turn: int, over: bool = True, event: bool = False,
+              hosting: bool = False) -> str:
     """A question on what the listener told in an earlier conversation: ``told`` is "about the
-    party" or "you were painting a mural"; ``when`` "yesterday", "earlier", "the other day"."""
+    party" or "you were painting a mural"; ``when`` "yesterday", "earlier", "the other day";
+    ``hosting``: the listener hosts it (a host is not asked whether it is still going)."""
     f = v.first
     if event and not over:
-        return v.pick((f"{f}, you told me {when} {told}. Are you still going?",
-                       f"{f}, about {told[6:] if told.startswith('about ') else told}: is it still going ahead?"),
-                      "follow", turn)
+        ahead = f"{f}, about {told[6:] if told.startswith('about ') else told}: is it still going ahead?"
+        if hosting:
+            return v.pick((ahead, f"{f}, you told me {when} {told}. Is everything ready?"), "follow", turn)
+        return v.pick((f"{f}, you told me {when} {told}. Are you still going?", ahead), "follow", turn)
     return v.pick((f"{f}, you told me {when} {told}. How did it go?", f"{f}, how did it go? You told me {when} {told}.",
                    f"{f}, you told me {told} {when}. Did it go well?"), "follow", turn)
 
