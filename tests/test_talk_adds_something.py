@@ -350,3 +350,20 @@ def test_a_yes_given_earlier_in_the_talk_holds_for_its_later_lines():
     got = dg.offers(eddy, Conversation(("Mei Lin", eddy.name), "x", NOW, lines[:2] + [lunch]), NOW, "studying",
                     "chatting")
     assert [o.act for o in got] == [dg.DECLINE] and "party" in got[0].text, got
+
+
+def test_a_yes_to_a_place_not_yet_been_to_holds_for_the_talk_too():
+    # a 25-resident run: Tamara said yes to a drink at The Rose and Crown Pub at 7 pm, a pub she
+    # had not been to, then told Carmen "at 7 pm I'm writing books for children at Johnson Park"
+    tamara = mind("Tamara Taylor")
+    tamara.today.plan = [PlanItem(NOW, 540, "writing books", tamara.persona.home, "model"),
+                         PlanItem(NOW.replace(hour=19), 120, "writing books for children",
+                                  "the Ville:Johnson Park:park", "model")]
+    assert not [a for a in tamara.spatial.arenas() if "Rose and Crown" in a]
+    lines = [said("Carmen Ortiz", "Oh, Tamara, hello! Why don't you join me? I'll be having a drink at the bar at The "
+                                  "Rose and Crown Pub today at 7 pm.", "meet"),
+             said("Tamara Taylor", "Carmen, I'd love that! See you today at 7 pm.", "accept"),
+             said("Carmen Ortiz", "Tamara, what are you up to today?", "ask (day)")]
+    texts = [o.text for o in dg.offers(tamara, Conversation(("Carmen Ortiz", tamara.name), "x", NOW, lines), NOW,
+                                       "writing", "chatting")]
+    assert texts and all("Johnson Park" not in t for t in texts) and any("Rose and Crown" in t for t in texts), texts

@@ -136,6 +136,22 @@ def activity_place(text: str, spatial: SpatialMemory, persona: Persona, doing: s
     return None
 
 
+def agreed_place(spatial: SpatialMemory, persona: Persona, ev: dt.DatedEvent) -> str | None:
+    """The arena of the place an invitation or an offer names, chosen as the other side
+    chooses it (``activity_place``); a place the resident has not been to is learnt from
+    the words when its name says its kind ("The Rose and Crown Pub": its pub): a yes to
+    lunch there had taken the acceptor to lunch at its own workplace."""
+    found = activity_place(f"at {ev.place}", spatial, persona, ev.what)
+    if found is not None or not ev.place[:1].isupper():
+        return found
+    kinds = next((k for rx, k in activity.PLACE_WORDS if re.search(rx, ev.place.lower())), set())
+    public = kinds & {"cafe", "pub", "park", "library", "store", "supply store"}
+    if len(kinds) != 1 or not public:
+        return None
+    spatial.add(f"{spatial.world}:{ev.place}:{public.pop()}", with_defaults=True)
+    return activity_place(f"at {ev.place}", spatial, persona, ev.what)
+
+
 def from_arrangement(a: Arrangement) -> Engagement:
     return Engagement(a.start, a.minutes, a.description, a.address, ARRANGEMENT, None, a.made)
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field, create_model
 
 from agents.explain import provenance as pv
 from agents.planning import recaps
-from agents.planning.agenda import activity_place
+from agents.planning.agenda import agreed_place
 from agents.planning.arrangements import Arrangement, day_labels, keep_arrangements, keywords_overlap
 from agents.planning.plan import PLAN_MINUTES, Planner, place_for, replan_rest
 from agents.planning.today import Today
@@ -438,7 +438,7 @@ def event_arrangement(m: Talker, ev: dt.DatedEvent, other: str, now: datetime) -
     else:
         text = f"going to the {ev.what}"
     made = f"agreed with {other} on {now:%A %B %d}"
-    near = agreed_place(m, ev)
+    near = agreed_place(m.spatial, m.persona, ev)
     if near is None:  # a place it does not know: no arrangement at a place it does (the study group at its cafe)
         m.rejected["arrangement"] += 1
         return None
@@ -467,22 +467,6 @@ def event_arrangement(m: Talker, ev: dt.DatedEvent, other: str, now: datetime) -
                    importance_source=pv.tag(pv.RULE, "until the model rates it"))
         return None
     return a
-
-
-def agreed_place(m: Talker, ev: dt.DatedEvent) -> str | None:
-    """The arena of the place an invitation or an offer names, chosen as the other side
-    chooses it (agenda.activity_place); a place the resident has not been to is learnt from
-    the words when its name says its kind ("The Rose and Crown Pub": its pub): a yes to
-    lunch there had taken the acceptor to lunch at its own workplace."""
-    found = activity_place(f"at {ev.place}", m.spatial, m.persona, ev.what)
-    if found is not None or not ev.place[:1].isupper():
-        return found
-    kinds = next((k for rx, k in activity.PLACE_WORDS if re.search(rx, ev.place.lower())), set())
-    public = kinds & {"cafe", "pub", "park", "library", "store", "supply store"}
-    if len(kinds) != 1 or not public:
-        return None
-    m.spatial.add(f"{m.spatial.world}:{ev.place}:{public.pop()}", with_defaults=True)
-    return activity_place(f"at {ev.place}", m.spatial, m.persona, ev.what)
 
 
 def checked_arrangement(m: Talker, now: datetime, start: datetime, minutes: int, words: str, addr: str | None,

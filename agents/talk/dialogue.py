@@ -665,7 +665,7 @@ def agreed_here(m: Any, lines: list[Utterance], now: datetime) -> list[Arrangeme
         ev = offered_event(offer, now)
         if ev is None or ev.day != now.date() or spatial is None:
             continue
-        where = agenda.activity_place(f"at {ev.place}", spatial, m.persona, ev.what)
+        where = agenda.agreed_place(spatial, m.persona, ev)  # a pub not yet been to, too (Tamara)
         if where is not None:
             what = ev.what if activity.is_gerund(ev.what.split()[0]) else f"going to the {ev.what}"
             out.append(Arrangement(ev.starts(), ev.minutes(), what, where, "agreed in this talk", pv.tag(pv.RULE, "")))
