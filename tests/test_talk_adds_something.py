@@ -367,3 +367,18 @@ def test_a_yes_to_a_place_not_yet_been_to_holds_for_the_talk_too():
     texts = [o.text for o in dg.offers(tamara, Conversation(("Carmen Ortiz", tamara.name), "x", NOW, lines), NOW,
                                        "writing", "chatting")]
     assert texts and all("Johnson Park" not in t for t in texts) and any("Rose and Crown" in t for t in texts), texts
+
+
+def test_who_told_of_a_gathering_in_this_talk_is_not_invited_to_it_in_return():
+    # a 25-resident run: Klaus told Ayesha "I heard there's a Valentine's Day party at Hobbs Cafe
+    # on February 14, at 5 pm"; she answered by inviting him to it, his news told back
+    ayesha = mind("Ayesha Khan")
+    ayesha.remember("plan", "Ayesha's plan for Tuesday February 14 at 17:00-19:00: going to the Valentine's Day party "
+                    "at Hobbs Cafe (agreed with Isabella Rodriguez on Tuesday February 14)", 6, subject=ayesha.name)
+    told = said("Klaus Mueller", "Ayesha, I heard there's a Valentine's Day party at Hobbs Cafe on February 14, "
+                                 "at 5 pm.")
+    c = Conversation(("Klaus Mueller", ayesha.name), "x", NOW, [said("Klaus Mueller", "Hi Ayesha.", "greet"), told])
+    got = dg.offers(ayesha, c, NOW, "chatting", "chatting")
+    assert got and not [o for o in got if o.act == dg.INVITE], got
+    alone = Conversation(("Maria Lopez", ayesha.name), "x", NOW, [said("Maria Lopez", "Hi Ayesha.", "greet")])
+    assert any(o.act == dg.INVITE for o in dg.offers(ayesha, alone, NOW, "chatting", "chatting"))

@@ -390,10 +390,14 @@ def invite(m: Any, v: wd.Voice, known: list[Known], now: datetime, lines: list[U
     theirs = " ".join(u.text for u in lines if u.speaker == v.other).lower()
     here = " ".join(u.text for u in lines).lower()
     going = re.search(r"\b(i'm going|i'll be there|see you there|i'm coming)\b", theirs)
+    their_events = {e.key for e in (dt.parse(u.text, now, teller=v.other) for u in lines if u.speaker == v.other)
+                    if e is not None}
     for k in known:
         ev = k.event
         if not k.going or ev.host == v.other or v.other in k.tellers or f"event:{ev.key}" in _told(m, v.other):
             continue
+        if ev.key in their_events:
+            continue  # they told of it in this talk: inviting them to it tells it back (Ayesha to Klaus)
         if going and ev.place.lower() in here:
             continue  # "Yes, I'll be there too!" to its news: they go, no invitation (Giorgio then declined it)
         if not k.hosting and _clash(m, ev.starts(), ev.minutes(), ev.what, ev.place)[0]:
