@@ -171,6 +171,7 @@ def test_asked_about_someone_one_lives_with_the_answer_is_no_description_said_ba
                                                           "ask (person:Eddy Lin)")])
     texts = [o.text for o in dg.offers(m, c, NOW, "chatting", "chatting")]
     assert texts and not [t for t in texts if re.search(r"\blive with\b|\bwith you\b", t)], texts
+    assert all("Eddy" in t and " them" not in t for t in texts), texts  # "I haven't seen them today" was odd
 
 
 

@@ -309,7 +309,8 @@ def empty_answer(u: Utterance) -> bool:
 def ask_back(v: wd.Voice, topic: str, turn: int, named: bool = False) -> str:
     """The same question back, after answering it (without the name when the answer began with it)."""
     if topic.startswith("person"):
-        return v.pick(("Have you seen them?", "Why do you ask?"), "back", topic, turn)
+        who = topic.split(":", 1)[1].split()[0] if ":" in topic else ""
+        return v.pick((f"Have you seen {who}?" if who else "Have you?", "Why do you ask?"), "back", topic, turn)
     yours = ("And yours?",) if topic in ("day", "plans") else ()  # "What do you do?" - "... And yours?" was odd
     if named:
         return v.pick(("And you?", "How about you?", "What about you?", *yours), "back", topic, turn)
@@ -630,8 +631,8 @@ def answer(m: Any, v: wd.Voice, asked: str, topic: str, now: datetime, nodes: li
                 if not wd.fragment(text):
                     return Option(ANSWER, text, _fact(x), topic)
         if first:
-            return Option(ANSWER, v.pick((f"{first}? I haven't seen them today, actually.",
-                                          f"{first}? I haven't heard from them lately."), "answer", topic, turn,
+            return Option(ANSWER, v.pick((f"I haven't seen {first} today, actually.",
+                                          f"I haven't heard from {first} lately."), "answer", topic, turn,
                                          avoid=avoid),
                           topic=topic, note="nothing remembered of them")
     said = " ".join(avoid).lower()
