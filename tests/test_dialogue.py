@@ -171,6 +171,7 @@ def every_phrasing(salts: int):
                             *(wd.reaction(v, "party", kind, salt, "Klaus") for kind in ("hosted", "event", "going",
                                                                                         "heard")),
                             wd.reaction(v, "Hobbs Cafe", "news", salt), wd.reaction(v, "painting", "doing", salt),
+                            wd.reaction(v, "breakfast", "doing", salt),
                             wd.reaction(v, "feud", "sad", salt), wd.reaction(v, "", "news", salt),
                             wd.related(v, "Hobbs Cafe", "I'll be there myself at 12 pm, having lunch.", salt),
                             wd.follow_up(v, "about the party", "yesterday", salt, over=bool(salt % 2), event=True),
@@ -254,7 +255,7 @@ def test_this_evening_is_answered_with_the_evening():
 def test_every_phrasing_opens_with_the_listeners_name_or_a_fact():
     """No canned opener: across seeds, each line's first three words hold the listener's name,
     the speaker's (an introduction) or a word of the fact it words."""
-    names_and_facts = {"maria", "isabella", "klaus", "party", "painting", "you", "hobbs"}
+    names_and_facts = {"maria", "isabella", "klaus", "party", "painting", "breakfast", "you", "hobbs"}
     fixed = Counter(wd.opening(t) for t in every_phrasing(60) if not set(wd.opening(t).split()) & names_and_facts)
     assert not fixed, fixed.most_common(5)
 

@@ -74,6 +74,9 @@ def test_a_reaction_names_the_news_in_a_word_and_adds_a_question_not_the_line_ba
               "Jennifer, I'm having a drink at the bar today.": "a drink",
               "Jennifer, I'm waking up and getting ready for the day today.": "waking up"}
     assert {t: dg.topic_of(t, "Jennifer") for t in topics} == topics
+    meals = {wd.reaction(wd.Voice("Hailey Johnson", "Latoya Williams", True, True, str(s)), "dinner", "doing", s)
+             for s in range(12)}
+    assert not [r for r in meals if "Do you enjoy it" in r], meals  # "Dinner, nice! Do you enjoy it?"
     v = wd.Voice("Maria Lopez", "Isabella Rodriguez", True, True, "1")
     party = {dg.react(wd.Voice(v.me, v.other, True, True, str(s)), said(v.other, PARTY), dg.TELL, NOW, s).text
              for s in range(20)}

@@ -136,6 +136,9 @@ def _a(what: str) -> str:
     return f"{'an' if what[:1].lower() in 'aeiou' else 'a'} {what}"
 
 
+_MEAL = re.compile(r"\b(breakfast|lunch|dinner|supper|brunch)\b", re.I)
+
+
 def reaction(v: Voice, topic: str, kind: str, turn: int, teller: str = "") -> str:
     """A reaction that names what it reacts to in a word or two (``topic``: "party", "breakfast",
     "Hobbs Cafe") and adds to it, a question mostly, never the line said back with "?" (8% of a
@@ -163,6 +166,9 @@ def reaction(v: Voice, topic: str, kind: str, turn: int, teller: str = "") -> st
     elif kind == "doing" and (not x or x.split()[0].endswith("ing")):  # "waking up": no object to name
         pool = (f"{f}, busy day! What's next for you?", f"{f}, sounds good. Anything fun planned for later?",
                 f"{f}, that sounds nice. Is it a day like any other for you?")
+    elif kind == "doing" and (meal := _MEAL.search(x)):  # "Dinner, nice! Do you enjoy it?" was odd of a meal
+        pool = (f"Enjoy your {meal.group(0).lower()}, {f}! What's after that?",
+                f"{big} sounds good, {f}. Anything else planned today?")
     elif kind == "doing":
         pool = (f"{big} sounds good, {f}. What's after that?", f"{big}, nice! Do you enjoy it, {f}?",
                 f"Enjoy {x}, {f}! Anything else planned today?")
