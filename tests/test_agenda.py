@@ -191,6 +191,27 @@ def test_news_heard_today_has_the_chooser_reconsider_the_rest_of_the_day_once():
     assert consider_news(m) is False and len(gw.fake.calls) > calls  # once per engagement
 
 
+def test_what_was_chosen_before_stands_when_later_news_has_the_day_chosen_anew():
+    # a 25-resident run: Adam's plan held the party at 5 pm and he said so; a drink agreed later had
+    # the chooser choose the rest of his day anew, the party was gone, and he said "at 5 pm I'm
+    # reading a book at the library"
+    m, gw = chooser_mind(lambda opts: opts[0], "Maria Lopez")
+    m.today.planned_for = None
+    m.decide(situation(datetime(2023, 2, 14, 6, 0), address=m.persona.home))
+    m.now = datetime(2023, 2, 14, 12, 0)
+    m.remember("chat", 'Isabella Rodriguez told Maria: "I am hosting a Valentine\'s Day party at Hobbs Cafe '
+               'tonight from 5 pm to 7 pm."', 7, subject="Isabella Rodriguez")
+    assert consider_news(m) is True
+    assert P.item_at(m.today.plan, datetime(2023, 2, 14, 17, 30)).description.startswith("attending the Valentine")
+    # later news: this time the chooser takes the last option of every slot (not the party)
+    gw.fake.responder = picker(lambda opts: opts[-1])
+    m.now = datetime(2023, 2, 14, 14, 0)
+    m.remember("chat", 'Klaus Mueller told Maria: "I am hosting a picnic at Johnson Park tonight at 8 pm."', 7,
+               subject="Klaus Mueller")
+    assert consider_news(m) is True
+    assert P.item_at(m.today.plan, datetime(2023, 2, 14, 17, 30)).description.startswith("attending the Valentine")
+
+
 def test_the_conversation_that_brings_the_news_ends_with_the_plan_reconsidered():
     m, _ = chooser_mind(lambda opts: opts[0], "Maria Lopez")
     m.today.planned_for = None

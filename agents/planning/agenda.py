@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agents.recall.memory import MemoryNode
 from agents.recall.spatial import SpatialMemory
@@ -190,6 +190,14 @@ def invitations(nodes: Iterable[MemoryNode], persona: Persona, spatial: SpatialM
 
 
 _ORIGIN = re.compile(r"\b(memory #\d+\b.*|an arrangement\b.*)$")
+
+
+def is_engagement(x: Any) -> bool:
+    """A plan item chosen from the resident's agenda (a dated intention, an event heard of, an
+    arrangement), not its routine or a call to invite."""
+    source = str(getattr(x, "source", None) or "")
+    return ((bool(origin_in(source)) or "an arrangement" in source)
+            and activity.is_gerund(x.description.split()[0]) and not x.description.startswith("inviting"))
 
 
 def origin_in(source: str | None) -> str:

@@ -129,7 +129,15 @@ def consider_news(m: DayMind) -> bool:
     if not fresh:
         return False
     today.considered += [e.key for e in fresh]
-    today.plan = keep_arrangements(planning.replan_guided(m, now, ""), today.arrangements, now)
+    # What it chose to go to before stands: the chooser decides only on the new engagement (Adam
+    # told Giorgio "at 5 pm I'm at the party"; a drink agreed at 14:29 had the rest of his day
+    # chosen anew, and at 15:28 he told Hailey he would be reading at the library at 5)
+    chosen = [x for x in today.plan if x.start > now and agenda.is_engagement(x)]
+    plan = planning.replan_guided(m, now, "")
+    for x in chosen:
+        if not any(y.start <= x.start < y.end and y.description == x.description for y in plan):
+            plan = planning.cut_in(plan, x)
+    today.plan = keep_arrangements(plan, today.arrangements, now)
     today.pending = []
     return True
 

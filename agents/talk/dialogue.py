@@ -776,12 +776,7 @@ def _when_where(m: Any, x: Any) -> tuple[str, str]:
     return dt.clock(x.start.hour * 60 + x.start.minute), f"{x.description}{at}"
 
 
-def _engagement(x: Any) -> bool:
-    """A plan item chosen from the resident's agenda (agents/planning/agenda.py: a dated
-    intention, an event heard of, an arrangement), not its routine or a call to invite."""
-    source = str(getattr(x, "source", None) or "")
-    return ((bool(agenda.origin_in(source)) or "an arrangement" in source)
-            and activity.is_gerund(x.description.split()[0]) and not x.description.startswith("inviting"))
+_engagement = agenda.is_engagement
 
 
 def _common(doing: str) -> bool:
