@@ -279,6 +279,13 @@ def test_small_talk_asks_about_the_place_both_are_at_and_it_is_answered_from_mem
                          [Utterance("Maria Lopez", q.text, source=f"repaired: grounded: act ask ({q.topic})")])
     answers = [o for o in dg.offers(isabella, asked, NOW, "chatting", "chatting") if o.act == dg.ANSWER]
     assert answers and "I run Hobbs Cafe" in answers[0].text, answers
+    # asked back after saying the same of oneself, one says "me too", not one's line back
+    # (Hailey to Adam: "I write in the Oak Hill College library", after he said he reads and writes there)
+    back = Conversation(("Maria Lopez", isabella.name), "the Ville:Hobbs Cafe:cafe", NOW, [Utterance(
+        "Maria Lopez", "Isabella, I run Hobbs Cafe too, you know. How about you?",
+        source=f"repaired: grounded: act answer ({q.topic})")])
+    again = dg.answer(isabella, dg.voice(isabella, back), back.lines[-1].text, q.topic, NOW, [], [], 1)
+    assert again is not None and "I run Hobbs Cafe" not in again.text and "Maria" in again.text, again
 
 
 # ---------------------------------------------------------------------------- engagements

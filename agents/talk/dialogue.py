@@ -616,7 +616,7 @@ def answer(m: Any, v: wd.Voice, asked: str, topic: str, now: datetime, nodes: li
                     return Option(ANSWER, f"{v.first}, {text}", _fact(x), topic)
         topic = "day"
     if topic.startswith("place:"):
-        return _place_answer(m, v, topic, now, nodes, turn)
+        return _place_answer(m, v, topic, now, nodes, turn, asked)
     if topic.startswith("person"):
         person = topic.split(":", 1)[1] if ":" in topic else ""
         first = person.split()[0] if person else ""
@@ -699,7 +699,15 @@ def _same_doing(x: Any, what: str, place: str = "") -> bool:
         not place or place.lower() in f"{x.address} {x.description}".lower())
 
 
-def _place_answer(m: Any, v: wd.Voice, topic: str, now: datetime, nodes: list[MemoryNode], turn: int) -> Option:
+def _said_already(text: str, said: str, place: str = "") -> bool:
+    """Whether every word of three letters or more in ``text``, the place's name aside, is in
+    ``said``: told back, word for word."""
+    words = {w for w in re.findall(r"[a-z']+", text.lower()) if len(w) > 2} - set(place.lower().split())
+    return bool(words - {"the", "and"}) and words <= set(re.findall(r"[a-z']+", said.lower()))
+
+
+def _place_answer(m: Any, v: wd.Voice, topic: str, now: datetime, nodes: list[MemoryNode], turn: int,
+                  asked: str = "") -> Option:
     """Asked if one comes to a place often: what one's memories (one's description too: asked,
     it is said) hold of it, else what one does there today, else "now and then"."""
     place = topic.split(":", 1)[1]
@@ -710,6 +718,10 @@ def _place_answer(m: Any, v: wd.Voice, topic: str, now: datetime, nodes: list[Me
                 and dt.parse(x.description, now) is None and not _SECRET.search(x.description):
             text = converse_words(gr.first_person(x.description, m.name), v.other)
             if re.match(r"^I\b", text) and not wd.fragment(text) and len(text.split()) <= 25:
+                if _said_already(text, asked, place):  # "I write in the library", to who just said so
+                    return Option(ANSWER, v.pick((f"So do I, {v.first}! We should sit together next time.",
+                                                  f"Me too, {v.first}! I'll look out for you there."), "same", turn),
+                                  _fact(x), topic)
                 return Option(ANSWER, f"{v.first}, {text}", _fact(x), topic)
     item = item_at(_plan(m, now), now)
     if item is not None and place in item.address and activity.is_gerund(item.description.split()[0]):
