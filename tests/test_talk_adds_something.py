@@ -391,5 +391,9 @@ def test_who_told_of_a_gathering_in_this_talk_is_not_invited_to_it_in_return():
     c = Conversation(("Klaus Mueller", ayesha.name), "x", NOW, [said("Klaus Mueller", "Hi Ayesha.", "greet"), told])
     got = dg.offers(ayesha, c, NOW, "chatting", "chatting")
     assert got and not [o for o in got if o.act == dg.INVITE], got
+    forward = said("Klaus Mueller", "Hey Ayesha! I am looking forward to the Valentine's Day party on February 14 "
+                                    "from 5 pm to 7 pm.")  # no place named: the party's name is enough
+    c = Conversation(("Klaus Mueller", ayesha.name), "x", NOW, [forward])
+    assert not [o for o in dg.offers(ayesha, c, NOW, "chatting", "chatting") if o.act == dg.INVITE]
     alone = Conversation(("Maria Lopez", ayesha.name), "x", NOW, [said("Maria Lopez", "Hi Ayesha.", "greet")])
     assert any(o.act == dg.INVITE for o in dg.offers(ayesha, alone, NOW, "chatting", "chatting"))

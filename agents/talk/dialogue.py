@@ -397,8 +397,9 @@ def invite(m: Any, v: wd.Voice, known: list[Known], now: datetime, lines: list[U
         ev = k.event
         if not k.going or ev.host == v.other or v.other in k.tellers or f"event:{ev.key}" in _told(m, v.other):
             continue
-        if ev.key in their_events:
-            continue  # they told of it in this talk: inviting them to it tells it back (Ayesha to Klaus)
+        if ev.key in their_events or ev.what.lower() in theirs:
+            continue  # they spoke of it in this talk: inviting them to it tells it back (Ayesha to Klaus;
+            # John to Tom, who had said "I am looking forward to the campaign rally on February 15")
         if going and ev.place.lower() in here:
             continue  # "Yes, I'll be there too!" to its news: they go, no invitation (Giorgio then declined it)
         if not k.hosting and _clash(m, ev.starts(), ev.minutes(), ev.what, ev.place)[0]:
