@@ -71,6 +71,11 @@ def test_a_gathering_is_its_host_its_hours_and_who_came_and_had_heard():
 def test_a_line_about_something_over_as_if_to_come_is_stale():
     (s,) = stale_lines(EVENTS)
     assert s["time"].startswith("2023-02-15") and s["resident"] == "Latoya Williams"
+    # asking how it went speaks of it as over (a two-day run counted five follow-ups as stale)
+    asked = ev("2023-02-15 10:00:00", "Maria Lopez", "line", "Latoya, you told me yesterday about the photo walk "
+               "at Johnson Park on February 14, from 3 pm to 5 pm. How did it go?", PARK, partner="Latoya Williams",
+               conversation="c9")
+    assert stale_lines([asked]) == []
 
 
 def test_the_day_by_day_table():

@@ -106,13 +106,19 @@ def gatherings(events: list[dict], states: dict[str, dict] | None = None) -> lis
     return sorted(out, key=lambda g: g["from"])
 
 
+# Words that speak of a thing as over: "You told me yesterday about the party. How did it go?"
+# names a party that is over, and asks of it as past
+_AS_PAST = re.compile(r"\b(did it go|it went|went (?:well|fine|all right)|was (?:lovely|great|fun|nice|a success)|"
+                      r"last night|yesterday's)\b", re.I)
+
+
 def stale_lines(events: list[dict]) -> list[dict]:
     """Lines that speak of a dated thing already over when they were said, as if to come."""
     out = []
     for e in events:
         t = parse_time(e.get("time"))
         text = str(e.get("text") or "")
-        if e.get("kind") == "line" and t is not None and dt.ended(text, t, t):
+        if e.get("kind") == "line" and t is not None and dt.ended(text, t, t) and not _AS_PAST.search(text):
             out.append({"time": str(e.get("time")), "resident": e.get("resident"), "text": text[:200]})
     return out
 
