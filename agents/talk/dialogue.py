@@ -391,13 +391,11 @@ def invite(m: Any, v: wd.Voice, known: list[Known], now: datetime, lines: list[U
     theirs = " ".join(u.text for u in lines if u.speaker == v.other).lower()
     here = " ".join(u.text for u in lines).lower()
     going = re.search(r"\b(i'm going|i'll be there|see you there|i'm coming)\b", theirs)
-    their_events = {e.key for e in (dt.parse(u.text, now, teller=v.other) for u in lines if u.speaker == v.other)
-                    if e is not None}
     for k in known:
         ev = k.event
         if not k.going or ev.host == v.other or v.other in k.tellers or f"event:{ev.key}" in _told(m, v.other):
             continue
-        if ev.key in their_events or ev.what.lower() in theirs:
+        if _told_of_first(lines, ev, v.other, now):
             continue  # they spoke of it in this talk: inviting them to it tells it back (Ayesha to Klaus;
             # John to Tom, who had said "I am looking forward to the campaign rally on February 15")
         if going and ev.place.lower() in here:
@@ -408,6 +406,16 @@ def invite(m: Any, v: wd.Voice, known: list[Known], now: datetime, lines: list[U
         text = wd.invitation(v, ev.words(), host_first, k.hosting, turn)
         return Option(INVITE, text, _fact(k.node), f"event:{ev.key}", note=HOSTING if k.hosting else "")
     return None
+
+
+def _told_of_first(lines: list[Utterance], ev: dt.DatedEvent, other: str, now: datetime) -> bool:
+    """Whether ``other`` spoke of the event in this talk before the speaker did (by its name or
+    as a dated event): its news, not a reaction to the speaker's."""
+    for u in lines:
+        e = dt.parse(u.text, now, teller=u.speaker)
+        if ev.what.lower() in u.text.lower() or (e is not None and e.key == ev.key):
+            return u.speaker == other
+    return False
 
 
 def tells(m: Any, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], known: list[Known],
