@@ -53,6 +53,9 @@ game/, lab/ and smallville/ use, and they import the minds only through it
   and the answer.
 - `agents.words.emoji_vocabulary`, `agents.planning.object_use.after_use`: what the game draws and
   how objects change.
+- `agents.fact_in_first_person` (agents/recall/grounding.py ``first_person``): a fact about a
+  resident in its own words ("Ann Lee runs the bakery" -> "I run the bakery."), which the
+  competent stand-in reads its prompts with.
 - `agents.dialogue`, `agents.wording` (agents/talk/): the grounded mode's dialogue acts (``act_of``,
   ``act_by_rule``, ``responds``) and wording rules (``fragment``, ``opening``), which the
   evaluation's dialogue measures read.
@@ -86,6 +89,7 @@ from agents.prompts import render
 from agents.recall import memory
 from agents.recall.embeddings import LocalEmbedder, make_embedder
 from agents.recall.grounding import choice_schema
+from agents.recall.grounding import first_person as fact_in_first_person
 from agents.recall.memory import EmbeddingMismatch, MemoryStream, median_ms
 from agents.recall.perceive import importance_schema
 from agents.residents.persona import (
@@ -147,6 +151,7 @@ __all__ = [
     "dated",
     "day_plan_schema",
     "dialogue",
+    "fact_in_first_person",
     "fallback_answer",
     "first_person",
     "grow_cast",

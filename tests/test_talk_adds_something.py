@@ -341,6 +341,11 @@ def test_what_one_says_of_ones_day_follows_its_arrangements():
     assert "Rose and Crown" in dg.day_in_words(klaus, "Alex", NOW, 1)
 
 
+def offers_in_talk(m, other, lines):
+    """What ``m`` may say next in a talk with ``other`` that has had ``lines``."""
+    return dg.offers(m, Conversation((other, m.name), "x", NOW, lines), NOW, "working", "chatting")
+
+
 def test_a_yes_given_earlier_in_the_talk_holds_for_its_later_lines():
     # a 25-resident run: Eddy said yes to Mei's invitation to the party at 5 pm, then, asked
     # about his day in the same talk, "at 5:30 pm I'm having dinner at home"
@@ -352,14 +357,12 @@ def test_a_yes_given_earlier_in_the_talk_holds_for_its_later_lines():
                              "Would you like to come?", "invite"),
              said("Eddy Lin", "Mei, I'd love to come! I'll be there on February 14, from 5 pm to 7 pm.", "accept"),
              said("Mei Lin", "Eddy, what are you doing this evening?", "ask (plans)")]
-    texts = [o.text for o in dg.offers(eddy, Conversation(("Mei Lin", eddy.name), "x", NOW, lines), NOW,
-                                       "studying", "chatting")]
+    texts = [o.text for o in offers_in_talk(eddy, "Mei Lin", lines)]
     assert texts and all("dinner" not in t for t in texts) and any("party" in t for t in texts), texts
     # and a second offer at that hour is declined with the party as the reason
     lunch = said("Mei Lin", "Eddy, I'll be having a drink at Hobbs Cafe today at 6 pm. Would you like to join me?",
                  "meet")
-    got = dg.offers(eddy, Conversation(("Mei Lin", eddy.name), "x", NOW, lines[:2] + [lunch]), NOW, "studying",
-                    "chatting")
+    got = offers_in_talk(eddy, "Mei Lin", lines[:2] + [lunch])
     assert [o.act for o in got] == [dg.DECLINE] and "party" in got[0].text, got
 
 
@@ -375,8 +378,7 @@ def test_a_yes_to_a_place_not_yet_been_to_holds_for_the_talk_too():
                                   "Rose and Crown Pub today at 7 pm.", "meet"),
              said("Tamara Taylor", "Carmen, I'd love that! See you today at 7 pm.", "accept"),
              said("Carmen Ortiz", "Tamara, what are you up to today?", "ask (day)")]
-    texts = [o.text for o in dg.offers(tamara, Conversation(("Carmen Ortiz", tamara.name), "x", NOW, lines), NOW,
-                                       "writing", "chatting")]
+    texts = [o.text for o in offers_in_talk(tamara, "Carmen Ortiz", lines)]
     assert texts and all("Johnson Park" not in t for t in texts) and any("Rose and Crown" in t for t in texts), texts
 
 

@@ -8,6 +8,8 @@ import re
 import zlib
 from dataclasses import dataclass
 
+from agents import fact_in_first_person
+
 
 @dataclass
 class Prompt:
@@ -136,57 +138,11 @@ def clip_words(text: str, n: int) -> str:
 
 
 
-_ADVERBS = {"often", "sometimes", "also", "still", "always", "never", "usually", "really", "just", "mostly", "now",
-            "already", "secretly", "even", "only"}
-_IRREGULAR = {"is": "am", "has": "have", "does": "do", "was": "was", "goes": "go", "isn't": "am not",
-              "doesn't": "don't", "hasn't": "haven't"}
-
-
-def base_verb(word: str) -> str:
-    """The first-person form of a third-person verb: runs -> run, studies -> study, is -> am."""
-    low = word.lower()
-    if low in _IRREGULAR:
-        return _IRREGULAR[low]
-    if not low.endswith("s") or low.endswith("ss") or len(low) < 3:
-        return word
-    if low.endswith("ies") and len(low) > 4:
-        return word[:-3] + "y"
-    if low.endswith(("sses", "shes", "ches", "xes", "zes", "oes")):
-        return word[:-2]
-    return word[:-1]
-
-
 def in_my_words(fact: str, me: str) -> str:
     """A line about ``me`` as ``me`` would say it: "Ann Lee runs the bakery; she lives
-    alone" -> "I run the bakery; I live alone". Others keep their names."""
+    alone" -> "I run the bakery; I live alone." Others keep their names (the minds' own rule)."""
     t = " ".join(str(fact or "").split()).strip().rstrip(".")
-    if not t:
-        return ""
-    first = first_name(me)
-    about_me = bool(re.match(rf"^({re.escape(me)}|{re.escape(first)}|she|he|I)\b", t, re.I))
-    for who in (re.escape(me), re.escape(first)):
-        t = re.sub(rf"\b{who}'s\b", "my", t)
-        t = re.sub(rf"(^|[.;:]\s+|\band\s+|\bbut\s+|\bthat\s+|\bwhen\s+){who}\b", r"\1I", t)
-        t = re.sub(rf"\b{who}\b", "me", t)
-    if about_me:
-        t = re.sub(r"\b(she|he)\b", "I", t, flags=re.I)
-        t = re.sub(r"\b(her|his)\b", "my", t, flags=re.I)
-        t = re.sub(r"\b(herself|himself)\b", "myself", t, flags=re.I)
-        t = re.sub(r"\bhim\b", "me", t)
-    words = t.split(" ")
-    for i, w in enumerate(words):  # after "I" (past an adverb) the verb is the first person's
-        if w == "I" and i + 1 < len(words):
-            j = i + 1
-            while j < len(words) - 1 and words[j].lower() in _ADVERBS:
-                j += 1
-            words[j] = base_verb(words[j])
-        # "I open the cafe ... and close it": a verb after "and", then "it" or "the"
-        elif (w == "and" and "I" in words[:i] and i + 2 < len(words)
-              and words[i + 2] in ("it", "the", "them", "their", "my", "a", "an", "to")
-              and words[i + 1].endswith("s")):
-            words[i + 1] = base_verb(words[i + 1])
-    t = " ".join(words)
-    return t[0].upper() + t[1:] + ("" if t.endswith(("!", "?", '"')) else ".")
+    return fact_in_first_person(t, me) if t else ""
 
 
 # ---------------------------------------------------------------------------- weighing words
