@@ -246,6 +246,12 @@ def test_an_earlier_conversation_is_followed_up_once_and_answered_without_the_qu
                    subject="Klaus Mueller", predicate="told", object=maria.name, created=YESTERDAY.isoformat())
     up = dg.follow_up(maria, dg.voice(maria, c), Conversation(c.participants, "x", NOW), NOW, 1)
     assert up is not None and "you were writing your research paper" in up.text, up
+    # how one is doing is no pursuit to ask after ("you told me yesterday you were doing right", a two-day run)
+    sam = mind("Sam Moore")
+    sam.remember("chat", 'Jennifer Moore told Sam: "Sam, I\'m doing all right today."', 5, subject="Jennifer Moore",
+                 predicate="told", object=sam.name, created=YESTERDAY.isoformat())
+    talk = Conversation((sam.name, "Jennifer Moore"), "x", NOW)
+    assert dg.follow_up(sam, dg.voice(sam, talk), talk, NOW, 1) is None
     # a gathering still to come, asked of its host: not "Are you still going?", and not once the
     # host has spoken of it in this talk (Hailey asked Isabella so, after Isabella told of her party)
     hailey = mind("Hailey Johnson")

@@ -1008,7 +1008,8 @@ def follow_up(m: Any, v: wd.Voice, c: Conversation, now: datetime, turn: int) ->
             return Option(ASK, text, _fact(x), f"followup:{'over' if over else 'on'}")
         doing = re.search(r"\bI(?:'m| am)\s+(\w+ing\b(?:\s+(?!at\b|today\b|this\b|now\b)[a-z]+){0,3})", said)
         if doing and activity.is_gerund(doing.group(1).split()[0]) and when != "earlier" \
-                and not _PRIVATE.search(doing.group(1)) and not _common(doing.group(1)):
+                and not _PRIVATE.search(doing.group(1)) and not _common(doing.group(1)) \
+                and doing.group(1).split()[0] != "doing":  # "I'm doing all right" is no pursuit
             text = wd.follow_up(v, f"you were {wd.in_your_words(doing.group(1))}", when, turn)
             if not wd.fragment(text):
                 return Option(ASK, text, _fact(x), "followup:over")
