@@ -191,6 +191,26 @@ def test_news_heard_today_has_the_chooser_reconsider_the_rest_of_the_day_once():
     assert consider_news(m) is False and len(gw.fake.calls) > calls  # once per engagement
 
 
+def test_news_has_only_its_own_hours_chosen_and_the_rest_of_the_day_stays():
+    # the whole rest of the day chosen anew cost the second day of a run a third more day-plan
+    # calls, and broke up steps already made
+    m, gw = chooser_mind(lambda opts: opts[0], "Maria Lopez")
+    m.today.planned_for = None
+    m.decide(situation(datetime(2023, 2, 14, 6, 0), address=m.persona.home))
+    before = list(m.today.plan)
+    m.now = datetime(2023, 2, 14, 12, 0)
+    m.remember("chat", 'Isabella Rodriguez told Maria: "I am hosting a Valentine\'s Day party at Hobbs Cafe '
+               'tonight from 5 pm to 7 pm."', 7, subject="Isabella Rodriguez")
+    assert consider_news(m) is True
+    prompt = [c for c in gw.fake.calls if c[0] == "day_plan"][-1][1][-1]["content"]
+    offered = [line for line in prompt.splitlines() if line[:2].isdigit() and line[2] == ":"]
+    assert offered and all(line.startswith("17:00: ") for line in offered)
+    party = (datetime(2023, 2, 14, 17), datetime(2023, 2, 14, 19))
+    untouched = [(x.start, x.description) for x in before if x.end <= party[0] or x.start >= party[1]]
+    assert untouched and set(untouched) <= {(x.start, x.description) for x in m.today.plan}
+    assert P.item_at(m.today.plan, datetime(2023, 2, 14, 17, 30)).description.startswith("attending the Valentine")
+
+
 def test_what_was_chosen_before_stands_when_later_news_has_the_day_chosen_anew():
     # a 25-resident run: Adam's plan held the party at 5 pm and he said so; a drink agreed later had
     # the chooser choose the rest of his day anew, the party was gone, and he said "at 5 pm I'm

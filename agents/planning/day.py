@@ -119,8 +119,8 @@ def new_day(m: DayMind, directives: Sequence[str] = ()) -> None:
 def consider_news(m: DayMind) -> bool:
     """After a conversation: an engagement for later today that the plan does not hold yet
     and was not offered before (an event just heard of, an arrangement just made) has the
-    chooser replan the rest of the day, so the model decides whether to go. Once per
-    engagement a day. True when it replanned."""
+    chooser decide whether to go: only its hours are offered, the rest of the day stays
+    as chosen. Once per engagement a day. True when it had news to consider."""
     today, now = m.today, m.now
     if not chooses(m) or today.planned_for != now.date():
         return False
@@ -129,16 +129,21 @@ def consider_news(m: DayMind) -> bool:
     if not fresh:
         return False
     today.considered += [e.key for e in fresh]
-    # What it chose to go to before stands: the chooser decides only on the new engagement (Adam
-    # told Giorgio "at 5 pm I'm at the party"; a drink agreed at 14:29 had the rest of his day
-    # chosen anew, and at 15:28 he told Hailey he would be reading at the library at 5)
-    chosen = [x for x in today.plan if x.start > now and agenda.is_engagement(x)]
-    plan = planning.replan_guided(m, now, "")
-    for x in chosen:
-        if not any(y.start <= x.start < y.end and y.description == x.description for y in plan):
-            plan = planning.cut_in(plan, x)
+    # What it chose to go to before stands (Adam told Giorgio "at 5 pm I'm at the party"; a drink
+    # agreed at 14:29 had his day chosen anew, and at 15:28 he told Hailey he would be reading at
+    # the library at 5): news clashing with an engagement is not offered against it.
+    fresh = [e for e in fresh if not any(x.start < e.end and e.start < x.end and agenda.is_engagement(x)
+                                         for x in today.plan)]
+    # Only the new engagement's hours are asked about: the whole rest of the day chosen anew cost
+    # the second day of a run a third more day-plan calls and broke steps already made.
+    chosen = planning.replan_guided(m, now, "", only=fresh) if fresh else today.plan
+    plan = today.plan
+    for e in fresh:
+        took = next((x for x in chosen if x.start == e.start and x.description == e.description), None)
+        if took is not None:
+            plan = planning.cut_in(plan, took)
+            today.pending = [a for a in today.pending if a.end <= took.start]
     today.plan = keep_arrangements(plan, today.arrangements, now)
-    today.pending = []
     return True
 
 

@@ -541,12 +541,13 @@ def plan_from_slots(got: Any, routine_items: list[PlanItem], persona: Persona, s
 
 
 def guided_day_plan(m: Planner, day: datetime, routine_items: list[PlanItem], directive: str,
-                    times_from: list[PlanItem] | None = None) -> list[PlanItem]:
+                    times_from: list[PlanItem] | None = None,
+                    only: Sequence[agenda.Engagement] | None = None) -> list[PlanItem]:
     """One call: today's plan on the routine's times (see slots_schema); a small model
-    chooses each slot's words from candidates instead (chosen_day_plan)."""
+    chooses each slot's words from candidates instead (chosen_day_plan; ``only``: see there)."""
     skeleton = times_from or routine_items
     if chooses(m):
-        return chosen_day_plan(m, day, skeleton, directive)
+        return chosen_day_plan(m, day, skeleton, directive, only)
     awake = skeleton[:-1]
     schema = slots_schema(tuple(f"{x.start:%H:%M}" for x in awake))
     typical = json.dumps({f"{x.start:%H:%M}": x.description for x in awake})
@@ -752,15 +753,17 @@ def with_engagements(skeleton: list[PlanItem], engagements: Sequence[agenda.Enga
 INVITE_HOURS = (12, 19)  # the day before a gathering of one's own, the slots it may invite people in
 
 
-def chosen_day_plan(m: Planner, day: datetime, skeleton: list[PlanItem], directive: str) -> list[PlanItem]:
+def chosen_day_plan(m: Planner, day: datetime, skeleton: list[PlanItem], directive: str,
+                    only: Sequence[agenda.Engagement] | None = None) -> list[PlanItem]:
     """One call: the model chooses each slot's words among candidates (slot_candidates);
     no call when no slot offers a choice. The resident's engagements (agents/planning/agenda.py)
     get slots of their own, offered first, and its intention to invite people is offered
-    in the slots before the event; a chosen one names its memory."""
+    in the slots before the event; a chosen one names its memory. With ``only``, just those
+    engagements' slots are offered (news heard: go, or keep the plan); the others keep their words."""
     nodes = m.retrieve(f"{m.name}'s plans for {day:%A %B %d}", k=5)
     memories = [x.description for x in nodes]
     own = [x.description for x in nodes if x.kind in OWN_KINDS and gr.offered(x, day)]  # nor anything past
-    engagements = agenda_of(m, day)
+    engagements = agenda_of(m, day) if only is None else list(only)
     skeleton, placed = with_engagements(skeleton, engagements)
     origins: dict[tuple[str, str], str] = {}
     # a gathering of its own tomorrow (agents/planning/stories.py): today's afternoon is for inviting people
@@ -771,6 +774,8 @@ def chosen_day_plan(m: Planner, day: datetime, skeleton: list[PlanItem], directi
     offered: dict[str, list[tuple[str, str]]] = {}
     for x in skeleton[:-1]:
         key = f"{x.start:%H:%M}"
+        if only is not None and not any(e.start == x.start for e in placed):
+            continue
         # inviting people, in the slots before the event (the day before: from noon to seven)
         inviting = [e for e in invites if x.start < e.start and (e.start.date() == x.start.date()
                                                                  or INVITE_HOURS[0] <= x.start.hour < INVITE_HOURS[1])]
@@ -849,8 +854,10 @@ def replan_rest(m: Planner, now: datetime, why_now: str, first: PlanItem | None 
     return sorted(done + head + [x for x in new if x.minutes > 0], key=lambda x: x.start)
 
 
-def replan_guided(m: Planner, now: datetime, directive: str) -> list[PlanItem]:
-    """The guided mode's replanning: the remaining slots' words asked again."""
+def replan_guided(m: Planner, now: datetime, directive: str,
+                  only: Sequence[agenda.Engagement] | None = None) -> list[PlanItem]:
+    """The guided mode's replanning: the remaining slots' words asked again (with ``only``,
+    just those engagements' slots: chosen_day_plan)."""
     plan = m.plan
     cur = item_at(plan, now)
     later = [x for x in plan if x.start > now]
@@ -863,5 +870,5 @@ def replan_guided(m: Planner, now: datetime, directive: str) -> list[PlanItem]:
         PlanItem(x.start, 0, x.description, x.address, x.source) for x in later]
     rest = _close(rest, later[-1].end)
     day = wake_time(m.persona, now)
-    new = guided_day_plan(m, day, rest, directive)
+    new = guided_day_plan(m, day, rest, directive, only=only)
     return sorted(done + head + new, key=lambda x: x.start)
