@@ -445,3 +445,25 @@ def test_a_cut_off_answer_is_named_as_such():
     gw = make_gateway(lambda p, m, s: next(answers))
     assert ask(gw).rating == 3
     assert "cut off" in gw.fake.calls[1][1][-1]["content"]
+
+
+def test_a_summary_cut_off_keeps_its_whole_sentences_and_is_not_asked_again():
+    """The embedded model ran past max_tokens on half its summaries of yesterday; asking again cost
+    as much as the first answer. A schema that says a shorter answer is as good keeps what ended."""
+    from agents.model.answers import validate_answer
+    from agents.planning.day import Summary
+
+    cut = '{"summary": "Maria studied at the college. She told Klaus about the \\"party\\". Then she went'
+    assert validate_answer(Summary, cut).summary == 'Maria studied at the college. She told Klaus about the "party".'
+    gw = make_gateway(lambda p, m, s: cut)
+    got = gw.ask(Summary, [{"role": "user", "content": "yesterday?"}], purpose="yesterday", fallback=None)
+    assert got.summary.endswith("party\".") and len(gw.fake.calls) == 1
+    for no_sentence in ('{"summary": "Maria studied at the college and then she', '{"summary": "Hi. And then'):
+        with pytest.raises(ValueError, match="cut off"):
+            validate_answer(Summary, no_sentence)
+
+    class Other(BaseModel):  # a schema that does not say so is asked again, as before
+        summary: str
+
+    with pytest.raises(ValueError, match="cut off"):
+        validate_answer(Other, cut)

@@ -103,8 +103,36 @@ def validate_answer(schema: type[T], text: str | None) -> T:
                          "answer again with a short, flat JSON object") from None
 
 
+# A prose answer cut off by max_tokens keeps its whole sentences, when its schema says a
+# shorter answer is as good (a summary): the embedded model ran past the limit on half its
+# summaries of yesterday, and asking again cost as much as the first answer.
+KEEPS_SENTENCES = "cut_off_keeps_sentences"
+_OPEN_STRING = re.compile(r'^\{\s*"(\w+)"\s*:\s*"((?:[^"\\]|\\.)*)$', re.S)
+_SENTENCE_END = re.compile(r'[.!?](?=\s|$)')
+MIN_KEPT_CHARS = 20
+
+
+def _sentences_before_cut(schema: type[BaseModel], text: str | None) -> BaseModel | None:
+    """The cut-off answer's whole sentences, as the schema's one text field, or None."""
+    field = _single_field(schema)
+    match = _OPEN_STRING.match(_FENCE.sub(lambda m: m.group(1), text or "").strip())
+    if not getattr(schema, KEEPS_SENTENCES, False) or match is None or match.group(1) != field:
+        return None
+    ends = [m.end() for m in _SENTENCE_END.finditer(match.group(2))]
+    if not ends or ends[-1] < MIN_KEPT_CHARS:
+        return None
+    try:
+        kept = json.loads(f'"{match.group(2)[:ends[-1]]}"')
+        return schema.model_validate({field: kept})
+    except (ValueError, ValidationError):
+        return None
+
+
 def _validate(schema: type[T], text: str | None) -> T:
     if _cut_off(text):
+        kept = _sentences_before_cut(schema, text)
+        if kept is not None:
+            return kept  # type: ignore[return-value]
         raise ValueError("the JSON was cut off before it ended; answer again, much more briefly")
     try:
         value = parse_json_answer(text)

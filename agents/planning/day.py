@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel
 
@@ -26,6 +26,7 @@ from agents.words.text import clean_text
 
 class Summary(BaseModel):
     summary: str  # truncated by the caller (a maxLength grammar is slow)
+    cut_off_keeps_sentences: ClassVar[bool] = True  # agents/model/answers.py: an answer cut off still holds
 
 
 class DayMind(voice.Directed, stories.Storyteller, Protocol):

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 CONVERSATION_COOLDOWN_MIN = 120
 # The most tokens an answer may take, by purpose (160 for any other).
 MAX_TOKENS = {"day_plan": 420, "replan": 420, "decompose": 360, "utterance": 90, "reflect_insights": 400,
-              "summary": 110, "yesterday": 140, "relationship": 90, "chat_summary": 160, "reflect_questions": 120,
+              "summary": 110, "yesterday": 110, "relationship": 90, "chat_summary": 160, "reflect_questions": 120,
               "react": 50, "talk_decision": 12, "choose_line": 96, "reflect_choose": 12,
               "story_choose": 12}
 
