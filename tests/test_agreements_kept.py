@@ -14,6 +14,7 @@ from agents.planning.arrangements import keep_arrangements
 from agents.planning.decompose import step_candidates
 from agents.planning.plan import PlanItem, item_at
 from agents.planning.react import react
+from agents.planning.replan import replan_guided
 from agents.recall.spatial import SpatialMemory
 from agents.residents.mind_settings import MindSettings
 from agents.support.types import Conversation, Utterance
@@ -92,7 +93,7 @@ def test_an_arrangement_for_today_survives_a_replan_and_a_reaction():
     m.end_conversation(offer_and_yes("Maria Lopez", m.name, LUNCH_AT_HOBBS), NOW)
     assert [a.address for a in m.today.arrangements] == [HOBBS]
     # a replan after news (agents/planning/day.py consider_news) asks every slot again
-    m.today.plan = keep_arrangements(planning.replan_guided(m, NOW.replace(hour=9), ""), m.today.arrangements,
+    m.today.plan = keep_arrangements(replan_guided(m, NOW.replace(hour=9), ""), m.today.arrangements,
                                      NOW.replace(hour=9))
     at_noon = item_at(m.today.plan, NOON)
     assert at_noon is not None and at_noon.address == HOBBS and "Maria Lopez" in at_noon.description

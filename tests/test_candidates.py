@@ -27,6 +27,7 @@ from agents.planning.decompose import (
     step_problem,
 )
 from agents.planning.object_use import object_activities
+from agents.planning.replan import replan_guided
 from agents.recall.spatial import SpatialMemory
 from agents.residents.mind_settings import MindSettings
 from agents.words import activity
@@ -352,7 +353,7 @@ def test_replanning_in_the_guided_mode_chooses_too():
     m.decide(situation(datetime(2023, 2, 13, 7, 0)))
     m.now = datetime(2023, 2, 13, 9, 15)
     calls = len(gw.fake.calls)
-    m.plan = P.replan_guided(m, m.now, "")
+    m.plan = replan_guided(m, m.now, "")
     assert [c[0] for c in gw.fake.calls[calls:]] == ["day_plan"]
     cur = P.item_at(m.plan, m.now)
     assert cur.start == m.now and "chosen from" in cur.source

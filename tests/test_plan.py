@@ -13,6 +13,7 @@ from agents import provenance as pv
 from agents.planning import plan as P
 from agents.planning.decompose import steps_schema, validate_steps
 from agents.planning.object_use import is_sleep
+from agents.planning.replan import replan_rest
 from agents.recall.spatial import SpatialMemory
 from agents.residents.mind_settings import MindSettings
 from tests.scripted_minds import garbage, make_mind, persona, plausible, situation
@@ -198,7 +199,7 @@ def test_replanning_keeps_what_is_done_and_starts_with_the_reaction():
     m.now = now
     done = [(x.start, x.description) for x in m.plan if x.start < now]
     first = P.PlanItem(now, 20, "helping a customer who fell", "the Ville:Hobbs Cafe:cafe", pv.MODEL)
-    m.plan = P.replan_rest(m, now, "Isabella notices: a customer fell", first)
+    m.plan = replan_rest(m, now, "Isabella notices: a customer fell", first)
     assert [(x.start, x.description) for x in m.plan if x.start < now] == done  # the past is kept
     assert max(x.end for x in m.plan if x.start < now) == now
     cur = P.item_at(m.plan, now)
@@ -218,7 +219,7 @@ def test_a_failed_replan_cuts_the_reaction_in_by_rule():
     now = datetime(2023, 2, 13, 9, 15)
     m.now = now
     before = len(m.plan)
-    m.plan = P.replan_rest(m, now, "something happened",
+    m.plan = replan_rest(m, now, "something happened",
                            P.PlanItem(now, 20, "calling for help", "the Ville:Hobbs Cafe:cafe", pv.MODEL))
     assert P.item_at(m.plan, now).description == "calling for help" and len(m.plan) >= before
     assert m.fallbacks["replan: invalid answer"] == 1

@@ -17,7 +17,9 @@ from agents.planning import inner_voice as voice
 from agents.planning import plan as planning
 from agents.planning.arrangements import arranged_lines, keep_arrangements
 from agents.planning.decompose import chunk_end, decompose, fallback_actions, reuse_key
+from agents.planning.items import plan_source
 from agents.planning.object_use import is_sleep, make_action, pick_object
+from agents.planning.replan import replan_guided
 from agents.recall.grounding import chooses
 from agents.recall.memory import MemoryNode
 from agents.support.types import Action
@@ -113,7 +115,7 @@ def new_day(m: DayMind, directives: Sequence[str] = ()) -> None:
     if directives:
         voice.follow_directives(m, list(directives), None, replan=False)
     text = f"{m.name}'s plan for {now:%A %B %d}: " + "; ".join(x.line() for x in today.plan)
-    m.remember("plan", text, 5, subject=m.name, source=planning.plan_source(today.plan), rate=True,
+    m.remember("plan", text, 5, subject=m.name, source=plan_source(today.plan), rate=True,
                importance_source=pv.tag(pv.RULE, "until the model rates it"))
 
 
@@ -137,7 +139,7 @@ def consider_news(m: DayMind) -> bool:
                                          for x in today.plan)]
     # Only the new engagement's hours are asked about: the whole rest of the day chosen anew cost
     # the second day of a run a third more day-plan calls and broke steps already made.
-    chosen = planning.replan_guided(m, now, "", only=fresh) if fresh else today.plan
+    chosen = replan_guided(m, now, "", only=fresh) if fresh else today.plan
     plan = today.plan
     for e in fresh:
         took = next((x for x in chosen if x.start == e.start and x.description == e.description), None)

@@ -10,7 +10,8 @@ from typing import Protocol
 
 from agents.explain import provenance as pv
 from agents.planning.object_use import is_sleep
-from agents.planning.plan import PlanItem, Planner, cut_in, is_meal, place_from_text, replan_guided, replan_rest
+from agents.planning.plan import PlanItem, Planner, cut_in, is_meal, place_from_text
+from agents.planning.replan import replan_guided, replan_rest
 from agents.planning.today import Today
 from agents.residents.persona import Persona
 from agents.words.text import clean_text

@@ -14,9 +14,9 @@ Two modes (ModelConfig.planning):
   knows), under a grammar: the choice is the model's, the words a rule's, and
   the provenance says so. A capable model is never held to candidates.
 
-The module is long (about 810 lines) because the modes share one set of
-rules for items, places and the routine, and keeping them together keeps
-them consistent.
+The modes share one set of rules for items, places and the routine, kept here
+together so they stay consistent; a plan item and the rules' edits of a plan are
+agents/planning/items.py, replanning the rest of a day agents/planning/replan.py.
 
 Either way the model leads and rules catch: every item is validated; what is
 close is repaired; only an item that cannot be repaired is replaced (by the
@@ -31,7 +31,6 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, Literal, Protocol
@@ -40,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, conlist, create_model
 
 from agents.explain import provenance as pv
 from agents.planning import agenda
+from agents.planning.items import MEAL_HOURS, PlanItem, close_times, cut_in, is_meal, item_at
 from agents.planning.object_use import is_sleep, object_activities
 from agents.recall import grounding as gr
 from agents.recall.grounding import chooses
@@ -50,7 +50,6 @@ from agents.residents.persona import Persona
 from agents.words import activity
 from agents.words.text import short_text
 
-MEAL_HOURS = {"breakfast": (5, 11), "lunch": (11, 15), "dinner": (16, 23)}
 MAX_ITEM_HOURS = 6  # longer than an afternoon of one thing is not a plan
 GAP_MIN = 30  # a hole the model leaves longer than this is filled (else the item before it runs on)
 PLAN_MINUTES = (15, 30, 45, 60, 90, 120, 150, 180, 240, 300)
@@ -59,31 +58,6 @@ PLAN_MINUTES = (15, 30, 45, 60, 90, 120, 150, 180, 240, 300)
 # --------------------------------------------------------------------------------------
 # plan items
 # --------------------------------------------------------------------------------------
-@dataclass
-class PlanItem:
-    start: datetime
-    minutes: int
-    description: str
-    address: str  # an arena this mind knows
-    source: str = pv.MODEL  # agents/explain/provenance.py
-
-    @property
-    def end(self) -> datetime:
-        return self.start + timedelta(minutes=self.minutes)
-
-    def line(self) -> str:
-        return f"{self.start:%H:%M}-{self.end:%H:%M} {self.description}"
-
-    def to_dict(self) -> dict:
-        return dict(start=self.start.isoformat(), minutes=self.minutes, description=self.description,
-                    address=self.address, source=self.source)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> PlanItem:
-        return cls(datetime.fromisoformat(d["start"]), int(d["minutes"]), str(d["description"]), str(d["address"]),
-                   str(d.get("source") or ""))
-
-
 class Planner(Thinking, Protocol):
     """What planning needs of a mind (besides agents.model.services.Thinking): today's plan,
     yesterday in a sentence, and the planning mode."""
@@ -100,59 +74,14 @@ class Planner(Thinking, Protocol):
         ...
 
 
-def plan_source(plan: list[PlanItem]) -> str:
-    """One provenance for a whole plan: the model's if any item came from it."""
-    if any(pv.model_led(x.source) for x in plan):
-        return pv.MODEL
-    return next((x.source for x in plan if pv.kind_of(x.source) == pv.ROUTINE), pv.tag(pv.ROUTINE))
-
-
-def item_at(plan: list[PlanItem], t: datetime) -> PlanItem | None:
-    for it in plan:
-        if it.start <= t < it.end:
-            return it
-    return None
-
-
-def is_meal(text: str) -> bool:
-    return any(w in text.lower() for w in MEAL_HOURS)
-
-
 def _too_long(x: PlanItem) -> bool:
     """Half a day of one thing, or a three-hour breakfast, is not a plan."""
     return not is_sleep(x.description) and (x.minutes > MAX_ITEM_HOURS * 60
                                             or (is_meal(x.description) and x.minutes > 150))
 
 
-def _close(items: list[PlanItem], next_wake: datetime) -> list[PlanItem]:
-    """Each item lasts until the next starts; the last (sleep) until the next wake-up."""
-    for a, b in zip(items, items[1:] + [None]):
-        end = b.start if b else next_wake
-        a.minutes = max(1, int((end - a.start).total_seconds() // 60))
-    return items
-
-
 def wake_time(persona: Persona, day: datetime) -> datetime:
     return day.replace(hour=persona.wake_hour, minute=0, second=0, microsecond=0)
-
-
-def cut_in(plan: list[PlanItem], new: PlanItem) -> list[PlanItem]:
-    """``new`` takes [new.start, new.end): what it overlaps is cut around it, what
-    comes after keeps its times (no model call: a rule's edit of the plan)."""
-    out: list[PlanItem] = []
-    for it in plan:
-        if it.end <= new.start or it.start >= new.end:
-            out.append(it)
-            continue
-        if it.start < new.start:
-            out.append(PlanItem(it.start, int((new.start - it.start).total_seconds() // 60), it.description,
-                                it.address, it.source))
-        if it.end > new.end:
-            out.append(PlanItem(new.end, int((it.end - new.end).total_seconds() // 60), it.description,
-                                it.address, it.source))
-    out.append(new)
-    out.sort(key=lambda x: x.start)
-    return [x for x in out if x.minutes > 0]
 
 
 # --------------------------------------------------------------------------------------
@@ -216,7 +145,7 @@ def routine(persona: Persona, spatial: SpatialMemory, day: datetime, settings: M
     for t, d, a in stops:  # a late riser skips what has already passed
         if not items or t > items[-1].start:
             items.append(PlanItem(t, 0, d, a, src))
-    return _close(items, wake_time(persona, day) + timedelta(days=1))
+    return close_times(items, wake_time(persona, day) + timedelta(days=1))
 
 
 def _routine_over(routine_items: list[PlanItem], a: datetime, b: datetime, why: str,
@@ -453,14 +382,14 @@ def _day_with_routine(awake: list[PlanItem], holes: list[tuple[datetime, str]], 
     for it in sorted(awake + fill, key=lambda x: (x.start, not pv.model_led(x.source))):
         if it.start < night.start:
             merged.setdefault(it.start, it)  # the model's item wins a tie with the routine's
-    items = _close(sorted(merged.values(), key=lambda x: x.start) + [night], next_wake)
+    items = close_times(sorted(merged.values(), key=lambda x: x.start) + [night], next_wake)
     long = [x for x in items[:-1] if _too_long(x)]
     if long:
         for x in long:
             keep = 60 if is_meal(x.description) else int(MAX_ITEM_HOURS * 60)
             for r in over(x.start + timedelta(minutes=keep), x.end, f"{x.description} ran too long"):
                 merged.setdefault(r.start, r)
-        items = _close(sorted(merged.values(), key=lambda x: x.start) + [night], next_wake)
+        items = close_times(sorted(merged.values(), key=lambda x: x.start) + [night], next_wake)
     return items
 
 
@@ -477,7 +406,7 @@ def paper_day_plan(m: Planner, day: datetime, routine_items: list[PlanItem], mem
                           "place": sp.label(routine_items[0].address)})
     got, why = m.ask(schema, "day_plan", "day_plan", None, yesterday=m.yesterday, date=f"{day:%A %B %d}",
                      wake=f"{day:%H:%M}", memories=memories, arranged=arranged, directive=directive,
-                     example=example, bedtime=f"{s.bedtime_hour:02d}:00", **_home_and_work(m))
+                     example=example, bedtime=f"{s.bedtime_hour:02d}:00", **home_and_work(m))
     if why is not None:
         m.note_fallback("day plan", why)
         return routine(p, sp, day, s, pv.reason_of_failure(why))
@@ -536,7 +465,7 @@ def plan_from_slots(got: Any, routine_items: list[PlanItem], persona: Persona, s
         else:
             out.append(PlanItem(x.start, 0, x.description, x.address, pv.tag(pv.ROUTINE, f"{pv.INVALID}: {why}")))
     last = routine_items[-1]
-    return _close(out + [PlanItem(last.start, 0, last.description, last.address, pv.tag(pv.RULE, pv.GUIDED))],
+    return close_times(out + [PlanItem(last.start, 0, last.description, last.address, pv.tag(pv.RULE, pv.GUIDED))],
                   routine_items[-1].end)
 
 
@@ -657,7 +586,7 @@ def days_before(m: Planner, day: datetime, back: int = RECENT_DAYS) -> list[list
         d = (day - timedelta(days=i)).replace(hour=0, minute=0, second=0, microsecond=0)
         head = f"{m.name}'s plan for {d:%A %B %d}: "
         text = next((x.description for x in nodes if x.kind == "plan" and x.description.startswith(head)), "")
-        items = _close([PlanItem(d.replace(hour=int(a) % 24, minute=int(b)), 0, w.strip(), "")
+        items = close_times([PlanItem(d.replace(hour=int(a) % 24, minute=int(b)), 0, w.strip(), "")
                         for a, b, _, _, w in _PLANNED.findall(text)], d + timedelta(days=1))
         out.append(items or [x for x in m.plan if x.start.date() == d.date()])
     return out
@@ -719,7 +648,7 @@ def plan_from_choices(got: Any, offered: dict[str, list[tuple[str, str]]], routi
                   f"{pv.GUIDED}: nothing to choose" if len(opts) < 2 else f"{pv.INVALID}: not one of the options")
         out.append(PlanItem(x.start, 0, x.description, x.address, pv.tag(pv.ROUTINE, reason)))
     last = routine_items[-1]
-    return _close(out + [PlanItem(last.start, 0, last.description, last.address, pv.tag(pv.RULE, pv.GUIDED))],
+    return close_times(out + [PlanItem(last.start, 0, last.description, last.address, pv.tag(pv.RULE, pv.GUIDED))],
                   routine_items[-1].end)
 
 
@@ -802,73 +731,7 @@ def chosen_day_plan(m: Planner, day: datetime, skeleton: list[PlanItem], directi
     return plan_from_choices(got, offered, skeleton, m.rejected, why, origins)
 
 
-# --------------------------------------------------------------------------------------
-# replanning the rest of the day (a reaction, an arrangement, the inner voice)
-# --------------------------------------------------------------------------------------
-def _rest_lines(plan: list[PlanItem], now: datetime, spatial: SpatialMemory) -> str:
-    rest = [x for x in plan if x.end > now]
-    return "\n".join(f"- {max(x.start, now):%H:%M}-{x.end:%H:%M} {x.description} ({spatial.label(x.address)})"
-                     for x in rest) or "- (nothing)"
-
-
-def _home_and_work(m: Planner) -> dict:
+def home_and_work(m: Planner) -> dict:
     """Where the resident lives and works, as the labels its plan items use (the
     original's "living area")."""
     return dict(home=m.spatial.label(m.persona.home), work=m.spatial.label(m.persona.workplace))
-
-
-def replan_rest(m: Planner, now: datetime, why_now: str, first: PlanItem | None = None) -> list[PlanItem]:
-    """The paper's replanning: the model rewrites today's plan from ``now`` on
-    (``first``, when given, is what the resident does now: the reaction). What is
-    done stays; an unusable answer leaves the plan as it was, with ``first`` cut in
-    by rule."""
-    plan, sp, s, p = m.plan, m.spatial, m.settings, m.persona
-    now = now.replace(second=0, microsecond=0)
-    day_end = next((x for x in plan if is_sleep(x.description) and x.start > now), None)
-    if day_end is None or now.hour >= s.bedtime_latest - 1:
-        return cut_in(plan, first) if first is not None else plan
-    arenas = sp.arenas()
-    labels = tuple(sp.label(a) for a in arenas)
-    resolve = dict(zip(labels, arenas)).get
-    schema = day_plan_schema(labels, plan_hours(now), 1, s.plan_max_items)
-    start_with = (f"It starts with what {p.first_name} does now: {first.description} for {first.minutes} minutes "
-                  f"at {sp.label(first.address)}.") if first is not None else ""
-    got, why = m.ask(schema, "replan", "replan", None, time=f"{now:%H:%M}", date=f"{now:%A %B %d}",
-                     why_now=why_now, rest=_rest_lines(plan, now, sp), start_with=start_with,
-                     bedtime=f"{day_end.start:%H:%M}", **_home_and_work(m))
-    if why is not None:
-        m.note_fallback("replan", why)
-        return cut_in(plan, first) if first is not None else plan
-    done = [x for x in plan if x.end <= now]
-    head = [PlanItem(x.start, int((now - x.start).total_seconds() // 60), x.description, x.address, x.source)
-            for x in plan if x.start < now < x.end]
-    skeleton = [x for x in plan if x.end > now]
-    raw = list(got.items)
-    new = repair_plan(raw, p, sp, now, day_end.end, s, resolve, skeleton, m.rejected, earlier_plan=True)
-    if new is None:
-        m.note_fallback("replan", "invalid")
-        return cut_in(plan, first) if first is not None else plan
-    if first is not None and not any(x.start == now and x.description == first.description for x in new):
-        new = cut_in(new, PlanItem(now, first.minutes, first.description, first.address,
-                                   pv.combine(first.source, pv.tag(pv.REPAIRED, "the reaction comes first"))))
-    return sorted(done + head + [x for x in new if x.minutes > 0], key=lambda x: x.start)
-
-
-def replan_guided(m: Planner, now: datetime, directive: str,
-                  only: Sequence[agenda.Engagement] | None = None) -> list[PlanItem]:
-    """The guided mode's replanning: the remaining slots' words asked again (with ``only``,
-    just those engagements' slots: chosen_day_plan)."""
-    plan = m.plan
-    cur = item_at(plan, now)
-    later = [x for x in plan if x.start > now]
-    if cur is None or is_sleep(cur.description) or not later or not is_sleep(later[-1].description):
-        return plan
-    done = [x for x in plan if x.end <= now]
-    head = [PlanItem(cur.start, int((now - cur.start).total_seconds() // 60), cur.description, cur.address,
-                     cur.source)] if cur.start < now else []
-    rest = [PlanItem(now, 0, cur.description, cur.address, cur.source)] + [
-        PlanItem(x.start, 0, x.description, x.address, x.source) for x in later]
-    rest = _close(rest, later[-1].end)
-    day = wake_time(m.persona, now)
-    new = guided_day_plan(m, day, rest, directive, only=only)
-    return sorted(done + head + new, key=lambda x: x.start)

@@ -14,7 +14,8 @@ from pydantic import BaseModel, Field
 from agents.explain import provenance as pv
 from agents.planning.arrangements import keep_arrangements
 from agents.planning.object_use import make_action, pick_object, unusual_state
-from agents.planning.plan import PlanItem, Planner, cut_in, replan_rest
+from agents.planning.plan import PlanItem, Planner, cut_in
+from agents.planning.replan import replan_rest
 from agents.planning.today import Today
 from agents.recall.memory import MemoryNode
 from agents.recall.perceive import Senses

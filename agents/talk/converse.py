@@ -16,7 +16,8 @@ from agents.explain import provenance as pv
 from agents.planning import recaps
 from agents.planning.agenda import agreed_place
 from agents.planning.arrangements import Arrangement, day_labels, keep_arrangements, keywords_overlap
-from agents.planning.plan import PLAN_MINUTES, Planner, place_for, replan_rest
+from agents.planning.plan import PLAN_MINUTES, Planner, place_for
+from agents.planning.replan import replan_rest
 from agents.planning.today import Today
 from agents.recall import grounding as gr
 from agents.recall.memory import MemoryNode
