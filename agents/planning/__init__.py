@@ -1,6 +1,8 @@
 """Planning and acting: the day, its hours, its steps, and changes to them.
 
-    plan.py          the day in strokes (paper or guided), repair, replanning
+    items.py         a plan item, and the rules' edits of a plan (cut in, close up)
+    plan.py          the day in strokes (paper or guided), repair
+    replan.py        the rest of the day asked again (a reaction, an agreement, news, the inner voice)
     agenda.py        dated intentions, events heard of, arrangements: each a slot of the guided day
     arrangements.py  plans made in conversation, for later
     day.py           a new day: summary, yesterday, the day plan; the next action
@@ -13,5 +15,6 @@
 
 # The room's modules: its public face inside the minds (game/, lab/ and smallville/ use agents.__all__).
 __all__ = [
-    "agenda", "arrangements", "day", "decompose", "inner_voice", "object_use", "plan", "react", "today",
+    "agenda", "arrangements", "day", "decompose", "inner_voice", "items", "object_use", "plan", "react", "replan",
+    "today",
 ]

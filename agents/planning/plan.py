@@ -14,8 +14,8 @@ Two modes (ModelConfig.planning):
   knows), under a grammar: the choice is the model's, the words a rule's, and
   the provenance says so. A capable model is never held to candidates.
 
-The modes share one set of rules for items, places and the routine, kept here
-together so they stay consistent; a plan item and the rules' edits of a plan are
+The module is long (about 740 lines) because the modes share one set of rules
+for items, places and the routine, kept together so they stay consistent; a plan item and the rules' edits of a plan are
 agents/planning/items.py, replanning the rest of a day agents/planning/replan.py.
 
 Either way the model leads and rules catch: every item is validated; what is
