@@ -53,6 +53,8 @@ from typing import Any
 
 import numpy as np
 
+from agents.explain import purposes
+
 log = logging.getLogger(__name__)
 
 FILE = "why.jsonl.gz"  # in a run folder
@@ -62,16 +64,9 @@ MODES = ("full", "hashes", "off")
 KEEP_PER_RESIDENT = 400  # records kept in memory per resident, for the inspector
 FLUSH_EVERY = 32  # records between flushes of the gzip stream (what a killed run may lose)
 
-# The model questions behind each kind of act (agents/*.py: the purposes of Mind.ask).
-ACT_PURPOSES: dict[str, tuple[str, ...]] = {
-    "line": ("utterance", "choose_line"),
-    "action": ("decompose", "react", "replan", "day_plan"),
-    "plan": ("day_plan", "replan", "story_choose"),
-    "reaction": ("react",),
-    "reflection": ("reflect_insights", "reflect_questions", "reflect_choose"),
-    "importance": ("importance",),
-    "talk": ("talk_decision",),
-}
+# The model questions behind each kind of act (each purpose says which acts it explains:
+# agents/explain/purposes.py).
+ACT_PURPOSES: dict[str, tuple[str, ...]] = {kind: purposes.explaining(kind) for kind in purposes.ACT_KINDS}
 KINDS = tuple(ACT_PURPOSES)
 
 _local = threading.local()  # .pending: retrievals waiting for their question; .decision: the open record

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from agents.explain import purposes
+
 # The sim owns conversation cooldowns; this is the default it should use. The
 # original kept a pair apart for 800 steps of 10 s (about 2.2 sim hours).
 CONVERSATION_COOLDOWN_MIN = 120
-# The most tokens an answer may take, by purpose (160 for any other).
-MAX_TOKENS = {"day_plan": 420, "replan": 420, "decompose": 360, "utterance": 90, "reflect_insights": 400,
-              "summary": 110, "yesterday": 110, "relationship": 90, "chat_summary": 160, "reflect_questions": 120,
-              "react": 50, "talk_decision": 12, "choose_line": 96, "reflect_choose": 12,
-              "story_choose": 12}
+# The most tokens an answer may take, by purpose (agents/explain/purposes.py; 160 for any other).
+MAX_TOKENS = purposes.token_limits()
 
 
 @dataclass
@@ -63,23 +62,6 @@ class MindSettings:
 
     # Loop guards: calls per purpose per resident per sim day that no ordinary day
     # comes near; one that binds is a runaway loop, stopped and reported like the
-    # budget (the daily budget itself is ModelConfig.budget).
-    loop_guards: dict[str, int] = field(
-        default_factory=lambda: {
-            "summary": 6,
-            "yesterday": 4,
-            "day_plan": 6,
-            "replan": 24,
-            "decompose": 60,
-            "importance": 120,
-            "reflect_questions": 8,
-            "reflect_insights": 24,
-            "reflect_choose": 8,
-            "story_choose": 2,  # one a day; two after a load that replans the day
-            "react": 48,
-            "talk_decision": 48,
-            "relationship": 24,
-            "utterance": 120,
-            "chat_summary": 24,
-        }
-    )
+    # budget (the daily budget itself is ModelConfig.budget). Each purpose's guard, or
+    # why it has none, is declared with the purpose (agents/explain/purposes.py).
+    loop_guards: dict[str, int] = field(default_factory=purposes.daily_guards)
