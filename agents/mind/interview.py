@@ -14,7 +14,8 @@ memory, so what the visitor says can be retrieved later, e.g. when the
 resident talks to others. ``remember=False`` (an interview) leaves the mind
 as it was: no memory, no last-access update, nothing counted on the mind.
 
-Every call goes through the mind's budget like the mind's own (agents/model/budget.py):
+Every call takes the minds' one road (agents/model/services.py ``ask_model``: its purpose's
+token limit, a decision record) through the mind's budget like the mind's own (agents/model/budget.py):
 a spent budget withholds it and the rule's answer says so ("rule: budget").
 With ``remember=False`` the budget is only read (``Budget.checking``).
 
@@ -46,15 +47,13 @@ from pydantic import BaseModel, Field
 from agents.explain import provenance as pv
 from agents.mind.core import Mind
 from agents.mind.job_tags import job_tag
-from agents.model.services import Asker
-from agents.prompts import render
+from agents.model.services import Asker, ask_model
 from agents.recall import grounding as gr
 from agents.recall.memory import MemoryNode
 from agents.support.types import Conversation, Utterance
 from agents.talk import dialogue
 from agents.words.text import clean_text
 
-MAX_TOKENS = 120
 ANSWER_CHARS = 320
 HISTORY_LINES = 8
 NEWS_WORDS = gr.NEWS_WORDS
@@ -257,13 +256,13 @@ def _free(mind: Mind, asker: Asker, speaker: str, text: str, now: datetime, spea
                   if history else "")
 
     p = mind.persona
-    prompt = render("respond", summary=mind.summary, first_name=p.first_name, full_name=p.name, age=p.age,
-                    traits=p.traits, time=f"{now:%H:%M}", date=f"{now:%A %B %d}", doing=_doing(mind),
-                    place=_place(mind), speaker=speaker, speaker_first=_first(speaker), speaker_is=who,
-                    memories=memories, transcript=transcript, text=text)
+    values = dict(summary=mind.summary, first_name=p.first_name, full_name=p.name, age=p.age,
+                  traits=p.traits, time=f"{now:%H:%M}", date=f"{now:%A %B %d}", doing=_doing(mind),
+                  place=_place(mind), speaker=speaker, speaker_first=_first(speaker), speaker_is=who,
+                  memories=memories, transcript=transcript, text=text)
     fb = Answer(answer=fallback_answer(mind, speaker, text, history))
-    got, why = asker.ask_traced(Answer, prompt, purpose="respond", resident=mind.name, fallback=fb,
-                                max_tokens=MAX_TOKENS)
+    got, why = ask_model(asker, Answer, "respond", values, purpose="respond", resident=mind.name, now=now,
+                         fallback=fb)
     answer = _clean_answer(got.answer, mind, speaker, text, history)
     source = pv.MODEL
     if not answer or why is not None:
@@ -347,7 +346,7 @@ def _grounded(mind: Mind, asker: Asker, speaker: str, text: str, now: datetime, 
     said = [b for a, b in history if a == mind.name]
     facts = grounded_facts(mind, text, now, touch=remember, skip=said, asker=speaker)
     got = gr.choose(asker, facts, name=mind.name, question=text, asked_by=speaker, purpose="choose_fact",
-                    fallback_first=True)
+                    now=now, fallback_first=True)
     if got.why is not None and remember:
         mind.fallbacks[f"answer: {pv.reason_of_failure(got.why)}"] += 1
     if got.fact is None:
@@ -392,12 +391,11 @@ def _invited(mind: Mind, asker: Asker, speaker: str, text: str, now: datetime,
     if len(options) > 1:
         schema = dialogue.reply_schema(tuple(o.text for o in options))
         p = mind.persona
-        prompt = render("choose_act", full_name=p.name, traits=p.traits, time=f"{now:%H:%M}", other=speaker,
-                        transcript=f"{speaker}: {text}",
-                        options="\n".join(f"{i}. {o.text}" for i, o in enumerate(options, 1)))
-        got, failed = asker.ask_traced(schema, prompt, purpose="choose_act", resident=mind.name,
-                                       fallback=schema(reply=options[0].text), temperature=gr.CHOOSER_TEMPERATURE,
-                                       max_tokens=80)
+        values = dict(full_name=p.name, traits=p.traits, time=f"{now:%H:%M}", other=speaker,
+                      transcript=f"{speaker}: {text}",
+                      options="\n".join(f"{i}. {o.text}" for i, o in enumerate(options, 1)))
+        got, failed = ask_model(asker, schema, "choose_act", values, purpose="choose_act", resident=mind.name,
+                                now=now, fallback=schema(reply=options[0].text), temperature=gr.CHOOSER_TEMPERATURE)
         if failed is None:
             chosen = next((o for o in options if o.text == getattr(got, "reply", None)), options[0])
             kind, why = pv.REPAIRED, f"chosen from {len(options)} acts"

@@ -111,6 +111,11 @@ class BudgetCheck(Asks):
         self.budget = budget
         self.now = now
 
+    @property
+    def asker(self) -> Asker:
+        """The model the budget wraps (where a decision record finds the log: agents/explain/why.py ``log_of``)."""
+        return self.budget.asker
+
     def ask_once(self, request: Request) -> Reply:
         b = self.budget
         if b.day == self.now.date() and not b.allows(request.purpose):

@@ -5,18 +5,26 @@
   (``ask_traced``). ``agents.model.gateway.Gateway`` is one; ``agents.model.budget.Budget`` wraps
   one and is one too.
 - ``Embedder``: what minds need of an embedding model (``agents.recall.embeddings``).
+- ``ask_model``: the one road from a mind to its model. ``Mind.ask``, the visitor's chat and
+  interviews (agents/mind/interview.py) and grounded choices (agents/recall/grounding.py) all ask
+  through it, so each question is rendered from its template, limited by its purpose's tokens
+  (agents/explain/purposes.py), counted and guarded by the asker it is given (the mind's budget,
+  or the budget only read), and kept as a decision record (agents/explain/why.py).
 
 What the parts of a mind need of the mind itself is ``agents.recall.thinking.Thinking``.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Protocol, TypeVar, runtime_checkable
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from typing import Protocol, TypeVar, cast, overload, runtime_checkable
 
 import numpy as np
 from pydantic import BaseModel
 
+from agents.explain import purposes, why
 from agents.model.asking import LanguageModel
+from agents.prompts import render
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -43,3 +51,36 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         ...
+
+
+@overload
+def ask_model(asker: Asker, schema: type[T], template: str, values: Mapping[str, object], *, purpose: str,
+              resident: str, now: datetime | None, fallback: T | Callable[[], T],
+              temperature: float | None = None) -> tuple[T, str | None]:
+    ...
+
+
+@overload
+def ask_model(asker: Asker, schema: type[T], template: str, values: Mapping[str, object], *, purpose: str,
+              resident: str, now: datetime | None, fallback: None = None,
+              temperature: float | None = None) -> tuple[T | None, str | None]:
+    ...
+
+
+def ask_model(asker: Asker, schema: type[T], template: str, values: Mapping[str, object], *, purpose: str,
+              resident: str, now: datetime | None, fallback: T | Callable[[], T] | None = None,
+              temperature: float | None = None) -> tuple[T | None, str | None]:
+    """One question of a mind: ``template`` (agents/prompts/) filled with ``values``, asked
+    through ``asker`` under ``purpose``'s token limit and kept as a decision record.
+    ``(answer, None)``, or ``(fallback, why)`` when the model's answer is unusable or the
+    asker withheld the call ("budget"); no fallback is None. ``temperature``: a chooser's
+    own (None: the configuration's)."""
+    text = render(template, **values)
+    record = why.begin(asker, resident, now, purpose, template)  # the decision record, if a log is kept
+    # No fallback: None, which ask_traced's type (an instance of the schema) leaves out.
+    none = cast(Callable[[], T], lambda: None)
+    got = asker.ask_traced(schema, text, purpose=purpose, resident=resident,
+                           fallback=fallback if fallback is not None else none,
+                           max_tokens=purposes.max_tokens(purpose), temperature=temperature)
+    why.end(record, got)
+    return got

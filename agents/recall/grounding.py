@@ -33,8 +33,7 @@ import numpy as np
 from pydantic import BaseModel, create_model
 
 from agents.explain import provenance as pv
-from agents.model.services import Asker
-from agents.prompts import render
+from agents.model.services import Asker, ask_model
 from agents.recall.memory import MemoryNode
 from agents.words import dated as dt
 
@@ -217,17 +216,17 @@ def fact_list(facts: Sequence[Fact]) -> str:
 
 
 def choose(asker: Asker, facts: Sequence[Fact], *, name: str, question: str, asked_by: str, purpose: str,
-           fallback_first: bool = False) -> Grounded:
+           now: datetime | None = None, fallback_first: bool = False) -> Grounded:
     """The model picks the fact that answers ``question`` (or none), at the chooser's
-    temperature. ``asker``: the gateway, or a mind's budget. Without facts no call is
-    made. When the model's answer is unusable: none, or with ``fallback_first`` the
-    most relevant fact (said so)."""
+    temperature. ``asker``: the gateway, or a mind's budget; ``now``: the sim time, for
+    the decision record. Without facts no call is made. When the model's answer is
+    unusable: none, or with ``fallback_first`` the most relevant fact (said so)."""
     if not facts:
         return Grounded(None, pv.tag(pv.RULE, f"{GROUNDED}: no memory fits"))
     schema = choice_schema(len(facts))
-    prompt = render("choose_fact", full_name=name, asked_by=asked_by, question=question, facts=fact_list(facts))
-    got, why = asker.ask_traced(schema, prompt, purpose=purpose, resident=name, fallback=schema(fact=NONE),
-                                max_tokens=8, temperature=CHOOSER_TEMPERATURE)
+    values = dict(full_name=name, asked_by=asked_by, question=question, facts=fact_list(facts))
+    got, why = ask_model(asker, schema, "choose_fact", values, purpose=purpose, resident=name, now=now,
+                         fallback=schema(fact=NONE), temperature=CHOOSER_TEMPERATURE)
     return outcome(facts, got, why, fallback_first=fallback_first)
 
 
