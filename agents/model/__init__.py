@@ -2,7 +2,7 @@
 (gateway.py, ``Gateway._road``), each taking and returning asking.LanguageModel.
 
     asking.py      Request, Reply, the LanguageModel protocol: the road's one question
-    services.py    Asker and Embedder: what a mind needs of its two services
+    services.py    Asker and Embedder: what a mind needs of its two services; ask_model: a mind's one road to its model
     gateway.py     Gateway: the road assembled (ask_once, ask_traced), its health and its ledger
     budget.py      Budget: a mind's model calls per sim day, itself an Asker
     accounting.py  every model call, counted (tokens, latency, cost, outcome)

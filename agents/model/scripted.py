@@ -16,22 +16,40 @@ from typing import Any
 
 PROVIDER = "scripted"
 
-# name -> answer(messages, response_format, timeout) -> str, or (str, prompt_tokens, completion_tokens)
-Answerer = Callable[[list, "dict | None", "float | None"], Any]
+# What an answerer gives: the answer's text, or (text, prompt_tokens, completion_tokens).
+Answered = str | tuple[str, int, int]
+# name -> answer(messages, response_format, timeout); one registered ``with_purpose`` is also
+# told the request's purpose (agents/explain/purposes.py): answer(..., purpose=...).
+Answerer = Callable[..., Answered]
 _registry: dict[str, Answerer] = {}
+_told_purpose: set[str] = set()
 _lock = threading.Lock()
+# The request's purpose travels to a scripted model in litellm's metadata under this key
+# (agents/model/send.py); no other provider is sent it.
+PURPOSE_KEY = "purpose"
 
 
-def register(name: str, answer: Answerer) -> str:
-    """Serve ``answer`` as ``scripted/<name>``; returns the model string."""
+def register(name: str, answer: Answerer, *, with_purpose: bool = False) -> str:
+    """Serve ``answer`` as ``scripted/<name>``; returns the model string. ``with_purpose``:
+    ``answer`` takes the request's purpose too (``purpose=``, None when unknown)."""
     with _lock:
         _registry[name] = answer
+        if with_purpose:
+            _told_purpose.add(name)
+        else:
+            _told_purpose.discard(name)
     return f"{PROVIDER}/{name}"
 
 
 def unregister(name: str) -> None:
     with _lock:
         _registry.pop(name, None)
+        _told_purpose.discard(name)
+
+
+def wants_purpose(name: str) -> bool:
+    with _lock:
+        return name in _told_purpose
 
 
 def lookup(name: str) -> Answerer | None:
@@ -72,8 +90,13 @@ def handler() -> Any:
             messages = kwargs.get("messages") or []
             optional = kwargs.get("optional_params") or {}
             response_format = kwargs.get("response_format") or optional.get("response_format")
+            wait = float(timeout) if timeout else None
             try:
-                got = answer(messages, response_format, float(timeout) if timeout else None)
+                if wants_purpose(name):
+                    metadata = (kwargs.get("litellm_params") or {}).get("metadata") or {}
+                    got = answer(messages, response_format, wait, purpose=metadata.get(PURPOSE_KEY))
+                else:
+                    got = answer(messages, response_format, wait)
             except TimeoutError as err:
                 raise litellm.Timeout(message=str(err), model=name, llm_provider=PROVIDER) from None
             if isinstance(got, tuple):

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from agents.model import providers
+from agents.model import providers, scripted
 from agents.model.asking import Heard, Reply, Request, Usage
 from agents.model.config import ModelConfig
 from agents.model.dialects import StructuredCall, endpoint_label
@@ -46,6 +46,8 @@ class Sent:
         )
         if request.seed is not None:
             kwargs["seed"] = request.seed
+        if cfg.provider == scripted.PROVIDER:  # a program answering may answer by purpose (lab/competent)
+            kwargs["metadata"] = {scripted.PURPOSE_KEY: request.purpose}
         if cfg.api_base:
             kwargs["api_base"] = cfg.api_base
             if cfg.provider in ("openai", "") and not os.environ.get("OPENAI_API_KEY"):

@@ -20,11 +20,14 @@ Importing this package registers it (``agents.scripted.register``); the
 `smallville` command does so. One module per group of tasks: ``prompt`` reads
 the prompt, ``happenings`` what its memories speak of, then ``planning``,
 ``conversation``, ``memory`` and ``interview`` answer; ``dispatch`` below picks
-the task from the answer's schema.
+the task from the request's purpose (agents/explain/purposes.py), which the model
+road tells a scripted model, and where the purpose leaves it open from the answer's
+schema. The purpose says only why the mind asks, as the prompt itself does.
 """
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from agents import scripted
 from lab.competent.conversation import chat_summary, relationship, talk, utterance
@@ -36,7 +39,41 @@ from lab.competent.prompt import Prompt
 MODEL = "competent"
 
 
-def dispatch(p: Prompt) -> dict:
+# The answer to each purpose's question where the purpose alone says which (the purposes are
+# agents/explain/purposes.py's; tests/test_purposes.py checks each is declared there). The
+# rest ask with templates that want different answers (a day plan written, laid on the usual
+# day's hours or chosen slot by slot; an observation rated or picked out), or the stand-in has
+# no answer for them (a grounded line's choice): those, and a prompt whose purpose is not told
+# (the stand-in server, lab/standin_server.py), are told apart by the answer's schema.
+BY_PURPOSE: dict[str, Callable[[Prompt], dict]] = {
+    "summary": summarise,
+    "yesterday": summarise,
+    "replan": replan,
+    "decompose": steps,
+    "react": react,
+    "reflect_questions": questions,
+    "reflect_insights": insights,
+    "reflect_choose": choose,
+    "story_choose": choose,
+    "talk_decision": talk,
+    "relationship": relationship,
+    "utterance": utterance,
+    "chat_summary": chat_summary,
+    "respond": answer,
+    "choose_fact": choose,
+    "judge": judge,
+    "rank_answers": rank,
+}
+
+
+def dispatch(p: Prompt, purpose: str | None = None) -> dict:
+    """The answer to prompt ``p``: by its purpose where that says which, else by its schema."""
+    by_purpose = BY_PURPOSE.get(purpose or "")
+    return by_purpose(p) if by_purpose is not None else by_schema(p)
+
+
+def by_schema(p: Prompt) -> dict:
+    """The answer the schema's fields ask for (and the prompt's words, where two tasks share a schema)."""
     name = p.name
     props = set(((p.schema or {}).get("properties") or {}).keys())
     if "ratings" in props:
@@ -72,12 +109,14 @@ def dispatch(p: Prompt) -> dict:
     return {}
 
 
-def respond(messages: list, response_format: dict | None, timeout: float | None) -> str:
+def respond(messages: list[dict], response_format: dict | None, timeout: float | None,
+            purpose: str | None = None) -> str:
     text = next((str(m.get("content", "")) for m in reversed(messages) if m.get("role") == "user"), "")
     js = (response_format or {}).get("json_schema") or {}
-    return json.dumps(dispatch(Prompt(text, js.get("schema"), str(js.get("name") or ""))), ensure_ascii=False)
+    prompt = Prompt(text, js.get("schema"), str(js.get("name") or ""))
+    return json.dumps(dispatch(prompt, purpose), ensure_ascii=False)
 
 
-scripted.register(MODEL, respond)
+scripted.register(MODEL, respond, with_purpose=True)
 
-__all__ = ["MODEL", "Prompt", "dispatch", "respond"]
+__all__ = ["BY_PURPOSE", "MODEL", "Prompt", "by_schema", "dispatch", "respond"]
