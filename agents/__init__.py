@@ -29,6 +29,8 @@ game/, lab/ and smallville/ use, and they import the minds only through it
   `start_turn(now)`, `search(...)`, `remember(...)`, `publish()`; saves `snapshot(in_flight)`, `to_state()`,
   `from_state(state)`, `Mind.restore(persona, gateway, embedder, state, settings)`;
   panels `memory_text(node_id)`; `decompose_afresh()` after the player played the resident.
+- `agents.mind.api.ResidentMind`: what the game may ask of a resident's mind (a protocol `Mind` implements,
+  and the stand-ins too); game/sim, game/runs and the views hold minds as it.
 - `agents.mind.job_tags.job_tag`: the names of a mind's jobs (what a save asks of a running job).
 - `agents.interview.respond` (agents/mind/interview.py): one in-character answer (the visitor's
   chat, interviews).
@@ -65,6 +67,7 @@ from __future__ import annotations
 from agents.engine import local_model, masks
 from agents.explain import provenance, why
 from agents.mind import interview
+from agents.mind.api import ResidentMind
 from agents.mind.core import Mind
 from agents.mind.inspection import Inspection
 from agents.mind.interview import Reply, fallback_answer, keep_owed, respond, respond_traced
@@ -81,6 +84,7 @@ from agents.model.config import (
 )
 from agents.model.dialects import SAY
 from agents.model.gateway import Gateway
+from agents.model.services import Asker, Embedder
 from agents.planning.decompose import steps_schema
 from agents.planning.inner_voice import first_person
 from agents.planning.object_use import after_use
@@ -92,6 +96,7 @@ from agents.recall.grounding import choice_schema
 from agents.recall.grounding import first_person as fact_in_first_person
 from agents.recall.memory import EmbeddingMismatch, MemoryStream, median_ms
 from agents.recall.perceive import importance_schema
+from agents.residents.mind_settings import MindSettings
 from agents.residents.persona import (
     CastError,
     Persona,
@@ -124,10 +129,12 @@ __all__ = [
     "VOCABULARY",
     "Accounting",
     "Action",
+    "Asker",
     "CastError",
     "ConfigError",
     "Conversation",
     "Decision",
+    "Embedder",
     "EmbeddingMismatch",
     "Event",
     "Gateway",
@@ -137,10 +144,12 @@ __all__ = [
     "MemoryStream",
     "Mind",
     "MindPool",
+    "MindSettings",
     "ModelConfig",
     "Persona",
     "Rank",
     "Reply",
+    "ResidentMind",
     "Scenario",
     "Situation",
     "Stateful",

@@ -23,24 +23,32 @@ Ctrl-C stops the run and still writes all four files.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import logging
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from tqdm import tqdm
 
 from agents import (
     SAY,
+    Accounting,
     CastError,
     ConfigError,
+    Embedder,
     Gateway,
+    MindSettings,
+    ModelConfig,
+    Persona,
+    ResidentMind,
+    Scenario,
     load_cast,
     load_config,
     load_config_for_saved,
@@ -51,7 +59,7 @@ from agents import (
     why,
 )
 from game.runs import forecast
-from game.runs.build import build_parts, select_residents
+from game.runs.build import Parts, build_parts, select_residents
 from game.runs.days import DayLedger
 from game.runs.forecast import Ceiling
 from game.runs.recording import FILE as RECORDING_FILE
@@ -59,12 +67,13 @@ from game.runs.recording import HISTORY_FOLDER, Recorder, SaveHistory
 from game.runs.timeline import TIME_FORMAT, economy_text, make_summary, timeline_text
 from game.saves.cast import PERSONAS, saved_cast
 from game.saves.saveload import capture, restore
-from game.saves.store import SaveError, SaveWriter, list_saves, load_state, read_info
-from game.sim import STEP, SimSettings
+from game.saves.store import SaveError, SaveInfo, SaveWriter, list_saves, load_state, read_info
+from game.sim import STEP, Pool, SimSettings, Simulation
 from game.sim.clocks import GroupClocks
 from game.support import folders
 from game.support.errors import UserError
 from game.world.map_reader import load_town
+from game.world.town import Town
 
 log = logging.getLogger(__name__)
 
@@ -91,34 +100,34 @@ def parse_start(text: str | None, default: datetime) -> datetime:
 class RunResult:
     out: Path
     summary: dict
-    sim: Any
+    sim: Simulation
     interrupted: bool = False
     files: dict[str, Path] = field(default_factory=dict)
 
 
 def run_headless(
-    town: Any,
-    personas: Sequence[Any],
+    town: Town,
+    personas: Sequence[Persona],
     *,
     start: datetime,
     hours: float,
     out: str | Path,
-    scenario: Any = None,
-    config: Any = None,
-    gateway: Any = None,
-    embedder: Any = None,
-    minds: dict[str, Any] | None = None,
+    scenario: Scenario | None = None,
+    config: ModelConfig | None = None,
+    gateway: Gateway | None = None,
+    embedder: Embedder | None = None,
+    minds: Mapping[str, ResidentMind] | None = None,
     seed: int = 0,
     progress: bool = True,
-    sim_settings: Any = None,
-    mind_settings: Any = None,
-    on_step: Callable[[Any], None] | None = None,
+    sim_settings: SimSettings | None = None,
+    mind_settings: MindSettings | None = None,
+    on_step: Callable[[Simulation], None] | None = None,
     echo: Callable[[str], None] | None = print,
-    resume: tuple[dict, Any] | None = None,
+    resume: tuple[dict, SaveInfo] | None = None,
     autosave_min: float | None = AUTOSAVE_MIN,
     keep: int = AUTOSAVE_KEEP,
     ceiling: Ceiling | None = None,
-    on_start: Callable[[Any], None] | None = None,
+    on_start: Callable[[Parts], None] | None = None,
     out_of_order: bool = False,
 ) -> RunResult:
     """Run lockstep for ``hours`` sim hours and write the run folder. Gateway,
@@ -155,7 +164,7 @@ def run_headless(
     span.t0 = time.monotonic()
     ledger = DayLedger(run.accounting, sim.now, _days_so_far(run) if resume is not None else ())
 
-    def noted(s: Any) -> None:  # each sim day's wall time, calls and tokens (summary.json's "days")
+    def noted(s: Simulation) -> None:  # each sim day's wall time, calls and tokens (summary.json's "days")
         ledger.see(s.now)
         if on_step is not None:
             on_step(s)
@@ -194,7 +203,7 @@ class _Span:
     busy0: float | None
 
 
-def _summarize(run: _Run, span: _Span, town: Any, *, interrupted: bool, stopped: str | None,
+def _summarize(run: _Run, span: _Span, town: Town, *, interrupted: bool, stopped: str | None,
                last_save: Path | None, resumed: bool, out_of_order: bool) -> dict:
     """summary.json's content (make_summary, and the run's save, recording, decision records,
     stepping and model servers); a finished run teaches the forecast its model's rates."""
@@ -231,17 +240,17 @@ class _Run:
 
     out: Path
     files: dict[str, Path]
-    parts: Any
-    config: Any
-    gateway: Any
-    accounting: Any
-    why_log: Any
+    parts: Parts
+    config: ModelConfig | None
+    gateway: Gateway
+    accounting: Accounting
+    why_log: why.WhyLog
     events: IO[str]  # events.jsonl, streamed
     saves_dir: Path
     writer: SaveWriter
     recorder: Recorder
     history: SaveHistory
-    personas: Sequence[Any]
+    personas: Sequence[Persona]
     start: datetime
     seed: int
     prev_wall: float  # a resumed run's wall time so far
@@ -251,18 +260,20 @@ class _Run:
     uneven: bool = False  # stopped with the residents at different times: no end save
 
     @property
-    def sim(self) -> Any:
+    def sim(self) -> Simulation:
         return self.parts.sim
 
     @property
-    def pool(self) -> Any:
+    def pool(self) -> Pool:
         return self.parts.pool
 
 
-def _open_run(town: Any, personas: Sequence[Any], *, start: datetime, out: str | Path, scenario: Any, config: Any,
-              gateway: Any, embedder: Any, minds: dict[str, Any] | None, seed: int, sim_settings: Any,
-              mind_settings: Any, resume: tuple[dict, Any] | None, autosave_min: float | None,
-              on_start: Callable[[Any], None] | None, out_of_order: bool,
+def _open_run(town: Town, personas: Sequence[Persona], *, start: datetime, out: str | Path,
+              scenario: Scenario | None, config: ModelConfig | None, gateway: Gateway | None,
+              embedder: Embedder | None, minds: Mapping[str, ResidentMind] | None, seed: int,
+              sim_settings: SimSettings | None, mind_settings: MindSettings | None,
+              resume: tuple[dict, SaveInfo] | None, autosave_min: float | None,
+              on_start: Callable[[Parts], None] | None, out_of_order: bool,
               echo: Callable[[str], None] | None = None) -> _Run:
     """Build the run (or restore the saved one, without its player: ``_without_player``),
     open its files (the model calls, the decision records, the event stream, the
@@ -339,7 +350,7 @@ def _open_run(town: Any, personas: Sequence[Any], *, start: datetime, out: str |
     return run
 
 
-def _without_player(sim: Any) -> list[str]:
+def _without_player(sim: Simulation) -> list[str]:
     """A headless run has no player: a game's save comes back without one. The resident
     the player played goes back to its own mind (it decides from now, as when the
     player hands it back), and the visitor's body leaves the town (it would stand
@@ -358,7 +369,7 @@ def _without_player(sim: Any) -> list[str]:
     return said
 
 
-def _step_run(run: _Run, end: datetime, *, keep: int, on_step: Callable[[Any], None] | None,
+def _step_run(run: _Run, end: datetime, *, keep: int, on_step: Callable[[Simulation], None] | None,
               ceiling: Ceiling | None, progress: bool) -> tuple[bool, str | None]:
     """Step until ``end`` (or a ceiling, or Ctrl-C): each step recorded, an autosave every
     so often, the progress bar kept. Returns (interrupted, what stopped the run early)."""
@@ -427,7 +438,7 @@ def _catch_up(clocks: GroupClocks) -> None:
         log.info("catching up interrupted: the residents stay at different times")
 
 
-def _step_apart(run: _Run, end: datetime, *, keep: int, on_step: Callable[[Any], None] | None,
+def _step_apart(run: _Run, end: datetime, *, keep: int, on_step: Callable[[Simulation], None] | None,
                 ceiling: Ceiling | None, progress: bool) -> tuple[bool, str | None]:
     """``_step_run`` with a clock per resident (game/sim/clocks.py): the residents step apart
     between barriers, where all are at one time: each autosave, the end. ``on_step`` and
@@ -528,10 +539,10 @@ def _echo_run(echo: Callable[[str], None], summary: dict, out: Path, *, interrup
          + (f"; continue it with: smallville sim --resume {out} --hours H" if last_save else ""))
 
 
-def _capture(parts: Any, **kwargs: Any) -> tuple[dict, dict]:
+def _capture(parts: Parts, *, drain: bool | None = None) -> tuple[dict, dict]:
     """``capture`` with the model configuration's text redacted (agents/support/redact.py): a
     run's saves may be shared, and an ``api_base`` can carry credentials."""
-    snap, meta = capture(parts, **kwargs)
+    snap, meta = capture(parts, drain=drain)
     if isinstance(snap.get("config"), dict):
         snap["config"] = redact_data(snap["config"])
     if isinstance(meta.get("model"), str):
@@ -542,9 +553,9 @@ def _capture(parts: Any, **kwargs: Any) -> tuple[dict, dict]:
 # ---------------------------------------------------------------------------- the command
 
 
-def think_settings(args, saved: Any = None) -> SimSettings | None:
-    """SimSettings with ``--think-s`` (else the resumed run's own think time), or
-    None for the defaults."""
+def think_settings(args: argparse.Namespace, saved: int | None = None) -> SimSettings | None:
+    """SimSettings with ``--think-s`` (else the resumed run's own think time, as its save
+    holds it), or None for the defaults."""
     think = getattr(args, "think_s", None)
     if think is None:
         think = saved
@@ -555,7 +566,7 @@ def think_settings(args, saved: Any = None) -> SimSettings | None:
     return SimSettings(lockstep_think_s=int(think))
 
 
-def main_sim(args) -> int:
+def main_sim(args: argparse.Namespace) -> int:
     if args.hours is None or args.hours <= 0:
         raise UserError("--hours must be more than 0")
     if getattr(args, "resume", None):
@@ -592,7 +603,7 @@ def main_sim(args) -> int:
     return 130 if result.interrupted else 0
 
 
-def ceiling_of(args: Any) -> Ceiling | None:
+def ceiling_of(args: argparse.Namespace) -> Ceiling | None:
     """``--max-cost`` / ``--max-tokens`` as a Ceiling (None when neither is given)."""
     cost, tokens = getattr(args, "max_cost", None), getattr(args, "max_tokens", None)
     if cost is None and tokens is None:
@@ -652,7 +663,7 @@ def claim_run_folder(out: Path | None = None) -> Path:
 # ---------------------------------------------------------------------------- resuming
 
 
-def last_run_save(folder: str | Path):
+def last_run_save(folder: str | Path) -> SaveInfo:
     """The newest loadable save of a run folder (``<folder>/saves/``; a save
     file's path works too). UserError naming what is wrong when there is none."""
     folder = Path(folder)
@@ -681,8 +692,8 @@ def run_folder_of(save: Path) -> Path | None:
     return None
 
 
-def resume_sim(args, *, gateway: Any = None, embedder: Any = None, progress: bool = True,
-               echo: Callable[[str], None] | None = print) -> int:
+def resume_sim(args: argparse.Namespace, *, gateway: Gateway | None = None, embedder: Embedder | None = None,
+               progress: bool = True, echo: Callable[[str], None] | None = print) -> int:
     """``smallville sim --resume runs/NAME --hours H``: continue the run folder's
     newest save for H more sim hours, appending to its files."""
     info = last_run_save(args.resume)

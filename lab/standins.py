@@ -4,6 +4,10 @@ way a model keeps them busy, and the game's own Session built around them.
 A ``BusyMind`` answers every job after sleeping like a model call (the GIL is
 free) around a little plain Python (the GIL is held), then sends its resident
 somewhere in town, or now and then into a chat.
+
+``StandInMind`` is the base of every stand-in mind the game is given (here and in the
+tests): the members of ``agents.ResidentMind`` a stand-in has no use for, answered as a
+mind that keeps no plan of steps answers, so the game asks each mind the same way.
 """
 from __future__ import annotations
 
@@ -11,7 +15,6 @@ import random
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from agents import (
     Action,
@@ -21,6 +24,7 @@ from agents import (
     MindPool,
     ModelConfig,
     Persona,
+    ResidentMind,
     Situation,
     Utterance,
     load_cast,
@@ -33,7 +37,60 @@ ROOT = Path(__file__).resolve().parents[1]
 MAP = folders.default_map()
 
 
-class BusyMind:
+class StandInMind:
+    """The whole of ``agents.ResidentMind`` for a stand-in: a subclass gives ``name`` and
+    ``decide`` (and ``persona``, for the routine), and what else it needs. The defaults
+    are a mind without a plan of steps: the routine stands in while it thinks (no
+    ``planned_action``), no steps are decided ahead (``steps_end`` None) and none would
+    cost a model call (``chunk_asks`` False: the game asks for its decisions with the
+    plain look-ahead and never asks it to ``prepare``), nobody it hosts (``welcome``
+    None), no plans made in conversation, thoughts forgotten, an empty inspection."""
+
+    name: str
+    persona: Persona | None = None
+
+    def decide(self, situation: Situation) -> Decision:
+        raise NotImplementedError("a stand-in mind decides in its own way")
+
+    def utter(self, conversation: Conversation, now: datetime, partner_doing: str) -> Utterance:
+        return Utterance(self.name, "Hello!", ends=True)
+
+    def end_conversation(self, conversation: Conversation, now: datetime) -> list:
+        return []
+
+    def welcome(self, guest: str, now: datetime) -> Utterance | None:
+        return None
+
+    def prepare(self, at: datetime, now: datetime) -> int:
+        return 0
+
+    def queue_thought(self, text: str, importance: int = 8) -> None:
+        return None
+
+    def inner_voice(self, text: str, now: datetime | None = None, importance: int = 9) -> str:
+        self.queue_thought(text, importance)
+        return text
+
+    def inspect(self) -> Inspection:
+        return Inspection(name=self.name)
+
+    def memory_text(self, node_id: int) -> str | None:
+        return None
+
+    def planned_action(self, t: datetime) -> Action | None:
+        return None
+
+    def steps_end(self) -> datetime | None:
+        return None
+
+    def chunk_asks(self, at: datetime) -> bool:
+        return False
+
+    def decompose_afresh(self) -> None:
+        return None
+
+
+class BusyMind(StandInMind):
     """A stand-in mind whose every job sleeps like a model call (GIL free) around a
     little plain Python, then sends its resident somewhere in town."""
 
@@ -73,11 +130,9 @@ class BusyMind:
         n = len(conversation.lines)
         return Utterance(self.name, f"Nice to see you! How is your day going? ({n})", ends=n >= 3)
 
-    def end_conversation(self, conversation: Conversation, now: datetime) -> None:
+    def end_conversation(self, conversation: Conversation, now: datetime) -> list:
         self._job()
-
-    def queue_thought(self, text: str, importance: int = 8) -> None:
-        return None
+        return []
 
     def inspect(self) -> Inspection:
         return Inspection(name=self.name, summary="a busy stand-in mind")
@@ -114,11 +169,11 @@ def busy_minds_session(map_path: str | Path | None = None, *, residents: int = 2
     cast, scenario = load_cast(map_path.parent)
     cast = cast[:residents]
     places = [a for a in town.addresses() if a.count(":") == 2]
-    minds: dict[str, Any] = {p.name: BusyMind(p, places, seed, delay) for p in cast}
+    minds: dict[str, ResidentMind] = {p.name: BusyMind(p, places, seed, delay) for p in cast}
     gw = NoGateway(concurrency)
     parts = build_parts(town, cast, scenario.start, scenario=scenario, config=gw.config, gateway=gw, embedder=None,
                         minds=minds, seed=seed, sim_class=PlaySimulation, pool=MindPool(concurrency))
     return Session(parts, visitor_name=visitor_name, prime=False)  # minds busy from the first frame
 
 
-__all__ = ["BusyMind", "NoGateway", "busy_minds_session"]
+__all__ = ["BusyMind", "NoGateway", "StandInMind", "busy_minds_session"]

@@ -15,6 +15,7 @@ from game.saves.store import load_state, save_state
 from game.sim import Simulation
 from game.sim.eventlog import EventLog
 from game.world.map_reader import load_town
+from lab.standins import StandInMind
 
 
 def ev(i: int) -> dict:
@@ -83,7 +84,7 @@ def test_reset_replaces_everything_and_a_snapshot_outlives_it():
 START = datetime(2023, 2, 13, 7, 0)
 
 
-class Idle:
+class Idle(StandInMind):
     def __init__(self, name):
         self.name = name
         self.persona = None

@@ -15,6 +15,7 @@ from agents.support.types import Decision
 from agents.threads.pool import MindPool
 from game.sim import Simulation
 from game.world.map_reader import load_town
+from lab.standins import StandInMind
 
 W = mapkit.DEFAULT_WORLD
 ISA, MARIA = "Isabella Rodriguez", "Maria Lopez"
@@ -23,7 +24,7 @@ BED, FRIDGE = f"{ROOM}:bed", f"{ROOM}:refrigerator"
 START = datetime(2023, 2, 13, 6, 0)
 
 
-class Script:
+class Script(StandInMind):
     """A stand-in mind that follows a timetable of (start, Action factory)."""
 
     def __init__(self, name, table):

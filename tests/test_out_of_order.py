@@ -25,6 +25,7 @@ from game.sim import STEP, Simulation, movement, objects
 from game.sim.clocks import AHEAD, GroupClocks, Reach
 from game.sim.decisions import jobs_in_flight
 from game.world.map_reader import load_town
+from lab.standins import StandInMind
 
 W = "Testville"
 CAFE = f"{W}:Hobbs Cafe:cafe"
@@ -60,7 +61,7 @@ def long_town(tmp_path):
     return load_town(path)
 
 
-class Ledger:
+class Ledger(StandInMind):
     """A deterministic mind with a memory: it writes down every question, and its
     answers depend on the whole ledger (how many questions, what it saw). It can be
     put back like a Mind (``snapshot()`` then ``from_state``)."""

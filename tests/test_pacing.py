@@ -28,6 +28,7 @@ from agents.residents.persona import load_cast
 from agents.support.types import Action, Decision
 from agents.threads.pool import MindPool
 from game.runs.pacing import LAG_MIN, Pacer, describe
+from lab.standins import StandInMind
 from tests.fakes import HashEmbedder, make_gateway
 from tests.scripted_minds import plausible
 
@@ -65,7 +66,7 @@ def build_game(display, minds, pool, pace="minds", names=None, start=None):
     return game, session
 
 
-class GatedMind:
+class GatedMind(StandInMind):
     """A stand-in mind: each decision waits for ``gate`` (a slow model), then does
     ``minutes`` of reading at home; ``asked`` records every situation."""
 

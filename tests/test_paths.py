@@ -17,6 +17,7 @@ from game.sim import SimSettings, Simulation, movement
 from game.sim.state import body_from_dict, body_to_dict
 from game.world import astar
 from game.world.map_reader import load_town
+from lab.standins import StandInMind
 
 W = "Testville"
 CAFE = f"{W}:Hobbs Cafe:cafe"
@@ -26,7 +27,7 @@ MACHINE = f"{CAFE}:coffee machine"
 START = datetime(2023, 2, 13, 7, 0)
 
 
-class Still:
+class Still(StandInMind):
     """A mind that is never asked anything useful (the tests drive bodies by hand)."""
 
     def __init__(self, name):

@@ -21,6 +21,7 @@ from scripted_minds import plausible
 
 from agents.mind.inspection import Inspection
 from agents.support.types import Action, Decision, Utterance
+from lab.standins import StandInMind
 
 ROOT = Path(__file__).resolve().parents[1]
 MAP = ROOT / "maps" / "the_ville" / "the_ville.tmx"
@@ -304,7 +305,7 @@ def test_visitor_is_perceived_like_anyone(play, display):
     assert seen and seen[0].description == "Alex is visiting the town"
 
 
-class GreeterMind:
+class GreeterMind(StandInMind):
     """A stand-in mind that wants to talk to whoever it can."""
 
     def __init__(self, persona):

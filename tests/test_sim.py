@@ -15,6 +15,7 @@ from agents.support.types import Action, Decision, Utterance
 from agents.threads.pool import MindPool
 from game.sim import STEP, SimSettings, Simulation, is_sleep, routine_action
 from game.world.map_reader import load_town
+from lab.standins import StandInMind
 
 W = "Testville"
 CAFE = f"{W}:Hobbs Cafe:cafe"
@@ -23,7 +24,7 @@ PARK = f"{W}:Johnson Park:park"
 START = datetime(2023, 2, 13, 7, 0)
 
 
-class StandIn:
+class StandIn(StandInMind):
     """A mind with a script: ``decide(self, situation) -> Decision``,
     ``line(self, conversation) -> Utterance``. Records what it was asked."""
 

@@ -310,9 +310,9 @@ def test_a_step_asked_ahead_for_a_time_no_step_is_decided_for_is_a_chunk(tmp_pat
         assert job.chunk is chunk, until
         sim.pool.wait(5)
     assert asked == [(False, "decide:ahead"), (True, "decide:chunk"), (True, "decide:chunk"), (False, "decide:ahead")]
-    plain = StandIn(MARIA)  # a mind without steps (scripted): every step ahead counts as cheap
+    plain = StandIn(MARIA)  # a mind without steps (scripted): no chunk asks the model, every step ahead is cheap
     sim = make_sim(tmp_path / "plain", [plain], lockstep=False, pool=pools(1))
-    assert decisions._steps_decided(sim, sim.bodies[MARIA], START + timedelta(hours=3))
+    assert not decisions._chunk_asks(sim, sim.bodies[MARIA], START + timedelta(hours=3))
     isa = Preparing(ISA, None)
     sim = make_sim(tmp_path / "held", [isa], lockstep=False, pool=pools(1))
     b = sim.bodies[ISA]

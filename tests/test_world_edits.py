@@ -12,6 +12,7 @@ from agents.threads.pool import MindPool
 from game.sim import Simulation
 from game.view.console import parse
 from game.world.map_reader import load_town
+from lab.standins import StandInMind
 from tests.fakes import HashEmbedder, make_gateway
 from tests.scripted_minds import plausible
 
@@ -74,7 +75,7 @@ def test_parse_other_commands(town):
 
 # ---------------------------------------------------------------------------- the sim
 
-class Quiet:
+class Quiet(StandInMind):
     def __init__(self, name):
         from types import SimpleNamespace
 

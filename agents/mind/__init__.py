@@ -1,5 +1,6 @@
 """A resident's mind whole: the room the simulation talks to (through agents.__all__).
 
+    api.py         ResidentMind: what the game may ask of a resident's mind (a protocol; Mind implements it)
     core.py        Mind: the parts tied together behind the simulation's small API (its jobs, the
                    services it gives its parts); two of its jobs beside it, each a base class of Mind:
     remembering.py its memory as the parts use it: stored in batches, retrieved as the paper does
@@ -14,5 +15,5 @@
 
 # The room's modules: its public face inside the minds (game/, lab/ and smallville/ use agents.__all__).
 __all__ = [
-    "core", "deciding", "inspection", "interview", "job_tags", "keeping", "owed", "remembering",
+    "api", "core", "deciding", "inspection", "interview", "job_tags", "keeping", "owed", "remembering",
 ]

@@ -1,6 +1,6 @@
 """A resident's mind: ties memory, perception, reflection, planning, reacting
-and dialogue together behind the small API the simulation calls (contract
-section 10). Methods run on the worker pool, at most one job per mind at a
+and dialogue together behind the small API the simulation calls (agents/mind/api.py
+``ResidentMind``; contract section 10). Methods run on the worker pool, at most one job per mind at a
 time; inspect(), queue_thought() and inner_voice() may be called from any thread.
 
 Each part of the architecture is a module that takes the mind as a narrow
@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.explain import provenance as pv
 from agents.explain import why
@@ -48,10 +48,14 @@ from agents.residents.persona import Persona
 from agents.support.types import Action, Conversation, Decision, Situation, Utterance
 from agents.talk import converse
 
+if TYPE_CHECKING:
+    from agents.mind.api import ResidentMind
+
 
 class Mind(Remembering, Keeping):
     """One resident's mind: the paper's memory stream, retrieval, reflection, planning,
-    reacting and dialogue, asked for a decision by the simulation (see the module)."""
+    reacting and dialogue, asked for a decision by the simulation (see the module). It is
+    the game's ``ResidentMind`` (agents/mind/api.py; mypy checks it, below the class)."""
 
     def __init__(self, persona: Persona, gateway: Asker, embedder: Embedder, settings: MindSettings | None = None):
         # Cheap: no model call, no embedding; memories are seeded in the first job.
@@ -330,3 +334,7 @@ class Mind(Remembering, Keeping):
         mind = cls(persona, gateway, embedder, settings)
         mind.from_state(state)
         return mind
+
+
+if TYPE_CHECKING:
+    _implements: type[ResidentMind] = Mind  # Mind has every member the game may ask of a mind

@@ -4,15 +4,31 @@ the embedder, the worker pool and the simulation."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
-from agents import CastError, Gateway, Mind, MindPool, grow_cast, load_config, local_model, make_embedder, why
-from game.sim import Simulation
+from agents import (
+    CastError,
+    Embedder,
+    Gateway,
+    Mind,
+    MindPool,
+    MindSettings,
+    ModelConfig,
+    Persona,
+    ResidentMind,
+    Scenario,
+    grow_cast,
+    load_config,
+    local_model,
+    make_embedder,
+    why,
+)
+from game.sim import Pool, SimSettings, Simulation
 from game.support.errors import UserError
 from game.world import astar
+from game.world.town import Town
 
 log = logging.getLogger(__name__)
 
@@ -20,8 +36,9 @@ log = logging.getLogger(__name__)
 PLAY_WORKER_NICE = 5  # the minds' worker threads in play, below the frame thread (agents.pool.MindPool)
 
 
-def select_residents(cast: Sequence[Any], agents: int | None = None,
-                     names: str | Sequence[str] | None = None, *, town: Any = None, seed: int = 0) -> list[Any]:
+def select_residents(cast: Sequence[Persona], agents: int | None = None,
+                     names: str | Sequence[str] | None = None, *, town: Town | None = None,
+                     seed: int = 0) -> list[Persona]:
     """``--agents N``: the first N in the scenario's order, and past the scenario's,
     generated residents of ``town`` (agents/residents/townsfolk.py; the same N and ``seed``, the
     same town); ``--residents "A,B"``: by name, where a name the scenario lacks is
@@ -59,14 +76,14 @@ def select_residents(cast: Sequence[Any], agents: int | None = None,
     return list(cast)
 
 
-def _grow(cast: Sequence[Any], town: Any, n: int, seed: int) -> list[Any]:
+def _grow(cast: Sequence[Persona], town: Town, n: int, seed: int) -> list[Persona]:
     try:
         return grow_cast(cast, town.addresses(), n, seed)
     except CastError as err:
         raise UserError(f"--agents {n} on {getattr(town, 'path', 'this map')}: {err}") from None
 
 
-def spawns_of(town: Any, personas: Sequence[Any]) -> dict[str, tuple[int, int]]:
+def spawns_of(town: Town, personas: Sequence[Persona]) -> dict[str, tuple[int, int]]:
     """Where the residents the map has no spawn for start: on their home's bed (the
     tiles beside it in turn when the bed is shared), else anywhere in their home."""
     out: dict[str, tuple[int, int]] = {}
@@ -85,11 +102,11 @@ def spawns_of(town: Any, personas: Sequence[Any]) -> dict[str, tuple[int, int]]:
     return out
 
 
-def build_minds(personas: Sequence[Any], gateway: Any, embedder: Any, scenario: Any = None,
-                settings: Any = None) -> dict[str, Any]:
+def build_minds(personas: Sequence[Persona], gateway: Gateway, embedder: Embedder, scenario: Scenario | None = None,
+                settings: MindSettings | None = None) -> dict[str, ResidentMind]:
     """One Mind per persona, with the scenario's seeded thoughts queued (each
     Mind seeds its own description phrases as first memories in its first job)."""
-    minds = {p.name: Mind(p, gateway, embedder, settings) for p in personas}
+    minds: dict[str, ResidentMind] = {p.name: Mind(p, gateway, embedder, settings) for p in personas}
     for who, thought, importance in getattr(scenario, "seeds", None) or []:
         if who in minds:
             minds[who].queue_thought(thought, importance)
@@ -100,34 +117,34 @@ def build_minds(personas: Sequence[Any], gateway: Any, embedder: Any, scenario: 
 class Parts:
     """What a run is built from (shared by the window and headless runs)."""
 
-    town: Any
-    cast: list
-    scenario: Any
-    config: Any
-    gateway: Any
-    embedder: Any
-    pool: Any
-    minds: dict
-    sim: Any
+    town: Town
+    cast: list[Persona]
+    scenario: Scenario | None
+    config: ModelConfig | None
+    gateway: Gateway
+    embedder: Embedder | None  # None: minds given (tests, stand-ins) that embed nothing
+    pool: Pool
+    minds: dict[str, ResidentMind]
+    sim: Simulation
 
 
 def build_parts(
-    town: Any,
-    personas: Sequence[Any],
+    town: Town,
+    personas: Sequence[Persona],
     start: datetime,
     *,
-    scenario: Any = None,
-    config: Any = None,
-    gateway: Any = None,
-    embedder: Any = None,
-    minds: dict | None = None,
+    scenario: Scenario | None = None,
+    config: ModelConfig | None = None,
+    gateway: Gateway | None = None,
+    embedder: Embedder | None = None,
+    minds: Mapping[str, ResidentMind] | None = None,
     seed: int = 0,
     lockstep: bool = False,
-    sim_settings: Any = None,
-    mind_settings: Any = None,
+    sim_settings: SimSettings | None = None,
+    mind_settings: MindSettings | None = None,
     background_embedder: bool = False,
-    sim_class: type = Simulation,
-    pool: Any = None,
+    sim_class: type[Simulation] = Simulation,
+    pool: Pool | None = None,
 ) -> Parts:
     """Gateway (from ``config``, else ``load_config()``), embedder, minds, pool and
     simulation; anything given is used as is (tests inject fakes)."""
@@ -137,11 +154,12 @@ def build_parts(
     config = config or getattr(gateway, "config", None)
     if why.log_of(gateway) is None:  # the decision records, in memory (a run or a recording adds their file)
         why.attach(gateway, why.WhyLog(mode=getattr(config, "why", "full")))
-    if embedder is None and minds is None:
-        embedder = make_embedder(config)
-        if background_embedder and hasattr(embedder, "load_in_background"):
-            embedder.load_in_background()  # torch's import stays off the main thread
     if minds is None:
+        if embedder is None:
+            made = make_embedder(config)
+            if background_embedder and hasattr(made, "load_in_background"):
+                made.load_in_background()  # torch's import stays off the main thread
+            embedder = made
         minds = build_minds(personas, gateway, embedder, scenario, mind_settings)
     if getattr(config, "is_embedded", False):
         # Headless runs give the embedded model every core; in play the frame keeps one.
@@ -157,7 +175,8 @@ def build_parts(
         town, minds, pool, start, personas={p.name: p for p in personas}, seed=seed, lockstep=lockstep,
         settings=sim_settings, spawns=spawns_of(town, personas),
     )
-    return Parts(town, list(personas), scenario, config, gateway, embedder, pool, minds, sim)
+    held = minds if isinstance(minds, dict) else dict(minds)  # the very dict given, as before
+    return Parts(town, list(personas), scenario, config, gateway, embedder, pool, held, sim)
 
 
 __all__ = ["Parts", "build_minds", "build_parts", "select_residents", "spawns_of"]

@@ -51,9 +51,9 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
-from agents import Mind, dialogue, interview
+from agents import Mind, ResidentMind, dialogue, interview
 from game.runs.journal import Journal
 from game.saves.saveload import REQUIRED, Prepared, capture, commit, prepare
 from game.saves.series import game_of
@@ -142,7 +142,7 @@ class Running(Protocol):
     """What the commands use of a running game (game/runs/session.py ``Session``)."""
 
     sim: Simulation
-    minds: dict[str, Mind]
+    minds: dict[str, ResidentMind]
     town: Town
     visitor_name: str
     journal: Journal  # the visitor's (game/runs/journal.py)
@@ -194,6 +194,17 @@ class Commands:
             return Refused(UNKNOWN, f"No resident called {name!r}.")
         return None
 
+    def _talker(self, name: str) -> Mind | Refused:
+        """The resident's mind as talking with the player needs it: a whole ``Mind``
+        (agents.interview answers from its memory and counts the call on its budget). A
+        stand-in mind (lab/standins.py) is only an ``agents.ResidentMind``: it cannot talk."""
+        mind = self.session.minds.get(name)
+        if isinstance(mind, Mind):
+            return mind
+        if mind is None:
+            return Refused(UNKNOWN, f"No resident called {name!r}.")
+        return Refused(UNKNOWN, f"{first_name(name)} is a stand-in here, with no mind to talk with.")
+
     # ---- talking ------------------------------------------------------------------------------
     def held(self, name: str) -> bool:
         """Whether the resident is stopped, talking with the player."""
@@ -223,6 +234,8 @@ class Commands:
             return no
         if not self.held(name):
             return Refused(NOT_HELD, f"Talk to {first_name(name)} first: they are not stopped to listen.")
+        if isinstance(mind := self._talker(name), Refused):
+            return mind
         ticket = self._ticket(name, line, heard=True, remember=True)
         sim = self.session.sim
         try:
@@ -230,7 +243,7 @@ class Commands:
         except Exception:  # the log is a record; the line still goes to the resident
             log.debug("logging the visitor's line failed", exc_info=True)
         self._agreed(name, ticket.speaker, line)
-        self._ask(ticket, history, on_answer)
+        self._ask(ticket, mind, history, on_answer)
         return ticket
 
     def _agreed(self, name: str, speaker: str, line: str) -> None:
@@ -269,30 +282,29 @@ class Commands:
                   persona: str, remember: bool = False) -> Ticket | Refused:
         """Ask ``name`` from anywhere; it takes the player for ``persona``. Nobody hears
         it; with ``remember`` the resident keeps the exchange (else it stays as it was)."""
-        if (no := self._resident(name)) is not None:
-            return no
+        if isinstance(mind := self._talker(name), Refused):
+            return mind
         ticket = self._ticket(name, line, heard=False, remember=remember)
-        self._ask(ticket, history, on_answer, speaker_is=persona)
+        self._ask(ticket, mind, history, on_answer, speaker_is=persona)
         return ticket
 
     def _ticket(self, name: str, line: str, *, heard: bool, remember: bool) -> Ticket:
         return Ticket(next(self._ids), name, self.player, line, heard, remember)
 
-    def _ask(self, ticket: Ticket, history: Sequence[tuple[str, str]], on_answer: OnAnswer, *,
+    def _ask(self, ticket: Ticket, mind: Mind, history: Sequence[tuple[str, str]], on_answer: OnAnswer, *,
              speaker_is: str | None = None) -> None:
         """``answer_now`` on the urgent lane (the player waits); when it lands, the
         exchange is owed, then kept as the resident's next ordinary job."""
         name, me, text = ticket.resident, ticket.speaker, ticket.line
         sim = self.session.sim
-        mind = self.session.minds[name]
         now = sim.now
         history = list(history)
 
-        def kept(_value: Any, error: Any) -> None:
+        def kept(_value: object, error: BaseException | None) -> None:
             if error is not None:
                 log.warning("%s could not remember the chat: %s", name, error)
 
-        def landed(value: Any, error: Any) -> None:
+        def landed(value: object, error: BaseException | None) -> None:
             if ticket.remember and error is None and isinstance(value, interview.Reply):
                 # owed first: a save taken before the job has kept it still carries the exchange
                 owed = interview.owe_exchange(mind, me, text, value, now=now)
@@ -304,7 +316,8 @@ class Commands:
         sim.call(name, interview.answer_now, mind, me, text, now=now, speaker_is=speaker_is, history=history,
                  urgent=True, on_result=landed)
 
-    def _answer(self, ticket: Ticket, history: Sequence[tuple[str, str]], value: Any, error: Any) -> Answer:
+    def _answer(self, ticket: Ticket, history: Sequence[tuple[str, str]], value: object,
+                error: BaseException | None) -> Answer:
         """What the answer says: a Reply (its provenance names the memory a grounded
         answer came from), or the fallback line; a heard one is logged."""
         name = ticket.resident
@@ -316,7 +329,7 @@ class Commands:
             failed = str(error) if error is not None else f"an odd answer {value!r}"
             log.warning("%s's answer failed: %s", name, failed)
             mind = self.session.minds.get(name)
-            text = interview.fallback_answer(mind, ticket.speaker, ticket.line, history) if mind is not None \
+            text = interview.fallback_answer(mind, ticket.speaker, ticket.line, history) if isinstance(mind, Mind) \
                 else "Sorry, what was that?"
         sim = self.session.sim
         heard = ticket.heard and name in sim.bodies

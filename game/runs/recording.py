@@ -57,15 +57,18 @@ import os
 import queue
 import threading
 import time
+from concurrent.futures import Future
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from agents import redact
+from agents import Accounting, Action, redact
 from game.saves.cast import PERSONAS, personas_data
-from game.saves.store import copy_atomically, map_fingerprint
-from game.sim import STEP
+from game.saves.store import SaveInfo, copy_atomically, map_fingerprint
+from game.sim import STEP, Simulation
+from game.sim.clocks import Frame
 from game.world.grid import facing as facing_of
+from game.world.town import Town
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +90,8 @@ TURNS: dict[str, str] = {"up": "^", "down": "v", "left": "<", "right": ">"}
 FACINGS: dict[str, str] = {c: f for f, c in TURNS.items()}
 
 
-def action_record(action: Any, target: str | None, now: datetime | None = None, note: str | None = None) -> dict | None:
+def action_record(action: Action | None, target: str | None, now: datetime | None = None,
+                  note: str | None = None) -> dict | None:
     """An action as the recording keeps it, in short keys, defaults left out:
     ``d`` description, ``ad`` address, ``tg`` the place it resolved to (when not
     the address), ``st`` its start in seconds before ``now`` (when not now),
@@ -100,7 +104,7 @@ def action_record(action: Any, target: str | None, now: datetime | None = None, 
                            "em": action.emoji}
     if target and target != action.address:
         rec["tg"] = target
-    start = getattr(action, "start", None)
+    start = action.start
     if isinstance(start, datetime) and now is not None and start != now:
         rec["st"] = int((now - start).total_seconds())
     for key, value in (("os", action.object_state), ("tt", action.talking_to), ("src", action.source),
@@ -191,8 +195,8 @@ class Recorder:
     then ``after_step(sim)`` after every step and ``close(why)`` at the end.
     ``append``: continue an existing file (a resumed run)."""
 
-    def __init__(self, path: str | Path, sim: Any, *, kind: str = "run", model: str | None = None,
-                 accounting: Any = None, append: bool = False) -> None:
+    def __init__(self, path: str | Path, sim: Simulation, *, kind: str = "run", model: str | None = None,
+                 accounting: Accounting | None = None, append: bool = False) -> None:
         self.path = Path(path)
         self.kind = kind
         self.model = model
@@ -200,13 +204,13 @@ class Recorder:
         self.closed = False
         self.frames = 0  # frames recorded after frame 0
         self._writer = _Writer(self.path, append)
-        self._sim: Any = None
+        self._sim: Simulation = sim  # (again in _attach: a loaded save brings another)
         self._events: list[dict] = []
         self._pending: list[dict] = []
         self._attach(sim)
 
     # ------------------------------------------------------------------ set-up
-    def _attach(self, sim: Any) -> None:
+    def _attach(self, sim: Simulation) -> None:
         self._sim = sim
         if self._hear not in sim.listeners:
             sim.listeners.append(self._hear)
@@ -236,7 +240,7 @@ class Recorder:
         }
         # The residents themselves, as a save keeps them: the replay shows a generated town's people
         known = getattr(sim, "personas", None) or {}
-        people = personas_data(known.get(n) or getattr(sim.minds[n], "persona", None) for n in self.names)
+        people = personas_data(known.get(n) or sim.minds[n].persona for n in self.names)
         if people:
             header[PERSONAS] = people
         key = {
@@ -278,7 +282,7 @@ class Recorder:
         if not self.closed:
             self._events.append(ev)
 
-    def after_step(self, sim: Any, frame: Any = None) -> None:
+    def after_step(self, sim: Simulation, frame: Frame | None = None) -> None:
         """Sample the town after one step (main thread; tens of microseconds). ``frame``:
         the town at that step pieced together from residents on their own clocks
         (game/sim/clocks.py ``Frame``: its time, its bodies, its object states)."""
@@ -392,12 +396,12 @@ class Recorder:
         self._new_block()
 
     @property
-    def sim(self) -> Any:
+    def sim(self) -> Simulation:
         """The simulation recorded (a loaded save brings another: a new recording)."""
         return self._sim
 
     # ------------------------------------------------------------------ the end
-    def close(self, why: str = "closed", also: Any = None) -> None:
+    def close(self, why: str = "closed", also: Simulation | None = None) -> None:
         """Write what is left (the last, partial block and an end mark) and stop.
         ``also``: another simulation that has this recorder's listener (a loaded
         save's, which took the listeners over); what it logged is not this timeline's."""
@@ -456,7 +460,7 @@ def _ends_mid_line(path: Path) -> bool:
         return False
 
 
-def _map_sha(town: Any) -> str | None:
+def _map_sha(town: Town) -> str | None:
     path = getattr(town, "path", None)
     if not path:
         return None
@@ -484,14 +488,14 @@ class SaveHistory:
                 continue
             self.last = when if self.last is None else max(self.last, when)
 
-    def saved(self, fut: Any) -> None:
+    def saved(self, fut: Future[SaveInfo]) -> None:
         try:
             info = fut.result()
         except Exception:  # noqa: BLE001 - a failed autosave was reported by its writer
             return
         self.keep(info)
 
-    def keep(self, info: Any) -> Path | None:
+    def keep(self, info: SaveInfo) -> Path | None:
         when = getattr(info, "sim_time", None)
         if when is None or (self.last is not None and when - self.last < self.every - timedelta(seconds=1)):
             return None

@@ -54,7 +54,19 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from agents import CastError, ConfigError, load_cast, load_config, why
+from agents import (
+    CastError,
+    ConfigError,
+    Embedder,
+    Gateway,
+    MindSettings,
+    ModelConfig,
+    Persona,
+    ResidentMind,
+    load_cast,
+    load_config,
+    why,
+)
 from game.runs.build import Parts, build_parts, select_residents
 from game.runs.commands import Commands, Running
 from game.runs.journal import Journal
@@ -63,7 +75,7 @@ from game.runs.pacing import PACES, Pacer, PaceStatus
 from game.runs.recording import Recorder, game_recording_path
 from game.saves.capture import play_state
 from game.saves.series import new_game_id
-from game.sim import Greeting, PlaySimulation, routine_action
+from game.sim import Greeting, PlaySimulation, Pool, SimSettings, routine_action
 from game.sim.bodies import is_sleep
 from game.sim.speeds import DEFAULT_SPEED, SPEEDS, STEP_S, next_morning, steps_per_second
 from game.support.errors import UserError
@@ -84,7 +96,7 @@ SKIP_SLACK_MIN = 3  # skipping: step on while no resident waits longer than this
 DAWN_LEAD_MIN = 30  # a new game in the window begins this long before the first resident wakes
 
 
-def dawn_start(start: datetime, personas: Sequence[Any], lead_min: int = DAWN_LEAD_MIN) -> datetime:
+def dawn_start(start: datetime, personas: Sequence[Persona], lead_min: int = DAWN_LEAD_MIN) -> datetime:
     """When a new game in the window begins: ``lead_min`` before the earliest wake hour
     among ``personas`` on ``start``'s day, or ``start`` itself when that is earlier.
     The minds plan each morning while the player watches the town sleep and wake
@@ -184,15 +196,15 @@ class Session:
         agents: int | None = None,
         residents: str | Sequence[str] | None = None,
         seed: int = 0,
-        config: Any = None,
-        gateway: Any = None,
-        embedder: Any = None,
+        config: ModelConfig | None = None,
+        gateway: Gateway | None = None,
+        embedder: Embedder | None = None,
         visitor_name: str = "Visitor",
-        minds: dict | None = None,
+        minds: dict[str, ResidentMind] | None = None,
         start: datetime | None = None,
-        sim_settings: Any = None,
-        mind_settings: Any = None,
-        pool: Any = None,
+        sim_settings: SimSettings | None = None,
+        mind_settings: MindSettings | None = None,
+        pool: Pool | None = None,
         before_dawn: bool = False,
     ) -> Session:
         """Load the town and cast beside ``map_path``, build the parts, put the visitor in.
@@ -312,7 +324,7 @@ class Session:
                     mind.queue_thought(text, imp)
                 except Exception:  # memories are a bonus; control is back
                     log.exception("queue_thought for %s failed", name)
-            if hasattr(mind, "pending") and not self.pool.busy(name):
+            if not self.pool.busy(name):
                 mind.decompose_afresh()  # replan from now (the plan's current item is decomposed afresh)
         return name
 
@@ -558,6 +570,7 @@ class Session:
         self._game_id = gid
 
     # -- state (agents.state.Stateful) -----------------------------------------------------------
+    # JSON, as a save holds it (dict[str, Any]): read back from the file and checked as it is used.
     def to_state(self) -> dict[str, Any]:
         """The session's own parts of a save: ``visitor`` and ``clock`` (the simulation and
         the minds are saved by themselves)."""

@@ -32,7 +32,7 @@ from game.sim.bodies import Body, is_sleep
 from game.sim.conversations import Chat
 from game.sim.core import Simulation
 from game.sim.greetings import Greeting, PlaySimulation
-from game.sim.jobs import Job, JobQueue
+from game.sim.jobs import Job, JobQueue, OnResult, Pool
 from game.sim.routine import routine_action
 from game.sim.settings import KINDS, STEP, SimSettings
 
@@ -44,7 +44,9 @@ __all__ = [
     "Greeting",
     "Job",
     "JobQueue",
+    "OnResult",
     "PlaySimulation",
+    "Pool",
     "SimSettings",
     "Simulation",
     "is_sleep",

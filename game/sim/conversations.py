@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from agents import Action, Conversation, Utterance
+from agents import Action, Conversation, ResidentMind, Utterance
 from agents import provenance as pv
 from game.sim import movement, objects
 from game.sim.bodies import Body
@@ -44,7 +44,7 @@ class ConversationsSim(movement.MovementSim, Protocol):
     def cooldowns(self) -> dict[str, datetime]: ...  # pair key -> no new conversation before
 
     @property
-    def minds(self) -> dict[str, Any]: ...
+    def minds(self) -> dict[str, ResidentMind]: ...
 
     @property
     def jobs(self) -> JobQueue: ...
@@ -195,7 +195,7 @@ def advance(sim: ConversationsSim) -> None:
             chat.waiting = True
 
 
-def on_utterance(sim: ConversationsSim, name: str, job: Job, value: Any, error: Any) -> None:
+def on_utterance(sim: ConversationsSim, name: str, job: Job, value: object, error: BaseException | None) -> None:
     """A line came back: it is said (logged), then the other's turn, or the end."""
     chat = sim.chats.get(job.chat) if job.chat is not None else None
     if chat is None:
@@ -207,7 +207,7 @@ def on_utterance(sim: ConversationsSim, name: str, job: Job, value: Any, error: 
         end(sim, chat)
         return
     u = Utterance(speaker=name, text=str(value.text).strip(), ends=bool(value.ends),
-                  source=str(getattr(value, "source", "") or ""))
+                  source=str(value.source or ""))
     chat.conv.lines.append(u)
     sim.log_event(name, "line", u.text, chat.conv.address, conversation=chat.id, partner=chat.conv.other(name),
                   source=u.source or None)
@@ -243,7 +243,7 @@ def end(sim: ConversationsSim, chat: Chat) -> None:
     )
 
 
-def on_remembered(sim: ConversationsSim, name: str, job: Job, value: Any, error: Any) -> None:
+def on_remembered(sim: ConversationsSim, name: str, job: Job, value: object, error: BaseException | None) -> None:
     """Remembering a conversation finished; only a failure is news. Then a plain
     note of who said what stands in for the mind's memo (queued as a thought,
     folded into memory at its next job), so the conversation is not forgotten."""
@@ -262,9 +262,10 @@ def on_remembered(sim: ConversationsSim, name: str, job: Job, value: Any, error:
         log.exception("%s could not even note the conversation with %s", name, other)
 
 
-def log_arrangement(sim: ConversationsSim, name: str, job: Job, value: Any) -> None:
-    """Each plan the conversation made (``Mind.end_conversation`` returns them) goes in the
-    event log as an ``arrange`` event: the town feed and the timeline show it."""
+def log_arrangement(sim: ConversationsSim, name: str, job: Job, value: object) -> None:
+    """Each plan the conversation made (``ResidentMind.end_conversation`` returns them) goes in the
+    event log as an ``arrange`` event: the town feed and the timeline show it. What came back is
+    checked, item by item: a job's result is whatever the mind's code returned."""
     conv = job.conversation
     partner = conv.other(name) if conv is not None else None
     for a in value if isinstance(value, list) else [value]:

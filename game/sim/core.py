@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from agents import Action, Conversation, Event, Rank, Situation, priority
+from agents import Action, Conversation, Event, Persona, Rank, ResidentMind, Situation, priority
 from game.sim import conversations, decisions, movement, objects, perception, play_as, visitor
 from game.sim import state as sim_state
 from game.sim.bodies import Body
@@ -50,6 +50,7 @@ from game.sim.jobs import (
     UTTER,
     Job,
     JobQueue,
+    OnResult,
     Pool,
     urgent_key,
 )
@@ -58,6 +59,7 @@ from game.sim.places import Places
 from game.sim.settings import STEP, SimSettings
 from game.sim.throughput import Throughput, kind_of
 from game.world.grid import Tile
+from game.world.town import Town
 
 log = logging.getLogger(__name__)
 
@@ -72,26 +74,26 @@ def in_log_order(events: list[dict]) -> list[dict]:
 class Simulation:
     """The town in motion. Main thread only (minds run on the pool).
 
-    ``minds``: resident name -> a Mind (``decide``, ``utter``, ``end_conversation``).
+    ``minds``: resident name -> its mind, as the game sees one (``agents.ResidentMind``).
     ``personas``: optional, name -> Persona (for the routine fallback; taken from
     ``mind.persona`` when missing).
     """
 
     def __init__(
         self,
-        town: Any,
-        minds: Mapping[str, Any] | Iterable[Any],
+        town: Town,
+        minds: Mapping[str, ResidentMind] | Iterable[ResidentMind],
         pool: Pool,
         start: datetime,
         *,
-        personas: Mapping[str, Any] | Iterable[Any] | None = None,
+        personas: Mapping[str, Persona | None] | Iterable[Persona] | None = None,
         seed: int = 0,
         lockstep: bool = False,
         settings: SimSettings | None = None,
         spawns: Mapping[str, Tile] | None = None,
     ) -> None:
-        given: Any = minds  # residents' minds by name, or a list of minds that know their name
-        self.minds: dict[str, Any] = dict(given) if isinstance(given, Mapping) else {m.name: m for m in given}
+        # residents' minds by name, or a list of minds that know their name
+        self.minds: dict[str, ResidentMind] = dict(minds) if isinstance(minds, Mapping) else {m.name: m for m in minds}
         self.now: datetime = start
         self.start: datetime = start
         self.steps = 0
@@ -108,12 +110,10 @@ class Simulation:
         # lockstep runs: the look-ahead then stays the fixed settings.lookahead_min, reproducible.
         self.throughput = Throughput(getattr(pool, "concurrency", 1))
         self.pace_hint = 0.0
-        people: Any = personas
-        if people is None:
-            people = {n: getattr(m, "persona", None) for n, m in self.minds.items()}
-        elif not isinstance(people, Mapping):
-            people = {p.name: p for p in people}
-        self.personas: dict[str, Any] = dict(people)
+        if personas is None:
+            self.personas: dict[str, Persona | None] = {n: m.persona for n, m in self.minds.items()}
+        else:
+            self.personas = dict(personas) if isinstance(personas, Mapping) else {p.name: p for p in personas}
         self.places = Places(town, self.settings.vision_radius)  # static map lookups, cached
         self.paths = PathService(self)  # A* requests, searched within each step's budget
 
@@ -135,16 +135,16 @@ class Simulation:
             if tile is None:
                 tile = self.places.any_walkable()
                 log.warning("no spawn for %s; starting at %s", name, tile)
-            self.bodies[name] = Body(name=name, tile=tuple(tile))
+            self.bodies[name] = Body(name=name, tile=(tile[0], tile[1]))  # a pair, whatever held it
 
     # ------------------------------------------------------------------ the parts it is built of
 
     @property
-    def town(self) -> Any:
+    def town(self) -> Town:
         return self.places.town
 
     @town.setter
-    def town(self, town: Any) -> None:  # a loaded game's sim is built on a copy, then given the running town
+    def town(self, town: Town) -> None:  # a loaded game's sim is built on a copy, then given the running town
         self.places.town = town
 
     @property
@@ -290,8 +290,8 @@ class Simulation:
             deadline -= self.settings.focus_lead_min * 60
         return priority.town(deadline)
 
-    def call(self, name: str, fn: Callable, *args: Any, on_result: Callable[[Any, Any], None], urgent: bool = False,
-             **kwargs: Any) -> None:
+    def call(self, name: str, fn: Callable[..., object], *args: object, on_result: OnResult, urgent: bool = False,
+             **kwargs: object) -> None:
         """Run ``fn(*args, **kwargs)`` as the resident's next pool job (keyed by the
         name: after any job in flight, so one job per mind still holds); when it is
         back, ``on_result(value, error)`` is called on the main thread instead of
@@ -327,15 +327,16 @@ class Simulation:
                 if b is not None and b.conversation is None and (b.action is None or self.action_done(b)):
                     decisions.fallback(self, b, f"applying the decision failed: {err}")
 
-    def on_greeted(self, name: str, job: Job, value: Any, error: Any) -> None:
+    def on_greeted(self, name: str, job: Job, value: object, error: BaseException | None) -> None:
         """A greeting job came back (only ``PlaySimulation`` greets; it overrides this)."""
         if error is not None:
             self.error(name, f"greeting {job.partner} failed: {error}")
 
     # ------------------------------------------------------------------ the event log
 
-    def log_event(self, resident: str | None, kind: str, text: str, address: str = "", **extra: Any) -> dict:
-        ev = {"time": self.now.isoformat(sep=" "), "resident": resident, "kind": kind, "text": text, "address": address}
+    def log_event(self, resident: str | None, kind: str, text: str, address: str = "", **extra: object) -> dict:
+        ev: dict[str, object] = {"time": self.now.isoformat(sep=" "), "resident": resident, "kind": kind,
+                                 "text": text, "address": address}
         ev.update({k: v for k, v in extra.items() if v is not None})
         if self.held_events is not None:
             self.held_events.append(ev)
@@ -477,6 +478,7 @@ class Simulation:
 
     # ------------------------------------------------------------------ state (agents.state.Stateful)
 
+    # The state is JSON (dict[str, Any]): read back from files, its values checked by sim/state.py.
     def to_state(self, *, events: bool = True) -> dict[str, Any]:
         """Plain, JSON-safe state of the simulation's own parts (not the minds').
         ``events=False`` leaves the event log out (a save takes it with

@@ -6,8 +6,12 @@ it has no action (``start``), its action is done (``done``), a new day began
 (``new day``), or something new is in view at its place (``react``, at most
 once per ``react_cooldown_min``). The decision comes back on a later step: an
 action (``set_action``: the body walks to its place) or someone to talk to (a
-conversation). A failed or empty decision falls back to the mind's own
-fallback, else the routine (game/sim/routine.py), and says so.
+conversation). A failed or empty decision falls back to the routine
+(game/sim/routine.py, ``fallback``), and says so.
+
+The minds are asked only through ``agents.ResidentMind``: every member called is
+one the protocol declares (a stand-in mind answers as a mind without a plan of
+steps: lab/standins.py ``StandInMind``).
 
 Minds think ahead: ``settings.lookahead_min`` before an action ends (twice
 that before waking: a day plan takes several calls), the next action is
@@ -33,9 +37,9 @@ import logging
 import re
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Protocol
 
-from agents import Action, Decision, Situation
+from agents import Action, Decision, Persona, Situation
 from agents import provenance as pv
 from game.sim import movement, objects, perception
 from game.sim.bodies import Body
@@ -56,7 +60,7 @@ class DecisionsSim(perception.PerceptionSim, Protocol):
     fast the minds answer, the reflections logged, situations and places."""
 
     @property
-    def personas(self) -> dict[str, Any]: ...
+    def personas(self) -> dict[str, Persona | None]: ...
 
     @property
     def lockstep(self) -> bool: ...
@@ -239,10 +243,9 @@ def ask_prepare(sim: DecisionsSim, b: Body) -> bool:
     a = b.action
     if a is None or b.asleep or sim.held(b.name):
         return False
-    prepare = getattr(sim.minds.get(b.name), "prepare", None)
     end = _steps_end(sim, b)
-    if end is None or not callable(prepare):
-        return False  # a mind without steps decided ahead (a scripted one): nothing to prepare
+    if end is None:
+        return False  # no steps decided ahead (a stand-in mind never has any): nothing to prepare
     if end < b.next_action.end or end <= a.end or end == b.prepared_for or end <= sim.now:
         return False
     if end > sim.now + timedelta(minutes=lead_min(sim, "prepare")) and not (
@@ -251,7 +254,7 @@ def ask_prepare(sim: DecisionsSim, b: Body) -> bool:
     if not _chunk_asks(sim, b, end):
         b.prepared_for = end  # a night, a short chunk, steps made earlier today: nothing to do ahead
         return False
-    if sim.jobs.submit(b.name, Job.prepare(sim.now, end), prepare, end, sim.now):
+    if sim.jobs.submit(b.name, Job.prepare(sim.now, end), sim.minds[b.name].prepare, end, sim.now):
         b.prepared_for = end
         return True
     return False
@@ -259,12 +262,9 @@ def ask_prepare(sim: DecisionsSim, b: Body) -> bool:
 
 def _chunk_asks(sim: DecisionsSim, b: Body, at: datetime) -> bool:
     """Whether the chunk at ``at`` will cost ``b``'s mind a model call (``mind.chunk_asks``,
-    read while its key is free); True for a mind that cannot say, or when it fails (logged)."""
-    asks = getattr(sim.minds.get(b.name), "chunk_asks", None)
-    if not callable(asks):
-        return True
+    read while its key is free); True when it fails (logged)."""
     try:
-        return bool(asks(at))
+        return bool(sim.minds[b.name].chunk_asks(at))
     except Exception:
         log.exception("chunk_asks of %s failed", b.name)
         return True
@@ -285,13 +285,10 @@ def idle(sim: DecisionsSim) -> bool:
 
 def _steps_end(sim: DecisionsSim, b: Body) -> datetime | None:
     """When the steps ``b``'s mind has decided run out: those waiting in its plan
-    (``mind.steps_end``), else the step decided ahead and held on the body; None for
-    a mind without steps (a scripted one) or when it fails (logged)."""
-    steps_end = getattr(sim.minds.get(b.name), "steps_end", None)
-    if not callable(steps_end):
-        return None
+    (``mind.steps_end``), else the step decided ahead and held on the body; None when it
+    fails (logged)."""
     try:
-        end = steps_end()
+        end = sim.minds[b.name].steps_end()
     except Exception:
         log.exception("steps_end of %s failed", b.name)
         return None
@@ -301,10 +298,7 @@ def _steps_end(sim: DecisionsSim, b: Body) -> datetime | None:
 
 
 def _steps_decided(sim: DecisionsSim, b: Body, at: datetime) -> bool:
-    """Whether ``b``'s mind has a step decided for ``at`` already (a cheap decision then);
-    a mind without steps (scripted) counts as having one."""
-    if not callable(getattr(sim.minds.get(b.name), "steps_end", None)):
-        return True
+    """Whether ``b``'s mind has a step decided for ``at`` already (a cheap decision then)."""
     end = _steps_end(sim, b)
     return end is not None and end > at
 
@@ -331,7 +325,7 @@ def lie_in(sim: DecisionsSim, b: Body) -> None:
     b.waiting_since = sim.now + timedelta(minutes=grace)  # needed from then: the clock runs on till then
 
 
-def on_prepared(sim: DecisionsSim, name: str, job: Job, value: Any, error: Any) -> None:
+def on_prepared(sim: DecisionsSim, name: str, job: Job, value: object, error: BaseException | None) -> None:
     """A chunk broken into steps ahead came back: the steps wait in the mind's plan; a
     failure costs nothing but the call (the step is decided when it is due), logged."""
     if error is not None:
@@ -355,7 +349,7 @@ def stand_in(sim: DecisionsSim, b: Body) -> None:
     job = sim.jobs.current(b.name)
     owed = job is not None and job.kind == "decide"
     since = b.waiting_since or sim.now
-    action = _mind_action(sim, b, "planned_action")
+    action = _planned_action(sim, b)
     if action is None or (b.action.description == action.description and b.action.end >= action.end):
         why = "the mind is still thinking" if owed else "the mind's last decision failed"
         action = routine_action(sim.personas.get(b.name), sim.now, sim.town, why)
@@ -369,7 +363,7 @@ def stand_in(sim: DecisionsSim, b: Body) -> None:
 # ---------------------------------------------------------------------------- answers
 
 
-def on_decision(sim: DecisionsSim, name: str, job: Job, decision: Any, error: Any) -> None:
+def on_decision(sim: DecisionsSim, name: str, job: Job, decision: object, error: BaseException | None) -> None:
     """A decision came back: start the conversation or the action it names."""
     b = sim.bodies[name]
     b.last_decide = sim.now
@@ -436,10 +430,9 @@ def log_reflections(sim: DecisionsSim, name: str, note: str) -> None:
     the texts come from ``mind.inspect().reflections``)."""
     if "reflected" not in (note or ""):
         return
-    mind: Any = sim.minds.get(name)
     last = sim.reflections_logged.get(name, -1)
     try:
-        refl = mind.inspect().reflections
+        refl = sim.minds[name].inspect().reflections
     except Exception:
         log.exception("inspect of %s failed", name)
         refl = ()
@@ -455,25 +448,22 @@ def log_reflections(sim: DecisionsSim, name: str, note: str) -> None:
         sim.log_event(name, "reflect", text, "", source=source)  # grounded: "repaired: grounded: chosen from ..."
 
 
-def _mind_action(sim: DecisionsSim, b: Body, method: str) -> Action | None:
-    """``mind.<method>(now)`` where the mind has it (a thread-safe read of its plan),
-    else None; a failure is logged and the routine stands in."""
-    fn = getattr(sim.minds.get(b.name), method, None)
-    if not callable(fn):
-        return None
+def _planned_action(sim: DecisionsSim, b: Body) -> Action | None:
+    """What ``b``'s own plan has it do now (``mind.planned_action``, a thread-safe read of
+    its plan), else None; a failure is logged and the routine stands in."""
     try:
-        return fn(sim.now)
+        return sim.minds[b.name].planned_action(sim.now)
     except Exception:
-        log.exception("%s of %s failed", method, b.name)
+        log.exception("planned_action of %s failed", b.name)
         return None
 
 
 def fallback(sim: DecisionsSim, b: Body, why: str) -> None:
-    """The mind failed: its own fallback action, else the routine's (and why)."""
-    persona = sim.personas.get(b.name)
-    action = _mind_action(sim, b, "fallback_action")
-    if action is None:
-        action = routine_action(persona, sim.now, sim.town, why)
+    """The mind failed: the routine stands in, and says why. Not the mind's own plan: its
+    decision just failed or came back empty, so the routine, marked as the routine's, shows
+    that in the log; while it backs off and its action ends, its plan's step takes over
+    (``stand_in``)."""
+    action = routine_action(sim.personas.get(b.name), sim.now, sim.town, why)
     b.fallbacks += 1
     set_action(sim, b, action, note="fallback from routine")
 

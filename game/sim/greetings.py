@@ -68,7 +68,7 @@ class PlaySimulation(Simulation):
         self.greet_visitor = True  # False: residents never offer to talk to the visitor
         self.on_greeting: list[Callable[[Greeting], None]] = []
         # Lines made on the pool wait here for the main thread: (epoch, resident, visitor, utterance, time).
-        self._said: queue.SimpleQueue[tuple[int, str, str, Any, datetime]] = queue.SimpleQueue()
+        self._said: queue.SimpleQueue[tuple[int, str, str, Utterance, datetime]] = queue.SimpleQueue()
         self._epoch = 0  # a load starts a new epoch: lines asked before it are dropped
         self._welcome_asked: set[str] = set()  # residents asked this half hour whether they host the visitor
         self._welcome_slot: datetime | None = None
@@ -118,8 +118,7 @@ class PlaySimulation(Simulation):
         visitor = v.name
 
         def job() -> Utterance:
-            welcome = getattr(mind, "welcome", None)  # a stand-in mind (lab/standins.py) has none
-            u = (welcome(visitor, now) if welcome else None) or mind.utter(conv, now, doing)  # at its gathering
+            u = mind.welcome(visitor, now) or mind.utter(conv, now, doing)  # at its gathering: its welcome
             box.put((epoch, name, visitor, u, now))
             said = Conversation(conv.participants, conv.address, conv.started, [u])
             try:
@@ -158,8 +157,6 @@ class PlaySimulation(Simulation):
         """``Mind.welcome`` as the resident's job; its line, if any, goes the greetings' road."""
         mind = self.minds[name]
         now, epoch, box = self.now, self._epoch, self._said
-        if not hasattr(mind, "welcome"):
-            return True  # a stand-in mind (lab/standins.py): nobody it hosts
 
         def job() -> Utterance | None:
             u = mind.welcome(visitor, now)
@@ -205,7 +202,7 @@ class PlaySimulation(Simulation):
             got.append(g)
         return got
 
-    def on_greeted(self, name: str, job: Job, value: Any, error: Any) -> None:
+    def on_greeted(self, name: str, job: Job, value: object, error: BaseException | None) -> None:
         """A greeting job came back. Its line went to ``collect_greetings`` on the
         pool; a job that failed (the model, or the mind, broke) says so in the log
         and the event log, and a plain hello, marked as a rule's, stands in."""

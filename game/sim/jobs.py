@@ -19,10 +19,10 @@ normal job on the resident's key.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Protocol
 
 from agents import Conversation, Rank, priority
 
@@ -38,6 +38,10 @@ PREPARE = "prepare"  # mind.prepare(at, now): the plan's next chunk broken into 
 
 MEMO_WAIT = timedelta(minutes=30)  # a talk's memo is ranked as needed this long from now: nothing waits for it
 
+# What a ``call`` job's result goes to, on the main thread: (value, error). The value is whatever
+# the job's function returned (``object``: the callback checks what it got before use).
+OnResult = Callable[[object, BaseException | None], None]
+
 
 @dataclass(frozen=True)
 class Job:
@@ -49,7 +53,7 @@ class Job:
     chat: int | None = None  # utter, end_conversation: the conversation's id
     conversation: Conversation | None = None  # end_conversation: the conversation remembered (a copy)
     partner: str | None = None  # greet: who is greeted
-    on_result: Callable[[Any, Any], None] | None = None  # call: (value, error), on the main thread
+    on_result: OnResult | None = None  # call: (value, error), on the main thread
     urgent: bool = False  # the player waits for it: first in line, on a lane of its own
     ahead: bool = False  # decide: the next action, asked before the current one ends
     need: datetime | None = None  # when its answer is needed (the pool's order), if not ``at``
@@ -71,7 +75,7 @@ class Job:
         return cls(END_CONVERSATION, chat=chat, conversation=conversation, at=at)
 
     @classmethod
-    def call(cls, on_result: Callable[[Any, Any], None], urgent: bool = False) -> Job:
+    def call(cls, on_result: OnResult, urgent: bool = False) -> Job:
         return cls(CALL, on_result=on_result, urgent=urgent)
 
     @classmethod
@@ -89,17 +93,31 @@ def urgent_key(name: str) -> str:
     return f"{name} (urgent)"
 
 
-class Pool(Protocol):
-    """What the simulation needs of a worker pool (``agents.pool.MindPool``)."""
+class Result(Protocol):
+    """A finished pool job as the pool gives it back (``agents.MindPool``'s results)."""
 
-    def submit(self, key: str, fn: Callable[..., Any], *args: Any, rank: Rank = priority.DEFAULT,
-               **kwargs: Any) -> bool: ...
+    @property
+    def key(self) -> str: ...  # the resident's name (or its urgent key)
+
+    @property
+    def value(self) -> object: ...  # what the job's function returned (checked by whoever applies it)
+
+    @property
+    def error(self) -> BaseException | None: ...
+
+
+class Pool(Protocol):
+    """What the simulation needs of a worker pool (``agents.pool.MindPool``). A job is any
+    function with its arguments: the pool only passes them on."""
+
+    def submit(self, key: str, fn: Callable[..., object], *args: object, rank: Rank = priority.DEFAULT,
+               **kwargs: object) -> bool: ...
 
     def busy(self, key: str) -> bool: ...
 
     def in_flight(self) -> int: ...
 
-    def results(self) -> list[Any]: ...
+    def results(self) -> Sequence[Result]: ...
 
     def wait(self, timeout: float | None = None) -> bool: ...
 
@@ -107,14 +125,16 @@ class Pool(Protocol):
 
     def cancel_all(self) -> None: ...
 
+    def shutdown(self, wait: bool = False) -> None: ...  # the run is over (the session, a headless run)
+
 
 @dataclass
 class Waiting:
     """A job waiting for its resident's key to be free."""
 
     job: Job
-    fn: Callable[..., Any]
-    args: tuple[Any, ...]
+    fn: Callable[..., object]
+    args: tuple[object, ...]
 
 
 class JobQueue:
@@ -130,7 +150,7 @@ class JobQueue:
         self.think_steps = max(0, int(think_steps))
         self.step = 0  # the sim's step count, set at the start of each step
         self._due: dict[str, int] = {}  # name -> the step its job is applied at
-        self._held: dict[str, Any] = {}  # name -> a result back before its step
+        self._held: dict[str, Result] = {}  # name -> a result back before its step
         # The rank a job goes to the pool with (the simulation sets it); by default all alike.
         self.rank: Callable[[str, Job], Rank] = lambda name, job: priority.urgent() if job.urgent else priority.DEFAULT
 
@@ -185,7 +205,7 @@ class JobQueue:
             self.pool.wait_keys(keys)
 
     # -- sending -----------------------------------------------------------------------
-    def submit(self, name: str, job: Job, fn: Callable[..., Any], *args: Any) -> bool:
+    def submit(self, name: str, job: Job, fn: Callable[..., object], *args: object) -> bool:
         """Run ``fn(*args)`` now as the resident's job; False when its key is taken."""
         if not self.pool.submit(name, fn, *args, rank=self.rank(name, job)):
             return False
@@ -196,7 +216,7 @@ class JobQueue:
         self._running[name] = job
         self._due[name] = self.step + self.think_steps
 
-    def queue(self, name: str, job: Job, fn: Callable[..., Any], *args: Any, submit: bool = True) -> None:
+    def queue(self, name: str, job: Job, fn: Callable[..., object], *args: object, submit: bool = True) -> None:
         """Run ``fn(*args)`` as the resident's next job: now if its key is free, else
         after the job in flight (``submit=False``: at the next step, a load)."""
         self._waiting.setdefault(name, []).append(Waiting(job, fn, args))
@@ -223,7 +243,7 @@ class JobQueue:
             self.submit_waiting(name)
 
     # -- results -----------------------------------------------------------------------
-    def finished(self, due_only: bool = True, only: frozenset[str] | None = None) -> list[tuple[Any, Job]]:
+    def finished(self, due_only: bool = True, only: frozenset[str] | None = None) -> list[tuple[Result, Job]]:
         """(result, job) for every job back and due by now (``due_only=False``: every
         job back, due or not: a drain), in resident-name order; ``only``: of these
         residents (a group's step). Every such job is popped first: a resident whose
@@ -254,4 +274,4 @@ class JobQueue:
 
 
 __all__ = ["CALL", "DECIDE", "END_CONVERSATION", "GREET", "MEMO_WAIT", "PREPARE", "UTTER", "Job", "JobQueue",
-           "Pool", "Waiting", "urgent_key"]
+           "OnResult", "Pool", "Result", "Waiting", "urgent_key"]

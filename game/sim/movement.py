@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Protocol
 
 from game.sim import objects
 from game.sim.bodies import Body
 from game.world.astar import find_path, find_path_to_any
 from game.world.grid import Tile, chebyshev, distance, facing
+from game.world.town import Town
 
 
 class Paths(Protocol):
@@ -70,7 +71,7 @@ def pick(sim: MovementSim, name: str) -> random.Random:
     return random.Random(f"{sim.seed}|{name}|{sim.steps}")
 
 
-def stand_tiles(town: Any, target: str, start: Tile) -> list[Tile]:
+def stand_tiles(town: Town, target: str, start: Tile) -> list[Tile]:
     """The tiles one stands on to be at ``target`` (its objects' use tiles, else its
     walkable tiles) that can be reached from ``start``."""
     cands = list(town.use_tiles(target))

@@ -14,13 +14,14 @@ Functions over a ``Simulation``'s public state (``town.object_states``,
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Protocol
 
 from agents import Action, after_use
 from game.sim.bodies import Body
 from game.sim.places import Places
 from game.sim.settings import SimSettings
 from game.world.grid import Tile, chebyshev
+from game.world.town import Town
 
 
 class ObjectsSim(Protocol):
@@ -31,7 +32,7 @@ class ObjectsSim(Protocol):
     def bodies(self) -> dict[str, Body]: ...
 
     @property
-    def town(self) -> Any: ...
+    def town(self) -> Town: ...
 
     @property
     def places(self) -> Places: ...
@@ -47,7 +48,7 @@ class ObjectsSim(Protocol):
 
     def area(self, tile: Tile) -> str: ...
 
-    def log_event(self, resident: str | None, kind: str, text: str, address: str = "", **extra: Any) -> dict: ...
+    def log_event(self, resident: str | None, kind: str, text: str, address: str = "", **extra: object) -> dict: ...
 
 
 def active_objects(sim: ObjectsSim) -> list[tuple[str, str]]:

@@ -8,12 +8,13 @@ from typing import Any
 import numpy as np
 
 from game.world.grid import Tile, distance
+from game.world.town import Town
 
 
 class Places:
     """Cached lookups over a town's static map (never its object states, which change)."""
 
-    def __init__(self, town: Any, vision_radius: int) -> None:
+    def __init__(self, town: Town, vision_radius: int) -> None:
         self.town = town  # the sim swaps in the running town after a load (the same map)
         self.vision_radius = vision_radius
         self.known = set(town.addresses())

@@ -5,19 +5,19 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
 
-from agents import Action
+from agents import Action, Persona
 from agents import provenance as pv
+from game.world.town import Town
 
 
-def routine_action(persona: Any, now: datetime, town: Any, why: str = "no decision yet") -> Action:
+def routine_action(persona: Persona | None, now: datetime, town: Town, why: str = "no decision yet") -> Action:
     """What the persona's routine has it do at ``now`` (sleeping, getting ready,
     lunch, work, dinner, relaxing), at a place of its home or workplace."""
     return replace(_routine_action(persona, now, town), source=pv.tag(pv.ROUTINE, why))
 
 
-def _routine_action(persona: Any, now: datetime, town: Any) -> Action:
+def _routine_action(persona: Persona | None, now: datetime, town: Town) -> Action:
     home = getattr(persona, "home", None) or ""
     work = getattr(persona, "workplace", None) or home
     wake = int(getattr(persona, "wake_hour", 7) or 7)

@@ -16,13 +16,14 @@ import logging
 from datetime import datetime
 from typing import Any, Protocol
 
-from agents import Action
+from agents import Action, ResidentMind
 from game.sim.bodies import Body
 from game.sim.conversations import Chat, conversation_from_dict, conversation_to_dict
 from game.sim.eventlog import EventLog
 from game.sim.jobs import END_CONVERSATION, Job, JobQueue, Pool
 from game.sim.path_service import PathService
 from game.sim.places import Places
+from game.world.town import Town
 
 log = logging.getLogger(__name__)
 
@@ -46,13 +47,13 @@ class StateSim(Protocol):
     seed: int
 
     @property
-    def town(self) -> Any: ...
+    def town(self) -> Town: ...
 
     @property
     def places(self) -> Places: ...
 
     @property
-    def minds(self) -> dict[str, Any]: ...
+    def minds(self) -> dict[str, ResidentMind]: ...
 
     @property
     def jobs(self) -> JobQueue: ...
@@ -219,7 +220,8 @@ def from_state(sim: StateSim, state: dict[str, Any]) -> None:
         sim.bodies[n] = body_from_dict(n, d)
     for n in sim.minds:  # residents new to this save start at their spawn
         if n not in sim.bodies:
-            sim.bodies[n] = Body(name=n, tile=tuple(sim.town.spawns.get(n) or sim.places.any_walkable()))
+            at = sim.town.spawns.get(n) or sim.places.any_walkable()
+            sim.bodies[n] = Body(name=n, tile=(at[0], at[1]))
     sim.visitor = state.get("visitor") if state.get("visitor") in sim.bodies else None
     sim.chats = {}
     for c in state.get("chats", []):

@@ -18,18 +18,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from typing import Any
+
+from game.sim.jobs import Job
 
 ALPHA = 0.3  # weight of the newest job in a kind's running mean: recent load matters most
 CHUNK = "decide:chunk"
 ALIKE = {CHUNK: "prepare", "prepare": CHUNK}  # kinds doing the same work: one stands in for the other unmeasured
 
 
-def kind_of(job: Any) -> str:
-    """The measured kind of a ``game.sim.jobs.Job``."""
-    kind = getattr(job, "kind", "") or ""
-    reason = getattr(job, "reason", "") or ""
-    if kind == "decide" and getattr(job, "ahead", False) and getattr(job, "chunk", False):
+def kind_of(job: Job) -> str:
+    """The measured kind of a job."""
+    kind = job.kind or ""
+    reason = job.reason or ""
+    if kind == "decide" and job.ahead and job.chunk:
         return CHUNK
     return f"{kind}:{reason}" if kind == "decide" and reason else kind
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Protocol
 
-from agents import Action, Conversation, Utterance, dialogue, wording
+from agents import Action, Conversation, ResidentMind, Utterance, dialogue, wording
 from agents import provenance as pv
 from game.sim import movement
 from game.sim.bodies import Body
@@ -119,7 +119,7 @@ class TalkSim(VisitorSim, Protocol):
     """What ``agree`` uses besides: the minds, and their jobs."""
 
     @property
-    def minds(self) -> dict[str, Any]: ...
+    def minds(self) -> dict[str, ResidentMind]: ...
 
     @property
     def jobs(self) -> JobQueue: ...
