@@ -18,6 +18,8 @@ from agents.mind.core import Mind
 from agents.recall import grounding as gr
 from agents.residents.mind_settings import MindSettings
 from agents.support.types import Conversation, Utterance
+from agents.talk import answers as replies
+from agents.talk import knowing, news
 from agents.talk.converse import Social, may_talk
 from agents.words import dated as dt
 from lab.evaluate.dialogue import dialogue_markdown, dialogue_measures, dialogue_summary
@@ -221,22 +223,22 @@ def test_what_half_the_town_does_and_i_facts_open_with_the_listeners_name():
     m = mind(who=persona("Klaus Mueller"))
     from agents.planning.plan import PlanItem
     m.today.plan = [PlanItem(NOW, 120, "attending the Valentine's Day party", "the Ville:Hobbs Cafe:cafe", "model")]
-    answers = {dg._day_answer(m, wd.Voice(m.name, "Maria Lopez", True, False, str(s)), NOW, "day", s).text
+    answers = {replies._day_answer(m, wd.Voice(m.name, "Maria Lopez", True, False, str(s)), NOW, "day", s).text
                for s in range(30)}
     assert answers and all(a.startswith("Maria, I'm attending") for a in answers), answers
     m.today.plan = [PlanItem(NOW, 120, "researching gentrification", "the Ville:Oak Hill College:library", "model")]
-    answers = {dg._day_answer(m, wd.Voice(m.name, "Maria Lopez", True, False, str(s)), NOW, "day", s).text
+    answers = {replies._day_answer(m, wd.Voice(m.name, "Maria Lopez", True, False, str(s)), NOW, "day", s).text
                for s in range(30)}
     assert any(a.startswith("Researching gentrification") for a in answers)  # a doing of one's own leads
     m.today.plan.append(PlanItem(NOW + timedelta(hours=3), 60, "having dinner",
                                  "the Ville:Klaus Mueller's apartment:main room:dining table", "model"))
-    answers = {dg._day_answer(m, wd.Voice(m.name, "Maria Lopez", True, False, str(s)), NOW, "day", s).text
+    answers = {replies._day_answer(m, wd.Voice(m.name, "Maria Lopez", True, False, str(s)), NOW, "day", s).text
                for s in range(30)}
     assert all("having dinner at home" in a and "Mueller" not in a for a in answers), answers
-    said = {dg._addressed(wd.Voice(m.name, "Maria Lopez", True, False, str(s)), "I often talk with Ayesha Khan.", 3)
+    said = {news._addressed(wd.Voice(m.name, "Maria Lopez", True, False, str(s)), "I often talk with Ayesha Khan.", 3)
             for s in range(30)}
     assert "Maria, I often talk with Ayesha Khan." in said and len(said) == 2
-    assert dg._addressed(wd.Voice(m.name, "Maria Lopez", True, False, "1"), "Ayesha runs.", 3) == "Ayesha runs."
+    assert news._addressed(wd.Voice(m.name, "Maria Lopez", True, False, "1"), "Ayesha runs.", 3) == "Ayesha runs."
 
 
 def test_this_evening_is_answered_with_the_evening():
@@ -701,8 +703,8 @@ def test_a_secret_is_told_to_nobody():
 
 
 def test_news_nobody_knows_yet_is_told_a_secret_is_not():
-    assert dg._SECRET.search("I have a secret crush on Klaus Mueller, and I have not told anyone")
-    assert not dg._SECRET.search("I have decided to run for mayor of the Ville; nobody knows yet")
+    assert knowing.SECRET.search("I have a secret crush on Klaus Mueller, and I have not told anyone")
+    assert not knowing.SECRET.search("I have decided to run for mayor of the Ville; nobody knows yet")
     sam = mind(pick=choose("mayor"), who=persona("Sam Moore"),
                thoughts=["I have decided to run for mayor of the Ville in the coming local election; nobody knows yet"])
     c = talk(sam, mind(who=persona("Adam Smith")))
@@ -734,11 +736,11 @@ def test_asked_about_her_day_a_host_names_her_party_later_on():
                              "the Ville:Hobbs Cafe:cafe", chosen_tag(3, origin="memory #4 (...)")),
                     party]
     at_nine = NOW.replace(hour=9)
-    said = dg._day_answer(m, wd.Voice(m.name, "Maria Lopez", True, False, "1"), at_nine, "day", 1).text
+    said = replies._day_answer(m, wd.Voice(m.name, "Maria Lopez", True, False, "1"), at_nine, "day", 1).text
     assert "having lunch" in said and said.endswith("and at 5 pm I'm hosting the Valentine's Day party at Hobbs Cafe.")
     assert "inviting" not in said  # a call to invite is no engagement to name
     m.today.plan[-1] = replace(party, source="model")  # the routine's own evening: only what is next
-    said = dg._day_answer(m, wd.Voice(m.name, "Maria Lopez", True, False, "1"), at_nine, "day", 1).text
+    said = replies._day_answer(m, wd.Voice(m.name, "Maria Lopez", True, False, "1"), at_nine, "day", 1).text
     assert "5 pm" not in said and "having lunch" in said
 
 

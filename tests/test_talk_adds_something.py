@@ -17,6 +17,8 @@ from agents.planning.plan import PlanItem
 from agents.recall import insights, reflect
 from agents.residents.mind_settings import MindSettings
 from agents.support.types import Conversation, Utterance
+from agents.talk import answers as replies
+from agents.talk import knowing
 from tests.fakes import HashEmbedder, make_gateway
 from tests.scripted_minds import persona, plausible
 
@@ -157,7 +159,7 @@ def test_a_reflection_resting_only_on_ones_description_or_on_a_secret_is_not_tol
                                             "chatting", "chatting")]
     assert told_klaus and not [t for t in told_klaus if "murals" in t], told_klaus
     # what rests on something that happened is still news
-    assert any(dg._own_description(x, m.memory) is False and "murals" in x.description for x in m.memory.nodes)
+    assert any(knowing.own_description(x, m.memory) is False and "murals" in x.description for x in m.memory.nodes)
 
 
 
@@ -341,7 +343,7 @@ def test_what_one_says_of_ones_day_follows_its_arrangements():
     klaus = busy_klaus()
     for s in range(10):
         v = wd.Voice(klaus.name, "Maria Lopez", True, False, str(s))
-        day = dg._day_answer(klaus, v, NOW, "day", s).text
+        day = replies._day_answer(klaus, v, NOW, "day", s).text
         assert "Rose and Crown" in day and "Hobbs Cafe" not in day, day
         assert "game night" in day  # the evening's engagement is named
     assert "Rose and Crown" in dg.day_in_words(klaus, "Alex", NOW, 1)

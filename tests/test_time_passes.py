@@ -16,6 +16,7 @@ from agents.recall.memory import MemoryNode
 from agents.residents.mind_settings import MindSettings
 from agents.residents.persona import Persona
 from agents.support.types import Conversation
+from agents.talk import reactions
 from agents.words import dated as dt
 from tests.fakes import HashEmbedder, make_gateway
 from tests.scripted_minds import persona, plausible
@@ -263,7 +264,7 @@ def test_the_day_after_how_a_gathering_went_is_told_first():
 
 
 def test_one_is_not_asked_about_the_toilet_nor_invited_twice_over():
-    assert not dg._askable("using the toilet") and dg._askable("painting a watercolour")
+    assert not reactions._askable("using the toilet") and reactions._askable("painting a watercolour")
     m = mind(who=persona("Maria Lopez"))
     v = dg.voice(m, Conversation((m.name, "Arthur Burton"), "x", FEB14))
     for turn in range(12):

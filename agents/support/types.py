@@ -83,6 +83,10 @@ class Utterance:
     text: str
     ends: bool = False  # the speaker ends the conversation with this line
     source: str = ""  # who wrote the line (agents/explain/provenance.py)
+    # The dialogue act it was (agents/talk/acts.py, by name) and what it records beside it (an
+    # ask's topic); None for a line of no act (the paper's mode) or made without the field
+    act: str | None = None
+    act_note: str = ""
 
 
 @dataclass

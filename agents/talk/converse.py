@@ -4,11 +4,10 @@ retrieval queries, cached per conversation) and the dialogue so far."""
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Set as AbstractSet
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
@@ -16,79 +15,17 @@ from agents.explain import provenance as pv
 from agents.planning import recaps
 from agents.planning.agenda import agreed_place
 from agents.planning.arrangements import Arrangement, day_labels, keep_arrangements, keywords_overlap
-from agents.planning.plan import PLAN_MINUTES, Planner, place_for
+from agents.planning.plan import PLAN_MINUTES, place_for
 from agents.planning.replan import replan_rest
-from agents.planning.today import Today
 from agents.recall import grounding as gr
 from agents.recall.memory import MemoryNode
 from agents.support.types import Conversation, Utterance
-from agents.talk import dialogue
+from agents.talk import acts, dialogue, knowing, news
+from agents.talk.speaker import Social as Social  # a mind's conversation state (agents/mind/keeping.py keeps it here)
+from agents.talk.speaker import Talker
 from agents.words import activity
 from agents.words import dated as dt
 from agents.words.text import Text160, Text200, clean_text, short_text
-
-
-class Social:
-    """Whom a resident knows and when it last talked with them: the conversation
-    state a mind keeps between conversations (its save under the mind's keys)."""
-
-    def __init__(self) -> None:
-        self.known_people: set[str] = set()
-        self.last_talked: dict[str, datetime] = {}
-        self.last_conversation: datetime | None = None
-        self.rel_cache: dict[str, tuple[datetime, str]] = {}  # partner -> (when, relationship summary)
-        # partner -> what it was told: invited ("event:party|..."), the news ("news:party|..."), a memory ("mem:12")
-        self.told: dict[str, list[str]] = {}
-        # How meetings turned out: talk decisions asked, taken, refused, and checks blocked by a
-        # rule ("blocked: gap", ...), so a run shows why residents who meet do or do not talk.
-        self.talk_stats: Counter = Counter()
-
-    def to_state(self) -> dict[str, Any]:
-        return {
-            "known_people": sorted(self.known_people),
-            "told": {k: list(v) for k, v in self.told.items()},
-            "talk_stats": dict(self.talk_stats),
-            "last_talked": {k: v.isoformat() for k, v in self.last_talked.items()},
-            "rel_cache": {k: [t.isoformat(), v] for k, (t, v) in self.rel_cache.items()},
-            "last_conversation": self.last_conversation.isoformat() if self.last_conversation else None,
-        }
-
-    def from_state(self, state: dict[str, Any]) -> None:
-        when = lambda v: datetime.fromisoformat(v) if v else None  # noqa: E731
-        self.known_people = set(state["known_people"])
-        self.last_talked = {k: datetime.fromisoformat(v) for k, v in state["last_talked"].items()}
-        rel = state.get("rel_cache")  # saves from before the cache have none
-        self.rel_cache = ({k: (datetime.fromisoformat(t), v) for k, (t, v) in rel.items()}
-                          if isinstance(rel, dict) else {})
-        self.last_conversation = when(state.get("last_conversation"))
-        told = state.get("told")  # saves from before dialogue acts have none
-        self.told = ({str(k): [str(x) for x in v] for k, v in told.items() if isinstance(v, list)}
-                     if isinstance(told, dict) else {})
-        stats = state.get("talk_stats")
-        self.talk_stats = Counter({str(k): int(v) for k, v in stats.items() if isinstance(v, int)}
-                                  if isinstance(stats, dict) else {})
-
-
-class Talker(Planner, Protocol):
-    """What dialogue needs of a mind (besides agents.model.services.Thinking and planning)."""
-
-    social: Social
-    today: Today
-
-    def remember(self, kind: str, text: str, importance: int, **fields: Any) -> MemoryNode | None:
-        ...
-
-    @staticmethod
-    def sleeping(doing: str | None) -> bool:
-        ...
-
-    @property
-    def grounded(self) -> bool:
-        ...
-
-    def search(self, queries: list[str], now: datetime, *, k: int, char_budget: int, touch: bool = True,
-               kinds: tuple[str, ...] | None = None) -> list[MemoryNode]:
-        ...
 
 
 class Talk(BaseModel):
@@ -183,12 +120,12 @@ def invitation_for(m: Talker, other: str, now: datetime) -> gr.Fact | None:
     """The memory of an event the resident hosts or goes to that ``other`` has not been told
     of by it (and does not host), or None."""
     try:
-        nodes = m.search([dialogue.NEWS_QUERY.format(other=other)], now, k=8, char_budget=4000, touch=False,
+        nodes = m.search([knowing.NEWS_QUERY.format(other=other)], now, k=8, char_budget=4000, touch=False,
                          kinds=gr.DURABLE_KINDS)
     except Exception:  # noqa: BLE001 - an embedding server down: the model decides as usual
         return None
     told = m.social.told.get(other, [])
-    for k in dialogue.events_known(m, nodes, now):
+    for k in knowing.events_known(m, nodes, now):
         if k.going and k.event.host != other and f"event:{k.event.key}" not in told:
             return gr.Fact(k.node.id, gr._short(k.node.description), float(k.node.importance))
     return None
@@ -320,11 +257,11 @@ TOPIC_KINDS = gr.DURABLE_KINDS  # what residents tell each other (not what they 
 
 
 def topics(m: Talker, c: Conversation, partner_doing: str, doing: str) -> list[gr.Fact]:
-    """The memories the speaker could tell the other as news (agents/talk/dialogue.py ``tells``),
+    """The memories the speaker could tell the other as news (agents/talk/news.py ``tells``),
     most important first, none already said in this conversation or told to them before."""
-    nodes = dialogue.recall(m, c, doing)
+    nodes = knowing.recall(m, c, doing)
     v = dialogue.voice(m, c)
-    found = dialogue.tells(m, v, c, nodes, dialogue.events_known(m, nodes, m.now), m.now)
+    found = news.tells(m, v, c, nodes, knowing.events_known(m, nodes, m.now), m.now)
     return [o.fact for o in found if o.fact is not None][:gr.MAX_FACTS]
 
 
@@ -340,7 +277,6 @@ _GREETING = re.compile(r"^(?:hi|hello|hey|oh|good (?:morning|afternoon|evening)|
                        r"(?:I'm \w+(?:, nice to meet you)?[.!?]\s+)?", re.I)
 _GLAD = re.compile(r"^(?:so |it's |always )?(?:good|nice|lovely|great) to (?:see|catch up with) you\b[^.!?]*[.!?]\s+",
                    re.I)
-HEARD_ACTS = (dialogue.TELL, dialogue.INVITE, dialogue.ANSWER, dialogue.MEET)
 
 
 def heard_words(text: str, listener: str) -> str:
@@ -369,12 +305,12 @@ def remember_heard(m: Talker, c: Conversation, now: datetime) -> None:
     other = c.other(m.name)
     me = m.name.split()[0]
     for u in c.lines:
-        act, _ = dialogue.act_of(u.source)
-        if u.speaker != other or not (act in HEARD_ACTS or (act is None and gr.memory_of(u.source) is not None)):
+        act = acts.act_of_line(u)
+        if u.speaker != other or not (act in acts.HEARD_ACTS or (act is None and gr.memory_of(u.source) is not None)):
             continue
         text = heard_words(u.text, m.name)
         importance = gr.news_importance(text)
-        if act in dialogue.OFFERS or dt.parse(text, now) is not None:
+        if act in acts.OFFERS or dt.parse(text, now) is not None:
             importance = max(importance, 6)  # an invitation, a dated event: worth keeping
         m.remember("chat", f"{other} told {me}: \"{text[:300]}\"", importance, subject=other,
                    predicate="told", object=m.name, source=pv.tag(pv.RULE, f"{gr.GROUNDED}: heard from {other}"),
@@ -390,9 +326,9 @@ def remember_guests(m: Talker, c: Conversation, now: datetime) -> None:
     for u, reply in zip(c.lines, c.lines[1:]):
         if u.speaker != m.name or reply.speaker == m.name or not pv.why_of(reply.source).startswith(pv.PLAYER):
             continue
-        if dialogue.act_of(u.source)[0] not in dialogue.OFFERS or dialogue.act_of(reply.source)[0] != dialogue.ACCEPT:
+        if acts.act_of_line(u) not in acts.OFFERS or acts.act_of_line(reply) is not acts.ACCEPT:
             continue
-        ev = dialogue.offered_event(u, now)
+        ev = knowing.offered_event(u, now)
         if ev is None or ev.meeting or ev.host != m.name:
             continue
         m.remember("chat", f"{reply.speaker} {recaps.AGREED_TO_COME} to {ev.words('the')}", 5,
@@ -409,14 +345,14 @@ def agreements(m: Talker, c: Conversation, now: datetime) -> list[Arrangement]:
     other = c.other(m.name)
     out: list[Arrangement] = []
     for i, u in enumerate(c.lines[:-1]):
-        if dialogue.act_of(u.source)[0] not in dialogue.OFFERS:
+        if acts.act_of_line(u) not in acts.OFFERS:
             continue
         reply = c.lines[i + 1]
-        answer, _ = dialogue.act_of(reply.source)
-        ev = dialogue.offered_event(u, now)
-        if ev is None or reply.speaker == u.speaker or answer not in (dialogue.ACCEPT, dialogue.DECLINE):
+        answer = acts.act_of_line(reply)
+        ev = knowing.offered_event(u, now)
+        if ev is None or reply.speaker == u.speaker or answer is None or not answer.answers_offer:
             continue
-        if answer == dialogue.DECLINE:
+        if answer.leaves == acts.REFUSAL:
             who = "I" if reply.speaker == m.name else other
             whose = "my" if u.speaker == m.name else f"{other}'s"
             m.remember("chat", f"{who} declined {whose} invitation ({ev.words('the')})", 4,
@@ -489,9 +425,8 @@ def memo(m: Talker, c: Conversation) -> tuple[str, int]:
     importance by rule (the model rates it later)."""
     parts: list[str] = []
     for u in c.lines:
-        act, _ = dialogue.act_of(u.source)
-        if act in (dialogue.TELL, dialogue.INVITE, dialogue.ANSWER, dialogue.MEET, dialogue.ACCEPT,
-                   dialogue.DECLINE):
+        act = acts.act_of_line(u)
+        if act is not None and act.leaves != acts.NOTHING:  # what was told, offered or agreed
             who = "I" if u.speaker == m.name else u.speaker.split()[0]
             said = heard_words(u.text, c.other(u.speaker))
             parts.append(f'{who} said "{said}"')

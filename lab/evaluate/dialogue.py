@@ -64,7 +64,7 @@ def dialogue_measures(events: Sequence[dict] | None, residents: Sequence[str], s
             text, source = str(e.get("text", "")), e.get("source")
             act, _ = dialogue.act_of(source)
             recorded += act is not None
-            acts[act or dialogue.act_by_rule(text, prev)] += 1
+            acts[(act or dialogue.act_by_rule(text, prev)).name] += 1
             if prev is not None:
                 replies += 1
                 responsive += dialogue.responds(text, source, prev)

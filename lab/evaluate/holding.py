@@ -91,7 +91,8 @@ def _clauses(text: str) -> list[str]:
     return [c for c in re.split(r"(?<=[.!?;])\s+", str(text or "").strip()) if c]
 
 
-def _act(e: dict, previous: str | None) -> str:
+def _act(e: dict, previous: str | None) -> dialogue.Act:
+    """The act a line of the run folder recorded in its provenance text, else by rule."""
     act, _ = dialogue.act_of(e.get("source"))
     return act or dialogue.act_by_rule(str(e.get("text", "")), previous)
 
@@ -153,7 +154,7 @@ def recital(text: str, phrases: Sequence[str], names: Iterable[str] = ()) -> str
     return None
 
 
-_TELLING = (dialogue.TELL, dialogue.ANSWER, dialogue.INVITE, dialogue.MEET)  # acts that can tell news (no goodbye)
+_TELLING = dialogue.HEARD_ACTS  # acts that can tell news: what the listener remembers as told
 _OWN_DOING = re.compile(r"\b(?:I'm|I am|I'll be|I will be|I'll|I will)\s+(?!glad|sure)\w+(?:ing)?\b")
 
 
@@ -479,7 +480,7 @@ def holding_measures(events: Sequence[dict] | None, residents: Sequence[str], pe
                 what = recital(text, phrases.get(who, []), names)
                 if what:
                     recite_ex.append({**row, "what": what[:160], "previous": (p_text or "")[:160]})
-            if not told_back and this not in (dialogue.ACCEPT, dialogue.DECLINE, dialogue.GOODBYE):
+            if not told_back and not this.answers_offer and this is not dialogue.GOODBYE:
                 back = told_back_from(text, ls[:i], who, to, names)
                 if back is not None:
                     told_back = True
