@@ -34,7 +34,10 @@ from typing import Any, TextIO
 from agents import (
     CastError,
     ConfigError,
+    Embedder,
     Gateway,
+    Mind,
+    Persona,
     load_config,
     load_config_for_saved,
     make_embedder,
@@ -87,8 +90,9 @@ class SavedGame:
         return now or self.info.sim_time
 
 
-def load_minds(save: str | Path, args: Any = None, *, gateway: Any = None, embedder: Any = None,
-               names: list[str] | None = None, agent: str | None = None, default_map: str | Path | None = None):
+def load_minds(save: str | Path, args: argparse.Namespace | None = None, *, gateway: Gateway | None = None,
+               embedder: Embedder | None = None, names: list[str] | None = None, agent: str | None = None,
+               default_map: str | Path | None = None) -> tuple[SavedGame, dict[str, Mind], datetime]:
     """(saved, minds, now) of a save (slot name, .sqlite path or run folder): the minds of
     ``names`` (or the one ``agent`` names, see find_agent; default: every resident) as saved, on
     ``gateway`` and ``embedder`` (or the ones the flags in ``args`` and the save's config name).
@@ -113,7 +117,7 @@ def load_minds(save: str | Path, args: Any = None, *, gateway: Any = None, embed
     return saved, minds, saved.now or datetime.now()
 
 
-def _cast_of(saved: SavedGame, default_map: str | Path) -> dict[str, Any]:
+def _cast_of(saved: SavedGame, default_map: str | Path) -> dict[str, Persona]:
     """The save's town's residents by name: those it keeps, else the scenario's beside its map
     and those regrown from its seed (game/saves/cast.py)."""
     sess = saved.parts.get("session") or {}
@@ -127,7 +131,7 @@ def _cast_of(saved: SavedGame, default_map: str | Path) -> dict[str, Any]:
     return personas
 
 
-def _gateway(args: Any, parts: dict[str, Any]) -> Gateway:
+def _gateway(args: argparse.Namespace, parts: dict[str, Any]) -> Gateway:  # parts: the save's JSON
     """The user's model configuration; the save only suggests its model where the user set
     none, and never its server (agents/model/config.py ``load_config_for_saved``)."""
     given = model_flags(args)
@@ -151,7 +155,7 @@ def new_save_path(save: Path, suffix: str) -> Path:
     return out
 
 
-def write_with_mind(tg: SavedGame, mind: Any, suffix: str, state: dict | None = None) -> Path:
+def write_with_mind(tg: SavedGame, mind: Mind, suffix: str, state: dict | None = None) -> Path:
     """A new save beside the old: the same parts, this resident's mind replaced (by
     ``state`` when given: the mind as it was before an answer Ctrl+C cut short)."""
     parts = dict(tg.parts)
@@ -175,7 +179,7 @@ def transcript_markdown(name: str, persona: str, now: datetime, rows: list[tuple
     return "\n".join(L)
 
 
-def run_interview(mind: Any, questions, *, now: datetime, persona: str = DEFAULT_AS, remember: bool = False,
+def run_interview(mind: Mind, questions, *, now: datetime, persona: str = DEFAULT_AS, remember: bool = False,
                   speaker: str | None = None, on_answer: Callable[[str, str], None] | None = None) -> list:
     """Ask each question in turn (the dialogue so far as history); [(question, answer), ...]."""
     who = speaker or _speaker_name(persona)
@@ -206,7 +210,8 @@ def _lines(stream: TextIO, prompt: Callable[[], None]):
             yield line
 
 
-def main_interview(args: Any, *, gateway: Any = None, embedder: Any = None, stdin: TextIO | None = None,
+def main_interview(args: argparse.Namespace, *, gateway: Gateway | None = None, embedder: Embedder | None = None,
+                   stdin: TextIO | None = None,
                    stdout: TextIO | None = None) -> int:
     out = stdout or sys.stdout
     err = sys.stderr

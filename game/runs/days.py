@@ -8,13 +8,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from datetime import date, datetime
-from typing import Any
+
+from agents import Accounting
 
 
 class DayLedger:
     """Fed the run's clock after each step (``see``); ``rows`` are the days so far."""
 
-    def __init__(self, accounting: Any, now: datetime, earlier: Iterable[Any] = (),
+    def __init__(self, accounting: Accounting, now: datetime, earlier: Iterable[object] = (),
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.accounting = accounting
         self.clock = clock

@@ -26,10 +26,13 @@ from __future__ import annotations
 import logging
 import re
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any  # in signatures: a value from an event or a save (JSON), checked where read
+
+from agents import Persona
+from game.world.town import Town
 
 log = logging.getLogger(__name__)
 
@@ -622,7 +625,7 @@ def _gather_text(place: str, who: Iterable[str]) -> str:
     return f"{len(names)} residents gather at {place_name(place)}: {shown}"
 
 
-def builder_for(personas: dict[str, Any], town: Any = None, **kw: Any) -> FeedBuilder:
+def builder_for(personas: Mapping[str, Persona | None], town: Town | None = None, **kw: Any) -> FeedBuilder:
     """A builder for a town's cast: its residents, their homes (no gathering there), where they
     work (no gathering of those at work) and the town's sector names (the places a line of news
     may name)."""
@@ -630,7 +633,7 @@ def builder_for(personas: dict[str, Any], town: Any = None, **kw: Any) -> FeedBu
     work = {n: str(getattr(p, "workplace", "") or "") for n, p in personas.items()}
     sectors = getattr(town, "sectors", None)
     places = [place_name(s) for s in sectors()] if callable(sectors) else []
-    return FeedBuilder(personas.keys(), homes, places, workplaces=work, **kw)
+    return FeedBuilder(personas.keys(), homes, places, workplaces=work, **kw)  # kw: FeedBuilder's own options
 
 
 __all__ = ["FOLD_MIN", "GATHER_MIN", "KINDS", "MAX_ENTRIES", "TOPICS", "Entry", "FeedBuilder", "builder_for",

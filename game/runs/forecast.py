@@ -25,12 +25,13 @@ import math
 import os
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from agents import EMBEDDED_PROVIDER, home
+from agents import EMBEDDED_PROVIDER, Accounting, ModelConfig, home
 
 try:
     import fcntl  # parallel branches finishing together must not lose each other's measurement
@@ -97,6 +98,7 @@ def day_starts(start: datetime, hours: float, fresh: bool) -> int:
 # ---------------------------------------------------------------------------- the measured rates
 
 
+# Any: JSON, as the rates file holds it (checked here)
 def read_rates(path: str | Path | None = None) -> dict[str, Any]:
     """model -> its measured sums, only the entries that are whole; {} when there is none.
     The file is a cache: any damage means "not measured" for what it touches (one log line
@@ -128,10 +130,12 @@ def _damaged(p: Path, why: str) -> None:
                     "and the next run measures afresh", p, why)
 
 
+# Any: JSON, as the rates file holds it (checked here)
 def _number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
 
 
+# Any: JSON, as the rates file holds it (checked here)
 def _whole_entry(entry: Any) -> bool:
     """A model's rates as _learn writes them: non-negative finite sums, and day/hour tables of them."""
     if not isinstance(entry, dict):
@@ -153,6 +157,7 @@ def _usage(summary: dict) -> tuple[dict[str, float], dict[str, float]]:
     return day, hour
 
 
+# Any: JSON, as the rates file holds it (checked here)
 def learn(model: str, before: dict | None, after: dict, *, residents: int, hours: float, start: datetime,
           fresh: bool, wall_s: float, path: str | Path | None = None) -> dict[str, Any] | None:
     """Add one run to the model's rates: ``before`` and ``after`` are the accounting's
@@ -169,6 +174,7 @@ def learn(model: str, before: dict | None, after: dict, *, residents: int, hours
         return None
 
 
+# Any: JSON, as the rates file holds it (checked here)
 def _learn(model: str, before: dict | None, after: dict, *, residents: int, hours: float, start: datetime,
            fresh: bool, wall_s: float, path: str | Path | None) -> dict[str, Any]:
     d1, h1 = _usage(after)
@@ -247,6 +253,7 @@ class Forecast:
         return (f"forecast{(' ' + what) if what else ''}: ~{self.calls:,} calls, ~{_k(self.tokens)} tokens, "
                 f"~{_duration(self.wall_s)} wall, {money} ({self.model}; {self.basis})")
 
+    # Any: JSON, as the rates file holds it (checked here)
     def to_dict(self) -> dict[str, Any]:
         return {"model": self.model, "residents": self.residents, "hours": self.hours, "calls": self.calls,
                 "tokens": self.tokens, "prompt_tokens": self.prompt_tokens,
@@ -278,7 +285,7 @@ def price(model: str, prompt_tokens: float, completion_tokens: float) -> float |
             + completion_tokens * float(entry.get("output_cost_per_token") or 0))
 
 
-def forecast(config: Any, *, residents: int, hours: float, start: datetime, fresh: bool = True,
+def forecast(config: ModelConfig | str | None, *, residents: int, hours: float, start: datetime, fresh: bool = True,
              runs: int = 1, path: str | Path | None = None) -> Forecast:
     """What ``runs`` runs of ``residents`` residents for ``hours`` sim hours from ``start`` will
     use with ``config``'s model (``fresh``: a new run, which plans the day at once)."""
@@ -294,7 +301,7 @@ def forecast(config: Any, *, residents: int, hours: float, start: datetime, fres
                     round(use["completion_tokens"]), r.wall_s_per_resident_hour * rh, cost, free, r.basis)
 
 
-def announce_in_background(config: Any, residents: int, say: Any) -> threading.Thread:
+def announce_in_background(config: ModelConfig | None, residents: int, say: Callable[[str], None]) -> threading.Thread:
     """The game's start line, worked out off the main thread (it reads the rates file and
     maybe litellm's cost map): per sim hour and per sim day of this town, handed to ``say``."""
     def work() -> None:
@@ -333,11 +340,11 @@ class Ceiling:
     def active(self) -> bool:
         return self.max_cost is not None or self.max_tokens is not None
 
-    def start(self, accounting: Any) -> None:
+    def start(self, accounting: Accounting) -> None:
         t = accounting.total
         self._tokens0, self._cost0 = t.tokens, t.cost_usd
 
-    def reached(self, accounting: Any) -> str | None:
+    def reached(self, accounting: Accounting) -> str | None:
         """Why the run must stop now, or None."""
         t = accounting.total
         if self.max_tokens is not None and t.tokens - self._tokens0 >= self.max_tokens:

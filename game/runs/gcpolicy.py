@@ -36,6 +36,7 @@ class GcPolicy:
         self.installed = False
         self._threshold: tuple[int, ...] = gc.get_threshold()
 
+    # Any: what the gc module hands its callbacks (a dict of its own)
     def _callback(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "stop" and info.get("generation") == 2:
             self._full.set()

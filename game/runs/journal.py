@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -90,11 +91,13 @@ class Entry:
         """ "Tue Feb 14, 5 pm - 7 pm"."""
         return f"{self.start:%a %b} {self.start.day}, {clock(self.start)} - {clock(self.end)}"
 
+    # Any: JSON, as a save holds it (checked as it is read back)
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["start"], d["heard"] = self.start.isoformat(), self.heard.isoformat()
         return d
 
+    # Any: JSON, as a save holds it (checked as it is read back)
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Entry:
         kind = str(d.get("kind") or TOLD)
@@ -134,7 +137,7 @@ class Journal:
         self._last: dict[str, Heard] = {}  # resident -> its latest line to the visitor
 
     # ---- hearing ------------------------------------------------------------------------
-    def listener(self, visitor: Any) -> Any:
+    def listener(self, visitor: Callable[[], str | None]) -> Callable[[dict], None]:
         """An event listener (``sim.listeners``) feeding the journal the lines residents say to
         the visitor; ``visitor()`` names the visitor (it may be renamed)."""
         def hear_event(ev: dict) -> None:
@@ -208,6 +211,7 @@ class Journal:
     def to_state(self) -> list[dict[str, Any]]:
         return [e.to_dict() for e in self.entries]
 
+    # Any: JSON, as a save holds it (checked as it is read back)
     def from_state(self, state: Any) -> None:
         """Restore ``to_state``'s entries (none: an older save, an empty journal). The journal
         is the visitor's notes, not the town: an entry that cannot be read is left out (and

@@ -25,10 +25,12 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agents import Persona
 from game.runs.feed import Entry, FeedBuilder, builder_for
+from game.world.town import Town
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +55,7 @@ class LiveFeed:
         self._publish(builder)
 
     @classmethod
-    def for_cast(cls, personas: dict[str, Any], town: Any = None) -> LiveFeed:
+    def for_cast(cls, personas: Mapping[str, Persona | None], town: Town | None = None) -> LiveFeed:
         return cls(builder_for(personas, town))
 
     # ---- main thread --------------------------------------------------------------------------
@@ -78,6 +80,7 @@ class LiveFeed:
         self.queued = n
         return len(batch)
 
+    # Any: JSON, as a save holds it (checked by FeedBuilder.from_state)
     def load(self, state: Any, events_len: int) -> str:
         """A loaded game: its saved feed, or one rebuilt from the loaded log's tail when the save
         has none or a damaged one; says which. The state is read here (a few ms), the worker
@@ -138,6 +141,7 @@ class LiveFeed:
         entries = self._entries
         return entries[0].line() if entries else ""
 
+    # Any: JSON, as a save holds it (checked by FeedBuilder.from_state)
     def to_state(self) -> dict[str, Any]:
         """The feed as last published (its ``seen`` says how far it had read): the save's part."""
         return self._state

@@ -23,8 +23,9 @@ lag, and who holds the clock.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import datetime
 
+from game.sim import Job, Simulation
 from game.sim.jobs import END_CONVERSATION, MEMO_WAIT
 from game.sim.throughput import kind_of
 
@@ -68,7 +69,7 @@ class Pacer:
         self.pace = "clock" if self.pace == "minds" else "minds"
         return self.pace
 
-    def factor(self, sim: Any, chosen: float | None = None) -> float:
+    def factor(self, sim: Simulation, chosen: float | None = None) -> float:
         """0..1: the share of the chosen speed (``chosen`` sim minutes per real second)
         the clock may run at now: held by a late decision, or capped by the pace the
         minds' queued work allows (``steady_pace``)."""
@@ -108,7 +109,7 @@ class Pacer:
         self._samples = []
         self._window_s = self._window_min = 0.0
 
-    def status(self, chosen: float, sim: Any) -> PaceStatus:
+    def status(self, chosen: float, sim: Simulation) -> PaceStatus:
         residents = [b for b in sim.bodies.values() if not b.visitor and not b.controlled]
         planning = sum(1 for b in residents if b.action is None or getattr(b, "lying_in", False))
         sleeping = [b.action.end for b in residents if getattr(b, "asleep", False) and b.action is not None]
@@ -119,7 +120,7 @@ class Pacer:
                           steady=self.steady, first_up=first_up)
 
 
-def steady_pace(sim: Any, lag_min: float = LAG_MIN) -> float | None:
+def steady_pace(sim: Simulation, lag_min: float = LAG_MIN) -> float | None:
     """The fastest pace (sim minutes per real second) at which every queued job that a
     resident waits for is done by the time it is needed plus ``lag_min``, the jobs taken
     in the order the pool runs them (by that time), each costing its kind's measured
@@ -150,7 +151,7 @@ def steady_pace(sim: Any, lag_min: float = LAG_MIN) -> float | None:
     return cap
 
 
-def _order(sim: Any, job: Any) -> Any:
+def _order(sim: Simulation, job: Job) -> datetime:
     """Where a job nothing waits on runs among the rest: by the sim time it is ranked
     by (``Simulation.rank_of``: when it was asked; a memo of a talk half an hour on)."""
     if job.kind == END_CONVERSATION:
@@ -158,7 +159,7 @@ def _order(sim: Any, job: Any) -> Any:
     return job.need or job.at or sim.now
 
 
-def _due(sim: Any, name: str, job: Any) -> Any:
+def _due(sim: Simulation, name: str, job: Job) -> datetime | None:
     """When a job's answer is needed (sim time), or None for work nothing waits on."""
     if job.kind == "prepare" or (job.kind == "decide" and job.ahead):
         return job.need
@@ -168,7 +169,7 @@ def _due(sim: Any, name: str, job: Any) -> Any:
     return None
 
 
-def _waited(sim: Any, name: str) -> float:
+def _waited(sim: Simulation, name: str) -> float:
     b = sim.bodies.get(name)
     if b is None or b.waiting_since is None:
         return 0.0

@@ -253,6 +253,7 @@ class Recorder:
         }
         self._writer.put([header, key])
 
+    # Any: a Body, or a Pose of a frame pieced together out of order (game/sim/clocks.py): read alike
     def _body(self, i: int, bodies: Any = None) -> Any:
         sim = self._sim
         bodies = sim.bodies if bodies is None else bodies
@@ -340,6 +341,7 @@ class Recorder:
         if f - self._block_s >= BLOCK:
             self._flush_block()
 
+    # Any: Bodies, or a frame's Poses (see _body)
     def _sample_actions(self, f: int, now: datetime, decided: dict[str, dict], bodies: Any) -> None:
         """An ``a`` record for every body whose action or conversation changed."""
         for i in range(len(self._tile)):

@@ -99,6 +99,7 @@ def render_timeline(
     return redact("\n".join(lines))
 
 
+# Any: a conversation's key as the event log holds it (JSON)
 def _event_lines(e: dict, world: str | None, convo_lines: dict[Any, list[dict]],
                  convo_end: dict[Any, dict]) -> list[str]:
     """An event's lines in the timeline (a conversation's: every line said in it)."""

@@ -75,6 +75,7 @@ def copy_conversation(c: Conversation) -> Conversation:
     return Conversation(c.participants, c.address, c.started, list(c.lines))
 
 
+# Any: JSON, as a save holds it
 def conversation_to_dict(c: Conversation) -> dict[str, Any]:
     return {
         "participants": list(c.participants),
@@ -84,6 +85,7 @@ def conversation_to_dict(c: Conversation) -> dict[str, Any]:
     }
 
 
+# Any: JSON, as a save holds it
 def conversation_from_dict(d: dict[str, Any]) -> Conversation:
     return Conversation(
         participants=tuple(d["participants"]),

@@ -485,6 +485,7 @@ class Simulation:
         ``events.snapshot()``, reading older events off the main thread)."""
         return sim_state.to_state(self, events=events)
 
+    # Any: the state is JSON, as a save holds it (sim/state.py checks what it reads)
     def from_state(self, state: dict[str, Any]) -> None:
         """Restore what ``to_state()`` wrote (the minds are restored separately).
         Jobs that were in flight are simply asked again."""

@@ -62,7 +62,7 @@ class PlaySimulation(Simulation):
     never a mind-to-mind conversation.
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # Any: Simulation's own arguments, passed on
         super().__init__(*args, **kwargs)
         self.greetings: list[Greeting] = []
         self.greet_visitor = True  # False: residents never offer to talk to the visitor
@@ -218,6 +218,6 @@ class PlaySimulation(Simulation):
         self.welcome_guests()
         self.collect_greetings()
 
-    def from_state(self, state: dict[str, Any]) -> None:
+    def from_state(self, state: dict[str, Any]) -> None:  # Any: JSON, as a save holds it
         self._epoch += 1
         super().from_state(state)

@@ -74,6 +74,7 @@ class PathStats:
     total_ms: float = 0.0
     waited_steps_max: int = 0  # the longest a body waited for its path, in steps (runs of the service)
 
+    # Any: JSON rows, as a save holds them (checked as they are read back)
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
@@ -144,6 +145,7 @@ class PathService:
         """The waiting requests, first first: [name, "place", address] or [name, "tile", [x, y]]."""
         return [[r.name, r.kind, r.target if r.kind == PLACE else list(r.goal or ())] for r in self.queue.values()]
 
+    # Any: JSON rows, as a save holds them (checked as they are read back)
     def from_state(self, rows: list[list[Any]] | None) -> None:
         """Ask again, in the same order, for the paths that were waiting (a search in
         progress starts afresh). Bodies marked as waiting without a request (an older

@@ -84,6 +84,7 @@ def _action_from_dict(d: dict | None) -> Action | None:
     return Action.from_dict(d) if d else None
 
 
+# Any: JSON, as a save holds it (each value checked as it is read back)
 def body_to_dict(b: Body) -> dict[str, Any]:
     return {
         "tile": list(b.tile),
@@ -112,6 +113,7 @@ def body_to_dict(b: Body) -> dict[str, Any]:
     }
 
 
+# Any: JSON, as a save holds it (each value checked as it is read back)
 def body_from_dict(name: str, d: dict[str, Any]) -> Body:
     return Body(
         name=name,
@@ -141,6 +143,7 @@ def body_from_dict(name: str, d: dict[str, Any]) -> Body:
     )
 
 
+# Any: JSON, as a save holds it (each value checked as it is read back)
 def chat_to_dict(c: Chat) -> dict[str, Any]:
     return {
         "id": c.id,
@@ -152,6 +155,7 @@ def chat_to_dict(c: Chat) -> dict[str, Any]:
     }
 
 
+# Any: JSON, as a save holds it (each value checked as it is read back)
 def chat_from_dict(c: dict[str, Any]) -> Chat:
     return Chat(
         id=c["id"],
@@ -163,6 +167,7 @@ def chat_from_dict(c: dict[str, Any]) -> Chat:
     )
 
 
+# Any: JSON, as a save holds it (each value checked as it is read back)
 def to_state(sim: StateSim, events: bool = True) -> dict[str, Any]:
     """Plain, JSON-safe state of the simulation's own parts (not the minds');
     ``events=False``: without the event log (the caller takes it separately)."""
@@ -196,6 +201,7 @@ def to_state(sim: StateSim, events: bool = True) -> dict[str, Any]:
     return out
 
 
+# Any: JSON, as a save holds it (each value checked as it is read back)
 def from_state(sim: StateSim, state: dict[str, Any]) -> None:
     """Restore what ``to_state()`` wrote (the minds are restored separately).
     Jobs that were in flight are simply asked again."""
