@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 log = logging.getLogger(__name__)
 
+if TYPE_CHECKING:  # named for the type checker only: importing llama.cpp loads native code
+    from llama_cpp import Llama, LlamaGrammar
 
-def grammar_ok(llm: Any, text: str) -> bool:
+
+def grammar_ok(llm: Llama, text: str) -> bool:
     """Whether llama.cpp accepts a GBNF grammar (a rejected one would crash it at sampling)."""
     import llama_cpp  # lazy: llama.cpp loads native code
 
@@ -23,7 +26,7 @@ def grammar_ok(llm: Any, text: str) -> bool:
     return True
 
 
-def grammar_for(llm: Any, schema: dict) -> Any:
+def grammar_for(llm: Llama, schema: dict) -> LlamaGrammar | None:
     """A llama.cpp grammar for ``schema`` on the loaded ``llm``, or None when none can
     be built (logged; the caller then asks for plain JSON).
 
@@ -48,7 +51,7 @@ def grammar_for(llm: Any, schema: dict) -> Any:
 _CLASSES = {r"\d": "[0-9]", r"\w": "[A-Za-z0-9_]", r"\s": "[ ]"}
 
 
-def grammar_schema(schema: Any, keep_patterns: bool = True, max_enum: int = 1500) -> Any:
+def grammar_schema(schema: object, keep_patterns: bool = True, max_enum: int = 1500) -> object:
     """A copy of ``schema`` that llama.cpp's JSON-schema-to-grammar converter handles.
 
     Integer ranges of up to ``max_enum`` values become enums (the converter ignores
@@ -58,7 +61,9 @@ def grammar_schema(schema: Any, keep_patterns: bool = True, max_enum: int = 1500
         return [grammar_schema(x, keep_patterns, max_enum) for x in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {k: grammar_schema(v, keep_patterns, max_enum) if k != "properties" else v for k, v in schema.items()}
+    # A JSON schema's values are whatever JSON holds: read by key below as the schema's own rules say.
+    out: dict[str, Any] = {k: grammar_schema(v, keep_patterns, max_enum) if k != "properties" else v
+                           for k, v in schema.items()}
     if isinstance(schema.get("properties"), dict):
         out["properties"] = {k: grammar_schema(v, keep_patterns, max_enum) for k, v in schema["properties"].items()}
     if out.get("type") == "integer" and "enum" not in out:

@@ -16,13 +16,18 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 TOP_K = 40
 TOP_P = 0.95
 MIN_P = 0.05
+
+if TYPE_CHECKING:  # named for the type checker only: importing llama.cpp loads native code
+    from llama_cpp import Llama
+
+    from agents.engine.masks import Matcher
 
 
 class Expired(Exception):
@@ -57,7 +62,7 @@ def sample(logits: np.ndarray, temperature: float, rng: np.random.Generator) -> 
     return int(top[rng.choice(len(top), p=p)])
 
 
-def write(llm: Any, prompt: list[int], held: int, matcher: Any, *, max_tokens: int, temperature: float,
+def write(llm: Llama, prompt: list[int], held: int, matcher: Matcher, *, max_tokens: int, temperature: float,
           seed: int | None, deadline: float | None = None) -> Written:
     """Read ``prompt`` past its first ``held`` tokens (already in the context), then
     write an answer the ``matcher`` (agents/engine/masks.py Matcher) allows."""

@@ -469,11 +469,11 @@ def default_instances(headless: bool) -> int:
     return max(1, min(4, cores if headless else cores - 1))
 
 
-_model: ModelPool | None = None
+_model: ModelPool[LocalModel] | None = None
 _model_lock = threading.Lock()
 
 
-def model() -> ModelPool:
+def model() -> ModelPool[LocalModel]:
     """The process-wide embedded model pool (one instance until ``use_instances``;
     nothing loaded until the first call)."""
     global _model
@@ -491,7 +491,7 @@ def use_instances(count: int) -> None:
     model().resize(count)
 
 
-def _schema_from_response_format(rf: Any) -> tuple[dict | None, bool]:
+def _schema_from_response_format(rf: object) -> tuple[dict | None, bool]:  # litellm's: any form
     """(JSON schema or None, plain JSON mode?) from an OpenAI-style response_format."""
     if not rf:
         return None, False

@@ -19,7 +19,7 @@ import ctypes
 import json
 import logging
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -32,6 +32,9 @@ else:
     MISSING_REASON = ""
 
 log = logging.getLogger(__name__)
+
+if TYPE_CHECKING:  # named for the type checker only: importing llama.cpp loads native code
+    from llama_cpp import Llama
 
 ENGINES = ("llguidance", "gbnf")
 
@@ -47,7 +50,7 @@ def engine() -> str:
 _JSON_OPTIONS: Any = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
 
 
-def closed_schema(schema: Any) -> Any:
+def closed_schema(schema: object) -> object:
     """A copy of ``schema`` whose objects allow no properties beyond those named (as
     llama.cpp's converter reads a schema; JSON Schema's default would let the model
     add keys of its own, which the callers ignore and pay tokens for)."""
@@ -67,7 +70,7 @@ class Rejected(ValueError):
     """llguidance could not compile a schema (the caller uses the GBNF grammar)."""
 
 
-def tokenizer_for(llm: Any) -> Any:
+def tokenizer_for(llm: Llama) -> llguidance.LLTokenizer:
     """llguidance's tokenizer for a loaded ``llama_cpp.Llama``: the GGUF's own token
     pieces (control tokens marked as special), and llama.cpp's tokenizer for text.
     Valid while ``llm`` is open (it keeps llama.cpp's vocabulary pointer)."""
@@ -97,13 +100,14 @@ def tokenizer_for(llm: Any) -> Any:
     )
 
 
-def compile_schema(schema: dict, tokenizer: Any) -> str:
+def compile_schema(schema: dict, tokenizer: llguidance.LLTokenizer) -> str:
     """llguidance's grammar for ``schema`` (closed, compact JSON); raises Rejected
     with the engine's message when it cannot take the schema."""
     if llguidance is None:
         raise Rejected(MISSING_REASON)
     try:
-        grammar = llguidance.LLMatcher.grammar_from_json_schema(closed_schema(schema), overrides=_JSON_OPTIONS)
+        grammar = llguidance.LLMatcher.grammar_from_json_schema(cast(dict, closed_schema(schema)),  # a dict's copy
+                                                                  overrides=_JSON_OPTIONS)
     except (ValueError, TypeError) as err:
         raise Rejected(str(err)) from None
     is_error, messages = llguidance.LLMatcher.validate_grammar_with_warnings(grammar, tokenizer)
@@ -118,7 +122,7 @@ class Matcher:
     outside the mask (which the mask itself prevents) ends the answer at once,
     with the reason in ``failed``; the caller's validation then counts it."""
 
-    def __init__(self, tokenizer: Any, grammar: str) -> None:
+    def __init__(self, tokenizer: llguidance.LLTokenizer, grammar: str) -> None:
         if llguidance is None:
             raise RuntimeError(MISSING_REASON)
         self._matcher = llguidance.LLMatcher(tokenizer, grammar, log_level=0)

@@ -8,12 +8,25 @@ import itertools
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Generic, Protocol, TypeVar
 
 from agents.threads import priority
 
 
-class ModelPool:
+class Instance(Protocol):
+    """What the pool asks of one instance (agents/engine/local_model.py ``LocalModel``)."""
+
+    def chat(self, messages: list[dict], *, timeout: float | None = None) -> dict: ...
+
+    def load(self) -> object: ...
+
+    def close(self) -> None: ...
+
+
+M = TypeVar("M", bound=Instance)
+
+
+class ModelPool(Generic[M]):
     """Up to ``size`` LocalModel instances, created as calls need them: calls that
     25 minds queue at once run side by side, one per instance. When every
     instance is busy, a freed one goes to the waiting call with the lowest rank
@@ -25,16 +38,16 @@ class ModelPool:
     written, which can take seconds (a day plan). It is made on the first urgent
     call that finds every instance busy, and serves urgent calls only."""
 
-    def __init__(self, size: int = 1, *, make: Callable[[], Any], reserve: bool = True) -> None:
+    def __init__(self, size: int = 1, *, make: Callable[[], M], reserve: bool = True) -> None:
         self.size = max(1, int(size))
         self._make = make
         self._cond = threading.Condition()
-        self._idle: list[Any] = []  # the last used last: its prompt cache is warm
+        self._idle: list[M] = []  # the last used last: its prompt cache is warm
         self._waiters: list[list] = []  # a heap of [rank, seq, instance or None]
         self._seq = itertools.count()
-        self._all: list[Any] = []
+        self._all: list[M] = []
         self.reserve = reserve
-        self._reserved: Any = None  # the player's instance, once made
+        self._reserved: M | None = None  # the player's instance, once made
         self._reserved_free = True
         self._busy_s = 0.0  # seconds instances spent answering, summed over instances
         self._busy_lock = threading.Lock()
@@ -52,7 +65,7 @@ class ModelPool:
         with self._cond:
             return len(self._waiters)
 
-    def _take(self, timeout: float | None):
+    def _take(self, timeout: float | None) -> M:
         with self._cond:
             if self._idle:
                 return self._idle.pop()
@@ -66,7 +79,7 @@ class ModelPool:
                     self._reserved = self._make()
                 self._reserved_free = False
                 return self._reserved
-            me = [rank, next(self._seq), None]
+            me: list = [rank, next(self._seq), None]  # [rank, seq, the instance handed over]
             heapq.heappush(self._waiters, me)
             limit = timeout if timeout and timeout > 0 else None
             if not self._cond.wait_for(lambda: me[2] is not None, timeout=limit):
@@ -75,7 +88,7 @@ class ModelPool:
                 raise TimeoutError(f"the embedded model stayed busy for {timeout:.0f}s")
             return me[2]
 
-    def _give(self, inst) -> None:
+    def _give(self, inst: M) -> None:
         """An instance is free: to the lowest-ranked waiting call, else back to the idle list."""
         with self._cond:
             if inst is self._reserved and inst is not None:  # the player's: to a waiting urgent call only
@@ -109,7 +122,7 @@ class ModelPool:
         with self._busy_lock:
             return self._busy_s
 
-    def load(self):
+    def load(self) -> object:
         """Load one instance now (the others load on their first call)."""
         inst = self._take(None)
         try:

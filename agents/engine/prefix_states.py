@@ -29,9 +29,12 @@ import math
 import os
 import threading
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:  # named for the type checker only: importing llama.cpp loads native code
+    from llama_cpp import Llama
 
 log = logging.getLogger(__name__)
 
@@ -96,20 +99,20 @@ class PrefixStates:
                 best, best_k = key, k
         return best, best_k
 
-    def restore(self, llm: Any, tokens: list[int]) -> int:
+    def restore(self, llm: Llama, tokens: list[int]) -> int:
         """Before a call: load the kept prefix that shares most with ``tokens`` into
         sequence 0, when it beats what the context already holds. Returns the
         tokens of the prompt the context now holds (not to be read again)."""
         with self._lock:
             return self._restore(llm, tokens)
 
-    def keep(self, llm: Any, tokens: list[int]) -> None:
+    def keep(self, llm: Llama, tokens: list[int]) -> None:
         """After a call: keep the prompt's state, and its head shared with an earlier
         prompt. Trims the context to the prompt (the answer is not reused)."""
         with self._lock:
             self._keep(llm, tokens)
 
-    def _restore(self, llm: Any, tokens: list[int]) -> int:
+    def _restore(self, llm: Llama, tokens: list[int]) -> int:
         import llama_cpp  # lazy: llama.cpp loads native code
 
         want = np.asarray(tokens, dtype=np.intc)
@@ -136,7 +139,7 @@ class PrefixStates:
         self.read += len(want)
         return max(0, live)
 
-    def _keep(self, llm: Any, tokens: list[int]) -> None:
+    def _keep(self, llm: Llama, tokens: list[int]) -> None:
         import llama_cpp  # lazy: llama.cpp loads native code
 
         want = np.asarray(tokens, dtype=np.intc)
@@ -155,7 +158,7 @@ class PrefixStates:
             llm.n_tokens = head
             self._save(llm, want[:head], head=True)
 
-    def _save(self, llm: Any, tokens: np.ndarray, head: bool) -> None:
+    def _save(self, llm: Llama, tokens: np.ndarray, head: bool) -> None:
         import llama_cpp  # lazy: llama.cpp loads native code
 
         key = (llm.model_path, tokens.tobytes())
