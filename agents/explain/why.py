@@ -46,10 +46,10 @@ import re
 import threading
 import zlib
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -68,6 +68,49 @@ FLUSH_EVERY = 32  # records between flushes of the gzip stream (what a killed ru
 # agents/explain/purposes.py).
 ACT_PURPOSES: dict[str, tuple[str, ...]] = {kind: purposes.explaining(kind) for kind in purposes.ACT_KINDS}
 KINDS = tuple(ACT_PURPOSES)
+
+
+
+class Remembered(Protocol):
+    """What a retrieval's record reads of a memory (agents/recall/memory.py ``MemoryNode``)."""
+
+    kind: str
+    description: str
+    created: datetime
+    last_accessed: datetime
+    importance: int
+    importance_source: str
+
+
+class Stream(Protocol):
+    """What a retrieval's record reads of the memory stream (agents/recall/memory.py ``MemoryStream``)."""
+
+    @property
+    def nodes(self) -> Sequence[Remembered]: ...
+
+    def embedding(self, node_id: int) -> np.ndarray: ...
+
+
+class CallFacts(Protocol):
+    """What a decision record keeps of the ledger's record of a call (agents/model/accounting.py ``CallRecord``)."""
+
+    model: str
+    purpose: str
+    resident: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    cached: bool
+    attempts: int
+    outcome: str
+    error: str | None
+
+
+class Logged(Protocol):
+    """A gateway that may carry a log of decision records (agents/model/gateway.py ``Gateway``)."""
+
+    why_log: WhyLog | None
+
 
 _local = threading.local()  # .pending: retrievals waiting for their question; .decision: the open record
 _active_lock = threading.Lock()
@@ -91,7 +134,7 @@ def recency(now: datetime, accessed: datetime, decay: float) -> float:
     return float(decay) ** max(0.0, (now - accessed).total_seconds() / 3600.0)
 
 
-def relevance(row: Any, query: Any) -> float:
+def relevance(row: np.ndarray, query: np.ndarray) -> float:
     """The cosine of a unit embedding row and the unit query, in float64 (both as the stream holds them)."""
     return float(np.dot(np.asarray(row, dtype=np.float64), np.asarray(query, dtype=np.float64)))
 
@@ -106,7 +149,7 @@ def recording() -> bool:
     return _active > 0
 
 
-def note_retrieval(stream: Any, query_text: str | None, query: Any, now: datetime, weights: Iterable[float],
+def note_retrieval(stream: Stream, query_text: str | None, query: np.ndarray, now: datetime, weights: Iterable[float],
                    decay: float, candidates: int, bounds: Iterable, chosen: Iterable[int],
                    kinds: Iterable[str] | None = None) -> None:
     """A retrieval on this thread (``MemoryStream.retrieve``, before it touches the
@@ -134,11 +177,12 @@ def note_retrieval(stream: Any, query_text: str | None, query: Any, now: datetim
     del pending[:-16]  # a job that retrieves without asking never grows this
 
 
-def log_of(asker: Any) -> WhyLog | None:
-    """The log attached to a gateway (or to what a budget wraps), if any."""
+def log_of(asker: object) -> WhyLog | None:
+    """The log attached to a gateway (or to what a budget wraps), if any. Any object: a
+    gateway, a budget, a stand-in of the tests; the log is found by its attributes."""
     for _ in range(3):
         got = getattr(asker, "why_log", None)
-        if got is not None:
+        if isinstance(got, WhyLog):
             return got
         asker = getattr(asker, "asker", None)
         if asker is None:
@@ -152,7 +196,7 @@ def _take_pending() -> list[dict]:
     return pending
 
 
-def begin(asker: Any, resident: str | None, now: datetime | None, purpose: str, prompt: str) -> dict | None:
+def begin(asker: object, resident: str | None, now: datetime | None, purpose: str, prompt: str) -> dict | None:
     """A question begins (``Mind.ask``): the record that collects it, or None when nothing records."""
     wlog = log_of(asker)
     if wlog is None or wlog.mode == "off":
@@ -165,7 +209,7 @@ def begin(asker: Any, resident: str | None, now: datetime | None, purpose: str, 
     return d
 
 
-def note_call(gateway: Any, messages: list[dict], raws: list[str], value: Any, rec: Any) -> None:
+def note_call(gateway: object, messages: list[dict], raws: list[str], value: object, rec: CallFacts) -> None:
     """The gateway's part (agents/model/gateway.py ``ask_traced``): the prompt as sent, the raw
     answers, the ledger's record."""
     d = getattr(_local, "decision", None)
@@ -173,7 +217,7 @@ def note_call(gateway: Any, messages: list[dict], raws: list[str], value: Any, r
         wlog = log_of(gateway)
         if wlog is None or wlog.mode == "off":
             return
-        d = {"resident": getattr(rec, "resident", None), "time": None, "purpose": getattr(rec, "purpose", ""),
+        d = {"resident": rec.resident, "time": None, "purpose": rec.purpose,
              "prompt_name": "", "retrievals": _take_pending(), "call": None, "answer": None, "fallback": None}
         d["call"] = _call(messages, raws, rec)
         failed = rec.outcome == "fallback"
@@ -183,14 +227,14 @@ def note_call(gateway: Any, messages: list[dict], raws: list[str], value: Any, r
     d["call"] = _call(messages, raws, rec)
 
 
-def _call(messages: list[dict], raws: list[str], rec: Any) -> dict:
+def _call(messages: list[dict], raws: list[str], rec: CallFacts) -> dict:
     return {"model": rec.model, "messages": [dict(m) for m in messages], "raw": [str(r or "") for r in raws],
             "prompt_tokens": rec.prompt_tokens, "completion_tokens": rec.completion_tokens,
             "latency_s": round(rec.latency_s, 4), "cached": rec.cached, "attempts": rec.attempts,
             "outcome": rec.outcome, "error": rec.error}
 
 
-def _answer(value: Any) -> Any:
+def _answer(value: object) -> object:
     if value is None:
         return None
     dump = getattr(value, "model_dump", None)
@@ -202,7 +246,7 @@ def _answer(value: Any) -> Any:
     return value if isinstance(value, (str, int, float, bool, list, dict)) else str(value)
 
 
-def end(d: dict | None, got: tuple[Any, str | None]) -> None:
+def end(d: dict | None, got: tuple[object, str | None]) -> None:
     """The question is answered (``Mind.ask``): the record is complete and written."""
     wlog = getattr(_local, "wlog", None)
     _local.decision = _local.wlog = None
@@ -214,7 +258,7 @@ def end(d: dict | None, got: tuple[Any, str | None]) -> None:
     wlog.write(d)
 
 
-def attach(gateway: Any, wlog: WhyLog) -> WhyLog:
+def attach(gateway: Logged, wlog: WhyLog) -> WhyLog:
     """Record the decisions of every mind on ``gateway`` into ``wlog`` (replacing any log it had)."""
     old = getattr(gateway, "why_log", None)
     if old is not None and old is not wlog:
@@ -390,7 +434,7 @@ MAX_RATIO = 50  # decompressed bytes per byte on disk; JSON lines compress about
 SLACK_BYTES = 64 << 20  # a small file may still hold this much
 
 
-def _finite(v: Any) -> bool:
+def _finite(v: object) -> bool:  # a value read from a file: anything
     if not isinstance(v, (int, float)) or isinstance(v, bool):
         return False
     try:
@@ -399,7 +443,7 @@ def _finite(v: Any) -> bool:
         return False
 
 
-def _memory_problem(m: Any) -> str | None:
+def _memory_problem(m: object) -> str | None:  # read from a file: anything
     if not isinstance(m, dict):
         return "a memory that is not a table"
     if not isinstance(m.get("id"), int) or isinstance(m.get("id"), bool):
@@ -416,7 +460,7 @@ def _memory_problem(m: Any) -> str | None:
     return None
 
 
-def check_record(d: Any) -> str | None:
+def check_record(d: object) -> str | None:
     """What is wrong with a decision record read from a file (None: nothing): every field
     the readers use (``why``, the replay, the Why panel) has the type the log writes."""
     if not isinstance(d, dict):

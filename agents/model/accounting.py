@@ -41,6 +41,7 @@ class CallRecord:
     attempts: int = 1  # model calls made (including transient-error retries)
     cached: bool = False  # answered from the response cache
 
+    # dict[str, Any] here and below: the ledger as plain JSON (run files, saves, the HUD), read back by key
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -187,7 +188,7 @@ class Accounted:
     """Records every ask in ``accounting`` (cached, answered or fallen back) and hands
     the call to the decision record of ``gateway`` (its ``why_log``, agents/explain/why.py)."""
 
-    def __init__(self, accounting: Accounting, model: str, gateway: Any, inner: LanguageModel) -> None:
+    def __init__(self, accounting: Accounting, model: str, gateway: why.Logged, inner: LanguageModel) -> None:
         self.accounting = accounting
         self.model = model
         self.gateway = gateway

@@ -8,7 +8,7 @@ import copy
 import json
 import re
 import threading
-from typing import Any, TypeVar
+from typing import TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -18,9 +18,9 @@ _schema_cache: dict[type, dict] = {}
 _schema_lock = threading.Lock()
 
 
-def _strip_titles(node: Any) -> Any:
+def _strip_titles(node: object) -> object:
     if isinstance(node, dict):
-        out = {}
+        out: dict[str, object] = {}
         for k, v in node.items():
             if k == "title" and isinstance(v, str):
                 continue
@@ -39,7 +39,7 @@ def compact_schema(schema: type[BaseModel]) -> dict:
     with _schema_lock:
         cached = _schema_cache.get(schema)
         if cached is None:
-            cached = _strip_titles(schema.model_json_schema())
+            cached = cast(dict, _strip_titles(schema.model_json_schema()))  # a dict's copy
             _schema_cache[schema] = cached
     return copy.deepcopy(cached)
 
@@ -47,7 +47,7 @@ def compact_schema(schema: type[BaseModel]) -> dict:
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
 
 
-def parse_json_answer(text: str | None) -> Any:
+def parse_json_answer(text: str | None) -> object:
     """The first JSON value in a model's answer: code fences stripped, prose around it ignored.
 
     Raises ValueError when there is none.

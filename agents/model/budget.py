@@ -87,7 +87,7 @@ class Budget(Asks):
         if self.limit > 0 and self.calls_today >= self.limit and self.spent_at is None:
             self.spent_at = self.now
 
-    # -- the state contract (agents/support/stateful.py) -----------------------------------------
+    # -- the state contract (agents/support/stateful.py): a save's plain JSON, hence Any -----------
     def to_state(self) -> dict[str, Any]:
         iso = lambda t: t.isoformat() if t else None  # noqa: E731
         return {"calls_day": iso(self.day), "calls": dict(self.calls), "skipped": dict(self.skipped),

@@ -94,7 +94,7 @@ class ResponseCache:
                 self._conns.append(conn)
         return conn
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get(self, key: str) -> dict[str, Any] | None:  # Any: an answer's JSON, read back from the file
         try:
             with self._lock if self._memory else _nolock:
                 row = self._conn().execute(

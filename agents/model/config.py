@@ -7,6 +7,7 @@ variables (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ...).
 """
 from __future__ import annotations
 
+import argparse
 import difflib
 import logging
 import os
@@ -142,7 +143,7 @@ class ModelConfig:
     def provider(self) -> str:
         return self.model.split("/", 1)[0] if "/" in self.model else ""
 
-    def with_(self, **changes: Any) -> ModelConfig:
+    def with_(self, **changes: Any) -> ModelConfig:  # Any: each field's own type, as dataclasses.replace takes them
         return replace(self, **changes)
 
 
@@ -171,7 +172,8 @@ def known_keys() -> list[str]:
     return sorted(set(_FIELDS) | set(EXTRA_KEYS))
 
 
-def _coerce(name: str, value: Any, source: str) -> Any:
+# value: Any, as a file, the environment or a flag gave it (int() and float() below are its check)
+def _coerce(name: str, value: Any, source: str) -> str | int | float | None:
     if value is None:
         return None
     if isinstance(value, str):
@@ -190,8 +192,8 @@ def _coerce(name: str, value: Any, source: str) -> Any:
     return str(value)
 
 
-def _from_mapping(data: Mapping[str, Any], source: str) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _from_mapping(data: Mapping[str, object], source: str) -> dict[str, object]:
+    out: dict[str, object] = {}
     for key, value in data.items():
         name = _ALIASES.get(key, key)
         if name not in _FIELDS or name in _TOML_ONLY:
@@ -202,7 +204,7 @@ def _from_mapping(data: Mapping[str, Any], source: str) -> dict[str, Any]:
     return out
 
 
-def _toml_type(value: Any) -> str:
+def _toml_type(value: object) -> str:
     if isinstance(value, bool):
         return "true/false"
     if isinstance(value, int):
@@ -218,7 +220,7 @@ def _toml_type(value: Any) -> str:
     return type(value).__name__
 
 
-def _check_value(name: str, value: Any) -> str | None:
+def _check_value(name: str, value: object) -> str | None:
     """What is wrong with a TOML value for field ``name`` (None: nothing)."""
     if value is False and name in _OFF_ABLE:
         return None
@@ -241,7 +243,7 @@ def _check_value(name: str, value: Any) -> str | None:
     return None
 
 
-def check_settings(data: Mapping[str, Any], source: str) -> list[str]:
+def check_settings(data: Mapping[str, object], source: str) -> list[str]:
     """Every problem of a settings table (the top level of smallville.toml, or its
     [model] table), one line each: unknown keys (with the likeliest meant one),
     values of the wrong type, API keys. Nothing is read from it here."""
@@ -281,8 +283,8 @@ def check_settings(data: Mapping[str, Any], source: str) -> list[str]:
     return problems
 
 
-def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _from_env(env: Mapping[str, str]) -> dict[str, object]:
+    out: dict[str, object] = {}
     for name in _FIELDS:
         if name in _TOML_ONLY:
             continue
@@ -292,7 +294,7 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     return out
 
 
-def read_settings_file(path: str | os.PathLike) -> dict[str, Any]:
+def read_settings_file(path: str | os.PathLike) -> dict[str, object]:
     """The raw tables of a settings file; ConfigError (naming the file) when it cannot be
     read or has any problem (see check_settings). Other readers of smallville.toml
     (EXTRA_KEYS) take their keys from here."""
@@ -333,7 +335,8 @@ def _warn_of_a_borrowed_endpoint(path: Path, bases: list[str], env: Mapping[str,
     print(f"smallville: {text}", file=sys.stderr)
 
 
-def _servers_from_the_file(from_file: Mapping[str, Any], user: Mapping[str, Any], config: ModelConfig) -> list[str]:
+def _servers_from_the_file(from_file: Mapping[str, object], user: Mapping[str, object],
+                           config: ModelConfig) -> list[str]:
     """Where the settings file, not the user, sends the calls: its api_base, its
     [[models]] servers, its router YAML's servers, or a model string that names a
     server, each only where the user's flags and environment left it in force."""
@@ -358,7 +361,7 @@ def _settings_path(path: str | os.PathLike | None) -> Path | None:
     return Path(path)
 
 
-def _from_toml(path: str | os.PathLike | None) -> dict[str, Any]:
+def _from_toml(path: str | os.PathLike | None) -> dict[str, object]:
     path = _settings_path(path)
     if path is None:
         return {}
@@ -368,9 +371,10 @@ def _from_toml(path: str | os.PathLike | None) -> dict[str, Any]:
     data = read_settings_file(p)
     # Accept the keys at top level or under a [model] table.
     merged = {k: v for k, v in data.items() if _ALIASES.get(k, k) in _FIELDS and not isinstance(v, dict)}
-    if isinstance(data.get("model"), dict):
+    table = data.get("model")
+    if isinstance(table, dict):
         merged.pop("model", None)
-        merged.update(data["model"])
+        merged.update(table)
     merged = {k: ("off" if v is False else v) for k, v in merged.items()}  # `cache = false`: off
     out = _from_mapping(merged, str(p))
     models = data.get("models")
@@ -385,7 +389,7 @@ def _from_toml(path: str | os.PathLike | None) -> dict[str, Any]:
 
 
 def load_config(
-    overrides: Mapping[str, Any] | Any | None = None,
+    overrides: Mapping[str, object] | argparse.Namespace | None = None,
     env: Mapping[str, str] | None = None,
     toml_path: str | os.PathLike | None = SETTINGS_FILE,
 ) -> ModelConfig:
@@ -430,15 +434,15 @@ def load_config(
 MODEL_FLAGS = ("model", "api_base", "concurrency", "router", "cache", "planning", "grounded", "budget", "pace")
 
 
-def model_flags(args: Mapping[str, Any] | Any) -> dict[str, Any]:
+def model_flags(args: Mapping[str, object] | argparse.Namespace) -> dict[str, object]:
     """The model flags the user set (a dict or an argparse Namespace), by field name."""
     given = args if isinstance(args, Mapping) else vars(args)
     return {k: v for k, v in given.items() if v is not None and _ALIASES.get(k, k) in MODEL_FLAGS}
 
 
 def load_config_for_saved(
-    saved: Mapping[str, Any] | None,
-    given: Mapping[str, Any],
+    saved: Mapping[str, object] | None,
+    given: Mapping[str, object],
     *,
     suggest: tuple[str, ...] = ("model", "seed", "temperature"),
     env: Mapping[str, str] | None = None,

@@ -114,6 +114,7 @@ class Endpoint:
     def key(self) -> str:
         return memory_key(self.model, self.api_base)
 
+    # dict[str, Any]: litellm's completion kwargs, each of its own type
     def request(self, dialect: str, messages: list[dict], js: dict, name: str) -> dict[str, Any]:
         """The completion kwargs that carry ``js`` in ``dialect``."""
         if dialect == "prompt":
@@ -204,7 +205,7 @@ class Endpoint:
         return None
 
 
-def _whole_entry(entry: Any) -> bool:
+def _whole_entry(entry: object) -> bool:  # read from a file: anything
     """A remembered dialect as settled() writes it: a known dialect and a finite time."""
     if not isinstance(entry, dict) or not isinstance(entry.get("dialect"), str) or entry["dialect"] not in DIALECTS:
         return False
@@ -306,6 +307,7 @@ class StructuredCall:
         self.extra: list[dict] = []  # the retry's turns: the invalid answer and what was wrong with it
         self.used: tuple[Endpoint, str] | None = None  # the endpoint and dialect of the last request
 
+    # dict[str, Any]: litellm's completion kwargs, each of its own type
     def shape(self, model: str, api_base: str | None, label: str | None = None) -> dict[str, Any]:
         """The kwargs (messages, response_format or extra_body) for this endpoint's dialect."""
         ep = self.dialects.endpoint(model, api_base, fixed=self.fixed, label=label)

@@ -44,6 +44,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from agents.explain import provenance as pv
+from agents.explain import why
 from agents.model import providers
 from agents.model.accounting import Accounted, Accounting
 from agents.model.answers import compact_schema, parse_json_answer
@@ -148,6 +149,7 @@ class Gateway(Asks):
         self.dialects = dialects if dialects is not None else Dialects(home.cache_dir() / "dialects.json")
         self._fixed: bool | None = None  # Ollama and in-process providers take the schema as it is
         self.stopped: str | None = None  # why no call is made any more (``stop_calls``)
+        self.why_log: why.WhyLog | None = None  # where the minds' decision records go (why.attach)
 
     # -- status for the HUD ------------------------------------------------------------
     @property

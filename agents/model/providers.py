@@ -24,7 +24,7 @@ _litellm_lock = threading.RLock()
 _providers: dict[str, Any] = {}
 
 
-def lm() -> Any:
+def lm() -> Any:  # Any: the litellm module, imported lazily
     """The litellm module, imported once, with our custom providers registered."""
     global _litellm
     if _litellm is None:
@@ -52,7 +52,7 @@ def in_process(provider: str) -> bool:
     return provider in _providers
 
 
-def register_provider(name: str, handler: Any) -> None:
+def register_provider(name: str, handler: Any) -> None:  # Any: a litellm.CustomLLM (imported lazily)
     """Register (or replace) a ``litellm.CustomLLM`` under the provider prefix ``name``."""
     litellm = lm()
     with _litellm_lock:

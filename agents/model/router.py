@@ -80,7 +80,7 @@ class Deployment:
         return any(h in base for h in ("localhost", "127.0.0.1", "0.0.0.0", "[::1]", ".local"))
 
 
-def deployment_from(entry: Mapping[str, Any], source: str) -> Deployment:
+def deployment_from(entry: Mapping[str, object], source: str) -> Deployment:
     """A ``Deployment`` from a ``[[models]]`` table (model, api_base, concurrency, name)."""
     if not isinstance(entry, Mapping):
         raise RouterConfigError(f"{source}: each [[models]] entry must be a table, not {entry!r}")
@@ -204,7 +204,7 @@ class ModelRouter:
     def concurrency(self) -> int:
         return sum(d.concurrency for d in self.deployments)
 
-    def _router(self) -> Any:
+    def _router(self) -> Any:  # Any: litellm's Router (litellm is imported lazily, and untyped here)
         with self._build_lock:  # the first calls arrive together, from several workers
             return self._build_router()
 
@@ -247,7 +247,7 @@ class ModelRouter:
         return min(free, key=lambda i: (self.health[i].in_flight / self.deployments[i].concurrency,
                                         (i - self._turn) % n))
 
-    def completion(self, **kwargs: Any) -> Any:
+    def completion(self, **kwargs: Any) -> Any:  # Any: as litellm.completion's own kwargs and response
         """Like ``litellm.completion``; ``model``/``api_base``/``api_key`` are the router's.
         ``timeout`` bounds the whole call; ``structured`` (a dialects.StructuredCall) is
         shaped for the deployment picked."""

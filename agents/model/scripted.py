@@ -68,7 +68,7 @@ def estimate_tokens(text: str) -> int:
     return max(1, round(len(text) / 4)) if text else 0
 
 
-def handler() -> Any:
+def handler() -> Any:  # Any: a litellm.CustomLLM, whose class is made on first use
     """The litellm provider (a ``litellm.CustomLLM``), built on first use."""
     # Lazy: litellm is slow to import, and only a run on a scripted model needs it.
     import litellm

@@ -25,7 +25,8 @@ REFUSED = "refused"  # the server turned the request's structured-output form do
 
 
 class Sent:
-    """One request to the configured server (``completion``: litellm's by default)."""
+    """One request to the configured server (``completion``: litellm's by default). Any, here and
+    below: litellm's completion kwargs and response, which it does not type."""
 
     def __init__(self, config: ModelConfig, completion: Callable[..., Any] | None = None) -> None:
         self.config = config
