@@ -259,7 +259,7 @@ def test_the_inner_voice_is_one_of_the_options_and_the_model_may_choose_it():
     m.decide(situation(datetime(2023, 2, 13, 7, 0)))
     items = [x for x in m.plan if "election" in x.description]
     assert items and all("chosen from" in x.source for x in items), [(x.line(), x.source) for x in m.plan]
-    assert not any("election" in x.description for x in m.plan if P.is_meal(x.description))
+    assert not any("election" in x.description for x in m.plan if x.meal)
     assert not m.directives
 
 

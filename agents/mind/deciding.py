@@ -15,7 +15,6 @@ from agents.planning import day as days
 from agents.planning import inner_voice as voice
 from agents.planning import plan as planning
 from agents.planning import recaps
-from agents.planning.object_use import is_sleep
 from agents.planning.react import Reactor, react
 from agents.recall.perceive import Perceiver, perceive, rate_waiting
 from agents.recall.reflect import Reflector, reflect, should_reflect
@@ -99,7 +98,7 @@ def follow_the_inner_voice(m: Decider, turn: Turn) -> Decision | None:
     once when the plan's current item is about the first one (or when there is no action)."""
     sit = turn.sit
     cur = planning.item_at(m.plan, m.now)
-    if not (m.directives and not m.sleeping(turn.doing) and cur is not None and not is_sleep(cur.description)):
+    if not (m.directives and not m.sleeping(turn.doing) and cur is not None and not cur.sleep):
         return None
     directives = m.take_directives()
     voice.follow_directives(m, directives, sit.address, replan=True)

@@ -18,7 +18,7 @@ from agents.planning import plan as planning
 from agents.planning.arrangements import arranged_lines, keep_arrangements
 from agents.planning.decompose import chunk_end, decompose, fallback_actions, reuse_key
 from agents.planning.items import plan_source
-from agents.planning.object_use import is_sleep, make_action, pick_object
+from agents.planning.object_use import make_action, pick_object
 from agents.planning.replan import replan_guided
 from agents.recall.grounding import chooses
 from agents.recall.memory import MemoryNode
@@ -196,7 +196,7 @@ def _next_action(m: DayMind) -> Action:
         if wake <= now:
             wake += timedelta(days=1)
         return sleep_action(m, min(later) if later else wake)
-    if is_sleep(item.description):
+    if item.sleep:
         return sleep_action(m, item.end)  # no call to decompose a night
     acts = chunk_steps(m, item, now)
     today.pending = acts[1:] + [a for a in ahead if a.start >= acts[-1].end]
@@ -212,7 +212,7 @@ def agreed_soon(m: DayMind, item: planning.PlanItem | None, now: datetime) -> pl
     at the hour and came 10 to 15 minutes late to lunch, to the party)."""
     today = m.today
     nxt = next((x for x in today.plan if now < x.start <= now + timedelta(minutes=LEAVE_EARLY_MIN)), None)
-    if item is None or nxt is None or is_sleep(item.description):
+    if item is None or nxt is None or item.sleep:
         return None
     if nxt.address.split(":")[:2] == item.address.split(":")[:2]:
         return None  # there already: no walk to make
@@ -246,7 +246,7 @@ def prepare_chunk(m: DayMind, at: datetime) -> int:
     if at <= m.now or ends != at or today.planned_for != at.date():
         return 0  # the steps at hand changed meanwhile (a reaction, a new plan): decided when due
     item = planning.item_at(today.plan, at)
-    if item is None or is_sleep(item.description) or chunk_end(item, at) < at + timedelta(minutes=15):
+    if item is None or item.sleep or chunk_end(item, at) < at + timedelta(minutes=15):
         return 0
     acts = chunk_steps(m, item, at)
     today.pending += acts
@@ -263,7 +263,7 @@ def chunk_asks(m: DayMind, at: datetime) -> bool:
     if today.planned_for != at.date():
         return True
     item = planning.item_at(today.plan, at)
-    if item is None or is_sleep(item.description) or chunk_end(item, at) < at + timedelta(minutes=15):
+    if item is None or item.sleep or chunk_end(item, at) < at + timedelta(minutes=15):
         return False
     return not today.steps_made.get(reuse_key(item, at))
 

@@ -21,7 +21,7 @@ from pydantic import BaseModel, conlist, create_model
 
 from agents.explain import provenance as pv
 from agents.planning.object_use import is_sleep, make_action, object_activities, object_fits, pick_object
-from agents.planning.plan import OWN_KINDS, PlanItem, chosen_tag, is_meal
+from agents.planning.plan import OWN_KINDS, PlanItem, chosen_tag
 from agents.recall.grounding import chooses
 from agents.recall.spatial import SpatialMemory
 from agents.recall.thinking import Thinking
@@ -112,7 +112,7 @@ def step_problem(text: str | None, item: PlanItem, address: str, t: datetime) ->
         return f"{text} does not fit {address.split(':', 1)[-1]}"
     if not activity.fits_time(text, t.hour):
         return f"{text} at {t:%H:%M}"
-    if is_sleep(text) != is_sleep(item.description):
+    if is_sleep(text) != item.sleep:  # the model's step, read from its words
         return "sleeping in the middle of the day" if is_sleep(text) else "awake in a night's sleep"
     return None
 
@@ -226,7 +226,7 @@ def step_candidates(spatial: SpatialMemory, item: PlanItem, start: datetime, end
                  if t != item.description]
         if sum(usable(activity.clean_activity(t, name)) for t in known) < 2:
             raw.append((item.description, None))  # a plan item the resident knows no steps of: its own words
-        if persona is not None and kind != "bathroom" and not is_meal(item.description):
+        if persona is not None and kind != "bathroom" and not item.meal:
             own = [t for t in (activity.own_activity(x, name) for x in memories) if t]
             raw += [(t, None) for t in own[:2]]
         raw += [(t, None) for t in known]

@@ -9,8 +9,8 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from agents.explain import provenance as pv
-from agents.planning.object_use import is_sleep
-from agents.planning.plan import PlanItem, Planner, cut_in, is_meal, place_from_text
+from agents.planning.items import PlanItem, cut_in, kind_of_words
+from agents.planning.plan import Planner, place_from_text
 from agents.planning.replan import replan_guided, replan_rest
 from agents.planning.today import Today
 from agents.residents.persona import Persona
@@ -93,7 +93,7 @@ def mentions(plan: list[PlanItem], thought: str, after: datetime | None = None) 
 def free_slot(plan: list[PlanItem], now: datetime) -> PlanItem | None:
     """The first awake, non-meal plan item that has time left from `now` on."""
     for it in plan:
-        if it.end <= now + timedelta(minutes=10) or is_sleep(it.description) or is_meal(it.description):
+        if it.end <= now + timedelta(minutes=10) or it.sleep or it.meal:
             continue
         return it
     return None
@@ -107,7 +107,7 @@ def insert_directive(plan: list[PlanItem], now: datetime, text: str, address: st
         return plan
     start = max(now, slot.start)
     minutes = max(10, min(minutes, int((slot.end - start).total_seconds() // 60)))
-    return cut_in(plan, PlanItem(start, minutes, text, address, source))
+    return cut_in(plan, PlanItem(start, minutes, text, address, source, kind_of_words(text)))  # the voice's words
 
 
 def directive_line(persona: Persona, thoughts: Sequence[str]) -> str:

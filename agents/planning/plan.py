@@ -39,7 +39,17 @@ from pydantic import BaseModel, ConfigDict, Field, conlist, create_model
 
 from agents.explain import provenance as pv
 from agents.planning import agenda
-from agents.planning.items import MEAL_HOURS, PlanItem, close_times, cut_in, is_meal, item_at
+from agents.planning.items import (
+    ACTIVITY,
+    MEAL,
+    MEAL_HOURS,
+    SLEEP,
+    PlanItem,
+    close_times,
+    cut_in,
+    item_at,
+    kind_of_words,
+)
 from agents.planning.object_use import is_sleep, object_activities
 from agents.recall import grounding as gr
 from agents.recall.grounding import chooses
@@ -76,8 +86,7 @@ class Planner(Thinking, Protocol):
 
 def _too_long(x: PlanItem) -> bool:
     """Half a day of one thing, or a three-hour breakfast, is not a plan."""
-    return not is_sleep(x.description) and (x.minutes > MAX_ITEM_HOURS * 60
-                                            or (is_meal(x.description) and x.minutes > 150))
+    return not x.sleep and (x.minutes > MAX_ITEM_HOURS * 60 or (x.meal and x.minutes > 150))
 
 
 def wake_time(persona: Persona, day: datetime) -> datetime:
@@ -132,19 +141,19 @@ def routine(persona: Persona, spatial: SpatialMemory, day: datetime, settings: M
     evening = _public(spatial, "pub", _public(spatial, "park", _home_arena(spatial, persona, ("common room",))))
     work = activity.work_title(persona)
     stops = [
-        (at(w), "waking up and getting ready for the day", bath),
-        (at(w, 30), "having breakfast", kitchen),
-        (at(max(w + 1, 8)), work, persona.workplace),
-        (at(12), "having lunch", lunch),
-        (at(13), work, persona.workplace),
-        (at(17, 30), "having dinner", kitchen),
-        (at(19), "spending the evening unwinding", evening),
-        (at(settings.bedtime_hour), "going to bed and sleeping", persona.home),
+        (at(w), "waking up and getting ready for the day", bath, ACTIVITY),
+        (at(w, 30), "having breakfast", kitchen, MEAL),
+        (at(max(w + 1, 8)), work, persona.workplace, ACTIVITY),
+        (at(12), "having lunch", lunch, MEAL),
+        (at(13), work, persona.workplace, ACTIVITY),
+        (at(17, 30), "having dinner", kitchen, MEAL),
+        (at(19), "spending the evening unwinding", evening, ACTIVITY),
+        (at(settings.bedtime_hour), "going to bed and sleeping", persona.home, SLEEP),
     ]
     items: list[PlanItem] = []
-    for t, d, a in stops:  # a late riser skips what has already passed
+    for t, d, a, kind in stops:  # a late riser skips what has already passed
         if not items or t > items[-1].start:
-            items.append(PlanItem(t, 0, d, a, src))
+            items.append(PlanItem(t, 0, d, a, src, kind))
     return close_times(items, wake_time(persona, day) + timedelta(days=1))
 
 
@@ -155,13 +164,13 @@ def _routine_over(routine_items: list[PlanItem], a: datetime, b: datetime, why: 
     ``keep_source``, with their own: the earlier plan a replan falls back on)."""
     out = []
     for r in routine_items:
-        if is_sleep(r.description):
+        if r.sleep:
             continue
         src = r.source if keep_source else pv.tag(pv.ROUTINE, why)
         if r.start <= a < r.end:
-            out.append(PlanItem(a, 0, r.description, r.address, src))
+            out.append(r.moved(a, source=src))
         elif a < r.start < b:
-            out.append(PlanItem(r.start, 0, r.description, r.address, src))
+            out.append(r.moved(r.start, source=src))
     return out
 
 
@@ -334,7 +343,7 @@ def _checked_items(raw_items: Iterable[Any], persona: Persona, spatial: SpatialM
             counts["plan item rejected"] += 1
             holes.append((t, why or "nowhere known"))
             continue
-        kept.append(PlanItem(t, minutes, text, addr, src))
+        kept.append(PlanItem(t, minutes, text, addr, src, kind_of_words(text)))  # the model's words
     return kept, holes
 
 
@@ -346,18 +355,18 @@ def _night(items: list[PlanItem], persona: Persona, start: datetime,
     base = start.replace(hour=0, minute=0, second=0, microsecond=0)
     bed_lo = base + timedelta(hours=settings.bedtime_hour)
     bed_hi = base + timedelta(hours=settings.bedtime_latest)
-    sleep_idx = next((i for i, x in enumerate(items) if is_sleep(x.description)), None)
+    sleep_idx = next((i for i, x in enumerate(items) if x.sleep), None)
     if sleep_idx is not None:
         items, night = items[:sleep_idx], items[sleep_idx]
         if not bed_lo - timedelta(hours=2) <= night.start <= bed_hi:
             when = min(max(night.start, bed_lo - timedelta(hours=2)), bed_hi)
-            night = PlanItem(when, 0, night.description, night.address,
-                             pv.combine(night.source, pv.tag(pv.REPAIRED, f"bedtime {when:%H:%M}")))
+            night = night.moved(when, source=pv.combine(night.source, pv.tag(pv.REPAIRED, f"bedtime {when:%H:%M}")))
         return items, night
     awake = [x for x in items if x.start < bed_hi]
     last_end = max([x.end for x in awake], default=start)
     bedtime = min(max(last_end, bed_lo), bed_hi)
-    return items, PlanItem(bedtime, 0, "going to bed and sleeping", persona.home, pv.tag(pv.RULE, "sleep at night"))
+    return items, PlanItem(bedtime, 0, "going to bed and sleeping", persona.home, pv.tag(pv.RULE, "sleep at night"),
+                           SLEEP)
 
 
 def _day_with_routine(awake: list[PlanItem], holes: list[tuple[datetime, str]], night: PlanItem, start: datetime,
@@ -373,8 +382,8 @@ def _day_with_routine(awake: list[PlanItem], holes: list[tuple[datetime, str]], 
     if awake[0].start > start + timedelta(minutes=30):
         fill += over(start, awake[0].start, f"the model's day began at {awake[0].start:%H:%M}")
     elif awake[0].start > start:
-        awake[0] = PlanItem(start, 0, awake[0].description, awake[0].address,
-                            pv.combine(awake[0].source, pv.tag(pv.REPAIRED, f"moved to {start:%H:%M}")))
+        awake[0] = awake[0].moved(start, source=pv.combine(awake[0].source,
+                                                           pv.tag(pv.REPAIRED, f"moved to {start:%H:%M}")))
     for a, b in zip(awake, awake[1:] + [night]):
         if b.start - a.end > timedelta(minutes=GAP_MIN):
             fill += over(a.end, b.start, f"the model left {a.end:%H:%M}-{b.start:%H:%M} open")
@@ -386,7 +395,7 @@ def _day_with_routine(awake: list[PlanItem], holes: list[tuple[datetime, str]], 
     long = [x for x in items[:-1] if _too_long(x)]
     if long:
         for x in long:
-            keep = 60 if is_meal(x.description) else int(MAX_ITEM_HOURS * 60)
+            keep = 60 if x.meal else int(MAX_ITEM_HOURS * 60)
             for r in over(x.start + timedelta(minutes=keep), x.end, f"{x.description} ran too long"):
                 merged.setdefault(r.start, r)
         items = close_times(sorted(merged.values(), key=lambda x: x.start) + [night], next_wake)
@@ -461,12 +470,11 @@ def plan_from_slots(got: Any, routine_items: list[PlanItem], persona: Persona, s
             elif text == x.description:
                 stats["day_plan_slot_copied"] += 1  # the usual day's words, kept
         if why is None and text:  # text is set whenever why is None
-            out.append(PlanItem(x.start, 0, text, addr, guided))
+            out.append(PlanItem(x.start, 0, text, addr, guided, kind_of_words(text)))  # the model's words
         else:
-            out.append(PlanItem(x.start, 0, x.description, x.address, pv.tag(pv.ROUTINE, f"{pv.INVALID}: {why}")))
+            out.append(x.moved(x.start, source=pv.tag(pv.ROUTINE, f"{pv.INVALID}: {why}")))
     last = routine_items[-1]
-    return close_times(out + [PlanItem(last.start, 0, last.description, last.address, pv.tag(pv.RULE, pv.GUIDED))],
-                  routine_items[-1].end)
+    return close_times(out + [last.moved(last.start, source=pv.tag(pv.RULE, pv.GUIDED))], routine_items[-1].end)
 
 
 def guided_day_plan(m: Planner, day: datetime, routine_items: list[PlanItem], directive: str,
@@ -485,7 +493,7 @@ def guided_day_plan(m: Planner, day: datetime, routine_items: list[PlanItem], di
                      date=f"{day:%A %B %d}", wake=f"{day:%H:%M}", directive=directive, yesterday_plan=done)
     if why is not None:
         m.note_fallback("day plan", why)
-        return [PlanItem(x.start, x.minutes, x.description, x.address, pv.tag(pv.ROUTINE, pv.reason_of_failure(why)))
+        return [x.moved(x.start, x.minutes, pv.tag(pv.ROUTINE, pv.reason_of_failure(why)))
                 for x in skeleton]
     return plan_from_slots(got, skeleton, m.persona, m.spatial, day, m.rejected)
 
@@ -599,7 +607,7 @@ def fresh_first(options: list[tuple[str, str]], x: PlanItem, persona: Persona,
     every day, and 90% of a week's activities were the day before's. Work, getting ready in
     the morning and what ``keep`` holds (the inner voice's wishes, inviting people to a
     gathering: again today as yesterday) stay as they are."""
-    working = x.address == persona.workplace and not is_meal(x.description)
+    working = x.address == persona.workplace and not x.meal
     if not before or working or activity.arena_kind(x.address) == "bathroom":
         return options
     kept = {activity.clean_activity(t, persona.name) for t in keep}
@@ -642,14 +650,14 @@ def plan_from_choices(got: Any, offered: dict[str, list[tuple[str, str]]], routi
             stats["day_plan_slot_copied"] += hit is not None and hit[0] == x.description
         if hit is not None:
             origin = (origins or {}).get((key, hit[0]), "")
-            out.append(PlanItem(x.start, 0, hit[0], hit[1], chosen_tag(len(opts), origin=origin)))
+            kind = x.kind if hit[0] == x.description else kind_of_words(hit[0])
+            out.append(PlanItem(x.start, 0, hit[0], hit[1], chosen_tag(len(opts), origin=origin), kind))
             continue
         reason = (pv.reason_of_failure(why) if why is not None else
                   f"{pv.GUIDED}: nothing to choose" if len(opts) < 2 else f"{pv.INVALID}: not one of the options")
-        out.append(PlanItem(x.start, 0, x.description, x.address, pv.tag(pv.ROUTINE, reason)))
+        out.append(x.moved(x.start, source=pv.tag(pv.ROUTINE, reason)))
     last = routine_items[-1]
-    return close_times(out + [PlanItem(last.start, 0, last.description, last.address, pv.tag(pv.RULE, pv.GUIDED))],
-                  routine_items[-1].end)
+    return close_times(out + [last.moved(last.start, source=pv.tag(pv.RULE, pv.GUIDED))], routine_items[-1].end)
 
 
 def agenda_of(m: Planner, day: datetime) -> list[agenda.Engagement]:
@@ -670,11 +678,11 @@ def with_engagements(skeleton: list[PlanItem], engagements: Sequence[agenda.Enga
     for e in engagements:
         night = skeleton[-1]
         under = item_at(skeleton, e.start)
-        if (under is None or under is night or is_sleep(under.description) or e.start < skeleton[0].start
+        if (under is None or under is night or under.sleep or e.start < skeleton[0].start
                 or any(p.start <= e.start < p.end for p in placed)):
             continue
         minutes = min(e.minutes, int((night.start - e.start).total_seconds() // 60))
-        skeleton = cut_in(skeleton, PlanItem(e.start, minutes, under.description, under.address, under.source))
+        skeleton = cut_in(skeleton, under.moved(e.start, minutes))
         placed.append(e)
     return skeleton, placed
 

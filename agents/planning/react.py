@@ -13,8 +13,9 @@ from pydantic import BaseModel, Field
 
 from agents.explain import provenance as pv
 from agents.planning.arrangements import keep_arrangements
+from agents.planning.items import PlanItem, cut_in, kind_of_words
 from agents.planning.object_use import make_action, pick_object, unusual_state
-from agents.planning.plan import PlanItem, Planner, cut_in
+from agents.planning.plan import Planner
 from agents.planning.replan import replan_rest
 from agents.planning.today import Today
 from agents.recall.memory import MemoryNode
@@ -82,7 +83,7 @@ def react(m: Reactor, salient: list[Event], address: str) -> Decision | None:
         if not text:
             return None
         where = pick_object(m.spatial, arena, text)
-    first = PlanItem(now, minutes, text, arena, source)
+    first = PlanItem(now, minutes, text, arena, source, kind_of_words(text))  # the model's words
     today = m.today
     if m.guided:
         today.plan = cut_in(today.plan, first)

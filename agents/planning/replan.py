@@ -9,7 +9,6 @@ from datetime import datetime
 from agents.explain import provenance as pv
 from agents.planning import agenda
 from agents.planning.items import PlanItem, close_times, cut_in, item_at
-from agents.planning.object_use import is_sleep
 from agents.planning.plan import (
     Planner,
     day_plan_schema,
@@ -35,7 +34,7 @@ def replan_rest(m: Planner, now: datetime, why_now: str, first: PlanItem | None 
     by rule."""
     plan, sp, s, p = m.plan, m.spatial, m.settings, m.persona
     now = now.replace(second=0, microsecond=0)
-    day_end = next((x for x in plan if is_sleep(x.description) and x.start > now), None)
+    day_end = next((x for x in plan if x.sleep and x.start > now), None)
     if day_end is None or now.hour >= s.bedtime_latest - 1:
         return cut_in(plan, first) if first is not None else plan
     arenas = sp.arenas()
@@ -51,8 +50,7 @@ def replan_rest(m: Planner, now: datetime, why_now: str, first: PlanItem | None 
         m.note_fallback("replan", why)
         return cut_in(plan, first) if first is not None else plan
     done = [x for x in plan if x.end <= now]
-    head = [PlanItem(x.start, int((now - x.start).total_seconds() // 60), x.description, x.address, x.source)
-            for x in plan if x.start < now < x.end]
+    head = [x.moved(x.start, int((now - x.start).total_seconds() // 60)) for x in plan if x.start < now < x.end]
     skeleton = [x for x in plan if x.end > now]
     raw = list(got.items)
     new = repair_plan(raw, p, sp, now, day_end.end, s, resolve, skeleton, m.rejected, earlier_plan=True)
@@ -60,8 +58,8 @@ def replan_rest(m: Planner, now: datetime, why_now: str, first: PlanItem | None 
         m.note_fallback("replan", "invalid")
         return cut_in(plan, first) if first is not None else plan
     if first is not None and not any(x.start == now and x.description == first.description for x in new):
-        new = cut_in(new, PlanItem(now, first.minutes, first.description, first.address,
-                                   pv.combine(first.source, pv.tag(pv.REPAIRED, "the reaction comes first"))))
+        new = cut_in(new, first.moved(now, first.minutes,
+                                      pv.combine(first.source, pv.tag(pv.REPAIRED, "the reaction comes first"))))
     return sorted(done + head + [x for x in new if x.minutes > 0], key=lambda x: x.start)
 
 
@@ -72,13 +70,11 @@ def replan_guided(m: Planner, now: datetime, directive: str,
     plan = m.plan
     cur = item_at(plan, now)
     later = [x for x in plan if x.start > now]
-    if cur is None or is_sleep(cur.description) or not later or not is_sleep(later[-1].description):
+    if cur is None or cur.sleep or not later or not later[-1].sleep:
         return plan
     done = [x for x in plan if x.end <= now]
-    head = [PlanItem(cur.start, int((now - cur.start).total_seconds() // 60), cur.description, cur.address,
-                     cur.source)] if cur.start < now else []
-    rest = [PlanItem(now, 0, cur.description, cur.address, cur.source)] + [
-        PlanItem(x.start, 0, x.description, x.address, x.source) for x in later]
+    head = [cur.moved(cur.start, int((now - cur.start).total_seconds() // 60))] if cur.start < now else []
+    rest = [cur.moved(now)] + [x.moved(x.start) for x in later]
     rest = close_times(rest, later[-1].end)
     day = wake_time(m.persona, now)
     new = guided_day_plan(m, day, rest, directive, only=only)
