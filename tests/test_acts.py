@@ -95,7 +95,7 @@ def test_a_new_act_is_one_entry_and_one_builder(monkeypatch):
     compliment = acts.Act("compliment", "say something kind about the listener", None)
 
     def build(t: Turn) -> list[acts.Option]:
-        if t.turn == 0 or t.offered(compliment):
+        if t.turn == 0 or t.said(compliment):
             return []
         return [acts.Option(compliment, t.v.pick((f"{t.v.first}, you always make my day.",), "compliment"))]
 

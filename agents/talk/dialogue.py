@@ -197,7 +197,7 @@ def _host_opening(t: Turn) -> list[Option]:
     m, v, last, last_act, turn = t.m, t.v, t.last, t.last_act, t.turn
     pending = last_act not in (*OFFERS, ASK) and not (last_act is ANSWER and last is not None
                                                       and last.text.rstrip().endswith("?"))
-    inviting = invite(m, v, t.known, t.now, t.lines, turn) if pending and not t.offered(OFFERS, mine=True) else None
+    inviting = invite(m, v, t.known, t.now, t.lines, turn) if pending and not t.said(OFFERS, mine=True) else None
     if inviting is None or not (turn == 0 or inviting.note == HOSTING):
         return []
     key = inviting.topic.split(":", 1)[1]

@@ -90,7 +90,7 @@ class Turn:
         """An offer leaves the other a line to answer it."""
         return self.turn + 2 < self.m.settings.max_conversation_lines
 
-    def offered(self, act: Act | tuple[Act, ...], mine: bool = False) -> bool:
+    def said(self, act: Act | tuple[Act, ...], mine: bool = False) -> bool:
         """Whether a line of ``act`` was said in this talk (by the speaker, with ``mine``)."""
         return offered_in(self.lines, act, self.m.name if mine else None)
 

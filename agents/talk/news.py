@@ -189,7 +189,7 @@ def meet(m: Talker, v: wd.Voice, now: datetime, turn: int) -> Option | None:
 @offered(INVITE)
 def _invitations(t: Turn) -> list[Option]:
     """One offer a side a conversation, not in answer to one, and only with a line left to answer it."""
-    if t.offered(OFFERS, mine=True) or t.last_act in OFFERS or not t.room:
+    if t.said(OFFERS, mine=True) or t.last_act in OFFERS or not t.room:
         return []
     return [o for o in [invite(t.m, t.v, t.known, t.now, t.lines, t.turn)] if o]
 
@@ -203,7 +203,7 @@ def _news(t: Turn) -> list[Option]:
 @offered(MEET)
 def _meetings(t: Turn) -> list[Option]:
     """One plan to meet a conversation (no offer back), and not in answer to an offer."""
-    if t.offered(MEET) or t.last_act in OFFERS or not t.room:
+    if t.said(MEET) or t.last_act in OFFERS or not t.room:
         return []
     return [o for o in [meet(t.m, t.v, t.now, t.turn)] if o]
 
