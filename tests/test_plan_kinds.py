@@ -58,3 +58,22 @@ def test_an_item_of_the_kind_sleep_is_slept_through_without_a_call_whatever_its_
     act = next_action(m)
     assert act.description == "sleeping" and act.end == datetime(2023, 2, 14, 14)
     assert len(gw.fake.calls) == calls  # no call to break a sleep into steps
+
+
+def test_the_body_sleeps_as_the_actions_kind_says_and_reads_words_only_without_one():
+    from agents.support.types import Action
+    from game.sim.bodies import is_sleep
+
+    m, _ = make_mind()
+    m.now = datetime(2023, 2, 14, 13, 0)
+    m.today.planned_for = m.now.date()
+    m.today.plan = [I.PlanItem(datetime(2023, 2, 14, 13), 60, "lying down for a while", m.persona.home,
+                               kind=I.SLEEP)]
+    nap = next_action(m)
+    assert nap.kind == I.SLEEP and is_sleep(nap)
+    at = datetime(2023, 2, 14, 22)
+    assert is_sleep(Action("sleeping", "a:b:c:bed", at, 60))  # a stand-in's action, an old save: its words
+    assert not is_sleep(Action("getting ready for bed", "a:b:c", at, 10))
+    assert not is_sleep(Action("napping", "a:b:c", at, 10, kind=I.ACTIVITY))  # the kind, not the words
+    old = {k: v for k, v in nap.to_dict().items() if k != "kind"}
+    assert Action.from_dict(old).kind == "" and Action.from_dict(nap.to_dict()).kind == I.SLEEP

@@ -17,7 +17,7 @@ from agents.planning import inner_voice as voice
 from agents.planning import plan as planning
 from agents.planning.arrangements import arranged_lines, keep_arrangements
 from agents.planning.decompose import chunk_end, decompose, fallback_actions, reuse_key
-from agents.planning.items import plan_source
+from agents.planning.items import SLEEP, plan_source
 from agents.planning.object_use import make_action, pick_object
 from agents.planning.replan import replan_guided
 from agents.recall.grounding import chooses
@@ -153,7 +153,7 @@ def consider_news(m: DayMind) -> bool:
 def sleep_action(m: DayMind, until: datetime) -> Action:
     bed = pick_object(m.spatial, m.persona.home, "sleep")
     minutes = max(1, int((until - m.now).total_seconds() // 60))
-    return make_action(m.spatial, "sleeping", bed, m.now, minutes, source=pv.tag(pv.RULE, "asleep"))
+    return make_action(m.spatial, "sleeping", bed, m.now, minutes, source=pv.tag(pv.RULE, "asleep"), kind=SLEEP)
 
 
 def next_action(m: DayMind) -> Action:

@@ -357,7 +357,7 @@ def reused_steps(made: dict[str, list[Action]], item: PlanItem, start: datetime,
         if out and out[-1].description == a.description and out[-1].address == a.address:
             out[-1].duration_min += d
         else:
-            out.append(Action(a.description, a.address, t, d, a.emoji, a.object_state, source=source))
+            out.append(Action(a.description, a.address, t, d, a.emoji, a.object_state, source=source, kind=a.kind))
         t += timedelta(minutes=d)
     return out
 

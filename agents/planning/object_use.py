@@ -210,7 +210,7 @@ def object_activities(spatial, arena: str, hinted_by: str | None = None) -> list
 
 
 def make_action(spatial, description: str, address: str, start: datetime, minutes: int,
-                emoji: str | None = None, source: str = "") -> Action:
+                emoji: str | None = None, source: str = "", kind: str = "") -> Action:
     return Action(description=description, address=address, start=start, duration_min=int(minutes),
                   emoji=emoji_for(description, emoji, address), object_state=object_state(address, description),
-                  source=source)
+                  source=source, kind=kind)

@@ -29,6 +29,7 @@ class Action:
     object_state: str | None = None  # the object's state while this lasts ("brewing coffee")
     talking_to: str | None = None  # set while this action is a conversation
     source: str = ""  # who chose it: "model", "repaired: ...", "rule: ...", "routine: ..." (explain/provenance.py)
+    kind: str = ""  # "sleep" for a night or a nap the plan holds (agents/planning/items.py); "" from the words
 
     @property
     def end(self) -> datetime:
@@ -37,7 +38,7 @@ class Action:
     def to_dict(self) -> dict:
         return dict(description=self.description, address=self.address, start=self.start.isoformat(),
                     duration_min=self.duration_min, emoji=self.emoji, object_state=self.object_state,
-                    talking_to=self.talking_to, source=self.source)
+                    talking_to=self.talking_to, source=self.source, kind=self.kind)
 
     @classmethod
     def from_dict(cls, d: dict) -> Action:

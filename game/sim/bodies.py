@@ -30,9 +30,12 @@ def _moved() -> None:
 
 
 def is_sleep(action: Action | None) -> bool:
-    """Whether an action is sleeping (perception off, no decisions until it ends)."""
+    """Whether an action is sleeping (perception off, no decisions until it ends): as its kind
+    says (a mind's night or nap), else as its words say (a stand-in's action, an old save)."""
     if action is None or action.talking_to:
         return False
+    if action.kind:
+        return action.kind == "sleep"
     d = action.description
     return bool(_SLEEP_RE.search(d)) and not _NOT_SLEEP_RE.search(d)
 
