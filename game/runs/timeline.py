@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from agents import Inspection, redact
+from agents import Inspection, ResidentMind, redact
 from agents import provenance as pv
 from game.runs import runstats
 
@@ -212,7 +212,7 @@ def make_summary(sim, personas, accounting, config, *, seed, start, wall_s, inte
     }
 
 
-def _inspect(mind) -> Inspection:
+def _inspect(mind: ResidentMind | None) -> Inspection:
     try:
         return mind.inspect() if mind is not None else Inspection()
     except Exception:
