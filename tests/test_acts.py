@@ -107,3 +107,13 @@ def test_a_new_act_is_one_entry_and_one_builder(monkeypatch):
     got = dg.offers(m, c, NOW, "chatting", "chatting")
     assert got[0].act is compliment and got[0].text == "Maria, you always make my day."
     assert compliment.recorded() == "act compliment"
+
+
+def test_a_saved_conversation_keeps_each_lines_act_as_data():
+    from game.sim.conversations import conversation_to_dict
+
+    c = Conversation(("Isabella Rodriguez", "Maria Lopez"), "the Ville:Hobbs Cafe:cafe", datetime(2023, 2, 14, 10))
+    c.lines.append(Utterance("Isabella Rodriguez", "Come to my party at 5 pm?", False, "model; act invite (party)",
+                             "invite", "party"))
+    back = conversation_from_dict(conversation_to_dict(c))
+    assert (back.lines[0].act, back.lines[0].act_note) == ("invite", "party")

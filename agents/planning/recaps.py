@@ -134,7 +134,7 @@ def welcome(m: Recalling, guest: str, now: datetime) -> Utterance | None:
              f"{first}, welcome to the {what}! I'm so glad you could make it.",
              f"There you are, {first}! Welcome to the {what}.")
     text = lines[zlib.crc32(f"{m.name}|{guest}|{what}".encode()) % len(lines)]
-    return Utterance(m.name, text, True, pv.tag(pv.RULE, f"{WELCOME}; act tell"))
+    return Utterance(m.name, text, True, pv.tag(pv.RULE, f"{WELCOME}; act tell"), "tell")
 
 
 def words(hosting: bool, what: str, where: str, day_said: str, people: list[str]) -> str:

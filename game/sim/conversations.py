@@ -81,7 +81,8 @@ def conversation_to_dict(c: Conversation) -> dict[str, Any]:
         "participants": list(c.participants),
         "address": c.address,
         "started": c.started.isoformat(),
-        "lines": [{"speaker": u.speaker, "text": u.text, "ends": u.ends, "source": u.source} for u in c.lines],
+        "lines": [{"speaker": u.speaker, "text": u.text, "ends": u.ends, "source": u.source, "act": u.act,
+                   "act_note": u.act_note} for u in c.lines],
     }
 
 
@@ -209,7 +210,7 @@ def on_utterance(sim: ConversationsSim, name: str, job: Job, value: object, erro
         end(sim, chat)
         return
     u = Utterance(speaker=name, text=str(value.text).strip(), ends=bool(value.ends),
-                  source=str(value.source or ""))
+                  source=str(value.source or ""), act=value.act, act_note=value.act_note)
     chat.conv.lines.append(u)
     sim.log_event(name, "line", u.text, chat.conv.address, conversation=chat.id, partner=chat.conv.other(name),
                   source=u.source or None)

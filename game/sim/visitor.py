@@ -165,8 +165,10 @@ def agree(sim: TalkSim, resident: str, visitor: str, offer: str, source: str, re
     side, checked and planned around as any, and the memo of the talk). A save carries the
     job (the sim's queued conversations) and the loaded game redoes it. False when the
     resident has no mind here."""
-    lines = [Utterance(resident, offer, False, offer_source(source)),
-             Utterance(visitor, reply, False, pv.tag(pv.RULE, f"{pv.PLAYER}; act {dialogue.ACCEPT}"))]
+    offered, note = dialogue.act_of(offer_source(source))
+    lines = [Utterance(resident, offer, False, offer_source(source), offered.name if offered else None, note),
+             Utterance(visitor, reply, False, pv.tag(pv.RULE, f"{pv.PLAYER}; act {dialogue.ACCEPT}"),
+                       dialogue.ACCEPT.name)]
     return _remembered(sim, resident, visitor, lines, offered_at)
 
 
@@ -181,8 +183,9 @@ def accepted(sim: TalkSim, resident: str, visitor: str, invitation: str, reply: 
     why = _ACT.sub("", pv.why_of(source)).strip()
     answer = pv.tag(kind if kind in pv.KINDS else pv.MODEL, f"{why}; act {dialogue.ACCEPT}" if why
                     else f"act {dialogue.ACCEPT}")
-    lines = [Utterance(visitor, invitation, False, pv.tag(pv.RULE, f"{pv.PLAYER}; act {dialogue.INVITE}")),
-             Utterance(resident, reply, False, answer)]
+    lines = [Utterance(visitor, invitation, False, pv.tag(pv.RULE, f"{pv.PLAYER}; act {dialogue.INVITE}"),
+                       dialogue.INVITE.name),
+             Utterance(resident, reply, False, answer, dialogue.ACCEPT.name)]
     return _remembered(sim, resident, visitor, lines, offered_at)
 
 
