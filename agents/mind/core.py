@@ -22,7 +22,6 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from agents.explain import provenance as pv
-from agents.explain import why
 from agents.mind import deciding
 from agents.mind.inspection import Inspection
 from agents.mind.job_tags import job_tag
@@ -30,7 +29,7 @@ from agents.mind.keeping import SAID_KEPT, Keeping, StateBuilder
 from agents.mind.owed import OwedExchanges
 from agents.mind.remembering import Remembering
 from agents.model.budget import Budget
-from agents.model.services import Asker, Embedder
+from agents.model.services import Asker, Embedder, ask_model
 from agents.planning import inner_voice as voice
 from agents.planning import plan as planning
 from agents.planning import recaps
@@ -38,12 +37,11 @@ from agents.planning.arrangements import Arrangement
 from agents.planning.day import chunk_asks, consider_news, prepare_chunk
 from agents.planning.object_use import is_sleep
 from agents.planning.today import Today
-from agents.prompts import render
 from agents.recall import grounding
 from agents.recall.memory import MemoryStream
 from agents.recall.perceive import Senses, rate_waiting
 from agents.recall.spatial import SpatialMemory
-from agents.residents.mind_settings import MAX_TOKENS, MindSettings
+from agents.residents.mind_settings import MindSettings
 from agents.residents.persona import Persona
 from agents.support.types import Action, Conversation, Decision, Situation, Utterance
 from agents.talk import converse
@@ -191,13 +189,8 @@ class Mind(Remembering, Keeping):
         p = self.persona
         base = dict(full_name=p.name, first_name=p.first_name, age=p.age, traits=p.traits, summary=self.summary,
                     identity=self.identity)
-        text = render(prompt, **{**base, **values})
-        record = why.begin(self.gateway, self.name, self._now, purpose, prompt)  # the decision record, if kept
-        got = self.budget.ask_traced(schema, text, purpose=purpose, resident=self.name,
-                                     fallback=fallback if fallback is not None else (lambda: None),
-                                     max_tokens=MAX_TOKENS.get(purpose, 160), temperature=temperature)
-        why.end(record, got)
-        return got
+        return ask_model(self.budget, schema, prompt, {**base, **values}, purpose=purpose, resident=self.name,
+                         now=self._now, fallback=fallback, temperature=temperature)
 
     def note_said(self, to: str, text: str, source: str) -> None:
         """Keep a line this resident said (to a resident or the visitor) for the inspector."""
