@@ -16,9 +16,9 @@ or a game's save (the records beside its save folder's recordings).
 """
 from __future__ import annotations
 
+import argparse
 import json
 import sys
-from typing import Any
 
 from agents import why
 from game.runs.why_records import (
@@ -35,7 +35,7 @@ from game.saves.saved_run import load_target
 from game.support.errors import UserError
 
 
-def main_why(args: Any) -> int:
+def main_why(args: argparse.Namespace) -> int:
     tg = load_target(args.target)
     events = tg.events or []
     if args.spread:

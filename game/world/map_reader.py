@@ -25,7 +25,8 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from types import ModuleType
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -33,6 +34,9 @@ from game.support.errors import MapError
 from game.world.astar import components
 from game.world.tmx import check_xml, import_pytmx, object_shapes, walk_layers
 from game.world.town import IDLE, VISITOR, Tile, Town
+
+if TYPE_CHECKING:  # pytmx is read only when a map is (and ships no type information: mypy sees its names loosely)
+    from pytmx import TiledMap, TiledObject, TiledObjectGroup, TiledTileLayer
 
 TILE_LAYERS_REQUIRED = ("ground", "collision")
 OBJECT_LAYERS_REQUIRED = ("sectors", "arenas", "objects", "spawns")
@@ -90,14 +94,14 @@ class _MapFile:
     tile_size: int
 
 
-def _import_pytmx(shown: str) -> Any:
+def _import_pytmx(shown: str) -> ModuleType:
     try:
         return import_pytmx()
     except ImportError as err:  # pragma: no cover - environment problem
         raise MapError(f"{shown}: cannot read Tiled maps: pytmx is not installed ({err})") from None
 
 
-def _read_tiled_map(pytmx: Any, path: Path, shown: str) -> Any:
+def _read_tiled_map(pytmx: ModuleType, path: Path, shown: str) -> TiledMap:
     """The pytmx.TiledMap (no images loaded)."""
     try:
         return pytmx.TiledMap(str(path))
@@ -105,14 +109,14 @@ def _read_tiled_map(pytmx: Any, path: Path, shown: str) -> Any:
         raise MapError(f"{shown}: Tiled map could not be read: {type(err).__name__}: {err}") from None
 
 
-def _map_file(tmx: Any, shown: str) -> _MapFile:
+def _map_file(tmx: TiledMap, shown: str) -> _MapFile:
     width, height, tile_size = int(tmx.width), int(tmx.height), int(tmx.tilewidth)
     if width <= 0 or height <= 0 or tile_size <= 0:
         raise MapError(f"{shown}: the map has no size ({width}x{height} tiles of {tile_size} px)")
     return _MapFile(shown, width, height, tile_size)
 
 
-def _world_name(tmx: Any, shown: str) -> str:
+def _world_name(tmx: TiledMap, shown: str) -> str:
     """The ``world`` map property: the first part of every address."""
     world = (tmx.properties or {}).get("world")
     if not isinstance(world, str) or not world.strip():
@@ -124,10 +128,11 @@ def _world_name(tmx: Any, shown: str) -> str:
     return world
 
 
-def _layers_by_name(pytmx: Any, tmx: Any, shown: str) -> dict[str | None, Any]:
+def _layers_by_name(pytmx: ModuleType, tmx: TiledMap,
+                    shown: str) -> dict[str | None, TiledTileLayer | TiledObjectGroup]:
     """Every layer by name (groups walked through; the first of a name wins),
     the required ones checked to be there and of the right kind."""
-    layers: dict[str | None, Any] = {}
+    layers: dict[str | None, TiledTileLayer | TiledObjectGroup] = {}
     for layer in walk_layers(tmx.layers):
         layers.setdefault(getattr(layer, "name", None), layer)
     tile_layers = "ground, floor, walls, furniture, foreground, collision"  # the ones the game draws, too
@@ -144,7 +149,7 @@ def _layers_by_name(pytmx: Any, tmx: Any, shown: str) -> dict[str | None, Any]:
     return layers
 
 
-def _walkable_grid(collision_layer: Any, mapfile: _MapFile) -> np.ndarray:
+def _walkable_grid(collision_layer: TiledTileLayer, mapfile: _MapFile) -> np.ndarray:
     """[y, x] -> bool: a tile is walkable when the collision layer has no tile there."""
     shown, W, H = mapfile.shown, mapfile.width, mapfile.height
     try:
@@ -163,7 +168,7 @@ class _Thing:
     """One named rectangle of the sectors, arenas or objects layer, as tiles."""
     __slots__ = ("kind", "name", "oid", "parent", "pos", "tiles")
 
-    def __init__(self, kind: str, name: str, oid: Any, tiles: list[Tile], pos: Tile):
+    def __init__(self, kind: str, name: str, oid: int | str, tiles: list[Tile], pos: Tile):
         self.kind, self.name, self.oid, self.tiles, self.pos = kind, name, oid, tiles, pos
         self.parent = -1  # its index in the level above (-1 for a sector)
 
@@ -184,11 +189,11 @@ def _with_article(kind: str) -> str:
     return ("an " if kind[0] in "aeiou" else "a ") + kind
 
 
-def _rectangles(layer: Any, kind: str, shapes: dict[str, str], mapfile: _MapFile) -> list[_Thing]:
+def _rectangles(layer: TiledObjectGroup, kind: str, shapes: dict[str, str], mapfile: _MapFile) -> list[_Thing]:
     return [_rectangle_tiles(obj, kind, shapes, mapfile) for obj in layer]
 
 
-def _rectangle_tiles(obj: Any, kind: str, shapes: dict[str, str], mapfile: _MapFile) -> _Thing:
+def _rectangle_tiles(obj: TiledObject, kind: str, shapes: dict[str, str], mapfile: _MapFile) -> _Thing:
     """A named, unrotated rectangle -> the tiles whose centres lie inside it,
     all of them on the map."""
     shown, ts, W, H = mapfile.shown, mapfile.tile_size, mapfile.width, mapfile.height
@@ -304,7 +309,7 @@ def _tiles_beside(obj: _Thing, objects: _Level, arenas: _Level, walkable: np.nda
 
 # --------------------------------------------------------------------------- spawns
 
-def _spawns(layer: Any, walkable: np.ndarray, mapfile: _MapFile) -> dict[str, Tile]:
+def _spawns(layer: TiledObjectGroup, walkable: np.ndarray, mapfile: _MapFile) -> dict[str, Tile]:
     """name -> the walkable tile under the centre of its spawn object, one per name."""
     shown, ts, W, H = mapfile.shown, mapfile.tile_size, mapfile.width, mapfile.height
     spawns: dict[str, Tile] = {}
