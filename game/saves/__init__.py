@@ -5,6 +5,7 @@
     codec.py      plain copies and a part's encoding (JSON plus numpy), scrubbing keys
     capture.py    a consistent snapshot of a running game or run, taken on the main thread
     saveload.py   saving and loading a whole running game (off the frame, swapped in whole)
+    running.py    what saving and loading use of a running game (a protocol)
     check.py      what a loaded save's parts must be before they are swapped in
     compat.py     migrations from older save schemas; the map's identity
     series.py     each game its own saves: game ids, its slots, the listing by game
@@ -13,5 +14,5 @@
 
 # The room's modules: its public face (game/ imports them by name; see the list above).
 __all__ = [
-    "capture", "check", "codec", "compat", "disk", "saved_run", "saveload", "series", "store",
+    "capture", "check", "codec", "compat", "disk", "running", "saved_run", "saveload", "series", "store",
 ]

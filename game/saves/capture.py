@@ -9,21 +9,23 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import fields, is_dataclass
 from typing import Any
 
 import numpy as np
 
-from agents import Stateful, redact
+from agents import ResidentMind, Stateful, redact
 from game.saves.cast import PERSONAS, personas_data
+from game.saves.running import Captured
 from game.saves.store import SaveError, freeze, map_size
 from game.sim import SimSettings
+from game.sim.core import Simulation
 from game.sim.jobs import CALL, DECIDE, END_CONVERSATION, GREET, PREPARE, UTTER, Job
 
 
-def play_state(sim: Any, *, visitor_name: str | None = None, controlled: str | None = None, paused: bool = False,
-               speed: int | None = None) -> dict[str, Any]:
+def play_state(sim: Simulation, *, visitor_name: str | None = None, controlled: str | None = None,
+               paused: bool = False, speed: int | None = None) -> dict[str, dict[str, object]]:
     """The save's ``visitor`` and ``clock`` parts: who and where the player is, and the clock
     (a headless run has no player and never pauses)."""
     visitor = sim.bodies.get(sim.visitor) if sim.visitor else None
@@ -39,13 +41,17 @@ def play_state(sim: Any, *, visitor_name: str | None = None, controlled: str | N
     }
 
 
+# What a save asks of a mind's job in flight: its tag (``agents.mind.job_tag``), a test of tags
+# for a job whose record does not name it exactly, or None for a job that touches no mind.
+JobTag = tuple | Callable[[tuple], bool] | None
+
 _SECRET_WORDS = ("key", "secret", "token", "password", "credential", "auth")
 
 
 # ---------------------------------------------------------------------------- capture
 
 
-def job_tag_of(sim: Any, name: str, job: Job | None) -> Any:
+def job_tag_of(sim: Simulation, name: str, job: Job | None) -> JobTag:
     """The mind's tag (``agents.mind.job_tag``) of the simulation's job record
     ``job`` for resident ``name``, or a predicate over tags for jobs whose
     record does not name them exactly; None for jobs that touch no mind."""
@@ -71,7 +77,7 @@ def job_tag_of(sim: Any, name: str, job: Job | None) -> Any:
     return None
 
 
-def _config_state(config: Any) -> dict | None:
+def _config_state(config: object) -> dict | None:
     if config is None:
         return None
     if is_dataclass(config):
@@ -91,7 +97,7 @@ def _config_state(config: Any) -> dict | None:
     return out
 
 
-def _mind_part(mind: Any, name: str, tag: Any) -> Any:
+def _mind_part(mind: ResidentMind, name: str, tag: JobTag) -> object:
     snap = getattr(mind, "snapshot", None)
     if callable(snap):
         return snap(tag)
@@ -101,7 +107,8 @@ def _mind_part(mind: Any, name: str, tag: Any) -> Any:
     raise SaveError(f"{name}'s mind ({type(mind).__name__}) cannot be saved; this game cannot be saved")
 
 
-def capture(session: Any, *, drain: bool | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+# Any: the parts and meta are plain data of many shapes (the sim's, each mind's), read back by name.
+def capture(session: Captured, *, drain: bool | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """A consistent snapshot of the running game: (parts, meta) for
     ``SaveWriter.save`` / ``save_state``. Main thread; a few milliseconds (the
     minds' parts are callables the writer runs). ``drain``: wait for the jobs
@@ -180,7 +187,7 @@ def capture(session: Any, *, drain: bool | None = None) -> tuple[dict[str, Any],
     return parts, meta
 
 
-def _add_feed(session: Any, parts: dict[str, Any]) -> None:
+def _add_feed(session: Captured, parts: dict[str, object]) -> None:
     """The town feed (game/runs/live_feed.py), when the game has one: its entries and how far
     it has read the event log (the loaded game reads on from there)."""
     feed = getattr(session, "feed", None)
@@ -188,15 +195,15 @@ def _add_feed(session: Any, parts: dict[str, Any]) -> None:
         parts["feed"] = feed.to_state()
 
 
-def _with_events(state: dict[str, Any], events: Callable[[], list[dict]]) -> Callable[[], dict[str, Any]]:
+def _with_events(state: dict[str, object], events: Callable[[], list[dict]]) -> Callable[[], dict[str, object]]:
     """The ``sim`` part as a callable the save writer runs: the state taken on the
     main thread plus the event log, read from its journal off the frame."""
-    def build() -> dict[str, Any]:
+    def build() -> dict[str, object]:
         return {**state, "events": events()}
     return build
 
 
-def materialize(parts: dict[str, Any]) -> dict[str, Any]:
+def materialize(parts: Mapping[str, object]) -> dict[str, object]:
     """The parts with every deferred (callable) part built: plain data (tests)."""
     return {k: (v() if callable(v) else v) for k, v in parts.items()}
 

@@ -13,21 +13,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 from agents import CastError, Persona, Scenario, grow_cast, load_cast, persona_data, read_personas
 from game.world.map_reader import load_town
+from game.world.town import Town
 
 PERSONAS = "personas"  # the key of the residents' personas in a save's part 'session' and a recording's header
 
 
-def personas_data(personas: Iterable[Any]) -> list[dict]:
+def personas_data(personas: Iterable[object]) -> list[dict]:
     """What a save and a recording keep of the residents: each persona as residents.json
     writes it (stand-ins that are no Persona are left out)."""
     return [persona_data(p) for p in personas if isinstance(p, Persona)]
 
 
-def stored_personas(data: Any, where: str = "the save", part: str = "its part 'session'") -> dict[str, Persona]:
+def stored_personas(data: object, where: str = "the save", part: str = "its part 'session'") -> dict[str, Persona]:
     """The personas a save (or a recording) keeps, by name, every field checked: {} when it
     keeps none (older ones); CastError naming ``where`` and the ``part`` that holds them
     when they are damaged."""
@@ -39,8 +39,8 @@ def stored_personas(data: Any, where: str = "the save", part: str = "its part 's
         raise CastError(f"{where} is damaged: the residents' personas in {part} are nested too deeply") from None
 
 
-def saved_cast(map_path: str | Path, residents: Sequence[str], seed: int = 0, town: Any = None, *,
-               stored: Any = None, where: str = "the save",
+def saved_cast(map_path: str | Path, residents: Sequence[str], seed: int = 0, town: Town | None = None, *,
+               stored: object = None, where: str = "the save",
                part: str = "its part 'session'") -> tuple[dict[str, Persona], Scenario]:
     """(personas by name, scenario) for the residents a save names: the save's own personas
     (``stored``, its part 'session''s "personas"), then the scenario's beside the map, then,

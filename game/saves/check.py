@@ -6,9 +6,13 @@ game/saves/saveload.py calls these while it builds the loaded game off to the si
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+from game.sim.core import Simulation
 from game.support.errors import SaveError
+from game.world.town import Town
 
 _KIND = {int: "a whole number", str: "a text", list: "a list"}
 
@@ -22,7 +26,7 @@ _META_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-def check_meta(path: Any, m: dict) -> None:
+def check_meta(path: Path, m: dict) -> None:
     """A save's meta table holds what its reader relies on, each key the right kind of
     value (SaveError naming the key otherwise)."""
     for key, types in _META_TYPES.items():
@@ -50,7 +54,7 @@ PART_KINDS: dict[str, type] = {"sim": dict, "session": dict, "clock": dict, "vis
                                "accounting": dict, "config": dict}
 
 
-def check_parts(parts: dict[str, Any], where: str) -> None:
+def check_parts(parts: dict[str, Any], where: str) -> None:  # Any: the parts as the file holds them, checked here
     """Every part the loader reads is a table (a mind's too)."""
     for name, value in parts.items():
         want = dict if name.startswith("minds/") else PART_KINDS.get(name)
@@ -66,7 +70,7 @@ def check_parts(parts: dict[str, Any], where: str) -> None:
                         "load another save")
 
 
-def _on_map(tile: Any, town: Any) -> bool:
+def _on_map(tile: object, town: object) -> bool:
     w, h = getattr(town, "width", None), getattr(town, "height", None)
     if not isinstance(tile, (tuple, list)) or len(tile) != 2 or not all(type(x) is int for x in tile):
         return False
@@ -75,7 +79,7 @@ def _on_map(tile: Any, town: Any) -> bool:
     return 0 <= tile[0] < w and 0 <= tile[1] < h
 
 
-def check_bodies(sim: Any, town: Any, where: str) -> None:
+def check_bodies(sim: Simulation, town: Town, where: str) -> None:
     """Every body of the loaded simulation stands on the map and walks a path on it."""
     for name, b in sim.bodies.items():
         if not _on_map(b.tile, town):
@@ -87,7 +91,7 @@ def check_bodies(sim: Any, town: Any, where: str) -> None:
                             f"a tile of this map; load another save")
 
 
-def check_visitor(visitor: Any, town: Any, residents: list[str], where: str) -> None:
+def check_visitor(visitor: Mapping[str, object] | None, town: Town, residents: list[str], where: str) -> None:
     """The ``visitor`` part: a name, a tile on the map (or none), whom the player plays."""
     if visitor is None:
         return
@@ -102,7 +106,7 @@ def check_visitor(visitor: Any, town: Any, residents: list[str], where: str) -> 
                         "the save's residents; load another save")
 
 
-def py_random_state(s: Any) -> tuple:
+def py_random_state(s: Any) -> tuple:  # Any: as the file holds it; random.setstate checks it
     """Python's random state as ``random.setstate`` takes it (a save stores lists)."""
     return (s[0], tuple(s[1]), s[2])
 

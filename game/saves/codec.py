@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from datetime import date, datetime, timedelta
 from itertools import chain
 from operator import itemgetter
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -52,11 +52,13 @@ def no_gc():
 
 # ------------------------------------------------------------ plain copies
 
+T = TypeVar("T")  # freeze gives back what it is given, copied
+
 _LEAF = frozenset({str, int, float, bool, type(None), datetime, date, timedelta})
 _IMMUTABLE_LEAF = _LEAF | {bytes}
 
 
-def freeze(obj: Any) -> Any:
+def freeze(obj: T) -> T:
     """A fast deep copy of a plain structure, for a consistent snapshot on the
     main thread: dicts, lists and sets are new; tuples are rebuilt when they hold
     anything mutable; numpy arrays are copied (``.copy()``) unless they are
@@ -68,6 +70,7 @@ def freeze(obj: Any) -> Any:
         return _freeze(obj)
 
 
+# Any: plain data of whatever shape, dispatched on its exact type (``type(obj) is ...``, which mypy cannot follow).
 def _freeze(obj: Any) -> Any:
     t = type(obj)
     if t in _IMMUTABLE_LEAF:
@@ -135,13 +138,14 @@ def _freeze_rows(rows: list[dict]) -> list[dict]:
 _EXACT = frozenset({str, int, bool, type(None), bytes})   # == is exact for these (not float: NaN)
 
 
-def states_equal(a: Any, b: Any) -> bool:
+def states_equal(a: object, b: object) -> bool:
     """Deep equality of plain structures, numpy arrays compared with their dtype
     and shape (``np.array_equal``; NaN equals NaN). See ``state_diff`` for where
     two states differ."""
     return state_diff(a, b) is None
 
 
+# Any: two plain structures of whatever shape, compared by their exact types (as in _freeze).
 def state_diff(a: Any, b: Any, path: str = "$") -> str | None:
     """None when equal, else the first difference as 'path: what'."""
     ta, tb = type(a), type(b)
@@ -264,7 +268,8 @@ class _Encoder:
         self.arrays.append(a if a.flags.c_contiguous else a.copy(order="C"))
         return {"__nd__": len(self.arrays) - 1}
 
-    def enc(self, o: Any) -> Any:
+    # Any: a part's data of whatever shape, dispatched on its exact type (as in _freeze).
+    def enc(self, o: Any) -> object:
         t = type(o)
         if t in _JSON_LEAF:
             return o
@@ -302,7 +307,7 @@ class _Encoder:
         raise SaveError(f"part '{self.part}' holds a {t.__name__} ({o!r:.60}), which a save cannot store; "
                         "this is a bug in the game, please report it")
 
-    def enc_rows(self, rows: list[dict]) -> Any:
+    def enc_rows(self, rows: list[dict]) -> dict[str, list] | None:
         """A long list of dicts with the same keys (memory nodes, plan items)
         as columns: {"__rows__": [keys, [column, ...]]}; None if they differ."""
         ks = list(rows[0])
@@ -329,7 +334,7 @@ class _Encoder:
             cols.append(col)
         return {"__rows__": [ks, cols]}
 
-    def enc_dict(self, o: dict) -> Any:
+    def enc_dict(self, o: dict) -> dict:
         if not (o.keys() <= _safe_keys) or (len(o) == 1 and next(iter(o)) in _TAGSET):
             plain = True
             for k in o:
@@ -363,7 +368,7 @@ class _Encoder:
         return o
 
 
-def decode_hook(d: dict, arrays: dict[int, np.ndarray] | None = None) -> Any:
+def decode_hook(d: dict, arrays: dict[int, np.ndarray] | None = None) -> object:
     """A tagged value back (see _Encoder). A tag whose value has the wrong shape
     (a hand-edited or damaged save) raises ValueError saying which tag."""
     if len(d) != 1:
@@ -378,7 +383,8 @@ def decode_hook(d: dict, arrays: dict[int, np.ndarray] | None = None) -> Any:
         raise ValueError(f"a {k} value {str(v)[:40]!r} cannot be read ({type(err).__name__}: {err})") from err
 
 
-def _decode_tag(k: str, v: Any, arrays: dict[int, np.ndarray] | None) -> Any:
+# Any: the tag's value as the file holds it; a wrong shape raises, and decode_hook names the tag.
+def _decode_tag(k: str, v: Any, arrays: dict[int, np.ndarray] | None) -> object:
     if k == "__dt__":
         return datetime.fromisoformat(v)
     if k == "__t__":
@@ -410,13 +416,13 @@ def _decode_tag(k: str, v: Any, arrays: dict[int, np.ndarray] | None) -> Any:
     return {k: v}
 
 
-def _a_list(v: Any, n: int | None = None) -> list:
+def _a_list(v: object, n: int | None = None) -> list:
     if type(v) is not list or (n is not None and len(v) != n):
         raise TypeError(f"expected a list{f' of {n}' if n else ''}")
     return v
 
 
-def encode_part(name: str, value: Any) -> tuple[str, list[np.ndarray], int]:
+def encode_part(name: str, value: object) -> tuple[str, list[np.ndarray], int]:
     """(JSON text, arrays, number of scrubbed secrets) for one part."""
     e = _Encoder(name)
     data = e.enc(value)

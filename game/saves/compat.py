@@ -20,13 +20,28 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from game.support.errors import SaveError
+from game.world.town import Town
 
 log = logging.getLogger(__name__)
+
+# The map a save is checked against: the running game's Town, or the path of a .tmx file.
+ExpectedMap = Town | str | os.PathLike[str]
+
+
+class Saved(Protocol):
+    """What ``check_map`` reads of a save's meta (a ``SaveInfo``, game/saves/disk.py, which imports this module)."""
+
+    path: Path
+    world: str | None
+    map_path: str | None
+    map_sha256: str | None
+    meta: dict
+    warnings: list[str]
 
 SCHEMA = 2  # the newest layout this code writes and reads (1: before map_size and migrations)
 
@@ -82,7 +97,7 @@ def map_fingerprint(path: str | os.PathLike) -> str:
     return _fp_cache[key]
 
 
-def map_size(town: Any) -> list[int] | None:
+def map_size(town: object) -> list[int] | None:
     w, h = getattr(town, "width", None), getattr(town, "height", None)
     return [int(w), int(h)] if isinstance(w, int) and isinstance(h, int) and w > 0 and h > 0 else None
 
@@ -112,13 +127,13 @@ def addresses_used(parts: dict, world: str) -> set[str]:
     return found
 
 
-def check_map(info: Any, expect_map: Any, parts: dict | None = None) -> str:
+def check_map(info: Saved, expect_map: ExpectedMap, parts: dict | None = None) -> str:
     """Whether the save (a SaveInfo) fits ``expect_map`` (a .tmx path, or a Town
     with .path, .world, .width, .height and ``address in town``): "same" (the
     very file), "changed" (same world and size, other bytes; with ``parts``, every
     address they use still exists, else SaveError naming the missing ones).
     SaveError for another world, another size, or a save that records no map."""
-    mp = getattr(expect_map, "path", expect_map)
+    mp = expect_map if isinstance(expect_map, (str, os.PathLike)) else expect_map.path
     world = getattr(expect_map, "world", None)
     try:
         sha = map_fingerprint(mp)
@@ -139,7 +154,7 @@ def check_map(info: Any, expect_map: Any, parts: dict | None = None) -> str:
         raise SaveError(f"{info.path} was saved on {theirs}, {saved_size[0]} x {saved_size[1]} tiles, but this "
                         f"game's map is {size[0]} x {size[1]} (the map was resized since); start the game on the "
                         f"save's map to load it" + hint)
-    if parts is not None:
+    if parts is not None and world is not None and isinstance(expect_map, Container):  # a Town: can_compare
         gone = sorted(a for a in addresses_used(parts, world) if a not in expect_map)
         if gone:
             more = f" and {len(gone) - 6} more" if len(gone) > 6 else ""
@@ -154,4 +169,5 @@ def check_map(info: Any, expect_map: Any, parts: dict | None = None) -> str:
     return "changed"
 
 
-__all__ = ["MIGRATIONS", "SCHEMA", "addresses_used", "check_map", "map_fingerprint", "map_size", "migrate"]
+__all__ = ["MIGRATIONS", "SCHEMA", "ExpectedMap", "Saved", "addresses_used", "check_map", "map_fingerprint", "map_size",
+           "migrate"]

@@ -11,6 +11,7 @@ import shutil
 import sqlite3
 import time
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
@@ -21,7 +22,7 @@ import numpy as np
 
 from game.saves.check import check_meta
 from game.saves.codec import decode_hook, encode_part, key_is_secret, no_gc, scrub_text
-from game.saves.compat import SCHEMA, check_map, map_fingerprint, migrate
+from game.saves.compat import SCHEMA, ExpectedMap, check_map, map_fingerprint, migrate
 from game.support import folders
 from game.support.errors import SaveError
 
@@ -201,7 +202,7 @@ CREATE TABLE arrays (part TEXT NOT NULL, idx INTEGER NOT NULL, dtype TEXT NOT NU
 """
 
 
-def _meta_value(v: Any) -> Any:
+def _meta_value(v: object) -> object:
     if isinstance(v, datetime):
         return v.isoformat()
     if isinstance(v, Path):
@@ -225,7 +226,7 @@ def _complete_meta(meta: dict, path: Path) -> dict:
     return m
 
 
-def save_state(path: str | os.PathLike, parts: dict[str, Any], meta: dict | None = None) -> SaveInfo:
+def save_state(path: str | os.PathLike, parts: Mapping[str, object], meta: dict | None = None) -> SaveInfo:
     """Write `parts` (a dict of named plain parts; a part may be a zero-argument
     callable returning one) and `meta` to `path`, crash-safely. Known meta keys:
     world, map_path (its sha256 is added), sim_time (datetime), slot, residents,
@@ -295,7 +296,7 @@ def save_state(path: str | os.PathLike, parts: dict[str, Any], meta: dict | None
     return info
 
 
-def _write_parts(con: sqlite3.Connection, parts: dict[str, Any], path: Path,
+def _write_parts(con: sqlite3.Connection, parts: Mapping[str, object], path: Path,
                  timings: dict[str, float]) -> tuple[list[str], int]:
     """Each part encoded (a deferred one taken now) into the ``state`` and ``arrays``
     tables. Returns the parts' names, in order, and how many secret-looking values were
@@ -396,8 +397,8 @@ def _read_meta(con: sqlite3.Connection, path: Path) -> dict:
     return meta
 
 
-def _parse_dt(v: Any) -> datetime | None:
-    if not v:
+def _parse_dt(v: object) -> datetime | None:
+    if not v or not isinstance(v, str):
         return None
     try:
         return datetime.fromisoformat(v)
@@ -435,7 +436,9 @@ def read_info(path: str | os.PathLike) -> SaveInfo:
     return _info_from_meta(path, m)
 
 
-def load_state(path: str | os.PathLike, expect_map: Any = None,
+# Any: each part is plain data of its own shape, read from the file and checked where it is used
+# (game/saves/check.py before a load swaps it in).
+def load_state(path: str | os.PathLike, expect_map: ExpectedMap | None = None,
                require: tuple[str, ...] | list[str] = ()) -> tuple[dict[str, Any], SaveInfo]:
     """Read every part of a save. Pure (touches nothing but the file; safe on a
     worker thread). `expect_map`: the map the game runs (see check_map);
@@ -454,7 +457,9 @@ def load_state(path: str | os.PathLike, expect_map: Any = None,
                         "load another save") from err
 
 
-def _load_state(path: Path, expect_map: Any, require: tuple[str, ...] | list[str]) -> tuple[dict[str, Any], SaveInfo]:
+# Any: as in load_state.
+def _load_state(path: Path, expect_map: ExpectedMap | None,
+                require: tuple[str, ...] | list[str]) -> tuple[dict[str, Any], SaveInfo]:
     t_start = time.perf_counter()
     con = _open_ro(path)
     try:
@@ -511,7 +516,7 @@ def _load_state(path: Path, expect_map: Any, require: tuple[str, ...] | list[str
     return parts, info
 
 
-def _decode_part(path: Path, name: str, text: str, arrays: dict[int, np.ndarray]) -> Any:
+def _decode_part(path: Path, name: str, text: str, arrays: dict[int, np.ndarray]) -> object:
     """One part's JSON back into plain data; SaveError naming the part for anything
     a damaged or hand-edited text holds (bad tags, huge numbers, deep nesting)."""
     try:

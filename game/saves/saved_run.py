@@ -9,19 +9,22 @@ read with its run's events; a save alone carries the sim's own event log.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import logging
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from agents import (
     CastError,
     ConfigError,
+    Embedder,
     Gateway,
     Mind,
+    MindSettings,
     ModelConfig,
     Persona,
     Scenario,
@@ -31,7 +34,7 @@ from agents import (
     model_flags,
 )
 from game.saves.cast import PERSONAS, saved_cast
-from game.saves.store import SaveError, list_saves, load_state, read_info
+from game.saves.store import SaveError, SaveInfo, list_saves, load_state, read_info
 from game.support.errors import UserError
 
 log = logging.getLogger(__name__)
@@ -43,7 +46,7 @@ class Target:
     given: Path
     folder: Path | None = None          # the run folder (events.jsonl, summary.json)
     save: Path | None = None            # the save used for the end state
-    info: Any = None                    # its SaveInfo
+    info: SaveInfo | None = None        # its meta
     parts: dict | None = None           # its parts (load_state)
     events: list[dict] | None = None
     events_source: str = ""
@@ -87,7 +90,7 @@ def read_events(path: Path, counts: dict[str, int] | None = None) -> list[dict]:
     return out
 
 
-def parse_time(v: Any) -> datetime | None:
+def parse_time(v: object) -> datetime | None:
     """A datetime, or an ISO time string as saves and events write them; None when it is neither."""
     if isinstance(v, datetime):
         return v
@@ -179,8 +182,9 @@ def cast_of(tg: Target, default_map: str | Path) -> tuple[dict[str, Persona], Sc
         raise UserError(f"{tg.given}: {err}") from None
 
 
-def model_setup(args: Any, tg: Target, gateway: Any, embedder: Any,
-                need_model: bool) -> tuple[Any, Any, ModelConfig | None]:
+def model_setup(args: argparse.Namespace | Mapping[str, object], tg: Target, gateway: Gateway | None,
+                embedder: Embedder | None,
+                need_model: bool) -> tuple[Gateway | None, Embedder | None, ModelConfig | None]:
     """(gateway, embedder, config) for the interviews and the memory judge."""
     config = getattr(gateway, "config", None)
     if gateway is None and need_model:
@@ -201,8 +205,8 @@ def model_setup(args: Any, tg: Target, gateway: Any, embedder: Any,
     return gateway, embedder, config
 
 
-def end_minds(tg: Target, personas: dict[str, Any], gateway: Any, embedder: Any,
-              settings: Any = None) -> dict[str, Mind]:
+def end_minds(tg: Target, personas: dict[str, Persona], gateway: Gateway, embedder: Embedder,
+              settings: MindSettings | None = None) -> dict[str, Mind]:
     """The residents' minds as the save holds them, on ``gateway`` and ``embedder``."""
     return {r: Mind.restore(personas[r], gateway, embedder, s, settings) for r, s in tg.states.items()
             if r in personas}

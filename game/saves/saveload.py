@@ -55,6 +55,7 @@ import copy
 import logging
 import random
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -62,10 +63,23 @@ from typing import Any
 
 import numpy as np
 
-from agents import Accounting, CastError, EmbeddingMismatch, Mind, Stateful, keep_owed
+from agents import (
+    Accounting,
+    CastError,
+    Embedder,
+    EmbeddingMismatch,
+    Gateway,
+    Mind,
+    MindSettings,
+    Persona,
+    ResidentMind,
+    Stateful,
+    keep_owed,
+)
 from game.saves.capture import capture, job_tag_of, materialize
 from game.saves.cast import PERSONAS, saved_cast, stored_personas
 from game.saves.check import check_bodies, check_parts, check_visitor, py_random_state
+from game.saves.running import OwnSaves, RunningGame, Window
 from game.saves.series import (
     MAX_GAME_ID,
     OWN_SLOTS,
@@ -76,8 +90,10 @@ from game.saves.series import (
     usable_game_id,
 )
 from game.saves.store import SaveError, SaveInfo, check_map, list_saves, load_state, no_gc, slot_path
+from game.sim.core import Simulation
 from game.sim.speeds import SPEEDS
 from game.support import folders
+from game.world.town import Town
 
 log = logging.getLogger(__name__)
 
@@ -103,30 +119,36 @@ class _NoPool:
     def results(self) -> list:
         return []
 
-    def submit(self, *a: Any, **k: Any) -> bool:
+    def submit(self, *a: object, **k: object) -> bool:
         return False
 
     def wait(self, timeout: float | None = None) -> bool:
         return True
+
+    def wait_keys(self, keys: set[str], timeout: float | None = None) -> bool:
+        return True
+
+    def shutdown(self, wait: bool = False) -> None:
+        pass
 
 
 @dataclass
 class Prepared:
     """A loaded game built off to the side, waiting for ``commit``."""
 
-    sim: Any
-    minds: dict
-    cast: list
+    sim: Simulation
+    minds: dict[str, ResidentMind]
+    cast: list[Persona]
     town_states: dict
     parts: dict
     info: SaveInfo | None
-    accounting: Any = None  # a scratch Accounting holding the save's totals
+    accounting: Accounting | None = None  # a scratch Accounting holding the save's totals
     random_states: tuple = (None, None)  # Python's and numpy's, checked
     game_id: str | None = None  # the line the loaded game goes on with (a branch after a load back in time)
     timings: dict = field(default_factory=dict)
 
 
-def _full_cast(town: Any, names: list[str], seed: int) -> dict:
+def _full_cast(town: Town, names: list[str], seed: int) -> dict[str, Persona]:
     """The town's residents beside its map, and those it generated from ``seed`` (game/saves/cast.py:
     an older save that keeps no personas)."""
     try:
@@ -139,7 +161,8 @@ def _full_cast(town: Any, names: list[str], seed: int) -> dict:
         return {}
 
 
-def rebuild_mind(persona: Any, gateway: Any, embedder: Any, state: dict[str, Any], settings: Any = None) -> Mind:
+def rebuild_mind(persona: Persona, gateway: Gateway, embedder: Embedder, state: dict,
+                 settings: MindSettings | None = None) -> Mind:
     """A resident's mind as ``Mind.to_state()`` saved it, on this game's gateway and embedder."""
     return Mind.restore(persona, gateway, embedder, state, settings)
 
@@ -148,6 +171,8 @@ def _where(info: SaveInfo | None) -> str:
     return str(info.path) if info is not None else "the save"
 
 
+# session: Any until the player's commands (game/runs/commands.py ``Running``) declare all a load uses
+# (see RunningGame). parts: Any, each part as the file holds it, checked before it is used.
 def prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None = None) -> Prepared:
     """Build new minds and a new simulation from a save's parts, without
     touching the running game (safe on a worker thread). SaveError when the
@@ -165,7 +190,9 @@ def prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None = None) -
                         f"{str(err)[:200]}); load another save") from err
 
 
-def _residents_of(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: str) -> tuple[list[str], dict]:
+# parts: Any, as in prepare (here they are checked).
+def _residents_of(session: RunningGame, parts: dict[str, Any], info: SaveInfo | None,
+                  where: str) -> tuple[list[str], dict[str, Persona]]:
     """Check that the save fits this game (its parts, its map, its world, its cast);
     returns its residents' names and every persona by name. SaveError when it does not."""
     missing = [p for p in REQUIRED if p not in parts]
@@ -200,7 +227,7 @@ def _residents_of(session: Any, parts: dict[str, Any], info: SaveInfo | None, wh
     return names, personas
 
 
-def _check_homes(kept: dict, names: list[str], town: Any, where: str) -> None:
+def _check_homes(kept: dict[str, Persona], names: list[str], town: Town, where: str) -> None:
     """Every place a kept persona names (home, work, the places it knows) is on this map."""
     if not getattr(town, "world", None) or not hasattr(town, "__contains__"):
         return  # a stand-in town (tests): nothing to check against
@@ -212,7 +239,8 @@ def _check_homes(kept: dict, names: list[str], town: Any, where: str) -> None:
                             "game's map does not have; start the game on the save's map to load it")
 
 
-def _random_states(parts: dict[str, Any], where: str) -> tuple[Any, Any]:
+# parts: Any, as in prepare; the random states are checked here.
+def _random_states(parts: dict[str, Any], where: str) -> tuple[tuple | None, object]:
     """Python's and numpy's random states from the save, checked (None: not saved)."""
     rnd = parts.get("random") or {}
     py_state = np_state = None
@@ -229,19 +257,24 @@ def _random_states(parts: dict[str, Any], where: str) -> tuple[Any, Any]:
     return py_state, np_state
 
 
-def _prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: str) -> Prepared:
+# parts: Any, as in prepare.
+def _prepare(session: RunningGame, parts: dict[str, Any], info: SaveInfo | None, where: str) -> Prepared:
     t0 = time.perf_counter()
     town = session.town
     names, personas = _residents_of(session, parts, info, where)
     old_minds = list(session.minds.values())
     settings = getattr(old_minds[0], "settings", None) if old_minds else None
     gateway, embedder = session.gateway, session.embedder
-    minds: dict[str, Any] = {}
+    if embedder is None:  # minds given to the game (stand-ins): the saved memories have no model to be read with
+        raise SaveError(f"{where} cannot be loaded into this game: its residents are stand-ins without an "
+                        "embedding model, so the saved minds cannot be rebuilt")
+    minds: dict[str, ResidentMind] = {}
     for n in names:
         try:
             with no_gc():  # 100,000 small objects: no collector passes over the whole game meanwhile
-                minds[n] = rebuild_mind(personas[n], gateway, embedder, parts[f"minds/{n}"], settings)
-                keep_owed(minds[n])  # exchanges with the visitor saved before they were kept
+                mind = rebuild_mind(personas[n], gateway, embedder, parts[f"minds/{n}"], settings)
+                minds[n] = mind
+                keep_owed(mind)  # exchanges with the visitor saved before they were kept
         except EmbeddingMismatch as err:
             raise SaveError(f"{where} (part 'minds/{n}'): {err}; start the game with the save's embedding model "
                             "to load it") from err
@@ -288,7 +321,7 @@ def _prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None, where: 
                     timings={"minds": round(t1 - t0, 4), "sim": round(t2 - t1, 4)})
 
 
-def check_clock(clock: Any, where: str) -> None:
+def check_clock(clock: object, where: str) -> None:
     """The save's clock part is one the game can run (else a SaveError naming it, before
     anything is swapped in): a speed from the list, a pause flag."""
     if clock is None:
@@ -309,7 +342,7 @@ class _Undo:
 
     ATTRS = ("minds", "sim", "cast", "visitor_name", "paused", "speed", "playing", "game_id")
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: RunningGame) -> None:
         self.session = session
         self.attrs = {a: getattr(session, a) for a in self.ATTRS if hasattr(session, a)}
         self.objects = dict(session.town.object_states)
@@ -330,7 +363,7 @@ class _Undo:
         np.random.set_state(self.random[1])
 
 
-def commit(session: Any, prep: Prepared) -> Any:
+def commit(session: Any, prep: Prepared) -> RunningGame:  # session: Any, as in prepare
     """Swap the prepared game in (main thread; milliseconds). The pool's jobs
     of the old game are cancelled (their results vanish); listeners on the old
     sim (bubbles, the headless event stream) move to the new one. SaveError
@@ -353,13 +386,15 @@ def commit(session: Any, prep: Prepared) -> Any:
     return session
 
 
-def _restore_feed(session: Any, parts: dict[str, Any], info: SaveInfo | None) -> None:
+def _restore_feed(session: RunningGame, parts: Mapping[str, object], info: SaveInfo | None) -> None:
     """The loaded game's town feed (game/runs/live_feed.py): the saved one, or, from a save
     without one (older saves) or with a damaged one, rebuilt from the loaded event log.
     Damage found is added to the save's warnings (the player is told)."""
-    feed = getattr(session, "feed", None)
-    if feed is None or not callable(getattr(feed, "for_cast", None)):
+    if not hasattr(session, "feed"):
         return  # a headless run's parts have no feed
+    feed = session.feed
+    if feed is None or not callable(getattr(feed, "for_cast", None)):
+        return
     try:
         feed.close()
         session.feed = fresh = feed.for_cast(getattr(session.sim, "personas", None) or {}, session.town)
@@ -372,7 +407,7 @@ def _restore_feed(session: Any, parts: dict[str, Any], info: SaveInfo | None) ->
         info.warnings.append(damage)
 
 
-def _swap(session: Any, prep: Prepared) -> None:
+def _swap(session: RunningGame, prep: Prepared) -> None:
     old = session.sim
     new = prep.sim
     town = session.town
@@ -394,7 +429,7 @@ def _swap(session: Any, prep: Prepared) -> None:
     vis = parts.get("visitor") or {}
     if isinstance(session, Stateful):  # a Session (a headless run's Parts have no player, no pause)
         session.from_state({"visitor": vis, "clock": parts.get("clock") or {}})
-    if hasattr(session, "game_id"):  # the loaded game goes on with its own saves (or a branch of them)
+    if isinstance(session, OwnSaves):  # the loaded game goes on with its own saves (or a branch of them)
         session.game_id = prep.game_id or loaded_game_id(prep.info, session)
     acc = getattr(getattr(session, "gateway", None), "accounting", None)
     if prep.accounting is not None and acc is not None and callable(getattr(acc, "from_state", None)):
@@ -412,7 +447,7 @@ def _swap(session: Any, prep: Prepared) -> None:
             log.warning("the saved visitor %r could not be put back", vis["name"])
 
 
-def loaded_game_id(info: SaveInfo | None, session: Any) -> str:
+def loaded_game_id(info: SaveInfo | None, session: OwnSaves) -> str:
     """The id a loaded game goes on with: its save's, or (a save from before games
     had ids, or one whose id was edited into something no slot can be named after) a
     new one, so it never continues another game's series and its own saves all work.
@@ -430,7 +465,9 @@ def loaded_game_id(info: SaveInfo | None, session: Any) -> str:
     return fresh
 
 
-def restore(target: Any, parts: dict[str, Any], info: SaveInfo | None = None) -> Any:
+# parts: Any, as in prepare.
+def restore(target: RunningGame | Callable[..., RunningGame], parts: dict[str, Any],
+            info: SaveInfo | None = None) -> RunningGame:
     """Build the saved game and swap it into ``target``: a Session (or Parts),
     or a zero-argument factory returning one, or a factory taking
     ``residents=[...]`` (called with the save's residents). Returns the
@@ -471,15 +508,15 @@ def resolve_path(name: str | Path, folder: str | Path | None = None) -> Path:
     return path
 
 
-def load_into(game_or_session: Any, name: str | Path, folder: str | Path | None = None) -> SaveInfo:
+def load_into(game_or_session: Window | RunningGame, name: str | Path, folder: str | Path | None = None) -> SaveInfo:
     """Load a save (slot name or path; ``NEWEST``: the newest in ``folder``) into a
     running game, blocking (start-up: ``smallville play --load [NAME]``; the menu
     loads in the background). With a
     window's Game, the visitor's figure moves to the saved tile. SaveError
     (the game untouched) when it cannot."""
-    game = game_or_session if hasattr(game_or_session, "session") else None
+    game = game_or_session if isinstance(game_or_session, Window) else None
     session = game.session if game is not None else game_or_session
-    if session is None:
+    if not isinstance(session, RunningGame):  # None, or a town that does not run (a replay's)
         raise SaveError("there is no running town to load into")
     folder = Path(folder or getattr(game, "saves_dir", None) or folders.saves_dir())
     if name == NEWEST:
@@ -495,7 +532,7 @@ def load_into(game_or_session: Any, name: str | Path, folder: str | Path | None 
     return info
 
 
-def after_load(game: Any, info: SaveInfo | None = None) -> None:
+def after_load(game: Window, info: SaveInfo | None = None) -> None:
     """Window bits after a load: the visitor's figure and name follow the save;
     the chat with a resident (it does not survive a load) is closed and an
     interview waiting for an answer asks again (their ``after_load``), so no
@@ -520,8 +557,11 @@ def after_load(game: Any, info: SaveInfo | None = None) -> None:
             helper.stop()
     if hasattr(game, "follow"):
         game.follow = True
+    if session is None:
+        return  # no town is shown
     sim = session.sim
-    b = sim.bodies.get(sim.visitor) if getattr(sim, "visitor", None) else None
+    visitor = getattr(sim, "visitor", None)
+    b = sim.bodies.get(visitor) if visitor else None
     vis = getattr(game, "visitor", None)
     if b is not None and vis is not None:
         if hasattr(vis, "place"):

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import TypeGuard
 
 from game.saves.disk import AUTOSAVE_PREFIX, SUFFIX, SaveInfo, list_saves, save_state, slot_path
 from game.support import folders
@@ -46,7 +46,7 @@ def new_game_id(visitor: str, started: datetime) -> str:
     return f"{slug}-{started:%Y%m%d-%H%M%S}"
 
 
-def usable_game_id(game_id: Any) -> TypeGuard[str]:
+def usable_game_id(game_id: object) -> TypeGuard[str]:
     """Whether every slot of a game's own can be named after ``game_id`` (a save's meta may
     hold anything: a slash, '..', an id too long for "<id>-autosave-<n>")."""
     return isinstance(game_id, str) and _GAME_ID.fullmatch(game_id) is not None
@@ -118,7 +118,7 @@ def branch_number(game_id: str | None) -> int | None:
     return int(m.group("n")) if m else None
 
 
-def autosave(parts: dict[str, Any], meta: dict | None, folder: str | os.PathLike | None = None,
+def autosave(parts: Mapping[str, object], meta: dict | None, folder: str | os.PathLike | None = None,
              keep: int = 3) -> SaveInfo:
     """Write the next autosave of the game the meta names (``game_id``): slot
     <game id>-autosave-<n> (n one more than that game's newest; without an id,

@@ -53,15 +53,15 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as futures_wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 from game.saves.codec import freeze, no_gc, scrub_text, state_diff, states_equal
-from game.saves.compat import map_size, migrate
+from game.saves.compat import ExpectedMap, map_size, migrate
 from game.saves.disk import (
     AUTOSAVE_PREFIX,
     SCHEMA,
@@ -83,6 +83,7 @@ from game.saves.series import autosave
 from game.support.errors import SaveError
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")  # what a writer's job gives back
 
 __all__ = [
     "AUTOSAVE_PREFIX",
@@ -133,7 +134,7 @@ class SaveWriter:
         fut.result()  -> SaveInfo (or raises SaveError)
     """
 
-    def __init__(self, on_done: Callable[[str, Any], None] | None = None):
+    def __init__(self, on_done: Callable[[str, object], None] | None = None):
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="saves")
         self._lock = threading.Lock()
         self._status = SaveStatus()
@@ -154,7 +155,7 @@ class SaveWriter:
         with self._lock:
             self._status = SaveStatus(state, text, time.monotonic(), seconds)
 
-    def _submit(self, kind: str, fn: Callable[[], Any], start_text: str, done_text: Callable[[Any], str]) -> Future:
+    def _submit(self, kind: str, fn: Callable[[], T], start_text: str, done_text: Callable[[T], str]) -> Future[T]:
         with self._lock:
             self._pending += 1
             self._status = SaveStatus("saving" if kind == "save" else "loading", start_text, time.monotonic())
@@ -190,19 +191,19 @@ class SaveWriter:
             self._futures = [f for f in self._futures if not f.done()] + [fut]
         return fut
 
-    def save(self, path: str | os.PathLike, parts: dict[str, Any], meta: dict | None = None) -> Future:
+    def save(self, path: str | os.PathLike, parts: Mapping[str, object], meta: dict | None = None) -> Future:
         """Write an already-frozen snapshot (see freeze) in the background."""
         path = Path(path)
         return self._submit("save", lambda: save_state(path, parts, meta), "saving…",
                             lambda info: f"saved slot {info.slot}")
 
-    def autosave(self, parts: dict[str, Any], meta: dict | None, folder: str | os.PathLike | None = None,
+    def autosave(self, parts: Mapping[str, object], meta: dict | None, folder: str | os.PathLike | None = None,
                  keep: int = 3) -> Future:
         return self._submit("save", lambda: autosave(parts, meta, folder, keep), "autosaving…",
                             lambda info: f"autosaved ({info.slot})")
 
-    def load(self, path: str | os.PathLike, expect_map: Any = None, require=(),
-             then: Callable[[dict, SaveInfo], Any] | None = None) -> Future:
+    def load(self, path: str | os.PathLike, expect_map: ExpectedMap | None = None, require=(),
+             then: Callable[[dict, SaveInfo], object] | None = None) -> Future:
         """load_state on the background thread; the future's result is (parts, info),
         or ``then(parts, info)`` when given (e.g. building the loaded game off the frame)."""
         path = Path(path)
