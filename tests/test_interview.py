@@ -206,3 +206,26 @@ def test_real_embedded_model_answers_and_remembers():
     assert rec, "no model call was made"
     node = m.memory.nodes[-1]
     assert node.kind == "chat" and "What are you up to this week?" in node.description
+
+
+def test_after_hours_of_sightings_the_prompt_still_holds_what_the_resident_knows_of_someone():
+    """Issue 49: the free mode's six memories were the day's sightings by evening, so the full
+    architecture answered "Who is Maria Lopez?" worse than the seed alone; the durable memories
+    (the description's phrases among them) are searched beside them."""
+    from datetime import timedelta
+
+    from agents.recall import grounding as gr
+    m, gw = ready_mind(answering("She is one of my closest friends."))
+    t0 = datetime(2023, 2, 13, 9, 0)
+    for i in range(48):  # a day of sightings, every ten minutes
+        m.now = t0 + timedelta(minutes=10 * i)
+        m.remember("observation", f"Maria Lopez is {('having lunch', 'reading', 'chatting')[i % 3]} at Hobbs Cafe", 3,
+                   subject="Maria Lopez")
+    searched = []
+    search = m.search
+    m.search = lambda *a, **k: searched.append(k.get("kinds")) or search(*a, **k)  # type: ignore[method-assign]
+    respond(m, "Alex", "Who is Maria Lopez?", now=t0 + timedelta(hours=8, minutes=10), remember=False)
+    assert gr.DURABLE_KINDS in searched
+    memories = [line for line in prompts(gw)[-1][-1]["content"].splitlines() if line.startswith("- ")]
+    assert any("friend of Maria Lopez" in line for line in memories)  # a phrase of the description
+    assert any("Maria Lopez is reading" in line for line in memories)  # and what it saw

@@ -239,14 +239,23 @@ def _withheld(reply: Reply) -> bool:
     return pv.kind_of(reply.source) == pv.RULE and pv.why_of(reply.source).endswith(pv.BUDGET)
 
 
+DURABLE_K = 3  # the free mode's memories beside the question's: the durable ones (issue 49)
+
+
 def _free(mind: Mind, asker: Asker, speaker: str, text: str, now: datetime, speaker_is: str | None,
           history: list[tuple[str, str]], remember: bool) -> Reply:
     """The paper's way: the model writes the answer from retrieved memories."""
     known = speaker in mind.known_people
     who = speaker_is or ("someone you have met before" if known else "a visitor to the town you do not know yet")
     s = mind.settings
-    nodes: list[MemoryNode] = mind.search([text, f"who is {speaker}"], now, k=6,
-                                          char_budget=s.retrieve_chars // 2 + 100, touch=remember)
+    queries = [text, f"who is {speaker}"]
+    nodes: list[MemoryNode] = mind.search(queries, now, k=6, char_budget=s.retrieve_chars // 2 + 100, touch=remember)
+    # ... and among what it thinks, was told, planned and concluded (its description's phrases among
+    # them): after hours of sightings the first search held only those, and "Who is Maria Lopez?" got
+    # "Earlier I saw Maria Lopez having lunch." where the seed alone said "one of my closest friends"
+    seen = {x.id for x in nodes}
+    nodes += [x for x in mind.search(queries, now, k=DURABLE_K, char_budget=s.retrieve_chars // 3, touch=remember,
+                                     kinds=gr.DURABLE_KINDS) if x.id not in seen]
     if nodes:
         memories = "\n".join(f"- {x.description}" for x in nodes[:10])
     else:
