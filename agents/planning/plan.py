@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
@@ -606,7 +607,8 @@ def fresh_first(options: list[tuple[str, str]], x: PlanItem, persona: Persona,
     is offered), and what was not done lately first: a small model chose the first option
     every day, and 90% of a week's activities were the day before's. Work, getting ready in
     the morning and what ``keep`` holds (the inner voice's wishes, inviting people to a
-    gathering: again today as yesterday) stay as they are."""
+    gathering: again today as yesterday) stay as they are, where they were offered; the rest
+    come in an order of the resident's own for the day."""
     working = x.address == persona.workplace and not x.meal
     if not before or working or activity.arena_kind(x.address) == "bathroom":
         return options
@@ -620,8 +622,14 @@ def fresh_first(options: list[tuple[str, str]], x: PlanItem, persona: Persona,
                      if y.description == words and y.start.time() <= t < (y.end - timedelta(minutes=1)).time()),
                     RECENT_DAYS + 1)
 
-    rest = [o for o in options if last_done(o[0]) > 1]
-    return sorted(rest if len(rest) >= 2 else options, key=lambda o: -last_done(o[0]))
+    def spread(words: str) -> int:  # the same choices in an order of the resident's own for the day: in
+        # one order for all, the whole town took the first and spent the evening at the same pub
+        return zlib.crc32(f"{persona.name}|{x.start:%Y-%m-%d}|{words}".encode())
+
+    chosen = [o for o in options if last_done(o[0]) > 1]
+    chosen = chosen if len(chosen) >= 2 else options
+    others = iter(sorted((o for o in chosen if o[0] not in kept), key=lambda o: (-last_done(o[0]), spread(o[0]))))
+    return [o if o[0] in kept else next(others) for o in chosen]  # what keep holds stays where it was offered
 
 
 @lru_cache(maxsize=256)
