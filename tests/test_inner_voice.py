@@ -61,7 +61,7 @@ def test_directive_mid_day_the_model_ignores_it_and_an_item_is_inserted():
     assert sum("election" in x.description for x in m.plan) == 1
     # she acts on it at once
     assert d.action is not None and d.action.start == LATER
-    assert _mentions_election([d.action.description] + [a.description for a in m.pending]) or \
+    assert _mentions_election([d.action.description] + [a.description for a in m.today.pending]) or \
         "election" in P.item_at(m.plan, d.action.start).description
     # the rest of the day is kept: lunch and bed are still there
     assert any("lunch" in x.description for x in m.plan) and is_sleep(m.plan[-1].description)

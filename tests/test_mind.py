@@ -220,4 +220,4 @@ def test_public_methods_for_jobs_and_panels_from_elsewhere():
     d = m.decide(situation(START + timedelta(minutes=5)))
     assert d.action is not None and m.today.pending
     m.decompose_afresh()
-    assert m.pending == [] and m.today.pending == []
+    assert m.today.pending == []

@@ -16,19 +16,14 @@ see of it (keeping.py: the published copy, the capture as each job begins, the s
 round trip). This module is the thinking: the jobs, and the services they give the parts."""
 from __future__ import annotations
 
-import threading
-from collections import Counter
-from datetime import date, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from agents.explain import provenance as pv
 from agents.mind import deciding
-from agents.mind.inspection import Inspection
 from agents.mind.job_tags import job_tag
-from agents.mind.keeping import SAID_KEPT, Keeping, StateBuilder
-from agents.mind.owed import OwedExchanges
+from agents.mind.keeping import SAID_KEPT, Keeping
 from agents.mind.remembering import Remembering
-from agents.model.budget import Budget
 from agents.model.services import Asker, Embedder, ask_model
 from agents.planning import inner_voice as voice
 from agents.planning import plan as planning
@@ -36,14 +31,11 @@ from agents.planning import recaps
 from agents.planning.arrangements import Arrangement
 from agents.planning.day import chunk_asks, consider_news, prepare_chunk
 from agents.planning.object_use import is_sleep
-from agents.planning.today import Today
 from agents.recall import grounding
-from agents.recall.memory import MemoryStream
-from agents.recall.perceive import Senses, rate_waiting
-from agents.recall.spatial import SpatialMemory
+from agents.recall.perceive import rate_waiting
 from agents.residents.mind_settings import MindSettings
 from agents.residents.persona import Persona
-from agents.support.types import Action, Conversation, Decision, Situation, Utterance
+from agents.support.types import Conversation, Decision, Situation, Utterance
 from agents.talk import converse
 
 if TYPE_CHECKING:
@@ -56,42 +48,9 @@ class Mind(Remembering, Keeping):
     the game's ``ResidentMind`` (agents/mind/api.py; mypy checks it, below the class)."""
 
     def __init__(self, persona: Persona, gateway: Asker, embedder: Embedder, settings: MindSettings | None = None):
-        # Cheap: no model call, no embedding; memories are seeded in the first job.
-        self.persona = persona
-        self.name = persona.name
-        self.embedder = embedder
-        self.settings = settings or MindSettings()
-        self.budget = Budget(gateway, self.settings.loop_guards)  # every model call of the mind goes through it
-        self._lock = threading.Lock()  # guards _queue, directives, the since-begin lists and _snapshot
-        self._job_tag: tuple | None = None  # the job that began last (see snapshot())
-        self._before: StateBuilder | None = None  # a capture of this mind as that job began
-        self._since_begin: list[tuple[str, int]] = []  # thoughts queued since then
-        self._queue: list[tuple[str, int]] = []
-        self.directives: list[str] = []  # inner-voice thoughts the plan has not made room for yet (under _lock)
-        self._dir_since_begin: list[str] = []
-        self._snapshot = Inspection()  # what inspect() gives (published at the end of each job)
-        self.owed = OwedExchanges()  # exchanges with the visitor not yet kept (agents/mind/owed.py)
-        self._plan_view: tuple[date | None, list, list] = (None, [], [])  # (day, plan, pending), at publish
-        self._memory: MemoryStream | None = None
-        self.spatial = SpatialMemory(persona.home.split(":")[0])
-        self.spatial.seed(persona)
-        self.senses = Senses(self.settings.retention)
-        self.social = converse.Social()
-        self.today = Today()
-        self.identity = f"{persona.name}, age {persona.age}; {persona.traits}."
-        self.summary = f"{self.identity} {'; '.join(persona.phrases[:3])}."
-        self.summary_day: date | None = None
-        self.yesterday = "this is the first day of the story"
-        self._now: datetime | None = None
-        self.action: Action | None = None
-        self.seeded = False
-        self.unrated: list[int] = []  # memory ids a rule rated, waiting for the model's rating
-        self.unembedded: list[dict] = []  # memories whose embedding failed: stored on a later try
-        self.rejected: Counter = Counter()  # answers (or parts) that parsed but failed validation
-        self.fallbacks: Counter = Counter()  # "what: why" -> how often a rule stood in for the model
-        # The last lines this resident said, with where each came from (the inspector shows the
-        # memory a grounded line was chosen from).
-        self.said: list[dict] = []
+        # Cheap: no model call, no embedding; memories are seeded in the first job. The state
+        # itself, and which thread may touch what, is agents/mind/keeping.py's Keeping.__init__.
+        super().__init__(persona, gateway, embedder, settings)
         self.publish()
 
     # ------------------------------------------------------------------ plumbing
@@ -121,14 +80,6 @@ class Mind(Remembering, Keeping):
     @plan.setter
     def plan(self, items: list[planning.PlanItem]) -> None:
         self.today.plan = items
-
-    @property
-    def pending(self) -> list[Action]:  # today.pending, for game/runs/session.py until it calls decompose_afresh()
-        return self.today.pending
-
-    @pending.setter
-    def pending(self, actions: list[Action]) -> None:
-        self.today.pending = actions
 
     @property
     def known_people(self) -> set[str]:  # social.known_people

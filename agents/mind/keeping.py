@@ -3,7 +3,8 @@
 job begins (``begin_job``), a save's consistent picture while a job runs (``snapshot``)
 and the state round trip (``to_state``, ``from_state``: the contract of
 agents/support/stateful.py). All of it works on copies under the mind's lock, beside
-the mind's jobs; core.py's ``Mind`` is a ``Keeping``, and what a job does is there."""
+the mind's jobs. The mind's whole state is set up here (``Keeping.__init__``), with which
+thread may touch what; core.py's ``Mind`` is a ``Keeping``, and what a job does is there."""
 from __future__ import annotations
 
 import threading
@@ -18,11 +19,13 @@ import numpy as np
 from agents.mind.inspection import Inspection, SaidLine
 from agents.mind.owed import OwedExchanges
 from agents.model.budget import Budget
-from agents.model.services import Embedder
+from agents.model.services import Asker, Embedder
 from agents.planning.today import Today, planned_step
 from agents.recall.memory import EmbeddingMismatch, MemoryStream
 from agents.recall.perceive import Senses
 from agents.recall.spatial import SpatialMemory
+from agents.residents.mind_settings import MindSettings
+from agents.residents.persona import Persona
 from agents.support.types import Action
 from agents.talk.converse import Social
 
@@ -33,36 +36,48 @@ StateBuilder = Callable[[], dict]
 class Keeping:
     """What other threads and saves see of a mind (see the module)."""
 
-    # What keeping reads and writes of the mind (Mind.__init__, core.py, sets them).
-    name: str
-    embedder: Embedder
-    _lock: threading.Lock
-    _job_tag: tuple | None
-    _before: StateBuilder | None
-    _since_begin: list[tuple[str, int]]
-    _queue: list[tuple[str, int]]
-    directives: list[str]
-    _dir_since_begin: list[str]
-    _snapshot: Inspection
-    owed: OwedExchanges
-    _plan_view: tuple[date | None, list, list]
-    _memory: MemoryStream | None
-    spatial: SpatialMemory
-    senses: Senses
-    social: Social
-    today: Today
-    budget: Budget
-    summary: str
-    summary_day: date | None
-    yesterday: str
-    _now: datetime | None
-    action: Action | None
-    seeded: bool
-    unrated: list[int]
-    unembedded: list[dict]
-    rejected: Counter
-    fallbacks: Counter
-    said: list[dict]
+    def __init__(self, persona: Persona, gateway: Asker, embedder: Embedder, settings: MindSettings | None = None):
+        """A mind's whole state, in one place. Threads: a job of the mind (on the worker pool,
+        one at a time per mind) owns all of it while it runs; any other thread (the window,
+        the simulation, a save) reads only what ``publish`` copied (``_snapshot``,
+        ``_plan_view``) and adds only to what ``_lock`` guards (the queue of thoughts, the
+        directives), both under ``_lock``."""
+        # who it is and what it uses
+        self.persona = persona
+        self.name = persona.name
+        self.embedder = embedder
+        self.settings = settings or MindSettings()
+        self.budget = Budget(gateway, self.settings.loop_guards)  # every model call of the mind goes through it
+        # what other threads touch, under _lock
+        self._lock = threading.Lock()
+        self._queue: list[tuple[str, int]] = []  # thoughts queued by any thread, folded in by the next job
+        self.directives: list[str] = []  # inner-voice thoughts the plan has not made room for yet
+        self._since_begin: list[tuple[str, int]] = []  # thoughts queued since the job at hand began ...
+        self._dir_since_begin: list[str] = []  # ... and directives (a save's snapshot adds them back)
+        self._job_tag: tuple | None = None  # the job that began last (see snapshot())
+        self._before: StateBuilder | None = None  # a capture of this mind as that job began
+        self._snapshot = Inspection()  # what inspect() gives (published at the end of each job)
+        self._plan_view: tuple[date | None, list, list] = (None, [], [])  # (day, plan, pending), at publish
+        self.owed = OwedExchanges()  # exchanges with the visitor not yet kept (its own lock: agents/mind/owed.py)
+        # what only the mind's jobs touch
+        self._memory: MemoryStream | None = None  # made, and seeded, by the first job
+        self.spatial = SpatialMemory(persona.home.split(":")[0])
+        self.spatial.seed(persona)
+        self.senses = Senses(self.settings.retention)
+        self.social = Social()
+        self.today = Today()
+        self.identity = f"{persona.name}, age {persona.age}; {persona.traits}."
+        self.summary = f"{self.identity} {'; '.join(persona.phrases[:3])}."
+        self.summary_day: date | None = None
+        self.yesterday = "this is the first day of the story"
+        self._now: datetime | None = None  # the sim time of the job at hand
+        self.action: Action | None = None
+        self.seeded = False
+        self.unrated: list[int] = []  # memory ids a rule rated, waiting for the model's rating
+        self.unembedded: list[dict] = []  # memories whose embedding failed: stored on a later try
+        self.rejected: Counter = Counter()  # answers (or parts) that parsed but failed validation
+        self.fallbacks: Counter = Counter()  # "what: why" -> how often a rule stood in for the model
+        self.said: list[dict] = []  # the last lines it said, with where each came from (the inspector)
 
     if TYPE_CHECKING:
         @property
