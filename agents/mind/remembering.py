@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 class Remembering:
     """Storing and retrieving a resident's memories (see the module)."""
 
-    # What remembering uses of the mind (Mind.__init__, core.py, sets them).
+    # What remembering uses of the mind (agents/mind/keeping.py, Keeping.__init__, sets them).
     name: str
     settings: MindSettings
     embedder: Embedder
