@@ -1,15 +1,17 @@
 """Issue 47 (the house, fourth step): what typing the saves, the replay and the views
 showed. A game whose residents are stand-ins (minds given, no embedding model) is
 refused a load plainly, before anything changes, instead of failing inside a rebuilt
-mind as "damaged"; loading needs a running town."""
+mind as "damaged"; loading needs a running town; a key that counts gives its number."""
 from __future__ import annotations
 
 from pathlib import Path
 
+import pygame
 import pytest
 
 from game.saves.saveload import capture, load_into, prepare
 from game.saves.store import SaveError, SaveWriter, load_state
+from game.view import keys
 
 REPO = Path(__file__).resolve().parents[1]
 MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
@@ -62,3 +64,12 @@ def test_loading_needs_a_running_town(tmp_path):
     with pytest.raises(SaveError, match="no running town"):
         load_into(_Window(), "quick", tmp_path)
 
+
+def test_a_key_that_counts_gives_its_number():
+    speed = keys.Pressed("speed", 3)
+    assert speed.number == 3
+    with pytest.raises(TypeError, match="no number"):
+        _ = keys.Pressed("walk", "up").number
+    walk = keys.values("walk")
+    assert walk and all(isinstance(way, str) for way in walk.values())
+    assert walk[pygame.K_UP] == "up"

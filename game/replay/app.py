@@ -22,11 +22,10 @@ import logging
 import os
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import pygame
 
-from agents import CastError, load_cast
+from agents import CastError, Persona, load_cast
 from game.app import CrowdCamera, resolve_map, run, save_screenshot
 from game.headless import parse_start
 from game.replay import bar, events
@@ -45,6 +44,7 @@ from game.view.sprites import Figure
 from game.view.tilemap import TileMapRenderer
 from game.view.window import TITLE, WINDOW_SIZE, Game, close_window
 from game.world.map_reader import load_town
+from game.world.town import Town
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ DEFAULT_MAP = "maps/the_ville/the_ville.tmx"
 GIF_SIZE = (800, 450)
 
 
-def check_town(rec: Recording, town: Any, map_path: Path) -> str | None:
+def check_town(rec: Recording, town: Town, map_path: Path) -> str | None:
     """RecordingError when the recording was made in another town; a note when
     it was made on another version of this town's map (it still plays)."""
     if rec.world and town.world and rec.world != town.world:
@@ -88,7 +88,7 @@ def parse_time(text: str | None, rec: Recording, what: str) -> datetime | None:
     return when
 
 
-def find_place(town: Any, text: str) -> tuple[float, float]:
+def find_place(town: Town, text: str) -> tuple[float, float]:
     """The middle of a place named loosely ("Hobbs Cafe", "the Ville:Hobbs Cafe:cafe")."""
     address = town.resolve(text)
     if address is None:
@@ -104,8 +104,8 @@ def find_place(town: Any, text: str) -> tuple[float, float]:
     return (sum(t[0] for t in tiles) / len(tiles), sum(t[1] for t in tiles) / len(tiles))
 
 
-def open_replay(rec: Recording, town: Any, map_path: Path, *, target: Target | None = None,
-                personas: dict[str, Any] | None = None, size: tuple[int, int] = WINDOW_SIZE,
+def open_replay(rec: Recording, town: Town, map_path: Path, *, target: Target | None = None,
+                personas: dict[str, Persona] | None = None, size: tuple[int, int] = WINDOW_SIZE,
                 controls: bool = True) -> tuple[Game, ReplaySession]:
     """The window's Game on a ReplaySession (a display mode must be set).
     ``controls``: the timeline bar and the events list (an export leaves them out)."""
@@ -185,7 +185,7 @@ def aim_at_crowd(game: Game) -> None:
 
 
 def load_personas(map_path: Path, residents: list[str] | None = None, seed: int = 0,
-                  town: Any = None, stored: Any = None) -> dict[str, Any]:
+                  town: Town | None = None, stored: object = None) -> dict[str, Persona]:
     """The residents' personas: those the recording keeps (``stored``, its header's), else the
     scenario's beside the map and, for an older recording, those generated for a bigger town
     made again from the run's ``seed`` (game/saves/cast.py)."""

@@ -14,16 +14,18 @@ speed; E the events list.)
 from __future__ import annotations
 
 import bisect
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pygame
 
+from game.replay.events import EventsList
 from game.view import fonts, keys
 from game.view.hud import text_focused
 from game.view.overlay import Overlay
 from game.view.statusline import HEIGHT as STATUS_H
 
 if TYPE_CHECKING:
+    from game.replay.playback import ReplaySession
     from game.view.window import Game
 
 HEIGHT = 40
@@ -49,7 +51,7 @@ class TimelineBar(Overlay):
 
     name = "timeline"
 
-    def __init__(self, game: Game, session: Any, moments: list) -> None:
+    def __init__(self, game: Game, session: ReplaySession, moments: list) -> None:
         self.game = game
         self.session = session
         self.moments = moments
@@ -108,8 +110,8 @@ class TimelineBar(Overlay):
             i = bisect.bisect_left(self._frames, f) - 1
             if i < 0:
                 return False
-        events: Any = self.game.panels.replay_events  # the replay's EventsList (typed as an overlay there)
-        if events is not None:
+        events = self.game.panels.replay_events  # the replay's EventsList (typed as a panel there)
+        if isinstance(events, EventsList):
             events.jump(self.moments[i])
         else:
             self.session.seek(self.moments[i].frame)
@@ -138,10 +140,10 @@ class TimelineBar(Overlay):
         if got is None or text_focused(self.game):
             return False
         if got.action in ("step", "step_minute"):
-            s.step(got.value * (MINUTE if got.action == "step_minute" else 1))
+            s.step(got.number * (MINUTE if got.action == "step_minute" else 1))
             return True
         if got.action == "moment":
-            if not self.next_moment(got.value):
+            if not self.next_moment(got.number):
                 self.game.toast("No more moments that way.")
             return True
         if got.action == "to_start":
@@ -206,7 +208,7 @@ class TimelineBar(Overlay):
             surface.blit(label, (x, box.y + 2))
 
 
-def install(game: Game, session: Any, moments: list) -> TimelineBar:
+def install(game: Game, session: ReplaySession, moments: list) -> TimelineBar:
     bar = TimelineBar(game, session, moments)
     game.add_overlay(bar)
     game.panels.timeline = bar

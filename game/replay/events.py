@@ -14,7 +14,7 @@ says how many match.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pygame
 import pygame_gui
@@ -26,6 +26,7 @@ from game.view.overlay import Overlay
 from game.view.statusline import HEIGHT as STATUS_H
 
 if TYPE_CHECKING:
+    from game.replay.playback import ReplaySession
     from game.view.window import Game
 
 log = logging.getLogger(__name__)
@@ -45,7 +46,7 @@ class EventsList(Overlay):
 
     name = "replay_events"
 
-    def __init__(self, game: Game, session: Any, moments: list) -> None:
+    def __init__(self, game: Game, session: ReplaySession, moments: list) -> None:
         self.game = game
         self.session = session
         self.moments = moments
@@ -167,7 +168,7 @@ class EventsList(Overlay):
             self.close()  # the residents list opened in its place
 
 
-def install(game: Game, session: Any, moments: list) -> EventsList:
+def install(game: Game, session: ReplaySession, moments: list) -> EventsList:
     lst = EventsList(game, session, moments)
     game.add_overlay(lst)
     game.panels.replay_events = lst

@@ -16,14 +16,19 @@ import logging
 import math
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pygame
 from PIL import Image
 
 from game.support.errors import UserError
+
+if TYPE_CHECKING:  # the window is loaded by the replay's command, which calls this
+    from game.replay.playback import ReplaySession
+    from game.view.window import Game
 
 log = logging.getLogger(__name__)
 
@@ -51,9 +56,9 @@ def choose_rate(span_min: float, rate: float | None, fps: int) -> float:
     return float(r)
 
 
-def export_animation(game: Any, session: Any, path: str | Path, first: int, last: int, *, rate: float | None = None,
-                     fps: int = FPS, follow: str | None = None, look: tuple[float, float] | None = None,
-                     aim: Any = None) -> Exported:
+def export_animation(game: Game, session: ReplaySession, path: str | Path, first: int, last: int, *,
+                     rate: float | None = None, fps: int = FPS, follow: str | None = None,
+                     look: tuple[float, float] | None = None, aim: Callable[[Game], None] | None = None) -> Exported:
     """Write frames ``first``..``last`` of the replay to ``path`` (.gif or .mp4).
     ``aim(game)``: points the camera at the start when neither ``follow`` nor
     ``look`` is given. UserError for a format it cannot write."""
@@ -120,7 +125,7 @@ def export_animation(game: Any, session: Any, path: str | Path, first: int, last
 class _Writer:
     stored = 0
 
-    def add(self, surface: Any) -> None:
+    def add(self, surface: pygame.Surface) -> None:
         raise NotImplementedError
 
     def close(self) -> None:
@@ -138,7 +143,7 @@ class _Gif(_Writer):
         self.fps = fps
         self.frames: list[Image.Image] = []
 
-    def add(self, surface: Any) -> None:
+    def add(self, surface: pygame.Surface) -> None:
         img = Image.frombytes("RGB", surface.get_size(), pygame.image.tobytes(surface, "RGB"))
         self.frames.append(img.quantize(colors=256, method=Image.Quantize.FASTOCTREE))
 
@@ -165,7 +170,7 @@ class _Mp4(_Writer):
              "-vcodec", "libx264", str(path)],
             stdin=subprocess.PIPE, stderr=subprocess.PIPE)
 
-    def add(self, surface: Any) -> None:
+    def add(self, surface: pygame.Surface) -> None:
         assert self.proc.stdin is not None
         self.proc.stdin.write(pygame.image.tobytes(surface, "RGB"))
 

@@ -16,20 +16,22 @@ from __future__ import annotations
 import bisect
 import logging
 import threading
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from agents import Persona
 from game.replay.moments import sectors_over_time
 from game.replay.reader import Recording
 from game.runs.feed import Entry, builder_for
+from game.world.town import Town
 
 log = logging.getLogger(__name__)
 
 FRAMES_PER_VERSION = 6  # the list is refreshed once a sim minute of the replay (6 frames)
 
 
-def arrivals(rec: Recording, town: Any) -> list[dict]:
+def arrivals(rec: Recording, town: Town) -> list[dict]:
     """Where each resident was, once a sim minute (the tiles the recording keeps), as ``arrive``
     events when the sector changes (an empty address: outdoors): the game's feed finds its
     gatherings in the simulation's arrivals, a replay's in these."""
@@ -53,7 +55,7 @@ def arrivals(rec: Recording, town: Any) -> list[dict]:
     return out
 
 
-def recorded_events(rec: Recording, town: Any = None) -> list[dict]:
+def recorded_events(rec: Recording, town: Town | None = None) -> list[dict]:
     """The recording's events, its actions as action events and (with the town) where everyone
     was as arrivals, in frame order."""
     out = [e for e in rec.events if isinstance(e, dict)]
@@ -71,7 +73,8 @@ def recorded_events(rec: Recording, town: Any = None) -> list[dict]:
     return out
 
 
-def build_entries(rec: Recording, town: Any = None, personas: dict[str, Any] | None = None) -> tuple[list[Entry], int]:
+def build_entries(rec: Recording, town: Town | None = None,
+                  personas: Mapping[str, Persona] | None = None) -> tuple[list[Entry], int]:
     """Every entry of the recording, oldest first (each with its frame), and the events skipped."""
     # where everyone is comes from the tiles (arrivals), not from where their actions lead them
     b = builder_for(personas or {n: None for n in rec.residents}, town, moves_from_actions=False,
@@ -92,9 +95,9 @@ def build_entries(rec: Recording, town: Any = None, personas: dict[str, Any] | N
 class RecordedFeed:
     """A replay's feed (see the module's notes)."""
 
-    def __init__(self, session: Any, rec: Recording, town: Any = None, personas: dict[str, Any] | None = None,
-                 *, background: bool = True) -> None:
-        self.session = session
+    def __init__(self, session: object, rec: Recording, town: Town | None = None,
+                 personas: Mapping[str, Persona] | None = None, *, background: bool = True) -> None:
+        self.session = session  # the replay's: its frame is read by name (a test's may have none)
         self.entries: list[Entry] = []  # oldest first, by frame
         self._frames: list[int] = []  # each entry's frame (bisected: a long recording has many)
         self.skipped = 0
@@ -105,7 +108,7 @@ class RecordedFeed:
         else:
             self._build(rec, town, personas)
 
-    def _build(self, rec: Recording, town: Any, personas: dict[str, Any] | None) -> None:
+    def _build(self, rec: Recording, town: Town | None, personas: Mapping[str, Persona] | None) -> None:
         try:
             entries, skipped = build_entries(rec, town, personas)
         except Exception as err:  # the replay plays on without a feed; the panel says why
@@ -120,7 +123,7 @@ class RecordedFeed:
     def version(self) -> tuple[bool, int]:
         return self.ready, int(getattr(self.session, "frame", 0)) // FRAMES_PER_VERSION
 
-    def pump(self, events: Any) -> int:
+    def pump(self, events: Sequence[dict]) -> int:
         return 0
 
     def newest(self, resident: str | None = None, topic: str | None = None, limit: int | None = None) -> list[Entry]:

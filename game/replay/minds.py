@@ -17,16 +17,20 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import NoReturn, Protocol
 
-from agents import Inspection, Mind
+import numpy as np
+
+from agents import Inspection, Mind, Persona
 from game.replay.reader import Recording, Target
 from game.saves.store import SaveError, list_saves, load_state
+from game.world.town import Town
 
 log = logging.getLogger(__name__)
 
@@ -37,13 +41,13 @@ WALL_SLACK_S = 120.0  # a game's save belongs to a recording made around the sam
 class NoModel:
     """The minds of a replay are never asked anything: a call is a bug, said plainly."""
 
-    def __init__(self, config: Any = None) -> None:
-        self.config = config
+    def __init__(self, config: object = None) -> None:
+        self.config = config  # the saved model configuration, read by name (the mind's planning mode)
 
-    def ask_traced(self, *args: Any, **kwargs: Any) -> Any:
+    def ask_traced(self, *args: object, **kwargs: object) -> NoReturn:
         raise RuntimeError("a replay calls no model")
 
-    def ask_once(self, request: Any) -> Any:
+    def ask_once(self, request: object) -> NoReturn:
         raise RuntimeError("a replay calls no model")
 
 
@@ -54,7 +58,7 @@ class SavedEmbedder:
         self.model_name = model_name
         self.dim = dim
 
-    def embed(self, texts: Any) -> Any:
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
         raise RuntimeError("a replay embeds nothing")
 
 
@@ -74,13 +78,14 @@ def _utc(t: datetime | None) -> float | None:
 class SavedMinds:
     """The recording's saves, and the minds in them (see the module's notes)."""
 
-    def __init__(self, rec: Recording, target: Target | None, personas: dict[str, Any], town: Any = None) -> None:
+    def __init__(self, rec: Recording, target: Target | None, personas: dict[str, Persona],
+                 town: Town | None = None) -> None:
         self.rec = rec
         self.target = target
         self.personas = personas
         self.town = town
         self.saves: list[SaveRef] | None = None  # None until listed
-        self._loaded: OrderedDict[Path, dict[str, Any]] = OrderedDict()  # path -> name -> Mind (or an error text)
+        self._loaded: OrderedDict[Path, dict[str, Mind | str]] = OrderedDict()  # path -> name -> Mind (or why not)
         self._loading: dict[Path, Future] = {}
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="replay-saves")
@@ -122,13 +127,13 @@ class SavedMinds:
         return (saves[0], True) if saves else (None, False)
 
     # ---- the minds in a save --------------------------------------------------------------
-    def _load(self, ref: SaveRef) -> dict[str, Any]:
+    def _load(self, ref: SaveRef) -> dict[str, Mind | str]:
         try:
             parts, _ = load_state(ref.path, expect_map=self.town)
         except SaveError as err:
             return {"": f"the save {ref.slot} cannot be read: {err}"}
         config = SimpleNamespace(**(parts.get("config") or {}))
-        minds: dict[str, Any] = {}
+        minds: dict[str, Mind | str] = {}
         for key, state in parts.items():
             if not key.startswith("minds/"):
                 continue
@@ -146,7 +151,7 @@ class SavedMinds:
                 minds[name] = f"{name}'s mind in {ref.slot} cannot be read: {err}"
         return minds
 
-    def _minds_of(self, ref: SaveRef) -> dict[str, Any] | None:
+    def _minds_of(self, ref: SaveRef) -> dict[str, Mind | str] | None:
         """The save's minds when read; else start reading it (off the frame) and None."""
         with self._lock:
             got = self._loaded.get(ref.path)
@@ -192,7 +197,8 @@ class SavedMinds:
             return Inspection(note=f"reading the save of {ref.when:%a %H:%M} ({ref.slot})…")
         mind = minds.get(name)
         if mind is None or isinstance(mind, str):
-            why = mind or minds.get("") or f"{name} is not in the save {ref.slot}"
+            unread = minds.get("")  # the whole save could not be read: why
+            why = mind or (unread if isinstance(unread, str) else "") or f"{name} is not in the save {ref.slot}"
             return Inspection(note=why)
         snap = mind.inspect()
         age = _span(when - ref.when if not later else ref.when - when)
@@ -226,10 +232,17 @@ def _span(d: timedelta) -> str:
     return (f"{h} h {m} min" if m else f"{h} h") if h else f"{m} min"
 
 
+class Clock(Protocol):
+    """The replay's clock (its ``ReplaySession``, game/replay/playback.py, which imports this module)."""
+
+    @property
+    def now(self) -> datetime: ...
+
+
 class ReplayMind:
     """What the panels read of a mind in a replay: ``inspect()`` as of the replay's moment."""
 
-    def __init__(self, name: str, persona: Any, saved: SavedMinds, clock: Any) -> None:
+    def __init__(self, name: str, persona: Persona | None, saved: SavedMinds, clock: Clock) -> None:
         self.name = name
         self.persona = persona
         self._saved = saved
@@ -242,4 +255,4 @@ class ReplayMind:
         return self._saved.memory_text(self.name, self._clock.now, node_id)
 
 
-__all__ = ["NoModel", "ReplayMind", "SaveRef", "SavedEmbedder", "SavedMinds"]
+__all__ = ["Clock", "NoModel", "ReplayMind", "SaveRef", "SavedEmbedder", "SavedMinds"]

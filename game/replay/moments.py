@@ -10,12 +10,15 @@ has its frame, its kind (with an emoji), who took part, and one line of text.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from agents import Persona
 from game.replay.reader import Recording
+from game.world.town import Town
 
 KINDS: dict[str, str] = {  # kind -> its emoji in the list and on the timeline
     "conversation": "💬", "greeting": "👋", "reaction": "❗", "inner voice": "🗣️", "reflection": "💭",
@@ -49,23 +52,23 @@ class Moment:
         return t in self.text.casefold() or t in self.kind
 
 
-def _quote(text: Any, n: int = QUOTE) -> str:
+def _quote(text: object, n: int = QUOTE) -> str:
     t = " ".join(str(text or "").split())
     return "“" + (t if len(t) <= n else t[: n - 1] + "…") + "”"
 
 
-def _place(address: Any) -> str:
+def _place(address: object) -> str:
     parts = str(address or "").split(":")
     return " › ".join(parts[1:3]) if len(parts) > 1 else "outdoors"
 
 
-def _conversation(e: dict) -> Any:
+def _conversation(e: dict) -> str | int | None:
     """An event's conversation id, or None when it has none or a damaged one (a list)."""
     c = e.get("conversation")
     return c if isinstance(c, (str, int)) else None
 
 
-def moments(rec: Recording, town: Any = None, personas: dict[str, Any] | None = None) -> list[Moment]:
+def moments(rec: Recording, town: Town | None = None, personas: Mapping[str, Persona] | None = None) -> list[Moment]:
     """Every moment worth jumping to, in time order."""
     out: list[Moment] = []
     lines: dict[Any, list[dict]] = defaultdict(list)
@@ -114,7 +117,7 @@ def moments(rec: Recording, town: Any = None, personas: dict[str, Any] | None = 
     return out
 
 
-def sectors_over_time(rec: Recording, town: Any) -> tuple[Any, Any, Any] | None:
+def sectors_over_time(rec: Recording, town: Town) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """(frames, tiles, sector): every ``GATHER_EVERY``-th frame, each resident's tile there
     and the id of the sector it is in (-1: outdoors); None when the town has no sector map
     or the recording no frames. The moments' gatherings and the replay's feed read it."""
@@ -132,7 +135,7 @@ def sectors_over_time(rec: Recording, town: Any) -> tuple[Any, Any, Any] | None:
     return frames, tiles, sector
 
 
-def gatherings(rec: Recording, town: Any, personas: dict[str, Any]) -> list[Moment]:
+def gatherings(rec: Recording, town: Town, personas: Mapping[str, Persona]) -> list[Moment]:
     """Several residents in one public place (not anyone's home) at once: from
     ``GATHER_MIN`` of them until fewer than ``GATHER_END`` remain."""
     got = sectors_over_time(rec, town)

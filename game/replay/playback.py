@@ -25,16 +25,18 @@ import logging
 from collections.abc import Callable
 from datetime import datetime
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from agents import Action
+from agents import Action, Persona
 from game.replay.minds import ReplayMind, SavedMinds
 from game.replay.reader import Recording
 from game.runs.session import DEFAULT_SPEED, SPEEDS, next_morning, steps_per_second
 from game.sim import Body
+from game.world.grid import Tile
+from game.world.town import Town
 
 if TYPE_CHECKING:  # the window's protocol (importing game/view would load pygame: playback runs without it)
-    from game.view.host import TownSession
+    from game.view.host import TownFeed, TownSession
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +60,7 @@ class ReplayGateway:
 
     status = "ok"
 
-    def __init__(self, rec: Recording, clock: Any) -> None:
+    def __init__(self, rec: Recording, clock: ReplaySession) -> None:
         self.model = rec.model or "?"
         self._rec = rec
         self._clock = clock
@@ -75,7 +77,7 @@ class ReplaySim:
     lockstep = False
     controlled = None
 
-    def __init__(self, rec: Recording, town: Any, minds: dict[str, Any]) -> None:
+    def __init__(self, rec: Recording, town: Town, minds: dict[str, ReplayMind]) -> None:
         self.recording = rec
         self.town = town
         self.minds = minds
@@ -137,7 +139,7 @@ class ReplaySession:
     skipping = False
     pool = None
 
-    def __init__(self, rec: Recording, town: Any, *, personas: dict[str, Any] | None = None,
+    def __init__(self, rec: Recording, town: Town, *, personas: dict[str, Persona] | None = None,
                  saved: SavedMinds | None = None) -> None:
         self.recording = rec
         self.town = town
@@ -161,7 +163,7 @@ class ReplaySession:
         self.end_reason: str | None = None  # why the end came, when "Next morning" found no morning left
         self.on_skip_end: list[Callable[[str], None]] = []
         self.gateway = ReplayGateway(rec, self)
-        self.feed: Any = None  # the town feed (game/replay/feed.py), set by the window that shows one
+        self.feed: TownFeed | None = None  # the town feed (game/replay/feed.py), set by the window that shows one
         self._action_cache: dict[int, Action] = {}
         self._objects_frame = 0
         self._apply(0, seek=True)
@@ -183,7 +185,7 @@ class ReplaySession:
     def minutes_per_second(self) -> float:
         return self.rate if self.rate is not None else SPEEDS[self.speed]
 
-    def move_visitor(self, tile: Any) -> None:
+    def move_visitor(self, tile: Tile) -> None:
         """The player's figure does not walk in a replay."""
 
     # ---- the clock ------------------------------------------------------------------------
@@ -375,7 +377,7 @@ class ReplaySession:
         self.saved.close()
 
 
-def _call(fn: Callable, *args: Any) -> None:
+def _call(fn: Callable[..., object], *args: object) -> None:
     try:
         fn(*args)
     except Exception:

@@ -25,10 +25,11 @@ from __future__ import annotations
 import bisect
 import json
 import logging
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -62,7 +63,7 @@ class _Stop(Exception):
     """Reading ends here (the message says why); what was read so far plays."""
 
 
-def _tile(x: Any, y: Any) -> tuple[int, int]:
+def _tile(x: Any, y: Any) -> tuple[int, int]:  # Any: as the file holds them; int() checks them
     """A recorded tile as two ints an int16 holds (ABSENT: not in town); ValueError otherwise."""
     x, y = int(x), int(y)
     if not (ABSENT <= x <= TILE_MAX and ABSENT <= y <= TILE_MAX):
@@ -269,7 +270,7 @@ class _Reader:
     def _hm(self, frame: int) -> str:
         return f"{self._time(frame):%a %H:%M:%S}" if self.start is not None else f"frame {frame}"
 
-    def _action(self, i: int, f: int, rec: Any, conversation: Any, now: datetime) -> None:
+    def _action(self, i: int, f: int, rec: object, conversation: object, now: datetime) -> None:
         fields = action_fields(rec, now) if isinstance(rec, dict) else None
         if fields is not None:
             fields["conversation"] = conversation
@@ -360,7 +361,7 @@ class _Reader:
         )
 
 
-def _lines(fh: Any) -> Any:
+def _lines(fh: IO[bytes]) -> Iterator[tuple[int, bytes | None, bool]]:
     """(line number, the line's bytes or None when it is longer than MAX_LINE, whether it
     ends with a newline), one line in memory at a time."""
     n = 0
@@ -395,7 +396,7 @@ def read_recording(path: str | Path) -> Recording:
             raise RecordingError(f"{path}: cannot read the recording ({err})") from None
 
 
-def _read(path: Path, lines: Any) -> Recording:
+def _read(path: Path, lines: Iterable[tuple[int, bytes | None, bool]]) -> Recording:
     reader = _Reader(path)
     stopped = None
     damaged: str | None = None  # a damaged line: skip to the next header (a resumed run), else stop there

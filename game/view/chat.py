@@ -57,7 +57,7 @@ from pygame_gui.elements import UIButton, UITextBox, UITextEntryLine, UIWindow
 from game.runs.commands import NO_TOWN, Answer, Commands, Refused, Ticket
 from game.view import emoji, fonts, keys
 from game.view.follow import link_names
-from game.view.host import Drawn, Host, TownSession, TownSim
+from game.view.host import Drawn, Host, MindView, TownSession, TownSim
 from game.view.markup import C_DIM, C_HEAD, C_TEXT, C_YOU, esc, typed
 from game.view.overlay import Overlay
 from game.view.visitor import Visitor
@@ -145,7 +145,7 @@ class Chat(Overlay):
         s = self.session
         return s.sim if s is not None else None
 
-    def _minds(self) -> Mapping[str, Any]:
+    def _minds(self) -> Mapping[str, MindView]:
         s = self.session
         return s.minds if s is not None else {}
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Protocol
 
 import pygame
 import pygame_gui
@@ -46,7 +46,7 @@ from pygame_gui.elements import (
 from game.runs.feed import TOPICS, Entry, news_word
 from game.view import keys
 from game.view.fonts import panel_font
-from game.view.host import Finder, Host
+from game.view.host import Finder, Host, TownFeed
 from game.view.hud import text_focused
 from game.view.markup import C_DIM, C_TEXT, esc
 from game.view.overlay import Overlay
@@ -108,7 +108,7 @@ class FeedPanel(Overlay):
         self._built_for: tuple[int, int] | None = None  # the window size the panel was made for
 
     @property
-    def source(self) -> Any:
+    def source(self) -> TownFeed | None:
         """The session's feed: a LiveFeed (game/runs/live_feed.py) or a replay's RecordedFeed."""
         return self.game.session.feed if self.game.session is not None else None
 

@@ -21,15 +21,16 @@ replay's session has no pace and no greetings, a headless run's parts no feed.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import pygame
 import pygame_gui
 
 from game.runs.commands import Commands
+from game.runs.feed import Entry
 from game.runs.readings import Inspection
 from game.runs.session import Session
 from game.sim import Body
@@ -48,6 +49,42 @@ class Talk(Protocol):
     def participants(self) -> tuple[str, str]: ...
 
     def other(self, name: str) -> str: ...
+
+
+class TownFeed(Protocol):
+    """The town feed the views list: a ``LiveFeed`` (game/runs/live_feed.py) or a replay's ``RecordedFeed``."""
+
+    def pump(self, events: Sequence[dict]) -> int: ...  # the events logged since, to its thread
+
+    def newest(self, resident: str | None = None, topic: str | None = None,
+               limit: int | None = None) -> list[Entry]: ...
+
+    def hud_line(self) -> str: ...
+
+
+class Tally(Protocol):
+    """The model calls counted so far (``agents.Accounting``, or a replay's from its recording)."""
+
+    def summary(self) -> dict: ...  # {"total": {"calls": n, "tokens": n}, ...}
+
+
+class ModelRoad(Protocol):
+    """The model road as the window shows it: its health and its calls so far (a live
+    ``agents.Gateway``, or a replay's). Other members (its model's name, its servers' lines)
+    are looked up by name where they are shown: a stand-in road may have none."""
+
+    @property
+    def status(self) -> str: ...  # "ok", or what is wrong
+
+    @property
+    def accounting(self) -> Tally: ...
+
+
+class Skipping(Protocol):
+    """A fast-forward under way (game/runs/session.py)."""
+
+    @property
+    def target(self) -> datetime: ...
 
 
 class MindView(Protocol):
@@ -79,7 +116,7 @@ class TownSim(Protocol):
     def visitor(self) -> str | None: ...
 
     @property
-    def events(self) -> Any: ...  # the event log (an EventLog; a replay's: the recording's list)
+    def events(self) -> Sequence[dict]: ...  # the event log (an EventLog; a replay's: the recording's list)
 
     @property
     def listeners(self) -> list[Callable[[dict], None]]: ...  # called with each event as it is logged
@@ -95,7 +132,7 @@ class TownSim(Protocol):
     def conversation_of(self, name: str) -> Talk | None: ...
 
     @property
-    def minds(self) -> Mapping[str, Any]: ...
+    def minds(self) -> Mapping[str, MindView]: ...
 
 
 class TownSession(Protocol):
@@ -118,10 +155,10 @@ class TownSession(Protocol):
     def town(self) -> Town: ...  # the map, with the objects' live states
 
     @property
-    def feed(self) -> Any: ...  # the town feed: a LiveFeed (game/runs/live_feed.py), a replay's RecordedFeed
+    def feed(self) -> TownFeed | None: ...  # None: a replay's window that shows no feed yet
 
     @property
-    def gateway(self) -> Any: ...  # the model road: its status and counts for the HUD
+    def gateway(self) -> ModelRoad: ...  # the model road: its status and counts for the HUD
 
     @property
     def visitor_name(self) -> str: ...
@@ -133,13 +170,13 @@ class TownSession(Protocol):
     def now(self) -> datetime: ...
 
     @property
-    def config(self) -> Any: ...  # the model configuration (its model's name)
+    def config(self) -> object: ...  # the model configuration (its model's name, looked up by name)
 
     @property
     def minutes_per_second(self) -> float: ...  # sim minutes a real second at this speed
 
     @property
-    def skip(self) -> Any: ...  # a fast-forward under way (its ``target``), or None
+    def skip(self) -> Skipping | None: ...  # a fast-forward under way, or None
 
     @property
     def step_fraction(self) -> float: ...  # 0..1 of the way to the next step (drawing glides by it)
@@ -148,14 +185,14 @@ class TownSession(Protocol):
     def skipping(self) -> bool: ...
 
     @property
-    def pool(self) -> Any: ...  # the minds' worker pool (None in a replay)
+    def pool(self) -> object: ...  # the minds' worker pool, its jobs read by name (None in a replay)
 
     @property
     def on_skip_end(self) -> list[Callable[[str], None]]: ...
 
     def update(self, dt: float) -> None: ...
 
-    def move_visitor(self, tile: Any) -> None: ...
+    def move_visitor(self, tile: Tile) -> None: ...
 
     def set_speed(self, speed: int) -> None: ...
 
@@ -210,4 +247,5 @@ def _shown(session: Session) -> TownSession:  # mypy: a running game is a town t
     return session
 
 
-__all__ = ["Drawn", "Finder", "Host", "MindView", "Talk", "TownSession", "TownSim"]
+__all__ = ["Drawn", "Finder", "Host", "MindView", "ModelRoad", "Skipping", "Talk", "Tally", "TownFeed", "TownSession",
+           "TownSim"]

@@ -258,7 +258,7 @@ class HUD(Overlay):
             self._since = REFRESH_S
             return True
         if got.action == "speed":
-            s.set_speed(got.value)
+            s.set_speed(got.number)
             if s.paused:
                 s.paused = False
             self.toast(f"Speed {s.speed}: {SPEEDS[s.speed]:g} sim min per second")
@@ -380,8 +380,10 @@ class HUD(Overlay):
             blits.append((surf, rect.topleft))
         surface.blits(blits, doreturn=False)
 
-    def _draw_skip(self, surface) -> None:
+    def _draw_skip(self, surface: pygame.Surface) -> None:
         s = self.session
+        if s.skip is None:
+            return  # skipping has just ended
         pct = s.skip_progress()
         text = f"skipping to {s.skip.target:%a %H:%M} — {int(pct * 100)}%   ({s.now:%a %H:%M}; Esc cancels)"
         img = fonts.text(text, FONT, FG)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Protocol
 
 import pygame
 import pygame_gui
@@ -462,11 +462,11 @@ class Inspector(Overlay):
             self.refresh()
 
 
-def memory_lookup(mind: MindView | None) -> Callable[[Any], str | None]:
+def memory_lookup(mind: MindView | None) -> Callable[[int], str | None]:
     """node id -> its description, from the mind's memory stream as it is (never
     created from here; None for an unknown id). A reflection's citations use it."""
 
-    def text(node_id: Any) -> str | None:
+    def text(node_id: int) -> str | None:
         try:
             return mind.memory_text(int(node_id)) if mind is not None else None
         except Exception:  # noqa: BLE001 - a panel never breaks the frame

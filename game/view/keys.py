@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import pygame
 
@@ -37,7 +37,7 @@ class Key:
     code: int | None = None  # a pygame key code ...
     char: str = ""  # ... or the character typed (whichever key types it; not while a text box has the keys)
     mods: int = 0  # modifiers that must be held (KMOD_SHIFT, KMOD_CTRL); others may be too
-    value: Any = None  # what this key means to its action (a direction, a speed, a step)
+    value: str | int | None = None  # what this key means to its action (a direction, a speed, a step)
 
     def needs(self) -> int:
         """How many modifiers it needs (the key needing most wins)."""
@@ -51,7 +51,7 @@ class Binding:
     keys: tuple[Key, ...]
 
 
-def _k(*codes: int, mods: int = 0, value: Any = None) -> tuple[Key, ...]:
+def _k(*codes: int, mods: int = 0, value: str | int | None = None) -> tuple[Key, ...]:
     return tuple(Key(code, mods=mods, value=value) for code in codes)
 
 
@@ -103,7 +103,14 @@ BINDINGS: tuple[Binding, ...] = (
 
 class Pressed(NamedTuple):
     action: str
-    value: Any
+    value: str | int | None
+
+    @property
+    def number(self) -> int:
+        """The value of a key that counts (a speed, a step, a zoom, a way): a number by its binding."""
+        if not isinstance(self.value, int):
+            raise TypeError(f"the key of {self.action!r} carries no number ({self.value!r})")
+        return self.value
 
 
 def _index() -> dict[str, dict[int | str, list[tuple[Key, str]]]]:
@@ -144,7 +151,7 @@ def pressed(event: pygame.event.Event, action: str, context: str = "town", *, ty
     return got is not None and got.action == action
 
 
-def values(action: str, context: str = "town") -> dict[int, Any]:
+def values(action: str, context: str = "town") -> dict[int, str | int | None]:
     """Key code -> value for an action's keys, modifiers or not (walking hears key releases too)."""
     return {k.code: k.value for b in BINDINGS if b.context == context and b.action == action
             for k in b.keys if k.code is not None}

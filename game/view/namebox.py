@@ -15,11 +15,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
 
 import pygame
 import pygame_gui
 
+from game.saves.store import SaveInfo
 from game.view import keys
 from game.view.host import Host
 from game.view.markup import typed
@@ -36,16 +36,16 @@ class NameBox(Overlay):
 
     def __init__(self, game: Host, on_done: Callable[[str], None], default: str = DEFAULT_NAME,
                  validate: Callable[[str], str | None] | None = None, newest: Future | None = None,
-                 on_continue: Callable[[Any], Future | None] | None = None) -> None:
+                 on_continue: Callable[[SaveInfo], Future | None] | None = None) -> None:
         self.game = game
         self.on_done = on_done
         self.default = default
         self.validate = validate
         self.newest = newest  # Future[SaveInfo | None], or None
         self.on_continue = on_continue
-        self.save_info: Any = None  # the save "Continue" resumes (a SaveInfo), once found
+        self.save_info: SaveInfo | None = None  # the save "Continue" resumes, once found
         self.loading: Future | None = None  # the load's Future after "Continue"
-        self.continue_button: Any = None
+        self.continue_button: pygame_gui.elements.UIButton | None = None
         self.done = False
         w, h = game.size
         rect = pygame.Rect(0, 0, 460, 200)
@@ -88,7 +88,8 @@ class NameBox(Overlay):
             self.message.set_text("That save cannot be loaded; start a new visit.")
             return False
         self.message.set_text("Loading your town…")
-        self.continue_button.disable()
+        if self.continue_button is not None:  # offered with the save
+            self.continue_button.disable()
         self.button.disable()
         return True
 
@@ -100,7 +101,7 @@ class NameBox(Overlay):
         self.game.controls.enabled = self._was_enabled
         self.game.remove_overlay(self)
 
-    def _offer_continue(self, info) -> None:
+    def _offer_continue(self, info: SaveInfo) -> None:
         self.save_info = info
         when = info.sim_time.strftime("%a %d %b %H:%M") if info.sim_time else "?"
         saved = info.saved_at.astimezone().strftime("%d %b %H:%M") if info.saved_at else "?"
@@ -155,7 +156,7 @@ class NameBox(Overlay):
 
 def install(game: Host, on_done: Callable[[str], None], default: str = DEFAULT_NAME,
             validate: Callable[[str], str | None] | None = None, newest: Future | None = None,
-            on_continue: Callable[[Any], Future | None] | None = None) -> NameBox:
+            on_continue: Callable[[SaveInfo], Future | None] | None = None) -> NameBox:
     box = NameBox(game, on_done, default, validate, newest, on_continue)
     game.add_overlay(box)
     game.panels.namebox = box

@@ -19,9 +19,10 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import pygame_gui
+from pygame_gui.elements import UITextEntryLine, UIWindow
 
 from game.view.overlay import Overlay
 
@@ -100,7 +101,7 @@ class WhyRole(Panel, Protocol):
     """The inspector's "Why?" (game/view/why_panel.py); the feed asks it how news spread."""
 
     @property
-    def spread_entry(self) -> Any: ...  # the "how it spread" word's text line (None until built)
+    def spread_entry(self) -> UITextEntryLine | None: ...  # the "how it spread" word's text line (None until built)
 
     def open(self, resident: str, kind: str, time: datetime | None, text: str, label: str) -> None: ...
 
@@ -141,14 +142,14 @@ class SaveRole(Protocol):
 class MapRole(Panel, Protocol):
     """The town map (game/view/townmap.py): each resident's colour on it."""
 
-    def colour(self, name: str) -> Any: ...
+    def colour(self, name: str) -> tuple[int, int, int]: ...
 
 
 class ListRole(Panel, Protocol):
     """The residents list (game/view/residents_list.py): the map keeps clear of its window."""
 
     @property
-    def window(self) -> Any: ...  # a UIWindow, made once, shown and hidden
+    def window(self) -> UIWindow | None: ...  # made once, shown and hidden
 
 
 class FeedRole(Panel, Protocol):

@@ -32,7 +32,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pygame
 import pygame_gui
@@ -46,6 +46,9 @@ from game.support import folders
 from game.view import keys
 from game.view.host import Host, TownSession
 from game.view.overlay import Overlay
+
+# A line of the list: a game (its saves) or one save.
+Row = tuple[Literal["game"], GameSaves] | tuple[Literal["save"], SaveInfo]
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +99,7 @@ class SaveMenu(Overlay):
         self.infos: dict[str, SaveInfo] = {}
         self.listed: list[SaveInfo] = []  # every file listed, two of one slot included
         self.games: list[GameSaves] = []  # the listing grouped by game, the most recent first
-        self.rows: dict[str, tuple[str, Any]] = {}  # the list's lines: ("game", GameSaves) | ("save", SaveInfo)
+        self.rows: dict[str, Row] = {}  # the list's lines
         self.selected: str | None = None
         self.confirm_delete: Path | None = None  # the file a first press of Delete picked
         self.confirm_overwrite: str | None = None  # "Save as" a name of another game's save: asked once
@@ -345,12 +348,12 @@ class SaveMenu(Overlay):
         elif self.widgets["status"].text == "reading saves…":
             self._say("F5 quick save · F9 quick load")
 
-    def _row(self, label: str, row: tuple[str, Any]) -> None:
+    def _row(self, label: str, row: Row) -> None:
         while label in self.rows:  # two alike lines (same names and times): told apart invisibly
             label += " "
         self.rows[label] = row
 
-    def _selected_row(self) -> tuple[str, Any] | None:
+    def _selected_row(self) -> Row | None:
         lst = self.widgets.get("list")
         sel = lst.get_single_selection() if lst is not None else None
         return self.rows.get(sel) if sel is not None else None
@@ -401,17 +404,17 @@ class SaveMenu(Overlay):
                 self.load(str(picked.path))
         elif el is w.get("delete"):
             row = self._selected_row()
-            info = row[1] if row is not None and row[0] == "save" else None
+            doomed = row[1] if row is not None and row[0] == "save" else None
             if row is not None and row[0] == "game":
                 self._say("pick one of the game's saves to delete")
-            elif info is None:
+            elif doomed is None:
                 self._say("pick a save in the list first")
-            elif self.confirm_delete != info.path:
-                self.confirm_delete = info.path
-                self._say(f"press Delete again to delete '{info.path.name}'")
+            elif self.confirm_delete != doomed.path:
+                self.confirm_delete = doomed.path
+                self._say(f"press Delete again to delete '{doomed.path.name}'")
             else:
                 self.confirm_delete = None
-                self.delete(info)
+                self.delete(doomed)
         elif el is w.get("close"):
             self.close_menu()
         else:
@@ -510,8 +513,9 @@ class SaveMenu(Overlay):
         self.reader.shutdown(wait=False, cancel_futures=True)
 
 
-def install(game: Host, **kwargs: Any) -> SaveMenu:
-    menu = SaveMenu(game, **kwargs)
+def install(game: Host, folder: str | Path | None = None, autosave_min: float | None = None,
+            keep: int = AUTOSAVE_KEEP) -> SaveMenu:
+    menu = SaveMenu(game, folder, autosave_min, keep)
     game.add_overlay(menu)
     game.panels.savemenu = menu
     return menu

@@ -24,7 +24,7 @@ import colorsys
 import logging
 import time
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 import pygame
@@ -34,13 +34,17 @@ from pygame_gui.elements import UIButton
 from game.view import fonts, keys
 from game.view.bubbles import wrap
 from game.view.camera import Camera
-from game.view.host import Finder, Host
+from game.view.host import Finder, Host, MindView
 from game.view.hud import text_focused
 from game.view.overlay import Overlay
 from game.view.statusline import HEIGHT as STATUS_H
 from game.view.tilemap import BACKDROP, CHUNK, TileMapRenderer
 from game.view.visitor import Visitor
+from game.world.grid import Tile
 from game.world.town import Town
+
+# What a click on the big map picked: a resident by name, or a place by its tile.
+Pick = tuple[Literal["resident"], str] | tuple[Literal["place"], Tile]
 
 log = logging.getLogger(__name__)
 
@@ -145,7 +149,7 @@ class TownMap(Overlay):
         self.mini: pygame.Surface | None = None
         self.mini_rect: pygame.Rect | None = None  # where the minimap was drawn last frame
         self.map_rect = pygame.Rect(0, 0, 0, 0)  # where the big map is drawn
-        self.selected: tuple[str, Any] | None = None  # ("resident", name) | ("place", tile)
+        self.selected: Pick | None = None
         self.buttons: dict[str, UIButton] = {}
         self.hud_button: UIButton | None = None  # "Map (M)" in the HUD's row
         self._labels: list[tuple[pygame.Surface, tuple[float, float]]] | None = None
@@ -218,11 +222,11 @@ class TownMap(Overlay):
             out.append((self.game.visitor.name, vx, vy))
         return out
 
-    def _minds(self) -> Mapping[str, Any]:
+    def _minds(self) -> Mapping[str, MindView]:
         session = self.game.session
         return session.minds if session is not None else {}
 
-    def pick(self, pos: tuple[int, int]) -> tuple[str, Any] | None:
+    def pick(self, pos: tuple[int, int]) -> Pick | None:
         """What a click on the big map means: ("resident", name) near a dot, else ("place", tile)."""
         if not self.map_rect.collidepoint(pos):
             return None
@@ -293,24 +297,22 @@ class TownMap(Overlay):
                 b.disable()
 
     # ---- acting -------------------------------------------------------------------------------
-    def select(self, what: tuple[str, Any]) -> None:
+    def select(self, what: Pick) -> None:
         """A click on the map: follow the resident, or move the camera to the place."""
         self.selected = what
-        kind, value = what
-        if kind == "resident":
-            self.game.follow_resident(value)
+        if what[0] == "resident":
+            self.game.follow_resident(what[1])
         else:
-            self.game.look_at_tile(value)
+            self.game.look_at_tile(what[1])
         self._update_buttons()
 
-    def walk_there(self, what: tuple[str, Any] | None = None) -> bool:
+    def walk_there(self, what: Pick | None = None) -> bool:
         what = what or self.selected
         if what is None:
             return False
-        kind, value = what
-        if kind == "resident":
-            return self.game.walk_to_resident(value)
-        return self.game.walk_to_tile(value, self.place_name(value))
+        if what[0] == "resident":
+            return self.game.walk_to_resident(what[1])
+        return self.game.walk_to_tile(what[1], self.place_name(what[1]))
 
     def _inspect(self) -> None:
         if self.selected and self.selected[0] == "resident":

@@ -24,7 +24,7 @@ from game.view.sprites import Figure
 
 STEP_SECONDS = 0.18
 DELTA = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
-KEY_DIRECTIONS: dict[int, str] = keys.values("walk")  # key code -> direction (game/view/keys.py)
+KEY_DIRECTIONS: dict[int, str] = {code: str(way) for code, way in keys.values("walk").items()}  # game/view/keys.py
 
 
 def facing_of(dx: int, dy: int, default: str = "down") -> str:

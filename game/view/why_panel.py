@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -305,7 +306,7 @@ class WhyPanel(Overlay):
             self.box.set_text(markup)
 
     # ---- who told whom ----------------------------------------------------------------
-    def _events(self) -> Any:
+    def _events(self) -> Callable[[], list[dict]]:
         """A callable giving every event so far, safe to run on another thread: a replay's
         recording holds them in memory; the game's log is snapshot here (microseconds) and
         read from its journal over there."""

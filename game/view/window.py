@@ -273,7 +273,7 @@ class Game:
             self.on_escape()
             return
         if got is not None and got.action == "zoom":
-            self.zoom(got.value, self.camera.world_to_screen(*self.visitor_center_world()))
+            self.zoom(got.number, self.camera.world_to_screen(*self.visitor_center_world()))
             return
         if got is not None and got.action == "fps":
             self.status.show_fps = not self.status.show_fps
