@@ -53,14 +53,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
-from agents import Mind, ResidentMind, dialogue, interview
+from agents import Mind, dialogue, interview
 from game.runs.journal import Journal
+from game.saves.running import RunningGame
 from game.saves.saveload import REQUIRED, Prepared, capture, commit, prepare
 from game.saves.series import game_of
 from game.saves.store import SaveError, SaveInfo, SaveWriter
-from game.sim import Simulation
 from game.sim import visitor as visiting
-from game.world.town import Town
 
 log = logging.getLogger(__name__)
 
@@ -138,12 +137,10 @@ class Loaded:
 OnAnswer = Callable[[Answer], None]
 
 
-class Running(Protocol):
-    """What the commands use of a running game (game/runs/session.py ``Session``)."""
+class Running(RunningGame, Protocol):
+    """What the commands use of a running game (game/runs/session.py ``Session``): what a
+    save is loaded into (game/saves/running.py), and the visitor's side."""
 
-    sim: Simulation
-    minds: dict[str, ResidentMind]
-    town: Town
     visitor_name: str
     journal: Journal  # the visitor's (game/runs/journal.py)
 

@@ -11,11 +11,11 @@ import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import fields, is_dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from agents import ResidentMind, Stateful, redact
+from agents import Mind, ResidentMind, Stateful, redact
 from game.saves.cast import PERSONAS, personas_data
 from game.saves.running import Captured
 from game.saves.store import SaveError, freeze, map_size
@@ -97,13 +97,19 @@ def _config_state(config: object) -> dict | None:
     return out
 
 
+@runtime_checkable
+class KeepsState(Protocol):
+    """A mind that is not a whole Mind but gives its state to a save."""
+
+    def to_state(self) -> dict[str, Any]: ...  # Any: its own plain data
+
+
 def _mind_part(mind: ResidentMind, name: str, tag: JobTag) -> object:
-    snap = getattr(mind, "snapshot", None)
-    if callable(snap):
-        return snap(tag)
-    to_state = getattr(mind, "to_state", None)
-    if callable(to_state):
-        return to_state()
+    """A mind's part of a save: a whole Mind's consistent snapshot, or a state of its own."""
+    if isinstance(mind, Mind):
+        return mind.snapshot(tag)
+    if isinstance(mind, KeepsState):  # a mind of a test's or a bench's that keeps a state of its own
+        return mind.to_state()
     raise SaveError(f"{name}'s mind ({type(mind).__name__}) cannot be saved; this game cannot be saved")
 
 

@@ -59,7 +59,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -171,9 +171,8 @@ def _where(info: SaveInfo | None) -> str:
     return str(info.path) if info is not None else "the save"
 
 
-# session: Any until the player's commands (game/runs/commands.py ``Running``) declare all a load uses
-# (see RunningGame). parts: Any, each part as the file holds it, checked before it is used.
-def prepare(session: Any, parts: dict[str, Any], info: SaveInfo | None = None) -> Prepared:
+# parts: Any, each part as the file holds it, checked before it is used.
+def prepare(session: RunningGame, parts: dict[str, Any], info: SaveInfo | None = None) -> Prepared:
     """Build new minds and a new simulation from a save's parts, without
     touching the running game (safe on a worker thread). SaveError when the
     save does not fit this game, whatever its parts hold."""
@@ -263,7 +262,7 @@ def _prepare(session: RunningGame, parts: dict[str, Any], info: SaveInfo | None,
     town = session.town
     names, personas = _residents_of(session, parts, info, where)
     old_minds = list(session.minds.values())
-    settings = getattr(old_minds[0], "settings", None) if old_minds else None
+    settings = old_minds[0].settings if old_minds and isinstance(old_minds[0], Mind) else None
     gateway, embedder = session.gateway, session.embedder
     if embedder is None:  # minds given to the game (stand-ins): the saved memories have no model to be read with
         raise SaveError(f"{where} cannot be loaded into this game: its residents are stand-ins without an "
@@ -363,7 +362,7 @@ class _Undo:
         np.random.set_state(self.random[1])
 
 
-def commit(session: Any, prep: Prepared) -> RunningGame:  # session: Any, as in prepare
+def commit(session: RunningGame, prep: Prepared) -> RunningGame:
     """Swap the prepared game in (main thread; milliseconds). The pool's jobs
     of the old game are cancelled (their results vanish); listeners on the old
     sim (bubbles, the headless event stream) move to the new one. SaveError
@@ -472,8 +471,9 @@ def restore(target: RunningGame | Callable[..., RunningGame], parts: dict[str, A
     or a zero-argument factory returning one, or a factory taking
     ``residents=[...]`` (called with the save's residents). Returns the
     session. SaveError (and the target untouched) on any problem."""
+    session: RunningGame
     if hasattr(target, "sim") and hasattr(target, "minds"):
-        session = target
+        session = cast(RunningGame, target)
     elif callable(target):
         names = list((parts.get("session") or {}).get("residents") or [])
         try:
