@@ -407,3 +407,39 @@ def test_who_told_of_a_gathering_in_this_talk_is_not_invited_to_it_in_return():
     assert not [o for o in dg.offers(ayesha, c, NOW, "chatting", "chatting") if o.act == dg.INVITE]
     alone = Conversation(("Maria Lopez", ayesha.name), "x", NOW, [said("Maria Lopez", "Hi Ayesha.", "greet")])
     assert any(o.act == dg.INVITE for o in dg.offers(ayesha, alone, NOW, "chatting", "chatting"))
+
+
+def test_a_follow_up_is_asked_in_one_talk_only_and_answered_from_how_the_gathering_went():
+    """Sam asked Jennifer "How did it go?" about the same thing in talk after talk, and every
+    answer was a stock "it went all right": the question is kept as asked, and one who was at
+    the gathering answers from its recap (agents/planning/recaps.py)."""
+    from agents.planning.recaps import RECAP
+
+    maria = mind()
+    maria.remember("chat", 'Klaus Mueller told Maria: "Maria, I\'m hosting a study group at Oak Hill College on '
+                   'February 13, from 4 pm to 5 pm."', 6, subject="Klaus Mueller", predicate="told",
+                   object=maria.name, created=YESTERDAY.isoformat())
+    maria.now = NOW
+    up = None
+    for minute in range(12):  # talks begun at other minutes show the chooser its options in other orders
+        first = Conversation((maria.name, "Klaus Mueller"), "x", NOW.replace(minute=minute),
+                             [said("Klaus Mueller", "Maria, hello there.")])
+        offered = next((o for o in dg.offers(maria, first, NOW, "chatting", "chatting")
+                        if o.topic.startswith("followup")), None)
+        if dg.line(maria, first, NOW, "chatting", "chatting").act_note.startswith("followup"):
+            up = offered
+            break
+    assert up is not None and f"followup:mem:{up.fact.node_id}" in maria.social.told["Klaus Mueller"]
+    later = Conversation((maria.name, "Klaus Mueller"), "x", NOW.replace(hour=15), [said("Klaus Mueller", "Hi.")])
+    assert dg.follow_up(maria, dg.voice(maria, later), later, NOW.replace(hour=15), 1) is None
+
+    klaus = mind("Klaus Mueller")
+    klaus.remember("thought", "I hosted the study group at Oak Hill College on February 13; Maria Lopez and "
+                   "Ayesha Khan came.", 6, subject=klaus.name, source=RECAP,
+                   created=YESTERDAY.replace(hour=17).isoformat())
+    asked = Conversation((maria.name, klaus.name), "x", NOW, [Utterance(
+        maria.name, up.text, source=f"repaired: grounded: act ask ({up.topic})", act="ask", act_note=up.topic)])
+    got = dg.offers(klaus, asked, NOW, "chatting", "chatting")
+    assert [o.act for o in got] == [dg.ANSWER]
+    assert "study group" in got[0].text and "yesterday" in got[0].text and "came" in got[0].text, got[0].text
+    assert "it went all right" not in got[0].text

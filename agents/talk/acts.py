@@ -73,6 +73,9 @@ class Act:
         return build(turn) if build is not None else []
 
 
+FOLLOW_UP = "followup:"  # the topic of a question after what the listener told in an earlier talk ("followup:over")
+
+
 @dataclass
 class Option:
     """One thing the speaker could say now, worded."""

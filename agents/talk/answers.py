@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
+from agents.explain import provenance as pv
 from agents.planning import agenda
 from agents.planning.arrangements import Arrangement, keywords_overlap
 from agents.planning.items import item_at
@@ -15,7 +16,7 @@ from agents.recall import grounding as gr
 from agents.recall.memory import MemoryNode
 from agents.support.types import Utterance
 from agents.talk import wording as wd
-from agents.talk.acts import ACCEPT, ANSWER, DECLINE, Option
+from agents.talk.acts import ACCEPT, ANSWER, DECLINE, FOLLOW_UP, Option
 from agents.talk.knowing import (
     SECRET,
     Known,
@@ -79,13 +80,29 @@ def _declined_before(m: Talker, ev: dt.DatedEvent, now: datetime) -> bool:
     return False
 
 
+RECAP_DAYS = 3  # how long a gathering's recap answers "How did it go?"
+
+
+def how_it_went(m: Talker, asked: str, now: datetime) -> MemoryNode | None:
+    """The speaker's recap of the gathering a follow-up asks about (agents/planning/recaps.py:
+    "I hosted the study group at Oak Hill College on February 15; Klaus Mueller came."), the
+    newest whose words the question shares, or None."""
+    recaps = [x for x in m.memory.by_kind("thought") if pv.why_of(x.source).startswith(pv.RECAP)
+              and now - x.created <= timedelta(days=RECAP_DAYS) and keywords_overlap(x.description, asked)]
+    return max(recaps, key=lambda x: x.id, default=None)
+
+
 def answer(m: Talker, v: wd.Voice, asked: str, topic: str, now: datetime, nodes: list[MemoryNode],
            known: list[Known], turn: int, avoid: list[str] | tuple[str, ...] = (),
            agreed: list[Arrangement] | None = None) -> Option | None:
     """The answer to the question just asked: about the speaker's day, its plans, or a person."""
     topic = topic or question_topic(asked, m.name, v.other)
-    if topic.startswith("followup"):
-        return Option(ANSWER, wd.followed_up(v, topic != "followup:on", turn), topic=topic, note="the question")
+    if topic.startswith(FOLLOW_UP):
+        recap = how_it_went(m, asked, now) if topic != f"{FOLLOW_UP}on" else None
+        if recap is not None:  # what it remembers of the gathering, not a stock "it went all right"
+            text = converse_words(gr.first_person(dt.past_days(recap.description, now), m.name), v.other)
+            return Option(ANSWER, f"{v.first}, {text[0].lower()}{text[1:]}", fact_of(recap), topic)
+        return Option(ANSWER, wd.followed_up(v, topic != f"{FOLLOW_UP}on", turn), topic=topic, note="the question")
     if topic == "you":  # asked what one does: one's own description, the one place it is said
         for x in sorted(m.memory.nodes, key=lambda x: -x.importance):
             if own_description(x) and not SECRET.search(x.description) and v.other not in x.description:

@@ -46,6 +46,7 @@ from agents.talk.acts import (
     ANSWER,
     ASK,
     DECLINE,
+    FOLLOW_UP,
     GOODBYE,
     HEARD_ACTS,
     INVITE,
@@ -128,10 +129,13 @@ def line(m: Talker, c: Conversation, now: datetime, partner_doing: str, doing: s
     note = gr.source_note(chosen.fact) if chosen.fact is not None else chosen.note
     act = chosen.act.recorded(chosen.topic)
     source = pv.tag(kind, f"{gr.GROUNDED}: " + "; ".join(x for x in (note, why, act) if x))
-    if chosen.topic and chosen.act.keeps_told:
+    kept = chosen.topic if chosen.act.keeps_told else ""
+    if chosen.topic.startswith(FOLLOW_UP) and chosen.fact is not None:  # asked once, not again in the next talk
+        kept = f"{FOLLOW_UP}mem:{chosen.fact.node_id}"
+    if kept:
         told = m.social.told.setdefault(c.other(m.name), [])
-        if chosen.topic not in told:
-            told.append(chosen.topic)
+        if kept not in told:
+            told.append(kept)
             del told[:-60]
     ends = chosen.ends or len(c.lines) + 1 >= m.settings.max_conversation_lines
     return Utterance(m.name, chosen.text, ends, source, chosen.act.name, chosen.act.note_of(chosen.topic))
@@ -222,7 +226,7 @@ def _replies(t: Turn) -> list[Option]:
     if last_act is ASK or asked_back:
         said_answer = answer(m, v, last.text, topic, t.now, t.nodes, t.known, turn,
                              avoid=[u.text for u in t.lines], agreed=t.agreed)
-        if said_answer is not None and last_act is ASK and topic.startswith("followup"):
+        if said_answer is not None and last_act is ASK and topic.startswith(FOLLOW_UP):
             opts += [said_answer]  # "How did it go?" is not asked back
         elif said_answer is not None and last_act is ASK:  # answered plainly, or with the question back
             named = said_answer.text.startswith(f"{v.first},")  # "Carlos, I'm ... What about you, Carlos?" names twice

@@ -13,7 +13,7 @@ from agents.recall import grounding as gr
 from agents.recall.memory import MemoryNode
 from agents.support.types import Conversation, Utterance
 from agents.talk import wording as wd
-from agents.talk.acts import ACCEPT, ANSWER, ASK, DECLINE, HEARD, REACT, Act, Option, act_and_note, offered
+from agents.talk.acts import ACCEPT, ANSWER, ASK, DECLINE, FOLLOW_UP, HEARD, REACT, Act, Option, act_and_note, offered
 from agents.talk.answers import empty_answer
 from agents.talk.knowing import (
     PLACE_WORDS,
@@ -183,11 +183,14 @@ def follow_up(m: Talker, v: wd.Voice, c: Conversation, now: datetime, turn: int)
     """A question on what the listener told in an earlier conversation ("Maria, you told me
     yesterday about the party. How did it go?"): an event it told of, or what it said it was
     doing; once a conversation."""
-    if any(act_and_note(u)[1].startswith("followup") for u in c.lines):
+    if any(act_and_note(u)[1].startswith(FOLLOW_UP) for u in c.lines):
         return None
     chats = m.memory.by_kind("chat")
+    asked = m.social.told.get(v.other, [])  # what was asked after in an earlier talk is not asked again
     for x in sorted(chats, key=lambda x: -x.id)[:40]:
         made = x.created
+        if f"{FOLLOW_UP}mem:{x.id}" in asked:
+            continue
         if x.subject != v.other or x.predicate != "told" or not isinstance(made, datetime) \
                 or made >= c.started - timedelta(minutes=30) or now - made > timedelta(days=3):
             continue
@@ -205,14 +208,14 @@ def follow_up(m: Talker, v: wd.Voice, c: Conversation, now: datetime, turn: int)
             over = ev.starts() + timedelta(minutes=ev.minutes()) <= now
             text = wd.follow_up(v, f"about the {ev.what}", when, turn, over=over, event=True,
                                 hosting=ev.host == v.other)
-            return Option(ASK, text, fact_of(x), f"followup:{'over' if over else 'on'}")
+            return Option(ASK, text, fact_of(x), f"{FOLLOW_UP}{'over' if over else 'on'}")
         doing = re.search(r"\bI(?:'m| am)\s+(\w+ing\b(?:\s+(?!at\b|today\b|this\b|now\b)[a-z]+){0,3})", said)
         if doing and activity.is_gerund(doing.group(1).split()[0]) and when != "earlier" \
                 and not _PRIVATE.search(doing.group(1)) and not common_doing(doing.group(1)) \
                 and doing.group(1).split()[0] != "doing":  # "I'm doing all right" is no pursuit
             text = wd.follow_up(v, f"you were {wd.in_your_words(doing.group(1))}", when, turn)
             if not wd.fragment(text):
-                return Option(ASK, text, fact_of(x), "followup:over")
+                return Option(ASK, text, fact_of(x), f"{FOLLOW_UP}over")
     return None
 
 
@@ -288,7 +291,7 @@ def _reactions(t: Turn) -> list[Option]:
     """After news, an answer, a yes or a no (not an answer that said there was nothing, nor
     one to a follow-up): a reaction; after news or an answer, one's own on the same topic too."""
     last, act = t.last, t.last_act
-    if last is None or act is None or not act.reacted_to or empty_answer(last) or t.last_topic.startswith("followup"):
+    if last is None or act is None or not act.reacted_to or empty_answer(last) or t.last_topic.startswith(FOLLOW_UP):
         return []
     hosted = frozenset(k.event.key for k in t.known if k.hosting)
     opts = [react(t.v, last, act, t.now, t.turn, hosted, t.known)]
