@@ -443,3 +443,25 @@ def test_a_follow_up_is_asked_in_one_talk_only_and_answered_from_how_the_gatheri
     assert [o.act for o in got] == [dg.ANSWER]
     assert "study group" in got[0].text and "yesterday" in got[0].text and "came" in got[0].text, got[0].text
     assert "it went all right" not in got[0].text
+
+
+def test_a_related_plan_is_one_at_the_place_named_and_never_ones_bed():
+    """"Giorgio, speaking of Oak Hill College: I'll be there myself at 10 pm, going to bed and
+    sleeping." (Maria, who lives in the Dorm for Oak Hill College, in a 25-resident week)."""
+    from agents.planning.items import PlanItem
+    from agents.talk import reactions
+
+    maria = mind()
+    maria.now = NOW
+    dorm = "the Ville:Dorm for Oak Hill College:Maria Lopez's room"
+    maria.today.plan = [PlanItem(NOW.replace(hour=6), 240, "studying", dorm),
+                        PlanItem(NOW.replace(hour=14), 120, "attending a physics lecture",
+                                 "the Ville:Oak Hill College:classroom"),
+                        PlanItem(NOW.replace(hour=22), 480, "going to bed and sleeping", dorm)]
+    c = Conversation(("Giorgio Rossi", maria.name), "x", NOW)
+    last = said("Giorgio Rossi", "Maria, I give a talk at Oak Hill College next week.")
+    got = reactions.related(maria, dg.voice(maria, c), c, last, NOW, 1, [])
+    assert got is not None and "2 pm" in got.text and "physics lecture" in got.text, got
+    maria.today.plan = [x for x in maria.today.plan if "lecture" not in x.description]
+    got = reactions.related(maria, dg.voice(maria, c), c, last, NOW, 1, [])
+    assert got is None or "sleeping" not in got.text, got

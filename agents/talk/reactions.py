@@ -151,8 +151,9 @@ def related(m: Talker, v: wd.Voice, c: Conversation, last: Utterance, now: datet
         places = [ev.place] + places
     for place in places:
         for item in plan_today(m, now):
-            if item.start <= now or item.start.date() != now.date() or place.lower() not in item.address.lower():
-                continue
+            names = [n.lower() for n in item.address.split(":")[1:3]]  # the place and its room by name
+            if item.start <= now or item.start.date() != now.date() or place.lower() not in names or item.sleep:
+                continue  # not the dorm for "Oak Hill College", nor one's bed: "I'll be there myself, sleeping"
             d = item.description
             if not activity.is_gerund(d.split()[0]) or (ev is not None and keywords_overlap(d, ev.what)):
                 continue  # the same event: "going" says so
