@@ -136,6 +136,21 @@ def test_a_gathering_that_is_over_is_remembered_with_who_came_and_told_as_yester
     assert any("Valentine's Day party at Hobbs Cafe yesterday" in t and "Klaus Mueller" in t for t in texts)
 
 
+def test_a_gathering_whose_words_lost_its_place_is_remembered_at_the_items_place():
+    """A 25-resident week: Isabella's party item came from an arrangement worded "hosting the
+    Valentine's Day party" (no place), so it had no recap, and the day after nobody heard of it."""
+    m = mind()
+    start = datetime(2023, 2, 14, 17)
+    m.today.plan = [PlanItem(start, 120, "hosting the Valentine's Day party", "the Ville:Hobbs Cafe:cafe",
+                             pv.tag(pv.RULE, "guided mode: an arrangement agreed with Carlos Gomez"))]
+    m.today.log = ["17:00 greeting the guests at the door (Hobbs Cafe:cafe)"]
+    m.remember_many([dict(kind="observation", text="Carlos Gomez is attending the party", importance=3,
+                          subject="Carlos Gomez", created=(start + timedelta(minutes=20)).isoformat())])
+    m.now = datetime(2023, 2, 14, 19, 5)
+    assert recaps.remember_how_it_went(m) == [
+        "I hosted the Valentine's Day party at Hobbs Cafe on February 14; Carlos Gomez came."]
+
+
 def test_a_gathering_one_did_not_go_to_is_not_remembered_as_attended():
     m = mind()
     start = datetime(2023, 2, 14, 17)

@@ -37,7 +37,7 @@ from agents.words import dated as dt
 RECAP = pv.tag(pv.RULE, pv.RECAP)
 IMPORTANCE = 6  # the rule's, until the model rates it with the next observations
 MAX_NAMED = 5  # "A, B, C, D and E came": a longer list is no sentence one says
-_GATHERING = re.compile(r"^(hosting|attending) the (.+?) at (.+)$")
+_GATHERING = re.compile(r"^(hosting|attending) the (.+?)(?: at (.+))?$")
 _LOGGED = re.compile(r"^(\d\d):(\d\d) (.*)$")
 AGREED_TO_COME = "said they would come"  # the predicate of a guest's yes, remembered by its host
 WELCOME = "a guest who said they would come is here"  # the host's greeting's provenance
@@ -67,7 +67,10 @@ def gathering(item: PlanItem) -> tuple[bool, str, str] | None:
     m = _GATHERING.match(item.description)
     if m is None or not dt.names_event(m.group(2)):
         return None  # not a named event: "attending the lecture" is a class, not a gathering
-    return m.group(1) == "hosting", m.group(2), re.sub(r"\s*\(.*\)$", "", m.group(3))
+    # the place its words name, else the item's own ("hosting the Valentine's Day party" at Hobbs Cafe:
+    # the chooser's words had lost the place, and the party had no recap)
+    where = m.group(3) or (item.address.split(":")[1] if item.address.count(":") >= 1 else "")
+    return m.group(1) == "hosting", m.group(2), re.sub(r"\s*\(.*\)$", "", where)
 
 
 def was_there(today: Today, item: PlanItem, what: str, where: str = "") -> bool:
