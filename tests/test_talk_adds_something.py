@@ -465,3 +465,17 @@ def test_a_related_plan_is_one_at_the_place_named_and_never_ones_bed():
     maria.today.plan = [x for x in maria.today.plan if "lecture" not in x.description]
     got = reactions.related(maria, dg.voice(maria, c), c, last, NOW, 1, [])
     assert got is None or "sleeping" not in got.text, got
+
+
+def test_a_meal_or_a_drink_is_not_asked_after():
+    """"Rajiv, you told me yesterday you were cooking breakfast. How did it go?" and "How is having a
+    drink at the bar going?" (a 25-resident week)."""
+    from agents.talk import reactions
+
+    abigail = mind("Abigail Chen")
+    abigail.remember("chat", 'Rajiv Patel told Abigail: "Abigail, I\'m cooking breakfast at home."', 5,
+                     subject="Rajiv Patel", predicate="told", object=abigail.name, created=YESTERDAY.isoformat())
+    talk = Conversation((abigail.name, "Rajiv Patel"), "x", NOW)
+    assert reactions.follow_up(abigail, dg.voice(abigail, talk), talk, NOW, 1) is None
+    assert not reactions._askable("having a drink at the bar") and not reactions._askable("eating lunch")
+    assert reactions._askable("painting a mural")

@@ -212,7 +212,8 @@ def follow_up(m: Talker, v: wd.Voice, c: Conversation, now: datetime, turn: int)
             return Option(ASK, text, fact_of(x), f"{FOLLOW_UP}{'over' if over else 'on'}")
         doing = re.search(r"\bI(?:'m| am)\s+(\w+ing\b(?:\s+(?!at\b|today\b|this\b|now\b)[a-z]+){0,3})", said)
         if doing and activity.is_gerund(doing.group(1).split()[0]) and when != "earlier" \
-                and not _PRIVATE.search(doing.group(1)) and not common_doing(doing.group(1)) \
+                and not _PRIVATE.search(doing.group(1)) and not _REFRESHMENT.search(doing.group(1)) \
+                and not common_doing(doing.group(1)) \
                 and doing.group(1).split()[0] != "doing":  # "I'm doing all right" is no pursuit
             text = wd.follow_up(v, f"you were {wd.in_your_words(doing.group(1))}", when, turn)
             if not wd.fragment(text):
@@ -254,7 +255,14 @@ def _askable(doing: str) -> bool:
     first = doing.split()[0].lower() if doing.split() else ""
     return (activity.is_gerund(first) and first not in ("chatting", "talking", "conversing", "walking", "going",
                                                         "heading", "sleeping", "waiting", "idling")
-            and not _PRIVATE.search(doing))  # "How is using the toilet going?"
+            and not _PRIVATE.search(doing)  # "How is using the toilet going?"
+            and not _REFRESHMENT.search(doing))  # "How is having a drink at the bar going?"
+
+
+# A meal, a drink or a coffee is no pursuit to ask after ("you told me yesterday you were cooking
+# breakfast. How did it go?", asked twice in a day of a 25-resident week)
+_REFRESHMENT = re.compile(r"\b(breakfast|lunch|dinner|brunch|snack|meal|drink|drinks|coffee|tea|eating|drinking|"
+                          r"sipping)\b", re.I)
 
 
 def _public_place(m: Talker, c: Conversation) -> str:
