@@ -134,3 +134,21 @@ def test_the_same_choices_come_in_an_order_of_each_residents_own_for_the_day():
     tomorrow = dataclasses.replace(slot, start=datetime(2023, 2, 16, 19))
     assert any(fresh_first(options, tomorrow, dataclasses.replace(persona(), name=n), yesterday)
                != fresh_first(options, slot, dataclasses.replace(persona(), name=n), yesterday) for n in names)
+
+
+def test_a_grounded_mind_says_yesterday_by_rule_without_asking():
+    """The embedded model's summaries of yesterday were made up ("2019-02-07: Isabella Rodriguez ...
+    wanted to spend more time with her children") and half ran past their limit: the grounded mode
+    says what the resident did and whom it talked with, with no call."""
+    m, gw = make_mind(picker(0), settings=CHOOSING)
+    m.start_turn(datetime(2023, 2, 13, 7, 0))
+    days.new_day(m)
+    m.today.log = ["07:00 having breakfast (Hobbs Cafe:cafe)", "08:00 running the cafe (Hobbs Cafe:cafe)",
+                   "09:00 running the cafe (Hobbs Cafe:cafe)",
+                   "17:00 hosting the Valentine's Day party (Hobbs Cafe:cafe)"]
+    m.today.chats = ["with Klaus Mueller: the party", "with Maria Lopez: lunch", "with Klaus Mueller: books"]
+    m.start_turn(datetime(2023, 2, 14, 7, 0))
+    days.new_day(m)
+    assert not [c for c in gw.fake.calls if c[0] == "yesterday"]
+    assert m.yesterday == ("having breakfast, running the cafe, hosting the Valentine's Day party; "
+                           "talked with Klaus Mueller and Maria Lopez")

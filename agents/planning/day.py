@@ -5,6 +5,7 @@ decomposed lazily, asleep outside the plan). The day's state is
 agents/planning/today.py; these functions change it for the mind they are given."""
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from typing import Any, ClassVar, Protocol
@@ -68,6 +69,9 @@ def summarise_yesterday(m: DayMind) -> None:
     if not today.log and not today.chats:
         return
     rule = yesterday_rule(today.log, today.chats)
+    if chooses(m):  # a small model's free summary was made up ("2019-02-07: Isabella ... wanted to spend more
+        m.yesterday = yesterday_in_words(today.log, today.chats)  # time with her children"): what it did, by rule
+        return
     day = m.now - timedelta(days=1)
     got, why = m.ask(Summary, "yesterday", "yesterday", Summary(summary=rule), date=f"{day:%A %B %d}",
                      log=log_lines(today.log),
@@ -266,6 +270,18 @@ def chunk_asks(m: DayMind, at: datetime) -> bool:
     if item is None or item.sleep or chunk_end(item, at) < at + timedelta(minutes=15):
         return False
     return not today.steps_made.get(reuse_key(item, at))
+
+
+def yesterday_in_words(log: list[str], chats: list[str], doings: int = 8, people: int = 5) -> str:
+    """Yesterday as the grounded mode says it: what it did (the log's doings, places left out,
+    each once) and whom it talked with."""
+    if not log and not chats:
+        return "nothing notable"
+    did = list(dict.fromkeys(re.sub(r"\s*\([^)]*\)$", "", x.split(" ", 1)[-1]) for x in log))[:doings]
+    met = list(dict.fromkeys(c.split(":", 1)[0].removeprefix("with ").strip() for c in chats))[:people]
+    names = f"{', '.join(met[:-1])} and {met[-1]}" if len(met) > 1 else "".join(met)
+    talked = f"talked with {names}" if names else ""
+    return "; ".join(x for x in (", ".join(did), talked) if x)[:400]
 
 
 def yesterday_rule(log: list[str], chats: list[str]) -> str:
