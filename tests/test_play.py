@@ -552,7 +552,8 @@ def test_a_spent_call_budget_shows_in_the_hud(play):
     s, g = play(agents=2)
     assert not any("budget" in t for t, _ in g.panels.hud.compose())
     mind = next(iter(s.sim.minds.values()))
-    mind.budget_hit = s.sim.now  # as Mind.ask sets it when the day's budget runs out
+    mind.budget_hit = s.sim.now  # as Mind.ask sets it when the day's budget runs out ...
+    mind.publish()  # ... and the job that spent it publishes when it ends (the HUD reads what was published)
     assert "call budget spent: 1 resident on rules" in [t for t, _ in g.panels.hud.compose()]
 
 

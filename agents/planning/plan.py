@@ -610,8 +610,8 @@ def fresh_first(options: list[tuple[str, str]], x: PlanItem, persona: Persona,
     gathering: again today as yesterday) stay as they are, where they were offered; the rest
     come in an order of the resident's own for the day."""
     working = x.address == persona.workplace and not x.meal
-    if not before or working or activity.arena_kind(x.address) == "bathroom":
-        return options
+    if not any(before) or working or activity.arena_kind(x.address) == "bathroom":
+        return options  # no day before it (the story's first): the usual words first, as offered
     kept = {activity.clean_activity(t, persona.name) for t in keep}
 
     def last_done(words: str) -> int:  # days ago it was done at this hour, RECENT_DAYS + 1 if not lately
