@@ -70,7 +70,7 @@ def summarise_yesterday(m: DayMind) -> None:
         return
     rule = yesterday_rule(today.log, today.chats)
     if chooses(m):  # a small model's free summary was made up ("2019-02-07: Isabella ... wanted to spend more
-        m.yesterday = yesterday_in_words(today.log, today.chats)  # time with her children"): what it did, by rule
+        m.yesterday = rule  # time with her children"): what it did and whom it talked with, by rule
         return
     day = m.now - timedelta(days=1)
     got, why = m.ask(Summary, "yesterday", "yesterday", Summary(summary=rule), date=f"{day:%A %B %d}",
@@ -272,9 +272,9 @@ def chunk_asks(m: DayMind, at: datetime) -> bool:
     return not today.steps_made.get(reuse_key(item, at))
 
 
-def yesterday_in_words(log: list[str], chats: list[str], doings: int = 8, people: int = 5) -> str:
-    """Yesterday as the grounded mode says it: what it did (the log's doings, places left out,
-    each once) and whom it talked with."""
+def yesterday_rule(log: list[str], chats: list[str], doings: int = 8, people: int = 5) -> str:
+    """A rule's summary of yesterday (the grounded mode's, and any model's fallback): what it
+    did (the log's doings, places left out, each once) and whom it talked with."""
     if not log and not chats:
         return "nothing notable"
     did = list(dict.fromkeys(re.sub(r"\s*\([^)]*\)$", "", x.split(" ", 1)[-1]) for x in log))[:doings]
@@ -282,15 +282,6 @@ def yesterday_in_words(log: list[str], chats: list[str], doings: int = 8, people
     names = f"{', '.join(met[:-1])} and {met[-1]}" if len(met) > 1 else "".join(met)
     talked = f"talked with {names}" if names else ""
     return "; ".join(x for x in (", ".join(did), talked) if x)[:400]
-
-
-def yesterday_rule(log: list[str], chats: list[str]) -> str:
-    """A rule's summary of yesterday: what was done, whom it talked with."""
-    if not log and not chats:
-        return "nothing notable"
-    did = ", ".join(dict.fromkeys(x.split(" ", 1)[-1] for x in log[:8]))
-    talk = f"; talked {'; '.join(chats[-3:])}" if chats else ""
-    return f"{did}{talk}"[:400]
 
 
 # What the yesterday prompt reads stays the same size whatever the day held: it was the

@@ -83,12 +83,18 @@ def _declined_before(m: Talker, ev: dt.DatedEvent, now: datetime) -> bool:
 RECAP_DAYS = 3  # how long a gathering's recap answers "How did it go?"
 
 
+_ABOUT_THE = re.compile(r"\babout the (.+?)(?:\s+(?:yesterday|earlier|the other day))?[.?]")
+
+
 def how_it_went(m: Talker, asked: str, now: datetime) -> MemoryNode | None:
-    """The speaker's recap of the gathering a follow-up asks about (agents/planning/recaps.py:
-    "I hosted the study group at Oak Hill College on February 15; Klaus Mueller came."), the
-    newest whose words the question shares, or None."""
-    recaps = [x for x in m.memory.by_kind("thought") if pv.why_of(x.source).startswith(pv.RECAP)
-              and now - x.created <= timedelta(days=RECAP_DAYS) and keywords_overlap(x.description, asked)]
+    """The speaker's recap of the gathering a follow-up asks about ("... about the study group.
+    How did it go?"; agents/planning/recaps.py: "I hosted the study group at Oak Hill College on
+    February 15; Klaus Mueller came."), the newest that names it, or None (a follow-up on what
+    one was doing: "you were researching english literature" is no gathering)."""
+    about = _ABOUT_THE.search(asked)
+    what = f"the {about.group(1).lower()} at " if about else ""
+    recaps = [x for x in m.memory.by_kind("thought") if what and what in x.description.lower()
+              and pv.why_of(x.source).startswith(pv.RECAP) and now - x.created <= timedelta(days=RECAP_DAYS)]
     return max(recaps, key=lambda x: x.id, default=None)
 
 
@@ -101,7 +107,7 @@ def answer(m: Talker, v: wd.Voice, asked: str, topic: str, now: datetime, nodes:
         recap = how_it_went(m, asked, now) if topic != f"{FOLLOW_UP}on" else None
         if recap is not None:  # what it remembers of the gathering, not a stock "it went all right"
             text = converse_words(gr.first_person(dt.past_days(recap.description, now), m.name), v.other)
-            return Option(ANSWER, f"{v.first}, {text[0].lower()}{text[1:]}", fact_of(recap), topic)
+            return Option(ANSWER, f"{v.first}, {text}", fact_of(recap), topic)  # "I hosted ...": "I" stays
         return Option(ANSWER, wd.followed_up(v, topic != f"{FOLLOW_UP}on", turn), topic=topic, note="the question")
     if topic == "you":  # asked what one does: one's own description, the one place it is said
         for x in sorted(m.memory.nodes, key=lambda x: -x.importance):

@@ -180,6 +180,12 @@ def related(m: Talker, v: wd.Voice, c: Conversation, last: Utterance, now: datet
     return None
 
 
+# A meal, a drink or a coffee is no pursuit to ask after ("you told me yesterday you were cooking
+# breakfast. How did it go?", asked twice in a day of a 25-resident week)
+_REFRESHMENT = re.compile(r"\b(breakfast|lunch|dinner|brunch|snack|meal|drink|drinks|coffee|tea|eating|drinking|"
+                          r"sipping)\b", re.I)
+
+
 def follow_up(m: Talker, v: wd.Voice, c: Conversation, now: datetime, turn: int) -> Option | None:
     """A question on what the listener told in an earlier conversation ("Maria, you told me
     yesterday about the party. How did it go?"): an event it told of, or what it said it was
@@ -257,12 +263,6 @@ def _askable(doing: str) -> bool:
                                                         "heading", "sleeping", "waiting", "idling")
             and not _PRIVATE.search(doing)  # "How is using the toilet going?"
             and not _REFRESHMENT.search(doing))  # "How is having a drink at the bar going?"
-
-
-# A meal, a drink or a coffee is no pursuit to ask after ("you told me yesterday you were cooking
-# breakfast. How did it go?", asked twice in a day of a 25-resident week)
-_REFRESHMENT = re.compile(r"\b(breakfast|lunch|dinner|brunch|snack|meal|drink|drinks|coffee|tea|eating|drinking|"
-                          r"sipping)\b", re.I)
 
 
 def _public_place(m: Talker, c: Conversation) -> str:

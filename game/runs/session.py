@@ -401,6 +401,10 @@ class Session:
     def toggle_pace(self) -> str:
         return self.pacer.toggle()
 
+    def budgets_spent(self) -> int:
+        """How many residents' call budgets ran out today (the HUD's line; what each mind published)."""
+        return sum(1 for m in self.minds.values() if m.inspect().budget_hit is not None)
+
     def pace_status(self) -> PaceStatus:
         """The pace chosen and reached, the lag, and who holds the clock (the HUD's line)."""
         return self.pacer.status(SPEEDS[self.speed], self.sim)

@@ -321,7 +321,8 @@ class HUD(Overlay):
         behind = sim.behind()
         if behind and (pace is None or pace.pace == "clock"):
             lines.append((f"minds behind: {behind}", WARN))
-        spent = sum(1 for m in sim.minds.values() if m.inspect().budget_hit is not None)  # a replay's: never
+        budgets_spent = getattr(s, "budgets_spent", None)  # a live game's: a replay's minds have no budget
+        spent = budgets_spent() if callable(budgets_spent) else 0
         if spent:  # ModelConfig.budget: past it, rules stand in for the model until tomorrow
             lines.append((f"call budget spent: {spent} resident{'s' if spent > 1 else ''} on rules", WARN))
         servers = getattr(gw, "deployment_lines", None)  # a live road's; a replay's gateway has none
