@@ -8,7 +8,7 @@ from datetime import datetime
 
 from agents.mind.core import Mind
 from agents.residents.persona import Persona
-from agents.support.types import Event, Situation
+from agents.support.types import Conversation, Event, Situation
 from tests.fakes import HashEmbedder, make_gateway
 
 
@@ -133,3 +133,32 @@ def situation(now: datetime, action=None, events=(), can_talk_to=(), done=False,
               address="the Ville:Hobbs Cafe:cafe") -> Situation:
     return Situation(now=now, address=address, action=action, events=list(events),
                      can_talk_to=list(can_talk_to), action_done=done)
+
+
+def first_line(purpose: str, messages: list, schema) -> dict:
+    """A grounded chooser that takes the first line listed (plausible answers otherwise)."""
+    if purpose == "choose_line":
+        return {"reply": next(ln.split(". ", 1)[1] for ln in messages[-1]["content"].splitlines() if ln[:1].isdigit())}
+    return plausible(purpose, messages, schema)
+
+
+def grounded_mind(name: str, now: datetime, thoughts: tuple[str, ...] = ()) -> Mind:
+    """A grounded mind whose chooser takes the first line, its thoughts given, at ``now``."""
+    from agents.residents.mind_settings import MindSettings
+    m = Mind(persona(name), make_gateway(first_line, timeout=30.0, deadline=60.0), HashEmbedder(64),
+             MindSettings(grounded=True))
+    for t in thoughts:
+        m.queue_thought(t, 8)
+    m.start_turn(now)
+    return m
+
+
+def talk(a: Mind, b: Mind, now: datetime, limit: int = 8) -> Conversation:
+    """A conversation of the two at Hobbs Cafe, line by line, until one ends it (or ``limit`` lines)."""
+    c = Conversation((a.name, b.name), "the Ville:Hobbs Cafe:cafe", now)
+    for turn in range(limit):
+        u = (a, b)[turn % 2].utter(c, now, "chatting")
+        c.lines.append(u)
+        if u.ends:
+            break
+    return c

@@ -8,40 +8,23 @@ from datetime import datetime
 
 from agents import dialogue as dg
 from agents.mind.core import Mind
-from agents.residents.mind_settings import MindSettings
 from agents.support.types import Conversation, Utterance
 from agents.talk import acts
 from agents.talk.knowing import Turn
 from game.sim.conversations import conversation_from_dict
-from tests.fakes import HashEmbedder, make_gateway
-from tests.scripted_minds import persona, plausible
+from tests.scripted_minds import grounded_mind
+from tests.scripted_minds import talk as scripted_talk
 
 NOW = datetime(2023, 2, 13, 10, 0)
 PARTY = "I want to host a Valentine's Day party at Hobbs Cafe on February 14, from 5 pm to 7 pm"
 
 
 def mind(name: str = "Isabella Rodriguez", thoughts: tuple[str, ...] = ()) -> Mind:
-    def first_line(purpose, messages, schema):  # the chooser takes the first listed line
-        if purpose == "choose_line":
-            return {"reply": next(ln.split(". ", 1)[1] for ln in messages[-1]["content"].splitlines()
-                                  if ln[:1].isdigit())}
-        return plausible(purpose, messages, schema)
-    m = Mind(persona(name), make_gateway(first_line, timeout=30.0, deadline=60.0), HashEmbedder(64),
-             MindSettings(grounded=True))
-    for t in thoughts:
-        m.queue_thought(t, 8)
-    m.start_turn(NOW)
-    return m
+    return grounded_mind(name, NOW, thoughts)
 
 
 def talk(a: Mind, b: Mind) -> Conversation:
-    c = Conversation((a.name, b.name), "the Ville:Hobbs Cafe:cafe", NOW)
-    for turn in range(8):
-        u = (a, b)[turn % 2].utter(c, NOW, "chatting")
-        c.lines.append(u)
-        if u.ends:
-            break
-    return c
+    return scripted_talk(a, b, NOW)
 
 
 def test_the_registry_says_what_each_act_is():

@@ -174,14 +174,22 @@ def test_a_capable_model_is_not_offered_choices_and_keeps_its_own_words():
     assert not any(c[0] == "day_plan" and "options" in c[1][-1]["content"] for c in gw.fake.calls)
 
 
-def test_news_heard_today_has_the_chooser_reconsider_the_rest_of_the_day_once():
+def told_of_the_party_at_noon():
+    """Maria, a chooser, with her day planned at 6 am and told of Isabella's party at noon: (mind,
+    gateway, the plan before the news)."""
     m, gw = chooser_mind(lambda opts: opts[0], "Maria Lopez")
     m.today.planned_for = None
     m.decide(situation(datetime(2023, 2, 14, 6, 0), address=m.persona.home))
-    assert not any("party" in x.description for x in m.today.plan)
+    before = list(m.today.plan)
     m.now = datetime(2023, 2, 14, 12, 0)
     m.remember("chat", 'Isabella Rodriguez told Maria: "I am hosting a Valentine\'s Day party at Hobbs Cafe '
                'tonight from 5 pm to 7 pm."', 7, subject="Isabella Rodriguez")
+    return m, gw, before
+
+
+def test_news_heard_today_has_the_chooser_reconsider_the_rest_of_the_day_once():
+    m, gw, before = told_of_the_party_at_noon()
+    assert not any("party" in x.description for x in before)
     calls = len(gw.fake.calls)
     assert consider_news(m) is True
     at5 = P.item_at(m.today.plan, datetime(2023, 2, 14, 17, 30))
@@ -194,13 +202,7 @@ def test_news_heard_today_has_the_chooser_reconsider_the_rest_of_the_day_once():
 def test_news_has_only_its_own_hours_chosen_and_the_rest_of_the_day_stays():
     # the whole rest of the day chosen anew cost the second day of a run a third more day-plan
     # calls, and broke up steps already made
-    m, gw = chooser_mind(lambda opts: opts[0], "Maria Lopez")
-    m.today.planned_for = None
-    m.decide(situation(datetime(2023, 2, 14, 6, 0), address=m.persona.home))
-    before = list(m.today.plan)
-    m.now = datetime(2023, 2, 14, 12, 0)
-    m.remember("chat", 'Isabella Rodriguez told Maria: "I am hosting a Valentine\'s Day party at Hobbs Cafe '
-               'tonight from 5 pm to 7 pm."', 7, subject="Isabella Rodriguez")
+    m, gw, before = told_of_the_party_at_noon()
     assert consider_news(m) is True
     prompt = [c for c in gw.fake.calls if c[0] == "day_plan"][-1][1][-1]["content"]
     offered = [line for line in prompt.splitlines() if line[:2].isdigit() and line[2] == ":"]
@@ -215,12 +217,7 @@ def test_what_was_chosen_before_stands_when_later_news_has_the_day_chosen_anew()
     # a 25-resident run: Adam's plan held the party at 5 pm and he said so; a drink agreed later had
     # the chooser choose the rest of his day anew, the party was gone, and he said "at 5 pm I'm
     # reading a book at the library"
-    m, gw = chooser_mind(lambda opts: opts[0], "Maria Lopez")
-    m.today.planned_for = None
-    m.decide(situation(datetime(2023, 2, 14, 6, 0), address=m.persona.home))
-    m.now = datetime(2023, 2, 14, 12, 0)
-    m.remember("chat", 'Isabella Rodriguez told Maria: "I am hosting a Valentine\'s Day party at Hobbs Cafe '
-               'tonight from 5 pm to 7 pm."', 7, subject="Isabella Rodriguez")
+    m, gw, _ = told_of_the_party_at_noon()
     assert consider_news(m) is True
     assert P.item_at(m.today.plan, datetime(2023, 2, 14, 17, 30)).description.startswith("attending the Valentine")
     # later news: this time the chooser takes the last option of every slot (not the party)

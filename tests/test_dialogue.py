@@ -26,6 +26,7 @@ from lab.evaluate.dialogue import dialogue_markdown, dialogue_measures, dialogue
 from tests.fakes import HashEmbedder, make_gateway
 from tests.real_model import needs_model
 from tests.scripted_minds import persona, plausible
+from tests.scripted_minds import talk as scripted_talk
 
 NOW = datetime(2023, 2, 13, 10, 0)
 PARTY = "I want to host a Valentine's Day party at Hobbs Cafe on February 14, from 5 pm to 7 pm"
@@ -66,13 +67,7 @@ def accepting(options):
 
 
 def talk(a, b, now=NOW):
-    c = Conversation((a.name, b.name), "the Ville:Hobbs Cafe:cafe", now)
-    for turn in range(8):
-        u = (a, b)[turn % 2].utter(c, now, "chatting")
-        c.lines.append(u)
-        if u.ends:
-            break
-    return c
+    return scripted_talk(a, b, now)
 
 
 def acts(c):

@@ -19,6 +19,7 @@ from agents.support.types import Conversation, Utterance
 from tests.fakes import HashEmbedder, make_gateway
 from tests.real_model import needs_model
 from tests.scripted_minds import persona, plausible
+from tests.scripted_minds import talk as scripted_talk
 
 NOW = datetime(2023, 2, 13, 10, 0)
 GROUNDED = MindSettings(grounded=True)
@@ -259,13 +260,7 @@ def replying(answer):
 
 
 def talk(a, b, now=NOW, limit=8):
-    c = Conversation((a.name, b.name), "the Ville:Hobbs Cafe:cafe", now)
-    for turn in range(limit):
-        u = (a, b)[turn % 2].utter(c, now, "chatting")
-        c.lines.append(u)
-        if u.ends:
-            break
-    return c
+    return scripted_talk(a, b, now, limit)
 
 
 def test_a_fact_passes_from_one_resident_to_another():
