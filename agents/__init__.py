@@ -85,6 +85,7 @@ from agents.model.config import (
 from agents.model.dialects import SAY
 from agents.model.gateway import Gateway
 from agents.model.services import Asker, Embedder
+from agents.planning.agenda import is_engagement
 from agents.planning.decompose import steps_schema
 from agents.planning.inner_voice import first_person
 from agents.planning.object_use import after_use
@@ -167,6 +168,7 @@ __all__ = [
     "home",
     "importance_schema",
     "interview",
+    "is_engagement",
     "keep_owed",
     "load_cast",
     "load_config",

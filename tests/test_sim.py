@@ -4,11 +4,13 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+from dataclasses import replace
 from datetime import datetime, timedelta
 from types import SimpleNamespace
 
 from mapkit import DEFAULT_SPAWNS, write_map
 
+from agents.explain import provenance as pv
 from agents.mind.inspection import Inspection
 from agents.recall.memory import MemoryNode
 from agents.support.types import Action, Decision, Utterance
@@ -380,6 +382,22 @@ def test_conversation_starts_alternates_ends_and_both_remember(tmp_path, pools):
     assert all("Maria Lopez" not in s.can_talk_to for s in isa.situations[1:])
     run(sim, 6 * 70)
     assert sum(1 for e in sim.events if e["kind"] == "chat" and not e.get("ended")) == 2
+
+
+def test_a_resident_hurrying_to_a_meeting_does_not_stop_to_chat(tmp_path, pools):
+    """On the way to an arrangement nobody starts a talk with it, nor does it start one; once
+    there (not walking), it talks as anyone does."""
+    sim, isa, maria = two_in_a_room(tmp_path, pools, talk_when_possible)
+    b = sim.bodies["Maria Lopez"]
+    meeting = Action("attending the picnic", CAFE, START, 60,
+                     source=pv.tag(pv.RULE, "guided: an arrangement agreed with Alex on Tuesday February 14"))
+    b.action, b.path = meeting, [(20, 4), (21, 4)]
+    assert b.hurrying
+    assert sim.can_talk_to("Isabella Rodriguez") == [] and sim.can_talk_to("Maria Lopez") == []
+    b.action = replace(meeting, source=pv.MODEL)  # walking to something it chose alone: free to chat
+    assert not b.hurrying and sim.can_talk_to("Isabella Rodriguez") == ["Maria Lopez"]
+    b.action, b.path = meeting, []  # arrived
+    assert not b.hurrying and sim.can_talk_to("Isabella Rodriguez") == ["Maria Lopez"]
 
 
 def test_conversation_turn_limit(tmp_path, pools):

@@ -6,7 +6,7 @@ import threading
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from agents import Action
+from agents import Action, is_engagement
 from game.world.grid import Tile
 
 _SLEEP_RE = re.compile(r"\b(asleep|sleep|sleeping|slept|napping|nap)\b", re.I)
@@ -82,6 +82,12 @@ class Body:
     def walking(self) -> bool:
         """On its way: walking its path, or waiting for the path service to find it."""
         return bool(self.path) or self.routing
+
+    @property
+    def hurrying(self) -> bool:
+        """On its way to a meeting it agreed to or a gathering it goes to: it does not stop to
+        chat on the road (two guests who met on the way talked through a picnic they never reached)."""
+        return self.walking and self.action is not None and not self.action.talking_to and is_engagement(self.action)
 
     @property
     def asleep(self) -> bool:

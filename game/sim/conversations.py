@@ -106,8 +106,9 @@ def start_cooldown(sim: ConversationsSim, a: str, b: str) -> None:
 
 
 def free_to_talk(sim: ConversationsSim, b: Body) -> bool:
-    """Awake, not in a conversation, not the player's, and its mind has nothing to do."""
-    if b.conversation is not None or b.asleep or b.visitor or b.controlled or sim.held(b.name):
+    """Awake, not in a conversation, not the player's, not hurrying to a meeting, and its mind
+    has nothing to do."""
+    if b.conversation is not None or b.asleep or b.visitor or b.controlled or b.hurrying or sim.held(b.name):
         return False
     return sim.jobs.current(b.name) is None and not sim.jobs.has_waiting(b.name)
 

@@ -117,6 +117,8 @@ def notice(sim: PerceptionSim, name: str, active: list[tuple[str, str]]) -> None
 def can_talk_to(sim: PerceptionSim, name: str) -> list[str]:
     """Residents near enough (talk radius, same arena) and free to talk with ``name``."""
     me = sim.bodies[name]
+    if me.hurrying:
+        return []
     here = sim.area(me.tile)
     out = []
     for other in nearby(sim).bodies(sim, me.tile, sim.settings.talk_radius):
