@@ -46,6 +46,37 @@ def test_ratings_wait_for_a_batch_or_an_hour():
     assert purposes(gw) == ["importance"] and m.memory.nodes[0].importance_source == "model"
 
 
+def test_a_sight_seen_before_in_the_same_words_keeps_its_rating_without_a_call():
+    """The next day's 'Maria Lopez is reading a book' is rated as yesterday's was, and says so;
+    a rating the model never gave (a failure, or one still waiting) is not copied."""
+    m, gw = mind()
+    perceive(m, [event("Maria Lopez", "reading a book")])
+    m.now = NOW + timedelta(minutes=61)
+    m.rate_waiting()
+    first = m.memory.nodes[0]
+    assert purposes(gw) == ["importance"] and first.importance == 4
+    m.now = NOW + timedelta(days=1)
+    perceive(m, [event(f"Person {i} Jones", "waving") for i in range(8)])  # out of the last eight
+    m.rate_waiting(force=True)
+    perceive(m, [event("Maria Lopez", "reading a book"), event("Klaus Mueller", "writing a paper")])
+    again = m.memory.nodes[-2]
+    assert again.description == first.description and again.importance == 4
+    assert again.importance_source == f"model: as memory #{first.id}, in the same words"
+    assert m.unrated == [m.memory.nodes[-1].id]  # only the new sight waits for the model
+
+    m2, _ = mind(garbage)  # the model's rating failed: the next sight asks again
+    perceive(m2, [event("Maria Lopez", "reading a book")])
+    m2.now = NOW + timedelta(minutes=61)
+    m2.rate_waiting()
+    assert m2.memory.nodes[0].importance_source == "rule: invalid answer"
+    m2.now = NOW + timedelta(days=1)
+    perceive(m2, [event(f"Person {i} Jones", "waving") for i in range(8)])
+    m2.unrated.clear()
+    perceive(m2, [event("Maria Lopez", "reading a book")])
+    assert m2.memory.nodes[-1].description == "Maria Lopez is reading a book"
+    assert m2.unrated == [m2.memory.nodes[-1].id]
+
+
 def test_own_doing_is_remembered_once_not_reacted_to():
     m, _ = mind()
     m.action = Action("brewing coffee", "the Ville:Hobbs Cafe:cafe:coffee machine", NOW, 15)

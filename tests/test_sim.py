@@ -387,7 +387,7 @@ def test_conversation_starts_alternates_ends_and_both_remember(tmp_path, pools):
 def test_a_resident_hurrying_to_a_meeting_does_not_stop_to_chat(tmp_path, pools):
     """On the way to an arrangement nobody starts a talk with it, nor does it start one; once
     there (not walking), it talks as anyone does."""
-    sim, isa, maria = two_in_a_room(tmp_path, pools, talk_when_possible)
+    sim, _, _ = two_in_a_room(tmp_path, pools, talk_when_possible)
     b = sim.bodies["Maria Lopez"]
     meeting = Action("attending the picnic", CAFE, START, 60,
                      source=pv.tag(pv.RULE, "guided: an arrangement agreed with Alex on Tuesday February 14"))

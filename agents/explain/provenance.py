@@ -38,6 +38,10 @@ def tag(kind: str, why: str = "") -> str:
     return f"{kind}: {why}" if why else kind
 
 
+# A rule's importance, waiting for the model's rating with the next batch (agents/recall/perceive.py).
+UNRATED = tag(RULE, "until the model rates it")
+
+
 def kind_of(source: str | None) -> str:
     """"model", "repaired", "rule", "routine", or "unknown" (data from before provenance)."""
     k = str(source or "").split(":", 1)[0].strip()
@@ -62,6 +66,12 @@ def reason_of_failure(outcome: str | None) -> str:
     if o in (BUDGET, CEILING):
         return o
     return f"{ERROR} ({o})" if o and o != "error" else ERROR
+
+
+def no_answer(source: str | None) -> bool:
+    """A rule or the routine stood in because the model gave no usable answer, or no call was made."""
+    why = why_of(source)
+    return kind_of(source) in (RULE, ROUTINE) and why.startswith((INVALID, ERROR, BUDGET, CEILING))
 
 
 def fallback(why: str, kind: str = RULE) -> str:

@@ -420,7 +420,7 @@ def _remember(mind: Mind, speaker: str, text: str, answer: str, now: datetime, i
     # The rule's importance until the model rates it with the next observations.
     mind.remember("chat", desc, max(1, min(10, int(importance))), subject=speaker, predicate="said",
                   object=text[:200], source=pv.tag(pv.RULE, pv.PLAYER), rate=True,
-                  importance_source=pv.tag(pv.RULE, "until the model rates it"))
+                  importance_source=pv.UNRATED)
     mind.social.known_people.add(speaker)
     mind.social.last_talked[speaker] = now
     chats = mind.today.chats

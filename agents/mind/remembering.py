@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from agents.model.services import Embedder
+from agents.recall import perceive
 from agents.recall.memory import MemoryNode, MemoryStream
 from agents.residents.mind_settings import MindSettings
 
@@ -120,8 +121,11 @@ class Remembering:
             rate_later = x.pop("rate", False)
             kind, text, importance = x.pop("kind"), x.pop("text"), x.pop("importance")
             created = datetime.fromisoformat(x.pop("created"))
+            earlier = perceive.rated_before(self.memory, kind, text) if rate_later else None
             node = self.memory.add(kind, text, created, importance, v, **x)
-            if rate_later:
+            if earlier is not None:
+                self.memory.rerate(node.id, earlier.importance, perceive.same_rating(earlier))
+            elif rate_later:
                 self.unrated.append(node.id)
             nodes.append(node)
         return nodes

@@ -120,7 +120,7 @@ def new_day(m: DayMind, directives: Sequence[str] = ()) -> None:
         voice.follow_directives(m, list(directives), None, replan=False)
     text = f"{m.name}'s plan for {now:%A %B %d}: " + "; ".join(x.line() for x in today.plan)
     m.remember("plan", text, 5, subject=m.name, source=plan_source(today.plan), rate=True,
-               importance_source=pv.tag(pv.RULE, "until the model rates it"))
+               importance_source=pv.UNRATED)
 
 
 def consider_news(m: DayMind) -> bool:

@@ -97,7 +97,7 @@ def react(m: Reactor, salient: list[Event], address: str) -> Decision | None:
         m.remember("plan", f"I am late for {a.description} at {a.address.split(':')[1]} at {a.start:%H:%M} "
                    f"({a.made}): {observed}", 6, subject=m.name, predicate="late for", object=a.description,
                    source=pv.tag(pv.RULE, f"an urgent reaction: {observed}"), rate=True,
-                   importance_source=pv.tag(pv.RULE, "until the model rates it"))
+                   importance_source=pv.UNRATED)
     today.plan = keep_arrangements(today.plan, [a for a in today.arrangements if a not in late], now)
     act = make_action(m.spatial, text, where, now, minutes, source=source)
     if urgent:

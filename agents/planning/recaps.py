@@ -166,7 +166,7 @@ def remember_how_it_went(m: Recalling) -> list[str]:
         day_said = f"on {dt.MONTHS[item.start.month - 1]} {item.start.day}"
         text = words(hosting, what, where, day_said, who_came(m.memory, m.name, item))
         m.remember("thought", text, IMPORTANCE, subject=m.name, source=RECAP, rate=True,
-                   importance_source=pv.tag(pv.RULE, "until the model rates it"))
+                   importance_source=pv.UNRATED)
         made.append(text)
         there = came(m.memory, m.name, item) if hosting else []
         for guest in agreed(m.memory, item) if hosting else []:
@@ -176,7 +176,7 @@ def remember_how_it_went(m: Recalling) -> list[str]:
             text = f"{guest} said they would come to the {what} at {where} {day_said}, but never came."
             m.remember("thought", text, MISSED_IMPORTANCE, subject=guest, predicate="did not come", object=what,
                        source=pv.tag(pv.RULE, MISSED), rate=True,
-                       importance_source=pv.tag(pv.RULE, "until the model rates it"))
+                       importance_source=pv.UNRATED)
             made.append(text)
     return made
 

@@ -159,7 +159,7 @@ def maybe_start(m: Storyteller, wake: datetime) -> str | None:
     text = found[int(choice) - 1].intention()
     m.remember("thought", text, IMPORTANCE, subject=m.name, rate=True,
                source=pv.tag(pv.REPAIRED, f"{gr.GROUNDED}: chosen from {len(found)} gatherings it could host"),
-               importance_source=pv.tag(pv.RULE, "until the model rates it"))
+               importance_source=pv.UNRATED)
     return text
 
 

@@ -243,6 +243,7 @@ class MemoryStream:
         self.model = model  # which embedding model made every vector here
         self.dim = int(dim)
         self.nodes: list[MemoryNode] = []
+        self._newest_with_words: dict[str, int] = {}  # a description -> the newest node that says it
         self._allocate(capacity)
         # Summed importance of what was perceived and heard since the last reflection (TRIGGER_KINDS).
         self.importance_since_reflection = 0.0
@@ -325,6 +326,7 @@ class MemoryStream:
         self._exp[n] = sim_hours(expires) if expires else np.inf
         self._soonest_expiry = min(self._soonest_expiry, float(self._exp[n]))
         self.nodes.append(node)  # last: a snapshot taken meanwhile never sees a node without its row
+        self._newest_with_words[description] = n
         if kind in TRIGGER_KINDS:
             self.importance_since_reflection += importance
         return node
@@ -340,6 +342,11 @@ class MemoryStream:
         self._imp[node_id] = importance
 
     # -- reading ----------------------------------------------------------
+    def newest_with_words(self, description: str) -> MemoryNode | None:
+        """The newest memory in exactly these words, or None."""
+        i = self._newest_with_words.get(description)
+        return self.nodes[i] if i is not None else None
+
     def recent(self, n: int, kinds: Iterable[str] | None = None) -> list[MemoryNode]:
         """The n newest nodes (of these kinds), oldest first."""
         sel = [x for x in self.nodes if x.kind in set(kinds)] if kinds else self.nodes
@@ -510,4 +517,5 @@ class MemoryStream:
             self._exp[i] = sim_hours(x.expires) if x.expires else np.inf
         self._soonest_expiry = float(self._exp[:n].min(initial=np.inf))
         self.nodes = nodes
+        self._newest_with_words = {x.description: x.id for x in nodes}
         self.importance_since_reflection = float(state.get("importance_since_reflection", 0.0))

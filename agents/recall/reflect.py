@@ -202,4 +202,4 @@ def reflect_grounded(m: Reflector, recent: list[MemoryNode]) -> list[MemoryNode]
     # the rule's importance until the model rates it with the next observations (agents/recall/perceive.py)
     return m.remember_many([dict(kind="reflection", text=c.text, importance=insights.IMPORTANCE[c.kind],
                                  evidence=list(c.evidence), source=grounded_source(c, len(cands)), rate=True,
-                                 importance_source=pv.tag(pv.RULE, "until the model rates it"))])
+                                 importance_source=pv.UNRATED)])

@@ -314,7 +314,7 @@ def remember_heard(m: Talker, c: Conversation, now: datetime) -> None:
             importance = max(importance, 6)  # an invitation, a dated event: worth keeping
         m.remember("chat", f"{other} told {me}: \"{text[:300]}\"", importance, subject=other,
                    predicate="told", object=m.name, source=pv.tag(pv.RULE, f"{gr.GROUNDED}: heard from {other}"),
-                   rate=True, importance_source=pv.tag(pv.RULE, "until the model rates it"))
+                   rate=True, importance_source=pv.UNRATED)
 
 
 def remember_guests(m: Talker, c: Conversation, now: datetime) -> None:
@@ -334,7 +334,7 @@ def remember_guests(m: Talker, c: Conversation, now: datetime) -> None:
         m.remember("chat", f"{reply.speaker} {recaps.AGREED_TO_COME} to {ev.words('the')}", 5,
                    subject=reply.speaker, predicate=recaps.AGREED_TO_COME, object=m.name,
                    source=pv.tag(pv.RULE, f"{pv.PLAYER}: an invitation accepted"), rate=True,
-                   importance_source=pv.tag(pv.RULE, "until the model rates it"))
+                   importance_source=pv.UNRATED)
 
 
 def agreements(m: Talker, c: Conversation, now: datetime) -> list[Arrangement]:
@@ -358,7 +358,7 @@ def agreements(m: Talker, c: Conversation, now: datetime) -> list[Arrangement]:
             m.remember("chat", f"{who} declined {whose} invitation ({ev.words('the')})", 4,
                        subject=reply.speaker, predicate="declined", object=u.speaker,
                        source=pv.tag(pv.RULE, f"{gr.GROUNDED}: a refusal"), rate=True,
-                       importance_source=pv.tag(pv.RULE, "until the model rates it"))
+                       importance_source=pv.UNRATED)
             continue
         if (a := event_arrangement(m, ev, other, now)) is not None:
             out.append(a)
@@ -401,7 +401,7 @@ def event_arrangement(m: Talker, ev: dt.DatedEvent, other: str, now: datetime) -
                    f"{a.start:%A %B %d} ({a.made}): I will be {first.description} then ({first.made} before)",
                    5, subject=m.name, predicate="cannot keep", object=other,
                    source=pv.tag(pv.RULE, f"{gr.GROUNDED}: a clash with an earlier arrangement"), rate=True,
-                   importance_source=pv.tag(pv.RULE, "until the model rates it"))
+                   importance_source=pv.UNRATED)
         return None
     return a
 
@@ -450,7 +450,7 @@ def end_conversation(m: Talker, c: Conversation, now: datetime) -> list[Arrangem
         src = pv.tag(pv.RULE, f"{gr.GROUNDED}: the memo of what was told")
         m.remember("chat", f"conversed with {other} about {summary}", importance, subject=m.name,
                    predicate="conversed with", object=other, source=src, rate=True,
-                   importance_source=pv.tag(pv.RULE, "until the model rates it"))
+                   importance_source=pv.UNRATED)
         m.today.chats.append(f"with {other}: {summary}")
         return agreements(m, c, now)
     theirs = [u.text for u in c.lines if u.speaker != m.name]
@@ -520,7 +520,7 @@ def take_arrangement(m: Talker, arrangement: Arrangement, other: str) -> None:
     thought = (f"{first}'s plan for {a.start:%A %B %d} at {a.start:%H:%M}-{until:%H:%M}: {a.description} at "
                f"{m.spatial.label(a.address)} ({a.made})")
     m.remember("plan", thought, 6, subject=m.name, source=a.source, rate=True,
-               importance_source=pv.tag(pv.RULE, "until the model rates it"))
+               importance_source=pv.UNRATED)
     # Kept for today too: every replan, reaction or later plan of the day cuts it in again
     # (a yes cut into the plan once was lost to the next replan)
     today.arrangements.append(a)

@@ -11,15 +11,19 @@ from lab.competent.prompt import Prompt, clip_words, first_name, hhmm, minutes_o
 
 
 def talk(p: Prompt) -> dict:
-    """Friends and acquaintances are greeted more often than strangers; someone with
-    news or an invitation to give (it is in the summary of their concerns) talks more."""
+    """Friends and acquaintances are greeted more often than strangers; someone with news or
+    an invitation to give (it is in the summary of their concerns) tells it to whoever it has
+    not talked of it with (the memories about them do not mention it), and talks more."""
     other = p.find(r"\. ([A-Z][a-z]+ [A-Z][a-z]+) is nearby")
     doing = p.find(r"It is \d{2}:\d{2}\. \w+ is (.+?)\. ")
     mems = p.block(r"remembers about")
     acquainted = any(first_name(other) in x and not re.match(rf"{other} is ", x) for x in mems)
-    has_news = bool(re.search(EVENT_WORDS + r"|mayor|election", p.text.split("\n", 1)[0], re.I))
+    news = EVENT_WORDS + r"|mayor|election"
+    has_news = bool(re.search(news, p.text.split("\n", 1)[0], re.I))
     if re.search(r"\b(sleep|class|lecture|teaching|exam)\b", doing):
         return {"talk": False}
+    if has_news and not any(re.search(news, x, re.I) and first_name(other) in x for x in mems):
+        return {"talk": True}  # news they have not talked of with this one yet: a competent host tells it
     chance = 2 if has_news else (3 if acquainted else 6)  # one in N
     return {"talk": p.rng("talk") % chance == 0}
 
