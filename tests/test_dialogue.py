@@ -588,6 +588,23 @@ def test_talk_blocks_are_counted_and_a_host_starts_the_talk():
     assert talk_ and source == pv.MODEL and m.social.talk_stats["talked"] == 1  # the model asked, said yes
 
 
+def test_past_its_days_conversations_a_resident_starts_none_but_to_invite():
+    """After a day's conversations (talks_a_day) no call is asked and none is started, except
+    to pass on an invitation not yet made to this one."""
+    from agents.talk.converse import decide_to_talk
+    m = mind(who=persona(), thoughts=[PARTY])
+    m.today.chats = [f"with Person {i} Smith: the weather" for i in range(m.settings.talks_a_day)]
+    talk_, source = decide_to_talk(m, "Maria Lopez", NOW, "working", "reading")
+    assert talk_ and "an invitation to make" in source  # the party still gets told
+    m.social.told["Maria Lopez"] = ["event:party|2023-02-14|hobbs cafe"]
+    calls = len(m.gateway.fake.calls)
+    talk_, source = decide_to_talk(m, "Maria Lopez", NOW, "working", "reading")
+    assert not talk_ and source == "rule: enough talk today" and len(m.gateway.fake.calls) == calls
+    assert m.social.talk_stats["refused: enough talk today"] == 1
+    m.today.chats.pop()  # one fewer: the model decides again
+    assert decide_to_talk(m, "Maria Lopez", NOW, "working", "reading") == (True, pv.MODEL)
+
+
 def test_social_state_round_trips_and_old_saves_load():
     s = Social()
     s.told["Maria Lopez"] = ["event:party|2023-02-14|hobbs cafe", "mem:3"]

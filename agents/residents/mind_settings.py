@@ -54,6 +54,11 @@ class MindSettings:
     react_interval_min: int = 60  # at most one continue-or-react call per this many sim minutes (urgent ones always)
     talk_cooldown_min: int = CONVERSATION_COOLDOWN_MIN  # mind-side guard per partner
     talk_gap_min: int = 45  # no new conversation this soon after the last one ended
+    # Past this many conversations in a day a resident starts no more, unless it has an invitation
+    # to make: the small model says yes to nine in ten chances to talk, so without it talk grew with
+    # every person and story the residents came to know (an 8-resident run: 34 conversations on
+    # its first day, 52 on its second, 4 pairs talking 4-7 times). 0: no limit.
+    talks_a_day: int = 8
     relationship_hours: float = 3.0  # a relationship summary is reused for this long (one call, several talks)
     rate_batch: int = 8  # observations wait for the model's importance rating until this many ...
     rate_wait_min: int = 60  # ... or the oldest has waited this long (one call rates them all)

@@ -93,13 +93,16 @@ def decide_to_talk(m: Talker, other: str, now: datetime, doing: str, their_doing
     """(talk?, provenance): without a usable answer the resident keeps to itself. In the
     grounded mode a resident with an invitation to make (an event it hosts or goes to, not
     yet told to ``other``) starts the conversation without asking: it means to invite
-    everyone it meets."""
+    everyone it meets. Past its day's conversations it starts none, without asking."""
     stats = m.social.talk_stats
     if m.grounded:
         pending = invitation_for(m, other, now)
         if pending is not None:
             stats["talked: an invitation to make"] += 1
             return True, pv.tag(pv.RULE, f"{gr.GROUNDED}: an invitation to make: {gr.source_note(pending)}")
+    if talked_enough_today(m):
+        stats["refused: enough talk today"] += 1
+        return False, pv.tag(pv.RULE, "enough talk today")
     nodes = m.retrieve(f"{other}", k=4)
     context = "\n".join(f"- {x.description}" for x in nodes) or "- (nothing)"
     # Grounded mode (the small model): at the chooser's temperature. Sampled with the run's one
@@ -114,6 +117,12 @@ def decide_to_talk(m: Talker, other: str, now: datetime, doing: str, their_doing
         return False, pv.tag(pv.RULE, pv.reason_of_failure(why))
     stats["talked" if got.talk else "refused"] += 1
     return bool(got.talk), pv.MODEL
+
+
+def talked_enough_today(m: Talker) -> bool:
+    """Whether the resident has had its day's conversations (MindSettings.talks_a_day)."""
+    limit = m.settings.talks_a_day
+    return bool(limit) and sum(c.startswith("with ") for c in m.today.chats) >= limit
 
 
 def invitation_for(m: Talker, other: str, now: datetime) -> gr.Fact | None:
