@@ -162,7 +162,7 @@ def run_headless(
     if ceiling is not None:
         ceiling.start(run.accounting)
     span.t0 = time.monotonic()
-    ledger = DayLedger(run.accounting, sim.now, _days_so_far(run) if resume is not None else ())
+    ledger = DayLedger(run.accounting, sim.now, _days_so_far(run) if resume is not None else (), began=run.start)
 
     def noted(s: Simulation) -> None:  # each sim day's wall time, calls and tokens (summary.json's "days")
         ledger.see(s.now)

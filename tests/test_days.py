@@ -109,9 +109,40 @@ def test_a_run_across_midnight_keeps_each_days_ledger_through_the_real_path(tmp_
                           scenario=scenario, gateway=make_gateway(chatty), embedder=HashEmbedder(), seed=1,
                           progress=False, echo=None, out_of_order=True)
     days = json.loads((result.out / "summary.json").read_text())["days"]
-    assert [d["day"] for d in days] == ["2023-02-13", "2023-02-14"]
+    # the run's day begins at the hour it began: past midnight is still its first day
+    assert [(d["day"], d["from"]) for d in days] == [("2023-02-13", "23:30")]
     assert sum(d["calls"] for d in days) == result.summary["totals"]["calls"]
     assert all(d["wall_s"] >= 0 for d in days)
+
+
+def test_a_runs_day_is_24_hours_from_the_hour_it_began():
+    """From 07:00, a day closes at the next 07:00, not at midnight (a first day of 17 hours
+    made the second look dearer by its hours alone); the table reads the same days."""
+    acc, wall = Accounting(), [0.0]
+    began = datetime(2023, 2, 14, 7)
+    ledger = DayLedger(acc, began, clock=lambda: wall[0], began=began)
+    acc.calls, wall[0] = 5, 50.0
+    ledger.see(datetime(2023, 2, 15, 6, 59))
+    assert len(ledger.rows()) == 1
+    ledger.see(datetime(2023, 2, 15, 7, 0))
+    acc.calls, wall[0] = 8, 80.0
+    assert ledger.rows() == [{"day": "2023-02-14", "wall_s": 50.0, "calls": 5, "tokens": 0, "from": "07:00"},
+                             {"day": "2023-02-15", "wall_s": 30.0, "calls": 3, "tokens": 0, "from": "07:00"}]
+    resumed = DayLedger(acc, datetime(2023, 2, 16, 3), earlier=ledger.rows(), clock=lambda: wall[0], began=began)
+    assert resumed.day.isoformat() == "2023-02-15"  # 03:00 on the 16th is still the run's day of the 15th
+
+
+def test_the_table_reads_the_runs_days(tmp_path):
+    (tmp_path / "summary.json").write_text(json.dumps({"days": [
+        {"day": "2023-02-14", "from": "07:00", "wall_s": 50.0, "calls": 5, "tokens": 500},
+        {"day": "2023-02-15", "from": "07:00", "wall_s": 30.0, "calls": 3, "tokens": 300}]}))
+    late = ev("2023-02-15 01:00:00", "Maria Lopez", "line", "Good night!", PARK, partner="Latoya Williams",
+              conversation="c3")
+    tg = Target(given=tmp_path, events=[*EVENTS, late], parts={}, residents=["Maria Lopez"], folder=tmp_path)
+    d14, d15 = days_report(tg)["rows"]
+    assert (d14["day"], d14["from"], d14["wall_s"], d14["lines"]) == ("2023-02-14", "07:00", 50.0, 3)  # 01:00 too
+    assert (d15["wall_s"], d15["lines"], d15["stale_lines"]) == (30.0, 1, 1)
+    assert "| 2023-02-14 07:00 | 50.0 |" in "\n".join(days_markdown(days_report(tg)))
 
 
 def test_a_gatherings_hours_are_its_day_plans_when_the_state_has_them():

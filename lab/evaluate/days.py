@@ -1,8 +1,9 @@
 """Day by day (issue 45): what a long run did on each sim day, so that a week can be read
 as a table and growth seen at a glance.
 
-Per sim day, from the run folder's events and its end state (and, where the run wrote
-them, the wall time, calls and tokens of each day from ``summary.json``'s ``days``):
+Per day of the run (24 sim hours from the hour it began, game/runs/days.py: a run from 07:00
+has days from 07:00 to 07:00), from the run folder's events and its end state (and, where the
+run wrote them, the wall time, calls and tokens of each day from ``summary.json``'s ``days``):
 
 - wall time, model calls, mean tokens per call (the ledger of game/headless.py);
 - memories per resident at the day's end (the end state's memories by when they were made);
@@ -33,9 +34,19 @@ _HOSTING = re.compile(r"^hosting (?:the|a|an|my) (.+?)(?: (?:at|in) .+)?$")
 _PLAN = re.compile(r"'s plan for \w+ (\w+ \d{1,2}): (.*)$", re.S)
 
 
-def _day_of(e: dict) -> date | None:
+def _day_of(e: dict, offset: timedelta = timedelta(0)) -> date | None:
     t = parse_time(e.get("time"))
-    return t.date() if t is not None else None
+    return (t - offset).date() if t is not None else None
+
+
+def _offset(ledger: dict[str, dict]) -> timedelta:
+    """The hour the run's days begin at, as its ledger says (midnight for runs from before)."""
+    begins = {str(d.get("from")) for d in ledger.values() if d.get("from")}
+    try:
+        h, m = (int(x) for x in min(begins).split(":")) if begins else (0, 0)
+    except ValueError:
+        return timedelta(0)
+    return timedelta(hours=h, minutes=m) if 0 <= h < 24 and 0 <= m < 60 else timedelta(0)
 
 
 def _ledger(folder: Path | None) -> dict[str, dict]:
@@ -138,12 +149,13 @@ def _plans_by_day(states: dict[str, dict]) -> dict[str, dict[str, str]]:
 def days_report(tg: Target) -> dict[str, Any]:
     """The table, a row per sim day, with the run's totals of what the issue asks stay flat."""
     events = tg.events or []
+    ledger = _ledger(tg.folder)
+    offset = _offset(ledger)
     by_day: dict[date, list[dict]] = defaultdict(list)
     for e in events:
-        d = _day_of(e)
+        d = _day_of(e, offset)
         if d is not None:
             by_day[d].append(e)
-    ledger = _ledger(tg.folder)
     created = defaultdict(list)
     for who, state in (tg.states or {}).items():
         for n in (state.get("memory") or {}).get("nodes") or []:
@@ -163,16 +175,17 @@ def days_report(tg: Target) -> dict[str, Any]:
             if e.get("kind") == "action" and e.get("resident"):
                 doing[str(e["resident"])].add(re.sub(r"\s+", " ", str(e.get("text") or "").lower()).strip())
         repeated = [len(doing[r] & previous[r]) / len(doing[r]) for r in doing if r in previous and doing[r]]
-        end = datetime.combine(d + timedelta(days=1), datetime.min.time())
+        begin = datetime.combine(d, datetime.min.time()) + offset
+        end = begin + timedelta(days=1)
         memories = [sum(1 for t in ts if t < end) for ts in created.values()]
         said = f"{dt.MONTHS[d.month - 1]} {d.day}"
         before = f"{dt.MONTHS[(d - timedelta(days=1)).month - 1]} {(d - timedelta(days=1)).day}"
         same_plan = sorted(r for r, p in plans.items() if said in p and before in p and p[said] == p[before])
-        g = [x for x in all_gatherings if x["from"].startswith(d.isoformat())]
+        g = [x for x in all_gatherings if begin <= datetime.fromisoformat(x["from"]) < end]
         led = ledger.get(d.isoformat(), {})
         calls, tokens = led.get("calls"), led.get("tokens")
         rows.append({
-            "day": d.isoformat(), "wall_s": led.get("wall_s"), "calls": calls,
+            "day": d.isoformat(), "from": f"{begin:%H:%M}", "wall_s": led.get("wall_s"), "calls": calls,
             "tokens_per_call": round(tokens / calls, 1) if calls and tokens is not None else None,
             "memories_per_resident": round(mean(memories), 1) if memories else None,
             "conversations": len({e.get("conversation") for e in lines if e.get("conversation") is not None}),
@@ -180,7 +193,7 @@ def days_report(tg: Target) -> dict[str, Any]:
             "gatherings_started": sum(1 for x in g if not x["scenario"]),
             "guests_who_had_heard": max((len(x["heard_and_came"]) for x in g if not x["scenario"]), default=0),
             "repeated_share": round(mean(repeated), 3) if repeated else None,
-            "stale_lines": sum(1 for s in stale if s["time"].startswith(d.isoformat())),
+            "stale_lines": sum(1 for s in stale if _day_of(s, offset) == d),
             "same_plan_as_day_before": same_plan,
         })
         previous = dict(doing)
@@ -197,7 +210,8 @@ def days_markdown(report: dict[str, Any]) -> list[str]:
         def f(v: Any) -> str:
             return "-" if v is None else str(v)
         rep = "-" if r["repeated_share"] is None else format(r["repeated_share"], ".0%")
-        out.append(f"| {r['day']} | {f(r['wall_s'])} | {f(r['calls'])} | {f(r['tokens_per_call'])} | "
+        day = r["day"] if r.get("from", "00:00") == "00:00" else f"{r['day']} {r['from']}"
+        out.append(f"| {day} | {f(r['wall_s'])} | {f(r['calls'])} | {f(r['tokens_per_call'])} | "
                    f"{f(r['memories_per_resident'])} | {r['conversations']} | {r['lines']} ({r['distinct_lines']}) | "
                    f"{r['gatherings_started']} | {r['guests_who_had_heard']} | {rep} | "
                    f"{r['stale_lines']} | {len(r['same_plan_as_day_before'])} |")
