@@ -49,6 +49,7 @@ from agents.mind.core import Mind
 from agents.mind.job_tags import job_tag
 from agents.model.services import Asker, ask_model
 from agents.recall import grounding as gr
+from agents.recall.memory import KINDS as MEMORY_KINDS
 from agents.recall.memory import MemoryNode
 from agents.support.types import Conversation, Utterance
 from agents.talk import dialogue
@@ -240,6 +241,12 @@ def _withheld(reply: Reply) -> bool:
 
 
 DURABLE_K = 3  # the free mode's memories beside the question's: the durable ones (issue 49)
+# ... and its reflections, in places of their own: in six places beside what happened, a
+# reflection that did not answer the question pushed out a sighting or a talk that did
+# (docs/controlled-evaluation.md: full and no reflection tied, 48% and 47% of their rankings)
+REFLECTION_K = 1  # a search's k is per query: one for the question, one for who asks
+_HAPPENED = tuple(k for k in MEMORY_KINDS if k != "reflection")
+_DURABLE_HAPPENED = tuple(k for k in gr.DURABLE_KINDS if k != "reflection")
 
 
 def _free(mind: Mind, asker: Asker, speaker: str, text: str, now: datetime, speaker_is: str | None,
@@ -249,15 +256,19 @@ def _free(mind: Mind, asker: Asker, speaker: str, text: str, now: datetime, spea
     who = speaker_is or ("someone you have met before" if known else "a visitor to the town you do not know yet")
     s = mind.settings
     queries = [text, f"who is {speaker}"]
-    nodes: list[MemoryNode] = mind.search(queries, now, k=6, char_budget=s.retrieve_chars // 2 + 100, touch=remember)
+    nodes: list[MemoryNode] = mind.search(queries, now, k=6, char_budget=s.retrieve_chars // 2 + 100, touch=remember,
+                                          kinds=_HAPPENED)
     # ... and among what it thinks, was told, planned and concluded (its description's phrases among
     # them): after hours of sightings the first search held only those, and "Who is Maria Lopez?" got
     # "Earlier I saw Maria Lopez having lunch." where the seed alone said "one of my closest friends"
     seen = {x.id for x in nodes}
     nodes += [x for x in mind.search(queries, now, k=DURABLE_K, char_budget=s.retrieve_chars // 3, touch=remember,
-                                     kinds=gr.DURABLE_KINDS) if x.id not in seen]
+                                     kinds=_DURABLE_HAPPENED) if x.id not in seen]
+    # ... and what it concluded, beside them rather than instead of them
+    nodes = nodes[:10] + mind.search(queries, now, k=REFLECTION_K, char_budget=s.retrieve_chars // 4,
+                                     touch=remember, kinds=("reflection",))
     if nodes:
-        memories = "\n".join(f"- {x.description}" for x in nodes[:10])
+        memories = "\n".join(f"- {x.description}" for x in nodes)
     else:
         memories = "\n".join(f"- {ph}" for ph in mind.persona.phrases[:5]) or "- (nothing in particular)"
     transcript = ("\nYour conversation with " + speaker + " so far:\n"
