@@ -720,7 +720,10 @@ def test_news_nobody_knows_yet_is_told_a_secret_is_not():
     sam = mind(pick=choose("mayor"), who=persona("Sam Moore"),
                thoughts=["I have decided to run for mayor of the Ville in the coming local election; nobody knows yet"])
     c = talk(sam, mind(who=persona("Adam Smith")))
-    assert any("mayor" in u.text for u in c.lines if u.speaker == "Sam Moore")
+    told = [u.text for u in c.lines if u.speaker == "Sam Moore" and "mayor" in u.text]
+    assert told and not any("knows" in t for t in told)  # the note to himself is not said
+    assert knowing.untold_note_dropped('Sam told me: "I will run for mayor; nobody knows yet."') == \
+        'Sam told me: "I will run for mayor."'
 
 
 def test_what_ones_description_says_of_the_listener_is_not_told_to_them():

@@ -39,6 +39,14 @@ _RETOLD = re.compile(r'told \w+: "[^"]*\btold \w+:|\byou told me\b', re.I)
 # A secret is kept ("a secret crush ... I have not told anyone"); news nobody knows *yet* (Sam's
 # candidacy) is news to tell: keeping it too stopped the candidacy spreading (4% of the town).
 SECRET = re.compile(r"\bsecret|\bnot told anyone|\bhave not told|\bnobody knows\b(?! yet)", re.I)
+# "...; nobody knows yet": news until it is told, and no longer true once it is (Sam said it to
+# each of those he told, and Maria passed it on with it)
+NOT_YET_KNOWN = re.compile(r"[;,]?\s*(?:but\s+)?(?:nobody|no one|no-one) knows(?: (?:it|about it|this))? yet\b", re.I)
+
+
+def untold_note_dropped(text: str) -> str:
+    """The news without its note that nobody knows it yet."""
+    return NOT_YET_KNOWN.sub("", text)
 
 
 _TIMES = re.compile(r"\b\d{1,2}:\d\d\b")

@@ -25,6 +25,7 @@ from agents.talk.knowing import (
     same_news,
     told_to,
     unsayable,
+    untold_note_dropped,
 )
 from agents.talk.speaker import Talker
 from agents.words import activity
@@ -119,7 +120,7 @@ def tells(m: Talker, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], know
                 continue
             # 'Isabella told Klaus: "Klaus, I love ..."' retold by Klaus was '... told me: "I, I love ..."'
             d = re.sub(r'(told \w+: ")[A-Z][a-z]+, (\w)', lambda g: g.group(1) + g.group(2).upper(), d)
-            d = dt.past_days(d, now)  # "the party on February 14" the day after is "yesterday's"
+            d = dt.past_days(untold_note_dropped(d), now)  # the day after: "yesterday's" party
             text, topic = _addressed(v, converse_words(gr.first_person(d, m.name), other), x.id), f"mem:{x.id}"
         key = wd.norm(text)
         if any(key and (key in s or s in key) for s in said if len(s) > 12) or wd.fragment(text):
