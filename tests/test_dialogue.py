@@ -768,3 +768,30 @@ def test_people_named_are_people_in_the_order_named_not_shops():
     m.social.known_people.update({"Tom Moreno", "Arthur Burton"})
     # the first person named with the listener, whatever the run's hash seed (a set's order was not)
     assert dg.shared_acquaintance(m, "Arthur Burton", []) == "Tom Moreno"
+
+
+def test_one_follow_up_a_day_of_each_listener():
+    """Asked how one thing went, the listener is not asked after another thing that day (a pair
+    asked three follow-ups in a day, of different things); the next day, the other is asked."""
+    isabella = mind(pick=choose("you told me"))
+    for what, made in (("hosting a study group at Oak Hill College on February 12, from 4 pm to 5 pm", 15),
+                       ("hosting a reading at Hobbs Cafe on February 12, from 6 pm to 7 pm", 16)):
+        isabella.remember("chat", f'Klaus Mueller told Isabella: "Isabella, I\'m {what}."', 6, subject="Klaus Mueller",
+                       predicate="told", object=isabella.name, created=NOW.replace(day=12, hour=made).isoformat())
+    first = Conversation(("Klaus Mueller", isabella.name), "x", NOW, [Utterance("Klaus Mueller", "Isabella, hello.")])
+    asked = dg.line(isabella, first, NOW, "chatting", "chatting")
+    assert asked.act_note.startswith("followup") and "you told me" in asked.text
+    later = NOW + timedelta(hours=3)
+    again = Conversation(("Klaus Mueller", isabella.name), "x", later, [Utterance("Klaus Mueller", "Isabella, hi.")])
+    assert dg.follow_up(isabella, dg.voice(isabella, again), again, later, 1) is None
+    tomorrow = NOW + timedelta(days=1)
+    fresh = Conversation(("Klaus Mueller", isabella.name), "x", tomorrow, [Utterance("Klaus Mueller", "Isabella, hi.")])
+    other = dg.follow_up(isabella, dg.voice(isabella, fresh), fresh, tomorrow, 1)
+    assert other is not None and other.fact is not None and other.fact.node_id != asked_fact(isabella, asked)
+
+
+def asked_fact(m, u):
+    """The memory a follow-up line asked after, as the speaker's told list keeps it."""
+    marks = [k for k in m.social.told["Klaus Mueller"] if k.startswith("followup:mem:")]
+    assert len(marks) == 1
+    return int(marks[0].rsplit(":", 1)[1])

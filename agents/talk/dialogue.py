@@ -78,7 +78,7 @@ from agents.talk.knowing import (
 
 # news and reactions register the builders of invite, tell, meet, react and ask (acts.offered)
 from agents.talk.news import HOSTING, invite, meet, tells
-from agents.talk.reactions import ask, follow_up, react, related, shared_acquaintance, topic_of
+from agents.talk.reactions import ask, follow_up, followed_up_on, react, related, shared_acquaintance, topic_of
 from agents.talk.speaker import Talker
 from agents.words import activity
 
@@ -129,13 +129,13 @@ def line(m: Talker, c: Conversation, now: datetime, partner_doing: str, doing: s
     note = gr.source_note(chosen.fact) if chosen.fact is not None else chosen.note
     act = chosen.act.recorded(chosen.topic)
     source = pv.tag(kind, f"{gr.GROUNDED}: " + "; ".join(x for x in (note, why, act) if x))
-    kept = chosen.topic if chosen.act.keeps_told else ""
-    if chosen.topic.startswith(FOLLOW_UP) and chosen.fact is not None:  # asked once, not again in the next talk
-        kept = f"{FOLLOW_UP}mem:{chosen.fact.node_id}"
-    if kept:
-        told = m.social.told.setdefault(c.other(m.name), [])
-        if kept not in told:
-            told.append(kept)
+    kept = [chosen.topic] if chosen.act.keeps_told else []
+    if chosen.topic.startswith(FOLLOW_UP) and chosen.fact is not None:  # asked once, not again in the next talk,
+        kept = [f"{FOLLOW_UP}mem:{chosen.fact.node_id}", followed_up_on(m.now.date())]  # and one a day of each
+    told = m.social.told.setdefault(c.other(m.name), []) if kept else []
+    for k in kept:
+        if k not in told:
+            told.append(k)
             del told[:-60]
     ends = chosen.ends or len(c.lines) + 1 >= m.settings.max_conversation_lines
     return Utterance(m.name, chosen.text, ends, source, chosen.act.name, chosen.act.note_of(chosen.topic))

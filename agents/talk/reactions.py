@@ -6,7 +6,7 @@ offer them each turn (agents/talk/acts.py ``offered``)."""
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
 from agents.planning.arrangements import keywords_overlap
 from agents.recall import grounding as gr
@@ -186,14 +186,21 @@ _REFRESHMENT = re.compile(r"\b(breakfast|lunch|dinner|brunch|snack|meal|drink|dr
                           r"sipping)\b", re.I)
 
 
+def followed_up_on(day: date) -> str:
+    """The mark, among what was told to a listener, of a follow-up asked of them that day."""
+    return f"{FOLLOW_UP}day:{day.isoformat()}"
+
+
 def follow_up(m: Talker, v: wd.Voice, c: Conversation, now: datetime, turn: int) -> Option | None:
     """A question on what the listener told in an earlier conversation ("Maria, you told me
     yesterday about the party. How did it go?"): an event it told of, or what it said it was
     doing; once a conversation."""
     if any(act_and_note(u)[1].startswith(FOLLOW_UP) for u in c.lines):
         return None
-    chats = m.memory.by_kind("chat")
     asked = m.social.told.get(v.other, [])  # what was asked after in an earlier talk is not asked again
+    if followed_up_on(now.date()) in asked:
+        return None  # one a day of each listener (a pair asked three in a day, of different things)
+    chats = m.memory.by_kind("chat")
     for x in sorted(chats, key=lambda x: -x.id)[:40]:
         made = x.created
         if f"{FOLLOW_UP}mem:{x.id}" in asked:
