@@ -759,6 +759,20 @@ def test_asked_about_her_day_a_host_names_her_party_later_on():
     assert "5 pm" not in said and "having lunch" in said
 
 
+def test_a_day_told_to_someone_in_it_says_you():
+    """ "Having lunch with Ayesha Khan" told to Ayesha is "having lunch with you"; to Maria it names her."""
+    from agents.planning.plan import PlanItem
+    m = mind()
+    m.today.plan = [PlanItem(NOW.replace(hour=8), 240, "running the cafe", "the Ville:Hobbs Cafe:cafe", "model"),
+                    PlanItem(NOW.replace(hour=12), 60, "having lunch with Ayesha Khan", "the Ville:Hobbs Cafe:cafe",
+                             "model")]
+    at_nine = NOW.replace(hour=9)
+    to_ayesha = replies._day_answer(m, wd.Voice(m.name, "Ayesha Khan", True, False, "1"), at_nine, "day", 1).text
+    assert "having lunch with you" in to_ayesha and "Ayesha Khan" not in to_ayesha
+    to_maria = replies._day_answer(m, wd.Voice(m.name, "Maria Lopez", True, False, "1"), at_nine, "day", 1).text
+    assert "having lunch with Ayesha Khan" in to_maria
+
+
 def test_people_named_are_people_in_the_order_named_not_shops():
     text = ("Carmen buys at Harvey Oak Supply Store and Hobbs Cafe; yesterday Tom Moreno told Maria Lopez "
             "and Arthur Burton; Tom Moreno again; Johnson Park; Oak Hill College")

@@ -190,12 +190,13 @@ def _day_answer(m: Talker, v: wd.Voice, now: datetime, topic: str, turn: int, av
     parts = []
     f = v.first  # the doing first, else the asker's name: "at the moment I'm" opened every answer alike
     if cur is not None and activity.is_gerund(cur.description.split()[0]) and topic == "day":
-        d = cur.description
+        d = _you(cur.description, v.other)
         named = (f"{f}, I'm {d} today", f"{f}, I'm {d} just now")
         parts.append(v.pick(named if common_doing(d) else (f"{d} keeps me busy today",
                                                             f"{d} is what I'm doing right now", *named), "day", turn))
     if nxt is not None and activity.is_gerund(nxt.description.split()[0]):
         t, d = when_where(m, nxt)
+        d = _you(d, v.other)
         named = (f"{f}, I'll be {d} at {t}", f"{f}, next I'm {d} at {t}")
         parts.append(v.pick(named if common_doing(d) else (f"{d} at {t} is next for me", *named), "next", topic, turn)
                      if not parts else f"at {t} I'm {d}")
@@ -204,7 +205,7 @@ def _day_answer(m: Talker, v: wd.Voice, now: datetime, topic: str, turn: int, av
                   and x.start.date() == now.date() and agenda.is_engagement(x)), None)
     if later is not None and parts:
         t, d = when_where(m, later)
-        parts.append(f"and at {t} I'm {d}")
+        parts.append(f"and at {t} I'm {_you(d, v.other)}")
     if not parts:
         pool = ((f"{f}, nothing planned for later, I think.", f"{f}, I haven't made any plans yet.",
                  f"{f}, I'll see how the day goes, nothing fixed.") if topic == "plans" else
@@ -213,6 +214,12 @@ def _day_answer(m: Talker, v: wd.Voice, now: datetime, topic: str, turn: int, av
         return Option(ANSWER, v.pick(pool, "answer", topic, turn, avoid=avoid), topic=topic, note="nothing planned")
     text = "; ".join(parts)
     return Option(ANSWER, text[0].upper() + text[1:] + ".", topic=topic, note="today's plan")
+
+
+def _you(doing: str, listener: str) -> str:
+    """A doing told to someone in it: "having lunch with Ayesha Khan", said to Ayesha, is
+    "having lunch with you"."""
+    return re.sub(rf"\b{re.escape(listener)}\b", "you", doing) if listener else doing
 
 
 def day_in_words(m: Talker, asker: str, now: datetime, turn: int) -> str:
