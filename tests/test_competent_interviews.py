@@ -124,6 +124,15 @@ def test_the_judge_puts_a_plain_specific_answer_above_a_guess_and_a_denial_last(
     ]) == [2, 1, 3]
 
 
+def test_the_judge_reads_an_interest_question_for_an_interest():
+    """A pastime answers "What is your interest?" before an occupation with a place in it (the
+    8-resident ablation ranked "I study physics at Oak Hill College" above "I stream video games")."""
+    assert _rank("What is your interest?", [
+        "I study physics at Oak Hill College.",
+        "I stream video games online in the evenings.",
+    ]) == [2, 1]
+
+
 def test_through_the_real_path_no_condition_denies_what_its_summary_states(tmp_path):
     """A saved run's residents interviewed under the paper's conditions (the interview path,
     the competent stand-in as the model), then ranked by its judge."""

@@ -168,7 +168,10 @@ SYNONYMS = {
             "daughter parents children kids alone",
     "self": "introduction introduce yourself",
     "likes": "interest interests hobby hobbies like likes love loves enjoy enjoys passion passionate fun inspire "
-             "inspires inspiration care cares dream dreams favourite favorite",
+             "inspires inspiration care cares dream dreams favourite favorite "
+             # what one does for its own sake: "I stream video games" answers an interest question
+             "stream streams play plays paint paints compose composes practise practises sketch sketches "
+             "garden gardens collect collects",
     "talk": "talk talked talking conversation conversed chat chatted said told asked discuss discussed spoke spoken",
     "day": "schedule routine typical weekday usually usual day days daily plan plans morning evening open opens "
            "close closes",
