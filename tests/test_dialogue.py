@@ -166,7 +166,7 @@ def every_phrasing(salts: int):
                             wd.question(v, "plans", salt), wd.question(v, "person", salt, "Klaus Mueller"),
                             wd.question(v, "day", salt, their_doing="painting a mural"),
                             *(wd.reaction(v, "party", kind, salt, "Klaus") for kind in ("hosted", "event", "going",
-                                                                                        "heard")),
+                                                                                        "heard", "heard-hosted")),
                             wd.reaction(v, "Hobbs Cafe", "news", salt), wd.reaction(v, "painting", "doing", salt),
                             wd.reaction(v, "breakfast", "doing", salt),
                             wd.reaction(v, "feud", "sad", salt), wd.reaction(v, "", "news", salt),

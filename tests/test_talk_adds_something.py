@@ -81,7 +81,13 @@ def test_one_who_knows_the_news_already_says_so_instead_of_calling_it_news():
                    'party at Hobbs Cafe on February 14, from 5 pm to 7 pm."', 6, subject="Klaus Mueller")
     c = Conversation(("Isabella Rodriguez", maria.name), "x", NOW, [said("Isabella Rodriguez", PARTY)])
     reactions = [o.text for o in dg.offers(maria, c, NOW, "chatting", "chatting") if o.act == dg.REACT]
-    assert reactions and "Klaus" in reactions[0], reactions  # "yes, Klaus told me about it. Are you going?"
+    assert reactions and "Klaus" in reactions[0], reactions  # "yes, Klaus told me about it."
+    # ... and the one telling it hosts it: not asked "Are you going?" of her own party
+    assert "Are you going" not in reactions[0]
+    for s in range(12):
+        heard = wd.reaction(wd.Voice(maria.name, "Isabella Rodriguez", True, True, str(s)), "party", "heard-hosted",
+                            s, "Klaus")
+        assert "Klaus" in heard and "Are you going" not in heard, heard
 
 
 def test_a_reaction_brings_ones_own_plan_or_memory_on_the_same_place_or_person():

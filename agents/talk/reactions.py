@@ -63,8 +63,9 @@ def react(v: wd.Voice, last: Utterance, last_act: Act | None, now: datetime, tur
     if ev is not None:
         mine = next((k for k in known if k.event.key == ev.key), None)
         tellers = sorted(t for t in (mine.tellers if mine else ()) if t != last.speaker)
-        kind = ("going" if mine is not None and mine.going else "heard" if tellers
-                else "hosted" if ev.host == last.speaker else "event")
+        hosts = ev.host == last.speaker
+        kind = ("going" if mine is not None and mine.going else ("heard-hosted" if hosts else "heard") if tellers
+                else "hosted" if hosts else "event")
         teller = tellers[0].split()[0] if tellers else ""
         return Option(REACT, wd.reaction(v, _event_word(ev.what), kind, turn, teller), note="the line before")
     sad = bool(wd._SAD.search(wd.first_clause(last.text)))

@@ -144,7 +144,8 @@ def reaction(v: Voice, topic: str, kind: str, turn: int, teller: str = "") -> st
     "Hobbs Cafe") and adds to it, a question mostly, never the line said back with "?" (8% of a
     run's lines were "Tom, you're having breakfast today? I didn't know that about you.").
     ``kind``: hosted (the teller hosts an event), event, going (one goes too), heard (one heard
-    of it from ``teller``), doing (what the teller does), sad, or news."""
+    of it from ``teller``), heard-hosted (... and the one telling hosts it), doing (what the
+    teller does), sad, or news."""
     f, x = v.first, topic
     big = x[:1].upper() + x[1:]
     if kind == "hosted":
@@ -160,6 +161,9 @@ def reaction(v: Voice, topic: str, kind: str, turn: int, teller: str = "") -> st
     elif kind == "heard" and teller:
         pool = (f"{f}, yes, {teller} told me about it. Are you going?",
                 f"{f}, I heard about it from {teller}. Is anyone else going?")
+    elif kind == "heard-hosted" and teller:  # of the host: not "Are you going?" (asked of Isabella, of her party)
+        pool = (f"{f}, yes, {teller} told me about it. Is anyone else coming?",
+                f"{f}, I heard about it from {teller}. How many people are coming?")
     elif kind == "sad" or _SAD.search(x):
         pool = (f"Oh no, {f}, I'm sorry to hear that. How are you holding up?",
                 f"{f}, that sounds hard. Is there anything I can do?", f"I'm sorry, {f}. Do you want to talk about it?")
