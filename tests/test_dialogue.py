@@ -425,6 +425,21 @@ def test_telling_the_news_is_no_invitation():
     assert invitation_for(m, "Klaus Mueller", NOW) is not None  # news told, the invitation still to make
 
 
+def test_news_of_a_gathering_is_not_told_to_one_who_just_said_they_go():
+    """Ayesha: "... at 3 pm I'm attending the study group at Oak Hill College." Hailey did not go on
+    to tell her of Maria's study group (a week's run)."""
+    m = mind(who=persona("Hailey Johnson"))
+    m.remember("chat", 'Maria Lopez told Hailey: "Hailey, I\'m hosting a study group at Oak Hill College on '
+               'February 13, from 3 pm to 5 pm."', 7, subject="Maria Lopez")
+    fresh = Conversation((m.name, "Ayesha Khan"), "x", NOW)
+    assert [o for o in dg.offers(m, fresh, NOW, "chatting", "chatting") if "study group" in o.text]
+    going = Utterance("Ayesha Khan", "Researching english literature keeps me busy today; at 3 pm I'm attending "
+                      "the study group at Oak Hill College.", source="repaired: grounded: act answer (day)")
+    c = Conversation((m.name, "Ayesha Khan"), "x", NOW, [going])
+    told = [o.text for o in dg.offers(m, c, NOW, "chatting", "chatting") if o.act in (dg.TELL, dg.INVITE)]
+    assert not [t for t in told if "study group" in t], told
+
+
 def test_an_offer_to_meet_is_not_offered_back():
     from agents.planning.plan import PlanItem
     m = mind(who=persona("Maria Lopez"))

@@ -106,8 +106,8 @@ def tells(m: Talker, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], know
             continue  # said to oneself ("... Klaus and you came"): retold, "you" named the wrong one
         if k is None and own_description(x, m.memory):
             continue  # "I have a long feud with my neighbour", unasked, was a recital: said when asked (answer)
-        if k is not None and k.event.key in their_events:
-            continue  # told of it by the listener in this very conversation
+        if k is not None and (k.event.key in their_events or _spoke_of(k.event.what, theirs)):
+            continue  # told of it by the listener in this very conversation ("at 3 pm I'm attending the study group")
         if k is None and any(same_news(d, t) for t in theirs):
             continue
         if k is not None:
@@ -129,6 +129,12 @@ def tells(m: Talker, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], know
             continue
         out.append(Option(TELL, text, fact_of(x), topic))
     return out
+
+
+def _spoke_of(what: str, lines: list[str]) -> bool:
+    """Whether one of ``lines`` names the gathering ``what`` ("the study group"): the listener
+    who said they are going to it has no news of it to hear."""
+    return bool(what) and any(re.search(rf"\b(?:the|a|an|my) {re.escape(what)}\b", t, re.I) for t in lines)
 
 
 def _addressed(v: wd.Voice, text: str, key: int) -> str:
