@@ -603,6 +603,21 @@ def test_talk_blocks_are_counted_and_a_host_starts_the_talk():
     assert talk_ and source == pv.MODEL and m.social.talk_stats["talked"] == 1  # the model asked, said yes
 
 
+def test_news_of_ones_own_raises_the_will_to_talk_a_secret_does_not():
+    """Sam, with his candidacy untold to Adam, starts the talk without asking the model; told,
+    the model decides again. Maria's crush never does."""
+    from agents.talk.converse import decide_to_talk
+    sam = mind(who=persona("Sam Moore"),
+               thoughts=["I have decided to run for mayor of the Ville in the coming local election; nobody knows yet"])
+    talk_, source = decide_to_talk(sam, "Adam Smith", NOW, "walking", "reading")
+    assert talk_ and source.startswith("rule: grounded: news of its own to tell: memory #") and "mayor" in source
+    [x] = [x for x in sam.memory.nodes if "mayor" in x.description]
+    sam.social.told["Adam Smith"] = [f"mem:{x.id}"]
+    assert decide_to_talk(sam, "Adam Smith", NOW, "walking", "reading") == (True, pv.MODEL)
+    maria = mind(who=persona("Maria Lopez"), thoughts=["I have a secret crush on Klaus Mueller"])
+    assert decide_to_talk(maria, "Adam Smith", NOW, "walking", "reading")[1] == pv.MODEL
+
+
 def test_past_its_days_conversations_a_resident_starts_none_but_to_invite():
     """After a day's conversations (talks_a_day) no call is asked and none is started, except
     to pass on an invitation not yet made to this one."""

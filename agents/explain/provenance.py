@@ -40,6 +40,8 @@ def tag(kind: str, why: str = "") -> str:
 
 # A rule's importance, waiting for the model's rating with the next batch (agents/recall/perceive.py).
 UNRATED = tag(RULE, "until the model rates it")
+# A thought the scenario (or a script) gave the resident: "I have decided to run for mayor ..."
+GIVEN_THOUGHT = tag(RULE, "a thought given to the resident")
 
 
 def kind_of(source: str | None) -> str:

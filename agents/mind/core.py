@@ -209,7 +209,7 @@ class Mind(Remembering, Keeping):
                            importance_source=pv.tag(pv.RULE, pv.SEED)) for ph in self.persona.phrases]
             self.seeded = True
         items += [dict(kind="thought", text=t, importance=imp, subject=self.name,
-                       source=pv.tag(pv.RULE, "a thought given to the resident"),
+                       source=pv.GIVEN_THOUGHT,
                        importance_source=pv.tag(pv.RULE, "set with the thought")) for t, imp in queued]
         self.remember_many(items)
 

@@ -112,7 +112,7 @@ _HOSTED = re.compile(r"^I hosted the (.+?) at .+? on \w+ \d{1,2}; (.+?) came\.?$
 _FEELINGS = re.compile(rf"\bI have (?:a )?(?:secret )?(?:crush on|feelings for) ({_NAME})")
 _WORK = re.compile(r"^I am (writing|working on|preparing) (?:a|an|the|my) (.+?)\.?$")
 _CARES = re.compile(r"^I (care (?:a lot |deeply |very much |so much )?about|love|like|enjoy) (.+?)\.?$")
-_DESCRIPTION = (pv.tag(pv.RULE, pv.SEED), pv.tag(pv.RULE, "a thought given to the resident"))
+_DESCRIPTION = (pv.tag(pv.RULE, pv.SEED), pv.GIVEN_THOUGHT)
 
 _STOP = set("""a an the and or but if of to in on at by for with from into about over after before as is are was were be
 been being am do does did has have had i me my mine we our you your he him his she her they them their it its this

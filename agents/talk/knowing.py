@@ -177,7 +177,7 @@ def same_news(memory: str, said: str) -> bool:
     return len(content_words(memory) & content_words(said)) >= 3
 
 
-_GIVEN = (pv.tag(pv.RULE, pv.SEED), pv.tag(pv.RULE, "a thought given to the resident"))
+_GIVEN = (pv.tag(pv.RULE, pv.SEED), pv.GIVEN_THOUGHT)
 
 
 def quotes_you(d: str) -> bool:
