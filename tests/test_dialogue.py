@@ -168,7 +168,7 @@ def every_phrasing(salts: int):
                             *(wd.reaction(v, "party", kind, salt, "Klaus") for kind in ("hosted", "event", "going",
                                                                                         "heard", "heard-hosted")),
                             wd.reaction(v, "Hobbs Cafe", "news", salt), wd.reaction(v, "painting", "doing", salt),
-                            wd.reaction(v, "breakfast", "doing", salt),
+                            wd.reaction(v, "breakfast", "doing", salt), wd.reaction(v, "studying", "day told", salt),
                             wd.reaction(v, "feud", "sad", salt), wd.reaction(v, "", "news", salt),
                             wd.related(v, "Hobbs Cafe", "I'll be there myself at 12 pm, having lunch.", salt),
                             wd.follow_up(v, "about the party", "yesterday", salt, over=bool(salt % 2), event=True),

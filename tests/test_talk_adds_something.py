@@ -75,6 +75,18 @@ def test_a_reaction_names_the_news_in_a_word_and_adds_a_question_not_the_line_ba
     assert any("party" in r for r in party) and not any("February 14" in r for r in party)
 
 
+def test_a_day_told_with_what_is_next_is_not_asked_what_is_next():
+    told = said("Adam Smith", "Ayesha, I'm studying at the library today; at 12 pm I'm having lunch at Hobbs Cafe; "
+                "and at 2 pm I'm attending the sketching session at Johnson Park.", "answer")
+    got = {dg.react(wd.Voice("Ayesha Khan", "Adam Smith", True, True, str(s)), told, dg.ANSWER, NOW, s).text
+           for s in range(20)}
+    assert not [r for r in got if re.search(r"next|planned", r)], got  # "Adam, busy day! What's next for you?"
+    alone = said("Adam Smith", "Ayesha, I'm studying at the library today.", "answer")
+    asked = {dg.react(wd.Voice("Ayesha Khan", "Adam Smith", True, True, str(s)), alone, dg.ANSWER, NOW, s).text
+             for s in range(20)}
+    assert [r for r in asked if re.search(r"next|planned", r)]  # what is next, asked when not told
+
+
 def test_one_who_knows_the_news_already_says_so_instead_of_calling_it_news():
     maria = mind()
     maria.remember("chat", 'Klaus Mueller told Maria: "Maria, I heard Isabella Rodriguez is hosting a Valentine\'s Day '

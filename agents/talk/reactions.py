@@ -75,7 +75,13 @@ def react(v: wd.Voice, last: Utterance, last_act: Act | None, now: datetime, tur
     kind = "sad" if sad else "doing" if doing else "news"
     if doing and re.search(r"\b(?:hosting|attending|going to)\s+(?:the |a |an )?" + re.escape(topic), last.text):
         kind = "hosted" if re.search(r"\bhosting\b", last.text) else "event"  # a gathering, not a chore
+    elif kind == "doing" and _NEXT_TOLD.search(last.text):
+        kind = "day told"
     return Option(REACT, wd.reaction(v, topic, kind, turn), note="the line before")
+
+
+# "...; at 12 pm I'm having lunch at Hobbs Cafe": the day told, what is next in it
+_NEXT_TOLD = re.compile(r"\bat \d{1,2}(?::\d\d)? ?[ap]m I(?:'m| am| will|'ll)\b", re.I)
 
 
 def _event_word(what: str) -> str:

@@ -145,7 +145,7 @@ def reaction(v: Voice, topic: str, kind: str, turn: int, teller: str = "") -> st
     run's lines were "Tom, you're having breakfast today? I didn't know that about you.").
     ``kind``: hosted (the teller hosts an event), event, going (one goes too), heard (one heard
     of it from ``teller``), heard-hosted (... and the one telling hosts it), doing (what the
-    teller does), sad, or news."""
+    teller does), day told (what it does and what is next), sad, or news."""
     f, x = v.first, topic
     big = x[:1].upper() + x[1:]
     if kind == "hosted":
@@ -167,6 +167,9 @@ def reaction(v: Voice, topic: str, kind: str, turn: int, teller: str = "") -> st
     elif kind == "sad" or _SAD.search(x):
         pool = (f"Oh no, {f}, I'm sorry to hear that. How are you holding up?",
                 f"{f}, that sounds hard. Is there anything I can do?", f"I'm sorry, {f}. Do you want to talk about it?")
+    elif kind == "day told":  # they said what is next already: not "What's next for you?" (Ayesha to Adam)
+        pool = (f"{f}, that's a full day! Is it always this busy?", f"{f}, busy day! Do you enjoy the busy ones?",
+                f"{f}, sounds like a good day. Do you like days like that?")
     elif kind == "doing" and (not x or x.split()[0].endswith("ing")):  # "waking up": no object to name
         pool = (f"{f}, busy day! What's next for you?", f"{f}, sounds good. Anything fun planned for later?",
                 f"{f}, that sounds nice. Is it a day like any other for you?")
