@@ -440,6 +440,23 @@ def test_news_of_a_gathering_is_not_told_to_one_who_just_said_they_go():
     assert not [t for t in told if "study group" in t], told
 
 
+def test_no_offer_to_meet_at_an_hour_the_listener_just_said_is_taken():
+    """Klaus: "... at 7 pm I'm having a drink at the bar." Latoya asked him along to a coffee at
+    7 pm, and he could only decline (a week's run); at another hour she still may."""
+    from agents.planning.plan import PlanItem
+    m = mind(who=persona("Latoya Williams"))
+    m.today.plan = [PlanItem(NOW.replace(hour=19), 60, "having a coffee", "the Ville:Hobbs Cafe:cafe")]
+    busy = Utterance("Klaus Mueller", "Latoya, I'm having lunch just now; at 7 pm I'm having a drink at the bar.",
+                     source="repaired: grounded: act answer (day)")
+    c = Conversation((m.name, "Klaus Mueller"), "x", NOW, [busy])
+    assert dg.meet(m, dg.voice(m, c), NOW, 1) is not None  # without the line, the offer is there
+    assert dg.MEET not in [o.act for o in dg.offers(m, c, NOW, "chatting", "chatting")]
+    free = Utterance("Klaus Mueller", "Latoya, I'm having lunch just now; at 3 pm I'm reading.",
+                     source="repaired: grounded: act answer (day)")
+    c2 = Conversation((m.name, "Klaus Mueller"), "x", NOW, [free])
+    assert dg.MEET in [o.act for o in dg.offers(m, c2, NOW, "chatting", "chatting")]
+
+
 def test_an_offer_to_meet_is_not_offered_back():
     from agents.planning.plan import PlanItem
     m = mind(who=persona("Maria Lopez"))

@@ -4,6 +4,7 @@ events it hosts or goes to (``invite``), and offers to meet where its plan goes 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from agents.explain import provenance as pv
@@ -131,6 +132,19 @@ def tells(m: Talker, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], know
     return out
 
 
+_AT_HOUR = re.compile(r"\bat (\d{1,2})(?::(\d\d))? ?([ap]m) I(?:'m| am|'ll| will)\b", re.I)
+
+
+def _hours_taken(lines: Sequence[str]) -> list[int]:
+    """The hours (minutes of the day) someone's lines say they are busy at ("at 7 pm I'm ...")."""
+    out = []
+    for t in lines:
+        for h, mm, ap in _AT_HOUR.findall(t):
+            hour = int(h) % 12 + (12 if ap.lower() == "pm" else 0)
+            out.append(hour * 60 + int(mm or 0))
+    return out
+
+
 def _spoke_of(what: str, lines: list[str]) -> bool:
     """Whether one of ``lines`` names the gathering ``what`` ("the study group"): the listener
     who said they are going to it has no news of it to hear."""
@@ -170,12 +184,16 @@ def _event_news(m: Talker, v: wd.Voice, k: Known) -> str:
                   "news", ev.key)
 
 
-def meet(m: Talker, v: wd.Voice, now: datetime, turn: int) -> Option | None:
-    """An offer to meet at a public place the speaker's plan takes it to later today."""
+def meet(m: Talker, v: wd.Voice, now: datetime, turn: int, their_lines: Sequence[str] = ()) -> Option | None:
+    """An offer to meet at a public place the speaker's plan takes it to later today, not at an
+    hour the listener has just said is taken ("at 7 pm I'm having a drink at the bar")."""
     home = m.persona.home.split(":")[1]
+    taken = _hours_taken(their_lines)
     for x in plan_today(m, now):
         if not (now + timedelta(minutes=30) <= x.start and x.start.date() == now.date() and x.start.hour < 21):
             continue
+        if any(abs(x.start.hour * 60 + x.start.minute - t) < 60 for t in taken):
+            continue  # asked along at an hour they just said is taken, they could only decline
         sector = x.address.split(":")[1] if x.address.count(":") >= 1 else ""
         d = x.description
         if not sector or sector == home or not activity.is_gerund(d.split()[0]) or not SOCIAL.search(d):
@@ -212,7 +230,8 @@ def _meetings(t: Turn) -> list[Option]:
     """One plan to meet a conversation (no offer back), and not in answer to an offer."""
     if t.said(MEET) or t.last_act in OFFERS or not t.room:
         return []
-    return [o for o in [meet(t.m, t.v, t.now, t.turn)] if o]
+    theirs = [u.text for u in t.c.lines if u.speaker == t.v.other]
+    return [o for o in [meet(t.m, t.v, t.now, t.turn, theirs)] if o]
 
 
 __all__ = ["HOSTING", "invite", "meet", "tells"]
