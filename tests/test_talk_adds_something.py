@@ -285,6 +285,12 @@ def test_small_talk_asks_about_the_place_both_are_at_and_it_is_answered_from_mem
     at_cafe = Conversation((maria.name, "Klaus Mueller"), "the Ville:Hobbs Cafe:cafe", NOW, day_asked)
     asks = [o for o in dg.offers(maria, at_cafe, NOW, "chatting", "chatting") if o.act == dg.ASK]
     assert [o for o in asks if o.topic == "place:Hobbs Cafe" and "Hobbs Cafe" in o.text], asks
+    at_work = [said("Maria Lopez", "Klaus, how is your day going?", "ask (day)"),
+               said("Klaus Mueller", "Maria, I'm running the cafe today.", "answer (day)")]
+    working = Conversation((maria.name, "Klaus Mueller"), "the Ville:Hobbs Cafe:cafe", NOW, at_work)
+    assert not [o for o in dg.offers(maria, working, NOW, "chatting", "chatting") if o.topic.startswith("place")]
+    assert not [o for o in dg.offers(maria, at_cafe, NOW, "running the cafe", "chatting")
+                if o.topic.startswith("place")]  # seen at work there: not "do you come here often?"
     at_home = Conversation((maria.name, "Klaus Mueller"), "the Ville:Klaus Mueller's apartment:main room", NOW,
                            day_asked)
     assert not [o for o in dg.offers(maria, at_home, NOW, "chatting", "chatting") if o.topic.startswith("place")]

@@ -249,6 +249,9 @@ def ask(m: Talker, v: wd.Voice, lines: list[Utterance], turn: int, nodes: list[M
     asked = {note.split(":")[0] for act, note in map(act_and_note, lines) if act is ASK}
     for topic in ("day", "you", "person", "place", "plans"):
         if topic == "place":
+            theirs = [u.text for u in lines if u.speaker == v.other]
+            if any(_AT_WORK.search(t) for t in [partner_doing, *theirs]):
+                continue  # not "do you come to The Rose and Crown Pub often?" to the one running it
             if place and topic not in asked:
                 return Option(ASK, wd.question(v, "place", turn, place, avoid=[u.text for u in lines]),
                               topic=f"place:{place}")
@@ -268,6 +271,11 @@ def ask(m: Talker, v: wd.Voice, lines: list[Utterance], turn: int, nodes: list[M
         seen = partner_doing if topic == "day" and _askable(partner_doing) else ""
         return Option(ASK, wd.question(v, topic, turn, avoid=[u.text for u in lines], their_doing=seen), topic=topic)
     return None
+
+
+# Working where both are: the place is no question to them
+_AT_WORK = re.compile(r"\b(running|working|serving|tending|teaching|managing|restocking|brewing|opening|closing)\b",
+                      re.I)
 
 
 def _askable(doing: str) -> bool:
