@@ -635,6 +635,23 @@ def test_news_of_ones_own_raises_the_will_to_talk_a_secret_does_not():
     assert decide_to_talk(maria, "Adam Smith", NOW, "walking", "reading")[1] == pv.MODEL
 
 
+def test_a_talk_begun_with_news_of_ones_own_opens_with_it():
+    """Sam, starting a talk with his candidacy untold to Adam, says it first, as a host opens with
+    the invitation, whatever the model would have picked; told, the talk opens as any other. As
+    the listener, he answers first."""
+    mayor = "I have decided to run for mayor of the Ville in the coming local election; nobody knows yet"
+    sam = mind(pick=choose("day"), who=persona("Sam Moore"), thoughts=[mayor])
+    c = talk(sam, mind(who=persona("Adam Smith")))
+    first = c.lines[0]
+    assert first.speaker == "Sam Moore" and "run for mayor" in first.text and first.act == "tell", first
+    assert "knows" not in first.text and "rule: grounded:" in first.source  # the only line that fits
+    again = talk(sam, mind(who=persona("Adam Smith")), NOW.replace(hour=15))
+    assert "mayor" not in again.lines[0].text  # told once
+    asked = talk(mind(pick=choose("day"), who=persona("Adam Smith")), mind(pick=choose("day"), who=persona("Sam Moore"),
+                                                                         thoughts=[mayor]))
+    assert asked.lines[0].speaker == "Adam Smith" and "mayor" not in asked.lines[0].text
+
+
 def test_past_its_days_conversations_a_resident_starts_none_but_to_invite():
     """After a day's conversations (talks_a_day) no call is asked and none is started, except
     to pass on an invitation not yet made to this one."""

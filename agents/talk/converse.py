@@ -93,7 +93,8 @@ def decide_to_talk(m: Talker, other: str, now: datetime, doing: str, their_doing
     """(talk?, provenance): without a usable answer the resident keeps to itself. In the
     grounded mode a resident with an invitation to make (an event it hosts or goes to, not
     yet told to ``other``) starts the conversation without asking: it means to invite
-    everyone it meets; so does one with news of its own to tell (``own_news_for``). Past its
+    everyone it meets; so does one with news of its own to tell (``news.own_news_for``), and it
+    opens with that news (dialogue._host_opening). Past its
     day's conversations it starts none, without asking."""
     stats = m.social.talk_stats
     if m.grounded:
@@ -101,10 +102,10 @@ def decide_to_talk(m: Talker, other: str, now: datetime, doing: str, their_doing
         if pending is not None:
             stats["talked: an invitation to make"] += 1
             return True, pv.tag(pv.RULE, f"{gr.GROUNDED}: an invitation to make: {gr.source_note(pending)}")
-        mine = own_news_for(m, other, now)
+        mine = news.own_news_for(m, other, now)
         if mine is not None:
             stats["talked: news of its own to tell"] += 1
-            return True, pv.tag(pv.RULE, f"{gr.GROUNDED}: news of its own to tell: {gr.source_note(mine)}")
+            return True, pv.tag(pv.RULE, f"{gr.GROUNDED}: news of its own to tell: {gr.source_note(knowing.fact_of(mine))}")
     if talked_enough_today(m):
         stats["refused: enough talk today"] += 1
         return False, pv.tag(pv.RULE, "enough talk today")
@@ -142,23 +143,6 @@ def invitation_for(m: Talker, other: str, now: datetime) -> gr.Fact | None:
     for k in knowing.events_known(m, nodes, now):
         if k.going and k.event.host != other and f"event:{k.event.key}" not in told:
             return gr.Fact(k.node.id, gr._short(k.node.description), float(k.node.importance))
-    return None
-
-
-def own_news_for(m: Talker, other: str, now: datetime) -> gr.Fact | None:
-    """A thought the resident was given that is news of its own, not a secret nor a gathering
-    (those are invitations), and not yet told to ``other``: Sam's "I have decided to run for mayor"
-    raises his will to talk as the party raises Isabella's (he told 2 residents in 27 hours)."""
-    try:
-        nodes = m.search([knowing.NEWS_QUERY.format(other=other)], now, k=4, char_budget=2000, touch=False,
-                         kinds=("thought",))
-    except Exception:  # noqa: BLE001 - an embedding server down: the model decides as usual
-        return None
-    told = m.social.told.get(other, [])
-    for x in nodes:
-        if x.source == pv.GIVEN_THOUGHT and x.subject == m.name and f"mem:{x.id}" not in told \
-                and not knowing.SECRET.search(x.description) and not dt.parse(x.description, now, teller=m.name):
-            return gr.Fact(x.id, gr._short(x.description), float(x.importance))
     return None
 
 

@@ -77,7 +77,7 @@ from agents.talk.knowing import (
 )
 
 # news and reactions register the builders of invite, tell, meet, react and ask (acts.offered)
-from agents.talk.news import HOSTING, invite, meet, tells
+from agents.talk.news import HOSTING, invite, meet, opening_news, tells
 from agents.talk.reactions import ask, follow_up, followed_up_on, react, related, shared_acquaintance, topic_of
 from agents.talk.speaker import Talker
 from agents.words import activity
@@ -197,13 +197,16 @@ def offers(m: Talker, c: Conversation, now: datetime, partner_doing: str, doing:
 def _host_opening(t: Turn) -> list[Option]:
     """The talk began for an invitation, or the host means to invite everyone it meets: the
     invitation, or the event's news first, is what the speaker says now (nothing when no
-    invitation is pending: not in answer to an offer or a question, one offer a side)."""
+    invitation is pending: not in answer to an offer or a question, one offer a side). A talk
+    begun with news of one's own to tell (Sam's candidacy) opens with it."""
     m, v, last, last_act, turn = t.m, t.v, t.last, t.last_act, t.turn
     pending = last_act not in (*OFFERS, ASK) and not (last_act is ANSWER and last is not None
                                                       and last.text.rstrip().endswith("?"))
     inviting = invite(m, v, t.known, t.now, t.lines, turn) if pending and not t.said(OFFERS, mine=True) else None
     if inviting is None or not (turn == 0 or inviting.note == HOSTING):
-        return []
+        own = opening_news(t)  # or the talk began for news of one's own (converse.decide_to_talk)
+        return [] if own is None else [replace(own, text=f"{wd.greeting(v, t.now.hour, turn)} "
+                                                         f"{_drop_name(own.text, v.first)}")]
     key = inviting.topic.split(":", 1)[1]
     # The host invites (its news is in the invitation); another opens with the invitation or the news.
     news = [] if inviting.note == HOSTING else [o for o in tells(m, v, t.c, t.nodes, t.known, t.now)

@@ -15,6 +15,7 @@ from agents.talk import wording as wd
 from agents.talk.acts import INVITE, MEET, OFFERS, TELL, Option, offered
 from agents.talk.knowing import (
     HEARD_LINE,
+    NEWS_QUERY,
     Known,
     Turn,
     clash,
@@ -120,9 +121,7 @@ def tells(m: Talker, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], know
             if f"mem:{x.id}" in told:
                 continue
             # 'Isabella told Klaus: "Klaus, I love ..."' retold by Klaus was '... told me: "I, I love ..."'
-            d = re.sub(r'(told \w+: ")[A-Z][a-z]+, (\w)', lambda g: g.group(1) + g.group(2).upper(), d)
-            d = dt.past_days(untold_note_dropped(d), now)  # the day after: "yesterday's" party
-            text, topic = _addressed(v, converse_words(gr.first_person(d, m.name), other), x.id), f"mem:{x.id}"
+            text, topic = _memory_news(m, v, x, now), f"mem:{x.id}"
         key = wd.norm(text)
         if any(key and (key in s or s in key) for s in said if len(s) > 12) or wd.fragment(text):
             continue
@@ -130,6 +129,39 @@ def tells(m: Talker, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], know
             continue
         out.append(Option(TELL, text, fact_of(x), topic))
     return out
+
+
+def _memory_news(m: Talker, v: wd.Voice, x: MemoryNode, now: datetime) -> str:
+    """A memory told as news to ``v.other``, in the speaker's words."""
+    # 'Isabella told Klaus: "Klaus, I love ..."' retold by Klaus was '... told me: "I, I love ..."'
+    d = re.sub(r'(told \w+: ")[A-Z][a-z]+, (\w)', lambda g: g.group(1) + g.group(2).upper(), x.description)
+    d = dt.past_days(untold_note_dropped(d), now)  # the day after: "yesterday's" party
+    return _addressed(v, converse_words(gr.first_person(d, m.name), v.other), x.id)
+
+
+def own_news_for(m: Talker, other: str, now: datetime) -> MemoryNode | None:
+    """A thought the resident was given that is news of its own, not a secret nor a gathering
+    (those are invitations), and not yet told to ``other``: Sam's "I have decided to run for mayor"
+    raises his will to talk as the party raises Isabella's (he told 2 residents in 27 hours)."""
+    try:
+        nodes = m.search([NEWS_QUERY.format(other=other)], now, k=4, char_budget=2000, touch=False,
+                         kinds=("thought",))
+    except Exception:  # noqa: BLE001 - an embedding server down: the model decides as usual
+        return None
+    told = m.social.told.get(other, [])
+    for x in nodes:
+        if x.source == pv.GIVEN_THOUGHT and x.subject == m.name and f"mem:{x.id}" not in told \
+                and not dt.parse(x.description, now, teller=m.name) and not unsayable(x, now, other, m.memory):
+            return x
+    return None
+
+
+def opening_news(t: Turn) -> Option | None:
+    """What a talk its speaker began opens with when it has news of its own for the listener
+    (``own_news_for``), as a host's opens with the invitation: offered among other lines, Sam chose
+    his candidacy 4 times in 21 (25 residents, two days), and it reached 7 of 25."""
+    x = own_news_for(t.m, t.v.other, t.now) if t.turn == 0 else None
+    return None if x is None else Option(TELL, _memory_news(t.m, t.v, x, t.now), fact_of(x), f"mem:{x.id}")
 
 
 _AT_HOUR = re.compile(r"\bat (\d{1,2})(?::(\d\d))? ?([ap]m) I(?:'m| am|'ll| will)\b", re.I)
@@ -234,4 +266,4 @@ def _meetings(t: Turn) -> list[Option]:
     return [o for o in [meet(t.m, t.v, t.now, t.turn, theirs)] if o]
 
 
-__all__ = ["HOSTING", "invite", "meet", "tells"]
+__all__ = ["HOSTING", "invite", "meet", "opening_news", "own_news_for", "tells"]
