@@ -105,7 +105,8 @@ def decide_to_talk(m: Talker, other: str, now: datetime, doing: str, their_doing
         mine = news.own_news_for(m, other, now)
         if mine is not None:
             stats["talked: news of its own to tell"] += 1
-            return True, pv.tag(pv.RULE, f"{gr.GROUNDED}: news of its own to tell: {gr.source_note(knowing.fact_of(mine))}")
+            note = gr.source_note(knowing.fact_of(mine))
+            return True, pv.tag(pv.RULE, f"{gr.GROUNDED}: news of its own to tell: {note}")
     if talked_enough_today(m):
         stats["refused: enough talk today"] += 1
         return False, pv.tag(pv.RULE, "enough talk today")
