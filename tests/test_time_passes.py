@@ -278,6 +278,31 @@ def test_the_day_after_how_a_gathering_went_is_told_first():
     assert "party" not in dg.tells(m, dg.voice(m, c), c, m.memory.nodes, [], later)[0].text
 
 
+def test_asked_the_day_after_who_came_the_host_tells_how_it_went():
+    """The visitor asked Isabella, the morning after, "Who came to your Valentine's Day party last
+    night?" and she told her day's plan; now the recap answers it, from the visitor and from a
+    resident, and a question about something else does not get it."""
+    from agents.mind.interview import answer_now
+    m = mind()
+    m.start_turn(datetime(2023, 2, 14, 19, 10))
+    m.remember("thought", "I hosted the Valentine's Day party at Hobbs Cafe on February 14; Klaus Mueller and "
+               "Maria Lopez came.", 5, subject=m.name, source=recaps.RECAP)
+    m.start_turn(FEB15)
+    for asked in ("Who came to your Valentine's Day party last night?", "How was the party yesterday?"):
+        got = answer_now(m, "Alex", asked, now=FEB15)
+        assert got.text == "I hosted the Valentine's Day party at Hobbs Cafe yesterday; Klaus Mueller and Maria " \
+            "Lopez came.", (asked, got)
+        assert "the gathering asked about" in got.source and got.memory_id is not None
+    assert "hosted" not in answer_now(m, "Alex", "How was the study group?", now=FEB15).text
+    assert "hosted" not in answer_now(m, "Alex", "Is the party still on?", now=FEB15).text
+    c = Conversation(("Ayesha Khan", m.name), "the Ville:Hobbs Cafe:cafe", FEB15)
+    said = dg.answer(m, dg.voice(m, c), "Isabella, how did the party go?", "day", FEB15, [], [], 1)
+    assert said is not None and said.text.startswith("Ayesha, I hosted the Valentine's Day party at Hobbs Cafe "
+                                                     "yesterday")
+    days_on = dg.answer(m, dg.voice(m, c), "Isabella, how was the party?", "day", datetime(2023, 2, 18, 9), [], [], 1)
+    assert days_on is None or "hosted" not in days_on.text  # three days on, the recap no longer answers
+
+
 def test_one_is_not_asked_about_the_toilet_nor_invited_twice_over():
     assert not reactions._askable("using the toilet") and reactions._askable("painting a watercolour")
     m = mind(who=persona("Maria Lopez"))

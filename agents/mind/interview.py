@@ -363,6 +363,10 @@ def _grounded(mind: Mind, asker: Asker, speaker: str, text: str, now: datetime, 
     offer = _invited(mind, asker, speaker, text, now, history)
     if offer is not None:
         return offer
+    recap = dialogue.recap_asked(mind, text, now)
+    if recap is not None:  # asked how a gathering went: what it remembers of it, not its day's plan
+        source = pv.tag(pv.RULE, f"{gr.GROUNDED}: {gr.source_note(dialogue.fact_of(recap))}; the gathering asked about")
+        return Reply(dialogue.recap_words(mind, recap, now, speaker), source, recap.id, recap.description, gr.GROUNDED)
     said = [b for a, b in history if a == mind.name]
     facts = grounded_facts(mind, text, now, touch=remember, skip=said, asker=speaker)
     got = gr.choose(asker, facts, name=mind.name, question=text, asked_by=speaker, purpose="choose_fact",

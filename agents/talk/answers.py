@@ -98,15 +98,46 @@ def how_it_went(m: Talker, asked: str, now: datetime) -> MemoryNode | None:
     return max(recaps, key=lambda x: x.id, default=None)
 
 
+# "Who came to your party last night?", "How was the study group?": a question about a gathering that is over
+_HOW_WENT = re.compile(r"\b(how (?:did|was|were)|who (?:came|was there|were there|showed up|went)|"
+                       r"did (?:anyone|many|people|they) (?:come|show)|go well|went well)\b", re.I)
+_RECAP_WHAT = re.compile(r"^I (?:hosted|went to) the (.+?) at ")
+
+
+def recap_asked(m: Talker, asked: str, now: datetime) -> MemoryNode | None:
+    """The speaker's recap (agents/planning/recaps.py) of the gathering a question about one
+    that is over names ("Who came to your Valentine's Day party last night?" names the party of
+    "I hosted the Valentine's Day party at Hobbs Cafe on February 14; ... came."), the newest,
+    or None. Asked so by the visitor, Isabella had answered with her day's plan."""
+    if not _HOW_WENT.search(asked):
+        return None
+    words = set(re.findall(r"[a-z']{4,}", asked.lower()))
+    for x in sorted(m.memory.by_kind("thought"), key=lambda x: -x.id):
+        if now - x.created > timedelta(days=RECAP_DAYS):
+            break
+        what = _RECAP_WHAT.match(x.description) if pv.why_of(x.source).startswith(pv.RECAP) else None
+        if what and words & set(re.findall(r"[a-z']{4,}", what.group(1).lower())):
+            return x
+    return None
+
+
+def recap_words(m: Talker, recap: MemoryNode, now: datetime, other: str) -> str:
+    """A recap said to ``other`` the days after: "I hosted the party at Hobbs Cafe yesterday; you came"."""
+    return converse_words(gr.first_person(dt.past_days(recap.description, now), m.name), other)
+
+
 def answer(m: Talker, v: wd.Voice, asked: str, topic: str, now: datetime, nodes: list[MemoryNode],
            known: list[Known], turn: int, avoid: list[str] | tuple[str, ...] = (),
            agreed: list[Arrangement] | None = None) -> Option | None:
     """The answer to the question just asked: about the speaker's day, its plans, or a person."""
     topic = topic or question_topic(asked, m.name, v.other)
+    recap = recap_asked(m, asked, now) if not topic.startswith(FOLLOW_UP) else None
+    if recap is not None:
+        return Option(ANSWER, f"{v.first}, {recap_words(m, recap, now, v.other)}", fact_of(recap), topic)
     if topic.startswith(FOLLOW_UP):
         recap = how_it_went(m, asked, now) if topic != f"{FOLLOW_UP}on" else None
         if recap is not None:  # what it remembers of the gathering, not a stock "it went all right"
-            text = converse_words(gr.first_person(dt.past_days(recap.description, now), m.name), v.other)
+            text = recap_words(m, recap, now, v.other)
             return Option(ANSWER, f"{v.first}, {text}", fact_of(recap), topic)  # "I hosted ...": "I" stays
         return Option(ANSWER, wd.followed_up(v, topic != f"{FOLLOW_UP}on", turn), topic=topic, note="the question")
     if topic == "you":  # asked what one does: one's own description, the one place it is said
@@ -265,4 +296,5 @@ def empty_answer(u: Utterance) -> bool:
 
 
 
-__all__ = ["answer", "answers_to_offer", "ask_back", "day_in_words", "empty_answer", "question_topic"]
+__all__ = ["answer", "answers_to_offer", "ask_back", "day_in_words", "empty_answer", "question_topic", "recap_asked",
+           "recap_words"]

@@ -62,13 +62,23 @@ from agents.talk.acts import (
     act_of,
     responds,
 )
-from agents.talk.answers import answer, answers_to_offer, ask_back, day_in_words, empty_answer, question_topic
+from agents.talk.answers import (
+    answer,
+    answers_to_offer,
+    ask_back,
+    day_in_words,
+    empty_answer,
+    question_topic,
+    recap_asked,
+    recap_words,
+)
 from agents.talk.knowing import (
     NEWS_QUERY,
     Known,
     Turn,
     agreed_here,
     events_known,
+    fact_of,
     gr_names,
     is_timetable,
     offered_event,
@@ -293,6 +303,7 @@ __all__ = [
     "ask",
     "day_in_words",
     "events_known",
+    "fact_of",
     "follow_up",
     "gr_names",
     "is_timetable",
@@ -303,6 +314,8 @@ __all__ = [
     "question_topic",
     "react",
     "recall",
+    "recap_asked",
+    "recap_words",
     "related",
     "reply_schema",
     "responds",
