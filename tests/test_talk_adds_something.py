@@ -171,6 +171,30 @@ def test_a_reflection_resting_only_on_ones_description_or_on_a_secret_is_not_tol
 
 
 
+def test_what_someone_is_like_is_no_news_but_what_they_work_towards_is():
+    """Played on Feb 15: "Hi Ayesha. Mei Lin is dedicated to teaching classes.", "Hello, Klaus. I am
+    dedicated to researching number theory." Insights of character, bond and wants are said when
+    asked about the person, not told as news; an aim (Sam's candidacy) still is news."""
+    m = mind("Maria Lopez")
+    seen = [m.remember("observation", f"Mei Lin is teaching classes at Oak Hill College ({i})", 3) for i in range(3)]
+    cites = tuple(x.id for x in seen if x is not None)
+    m.remember_many([dict(kind="reflection", text=text, importance=9, subject=m.name, evidence=list(cites),
+                          source=reflect.grounded_source(insights.Candidate(kind, text, cites), 4))
+                     for kind, text in (("character", "Mei Lin is dedicated to teaching classes."),
+                                        ("character", "I am dedicated to studying physics."),
+                                        ("bond", "Klaus Mueller wants to spend time with me."),
+                                        ("aims", "Sam Moore is working towards running for mayor of the Ville."))])
+    c = Conversation(("Ayesha Khan", m.name), "x", NOW, [])
+    texts = [o.text for o in dg.offers(m, c, NOW, "chatting", "chatting") if o.act == dg.TELL]
+    assert not [t for t in texts if re.search(r"dedicated|spend time with", t)], texts
+    news = dg.tells(m, dg.voice(m, c), c, m.memory.nodes, [], NOW)
+    assert [o.text for o in news if "mayor" in o.text], [o.text for o in news]
+    asked = Conversation(("Ayesha Khan", m.name), "x", NOW, [said("Ayesha Khan", "Maria, how is Mei doing these days?",
+                                                                   "ask (person:Mei Lin)")])
+    answers = [o.text for o in dg.offers(m, asked, NOW, "chatting", "chatting")]
+    assert any("Mei" in t for t in answers), answers  # asked about her: what she is like may be said
+
+
 def test_asked_about_someone_one_lives_with_the_answer_is_no_description_said_back_as_you():
     # a 25-resident run: Mei asked John "How is Eddy doing these days?" and heard
     # "I live with you, a college professor, and our son Eddy Lin."

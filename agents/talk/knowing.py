@@ -172,6 +172,16 @@ def unsayable(x: MemoryNode, now: datetime, other: str, memory: MemoryStream | N
     return bool(heard and (heard.group(1) == other or _RETOLD.search(d)))  # not back to whoever told it
 
 
+# What someone is like, how people stand, what one wants: said when asked about them, never told as
+# news ("Hi Ayesha. Mei Lin is dedicated to teaching classes.", "Hello, Klaus. I am dedicated to ...")
+NOT_NEWS_INSIGHTS = ("character", "bond", "wants")
+
+
+def insight_not_news(x: MemoryNode) -> bool:
+    """A reflection whose kind is no news to tell (``NOT_NEWS_INSIGHTS``)."""
+    return x.kind == "reflection" and insights.kind_of(x.source) in NOT_NEWS_INSIGHTS
+
+
 def same_news(memory: str, said: str) -> bool:
     """Whether a memory says what a line said (three content words in common)."""
     return len(content_words(memory) & content_words(said)) >= 3

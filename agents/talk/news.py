@@ -21,6 +21,7 @@ from agents.talk.knowing import (
     clash,
     converse_words,
     fact_of,
+    insight_not_news,
     own_description,
     plan_today,
     quotes_you,
@@ -106,6 +107,8 @@ def tells(m: Talker, v: wd.Voice, c: Conversation, nodes: list[MemoryNode], know
             continue  # what someone said of their day or habits, or asked, is no news to pass on
         if k is None and quotes_you(d):
             continue  # said to oneself ("... Klaus and you came"): retold, "you" named the wrong one
+        if k is None and insight_not_news(x):
+            continue  # what someone is like, unasked, was a recital
         if k is None and own_description(x, m.memory):
             continue  # "I have a long feud with my neighbour", unasked, was a recital: said when asked (answer)
         if k is not None and (k.event.key in their_events or _spoke_of(k.event.what, theirs)):
