@@ -159,6 +159,30 @@ def test_a_chat_round_trip_is_remembered(tmp_path, display):
         session.close()
 
 
+def test_t_after_a_greeting_answers_it(tmp_path, display):
+    """Played: "Isabella greets you: ... (T to answer)", and T opened an empty chat. The chat
+    now begins with her greeting and her answer reads it; a greeting from long ago does not."""
+    from game.sim.greetings import Greeting
+    game, session = make_play(tmp_path)
+    try:
+        hello = "Alex, there you are! How is visiting the town going?"
+        session.sim.greetings.append(Greeting(ISABELLA, "Alex", hello, session.now - timedelta(hours=2)))
+        chat = open_chat(game, session, display)
+        assert chat.lines == []  # two hours ago: no longer what the chat answers
+        key(game, pygame.K_ESCAPE)
+        session.sim.greetings.append(Greeting(ISABELLA, "Alex", hello, session.now))
+        chat = open_chat(game, session, display)
+        assert chat.lines == [(ISABELLA, hello)]
+        frame(game, display)
+        assert "visiting the town" in chat.text
+        type_and_send(game, "Very well, thank you!")
+        wait_answer(game, display, 3)
+        prompt = session.gateway.fake.calls[-1][1][-1]["content"]
+        assert "visiting the town" in prompt
+    finally:
+        session.close()
+
+
 def test_a_failed_job_gives_the_fallback_line(tmp_path, display, monkeypatch):
     import agents.mind.interview
 

@@ -47,7 +47,7 @@ import statistics
 import textwrap
 import time
 from collections.abc import Callable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
 import pygame
@@ -82,6 +82,7 @@ LINE_MAX = 300  # characters in one typed line
 SILENT_SIM_MIN = 10  # a held resident says goodbye after this many sim minutes of the visitor's silence ...
 SILENT_REAL_S = 30.0  # ... and this many real seconds (see the module's notes)
 WALK_AWAY = 3  # the chat ends when the visitor walks this much further away
+GREETING_FRESH = timedelta(minutes=30)  # a resident's greeting this recent is where T's chat begins
 CHAT_W, CHAT_H = 440, 340
 MARGIN = 8
 TEXT_PX = 15
@@ -209,6 +210,9 @@ class Chat(Overlay):
         self._build(name)
         self.partner = name
         self.lines, self.outbox, self.pending, self.note, self.text = [], [], 0, "", ""
+        greeting = self._greeting_from(name)
+        if greeting is not None:  # "... greets you: ... (T to answer)": the chat answers that line
+            self.lines = [(name, greeting)]
         self.ended = False
         self._not_silent()
         self._hold()
@@ -218,6 +222,17 @@ class Chat(Overlay):
 
     def hint(self, name: str) -> str:
         return f"Say hello to {esc(name)}. What you tell them, they remember."
+
+    def _greeting_from(self, name: str) -> str | None:
+        """The line ``name`` greeted the visitor with lately (``GREETING_FRESH``), or None. Before,
+        T after "Isabella greets you: ..." opened an empty chat, and her line was lost to it."""
+        sim, s = self._sim(), self.session
+        if not self.HOTKEY or sim is None or s is None:  # an interview is not the answer to a greeting
+            return None
+        for g in reversed(getattr(sim, "greetings", None) or []):  # a replay's town greets nobody
+            if g.resident == name:
+                return str(g.text) if s.now - g.time <= GREETING_FRESH else None
+        return None
 
     def _top_widgets(self, cw: int) -> None:
         """Widgets in a row of TOP_H pixels above the transcript (none here)."""
