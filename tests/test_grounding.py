@@ -346,7 +346,9 @@ def test_a_failed_model_still_grounds_the_line_and_says_so():
             raise TimeoutError("the model is down")
         return plausible(purpose, messages, schema)
     m, _gw = grounded_mind(down)
-    m.queue_thought("Sam Moore is running for mayor of the Ville in the coming election", 8)
+    # news heard, not a thought of her own (a talk begun with that opens with it, no choice asked)
+    m.remember("chat", 'Klaus Mueller told Isabella: "Sam Moore is running for mayor of the Ville in the coming '
+               'election."', 8)
     c = Conversation((m.name, "Maria Lopez"), "the Ville:Hobbs Cafe:cafe", NOW)
     u = m.utter(c, NOW, "chatting")
     assert pv.kind_of(u.source) == pv.RULE and gr.memory_of(u.source) is not None and "act tell" in u.source
