@@ -93,9 +93,13 @@ def how_it_went(m: Talker, asked: str, now: datetime) -> MemoryNode | None:
     one was doing: "you were researching english literature" is no gathering)."""
     about = _ABOUT_THE.search(asked)
     what = f"the {about.group(1).lower()} at " if about else ""
-    recaps = [x for x in m.memory.by_kind("thought") if what and what in x.description.lower()
-              and pv.why_of(x.source).startswith(pv.RECAP) and now - x.created <= timedelta(days=RECAP_DAYS)]
-    return max(recaps, key=lambda x: x.id, default=None)
+    return next((x for x in _recaps(m, now) if what and what in x.description.lower()), None)
+
+
+def _recaps(m: Talker, now: datetime) -> list[MemoryNode]:
+    """The speaker's recaps of gatherings (agents/planning/recaps.py) from the last RECAP_DAYS, newest first."""
+    return sorted((x for x in m.memory.by_kind("thought") if pv.why_of(x.source).startswith(pv.RECAP)
+                   and now - x.created <= timedelta(days=RECAP_DAYS)), key=lambda x: -x.id)
 
 
 # "Who came to your party last night?", "How was the study group?": a question about a gathering that is over
@@ -112,10 +116,8 @@ def recap_asked(m: Talker, asked: str, now: datetime) -> MemoryNode | None:
     if not _HOW_WENT.search(asked):
         return None
     words = set(re.findall(r"[a-z']{4,}", asked.lower()))
-    for x in sorted(m.memory.by_kind("thought"), key=lambda x: -x.id):
-        if now - x.created > timedelta(days=RECAP_DAYS):
-            break
-        what = _RECAP_WHAT.match(x.description) if pv.why_of(x.source).startswith(pv.RECAP) else None
+    for x in _recaps(m, now):
+        what = _RECAP_WHAT.match(x.description)
         if what and words & set(re.findall(r"[a-z']{4,}", what.group(1).lower())):
             return x
     return None
