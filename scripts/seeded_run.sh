@@ -12,6 +12,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 python=${PYTHON:-$here/.venv/bin/python}
 if [ "${1:-}" = "--both" ]; then
     out=${2:?usage: sh scripts/seeded_run.sh --both OUT}
+    # out of order also checks, every round, that what it keeps between rounds is what it would work out afresh
+    export SMALLVILLE_CHECK_CLOCKS=1
     sh "$0" "$out/out-of-order" --out-of-order
     sh "$0" "$out/lockstep" --lockstep
     cmp "$out/out-of-order/run/events.jsonl" "$out/lockstep/run/events.jsonl"

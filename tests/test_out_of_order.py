@@ -35,6 +35,13 @@ START = datetime(2023, 2, 13, 7, 0)
 WIDTH = 40
 
 
+@pytest.fixture(autouse=True)
+def check_what_clocks_keep(monkeypatch):
+    """Every run here also checks, each round, that the tiles, times and groups the clocks
+    keep between rounds are those worked out afresh (GroupClocks._check_kept)."""
+    monkeypatch.setenv("SMALLVILLE_CHECK_CLOCKS", "1")
+
+
 def long_town(tmp_path):
     rows = [["#"] * WIDTH for _ in range(10)]
     for y in range(1, 5):
@@ -460,5 +467,26 @@ def test_who_is_joined_is_who_is_not_apart_by_a_step(tmp_path, pools):
     tiles = walkable[np.random.default_rng(3).choice(len(walkable), 40, replace=False)]
     moves = np.random.default_rng(4).integers(0, 2, len(tiles))  # some stand still this step
     near = ~reach.apart(tiles, tiles, np.repeat(moves[:, None], len(tiles), axis=1), moves)
-    want = {(i, j) for i, j in zip(*np.nonzero(np.triu(near, 1)))}
-    assert want and reach.joined(tiles, moves) == sorted(want)
+    clock = np.random.default_rng(5).integers(0, 2, len(tiles))  # and on two clocks: only one clock joins
+    want = {(i, j) for i, j in zip(*np.nonzero(np.triu(near, 1))) if clock[i] == clock[j]}
+    got = {(int(min(i, j)), int(max(i, j))) for i, j in reach.joined(tiles, moves, clock)}
+    assert want and got == want
+    among = np.random.default_rng(6).integers(0, 2, len(tiles)).astype(bool)  # those who changed: their pairs
+    got = {(int(min(i, j)), int(max(i, j))) for i, j in reach.joined(tiles, moves, clock, among=among)}
+    assert got == {(i, j) for i, j in want if among[i] or among[j]}
+
+
+def test_what_the_clocks_keep_between_rounds_is_checked_against_a_fresh_count(tmp_path, pools):
+    """A round works out groups only for those who changed; the check run with every test
+    here (SMALLVILLE_CHECK_CLOCKS) is not vacuous: a body moved behind the clocks' back is
+    caught, named."""
+    cast = [("Isabella Rodriguez", tasks(CAFE)), ("Klaus Mueller", tasks(HOME))]
+    minds = [Ledger(name, plan) for name, plan in cast]
+    sim = make(tmp_path, minds, {"Isabella Rodriguez": (2, 3), "Klaus Mueller": (35, 2)}, pools)
+    clocks = GroupClocks(sim)
+    clocks.run_to(sim.steps + 12)
+    assert clocks.pairs is not None and not clocks.dirty.any()  # kept, and nothing changed since
+    sim.bodies["Klaus Mueller"].tile = (3, 3)  # next to Isabella, and the clocks were not told
+    with pytest.raises(AssertionError, match="Klaus Mueller"):
+        clocks._check_kept()
+    sim.drain()

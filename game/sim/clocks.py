@@ -45,12 +45,15 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
 
 from game.sim import objects
 from game.sim.core import Simulation, in_log_order
@@ -118,34 +121,43 @@ class Reach:
         sa, sb = self.slack(a), self.slack(b)
         ra = ra + sa[:, None]
         rb = rb + sb
-        cheb = np.abs(a[:, None, :] - b[None, :, :]).max(axis=2)
+        cheb = np.maximum(np.abs(a[:, None, 0] - b[None, :, 0]), np.abs(a[:, None, 1] - b[None, :, 1]))
         out = cheb > 2 * self.touch + ra + rb[None, :]
         ii, jj = np.nonzero(~out)  # near enough to touch: could both walk into one area in time?
         if ii.size:
             wa = self.fields[:, a[:, 1], a[:, 0]]  # areas x k
             rows = np.flatnonzero((wa <= ra.max(axis=1)[None, :]).any(axis=1))  # the areas ``a`` could reach
             wa = wa[rows][:, ii]
-            wb = self.fields[rows][:, b[jj, 1], b[jj, 0]]
+            wb = self.fields[rows[:, None], b[jj, 1][None, :], b[jj, 0][None, :]]
             out[ii, jj] = ~((wa <= ra[ii, jj][None, :]) & (wb <= rb[jj][None, :])).any(axis=0)
         return out
 
-    def joined(self, tiles: np.ndarray, moves: np.ndarray) -> list[tuple[int, int]]:
-        """The pairs of residents at ``tiles``, on one clock, who are not apart for one step
-        (``apart``, each walking ``moves``, 0 or 1, but looking only at the areas each is
-        within reach of: a town of hundreds asks this every round)."""
+    def joined(self, tiles: np.ndarray, moves: np.ndarray, clock: np.ndarray,
+               among: np.ndarray | None = None) -> np.ndarray:
+        """The pairs (p x 2) of residents at ``tiles`` on one ``clock`` who are not apart for
+        one step (``apart``, each walking ``moves``, 0 or 1, but looking only at the areas
+        each is within reach of: a town of hundreds asks this every round, so every area's
+        pairs are made at once). ``among``: only the pairs with one of these (a mask) in
+        them. A pair may come more than once, either way round."""
         r = moves + self.slack(tiles)
         w = self.fields[:, tiles[:, 1], tiles[:, 0]]  # areas x residents
-        areas, who = np.nonzero(w <= r[None, :])
-        pairs: set[tuple[int, int]] = set()
-        for area in np.unique(areas):
-            near = who[areas == area]
-            if near.size < 2:
-                continue
-            t = tiles[near]
-            cheb = np.abs(t[:, None, :] - t[None, :, :]).max(axis=2) - r[near][:, None] - r[near][None, :]
-            for i, j in zip(*np.nonzero(np.triu(cheb <= 2 * self.touch, 1))):
-                pairs.add((int(near[i]), int(near[j])))
-        return sorted(pairs)
+        areas, who = np.nonzero(w <= r[None, :])  # by area, then resident
+        end = np.searchsorted(areas, areas, side="right")
+        # each entry with the entries after it in its area; with ``among``, each of its entries
+        # with every entry in its area
+        if among is None:
+            mine, start = np.arange(len(areas)), np.arange(len(areas)) + 1
+        else:
+            mine = np.flatnonzero(among[who])
+            start = np.searchsorted(areas, areas[mine], side="left")
+        count = end[mine] - start
+        p = np.repeat(mine, count)
+        q = np.repeat(start - np.cumsum(count) + count, count) + np.arange(len(p))
+        a, b = who[p], who[q]
+        reach = 2 * self.touch + r[a] + r[b]
+        ok = ((a != b) & (clock[a] == clock[b]) & (np.abs(tiles[a, 0] - tiles[b, 0]) <= reach)
+              & (np.abs(tiles[a, 1] - tiles[b, 1]) <= reach))
+        return np.stack([a[ok], b[ok]], axis=1)
 
 
 @dataclass
@@ -202,6 +214,12 @@ class GroupClocks:
         self.town_steps = 0  # steps the floor moved on
         self.most_ahead = 0  # the furthest any resident ran ahead of the slowest (steps)
         self.waits = 0  # times no group could step until an answer came back
+        self.check = os.environ.get("SMALLVILLE_CHECK_CLOCKS") == "1"
+        self.tiles = np.zeros((len(self.names), 2), np.int64)  # where each stands (_refresh)
+        self.still = self.clock.copy()  # the first step each could move at (_still_until)
+        self.pairs: np.ndarray | None = None  # who is joined to whom for a step (_groups)
+        self.dirty = np.ones(len(self.names), bool)  # changed since the pairs were made
+        self.grouped: list[list[int]] = []
 
     # -- time ------------------------------------------------------------------------------
     def now_at(self, step: int) -> datetime:
@@ -219,6 +237,7 @@ class GroupClocks:
         target = step
         stopped = False
         self.sim.held_events = []  # a group's events wait for the floor (_flush)
+        self._refresh()
         while self.floor < target:
             moved = self._round(target)
             if self._flush() and on_floor is not None and not stopped and on_floor():
@@ -232,9 +251,7 @@ class GroupClocks:
 
     # -- one round: every group that may step, steps once -----------------------------------
     def _round(self, target: int) -> bool:
-        sim, clock = self.sim, self.clock
-        tiles = np.array([sim.bodies[n].tile for n in self.names], dtype=np.int64)
-        still = np.array([self._still_until(i) for i in range(len(self.names))], dtype=np.int64)
+        sim, clock, tiles, still = self.sim, self.clock, self.tiles, self.still
         moved = False
         for members in self._groups(tiles, still):
             t = int(clock[members[0]])
@@ -262,8 +279,33 @@ class GroupClocks:
                     tiles[i] = tile
                     self.still_since[i] = clock[i]
                 still[i] = self._still_until(i)
+            self.dirty[members] = True
             moved = True
+        if self.check:
+            self._check_kept()
         return moved
+
+    def _refresh(self) -> None:
+        """Where everyone stands and when each could next move, worked out afresh (a run's
+        start, a barrier). Between, a round updates them only for those who stepped, and
+        for those near a state left behind that changed (``_step``): nothing else moves
+        a resident or changes when it could (``_check_kept`` proves it on a run)."""
+        self.tiles = np.array([self.sim.bodies[n].tile for n in self.names], dtype=np.int64)
+        self.still = np.array([self._still_until(i) for i in range(len(self.names))], dtype=np.int64)
+        self.pairs = None
+
+    def _check_kept(self) -> None:
+        """``SMALLVILLE_CHECK_CLOCKS=1``: the tiles and times kept between rounds are those
+        worked out afresh (tests and the seeded day run with it)."""
+        tiles, still = self.tiles.copy(), self.still.copy()
+        kept, pairs = self._groups(tiles, still), self.pairs
+        self._refresh()
+        wrong = [self.names[i] for i in np.flatnonzero((tiles != self.tiles).any(axis=1) | (still != self.still))]
+        if wrong:
+            raise AssertionError(f"kept tiles or times out of date for {', '.join(wrong[:5])}")
+        if kept != self._groups(self.tiles, self.still):
+            raise AssertionError("the groups kept between rounds are not those worked out afresh")
+        self.pairs = pairs  # go on from the kept ones
 
     def _still_until(self, i: int) -> int:
         """The first step at which resident ``i`` could move (or its doings change) of its
@@ -299,28 +341,25 @@ class GroupClocks:
 
     def _groups(self, tiles: np.ndarray, still: np.ndarray) -> list[list[int]]:
         """Residents on one clock who are not apart by one step, joined: the groups,
-        slowest first (then by name)."""
-        n = len(self.names)
-        parent = list(range(n))
-
-        def root(i: int) -> int:
-            while parent[i] != i:
-                parent[i] = parent[parent[i]]
-                i = parent[i]
-            return i
-
-        for t in np.unique(self.clock):
-            same = np.flatnonzero(self.clock == t)
-            if same.size < 2:
-                continue
-            for a, b in self.reach.joined(tiles[same], (still[same] <= t).astype(np.int64)):
-                ra, rb = root(int(same[a])), root(int(same[b]))
-                if ra != rb:
-                    parent[max(ra, rb)] = min(ra, rb)
-        groups: dict[int, list[int]] = {}
-        for i in range(n):
-            groups.setdefault(root(i), []).append(i)
-        return sorted(groups.values(), key=lambda g: (int(self.clock[g[0]]), g[0]))
+        slowest first (then by name). Only the pairs of those who changed (``dirty``: they
+        stepped, or when they could move did) are worked out again."""
+        n, dirty = len(self.names), self.dirty
+        if self.pairs is not None and not dirty.any():
+            return self.grouped
+        moves = (still <= self.clock).astype(np.int64)
+        if self.pairs is None:
+            pairs = self.reach.joined(tiles, moves, self.clock)
+        else:
+            kept = self.pairs[~(dirty[self.pairs[:, 0]] | dirty[self.pairs[:, 1]])]
+            pairs = np.concatenate([kept, self.reach.joined(tiles, moves, self.clock, among=dirty)])
+        self.pairs = pairs
+        dirty[:] = False
+        links = csr_matrix((np.ones(len(pairs), np.int8), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
+        _, label = connected_components(links, directed=False)
+        order = np.lexsort((np.arange(n), label))  # each group's members in name order
+        groups = np.split(order, np.flatnonzero(np.diff(label[order])) + 1)
+        self.grouped = sorted((g.tolist() for g in groups), key=lambda g: (int(self.clock[g[0]]), g[0]))
+        return self.grouped
 
     def _step(self, members: list[int], names: frozenset[str], t: int) -> None:
         sim = self.sim
@@ -346,7 +385,22 @@ class GroupClocks:
                 # sight at its step would have let it go then), so lockstep let it go at ``due``
                 if sim.lingering.get(addr) != left and due < t and (addr, left) not in self.shown:
                     self.overdue.setdefault(due, {})[addr] = left
+            came_or_went = {a for a in self.lingering.keys() | sim.lingering.keys()
+                            if self.lingering.get(a) != sim.lingering.get(a)}
             self.lingering = dict(sim.lingering)
+            self._near_changed(came_or_went)
+
+    def _near_changed(self, addresses: set[str]) -> None:
+        """States left behind at ``addresses`` came or went: when those in sight of them
+        could next move is worked out again (``_still_until`` reads them)."""
+        r = self.sim.settings.vision_radius + 1
+        near = np.zeros(len(self.names), bool)
+        for addr in addresses:
+            for x, y in self.sim.places.tiles_of_object(addr):
+                near |= np.abs(self.tiles - (x, y)).max(axis=1) <= r
+        for i in np.flatnonzero(near):
+            self.still[i] = self._still_until(int(i))
+        self.dirty |= near
 
     def _wait(self) -> None:
         """Nothing can step: wait for the next answer any group needs (not only the
