@@ -357,7 +357,7 @@ def test_scale_keeps_each_row_as_it_is_measured(tmp_path, monkeypatch):
     monkeypatch.setenv("SMALLVILLE_SCALE_LATENCY", "1.5")
     monkeypatch.setenv("SMALLVILLE_SCALE_HOURS", "1")
 
-    def run_one(ctx, stepping, residents, slots, latency, hours):
+    def run_one(ctx, stepping, residents, slots, latency, hours, servers=1):
         if residents == 250:
             raise KeyboardInterrupt
         return _row(residents, stepping)
@@ -440,3 +440,30 @@ def test_scale_steppings_are_named_in_the_environment():
     assert scale.steppings({"SMALLVILLE_SCALE_STEPPING": "lockstep, out-of-order"}) == ["lockstep", "out-of-order"]
     with pytest.raises(ValueError, match="unknown stepping"):
         scale.steppings({"SMALLVILLE_SCALE_STEPPING": "sideways"})
+
+
+@pytest.mark.skipif(not MAP.exists(), reason="the Ville map is not built")
+def test_scale_runs_against_a_fleet_through_the_router(tmp_path, monkeypatch):
+    """SMALLVILLE_SCALE_SERVERS: the slots split over stand-in servers on ports of their own,
+    reached through the Router by the litellm router file docs/models.md shows for a fleet;
+    every server takes calls, and the row says it ran on a fleet."""
+    from agents.model.router import load_router_yaml
+    from lab.bench import scale
+
+    monkeypatch.setenv("SMALLVILLE_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("SMALLVILLE_SCALE_AGENTS", "4")
+    monkeypatch.setenv("SMALLVILLE_SCALE_SLOTS", "4")
+    monkeypatch.setenv("SMALLVILLE_SCALE_SERVERS", "2")
+    monkeypatch.setenv("SMALLVILLE_SCALE_HOURS", "0.05")
+    monkeypatch.setenv("SMALLVILLE_SCALE_LATENCY", "0.05")
+    monkeypatch.setenv("SMALLVILLE_SCALE_STEPPING", "out-of-order")
+    monkeypatch.setattr(scale, "run_folder", lambda name: tmp_path / "runs" / name)
+    (row,) = scale.bench_scale(Context(out_dir=tmp_path))["runs"]
+    assert row["servers"] == 2 and row["server_errors"] == 0
+    assert len(row["calls_per_server"]) == 2 and min(row["calls_per_server"]) > 0  # the Router spread them
+    assert sum(row["calls_per_server"]) >= row["calls"] > 0
+    fleet = load_router_yaml(Path(row["folder"]) / "router.yaml")  # as a fleet's file is read
+    assert [(d.concurrency, d.label) for d in fleet] == [(2, "standin-1"), (2, "standin-2")]
+    assert "| out-of-order | 4 | 4 on 2 servers |" in scale.scale_table([row])
+    with pytest.raises(ValueError, match="do not split evenly"):
+        scale.Fleet(0.05, 3, 2, tmp_path / "odd")

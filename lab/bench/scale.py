@@ -21,6 +21,8 @@ well over ten (500 on few slots). Narrow it with the environment::
     SMALLVILLE_SCALE_AGENTS=25,100  SMALLVILLE_SCALE_SLOTS=8,128
     SMALLVILLE_SCALE_HOURS=0.5      SMALLVILLE_SCALE_LATENCY=1.5
     SMALLVILLE_SCALE_STEPPING=lockstep   (or out-of-order, or both: the default)
+    SMALLVILLE_SCALE_SERVERS=4      (the slots split over 4 stand-in servers, reached
+                                     through the Router by a litellm router file: a fleet)
 
 Every run's row is merged into ``<out>/scale_runs.json`` (by stepping, residents,
 slots, latency and hours) as soon as it is measured, so a sweep can be made run by
@@ -93,6 +95,7 @@ def plan(ctx: Context, env: dict[str, str] | os._Environ | None = None) -> dict[
         "hours": float(env.get("SMALLVILLE_SCALE_HOURS") or (QUICK["hours"] if q else HOURS)),
         "latency": float(env.get("SMALLVILLE_SCALE_LATENCY") or (QUICK["latency"] if q else LATENCY_S)),
         "steppings": steppings(env),
+        "servers": int(env.get("SMALLVILLE_SCALE_SERVERS") or 1),
     }
 
 
@@ -128,6 +131,50 @@ class ServerProcess:
             self.proc.wait()
         if self.proc.stdout:
             self.proc.stdout.close()
+
+
+class Fleet:
+    """The slots split over ``servers`` stand-in servers on ports of their own, reached as a
+    fleet of vLLM or Ollama servers is: through the Router, by a litellm router file
+    (``router.yaml`` in the run's folder; docs/models.md, Several model servers)."""
+
+    def __init__(self, latency: float, slots: int, servers: int, folder: Path) -> None:
+        if servers < 1 or slots % servers:
+            raise ValueError(f"SMALLVILLE_SCALE_SERVERS: {slots} slots do not split evenly over {servers} servers")
+        self.servers: list[ServerProcess] = []
+        try:
+            for _ in range(servers):
+                self.servers.append(ServerProcess(latency, slots // servers))
+        except Exception:
+            self.close()
+            raise
+        folder.mkdir(parents=True, exist_ok=True)
+        self.router = folder / "router.yaml"
+        self.router.write_text(router_file([s.base for s in self.servers], slots // servers), encoding="utf-8")
+
+    def stats(self) -> dict[str, Any]:
+        """The servers' figures together: calls and errors summed, the slots' busy share averaged."""
+        each = [s.stats() for s in self.servers]
+        summed = ("calls", "errors", "over_latency", "peak_in_flight")
+        total: dict[str, Any] = {k: sum(int(e.get(k) or 0) for e in each) for k in summed}
+        total["utilisation"] = round(sum(float(e.get("utilisation") or 0.0) for e in each) / len(each), 4)
+        total["calls_per_server"] = [int(e.get("calls") or 0) for e in each]
+        return total
+
+    def close(self) -> None:
+        for s in self.servers:
+            s.close()
+
+
+def router_file(bases: list[str], slots: int) -> str:
+    """A litellm router file for servers of the competent stand-in at ``bases``, ``slots``
+    calls at once each: the shape docs/models.md shows for a vLLM fleet."""
+    lines = ["model_list:"]
+    for i, base in enumerate(bases):
+        lines += [f"  - model_name: {MODEL.split('/', 1)[1]}", "    litellm_params:", f"      model: {MODEL}",
+                  f"      api_base: {base}", f"      max_parallel_requests: {slots}",
+                  "    model_info:", f"      id: standin-{i + 1}"]
+    return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------------------- timing the parts
@@ -212,15 +259,19 @@ class Waiting:
 
 # ---------------------------------------------------------------------------- one run
 # long: one measured run: the server, the timers around the run, and its row
-def run_one(ctx: Context, stepping: str, residents: int, slots: int, latency: float, hours: float) -> dict[str, Any]:
-    """One headless run against a fresh stand-in server; its row of figures."""
+def run_one(ctx: Context, stepping: str, residents: int, slots: int, latency: float, hours: float,
+            servers: int = 1) -> dict[str, Any]:
+    """One headless run against a fresh stand-in server (or ``servers`` of them, sharing the
+    slots, through the Router); its row of figures."""
     town = load_town(ctx.map_path)
     cast, scenario = load_cast(ctx.map_path.parent)
     personas = select_residents(cast, residents, None, town=town, seed=ctx.seed)
-    folder = run_folder(f"scale-{stepping}-{residents}r-{slots}s")
-    server = ServerProcess(latency, slots)
+    folder = run_folder(f"scale-{stepping}-{residents}r-{slots}s" + (f"-{servers}x" if servers > 1 else ""))
+    server: ServerProcess | Fleet = ServerProcess(latency, slots) if servers == 1 else Fleet(
+        latency, slots, servers, folder)
     try:
-        config = load_config({"seed": ctx.seed, "model": MODEL, "api_base": server.base, "concurrency": slots,
+        where = {"api_base": server.base} if isinstance(server, ServerProcess) else {"router": str(server.router)}
+        config = load_config({"seed": ctx.seed, "model": MODEL, **where, "concurrency": slots,
                               "embedding_cache": "off"}, env={}, toml_path=None)
         parts = Parts()
         marks: dict[str, Any] = {}
@@ -261,7 +312,8 @@ def run_one(ctx: Context, stepping: str, residents: int, slots: int, latency: fl
     main_cpu = sum(steps)
     row = {
         "stepping": stepping, "residents": residents, "slots": slots, "latency_s": latency, "sim_hours": hours,
-        "steps": len(steps), "wall_s": round(wall, 1), "wall_per_sim_hour_s": round(wall / hours, 1),
+        "servers": servers, "steps": len(steps), "wall_s": round(wall, 1),
+        "wall_per_sim_hour_s": round(wall / hours, 1),
         "sim_speed_x": round(hours * 3600 / wall, 2) if wall else None,
         "waiting_s": round(waiting.seconds, 1),
         # the sim's own time: CPU of this process (the model server is another), per step per resident
@@ -279,6 +331,7 @@ def run_one(ctx: Context, stepping: str, residents: int, slots: int, latency: fl
         "model_ms_per_step_resident": round(float(totals.get("calls", 0)) * latency * per, 2),
         "slot_utilisation": served.get("utilisation"), "peak_in_flight": served.get("peak_in_flight"),
         "server_over_latency": served.get("over_latency"), "server_errors": served.get("errors"),
+        **({"calls_per_server": served["calls_per_server"]} if "calls_per_server" in served else {}),
         "fallbacks": fallbacks(result.summary),
         **floors(result.summary, latency, slots, hours),
         "waves": len(waves(read_calls(folder / "llm_calls.jsonl")[0])),  # in lockstep, the steps that waited
@@ -315,7 +368,7 @@ def fallbacks(summary: dict) -> int:
 
 # ---------------------------------------------------------------------------- all runs, the rows kept, the curve
 def row_key(r: dict) -> tuple:
-    return (r["stepping"], r["residents"], r["slots"], r["latency_s"], r["sim_hours"])
+    return (r["stepping"], r["residents"], r["slots"], r["latency_s"], r["sim_hours"], r.get("servers", 1))
 
 
 # what every kept row must have: its key, and what the table and the curve read of it
@@ -389,7 +442,8 @@ def scale_table(rows: list[dict]) -> str:
         early = ("" if r["stepping"] == "lockstep" or "groups_per_step" not in r
                  else f"{r['groups_per_step']:g} ({r['most_ahead_s']:g})")
         lines.append(
-            f"| {r['stepping']} | {r['residents']} | {r['slots']} | {r['wall_per_sim_hour_s']:g} | "
+            f"| {r['stepping']} | {r['residents']} | {r['slots']}"
+            f"{f' on {n} servers' if (n := r.get('servers', 1)) > 1 else ''} | {r['wall_per_sim_hour_s']:g} | "
             f"{r.get('waves', '')} | {floor} | {early} | "
             f"{r['sim_speed_x']:g}x | {r['calls']} | {'' if util is None else f'{util:.0%}'} | "
             f"{r['own_cpu_ms_per_step_resident']:.3f} | {r['main_cpu_ms_per_step_resident']:.3f} | "
@@ -485,8 +539,10 @@ def bench_scale(ctx: Context) -> dict:
     for stepping in todo["steppings"]:
         for slots in todo["slots"]:
             for residents in todo["agents"]:
-                print(f"bench scale: {stepping}, {residents} residents, {slots} slots ...", file=sys.stderr, flush=True)
-                row = run_one(ctx, stepping, residents, slots, todo["latency"], todo["hours"])
+                fleet = f" on {todo['servers']} servers" if todo["servers"] > 1 else ""
+                print(f"bench scale: {stepping}, {residents} residents, {slots} slots{fleet} ...", file=sys.stderr,
+                      flush=True)
+                row = run_one(ctx, stepping, residents, slots, todo["latency"], todo["hours"], todo["servers"])
                 print(f"bench scale: {row['wall_per_sim_hour_s']:g} s per sim hour, own CPU "
                       f"{row['own_cpu_ms_per_step_resident']:.3f} ms/step/resident", file=sys.stderr, flush=True)
                 rows.append(row)
