@@ -490,3 +490,73 @@ def test_what_the_clocks_keep_between_rounds_is_checked_against_a_fresh_count(tm
     with pytest.raises(AssertionError, match="Klaus Mueller"):
         clocks._check_kept()
     sim.drain()
+
+
+def test_a_reply_is_asked_as_soon_as_the_line_before_is_written(tmp_path, pools, monkeypatch):
+    """A conversation's next line is asked when the line before comes back, not when it is
+    heard a step later, with what that step would give (the talk with the line, the
+    step's time): both steppings ask it so, and the run, and every question each mind was
+    asked, are as before. A slow mind nearby holds the talkers' steps back meanwhile."""
+    from game.sim.jobs import JobQueue
+
+    asked_ahead = []
+    submit_as_of = JobQueue.submit_as_of
+
+    def counted(self, step, name, job, fn, *args):
+        asked_ahead.append((step, name, len(args[0].lines)))
+        return submit_as_of(self, step, name, job, fn, *args)
+
+    monkeypatch.setattr(JobQueue, "submit_as_of", counted)
+    cast = [
+        ("Maria Lopez", tasks(PARK, minutes=(44, 22, 39), talk=True)),
+        ("Tom Moreno", tasks(PARK, minutes=(65, 41, 18))),
+        ("Isabella Rodriguez", tasks(f"{PARK}:park bench", minutes=(3, 2, 4))),
+    ]
+    spawns = {"Maria Lopez": (10, 7), "Tom Moreno": (12, 7), "Isabella Rodriguez": (16, 7)}
+    (lock_ev, lock_minds, _), (ooo_ev, ooo_minds, _) = both(
+        tmp_path, pools, cast, spawns, 30, delays={"Isabella Rodriguez": 0.02})
+    assert ooo_ev == lock_ev and ooo_minds == lock_minds
+    lines = [e for e in lock_ev if e[2] == "line"]
+    assert len(lines) >= 3  # a talk of several lines: each reply after the first was asked ahead
+    assert asked_ahead and all(n >= 1 for _, _, n in asked_ahead)  # with the line it answers
+    # every reply asked ahead was asked for the step it would have been asked at, in each run
+    assert {(s, name) for s, name, _ in asked_ahead[: len(asked_ahead) // 2]} == {
+        (s, name) for s, name, _ in asked_ahead[len(asked_ahead) // 2:]}
+
+
+def test_a_reply_is_not_asked_ahead_when_anything_could_change_it(tmp_path, pools):
+    """Not for a line that ends the talk, a listener with a job of its own, while the jobs
+    in flight are finished (a save), or as of the barrier the clocks run to."""
+    from types import SimpleNamespace as Res
+
+    from game.sim import conversations
+    from game.sim.jobs import Job
+
+    sim = make(tmp_path, [Ledger("Maria Lopez", tasks(PARK)), Ledger("Tom Moreno", tasks(PARK))],
+               {"Maria Lopez": (10, 7), "Tom Moreno": (11, 7)}, pools)
+    assert conversations.start(sim, "Maria Lopez", "Tom Moreno")
+    chat = next(iter(sim.chats.values()))
+    chat.phase, chat.waiting = "talk", True
+    sim.jobs._running["Maria Lopez"], sim.jobs._due["Maria Lopez"] = Job.utter(chat.id), sim.steps + 1
+    job = Job.utter(chat.id)
+
+    def back(line, **state):
+        for k, v in state.items():
+            setattr(sim, k, v)
+        conversations.ask_ahead(sim, "Maria Lopez", job, Res(value=line, error=None))
+        for k in state:
+            setattr(sim, k, {"draining": False, "ask_ahead_before": None}[k])
+        return chat.ahead
+
+    ends = Utterance("Maria Lopez", "Bye then.", True)
+    goes_on = Utterance("Maria Lopez", "How is the park today?", False)
+    assert not back(ends)
+    assert not back(Utterance("Maria Lopez", "  ", False))  # an empty line ends the talk
+    assert not back(goes_on, draining=True)
+    assert not back(goes_on, ask_ahead_before=sim.steps + 1)
+    sim.jobs.queue("Tom Moreno", Job.utter(99), lambda: None, submit=False)  # Tom has a job waiting
+    assert not back(goes_on)
+    sim.jobs._waiting.clear()
+    assert back(goes_on)  # nothing in the way: Tom's reply is on its way, as of Maria's line's step
+    assert sim.jobs.due_step("Tom Moreno") == sim.steps + 1 + sim.jobs.think_steps
+    sim.drain()

@@ -237,13 +237,18 @@ class GroupClocks:
         target = step
         stopped = False
         self.sim.held_events = []  # a group's events wait for the floor (_flush)
+        self.sim.ask_ahead_before = target  # a reply is asked ahead only as of a step before the barrier
         self._refresh()
-        while self.floor < target:
-            moved = self._round(target)
-            if self._flush() and on_floor is not None and not stopped and on_floor():
-                stopped, target = True, int(self.clock.max())
-            if not moved:
-                self._wait()
+        try:
+            while self.floor < target:
+                moved = self._round(target)
+                if self._flush() and on_floor is not None and not stopped and on_floor():
+                    stopped, target = True, int(self.clock.max())
+                    self.sim.ask_ahead_before = target
+                if not moved:
+                    self._wait()
+        finally:
+            self.sim.ask_ahead_before = None
         self._flush()
         self.sim.held_events = None
         self._at_barrier(target)
@@ -264,7 +269,9 @@ class GroupClocks:
             # since the groups were made) must be apart from it for as long as their clocks differ:
             # the group's members may have walked since the others' time (until they last stood
             # still) and take this step; each of the others may walk from when it could move.
-            others = np.setdiff1d(np.flatnonzero(clock <= t), members, assume_unique=True)
+            behind = clock <= t
+            behind[members] = False
+            others = self._within_reach(members, np.flatnonzero(behind), t)
             if others.size:
                 tb = clock[others]
                 past = np.maximum(0, self.still_since[members][:, None] - tb[None, :])
@@ -284,6 +291,21 @@ class GroupClocks:
         if self.check:
             self._check_kept()
         return moved
+
+    def _within_reach(self, members: list[int], others: np.ndarray, t: int) -> np.ndarray:
+        """Of ``others`` (at or behind step ``t``), those not plainly apart from the group
+        ``members`` at ``t``: within the most either side may walk (and jump) of the box
+        the group stands in. ``Reach.apart`` decides for these; the rest it would find
+        apart (a town of thousands has most residents far from any one group)."""
+        if not others.size:
+            return others
+        tiles, tb = self.tiles, self.clock[others]
+        box = tiles[members]
+        lo, hi = box.min(axis=0), box.max(axis=0)
+        gap = np.maximum(np.maximum(lo - tiles[others], tiles[others] - hi), 0).max(axis=1)
+        ra = np.maximum(int(self.still_since[members].max()) - tb, 1)
+        rb = np.maximum(0, t + 1 - np.maximum(tb, self.still[others]))
+        return others[gap <= 2 * self.reach.touch + ra + rb + 2 * JUMP]
 
     def _refresh(self) -> None:
         """Where everyone stands and when each could next move, worked out afresh (a run's

@@ -22,7 +22,8 @@ from agents import Action, Conversation, ResidentMind, Utterance
 from agents import provenance as pv
 from game.sim import movement, objects
 from game.sim.bodies import Body
-from game.sim.jobs import Job, JobQueue
+from game.sim.jobs import UTTER, Job, JobQueue
+from game.sim.settings import STEP
 from game.world.grid import chebyshev, facing
 
 log = logging.getLogger(__name__)
@@ -33,6 +34,8 @@ class ConversationsSim(movement.MovementSim, Protocol):
     their cooldowns, the minds and their jobs, who is held by the player."""
 
     next_chat: int  # the next conversation's id
+    draining: bool  # the jobs in flight are being finished (``drain``): nothing new is asked
+    ask_ahead_before: int | None  # out of order: the barrier the clocks run to; nothing is asked as of it
 
     @property
     def lockstep(self) -> bool: ...
@@ -63,6 +66,7 @@ class Chat:
     steps: int = 0
     partner_doing: dict[str, str] = field(default_factory=dict)  # speaker -> what the other was doing
     waiting: bool = False  # an utterance job is in flight
+    ahead: bool = False  # the listener's reply was asked before the line in flight is heard (ask_ahead)
 
 
 def pair_key(a: str, b: str) -> str:
@@ -199,19 +203,56 @@ def advance(sim: ConversationsSim) -> None:
             chat.waiting = True
 
 
+def heard_as(name: str, value: object, error: BaseException | None) -> Utterance | None:
+    """The line a resident's utterance job gives, as it is said; None when it gives none
+    (a failure, an empty or odd answer: the conversation ends)."""
+    if error is not None or not isinstance(value, Utterance) or not str(value.text or "").strip():
+        return None
+    return Utterance(speaker=name, text=str(value.text).strip(), ends=bool(value.ends),
+                     source=str(value.source or ""), act=value.act, act_note=value.act_note)
+
+
+def ask_ahead(sim: ConversationsSim, name: str, job: Job, res: Any) -> None:
+    """A line is back before the step it is heard at (lockstep runs: ``think`` steps after it
+    was asked). The listener's reply is asked now, as that step would ask it: the
+    conversation with this line, at that step's time. Only when nothing can change that
+    before then: the line does not end the talk, and the listener's mind is free with
+    nothing queued (a resident in a conversation is asked nothing else, so its next job
+    would be this reply). So the run is the same, and the model works on the reply while
+    the town steps to the line (docs/stepping.md)."""
+    if job.kind != UTTER or job.chat is None:
+        return
+    chat = sim.chats.get(job.chat)
+    line = heard_as(name, res.value, res.error)
+    if (chat is None or chat.turn != name or not chat.waiting or chat.ahead or line is None or line.ends
+            or len(chat.conv.lines) + 1 >= sim.settings.max_conversation_lines):
+        return
+    listener = chat.conv.other(name)
+    due = sim.jobs.due_step(name)
+    if due is None or sim.draining or (sim.ask_ahead_before is not None and due >= sim.ask_ahead_before):
+        return  # a barrier hears the line early (a save): the reply is asked after it, as in lockstep
+    if not sim.jobs.free(listener) or sim.jobs.has_waiting(listener) or sim.held(listener):
+        return
+    conv = copy_conversation(chat.conv)
+    conv.lines.append(line)
+    then = sim.now + (due - sim.steps) * STEP
+    if sim.jobs.submit_as_of(due, listener, Job.utter(chat.id), sim.minds[listener].utter, conv, then,
+                             chat.partner_doing.get(listener, "")):
+        chat.ahead = True
+
+
 def on_utterance(sim: ConversationsSim, name: str, job: Job, value: object, error: BaseException | None) -> None:
     """A line came back: it is said (logged), then the other's turn, or the end."""
     chat = sim.chats.get(job.chat) if job.chat is not None else None
     if chat is None:
         return
     chat.waiting = False
-    if error is not None or not isinstance(value, Utterance) or not str(value.text or "").strip():
+    u = heard_as(name, value, error)
+    if u is None:
         why = error if error is not None else f"an empty or odd utterance ({type(value).__name__})"
         sim.error(name, f"utterance failed: {why}; the conversation ends")
         end(sim, chat)
         return
-    u = Utterance(speaker=name, text=str(value.text).strip(), ends=bool(value.ends),
-                  source=str(value.source or ""), act=value.act, act_note=value.act_note)
     chat.conv.lines.append(u)
     sim.log_event(name, "line", u.text, chat.conv.address, conversation=chat.id, partner=chat.conv.other(name),
                   source=u.source or None)
@@ -219,11 +260,17 @@ def on_utterance(sim: ConversationsSim, name: str, job: Job, value: object, erro
         end(sim, chat)
     else:
         chat.turn = chat.conv.other(name)
+        chat.waiting, chat.ahead = chat.ahead, False  # a reply asked ahead is the line in flight now
+        back = sim.jobs.back(chat.turn) if chat.waiting else None
+        if back is not None and sim.jobs.on_back is not None:  # and back already: the line after it goes
+            sim.jobs.on_back(chat.turn, Job.utter(chat.id), back)
 
 
 def end(sim: ConversationsSim, chat: Chat) -> None:
     """The conversation is over: both go back to deciding, and remember it."""
     sim.chats.pop(chat.id, None)
+    if chat.ahead:  # only the player ends a talk otherwise than by its lines; no run asks ahead with one
+        log.warning("conversation %s ended with a reply asked ahead; its answer will be dropped", chat.id)
     conv = chat.conv
     a_name, b_name = conv.participants
     start_cooldown(sim, a_name, b_name)

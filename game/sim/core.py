@@ -103,6 +103,10 @@ class Simulation:
         think = max(1, round(self.settings.lockstep_think_s / STEP.total_seconds())) if lockstep else 0
         self.jobs = JobQueue(pool, think)  # one job per mind: in flight, and waiting behind it
         self.jobs.rank = self.rank_of
+        if lockstep:  # a conversation's next line is asked as soon as the one before is written
+            self.jobs.on_back = functools.partial(conversations.ask_ahead, self)
+        self.draining = False  # drain(): finishing the jobs in flight, asking nothing new
+        self.ask_ahead_before: int | None = None  # out of order: the barrier the clocks run to
         self.active: frozenset[str] | None = None  # the residents stepping now (a group's step); None: all
         self.focus: set[str] = set()  # residents the player watches (on screen, followed, near): they go first
         # How fast the minds work (wall seconds per job, measured), and the pace the window's
@@ -212,12 +216,16 @@ class Simulation:
     def drain(self) -> None:
         """Wait for the jobs in flight and apply them, until nothing is left in
         flight (the end of a run, or before ``to_state()`` for an exact save)."""
-        for _ in range(100):
-            self.jobs.wait_sent()
-            self._apply_results(due_only=False)
-            self.jobs.submit_all_waiting()
-            if self.jobs.idle():
-                break
+        self.draining = True
+        try:
+            for _ in range(100):
+                self.jobs.wait_sent()
+                self._apply_results(due_only=False)
+                self.jobs.submit_all_waiting()
+                if self.jobs.idle():
+                    break
+        finally:
+            self.draining = False
 
     def pump(self) -> None:
         """Apply finished jobs and submit waiting ones without advancing the clock

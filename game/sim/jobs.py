@@ -153,6 +153,9 @@ class JobQueue:
         self._held: dict[str, Result] = {}  # name -> a result back before its step
         # The rank a job goes to the pool with (the simulation sets it); by default all alike.
         self.rank: Callable[[str, Job], Rank] = lambda name, job: priority.urgent() if job.urgent else priority.DEFAULT
+        # Told of each job back before it is applied (lockstep runs: a conversation's next line is
+        # asked then, conversations.ask_ahead); None: nobody is.
+        self.on_back: Callable[[str, Job, Result], None] | None = None
 
     # -- looking -----------------------------------------------------------------------
     def current(self, name: str) -> Job | None:
@@ -186,6 +189,10 @@ class JobQueue:
         """Block until every job sent is back."""
         self.pool.wait()
 
+    def back(self, name: str) -> Result | None:
+        """The resident's job's result, back and not yet applied (None: none is)."""
+        return self._held.get(name)
+
     def due_step(self, name: str) -> int | None:
         """The step the resident's job in flight is applied at (None: no job)."""
         return self._due.get(name)
@@ -212,9 +219,17 @@ class JobQueue:
         self._sent(name, job)
         return True
 
-    def _sent(self, name: str, job: Job) -> None:
+    def submit_as_of(self, step: int, name: str, job: Job, fn: Callable[..., object], *args: object) -> bool:
+        """``submit``, as if sent at ``step`` (applied ``think_steps`` after it): a job asked
+        before the step that would ask it, with what that step would give it."""
+        if not self.pool.submit(name, fn, *args, rank=self.rank(name, job)):
+            return False
+        self._sent(name, job, step)
+        return True
+
+    def _sent(self, name: str, job: Job, step: int | None = None) -> None:
         self._running[name] = job
-        self._due[name] = self.step + self.think_steps
+        self._due[name] = (self.step if step is None else step) + self.think_steps
 
     def queue(self, name: str, job: Job, fn: Callable[..., object], *args: object, submit: bool = True) -> None:
         """Run ``fn(*args)`` as the resident's next job: now if its key is free, else
@@ -262,6 +277,8 @@ class JobQueue:
         for res in self.pool.results():
             if res.key in self._running:
                 self._held[res.key] = res
+                if self.on_back is not None:
+                    self.on_back(res.key, self._running[res.key], res)
             else:
                 log.warning("result for %s without a job record; ignored", res.key)
 
