@@ -497,16 +497,20 @@ def test_a_reply_is_asked_as_soon_as_the_line_before_is_written(tmp_path, pools,
     heard a step later, with what that step would give (the talk with the line, the
     step's time): both steppings ask it so, and the run, and every question each mind was
     asked, are as before. A slow mind nearby holds the talkers' steps back meanwhile."""
-    from game.sim.jobs import JobQueue
+    from game.sim import conversations
 
     asked_ahead = []
-    submit_as_of = JobQueue.submit_as_of
+    ask_ahead = conversations.ask_ahead
 
-    def counted(self, step, name, job, fn, *args):
-        asked_ahead.append((step, name, len(args[0].lines)))
-        return submit_as_of(self, step, name, job, fn, *args)
+    def counted(sim, name, job, res):
+        chat = sim.chats.get(job.chat)
+        before = chat is not None and chat.ahead
+        ask_ahead(sim, name, job, res)
+        if chat is not None and chat.ahead and not before:  # this line's reply went ahead
+            listener = chat.conv.other(name)
+            asked_ahead.append((sim.jobs.due_step(listener) - 1, listener, len(chat.conv.lines) + 1))
 
-    monkeypatch.setattr(JobQueue, "submit_as_of", counted)
+    monkeypatch.setattr(conversations, "ask_ahead", counted)
     cast = [
         ("Maria Lopez", tasks(PARK, minutes=(44, 22, 39), talk=True)),
         ("Tom Moreno", tasks(PARK, minutes=(65, 41, 18))),

@@ -220,6 +220,7 @@ class GroupClocks:
         self.pairs: np.ndarray | None = None  # who is joined to whom for a step (_groups)
         self.dirty = np.ones(len(self.names), bool)  # changed since the pairs were made
         self.grouped: list[list[int]] = []
+        self._left: np.ndarray | None = None  # the tiles of what is left behind, and when each runs out
 
     # -- time ------------------------------------------------------------------------------
     def now_at(self, step: int) -> datetime:
@@ -312,6 +313,7 @@ class GroupClocks:
         start, a barrier). Between, a round updates them only for those who stepped, and
         for those near a state left behind that changed (``_step``): nothing else moves
         a resident or changes when it could (``_check_kept`` proves it on a run)."""
+        self._left = None
         self.tiles = np.array([self.sim.bodies[n].tile for n in self.names], dtype=np.int64)
         self.still = np.array([self._still_until(i) for i in range(len(self.names))], dtype=np.int64)
         self.pairs = None
@@ -347,15 +349,30 @@ class GroupClocks:
         until = [a.end, datetime.combine(now.date() + timedelta(days=1), datetime.min.time())]
         if b.not_before is not None:
             until.append(b.not_before)
-        r = sim.settings.vision_radius + 1
-        for addr, (_, end) in sim.lingering.items():
-            if any(max(abs(x - b.tile[0]), abs(y - b.tile[1])) <= r for x, y in sim.places.tiles_of_object(addr)):
-                until.append(end)
         step = min(self.step_of(w) for w in until)
+        left = self._left_in_sight(b.tile)
+        if left is not None:
+            step = min(step, left)
         due = sim.jobs.due_step(b.name)
         if due is not None:
             step = min(step, due)
         return max(t, step)
+
+    def _left_in_sight(self, tile: tuple[int, int]) -> int | None:
+        """The first step a state left behind in sight of ``tile`` runs out at (None: none
+        is in sight). The states' tiles are indexed once each time what is left behind
+        changes (``_left``), not looked up for every resident."""
+        if self._left is None:
+            sim = self.sim
+            rows = [(x, y, self.step_of(end)) for addr, (_, end) in sim.lingering.items()
+                    for x, y in sim.places.tiles_of_object(addr)]
+            self._left = np.array(rows, np.int64).reshape(-1, 3)
+        left = self._left
+        if not len(left):
+            return None
+        sight = self.sim.settings.vision_radius + 1
+        near = np.maximum(np.abs(left[:, 0] - tile[0]), np.abs(left[:, 1] - tile[1])) <= sight
+        return int(left[near, 2].min()) if near.any() else None
 
     def step_of(self, when: datetime) -> int:
         """The first step at or after the sim time ``when``."""
@@ -401,6 +418,7 @@ class GroupClocks:
             self.states.update(changed)
             held.objects.update(changed)
         if sim.lingering != self.lingering:
+            self._left = None
             for addr, left in self.lingering.items():
                 due = self.step_of(left[1])
                 # gone at t, though due before: nobody was in sight when it ran out (or someone in

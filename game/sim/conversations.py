@@ -22,7 +22,7 @@ from agents import Action, Conversation, ResidentMind, Utterance
 from agents import provenance as pv
 from game.sim import movement, objects
 from game.sim.bodies import Body
-from game.sim.jobs import UTTER, Job, JobQueue
+from game.sim.jobs import UTTER, Job, JobQueue, Result
 from game.sim.settings import STEP
 from game.world.grid import chebyshev, facing
 
@@ -212,7 +212,7 @@ def heard_as(name: str, value: object, error: BaseException | None) -> Utterance
                      source=str(value.source or ""), act=value.act, act_note=value.act_note)
 
 
-def ask_ahead(sim: ConversationsSim, name: str, job: Job, res: Any) -> None:
+def ask_ahead(sim: ConversationsSim, name: str, job: Job, res: Result) -> None:
     """A line is back before the step it is heard at (lockstep runs: ``think`` steps after it
     was asked). The listener's reply is asked now, as that step would ask it: the
     conversation with this line, at that step's time. Only when nothing can change that

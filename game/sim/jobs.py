@@ -214,10 +214,7 @@ class JobQueue:
     # -- sending -----------------------------------------------------------------------
     def submit(self, name: str, job: Job, fn: Callable[..., object], *args: object) -> bool:
         """Run ``fn(*args)`` now as the resident's job; False when its key is taken."""
-        if not self.pool.submit(name, fn, *args, rank=self.rank(name, job)):
-            return False
-        self._sent(name, job)
-        return True
+        return self.submit_as_of(self.step, name, job, fn, *args)
 
     def submit_as_of(self, step: int, name: str, job: Job, fn: Callable[..., object], *args: object) -> bool:
         """``submit``, as if sent at ``step`` (applied ``think_steps`` after it): a job asked

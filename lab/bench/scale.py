@@ -464,15 +464,16 @@ def plot(rows: list[dict], path: Path) -> Path | None:
     except ImportError:
         return None
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4))
-    groups: dict[tuple, list[dict]] = {}
-    for r in rows:
-        groups.setdefault((r["stepping"], r["slots"], r["latency_s"], r["sim_hours"]), []).append(r)
-    for (stepping, slots, latency, _hours), rs in sorted(groups.items()):
-        rs = sorted(rs, key=lambda r: r["residents"])
+    groups: dict[tuple, dict[int, dict]] = {}  # a line per stepping and server; a point per town size
+    for r in sorted(rows, key=lambda r: r["sim_hours"]):  # the longest run of a size is its point
+        groups.setdefault((r["stepping"], r["slots"], r["latency_s"], r.get("servers", 1)), {})[r["residents"]] = r
+    for (stepping, slots, latency, servers), by_size in sorted(groups.items()):
+        rs = [by_size[n] for n in sorted(by_size)]
         xs = [r["residents"] for r in rs]
         style = "-" if stepping == "lockstep" else "--"
+        fleet = f" on {servers} servers" if servers > 1 else ""
         left.plot(xs, [r["wall_per_sim_hour_s"] for r in rs], style, marker="o",
-                  label=f"{slots} slots, {stepping}, {latency:g} s/call")
+                  label=f"{slots} slots{fleet}, {stepping}, {latency:g} s/call")
     one_mind: dict[int, float] = {}  # the floor per-resident clocks could reach, at most
     for r in rows:
         if "floor_one_mind_s" in r:
