@@ -430,20 +430,21 @@ def merge_rows(path: Path, new: list[dict]) -> list[dict]:
 
 def scale_table(rows: list[dict]) -> str:
     """The rows as a Markdown table."""
-    head = ("| stepping | residents | slots | wall s / sim h | waves | floor: server, one mind (s) | "
+    head = ("| stepping | residents | slots | sim h run | wall s / sim h | waves | floor: server, one mind (s) | "
             "groups a step (most apart, s) | "
             "sim speed | calls | slots busy | "
             "own CPU ms/step/resident | main thread | perception | pathing | retrieval | embeddings | "
             "model ms/step/resident |")
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
-    for r in rows:
+    for r in sorted(rows, key=lambda r: (r["stepping"], r["slots"], r["residents"], r.get("servers", 1))):
         util = r.get("slot_utilisation")
         floor = (f"{r['floor_server_s']:g}, {r['floor_one_mind_s']:g}" if "floor_server_s" in r else "")
         early = ("" if r["stepping"] == "lockstep" or "groups_per_step" not in r
                  else f"{r['groups_per_step']:g} ({r['most_ahead_s']:g})")
         lines.append(
             f"| {r['stepping']} | {r['residents']} | {r['slots']}"
-            f"{f' on {n} servers' if (n := r.get('servers', 1)) > 1 else ''} | {r['wall_per_sim_hour_s']:g} | "
+            f"{f' on {n} servers' if (n := r.get('servers', 1)) > 1 else ''} | {r['sim_hours']:g} | "
+            f"{r['wall_per_sim_hour_s']:g} | "
             f"{r.get('waves', '')} | {floor} | {early} | "
             f"{r['sim_speed_x']:g}x | {r['calls']} | {'' if util is None else f'{util:.0%}'} | "
             f"{r['own_cpu_ms_per_step_resident']:.3f} | {r['main_cpu_ms_per_step_resident']:.3f} | "
