@@ -305,17 +305,22 @@ def test_a_virtual_display_that_never_comes_up_is_skipped_with_what_it_printed(m
         pass
 
 
+def _small_sweep(tmp_path, monkeypatch, **env):
+    """A scale sweep narrowed by the environment (``agents=3`` sets SMALLVILLE_SCALE_AGENTS), its
+    home and run folders under ``tmp_path``."""
+    from lab.bench import scale
+
+    monkeypatch.setenv("SMALLVILLE_HOME", str(tmp_path / "home"))
+    for key, value in env.items():
+        monkeypatch.setenv(f"SMALLVILLE_SCALE_{key.upper()}", str(value))
+    monkeypatch.setattr(scale, "run_folder", lambda name: tmp_path / "runs" / name)
+
+
 @pytest.mark.skipif(not MAP.exists(), reason="the Ville map is not built")
 def test_scale_runs_a_town_against_the_standin_server_and_keeps_every_row(tmp_path, monkeypatch):
     from lab.bench import scale
 
-    monkeypatch.setenv("SMALLVILLE_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("SMALLVILLE_SCALE_AGENTS", "3")
-    monkeypatch.setenv("SMALLVILLE_SCALE_SLOTS", "2")
-    monkeypatch.setenv("SMALLVILLE_SCALE_HOURS", "0.05")  # 18 steps
-    monkeypatch.setenv("SMALLVILLE_SCALE_LATENCY", "0.02")
-    monkeypatch.setenv("SMALLVILLE_SCALE_STEPPING", "lockstep")
-    monkeypatch.setattr(scale, "run_folder", lambda name: tmp_path / "runs" / name)
+    _small_sweep(tmp_path, monkeypatch, agents=3, slots=2, hours=0.05, latency=0.02, stepping="lockstep")  # 18 steps
     old = {"stepping": "lockstep", "residents": 500, "slots": 8, "latency_s": 1.5, "sim_hours": 1.0,
            "wall_per_sim_hour_s": 600.0, "sim_speed_x": 6.0, "calls": 3000, "slot_utilisation": 0.9,
            **{f"{k}_ms_per_step_resident": 0.1 for k in ("own_cpu", "main_cpu", "perception", "pathing", "retrieval",
@@ -406,13 +411,7 @@ def test_scale_waiting_is_the_main_threads_wait_for_answers_out_of_order(tmp_pat
     not in lockstep's waits: the bench's waiting_s counts it."""
     from lab.bench import scale
 
-    monkeypatch.setenv("SMALLVILLE_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("SMALLVILLE_SCALE_AGENTS", "3")
-    monkeypatch.setenv("SMALLVILLE_SCALE_SLOTS", "2")
-    monkeypatch.setenv("SMALLVILLE_SCALE_HOURS", "0.05")
-    monkeypatch.setenv("SMALLVILLE_SCALE_LATENCY", "0.3")
-    monkeypatch.setenv("SMALLVILLE_SCALE_STEPPING", "out-of-order")
-    monkeypatch.setattr(scale, "run_folder", lambda name: tmp_path / "runs" / name)
+    _small_sweep(tmp_path, monkeypatch, agents=3, slots=2, hours=0.05, latency=0.3, stepping="out-of-order")
     (row,) = scale.bench_scale(Context(out_dir=tmp_path))["runs"]
     assert row["calls"] >= 3
     assert row["waiting_s"] >= 0.5 * row["wall_s"], row  # a slow server: the town mostly waits for it
@@ -450,14 +449,8 @@ def test_scale_runs_against_a_fleet_through_the_router(tmp_path, monkeypatch):
     from agents.model.router import load_router_yaml
     from lab.bench import scale
 
-    monkeypatch.setenv("SMALLVILLE_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("SMALLVILLE_SCALE_AGENTS", "4")
-    monkeypatch.setenv("SMALLVILLE_SCALE_SLOTS", "4")
-    monkeypatch.setenv("SMALLVILLE_SCALE_SERVERS", "2")
-    monkeypatch.setenv("SMALLVILLE_SCALE_HOURS", "0.05")
-    monkeypatch.setenv("SMALLVILLE_SCALE_LATENCY", "0.05")
-    monkeypatch.setenv("SMALLVILLE_SCALE_STEPPING", "out-of-order")
-    monkeypatch.setattr(scale, "run_folder", lambda name: tmp_path / "runs" / name)
+    _small_sweep(tmp_path, monkeypatch, agents=4, slots=4, servers=2, hours=0.05, latency=0.05,
+                 stepping="out-of-order")
     (row,) = scale.bench_scale(Context(out_dir=tmp_path))["runs"]
     assert row["servers"] == 2 and row["server_errors"] == 0
     assert len(row["calls_per_server"]) == 2 and min(row["calls_per_server"]) > 0  # the Router spread them

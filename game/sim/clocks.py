@@ -217,14 +217,15 @@ class GroupClocks:
         self.check = os.environ.get("SMALLVILLE_CHECK_CLOCKS") == "1"
         self.tiles = np.zeros((len(self.names), 2), np.int64)  # where each stands (_refresh)
         self.still = self.clock.copy()  # the first step each could move at (_still_until)
-        self.pairs: np.ndarray | None = None  # who is joined to whom for a step (_groups)
-        self.dirty = np.ones(len(self.names), bool)  # changed since the pairs were made
-        self.grouped: list[list[int]] = []
         self._left: np.ndarray | None = None  # the tiles of what is left behind, and when each runs out
-        # Each resident's count of changes (it stepped, or when it could move changed), and for a group
-        # held back by some behind it: its clock, those residents, and their counts then. While those
-        # have not changed the group is still held back, and the round does not ask again.
+        # Each resident's count of changes (it stepped, or when it could move changed). The pairs joined
+        # for a step are worked out again only for those whose count moved since (``dirty``); a group held
+        # back by some behind it keeps its clock, those residents and their counts: while those have not
+        # changed the group is still held back, and the round does not ask again.
         self.version = np.zeros(len(self.names), np.int64)
+        self.pairs: np.ndarray | None = None  # who is joined to whom for a step (_groups)
+        self.pairs_at = self.version.copy()  # the counts the pairs were made at
+        self.grouped: list[list[int]] = []
         self.blocked: dict[tuple[int, ...], tuple[int, np.ndarray, np.ndarray]] = {}
 
     # -- time ------------------------------------------------------------------------------
@@ -277,7 +278,8 @@ class GroupClocks:
             # still) and take this step; each of the others may walk from when it could move.
             key = tuple(members)
             held = self.blocked.get(key)
-            if held is not None and held[0] == t and (self.version[held[1]] == held[2]).all() and not self.check:
+            still_held = held is not None and held[0] == t and bool((self.version[held[1]] == held[2]).all())
+            if still_held and not self.check:
                 continue  # those who held it back last round are as they were: they still do
             behind = clock <= t
             behind[members] = False
@@ -292,7 +294,7 @@ class GroupClocks:
                     blockers = others[~apart]
                     self.blocked[key] = (t, blockers, self.version[blockers].copy())
                     continue
-            if held is not None and held[0] == t and (self.version[held[1]] == held[2]).all():
+            if still_held:
                 raise AssertionError(f"a group of {self.names[members[0]]} held back by residents who had not changed "
                                      "could step")  # only with SMALLVILLE_CHECK_CLOCKS: the skip above is sound
             self.blocked.pop(key, None)
@@ -303,12 +305,16 @@ class GroupClocks:
                     tiles[i] = tile
                     self.still_since[i] = clock[i]
                 still[i] = self._still_until(i)
-            self.dirty[members] = True
             self.version[members] += 1
             moved = True
         if self.check:
             self._check_kept()
         return moved
+
+    @property
+    def dirty(self) -> np.ndarray:
+        """Who changed since the pairs were made (a mask)."""
+        return self.version != self.pairs_at
 
     def _within_reach(self, members: list[int], others: np.ndarray, t: int) -> np.ndarray:
         """Of ``others`` (at or behind step ``t``), those not plainly apart from the group
@@ -410,8 +416,7 @@ class GroupClocks:
         else:
             kept = self.pairs[~(dirty[self.pairs[:, 0]] | dirty[self.pairs[:, 1]])]
             pairs = np.concatenate([kept, self.reach.joined(tiles, moves, self.clock, among=dirty)])
-        self.pairs = pairs
-        dirty[:] = False
+        self.pairs, self.pairs_at = pairs, self.version.copy()
         links = csr_matrix((np.ones(len(pairs), np.int8), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
         _, label = connected_components(links, directed=False)
         order = np.lexsort((np.arange(n), label))  # each group's members in name order
@@ -459,7 +464,6 @@ class GroupClocks:
                 near |= np.abs(self.tiles - (x, y)).max(axis=1) <= r
         for i in np.flatnonzero(near):
             self.still[i] = self._still_until(int(i))
-        self.dirty |= near
         self.version[near] += 1
 
     def _wait(self) -> None:
