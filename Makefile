@@ -34,6 +34,7 @@ art: $(STAMP)
 
 map: $(STAMP)
 	$(PY) maps/the_ville/build_map.py
+	$(PY) maps/the_ville/build_map.py --suburbs
 
 $(STAMP): pyproject.toml Makefile
 	@$(INSTALL) check-tools

@@ -13,6 +13,7 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 TILES_DIR = REPO / "assets" / "tiles"
 MAP = REPO / "maps" / "the_ville" / "the_ville.tmx"
+SUBURBS_MAP = REPO / "maps" / "the_ville" / "the_ville_suburbs.tmx"
 
 from conftest import RESIDENTS
 
@@ -92,6 +93,30 @@ def test_map_reproduces_byte_for_byte(draw_tiles, build_map, tmp_path):
     stats = build_map.build(out, tmp_path / "tiles" / "ville_tiles.json")
     assert out.read_bytes() == MAP.read_bytes(), "the_ville.tmx differs: rerun maps/the_ville/build_map.py"
     assert stats["sectors"] == 19 and stats["spawns"] == len(RESIDENTS) + 1
+
+
+def test_suburbs_reproduce_byte_for_byte_around_the_ville_unchanged(draw_tiles, build_map, tmp_path):
+    """The Ville and its suburbs: the Ville's sectors, spawns and tiles as they are, then
+    rows of ten empty apartments on streets off College Avenue, every one reachable."""
+    import pytmx
+
+    draw_tiles.build(tmp_path / "tiles")
+    out = tmp_path / "the_ville_suburbs.tmx"
+    stats = build_map.build(out, tmp_path / "tiles" / "ville_tiles.json", suburbs=build_map.SUBURBS)
+    assert out.read_bytes() == SUBURBS_MAP.read_bytes(), \
+        "the_ville_suburbs.tmx differs: rerun maps/the_ville/build_map.py --suburbs"
+    assert stats["sectors"] == 19 + 10 * build_map.SUBURBS and stats["spawns"] == len(RESIDENTS) + 1
+    ville, suburbs = pytmx.TiledMap(str(MAP)), pytmx.TiledMap(str(SUBURBS_MAP))
+    assert (suburbs.width, suburbs.height) == (ville.width, ville.height + build_map.SUBURB_H * build_map.SUBURBS)
+    assert _rects(suburbs, "spawns")[:len(RESIDENTS) + 1] == _rects(ville, "spawns")
+    assert set(_rects(ville, "sectors")) <= set(_rects(suburbs, "sectors"))
+    new = sorted(n for n, _ in set(_rects(suburbs, "sectors")) - set(_rects(ville, "sectors")))
+    assert new[:3] == ["1 Alder Street", "1 Aspen Street", "1 Birch Street"]
+    walls = next(layer for layer in ville.layers if layer.name == "walls")
+    walls_too = next(layer for layer in suburbs.layers if layer.name == "walls")
+    assert [list(row) for row in walls.data] == [list(row) for row in walls_too.data[:ville.height]]
+    with pytest.raises(build_map.BuildError, match="from 0 to"):
+        build_map.build_town(len(build_map.SUBURB_STREETS) + 1)
 
 
 def test_layers_and_properties(tiled):

@@ -277,3 +277,20 @@ def test_a_generated_town_resumes_and_forks_from_its_saves(ville, tmp_path):
     for b in manifest["branches"].values():
         ran = json.loads((exp / b["run"] / "summary.json").read_text())
         assert set(ran["residents"]) == {p.name for p in people}
+
+
+def test_a_town_of_500_in_the_suburbs_lives_three_or_four_to_a_home():
+    """maps/the_ville/the_ville_suburbs.tmx: the Ville and 120 apartments south of it. The
+    newcomers fill the apartments evenly, the scenario's 25 stay where they live, and a
+    home on a street reads as an address ("lives in 2 Maple Street", not "the 2 ...")."""
+    suburbs = load_town(MAP.parent / "the_ville_suburbs.tmx")
+    cast, _ = load_cast(MAP.parent)
+    people = grow_cast(cast, suburbs.addresses(), 500, seed=0)
+    assert people[:25] == cast
+    homes = Counter(p.home for p in people)
+    assert len(homes) == 143 and max(homes.values()) == 4  # 23 of the Ville's homes and 120 apartments
+    street = next(p for p in people if " Street:" in p.home)
+    sector = street.home.split(":")[1]
+    assert f"lives in {sector}," in street.description and f"the {sector}" not in street.description
+    where = suburbs.describe(street.home.rsplit(":", 1)[0])  # the sector
+    assert sector in where and f"the {sector}" not in where, where

@@ -118,8 +118,9 @@ def _kind(arena: str) -> str:
 
 def _named(sector: str) -> str:
     """A sector as a sentence names it: "Hobbs Cafe", "Isabella Rodriguez's apartment",
-    "the Lin family's house", "the Dorm for Oak Hill College"."""
-    if sector.lower().startswith("the ") or re.match(r"^[A-Z]\w+ [A-Z]\w+( and [A-Z]\w+ [A-Z]\w+)?'s ", sector):
+    "the Lin family's house", "the Dorm for Oak Hill College", "2 Maple Street"."""
+    if (sector.lower().startswith("the ") or re.match(r"^[A-Z]\w+ [A-Z]\w+( and [A-Z]\w+ [A-Z]\w+)?'s ", sector)
+            or re.match(r"^\d+ [A-Z]", sector)):
         return sector
     words = sector.split()
     if " for " in sector or " of " in sector or not all(w[:1].isupper() for w in words):

@@ -33,6 +33,7 @@ game/world/tmx.py.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +48,8 @@ Tile = tuple[int, int]
 # --------------------------------------------------------------------------- words
 
 def _is_proper(name: str) -> bool:
-    return name[:1].isupper()
+    """A name ("Hobbs Cafe", "Klaus Mueller's room") or a street address ("2 Maple Street")."""
+    return name[:1].isupper() or re.match(r"\d+ [A-Z]", name) is not None
 
 
 def _last_word(name: str) -> str:

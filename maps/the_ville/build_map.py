@@ -1,6 +1,12 @@
 """Lay out the Ville and write maps/the_ville/the_ville.tmx (a Tiled map).
 
     python maps/the_ville/build_map.py [--out PATH.tmx] [--tiles-json PATH]
+    python maps/the_ville/build_map.py --suburbs 12   # the Ville and its suburbs
+
+The suburbs (``--suburbs K``) are K rows of ten apartments south of the Ville,
+each along its own street off College Avenue, built from the Ville's own
+apartment: homes for a town of hundreds (docs/bigger-towns.md), with the Ville
+itself, its residents and their addresses unchanged.
 
 The town is built programmatically on a grid: ground, streets, buildings
 (walls with door gaps, floors by room type), furniture, trees; then the
@@ -26,11 +32,18 @@ from xml.sax.saxutils import escape
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 DEFAULT_OUT = HERE / "the_ville.tmx"
+SUBURBS_OUT = HERE / "the_ville_suburbs.tmx"  # the Ville with SUBURBS rows of apartments
+SUBURBS = 12
 DEFAULT_TILES_JSON = ROOT / "assets" / "tiles" / "ville_tiles.json"
 IMAGE_SOURCE = "../../assets/tiles/ville_tiles.png"  # relative to the .tmx
 WORLD = "the Ville"
 
 W, H = 136, 96
+STREETS = (30, 62)  # the Ville's east-west streets (their north kerb)
+SUBURB_H = 20  # a suburb row: a street (5 tiles), then apartments (15) with their doors on it
+SUBURB_APARTMENTS = (2, 14, 26, 38, 50, 72, 84, 96, 108, 120)  # west, then east of College Avenue
+SUBURB_STREETS = ("Maple", "Birch", "Cedar", "Willow", "Aspen", "Linden", "Poplar", "Alder", "Hazel", "Rowan",
+                  "Juniper", "Laurel", "Chestnut", "Walnut", "Spruce", "Magnolia")
 TILE = 32
 N, E, S, W_ = 1, 2, 4, 8
 
@@ -192,27 +205,27 @@ def ground(t: Town):
             return "grass_flowers"
         return ("grass0", "grass1", "grass2")[_h(x, y, 1) % 3]
 
-    t.fill("ground", 0, 0, W, H, grass)
+    t.fill("ground", 0, 0, t.w, t.h, grass)
 
 
-def streets(t: Town):
-    # Main Street (east-west), Elm Street (east-west), College Avenue (north-south)
-    for y0 in (30, 62):
+def streets(t: Town, rows=STREETS):
+    # Main Street, Elm Street and the suburbs' streets (east-west), College Avenue (north-south)
+    for y0 in rows:
         t.fill("ground", 0, y0, W, 1, "kerb_s")
         t.fill("ground", 0, y0 + 4, W, 1, "kerb_n")
-    t.fill("ground", 66, 0, 1, H, "kerb_e")
-    t.fill("ground", 70, 0, 1, H, "kerb_w")
-    for y0 in (30, 62):
+    t.fill("ground", 66, 0, 1, t.h, "kerb_e")
+    t.fill("ground", 70, 0, 1, t.h, "kerb_w")
+    for y0 in rows:
         t.fill("ground", 0, y0 + 1, W, 3, "asphalt")
         for x in range(W):
             if not 65 <= x <= 71 and x % 3 != 2:
                 t.set("ground", x, y0 + 2, "asphalt_line_h")
-    t.fill("ground", 67, 0, 3, H, "asphalt")
-    for y in range(H):
-        if not (29 <= y <= 35 or 61 <= y <= 67) and y % 3 != 2:
+    t.fill("ground", 67, 0, 3, t.h, "asphalt")
+    for y in range(t.h):
+        if not any(y0 - 1 <= y <= y0 + 5 for y0 in rows) and y % 3 != 2:
             t.set("ground", 68, y, "asphalt_line_v")
     # the crossings: sidewalk corners meet here
-    for y0 in (30, 62):
+    for y0 in rows:
         for x in (66, 70):
             t.set("ground", x, y0, "sidewalk")
             t.set("ground", x, y0 + 4, "sidewalk")
@@ -699,47 +712,48 @@ def small_house(t: Town, name, x0, who, double=False):
     t.furn(x0 + 13, 60, "bush", True)
 
 
-def apartment(t: Town, a, who):
-    """An apartment with a main room, a bathroom and a laundry; door north."""
-    name = f"{who}'s apartment"
-    t.sector(name, a, 67, 12, 15)
-    t.building(a + 1, 68, 10, 13, "brick", "floor_wood")
-    t.hwall(a + 2, a + 9, 76, "brick")
-    t.vwall(a + 6, 77, 79, "brick")
-    t.door(a + 5, 68)
-    t.door(a + 3, 76)
-    t.door(a + 8, 76)
-    path(t, a + 5, 67, 67)
+def apartment(t: Town, a, who, y=67, name=None):
+    """An apartment with a main room, a bathroom and a laundry; door north. Its top
+    edge is row ``y``; ``who`` (None: nobody yet) spawns on its bed."""
+    t.sector(name or f"{who}'s apartment", a, y, 12, 15)
+    t.building(a + 1, y + 1, 10, 13, "brick", "floor_wood")
+    t.hwall(a + 2, a + 9, y + 9, "brick")
+    t.vwall(a + 6, y + 10, y + 12, "brick")
+    t.door(a + 5, y + 1)
+    t.door(a + 3, y + 9)
+    t.door(a + 8, y + 9)
+    path(t, a + 5, y, y)
     m = "main room"
-    t.arena(m, a + 2, 69, 8, 7)
-    t.fill("floor", a + 2, 69, 3, 2, "floor_kitchen")
-    t.item(m, "refrigerator", a + 2, 69, [["fridge"]], True)
-    t.item(m, "stove", a + 3, 69, [["stove"]], True)
-    t.item(m, "kitchen sink", a + 4, 69, [["ksink"]], True)
-    t.item(m, "closet", a + 7, 69, [["closet"]], True)
-    t.item(m, "shelf", a + 8, 69, [["shelf"]], True)
-    t.item(m, "bed", a + 9, 69, [["bed_head"], ["bed_foot"]])
-    t.spawn(who, a + 9, 69)
-    t.item(m, "dining table", a + 3, 72, [["table_l", "table_r"]], True)
-    t.item(m, None, a + 3, 71, [["chair_s", "chair_s"]])
-    t.item(m, None, a + 3, 73, [["chair_n", "chair_n"]])
-    t.item(m, "desk", a + 9, 73, [["desk"]], True)
-    t.furn(a + 8, 73, "chair_e", False)
-    t.rug(a + 6, 71, 2, 3, "red")
-    t.item(m, None, a + 2, 75, [["plant_pot"]], True)
-    t.item(m, None, a + 9, 75, [["lamp_table"]], True)
+    t.arena(m, a + 2, y + 2, 8, 7)
+    t.fill("floor", a + 2, y + 2, 3, 2, "floor_kitchen")
+    t.item(m, "refrigerator", a + 2, y + 2, [["fridge"]], True)
+    t.item(m, "stove", a + 3, y + 2, [["stove"]], True)
+    t.item(m, "kitchen sink", a + 4, y + 2, [["ksink"]], True)
+    t.item(m, "closet", a + 7, y + 2, [["closet"]], True)
+    t.item(m, "shelf", a + 8, y + 2, [["shelf"]], True)
+    t.item(m, "bed", a + 9, y + 2, [["bed_head"], ["bed_foot"]])
+    if who:
+        t.spawn(who, a + 9, y + 2)
+    t.item(m, "dining table", a + 3, y + 5, [["table_l", "table_r"]], True)
+    t.item(m, None, a + 3, y + 4, [["chair_s", "chair_s"]])
+    t.item(m, None, a + 3, y + 6, [["chair_n", "chair_n"]])
+    t.item(m, "desk", a + 9, y + 6, [["desk"]], True)
+    t.furn(a + 8, y + 6, "chair_e", False)
+    t.rug(a + 6, y + 4, 2, 3, "red")
+    t.item(m, None, a + 2, y + 8, [["plant_pot"]], True)
+    t.item(m, None, a + 9, y + 8, [["lamp_table"]], True)
     b = "bathroom"
-    t.fill("floor", a + 2, 77, 4, 3, "floor_bath")
-    t.arena(b, a + 2, 77, 4, 3)
-    t.item(b, "bathroom sink", a + 5, 77, [["bsink"]], True)
-    t.item(b, "toilet", a + 2, 79, [["toilet"]])
-    t.item(b, "shower", a + 5, 79, [["shower"]])
-    t.fill("floor", a + 7, 77, 3, 3, "floor_lino")
-    t.furn(a + 9, 77, "shelf_cans", True)
-    t.furn(a + 9, 79, "plant_pot", True)
+    t.fill("floor", a + 2, y + 10, 4, 3, "floor_bath")
+    t.arena(b, a + 2, y + 10, 4, 3)
+    t.item(b, "bathroom sink", a + 5, y + 10, [["bsink"]], True)
+    t.item(b, "toilet", a + 2, y + 12, [["toilet"]])
+    t.item(b, "shower", a + 5, y + 12, [["shower"]])
+    t.fill("floor", a + 7, y + 10, 3, 3, "floor_lino")
+    t.furn(a + 9, y + 10, "shelf_cans", True)
+    t.furn(a + 9, y + 12, "plant_pot", True)
     # back yard
-    t.furn(a + 2, 81, "bush", True)
-    t.furn(a + 9, 81, "flowers", False)
+    t.furn(a + 2, y + 14, "bush", True)
+    t.furn(a + 9, y + 14, "flowers", False)
 
 
 def big_house(t: Town, name, x0, bed_a, bed_b, people_a, people_b, piano=False):
@@ -847,6 +861,16 @@ def big_house(t: Town, name, x0, bed_a, bed_b, people_a, people_b, piano=False):
     t.furn(x0 + 16, 67, "bush", True)
 
 
+def suburb(t: Town, y0, street):
+    """A row of ten apartments along ``street`` (its north kerb at row ``y0``), reached
+    from College Avenue; nobody lives in them until a bigger town's newcomers move in."""
+    for x in range(8, W, 20):
+        if not 60 <= x <= 76:
+            t.lamp(x, y0 - 1)
+    for k, a in enumerate(SUBURB_APARTMENTS):
+        apartment(t, a, None, y=y0 + 5, name=f"{k + 1} {street} Street")
+
+
 def bus_stop(t: Town):
     t.furn(134, 35, "bus_stop", True)
     t.furn(131, 35, "bench_l", False)
@@ -873,10 +897,18 @@ def edges(t: Town):
         t.tree(x, y, "oak")
 
 
-def build_town() -> Town:
-    t = Town()
+def suburb_rows(suburbs: int) -> list[int]:
+    """The north kerbs of the suburbs' streets, south of the Ville."""
+    if not 0 <= suburbs <= len(SUBURB_STREETS):
+        raise BuildError(f"--suburbs {suburbs}: from 0 to {len(SUBURB_STREETS)} rows")
+    return [H + k * SUBURB_H for k in range(suburbs)]
+
+
+def build_town(suburbs: int = 0) -> Town:
+    rows = suburb_rows(suburbs)
+    t = Town(W, H + SUBURB_H * suburbs)
     ground(t)
-    streets(t)
+    streets(t, STREETS + tuple(rows))
     edges(t)
     college(t)
     dorm(t)
@@ -897,6 +929,8 @@ def build_town() -> Town:
               ["Mei Lin", "John Lin"], ["Eddy Lin"], piano=True)
     for k, who in enumerate(["Arthur Burton", "Isabella Rodriguez", "Giorgio Rossi", "Ryan Park", "Carlos Gomez"]):
         apartment(t, 72 + 12 * k, who)
+    for y0, street in zip(rows, SUBURB_STREETS):
+        suburb(t, y0, street)
     bus_stop(t)
     t.finish()
     return t
@@ -929,8 +963,9 @@ def check(t: Town) -> dict:
     errs = []
     walk = [[not t.block[y][x] for x in range(t.w)] for y in range(t.h)]
     names = [n for n, _ in t.sectors]
-    if len(set(names)) != len(names) or len(names) != 19:
-        errs.append(f"expected 19 distinct sectors, got {len(names)}: {names}")
+    expected = 19 + len(SUBURB_APARTMENTS) * (t.h - H) // SUBURB_H
+    if len(set(names)) != len(names) or len(names) != expected:
+        errs.append(f"expected {expected} distinct sectors, got {len(names)}: {names}")
     for n, r in t.sectors:
         for m, q in t.sectors:
             if n < m and set(_tiles(r)) & set(_tiles(q)):
@@ -1104,9 +1139,9 @@ def to_tmx(t: Town, tiles: dict) -> str:
     return "\n".join(out).replace("@NEXT@", str(oid + 1)) + "\n"
 
 
-def build(out: str | Path = DEFAULT_OUT, tiles_json: str | Path = DEFAULT_TILES_JSON) -> dict:
+def build(out: str | Path = DEFAULT_OUT, tiles_json: str | Path = DEFAULT_TILES_JSON, suburbs: int = 0) -> dict:
     tiles = json.loads(Path(tiles_json).read_text())
-    t = build_town()
+    t = build_town(suburbs)
     stats = check(t)
     text = to_tmx(t, tiles)
     out = Path(out)
@@ -1118,11 +1153,14 @@ def build(out: str | Path = DEFAULT_OUT, tiles_json: str | Path = DEFAULT_TILES_
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description="Write the Ville's Tiled map.")
-    p.add_argument("--out", default=str(DEFAULT_OUT))
+    p.add_argument("--out", help=f"default: {DEFAULT_OUT.name}, or {SUBURBS_OUT.name} with --suburbs")
     p.add_argument("--tiles-json", default=str(DEFAULT_TILES_JSON))
+    p.add_argument("--suburbs", type=int, nargs="?", const=SUBURBS, default=0,
+                   help=f"add this many rows of ten apartments south of the Ville (alone: {SUBURBS})")
     a = p.parse_args(argv)
+    out = a.out or (SUBURBS_OUT if a.suburbs else DEFAULT_OUT)
     try:
-        stats = build(a.out, a.tiles_json)
+        stats = build(out, a.tiles_json, a.suburbs)
     except BuildError as e:
         print(e, file=sys.stderr)
         return 1
