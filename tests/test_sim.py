@@ -17,6 +17,7 @@ from agents.support.types import Action, Decision, Utterance
 from agents.threads.pool import MindPool
 from game.sim import STEP, SimSettings, Simulation, is_sleep, routine_action
 from game.world.map_reader import load_town
+from game.world.town import ObjectStates
 from lab.standins import StandInMind
 
 W = "Testville"
@@ -213,10 +214,11 @@ def test_arrival_with_new_events_asks_again_throttled(tmp_path, pools):
 # ---------------------------------------------------------------------------- threads
 
 
-class RecordingStates(dict):
-    def __init__(self, *a):
-        super().__init__(*a)
+class RecordingStates(ObjectStates):
+    def __init__(self, states):
         self.writers = set()
+        super().__init__()
+        self.update(states)
 
     def __setitem__(self, k, v):
         self.writers.add(threading.current_thread().name)

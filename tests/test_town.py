@@ -590,3 +590,25 @@ def test_layer_of_the_wrong_kind(tmp_path):
     path = write_map(tmp_path, omit_layers=("collision",),
                      extra_xml='<objectgroup id="99" name="collision"></objectgroup>\n')
     broken(path, "'collision'", "must be a tile layer")
+
+
+def test_object_states_know_what_is_in_use_and_what_changed():
+    """A big town's groups read only the objects in use and the states changed since they
+    last looked (game/sim/clocks.py, game/sim/objects.py), in the objects' own order."""
+    from game.world.town import IDLE, ObjectStates
+
+    states = ObjectStates()
+    states.update({"w:a:b:stove": IDLE, "w:a:b:bed": IDLE, "w:a:b:tv": IDLE})
+    assert states.take_changes() == {"w:a:b:stove", "w:a:b:bed", "w:a:b:tv"} and states.take_changes() == set()
+    states["w:a:b:tv"] = "on"
+    states["w:a:b:stove"] = "cooking"
+    states["w:a:b:bed"] = IDLE  # the same state: no change
+    assert states.in_use() == [("w:a:b:stove", "cooking"), ("w:a:b:tv", "on")]  # as added, not as set
+    assert states.take_changes() == {"w:a:b:tv", "w:a:b:stove"}
+    states.setdefault("w:a:b:tv", IDLE)  # there already: unchanged
+    assert states.pop("w:a:b:tv") == "on" and "w:a:b:tv" not in states
+    assert states.in_use() == [("w:a:b:stove", "cooking")] and states.take_changes() == {"w:a:b:tv"}
+    copy = states.copy()
+    assert isinstance(copy, ObjectStates) and copy == states and copy.in_use() == states.in_use()
+    states.clear()
+    assert states.in_use() == [] and states.take_changes() == {"w:a:b:stove", "w:a:b:bed"}

@@ -285,7 +285,7 @@ def _prepare(session: RunningGame, parts: dict[str, Any], info: SaveInfo | None,
     t1 = time.perf_counter()
     old = session.sim
     scratch = copy.copy(town)  # from_state writes object states: into a copy until commit
-    scratch.object_states = dict(town.object_states)
+    scratch.object_states = town.object_states.copy()
     cls = type(old)
     try:
         new = cls(scratch, minds, _NoPool(), old.start, personas={n: personas[n] for n in names},

@@ -206,6 +206,7 @@ class GroupClocks:
         self.reach = Reach(sim)
         self.held: dict[int, _Held] = {}
         self.states = dict(sim.town.object_states)  # as the last group's step left them
+        sim.town.object_states.take_changes()
         self.frame_states = dict(self.states)  # as the floor's frame shows them
         self.lingering = dict(sim.lingering)  # what is left behind, as the last group's step left it
         self.overdue: dict[int, dict[str, tuple[str, datetime]]] = {}  # step due -> left behind, run out late
@@ -227,6 +228,8 @@ class GroupClocks:
         self.pairs_at = self.version.copy()  # the counts the pairs were made at
         self.grouped: list[list[int]] = []
         self.blocked: dict[tuple[int, ...], tuple[int, np.ndarray, np.ndarray]] = {}
+        # a group -> its step and the answers it waits for there
+        self.awaiting: dict[tuple[int, ...], tuple[int, dict[str, int]]] = {}
 
     # -- time ------------------------------------------------------------------------------
     def now_at(self, step: int) -> datetime:
@@ -265,18 +268,26 @@ class GroupClocks:
     def _round(self, target: int) -> bool:
         sim, clock, tiles, still = self.sim, self.clock, self.tiles, self.still
         moved = False
+        floor = self.floor
+        sim.jobs.collect()  # the answers back as of now: the whole round reads the same ones
         for members in self._groups(tiles, still):
             t = int(clock[members[0]])
-            if t >= target or t - self.floor >= AHEAD:
+            if t >= target or t - floor >= AHEAD:
                 continue
+            key = tuple(members)
+            awaited = self.awaiting.get(key)
+            if awaited is not None and awaited[0] == t and sim.jobs.unanswered(awaited[1], collect=False):
+                continue  # an answer it waited for last round is still out: it still waits (a look at a few)
             names = frozenset(self.names[i] for i in members)
-            if sim.jobs.unanswered(dict.fromkeys(names, t)):
+            out = sim.jobs.unanswered(dict.fromkeys(names, t), collect=False)
+            if out:
+                self.awaiting[key] = (t, dict.fromkeys(out, t))
                 continue
+            self.awaiting.pop(key, None)
             # Everyone not in the group up to its clock (those on it too: one may have caught up
             # since the groups were made) must be apart from it for as long as their clocks differ:
             # the group's members may have walked since the others' time (until they last stood
             # still) and take this step; each of the others may walk from when it could move.
-            key = tuple(members)
             held = self.blocked.get(key)
             still_held = held is not None and held[0] == t and bool((self.version[held[1]] == held[2]).all())
             if still_held and not self.check:
@@ -299,6 +310,8 @@ class GroupClocks:
                                      "could step")  # only with SMALLVILLE_CHECK_CLOCKS: the skip above is sound
             self.blocked.pop(key, None)
             self._step(members, names, t)
+            if t == floor:
+                floor = self.floor
             for i in members:
                 tile = sim.bodies[self.names[i]].tile
                 if tuple(tiles[i]) != tuple(tile):
@@ -307,6 +320,11 @@ class GroupClocks:
                 still[i] = self._still_until(i)
             self.version[members] += 1
             moved = True
+        for kept in (self.awaiting, self.blocked):
+            if len(kept) > 2 * len(self.grouped):  # groups that came apart since: forget them
+                current = {tuple(g) for g in self.grouped}
+                for key in [k for k in kept if k not in current]:
+                    del kept[key]
         if self.check:
             self._check_kept()
         return moved
@@ -338,6 +356,7 @@ class GroupClocks:
         a resident or changes when it could (``_check_kept`` proves it on a run)."""
         self._left = None
         self.blocked.clear()
+        self.awaiting.clear()
         self.tiles = np.array([self.sim.bodies[n].tile for n in self.names], dtype=np.int64)
         self.still = np.array([self._still_until(i) for i in range(len(self.names))], dtype=np.int64)
         self.pairs = None
@@ -437,7 +456,7 @@ class GroupClocks:
             b = sim.bodies[n]
             held.poses[n] = Pose(n, tuple(b.tile), b.facing, b.action, b.conversation, b.target)  # type: ignore[arg-type]
         states = sim.town.object_states
-        changed = {a: s for a, s in states.items() if self.states.get(a) != s}
+        changed = {a: states[a] for a in states.take_changes() if a in states and self.states.get(a) != states[a]}
         if changed:
             self.states.update(changed)
             held.objects.update(changed)
@@ -525,6 +544,7 @@ class GroupClocks:
         objects.expire_lingering(sim)  # lockstep's last step expired what was due by then
         sim.now, sim.steps = self.now_at(step), step
         self.states = dict(sim.town.object_states)
+        sim.town.object_states.take_changes()
         self.frame_states = dict(self.states)  # the frames showed those run out already (_run_out)
         self.lingering = dict(sim.lingering)
         self.overdue.clear()

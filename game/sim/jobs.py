@@ -197,13 +197,18 @@ class JobQueue:
         """The step the resident's job in flight is applied at (None: no job)."""
         return self._due.get(name)
 
-    def unanswered(self, due_by: dict[str, int]) -> set[str]:
+    def unanswered(self, due_by: dict[str, int], collect: bool = True) -> set[str]:
         """Of the residents in ``due_by`` (name -> a step), those with a job to be applied
         by that step that is not back yet (game/sim/clocks.py: a group steps when none
-        of its own are). Never blocks."""
-        self._collect()
+        of its own are). Never blocks. ``collect=False``: as of the last ``collect``."""
+        if collect:
+            self._collect()
         return {name for name, step in due_by.items()
                 if self._due.get(name, step + 1) <= step and name not in self._held}
+
+    def collect(self) -> None:
+        """Take the jobs back from the pool now (``unanswered(..., collect=False)`` reads them)."""
+        self._collect()
 
     def wait_due(self, step: int) -> None:
         """Block until every job to be applied by ``step`` is back (lockstep)."""

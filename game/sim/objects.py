@@ -53,7 +53,7 @@ class ObjectsSim(Protocol):
 
 def active_objects(sim: ObjectsSim) -> list[tuple[str, str]]:
     """(address, state) of every object whose state is not idle."""
-    return [(a, st) for a, st in sim.town.object_states.items() if st and st != "idle"]
+    return sim.town.object_states.in_use()
 
 
 def hold_object(sim: ObjectsSim, b: Body) -> None:

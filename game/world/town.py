@@ -42,6 +42,70 @@ VISITOR = "visitor"
 IDLE = "idle"
 
 
+class ObjectStates(dict[str, str]):
+    """Every object's state by address, which also keeps the objects in use (not idle)
+    and the addresses changed since a reader last took them: a town of hundreds steps
+    in small groups, and each group's step reads only those, not every object."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._rank: dict[str, int] = {}  # the order objects were added in: the dict's own
+        self._in_use: set[str] = set()
+        self._changed: set[str] = set()
+
+    def __setitem__(self, address: str, state: str) -> None:
+        if address in self and dict.__getitem__(self, address) == state:
+            return
+        super().__setitem__(address, state)
+        self._rank.setdefault(address, len(self._rank))
+        self._changed.add(address)
+        if state and state != IDLE:
+            self._in_use.add(address)
+        else:
+            self._in_use.discard(address)
+
+    def __delitem__(self, address: str) -> None:
+        super().__delitem__(address)
+        self._in_use.discard(address)
+        self._changed.add(address)
+
+    def update(self, *args: object, **kwargs: str) -> None:  # type: ignore[override]
+        for address, state in dict(*args, **kwargs).items():  # type: ignore[arg-type]
+            self[address] = state
+
+    def clear(self) -> None:
+        self._changed.update(self)
+        self._in_use.clear()
+        super().clear()
+
+    def setdefault(self, address: str, state: str = IDLE) -> str:  # type: ignore[override]
+        if address not in self:
+            self[address] = state
+        return dict.__getitem__(self, address)
+
+    def pop(self, address: str, *default: str) -> str:  # type: ignore[override]
+        if address not in self:
+            return dict.pop(self, address, *default)
+        state = dict.__getitem__(self, address)
+        del self[address]
+        return state
+
+    def copy(self) -> ObjectStates:  # type: ignore[override]
+        """The same states, with no changes taken yet."""
+        other = ObjectStates()
+        other.update(self)
+        return other
+
+    def in_use(self) -> list[tuple[str, str]]:
+        """(address, state) of every object not idle, in the order the objects were added."""
+        return [(a, dict.__getitem__(self, a)) for a in sorted(self._in_use, key=self._rank.__getitem__)]
+
+    def take_changes(self) -> set[str]:
+        """The addresses set to another state (or removed) since the last call."""
+        changed, self._changed = self._changed, set()
+        return changed
+
+
 Tile = tuple[int, int]
 
 
@@ -107,7 +171,7 @@ class Town:
         self.width = self.height = self.tile_size = 0
         self.walkable: np.ndarray = np.zeros((0, 0), dtype=bool)
         self.tree: dict[str, dict[str, list[str]]] = {}
-        self.object_states: dict[str, str] = {}
+        self.object_states = ObjectStates()
         self.spawns: dict[str, Tile] = {}
         self.tmx = None  # the pytmx.TiledMap (no images loaded)
         # Address table: index -> address; per-tile indices (int32, -1 = none).
