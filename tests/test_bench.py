@@ -328,7 +328,7 @@ def test_scale_runs_a_town_against_the_standin_server_and_keeps_every_row(tmp_pa
     (tmp_path / "scale_runs.json").write_text(json.dumps({"runs": [old]}))
     figures = scale.bench_scale(Context(out_dir=tmp_path))
     (row,) = figures["runs"]
-    assert (row["residents"], row["slots"], row["steps"]) == (3, 2, 18)
+    assert (row["residents"], row["slots"], row["steps"], row["town"]) == (3, 2, 18, "the_ville")
     assert row["calls"] > 0 and row["server_calls"] >= row["calls"]  # the real road: HTTP to the server
     assert row["server_errors"] == 0 and row["peak_in_flight"] <= 2
     assert row["own_cpu_ms_per_step_resident"] > 0 and row["perception_ms_per_step_resident"] >= 0
@@ -388,6 +388,22 @@ def test_scale_rows_of_another_shape_are_kept_aside_not_overwritten(tmp_path, ca
     assert aside.read_text() == text  # the file as it was, whole
     err = capsys.readouterr().err
     assert str(path) in err and str(aside) in err
+
+
+def test_scale_rows_of_two_towns_are_kept_apart(tmp_path):
+    """A run in the suburbs does not replace the Ville's of the same size; a row from before
+    rows named their town ran in the Ville; the table and the curve tell them apart."""
+    from lab.bench import scale
+
+    path = tmp_path / "scale_runs.json"
+    scale.merge_rows(path, [_row(500)])  # no town: the Ville's
+    rows = scale.merge_rows(path, [{**_row(500), "town": "the_ville_suburbs", "wall_per_sim_hour_s": 150.0},
+                                   {**_row(500), "town": "the_ville", "wall_per_sim_hour_s": 400.0}])
+    assert sorted((r.get("town"), r["wall_per_sim_hour_s"]) for r in rows) == [
+        ("the_ville", 400.0), ("the_ville_suburbs", 150.0)]
+    table = scale.scale_table(rows)
+    assert "| lockstep | 500 | 8 |" in table and "| lockstep | 500 in the_ville_suburbs | 8 |" in table
+    assert scale.plot(rows, tmp_path / "scale.png") is None or (tmp_path / "scale.png").stat().st_size > 0
 
 
 def test_scale_rows_are_written_whole_or_not_at_all(tmp_path):

@@ -24,8 +24,9 @@ well over ten (500 on few slots). Narrow it with the environment::
     SMALLVILLE_SCALE_SERVERS=4      (the slots split over 4 stand-in servers, reached
                                      through the Router by a litellm router file: a fleet)
 
-Every run's row is merged into ``<out>/scale_runs.json`` (by stepping, residents,
-slots, latency and hours) as soon as it is measured, so a sweep can be made run by
+The town is ``--map``'s (the Ville; ``maps/the_ville/the_ville_suburbs.tmx`` has
+homes for hundreds). Every run's row is merged into ``<out>/scale_runs.json`` (by
+stepping, town, residents, slots, latency and hours) as soon as it is measured, so a sweep can be made run by
 run and a stopped sweep keeps the runs it finished; the
 curve (``<out>/scale.png``) and the table (``scale_table()``) are drawn from
 all the rows there.
@@ -61,6 +62,7 @@ QUICK: dict[str, Any] = {"agents": (10,), "slots": (4,), "hours": 0.25, "latency
 RUNS_FILE = "scale_runs.json"
 PLOT_FILE = "scale.png"
 MODEL = "openai/competent"
+DEFAULT_TOWN = "the_ville"  # rows from before they named their town ran in the Ville
 
 
 # ---------------------------------------------------------------------------- what to run
@@ -266,7 +268,9 @@ def run_one(ctx: Context, stepping: str, residents: int, slots: int, latency: fl
     town = load_town(ctx.map_path)
     cast, scenario = load_cast(ctx.map_path.parent)
     personas = select_residents(cast, residents, None, town=town, seed=ctx.seed)
-    folder = run_folder(f"scale-{stepping}-{residents}r-{slots}s" + (f"-{servers}x" if servers > 1 else ""))
+    place = town_of(ctx.map_path)
+    folder = run_folder(f"scale-{stepping}-{residents}r-{slots}s" + (f"-{servers}x" if servers > 1 else "")
+                        + ("" if place == DEFAULT_TOWN else f"-{place}"))
     server: ServerProcess | Fleet = ServerProcess(latency, slots) if servers == 1 else Fleet(
         latency, slots, servers, folder)
     try:
@@ -311,8 +315,8 @@ def run_one(ctx: Context, stepping: str, residents: int, slots: int, latency: fl
     totals = result.summary.get("totals") or {}
     main_cpu = sum(steps)
     row = {
-        "stepping": stepping, "residents": residents, "slots": slots, "latency_s": latency, "sim_hours": hours,
-        "servers": servers, "steps": len(steps), "wall_s": round(wall, 1),
+        "stepping": stepping, "town": place, "residents": residents, "slots": slots, "latency_s": latency,
+        "sim_hours": hours, "servers": servers, "steps": len(steps), "wall_s": round(wall, 1),
         "wall_per_sim_hour_s": round(wall / hours, 1),
         "sim_speed_x": round(hours * 3600 / wall, 2) if wall else None,
         "waiting_s": round(waiting.seconds, 1),
@@ -367,8 +371,14 @@ def fallbacks(summary: dict) -> int:
 
 
 # ---------------------------------------------------------------------------- all runs, the rows kept, the curve
+def town_of(map_path: Path) -> str:
+    """A row's town: its map's file name, without the ``.tmx``."""
+    return Path(map_path).stem
+
+
 def row_key(r: dict) -> tuple:
-    return (r["stepping"], r["residents"], r["slots"], r["latency_s"], r["sim_hours"], r.get("servers", 1))
+    return (r["stepping"], r.get("town", DEFAULT_TOWN), r["residents"], r["slots"], r["latency_s"], r["sim_hours"],
+            r.get("servers", 1))
 
 
 # what every kept row must have: its key, and what the table and the curve read of it
@@ -436,13 +446,14 @@ def scale_table(rows: list[dict]) -> str:
             "own CPU ms/step/resident | main thread | perception | pathing | retrieval | embeddings | "
             "model ms/step/resident |")
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
-    for r in sorted(rows, key=lambda r: (r["stepping"], r["slots"], r["residents"], r.get("servers", 1))):
+    for r in sorted(rows, key=lambda r: (r["stepping"], r.get("town", DEFAULT_TOWN) != DEFAULT_TOWN, r["slots"],
+                                         r["residents"], r.get("servers", 1))):
         util = r.get("slot_utilisation")
         floor = (f"{r['floor_server_s']:g}, {r['floor_one_mind_s']:g}" if "floor_server_s" in r else "")
         early = ("" if r["stepping"] == "lockstep" or "groups_per_step" not in r
                  else f"{r['groups_per_step']:g} ({r['most_ahead_s']:g})")
         lines.append(
-            f"| {r['stepping']} | {r['residents']} | {r['slots']}"
+            f"| {r['stepping']} | {r['residents']}{_in_town(r)} | {r['slots']}"
             f"{f' on {n} servers' if (n := r.get('servers', 1)) > 1 else ''} | {r['sim_hours']:g} | "
             f"{r['wall_per_sim_hour_s']:g} | "
             f"{r.get('waves', '')} | {floor} | {early} | "
@@ -452,6 +463,12 @@ def scale_table(rows: list[dict]) -> str:
             f"{r['retrieval_ms_per_step_resident']:.3f} | {r['embeddings_ms_per_step_resident']:.3f} | "
             f"{r['model_ms_per_step_resident']:g} |")
     return "\n".join(lines)
+
+
+def _in_town(r: dict) -> str:
+    """" in the_ville_suburbs" for a row of another town than the Ville's."""
+    town = r.get("town", DEFAULT_TOWN)
+    return "" if town == DEFAULT_TOWN else f" in {town}"
 
 
 def plot(rows: list[dict], path: Path) -> Path | None:
@@ -467,14 +484,15 @@ def plot(rows: list[dict], path: Path) -> Path | None:
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4))
     groups: dict[tuple, dict[int, dict]] = {}  # a line per stepping and server; a point per town size
     for r in sorted(rows, key=lambda r: r["sim_hours"]):  # the longest run of a size is its point
-        groups.setdefault((r["stepping"], r["slots"], r["latency_s"], r.get("servers", 1)), {})[r["residents"]] = r
-    for (stepping, slots, latency, servers), by_size in sorted(groups.items()):
+        key = (r["stepping"], r["slots"], r["latency_s"], r.get("servers", 1), _in_town(r))
+        groups.setdefault(key, {})[r["residents"]] = r
+    for (stepping, slots, latency, servers, town), by_size in sorted(groups.items()):
         rs = [by_size[n] for n in sorted(by_size)]
         xs = [r["residents"] for r in rs]
         style = "-" if stepping == "lockstep" else "--"
         fleet = f" on {servers} servers" if servers > 1 else ""
         left.plot(xs, [r["wall_per_sim_hour_s"] for r in rs], style, marker="o",
-                  label=f"{slots} slots{fleet}, {stepping}, {latency:g} s/call")
+                  label=f"{slots} slots{fleet}, {stepping}, {latency:g} s/call{town}")
     one_mind: dict[int, float] = {}  # the floor per-resident clocks could reach, at most
     for r in rows:
         if "floor_one_mind_s" in r:
@@ -552,7 +570,9 @@ def bench_scale(ctx: Context) -> dict:
     drawn = plot(every, out_dir / PLOT_FILE)
     figures: dict[str, Any] = {}
     for r in rows:
-        tag = f"{'lock' if r['stepping'] == 'lockstep' else 'ooo'}_{r['residents']}r_{r['slots']}s"
+        town = r["town"] if r["town"] != DEFAULT_TOWN else ""
+        tag = f"{'lock' if r['stepping'] == 'lockstep' else 'ooo'}_{r['residents']}r_{r['slots']}s" + (
+            f"_{town}" if town else "")
         figures[f"{tag}_wall_per_sim_hour_s"] = r["wall_per_sim_hour_s"]
         figures[f"{tag}_own_cpu_ms_per_step_resident"] = r["own_cpu_ms_per_step_resident"]
         figures[f"{tag}_perception_ms_per_step_resident"] = r["perception_ms_per_step_resident"]
