@@ -5,7 +5,7 @@ from datetime import datetime, timedelta
 
 from agents.recall.perceive import perceive
 from agents.support.types import Action
-from tests.scripted_minds import event, garbage, make_mind, plausible
+from tests.scripted_minds import event, garbage, make_mind, plausible, situation
 
 NOW = datetime(2023, 2, 13, 9, 0)
 
@@ -173,3 +173,53 @@ def test_what_was_seen_is_capped(monkeypatch):
     for i in range(9):
         perceive(m, [event(f"the Ville:cafe:chair {i}", "idle")])
     assert len(m.senses.seen_at) == 5 and all(f"chair {i}" in "".join(m.senses.seen_at) for i in range(4, 9))
+
+
+def test_importance_is_rated_beside_the_decision_and_taken_after_it():
+    """A decide job's batch of ratings goes out on a thread of its own as the job goes on:
+    the model has both questions at once. The decision reads the rule's ratings (as it
+    reads those of memories still waiting for a batch); the model's land after it, in the
+    job, whatever the threads' timing. A call the budget withholds is no call at all."""
+    import threading
+
+    from agents.mind.core import Mind
+
+    other_asked = threading.Event()
+    seen: dict[str, object] = {}
+    holder: dict[str, Mind] = {}
+
+    def responder(purpose, messages, schema):
+        if purpose == "importance":
+            seen["overlapped"] = other_asked.wait(10)  # the decision's call comes while this one is out
+        elif "rule_ratings" not in seen:
+            obs = holder["m"].memory.by_kind("observation")
+            seen["rule_ratings"] = bool(obs) and all(x.importance_source.startswith("rule") for x in obs)
+            other_asked.set()
+        return plausible(purpose, messages, schema)
+
+    m, gw = mind(responder)
+    holder["m"] = m
+    evs = [event(f"Person {i} Smith", f"doing task {i}") for i in range(8)]
+    m.decide(situation(NOW, events=evs))
+    assert seen["overlapped"] and seen["rule_ratings"]
+    obs = m.memory.by_kind("observation")
+    assert {x.importance_source for x in obs} == {"model"} and not {x.id for x in obs} & set(m.unrated)
+    assert m.budget.calls["importance"] == 1  # what the decision remembered since waits for the next batch
+
+    m2, gw2 = mind()
+    m2.budget.guards["importance"] = 0  # the loop guard allows no rating today
+    m2.decide(situation(NOW, events=evs))
+    assert "importance" not in purposes(gw2) and m2.budget.skipped["importance"] == 1
+    assert all("budget" in x.importance_source for x in m2.memory.by_kind("observation"))
+
+
+def test_a_rating_beside_the_decision_that_fails_leaves_the_rules_rating_and_says_why():
+    def responder(purpose, messages, schema):
+        return garbage(purpose, messages, schema) if purpose == "importance" else plausible(purpose, messages, schema)
+
+    m, gw = mind(responder)
+    m.decide(situation(NOW, events=[event(f"Person {i} Smith", f"doing task {i}") for i in range(8)]))
+    obs = m.memory.by_kind("observation")
+    assert "importance" in purposes(gw) and not {x.id for x in obs} & set(m.unrated)
+    assert all(x.importance_source.startswith("rule") and x.importance == 3 for x in obs)
+    assert any(k.startswith("importance") for k in m.fallbacks)

@@ -36,6 +36,8 @@ from agents.recall.perceive import rate_waiting
 from agents.residents.mind_settings import MindSettings
 from agents.residents.persona import Persona
 from agents.support.types import Conversation, Decision, Situation, Utterance
+from agents.threads import priority
+from agents.threads.beside import Beside, Done
 from agents.talk import converse
 
 if TYPE_CHECKING:
@@ -137,11 +139,32 @@ class Mind(Remembering, Keeping):
         answer is unusable ("invalid", "timeout", ...) or the day's budget (or a loop
         guard) is spent ("budget": no call is made). ``temperature``: a chooser's own
         (None: the configuration's)."""
-        p = self.persona
-        base = dict(full_name=p.name, first_name=p.first_name, age=p.age, traits=p.traits, summary=self.summary,
-                    identity=self.identity)
-        return ask_model(self.budget, schema, prompt, {**base, **values}, purpose=purpose, resident=self.name,
+        return ask_model(self.budget, schema, prompt, self._filled(values), purpose=purpose, resident=self.name,
                          now=self._now, fallback=fallback, temperature=temperature)
+
+    def _filled(self, values: dict[str, Any]) -> dict[str, Any]:
+        """A prompt's values: who the resident is, then the question's own."""
+        p = self.persona
+        return dict(full_name=p.name, first_name=p.first_name, age=p.age, traits=p.traits, summary=self.summary,
+                    identity=self.identity, **values)
+
+    def ask_beside(self, schema: Any, prompt: str, purpose: str, fallback: Any = None,
+                   **values: Any) -> Beside[tuple[Any, str | None]] | Done[tuple[Any, str | None]]:
+        """``ask`` on a thread of its own while the job goes on; ``result()`` gives its
+        ``(answer, why)``. The budget counts the call here, on the job's thread, so the
+        job's order decides what the budget allows, never the threads'; a call the
+        budget withholds is ``ask``'s answer at once."""
+        if not self.budget.allows(purpose):
+            return Done(self.ask(schema, prompt, purpose, fallback, **values))
+        self.budget.count(purpose)
+        filled, now, asker, rank = self._filled(values), self._now, self.budget.asker, priority.current()
+
+        def ask() -> tuple[Any, str | None]:
+            with priority.ranked(rank):  # waits for the model as the job that asked it would
+                return ask_model(asker, schema, prompt, filled, purpose=purpose, resident=self.name, now=now,
+                                 fallback=fallback)
+
+        return Beside(ask, name=f"{purpose} for {self.name}")
 
     def note_said(self, to: str, text: str, source: str) -> None:
         """Keep a line this resident said (to a resident or the visitor) for the inspector."""

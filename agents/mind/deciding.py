@@ -16,7 +16,7 @@ from agents.planning import inner_voice as voice
 from agents.planning import plan as planning
 from agents.planning import recaps
 from agents.planning.react import Reactor, react
-from agents.recall.perceive import Perceiver, perceive, rate_waiting
+from agents.recall.perceive import Perceiver, perceive, rate_beside
 from agents.recall.reflect import Reflector, reflect, should_reflect
 from agents.support.types import Action, Decision, Event, Situation
 from agents.talk import converse
@@ -49,6 +49,7 @@ class Turn:
     talking: bool  # in a conversation as the job began
     salient: list[Event] = field(default_factory=list)  # what perception found worth attending to
     notes: list[str] = field(default_factory=list)  # what the job did on the way
+    take_ratings: Callable[[], None] | None = None  # the importance ratings asked beside the decision
 
 
 Step = Callable[[Decider, Turn], Decision | None]
@@ -56,13 +57,14 @@ Step = Callable[[Decider, Turn], Decision | None]
 
 def perceive_surroundings(m: Decider, turn: Turn) -> None:
     """Places in view join the spatial memory, events are stored as observations (the
-    salient ones kept for reacting), and what a rule rated may get the model's rating."""
+    salient ones kept for reacting), and what a rule rated may get the model's rating:
+    asked now, beside the decision, and taken after it (``settle``)."""
     sit = turn.sit
     for seen in sit.seen_addresses:
         m.spatial.add(seen)
     m.spatial.add(sit.address)
     turn.salient = perceive(m, sit.events)
-    rate_waiting(m)
+    turn.take_ratings = rate_beside(m)
 
 
 def remember_gatherings_over(m: Decider, turn: Turn) -> None:
@@ -160,8 +162,11 @@ def decide(m: Decider, sit: Situation) -> Decision:
 
 
 def settle(m: Decider, turn: Turn, decision: Decision) -> Decision:
-    """The decision's time and note; its action becomes the mind's (and goes in today's log)."""
+    """The decision's time and note; its action becomes the mind's (and goes in today's log);
+    then the importance ratings asked beside it are taken."""
     sit = turn.sit
+    if turn.take_ratings is not None:
+        turn.take_ratings()
     if sit.plan_at is not None and decision.action is not None and decision.at is None:
         decision.at = sit.now  # asked ahead, it acts at once (a reaction, the inner voice)
     if decision.action is not None:

@@ -13,6 +13,7 @@ rest keep the rule's everyday rating."""
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Annotated, Any, Protocol
@@ -109,6 +110,18 @@ class Perceiver(Thinking, Protocol):
     def remember_many(self, items: list[dict]) -> list[MemoryNode]:
         ...
 
+    def ask_beside(self, schema: Any, prompt: str, purpose: str, fallback: Any = None,
+                   **values: Any) -> Answer:
+        ...
+
+
+class Answer(Protocol):
+    """A model call under way beside the job that asked it (``Mind.ask_beside``)."""
+
+    def result(self) -> tuple[Any, str | None]:
+        """``Thinking.ask``'s ``(answer, why)``, once the call is back."""
+        ...
+
 
 def is_idle(ev: Event) -> bool:
     """Idle, sleeping or walking: importance 1 without asking the model."""
@@ -133,20 +146,6 @@ def importance_schema(n: int) -> type[BaseModel]:
             description=f"exactly {n} integers from 1 (mundane) to 10 (life-changing)")
 
     return Ratings
-
-
-def rate(m: Thinking, texts: list[str]) -> tuple[list[int] | None, str | None]:
-    """One model call rating several things at once (paper: importance 1-10);
-    (None, why) when the model gave no usable answer."""
-    if not texts:
-        return [], None
-    schema = importance_schema(len(texts))
-    listing = "\n".join(f"{k + 1}. {t}" for k, t in enumerate(texts))
-    got, why = m.ask(schema, "importance", "importance", None, count=len(texts), events=listing)
-    if why is not None:
-        m.note_fallback("importance", why)
-        return None, why
-    return [int(min(10, max(1, r))) for r in got.ratings], None
 
 
 def perceive(m: Perceiver, events: list[Event]) -> list[Event]:
@@ -210,44 +209,84 @@ def same_rating(earlier: MemoryNode) -> str:
     return pv.tag(pv.kind_of(earlier.importance_source), f"as memory #{earlier.id}, in the same words")
 
 
-def rate_waiting(m: Perceiver, force: bool = False) -> None:
-    """The paper's importance, rated by the model for what a rule rated first
-    (observations, plans, the visitor's words), in one call for up to a dozen:
-    when enough wait, or the oldest has waited long enough. If the model gives
-    no usable answer the rule's rating stays, and says so."""
+def due_for_rating(m: Perceiver, force: bool = False) -> list[MemoryNode]:
+    """The memories a rule rated that the model is to rate now, up to a dozen: when
+    enough wait, or the oldest has waited long enough (none while asleep, unless
+    ``force``)."""
     s = m.settings
     nodes = [n for n in (m.memory.get(i) for i in m.unrated[:12]) if n is not None]
     if not nodes or (m.sleeping(m.doing()) and not force):
-        return
+        return []
     oldest = min(n.created for n in nodes)
     if not force and len(nodes) < s.rate_batch and m.now - oldest < timedelta(minutes=s.rate_wait_min):
-        return
+        return []
+    return nodes
+
+
+def rate_waiting(m: Perceiver, force: bool = False) -> None:
+    """The paper's importance, rated by the model for what a rule rated first
+    (observations, plans, the visitor's words), in one call for up to a dozen
+    (``due_for_rating``). If the model gives no usable answer the rule's rating
+    stays, and says so."""
+    nodes = due_for_rating(m, force)
+    if nodes:
+        args, values = rating_question(m, nodes)
+        got, why = m.ask(*args, **values)
+        take_ratings(m, nodes, got, why)
+
+
+def rate_beside(m: Perceiver) -> Callable[[], None] | None:
+    """``rate_waiting`` beside the job's decision: the call goes out now and the job
+    goes on; the ratings are taken when the job calls what this returns, after its
+    decision (agents/mind/deciding.py). So the decision reads the rule's ratings of
+    these memories, as it reads those of the memories still waiting for a batch, and
+    the model answers both questions at once. None: nothing is due."""
+    nodes = due_for_rating(m)
+    if not nodes:
+        return None
+    args, values = rating_question(m, nodes)
+    asked = m.ask_beside(*args, **values)
+    return lambda: take_ratings(m, nodes, *asked.result())
+
+
+def rating_question(m: Perceiver, nodes: list[MemoryNode]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """``Thinking.ask``'s arguments for rating ``nodes`` (the schema, prompt, purpose and
+    fallback; the prompt's values): the paper's 1-10 for each, or, for a choosing model,
+    which one matters most (``choose_salient``)."""
+    n = len(nodes)
+    values = {"count": n, "events": "\n".join(f"{k + 1}. {x.description}" for k, x in enumerate(nodes))}
     if chooses(m):
-        choose_salient(m, nodes)
+        schema = gr.choice_schema(n)
+        return (schema, "importance_choose", "importance", schema(fact=gr.NONE)), values
+    return (importance_schema(n), "importance", "importance", None), values
+
+
+def take_ratings(m: Perceiver, nodes: list[MemoryNode], got: Any, why: str | None) -> None:
+    """The model's answer to ``rating_question`` into the memories; they wait no more."""
+    if chooses(m):
+        choose_salient(m, nodes, got, why)
     else:
-        rate_each(m, nodes)
+        rate_each(m, nodes, got, why)
     done = {n.id for n in nodes}
     m.unrated = [i for i in m.unrated if i not in done]
 
 
-def rate_each(m: Perceiver, nodes: list[MemoryNode]) -> None:
-    """The paper's way: the model rates each of ``nodes`` 1-10, in one call."""
-    ratings, why = rate(m, [n.description for n in nodes])
+def rate_each(m: Perceiver, nodes: list[MemoryNode], got: Any, why: str | None) -> None:
+    """The paper's way: the model rated each of ``nodes`` 1-10, in one call."""
+    if why is not None:
+        m.note_fallback("importance", why)
     for k, n in enumerate(nodes):
-        if ratings is not None:
-            m.memory.rerate(n.id, ratings[k], pv.MODEL)
+        if why is None:
+            m.memory.rerate(n.id, int(min(10, max(1, got.ratings[k]))), pv.MODEL)
         else:
             n.importance_source = pv.tag(pv.RULE, pv.reason_of_failure(why))
 
 
-def choose_salient(m: Perceiver, nodes: list[MemoryNode]) -> None:
-    """A choosing model's way: it picks the one of ``nodes`` that matters most (or none),
+def choose_salient(m: Perceiver, nodes: list[MemoryNode], got: Any, why: str | None) -> None:
+    """A choosing model's way: it picked the one of ``nodes`` that matters most (or none),
     under a grammar; that one is rated at least STANDS_OUT, the others keep the rule's
     rating, and every rating says how it came about."""
     n = len(nodes)
-    schema = gr.choice_schema(n)
-    listing = "\n".join(f"{k + 1}. {x.description}" for k, x in enumerate(nodes))
-    got, why = m.ask(schema, "importance_choose", "importance", schema(fact=gr.NONE), count=n, events=listing)
     if why is not None:
         m.note_fallback("importance", why)
         for x in nodes:
