@@ -493,9 +493,9 @@ def plot(rows: list[dict], path: Path) -> Path | None:
         fleet = f" on {servers} servers" if servers > 1 else ""
         left.plot(xs, [r["wall_per_sim_hour_s"] for r in rs], style, marker="o",
                   label=f"{slots} slots{fleet}, {stepping}, {latency:g} s/call{town}")
-    one_mind: dict[int, float] = {}  # the floor per-resident clocks could reach, at most
+    one_mind: dict[int, float] = {}  # the floor per-resident clocks could reach, at most (the Ville's)
     for r in rows:
-        if "floor_one_mind_s" in r:
+        if "floor_one_mind_s" in r and not _in_town(r):
             one_mind[r["residents"]] = max(one_mind.get(r["residents"], 0.0), float(r["floor_one_mind_s"]))
     if one_mind:
         left.plot(sorted(one_mind), [one_mind[n] for n in sorted(one_mind)], ":", color="black",
@@ -507,7 +507,7 @@ def plot(rows: list[dict], path: Path) -> Path | None:
     left.legend(fontsize=7)
     by_n: dict[int, list[dict]] = {}
     for r in rows:
-        if r["stepping"] == "lockstep":
+        if r["stepping"] == "lockstep" and not _in_town(r):  # one town's costs, the Ville's
             by_n.setdefault(r["residents"], []).append(r)
     ns = sorted(by_n)
     if ns:
@@ -525,7 +525,7 @@ def plot(rows: list[dict], path: Path) -> Path | None:
                            ("model_ms_per_step_resident", "model (calls x latency)")):
             right.plot(ns, med(key), marker="o", label=label, ls=":" if key.startswith("model") else "-")
         _log_axes(right, ns, "ms per step per resident")
-        right.set_title("The sim's own cost beside the model's (lockstep)")
+        right.set_title("The sim's own cost beside the model's (the Ville, lockstep)")
         right.legend(fontsize=7)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
