@@ -197,7 +197,7 @@ def test_importance_is_rated_beside_the_decision_and_taken_after_it():
             other_asked.set()
         return plausible(purpose, messages, schema)
 
-    m, gw = mind(responder)
+    m, _ = mind(responder)
     holder["m"] = m
     evs = [event(f"Person {i} Smith", f"doing task {i}") for i in range(8)]
     m.decide(situation(NOW, events=evs))

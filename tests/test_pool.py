@@ -4,6 +4,8 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
 from agents.threads.pool import MindPool
 
 
@@ -142,3 +144,20 @@ def test_wait_keys_waits_for_those_keys_only():
         assert not pool.wait_keys({"slow", "fast"}, timeout=0.05)
         gate.set()
         assert pool.wait_keys({"slow"}, timeout=5)
+
+
+def test_a_call_beside_the_job_gives_its_result_or_raises_its_error_where_it_is_taken():
+    from agents.threads.beside import Beside, Done
+
+    gate = threading.Event()
+    got = Beside(lambda: gate.wait(5) and "answer")
+    assert got._thread.is_alive()  # the job goes on while it runs
+    gate.set()
+    assert got.result() == "answer" and got.result() == "answer"
+
+    def broken():
+        raise TimeoutError("the model did not answer")
+
+    with pytest.raises(TimeoutError, match="did not answer"):
+        Beside(broken).result()  # raised on the job's thread, where the result is taken
+    assert Done(("rule", "budget")).result() == ("rule", "budget")

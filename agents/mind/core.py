@@ -36,9 +36,9 @@ from agents.recall.perceive import rate_waiting
 from agents.residents.mind_settings import MindSettings
 from agents.residents.persona import Persona
 from agents.support.types import Conversation, Decision, Situation, Utterance
+from agents.talk import converse
 from agents.threads import priority
 from agents.threads.beside import Beside, Done
-from agents.talk import converse
 
 if TYPE_CHECKING:
     from agents.mind.api import ResidentMind

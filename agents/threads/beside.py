@@ -24,7 +24,7 @@ class Beside(Generic[T]):
     def _run(self, fn: Callable[[], T]) -> None:
         try:
             self._value = fn()
-        except BaseException as err:  # handed to whoever takes the result, on its own thread
+        except BaseException as err:  # noqa: BLE001  # handed to whoever takes the result, on its own thread
             self._error = err
 
     def result(self) -> T:
