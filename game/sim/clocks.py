@@ -266,9 +266,13 @@ class GroupClocks:
 
     # -- one round: every group that may step, steps once -----------------------------------
     def _round(self, target: int) -> bool:
+        """Every group that may step now steps once. Each is checked against the town as the
+        round found it (another group's step this round is within what the rule lets it
+        walk), then the groups ready at one step take it together, as lockstep's town does:
+        one pass of the step's phases for a few groups, not one for each."""
         sim, clock, tiles, still = self.sim, self.clock, self.tiles, self.still
-        moved = False
         floor = self.floor
+        ready: dict[int, list[list[int]]] = {}  # a step -> the groups that take it this round
         sim.jobs.collect()  # the answers back as of now: the whole round reads the same ones
         for members in self._groups(tiles, still):
             t = int(clock[members[0]])
@@ -309,17 +313,17 @@ class GroupClocks:
                 raise AssertionError(f"a group of {self.names[members[0]]} held back by residents who had not changed "
                                      "could step")  # only with SMALLVILLE_CHECK_CLOCKS: the skip above is sound
             self.blocked.pop(key, None)
-            self._step(members, names, t)
-            if t == floor:
-                floor = self.floor
-            for i in members:
+            ready.setdefault(t, []).append(members)
+        for t, groups in sorted(ready.items()):
+            together = [i for members in groups for i in members]
+            self._step(together, frozenset(self.names[i] for i in together), t, len(groups))
+            for i in together:
                 tile = sim.bodies[self.names[i]].tile
                 if tuple(tiles[i]) != tuple(tile):
                     tiles[i] = tile
                     self.still_since[i] = clock[i]
                 still[i] = self._still_until(i)
-            self.version[members] += 1
-            moved = True
+            self.version[together] += 1
         for kept in (self.awaiting, self.blocked):
             if len(kept) > 2 * len(self.grouped):  # groups that came apart since: forget them
                 current = {tuple(g) for g in self.grouped}
@@ -327,7 +331,7 @@ class GroupClocks:
                     del kept[key]
         if self.check:
             self._check_kept()
-        return moved
+        return bool(ready)
 
     @property
     def dirty(self) -> np.ndarray:
@@ -443,11 +447,11 @@ class GroupClocks:
         self.grouped = sorted((g.tolist() for g in groups), key=lambda g: (int(self.clock[g[0]]), g[0]))
         return self.grouped
 
-    def _step(self, members: list[int], names: frozenset[str], t: int) -> None:
+    def _step(self, members: list[int], names: frozenset[str], t: int, groups: int = 1) -> None:
         sim = self.sim
         sim.step_group(names, self.now_at(t), t)
         self.clock[members] += 1
-        self.group_steps += 1
+        self.group_steps += groups
         self.most_ahead = max(self.most_ahead, t + 1 - self.floor)
         held = self.held.setdefault(t, _Held())
         held.events += sim.held_events or []
