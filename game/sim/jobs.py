@@ -202,13 +202,9 @@ class JobQueue:
         by that step that is not back yet (game/sim/clocks.py: a group steps when none
         of its own are). Never blocks. ``collect=False``: as of the last ``collect``."""
         if collect:
-            self._collect()
+            self.collect()
         return {name for name, step in due_by.items()
                 if self._due.get(name, step + 1) <= step and name not in self._held}
-
-    def collect(self) -> None:
-        """Take the jobs back from the pool now (``unanswered(..., collect=False)`` reads them)."""
-        self._collect()
 
     def wait_due(self, step: int) -> None:
         """Block until every job to be applied by ``step`` is back (lockstep)."""
@@ -265,7 +261,7 @@ class JobQueue:
         job back, due or not: a drain), in resident-name order; ``only``: of these
         residents (a group's step). Every such job is popped first: a resident whose
         result is in this batch is free (e.g. to be talked to) while the others are applied."""
-        self._collect()
+        self.collect()
         ready = sorted(name for name in self._held if (not due_only or self._due.get(name, 0) <= self.step)
                        and (only is None or name in only))
         batch = []
@@ -274,8 +270,9 @@ class JobQueue:
             batch.append((self._held.pop(name), self._running.pop(name)))
         return batch
 
-    def _collect(self) -> None:
-        """Take the pool's finished jobs: a resident's job is held until applied."""
+    def collect(self) -> None:
+        """Take the pool's finished jobs now: a resident's job is held until applied
+        (``unanswered(..., collect=False)`` reads what was taken)."""
         for res in self.pool.results():
             if res.key in self._running:
                 self._held[res.key] = res

@@ -454,7 +454,7 @@ def scale_table(rows: list[dict]) -> str:
                  else f"{r['groups_per_step']:g} ({r['most_ahead_s']:g})")
         lines.append(
             f"| {r['stepping']} | {r['residents']}{_in_town(r)} | {r['slots']}"
-            f"{f' on {n} servers' if (n := r.get('servers', 1)) > 1 else ''} | {r['sim_hours']:g} | "
+            f"{_on_fleet(r.get('servers', 1))} | {r['sim_hours']:g} | "
             f"{r['wall_per_sim_hour_s']:g} | "
             f"{r.get('waves', '')} | {floor} | {early} | "
             f"{r['sim_speed_x']:g}x | {r['calls']} | {'' if util is None else f'{util:.0%}'} | "
@@ -463,6 +463,11 @@ def scale_table(rows: list[dict]) -> str:
             f"{r['retrieval_ms_per_step_resident']:.3f} | {r['embeddings_ms_per_step_resident']:.3f} | "
             f"{r['model_ms_per_step_resident']:g} |")
     return "\n".join(lines)
+
+
+def _on_fleet(servers: int) -> str:
+    """" on 4 servers" for a run on a fleet; nothing for one server."""
+    return f" on {servers} servers" if servers > 1 else ""
 
 
 def _in_town(r: dict) -> str:
@@ -490,9 +495,8 @@ def plot(rows: list[dict], path: Path) -> Path | None:
         rs = [by_size[n] for n in sorted(by_size)]
         xs = [r["residents"] for r in rs]
         style = "-" if stepping == "lockstep" else "--"
-        fleet = f" on {servers} servers" if servers > 1 else ""
         left.plot(xs, [r["wall_per_sim_hour_s"] for r in rs], style, marker="o",
-                  label=f"{slots} slots{fleet}, {stepping}, {latency:g} s/call{town}")
+                  label=f"{slots} slots{_on_fleet(servers)}, {stepping}, {latency:g} s/call{town}")
     one_mind: dict[int, float] = {}  # the floor per-resident clocks could reach, at most (the Ville's)
     for r in rows:
         if "floor_one_mind_s" in r and not _in_town(r):
@@ -559,9 +563,8 @@ def bench_scale(ctx: Context) -> dict:
     for stepping in todo["steppings"]:
         for slots in todo["slots"]:
             for residents in todo["agents"]:
-                fleet = f" on {todo['servers']} servers" if todo["servers"] > 1 else ""
-                print(f"bench scale: {stepping}, {residents} residents, {slots} slots{fleet} ...", file=sys.stderr,
-                      flush=True)
+                print(f"bench scale: {stepping}, {residents} residents, {slots} slots{_on_fleet(todo['servers'])} ...",
+                      file=sys.stderr, flush=True)
                 row = run_one(ctx, stepping, residents, slots, todo["latency"], todo["hours"], todo["servers"])
                 print(f"bench scale: {row['wall_per_sim_hour_s']:g} s per sim hour, own CPU "
                       f"{row['own_cpu_ms_per_step_resident']:.3f} ms/step/resident", file=sys.stderr, flush=True)
@@ -570,9 +573,8 @@ def bench_scale(ctx: Context) -> dict:
     drawn = plot(every, out_dir / PLOT_FILE)
     figures: dict[str, Any] = {}
     for r in rows:
-        town = r["town"] if r["town"] != DEFAULT_TOWN else ""
         tag = f"{'lock' if r['stepping'] == 'lockstep' else 'ooo'}_{r['residents']}r_{r['slots']}s" + (
-            f"_{town}" if town else "")
+            "" if r["town"] == DEFAULT_TOWN else f"_{r['town']}")
         figures[f"{tag}_wall_per_sim_hour_s"] = r["wall_per_sim_hour_s"]
         figures[f"{tag}_own_cpu_ms_per_step_resident"] = r["own_cpu_ms_per_step_resident"]
         figures[f"{tag}_perception_ms_per_step_resident"] = r["perception_ms_per_step_resident"]
