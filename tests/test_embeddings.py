@@ -74,3 +74,89 @@ def test_local_embedder_real_model(tmp_path):
     assert cos(v[0], v[1]) > cos(v[0], v[2]) + 0.2
     again = e.embed(texts[:1])
     assert e.computed == 3 and np.allclose(again[0], v[0])
+
+
+def _ask_together(e, asks):
+    """Every ask on its own thread, all queued before any is encoded: one thread then
+    embeds them all. Returns each ask's vectors, or the error it raised."""
+    import threading
+    import time
+
+    got: list = [None] * len(asks)
+
+    def ask(i):
+        try:
+            got[i] = e._compute(asks[i])
+        except Exception as err:  # noqa: BLE001 - the test looks at it
+            got[i] = err
+
+    threads = [threading.Thread(target=ask, args=(i,)) for i in range(len(asks))]
+    with e._encode_lock:
+        for t in threads:
+            t.start()
+        deadline = time.monotonic() + 30
+        while len(e._queue) < len(asks) and time.monotonic() < deadline:
+            time.sleep(0.005)
+    for t in threads:
+        t.join(30)
+    return got
+
+
+class FakeModel:
+    """What LocalEmbedder uses of a SentenceTransformer: its tokenizer and encode."""
+
+    max_seq_length = 8
+
+    def __init__(self, fail=False):
+        self.fail = fail
+        self.calls = []
+
+    def tokenizer(self, texts, truncation, max_length):
+        return {"input_ids": [list(range(min(max_length, len(t.split()) + 2))) for t in texts]}
+
+    def encode(self, texts, **_):
+        self.calls.append(list(texts))
+        if self.fail:
+            raise RuntimeError("out of memory")
+        return HashEmbedder(384).embed(texts)
+
+
+def test_texts_asked_at_once_are_embedded_together_by_token_length():
+    e = LocalEmbedder(cache_path=None)
+    e._model = FakeModel()
+    asks = [["one two three", "a b c"], ["four five six", "x"], ["a b c", "seven eight nine ten"]]
+    got = _ask_together(e, asks)
+    # one batch per token length (no padding), one-word texts alone, each text once
+    assert sorted(map(sorted, e._model.calls)) == [["a b c", "four five six", "one two three"],
+                                                   ["seven eight nine ten"], ["x"]]
+    alone = HashEmbedder(384)
+    for ask, vecs in zip(asks, got):
+        assert np.array_equal(vecs, alone.embed(ask))
+
+
+def test_a_failed_encode_reaches_every_asker_and_the_next_ask_tries_again():
+    e = LocalEmbedder(cache_path=None)
+    e._model = FakeModel(fail=True)
+    got = _ask_together(e, [["one two"], ["three four five"]])
+    assert all(isinstance(x, RuntimeError) and "out of memory" in str(x) for x in got)
+    assert e._queue == []
+    e._model.fail = False
+    assert e.embed(["one two"]).shape == (1, 384)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_a_text_embedded_with_others_gets_its_vector_alone_bit_for_bit():
+    # a run must not depend on which minds' threads asked at the same moment
+    e = LocalEmbedder(cache_path=None)
+    texts = ["Isabella Rodriguez is walking to Hobbs Cafe", "bed", "the bed is idle", "Klaus is reading",
+             "Maria Lopez is studying for a chemistry exam at Oak Hill College library", "stove is idle",
+             "Sam " * 300]
+    alone = [e.load().encode([t], convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)[0]
+             for t in texts]
+    asks = [texts[i:i + 3] for i in range(len(texts))]
+    got = _ask_together(e, asks)
+    assert e.encodes < sum(map(len, asks))
+    for i, vecs in enumerate(got):
+        for t, v in zip(asks[i], vecs):
+            assert np.array_equal(v, alone[texts.index(t)]), t[:40]
