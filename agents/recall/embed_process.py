@@ -111,7 +111,7 @@ def serve(conn: Connection, path: str | None, batch_size: int) -> None:
         if texts is None:
             return
         try:
-            conn.send(("ok", encode_grouped(model, texts, batch_size)))
+            conn.send(("ok", (encode_grouped(model, texts, batch_size), time.process_time())))
         except Exception as err:  # noqa: BLE001 - one bad request must not end the process
             conn.send(("error", f"{type(err).__name__}: {err}"))
 
@@ -129,6 +129,14 @@ class EmbeddingProcess:
         self._conn: Connection | None = None
         self._lock = threading.Lock()
         self.started = 0  # processes started (a second means one died)
+        self._cpu_s = 0.0  # CPU seconds of the running process, as of its last answer
+        self._cpu_before = 0.0  # of the processes that came before it
+
+    @property
+    def cpu_s(self) -> float:
+        """CPU seconds the embedding processes have spent (as of their last answers):
+        the sim's own work, though not in its process (a bench counts it)."""
+        return self._cpu_before + self._cpu_s
 
     @property
     def ready(self) -> bool:
@@ -175,7 +183,8 @@ class EmbeddingProcess:
             kind, value = self._answer(ANSWER_S, "answer")
         if kind != "ok":
             raise RuntimeError(f"the embedding model failed on {len(texts)} text(s): {value}")
-        return value
+        vectors, self._cpu_s = value
+        return vectors
 
     def _answer(self, wait_s: float, doing: str) -> tuple[str, Any]:
         """The process's next message; RuntimeError (and the process stopped) when it
@@ -204,6 +213,7 @@ class EmbeddingProcess:
         conn, proc = self._conn, self._proc
         self._conn = self._proc = None
         self.dim = None
+        self._cpu_before, self._cpu_s = self._cpu_before + self._cpu_s, 0.0
         if conn is not None:
             try:
                 conn.send(None)

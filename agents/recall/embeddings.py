@@ -220,6 +220,11 @@ class LocalEmbedder(_CachedEmbedder):
     def loaded(self) -> bool:
         return self._process is not None and self._process.ready
 
+    @property
+    def process_cpu_s(self) -> float:
+        """CPU seconds the model's process has spent (it is not this process's)."""
+        return self._process.cpu_s if self._process is not None else 0.0
+
     def _compute(self, texts: list[str]) -> np.ndarray:
         """Texts asked for on many threads at once are embedded together: whoever takes the
         encode lock sends everything queued by then as one request (the process embeds
