@@ -3,4 +3,5 @@ import sys
 
 from smallville.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # not when a spawned process (the embedding model's) imports it
+    sys.exit(main())

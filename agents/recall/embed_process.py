@@ -17,8 +17,10 @@ If the process dies, the request it was on fails (the memories wait for a later 
 """
 from __future__ import annotations
 
+import atexit
 import logging
 import multiprocessing
+import signal
 import threading
 import time
 from multiprocessing.connection import Connection
@@ -97,6 +99,7 @@ def encode_grouped(model: Any, texts: list[str], batch_size: int) -> np.ndarray:
 def serve(conn: Connection, path: str | None, batch_size: int) -> None:
     """The embedding process: load the model, say so, then answer each list of texts
     with their vectors (or the error) until the pipe closes or None comes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the game's to handle: it closes the pipe
     try:
         model = load_model(path)
         conn.send(("ready", model_dim(model)))
@@ -240,10 +243,19 @@ def shared(path: str | Path | None, batch_size: int = 64) -> EmbeddingProcess:
     package's), not started until asked."""
     key = (None if path is None else str(path), batch_size)
     with _shared_lock:
+        if not _shared:
+            atexit.register(_close_all)
         got = _shared.get(key)
         if got is None:
             got = _shared[key] = EmbeddingProcess(path, batch_size)
         return got
+
+
+def _close_all() -> None:
+    """At exit: each process told to stop and waited for, so it ends cleanly (one killed
+    at exit leaves the interpreter warning about what it held)."""
+    for process in list(_shared.values()):
+        process.close()
 
 
 __all__ = ["EmbeddingProcess", "by_token_length", "encode_grouped", "load_model", "serve", "shared"]
