@@ -129,7 +129,7 @@ class FakeProcess:
         self.fail, self.requests = fail, []
         self.dim = 384
 
-    def start(self):
+    def start(self, nice=0):
         return self.dim
 
     def encode(self, texts):
@@ -189,5 +189,8 @@ def test_a_text_gets_its_vector_alone_bit_for_bit_and_a_killed_process_starts_ag
     assert process.cpu_s > 0
     os.kill(process._proc.pid, signal.SIGKILL)
     process._proc.join(10)
-    again = LocalEmbedder(cache_path=None).embed(texts[:1])  # a new process, the same vector
+    in_play = LocalEmbedder(cache_path=None)
+    in_play.nice = 3  # as a game's session asks (load_in_background): below the frame
+    again = in_play.embed(texts[:1])  # a new process, the same vector
     assert process.started >= 2 and process.ready and np.array_equal(again[0], alone[texts[0]])
+    assert os.getpriority(os.PRIO_PROCESS, process._proc.pid) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + 3)

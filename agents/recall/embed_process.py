@@ -20,6 +20,7 @@ from __future__ import annotations
 import atexit
 import logging
 import multiprocessing
+import os
 import signal
 import threading
 import time
@@ -96,10 +97,16 @@ def encode_grouped(model: Any, texts: list[str], batch_size: int) -> np.ndarray:
     return np.stack([vectors[t] for t in texts]).astype(np.float32)
 
 
-def serve(conn: Connection, path: str | None, batch_size: int) -> None:
+def serve(conn: Connection, path: str | None, batch_size: int, nice: int = 0) -> None:
     """The embedding process: load the model, say so, then answer each list of texts
-    with their vectors (or the error) until the pipe closes or None comes."""
+    with their vectors (or the error) until the pipe closes or None comes. ``nice``:
+    lower its priority by that much (in play, below the frame, as the minds' threads)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the game's to handle: it closes the pipe
+    if nice > 0 and hasattr(os, "nice"):
+        try:
+            os.nice(nice)
+        except OSError:  # a sandbox that does not allow it: the same, a little less kind to the frame
+            pass
     try:
         model = load_model(path)
         conn.send(("ready", model_dim(model)))
@@ -132,6 +139,7 @@ class EmbeddingProcess:
         self._conn: Connection | None = None
         self._lock = threading.Lock()
         self.started = 0  # processes started (a second means one died)
+        self.nice = 0  # the next process's priority, lowered by this much
         self._cpu_s = 0.0  # CPU seconds of the running process, as of its last answer
         self._cpu_before = 0.0  # of the processes that came before it
 
@@ -145,10 +153,12 @@ class EmbeddingProcess:
     def ready(self) -> bool:
         return self._proc is not None and self._proc.is_alive() and self.dim is not None
 
-    def start(self) -> int:
-        """Start the process if it is not running, and wait until its model is loaded;
-        the vectors' dimension. RuntimeError when it cannot load."""
+    def start(self, nice: int = 0) -> int:
+        """Start the process if it is not running (``nice``: its priority lowered by that
+        much), and wait until its model is loaded; the vectors' dimension. RuntimeError
+        when it cannot load."""
         with self._lock:
+            self.nice = nice
             return self._start()
 
     def _start(self) -> int:
@@ -158,8 +168,8 @@ class EmbeddingProcess:
         t0 = time.monotonic()
         ctx = multiprocessing.get_context("spawn")  # never fork a process with threads running
         mine, theirs = ctx.Pipe()
-        proc = ctx.Process(target=serve, args=(theirs, self.path, self.batch_size), name="smallville-embeddings",
-                           daemon=True)
+        proc = ctx.Process(target=serve, args=(theirs, self.path, self.batch_size, self.nice),
+                           name="smallville-embeddings", daemon=True)
         proc.start()
         theirs.close()
         self._proc, self._conn = proc, mine

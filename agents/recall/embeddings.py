@@ -193,6 +193,7 @@ class LocalEmbedder(_CachedEmbedder):
         self._queue: list[_Request] = []  # texts waiting for whoever encodes next
         self._queue_lock = threading.Lock()
         self.encodes = 0  # requests sent to the model
+        self.nice = 0  # the model's process, this much below this one (load_in_background)
 
     def load(self) -> EmbeddingProcess:
         """Start the model's process now and wait until it is loaded (call it off the main
@@ -200,11 +201,13 @@ class LocalEmbedder(_CachedEmbedder):
         with self._load_lock:
             if self._process is None:
                 self._process = shared(self._model_path, self.batch_size)
-            self.dim = self._process.start()
+            self.dim = self._process.start(self.nice)
             return self._process
 
-    def load_in_background(self) -> threading.Thread:
-        """Start loading on a daemon thread (the first embed() then waits only for what is left)."""
+    def load_in_background(self, nice: int = 0) -> threading.Thread:
+        """Start loading on a daemon thread (the first embed() then waits only for what is left);
+        ``nice``: the model's process runs that much below this one (in play, below the frame)."""
+        self.nice = nice
 
         def run() -> None:
             try:

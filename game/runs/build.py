@@ -158,7 +158,7 @@ def build_parts(
         if embedder is None:
             made = make_embedder(config)
             if background_embedder and hasattr(made, "load_in_background"):
-                made.load_in_background()  # torch's import stays off the main thread
+                made.load_in_background(PLAY_WORKER_NICE)  # torch loads beside the frame, and runs below it
             embedder = made
         minds = build_minds(personas, gateway, embedder, scenario, mind_settings)
     if getattr(config, "is_embedded", False):
