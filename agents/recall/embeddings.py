@@ -29,7 +29,6 @@ import numpy as np
 from agents.model.config import LOCAL_EMBEDDING_MODEL, ModelConfig, load_config
 from agents.model.services import Embedder
 from agents.recall.embed_process import EmbeddingProcess, shared
-from agents.threads.torch_threads import limit_torch_threads
 
 log = logging.getLogger(__name__)
 
@@ -250,7 +249,7 @@ class LocalEmbedder(_CachedEmbedder):
         error: Exception | None = None
         try:
             todo = list(dict.fromkeys(t for r in batch for t in r.texts))
-            process = self.load()
+            process = self._process or self.load()  # once loaded, encode starts it again if it died
             self.encodes += 1
             vectors = dict(zip(todo, process.encode(todo)))
         except Exception as err:  # noqa: BLE001 - each asker raises it on its own thread
@@ -327,4 +326,4 @@ def make_embedder(config: ModelConfig | None = None) -> _CachedEmbedder:
     )
 
 
-__all__ = ["Embedder", "LiteLLMEmbedder", "LocalEmbedder", "VectorCache", "limit_torch_threads", "make_embedder"]
+__all__ = ["Embedder", "LiteLLMEmbedder", "LocalEmbedder", "VectorCache", "make_embedder"]
