@@ -433,6 +433,24 @@ def test_scale_waiting_is_the_main_threads_wait_for_answers_out_of_order(tmp_pat
     assert row["waiting_s"] >= 0.5 * row["wall_s"], row  # a slow server: the town mostly waits for it
 
 
+def test_scale_uncoupled_joins_nobody_while_inside_only():
+    """The ``uncoupled`` bound: two residents on one tile are apart and not joined while
+    inside ``uncoupled()``; the clocks' own rule is back after it."""
+    import numpy as np
+
+    from game.sim.clocks import Reach
+    from lab.bench import scale
+
+    rule = Reach.apart, Reach.joined
+    tiles, moves, clock = np.array([[5, 5], [5, 5]]), np.array([1, 1]), np.array([3, 3])
+    with scale.uncoupled():
+        assert Reach.joined(None, tiles, moves, clock).shape == (0, 2)
+        assert Reach.apart(None, tiles, tiles, np.ones((2, 2)), moves).all()
+    assert (Reach.apart, Reach.joined) == rule
+    with scale.uncoupled(False):
+        assert (Reach.apart, Reach.joined) == rule
+
+
 def test_scale_is_narrowed_by_the_environment():
     from lab.bench import scale
 
@@ -453,6 +471,7 @@ def test_scale_steppings_are_named_in_the_environment():
     assert scale.steppings({}) == ["lockstep", "out-of-order"]
     assert scale.steppings({"SMALLVILLE_SCALE_STEPPING": "out-of-order"}) == ["out-of-order"]
     assert scale.steppings({"SMALLVILLE_SCALE_STEPPING": "lockstep, out-of-order"}) == ["lockstep", "out-of-order"]
+    assert scale.steppings({"SMALLVILLE_SCALE_STEPPING": "out-of-order,uncoupled"}) == ["out-of-order", "uncoupled"]
     with pytest.raises(ValueError, match="unknown stepping"):
         scale.steppings({"SMALLVILLE_SCALE_STEPPING": "sideways"})
 

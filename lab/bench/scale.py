@@ -16,12 +16,17 @@ scheduling, the recording), with the parts measured by timing those functions
 and embeddings; the model's side (calls, how busy the slots were).
 
 Each run is made both ways, lockstep and out of order (docs/stepping.md). A
+third way, ``uncoupled``, is asked for by name only: out of order with nobody
+joined to anyone (every resident its own group, never waiting on a neighbour).
+It is not the same run, and not a right one (residents act before they see
+what those beside them did); it is the bound no stepping rule can beat on this
+machine, the sim's own work and each mind's calls in turn. A
 full sweep is 4 x 3 runs per stepping, from about a minute (25 residents) to
 well over ten (500 on few slots). Narrow it with the environment::
 
     SMALLVILLE_SCALE_AGENTS=25,100  SMALLVILLE_SCALE_SLOTS=8,128
     SMALLVILLE_SCALE_HOURS=0.5      SMALLVILLE_SCALE_LATENCY=1.5
-    SMALLVILLE_SCALE_STEPPING=lockstep   (or out-of-order, or both: the default)
+    SMALLVILLE_SCALE_STEPPING=lockstep   (or out-of-order, or both: the default; or uncoupled)
     SMALLVILLE_SCALE_SERVERS=4      (the slots split over 4 stand-in servers, reached
                                      through the Router by a litellm router file: a fleet)
 
@@ -46,10 +51,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from agents import Gateway, LocalEmbedder, MemoryStream, load_cast, load_config
 from game.headless import run_headless
 from game.runs.build import select_residents
 from game.sim import movement, perception
+from game.sim.clocks import Reach
 from game.world.map_reader import load_town
 from lab.bench.headless_run import run_folder
 from lab.bench.measure import ROOT, Context, Skipped
@@ -76,16 +84,35 @@ def numbers(text: str | None, default: tuple, cast: Callable[[str], Any] = int) 
         raise ValueError(f"not a list of numbers: {text!r}") from None
 
 
+STEPPINGS = ("lockstep", "out-of-order", "uncoupled")
+
+
 def steppings(env: dict[str, str] | os._Environ) -> list[str]:
     want = (env.get("SMALLVILLE_SCALE_STEPPING") or "both").strip().lower()
     if want in ("both", "all", ""):
         return ["lockstep", "out-of-order"]
     named = [w.strip() for w in want.split(",") if w.strip()]
-    unknown = [w for w in named if w not in ("lockstep", "out-of-order")]
+    unknown = [w for w in named if w not in STEPPINGS]
     if unknown:
         raise ValueError(f"SMALLVILLE_SCALE_STEPPING: unknown stepping(s) {', '.join(unknown)} "
-                         "(lockstep, out-of-order, both)")
+                         f"({', '.join(STEPPINGS)}, both)")
     return named
+
+
+@contextmanager
+def uncoupled(on: bool = True) -> Iterator[None]:
+    """With ``on``, the clocks' rule finds nobody joined to anyone while inside: every
+    resident steps as its own group (the ``uncoupled`` bound, not a right run)."""
+    if not on:
+        yield
+        return
+    saved = Reach.apart, Reach.joined
+    Reach.apart = lambda self, a, b, ra, rb: np.ones((len(a), len(b)), dtype=bool)  # type: ignore[method-assign]
+    Reach.joined = lambda self, tiles, *rest, **kw: np.zeros((0, 2), dtype=np.int64)  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Reach.apart, Reach.joined = saved  # type: ignore[method-assign]
 
 
 def plan(ctx: Context, env: dict[str, str] | os._Environ | None = None) -> dict[str, Any]:
@@ -300,12 +327,12 @@ def run_one(ctx: Context, stepping: str, residents: int, slots: int, latency: fl
 
         embedder = LocalEmbedder(cache_path=None)
         embedder.embed(["the model loads before the clock starts"])  # its first call loads the model
-        with parts.patched(module_targets()):
+        with parts.patched(module_targets()), uncoupled(stepping == "uncoupled"):
             result = run_headless(
                 town, personas, start=scenario.start, hours=hours, out=folder, scenario=scenario, config=config,
                 gateway=Gateway(config), embedder=embedder, seed=ctx.seed,
                 progress=sys.stderr.isatty(), echo=None, autosave_min=None, on_start=on_start, on_step=on_step,
-                out_of_order=stepping == "out-of-order")
+                out_of_order=stepping != "lockstep")
         if result.interrupted:
             raise KeyboardInterrupt
         served = server.stats()
@@ -504,7 +531,7 @@ def plot(rows: list[dict], path: Path) -> Path | None:
     for (stepping, slots, latency, servers, town), by_size in sorted(groups.items()):
         rs = [by_size[n] for n in sorted(by_size)]
         xs = [r["residents"] for r in rs]
-        style = "-" if stepping == "lockstep" else "--"
+        style = {"lockstep": "-", "uncoupled": "-."}.get(stepping, "--")
         left.plot(xs, [r["wall_per_sim_hour_s"] for r in rs], style, marker="o",
                   label=f"{slots} slots{_on_fleet(servers)}, {stepping}, {latency:g} s/call{town}")
     one_mind: dict[int, float] = {}  # the floor per-resident clocks could reach, at most (the Ville's)
@@ -583,7 +610,8 @@ def bench_scale(ctx: Context) -> dict:
     drawn = plot(every, out_dir / PLOT_FILE)
     figures: dict[str, Any] = {}
     for r in rows:
-        tag = f"{'lock' if r['stepping'] == 'lockstep' else 'ooo'}_{r['residents']}r_{r['slots']}s" + (
+        short = {"lockstep": "lock", "out-of-order": "ooo"}.get(r["stepping"], r["stepping"])
+        tag = f"{short}_{r['residents']}r_{r['slots']}s" + (
             "" if r["town"] == DEFAULT_TOWN else f"_{r['town']}")
         figures[f"{tag}_wall_per_sim_hour_s"] = r["wall_per_sim_hour_s"]
         figures[f"{tag}_own_cpu_ms_per_step_resident"] = r["own_cpu_ms_per_step_resident"]
@@ -595,4 +623,4 @@ def bench_scale(ctx: Context) -> dict:
     return figures
 
 
-__all__ = ["Waiting", "bench_scale", "merge_rows", "plan", "plot", "read_rows", "scale_table"]
+__all__ = ["Waiting", "bench_scale", "merge_rows", "plan", "plot", "read_rows", "scale_table", "uncoupled"]
