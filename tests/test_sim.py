@@ -263,8 +263,8 @@ def test_realtime_step_never_blocks_thinking_and_behind(tmp_path, pools):
 
 
 def test_behind_leaves_out_who_waits_for_no_decision(tmp_path, pools):
-    """Talking (a conversation, or held by the player's chat) or played by the player:
-    such a resident's mind owes no decision, so it is never "behind"."""
+    """In a conversation with no line of its own asked, held by the player's chat, or
+    played by the player: such a resident's mind owes nothing, so it is never "behind"."""
     isa = StandIn("Isabella Rodriguez", lambda m, s: Decision(Action("reading", HOME, s.now, 30)))
     sim = make_sim(tmp_path, [isa], pool=pools(), lockstep=False)
     b = sim.bodies["Isabella Rodriguez"]
@@ -286,6 +286,46 @@ def test_behind_leaves_out_who_waits_for_no_decision(tmp_path, pools):
 
 
 # ---------------------------------------------------------------------------- failures
+
+
+def test_a_line_being_written_holds_the_clock_as_a_decision_does(tmp_path, pools):
+    """In play a conversation's next line, asked and not back, is a wait like a
+    decision's: ``behind`` and the pacer's lag count it from when it was asked, so a
+    talk is not spread over hours of the clock while its lines are written. The one
+    whose turn it is not waits for nothing."""
+    gate = threading.Event()
+
+    def slow_line(m, c):
+        if c.lines:
+            gate.wait(10)
+        return Utterance(m.name, f"{m.name} says {len(c.lines)}", len(c.lines) >= 3)
+
+    sim, _, _ = two_in_a_room(tmp_path, pools, talk_when_possible, maria_line=slow_line,
+                                settings=SimSettings(morning_grace_min=0), lockstep=False)
+    try:
+        for _ in range(6 * 30):
+            sim.step()
+            chat = next(iter(sim.chats.values()), None)
+            if chat is not None and chat.turn == "Maria Lopez" and chat.waiting:
+                break
+            sim.pool.wait(0.5)  # the answers asked for so far (none is held until Maria's line)
+        else:
+            raise AssertionError("Maria's line was never asked")
+        asked = chat.asked
+        assert asked is not None and sim.awaited_since(sim.bodies["Maria Lopez"]) == asked
+        assert sim.awaited_since(sim.bodies["Isabella Rodriguez"]) is None  # her line is said; she listens
+        for _ in range(6 * 5):  # five sim minutes with the line unwritten
+            sim.step()
+        assert sim.behind(minutes=3) == 1
+        lag, who = sim.decision_lag()
+        assert lag >= 5 and who[0] == "Maria Lopez"
+        gate.set()
+        sim.pool.wait()
+        sim.step()
+        assert [e["resident"] for e in sim.events if e["kind"] == "line"][:2] == ["Isabella Rodriguez", "Maria Lopez"]
+        assert sim.behind(minutes=3) == 0  # heard: the wait is over
+    finally:
+        gate.set()
 
 
 def test_failing_mind_falls_back_to_routine_and_never_freezes(tmp_path, pools):
@@ -339,11 +379,12 @@ def test_routine_action_is_sane():
 # ---------------------------------------------------------------------------- conversations
 
 
-def two_in_a_room(tmp_path, pools, isa_script, maria_script=None, isa_line=None, maria_line=None, settings=None):
+def two_in_a_room(tmp_path, pools, isa_script, maria_script=None, isa_line=None, maria_line=None, settings=None,
+                  lockstep=True):
     spawns = (("Isabella Rodriguez", 9, 1), ("Maria Lopez", 10, 4), ("visitor", 14, 7))
     isa = StandIn("Isabella Rodriguez", isa_script, isa_line)
     maria = StandIn("Maria Lopez", maria_script or act("reading", HOME, 60), maria_line)
-    sim = make_sim(tmp_path, [isa, maria], spawns=spawns, pool=pools(), settings=settings)
+    sim = make_sim(tmp_path, [isa, maria], spawns=spawns, pool=pools(), settings=settings, lockstep=lockstep)
     return sim, isa, maria
 
 

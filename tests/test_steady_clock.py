@@ -339,14 +339,16 @@ class _Jobs:
         return []
 
 
-def _sim(running, now=START, measured=None, waiting_since=None):
+def _sim(running, now=START, measured=None, waiting_since=None, line_asked=None):
+    """``line_asked``: when the lines in ``running`` were asked (a talk waits for them)."""
     tp = Throughput(1)
     for k, s in (measured or {}).items():
         tp.note(k, s)
     bodies = {n: SimpleNamespace(waiting_since=waiting_since, visitor=False, controlled=False, action="reading",
-                                 lying_in=False) for n in running}
+                                 lying_in=False, talking=running[n].kind == "utter") for n in running}
     return SimpleNamespace(throughput=tp, jobs=_Jobs(running), bodies=bodies, now=now,
-                           decision_lag=lambda: (0.0, []))
+                           decision_lag=lambda: (0.0, []),
+                           awaited_since=lambda b: line_asked if b.talking else b.waiting_since)
 
 
 def test_the_steady_pace_lets_every_queued_job_finish_by_the_time_it_is_needed():
@@ -369,8 +371,10 @@ def test_the_steady_pace_counts_the_pools_other_work_in_the_order_it_runs():
     measured = {"decide:ahead": 10.0, "utter": 10.0, "end_conversation": 10.0, "call": 10.0}
     alone = {"r0": Job.decide("ahead", START, need=need)}
     assert steady_pace(_sim(alone, measured=measured)) == 20.0 / 10.0
-    line = {**alone, "r1": Job.utter(1)}  # a line asked now runs first: nobody waits on it, yet it takes the time
+    line = {**alone, "r1": Job.utter(1)}  # a reply asked ahead runs first: nobody waits on it, yet it takes the time
     assert steady_pace(_sim(line, measured=measured)) == 20.0 / 20.0
+    # a line its talk waits for, asked now: due by LAG_MIN from now, so 10 s of work for 2 sim minutes
+    assert steady_pace(_sim(line, measured=measured, line_asked=START)) == LAG_MIN / 10.0
     memo = {**alone, "r1": Job(kind="end_conversation", at=START)}  # a memo waits half an hour: after her
     assert steady_pace(_sim(memo, measured=measured)) == 20.0 / 10.0
     reply = {**alone, "r1": Job.call(lambda v, e: None, urgent=True)}  # the player's reply: its own instance

@@ -2,7 +2,9 @@
 
 In play the town runs at the chosen speed only while the awake residents' next
 decisions keep up. The lag is the longest any of them has waited for its
-mind's decision (``Simulation.decision_lag``). Up to half of ``LAG_MIN`` the
+mind's decision, or for its next line in a conversation
+(``Simulation.decision_lag``): a talk is paced as the headless runs pace it, a
+line at a time, not spread over hours of the clock while the lines are written. Up to half of ``LAG_MIN`` the
 clock runs at full speed; from there it slows linearly and stands still at
 ``LAG_MIN`` sim minutes, until the minds catch up. The frame never waits:
 walking is drawn between steps, and the visitor walks in real time.
@@ -26,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from game.sim import Job, Simulation
-from game.sim.jobs import END_CONVERSATION, MEMO_WAIT
+from game.sim.jobs import END_CONVERSATION, MEMO_WAIT, UTTER
 from game.sim.throughput import kind_of
 
 PACES = ("minds", "clock")
@@ -134,7 +136,7 @@ def steady_pace(sim: Simulation, lag_min: float = LAG_MIN) -> float | None:
         if job.urgent:
             continue  # the player's work runs on an instance of its own
         due = _due(sim, name, job)
-        # Work nothing waits on (a line, a memo) still takes the pool's time, in the pool's order.
+        # Work nothing waits on (a reply asked ahead, a memo) still takes the pool's time, in the pool's order.
         order = due if due is not None else _order(sim, job)
         work.append((order, due is not None, tp.expected(kind_of(job)) or 0.0))
     work.sort(key=lambda x: x[0])
@@ -166,14 +168,16 @@ def _due(sim: Simulation, name: str, job: Job) -> datetime | None:
     if job.kind == "decide" and job.reason in ("start", "done"):
         b = sim.bodies.get(name)
         return getattr(b, "waiting_since", None)
+    if job.kind == UTTER:  # a line the talk waits for (not one asked ahead: that is ``asked`` None)
+        b = sim.bodies.get(name)
+        return None if b is None else sim.awaited_since(b)
     return None
 
 
 def _waited(sim: Simulation, name: str) -> float:
     b = sim.bodies.get(name)
-    if b is None or b.waiting_since is None:
-        return 0.0
-    return (sim.now - b.waiting_since).total_seconds() / 60.0
+    since = None if b is None else sim.awaited_since(b)
+    return 0.0 if since is None else (sim.now - since).total_seconds() / 60.0
 
 
 def describe(status: PaceStatus) -> str:

@@ -67,6 +67,7 @@ class Chat:
     partner_doing: dict[str, str] = field(default_factory=dict)  # speaker -> what the other was doing
     waiting: bool = False  # an utterance job is in flight
     ahead: bool = False  # the listener's reply was asked before the line in flight is heard (ask_ahead)
+    asked: datetime | None = None  # when the line in flight was asked for (sim time): the clock waits for it
 
 
 def pair_key(a: str, b: str) -> str:
@@ -200,7 +201,7 @@ def advance(sim: ConversationsSim) -> None:
         ok = sim.jobs.submit(speaker, Job.utter(cid), mind.utter, copy_conversation(chat.conv), sim.now,
                              chat.partner_doing.get(speaker, ""))
         if ok:
-            chat.waiting = True
+            chat.waiting, chat.asked = True, sim.now
 
 
 def heard_as(name: str, value: object, error: BaseException | None) -> Utterance | None:
@@ -246,7 +247,7 @@ def on_utterance(sim: ConversationsSim, name: str, job: Job, value: object, erro
     chat = sim.chats.get(job.chat) if job.chat is not None else None
     if chat is None:
         return
-    chat.waiting = False
+    chat.waiting, chat.asked = False, None
     u = heard_as(name, value, error)
     if u is None:
         why = error if error is not None else f"an empty or odd utterance ({type(value).__name__})"
@@ -261,6 +262,7 @@ def on_utterance(sim: ConversationsSim, name: str, job: Job, value: object, erro
     else:
         chat.turn = chat.conv.other(name)
         chat.waiting, chat.ahead = chat.ahead, False  # a reply asked ahead is the line in flight now
+        chat.asked = sim.now if chat.waiting else None
         back = sim.jobs.back(chat.turn) if chat.waiting else None
         if back is not None and sim.jobs.on_back is not None:  # and back already: the line after it goes
             sim.jobs.on_back(chat.turn, Job.utter(chat.id), back)

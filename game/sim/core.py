@@ -238,30 +238,40 @@ class Simulation:
         return self.pool.busy(name)
 
     def behind(self, minutes: int | None = None) -> int:
-        """How many residents have waited for a decision longer than ``minutes``.
-        A resident in a conversation, held by the player's chat or played by the
-        player waits for no decision of its mind, so it is never behind."""
+        """How many residents have waited for a decision, or for their next line of a
+        conversation, longer than ``minutes``. A resident held by the player's chat or
+        played by the player waits for nothing of its mind, so it is never behind."""
         limit = timedelta(minutes=self.settings.behind_min if minutes is None else minutes)
         return sum(
             1
             for b in self.bodies.values()
-            if not b.visitor and b.waiting_since is not None and self.now - b.waiting_since > limit
-            and b.conversation is None and not b.controlled and not self.held(b.name)
+            if not b.visitor and not b.controlled and not self.held(b.name)
+            and (since := self.awaited_since(b)) is not None and self.now - since > limit
         )
+
+    def awaited_since(self, b: Body) -> datetime | None:
+        """Since when ``b`` waits for its mind: its decision, or in a conversation its
+        line asked and not yet back (a talk must not run on for hours of the clock
+        while its lines are written: the clock waits for them as for a decision)."""
+        if b.conversation is None:
+            return b.waiting_since
+        chat = self.chats.get(b.conversation)
+        return chat.asked if chat is not None and chat.waiting and chat.turn == b.name else None
 
     def decision_lag(self) -> tuple[float, list[str]]:
         """How far the minds are behind the clock: the longest any awake resident has
-        waited for its next decision (sim minutes), and who waits longest (worst
-        first). Those in a conversation, held, played or asleep wait for nothing.
+        waited for its next decision or line (sim minutes), and who waits longest
+        (worst first). Those held, played or asleep wait for nothing.
         Only a mind at work counts: a resident whose next question needs the clock
         (asked again after a back-off, or at the next step) must not stop it."""
         waits = []
         for b in self.bodies.values():
-            if b.visitor or b.waiting_since is None or b.conversation is not None or b.controlled:
+            since = None if b.visitor or b.controlled else self.awaited_since(b)
+            if since is None:
                 continue
             if self.held(b.name) or (self.jobs.free(b.name) and not self.jobs.has_waiting(b.name)):
                 continue
-            waits.append(((self.now - b.waiting_since).total_seconds() / 60.0, b.name))
+            waits.append(((self.now - since).total_seconds() / 60.0, b.name))
         waits.sort(reverse=True)
         return (waits[0][0] if waits else 0.0), [n for _, n in waits]
 
