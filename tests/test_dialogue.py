@@ -181,6 +181,7 @@ def every_phrasing(salts: int):
                             wd.acceptance(v, "Valentine's Day party", "on February 14, from 5 pm to 7 pm", salt),
                             wd.acceptance(v, "", "today at 12 pm", salt), wd.refusal(v, "party", "working", salt),
                             wd.refusal(v, "", "", salt), wd.already_going(v, salt),
+                            wd.co_hosting(v, "study group", salt),
                             wd.meeting(v, "having lunch at Hobbs Cafe today at 12 pm", "having lunch", salt))
                 yield from (dg.react(v, Utterance("Maria Lopez", "Yes."), act, NOW, salt).text
                             for act in (dg.ACCEPT, dg.DECLINE))
@@ -438,6 +439,29 @@ def test_news_of_a_gathering_is_not_told_to_one_who_just_said_they_go():
     c = Conversation((m.name, "Ayesha Khan"), "x", NOW, [going])
     told = [o.text for o in dg.offers(m, c, NOW, "chatting", "chatting") if o.act in (dg.TELL, dg.INVITE)]
     assert not [t for t in told if "study group" in t], told
+
+
+def test_an_invitation_to_the_gathering_one_hosts_too_is_a_yes_to_host_it_together():
+    """Maria, Mei, Wolfgang and Eddy each chose to host the study group at Oak Hill College on
+    February 14 (a play test): each chooses alone. Invited to it by another host, a host
+    says they host it together, not "I'm going already"; a guest who goes still says that."""
+    m = mind(who=persona("Wolfgang Schulz"))
+    m.remember("thought", "I want to host a study group at Oak Hill College on February 14, from 3 pm to 5 pm, "
+               "and to invite my friends", 7, subject=m.name)
+    invite = Utterance("Maria Lopez", "Wolfgang, you're invited! I'm hosting a study group at Oak Hill College on "
+                       "February 14, from 3 pm to 5 pm.", source="repaired: grounded: memory #1 (x); act invite")
+    c = Conversation(("Maria Lopez", m.name), "x", NOW, [invite])
+    (only,) = dg.offers(m, c, NOW, "chatting", "chatting")
+    assert only.act == dg.ACCEPT and only.note.endswith("it hosts it too"), only
+    assert "the study group" in only.text and "Maria" in only.text and not wd.fragment(only.text)
+    guest = mind(who=persona("Klaus Mueller"))
+    guest.remember("chat", 'Maria Lopez told Klaus: "Klaus, I\'m hosting a study group at Oak Hill College on '
+                   'February 14, from 3 pm to 5 pm."', 7, subject="Maria Lopez")
+    guest.remember("chat", "Klaus Mueller's plan for Tuesday February 14 at 15:00: attending the study group at "
+                   "Oak Hill College (agreed with Maria Lopez)", 7, subject=guest.name)
+    c = Conversation(("Eddy Lin", guest.name), "x", NOW, [replace(invite, speaker="Eddy Lin")])
+    notes = [o.note for o in dg.offers(guest, c, NOW, "chatting", "chatting")]
+    assert notes and not any(n.endswith("it hosts it too") for n in notes), notes
 
 
 def test_no_offer_to_meet_at_an_hour_the_listener_just_said_is_taken():

@@ -41,11 +41,16 @@ from agents.words import dated as dt
 def answers_to_offer(m: Talker, v: wd.Voice, last: Utterance, now: datetime, turn: int,
                      known: list[Known] | None = None, agreed: list[Arrangement] | None = None) -> list[Option]:
     """Accept or decline the invitation (or the offer to meet) just made; a refusal gives the
-    speaker's own plan for that time as its reason; to what it already goes to, yes."""
+    speaker's own plan for that time as its reason; to what it already goes to, yes (and to what
+    it hosts too, that they host it together)."""
     ev = offered_event(last, now)
     if ev is None:
         return []
-    if not ev.meeting and any(k.going and k.event.key == ev.key for k in known or []):
+    mine = [k for k in known or [] if k.going and k.event.key == ev.key] if not ev.meeting else []
+    if any(k.hosting for k in mine):
+        return [Option(ACCEPT, wd.co_hosting(v, ev.what, turn),
+                       note=f"the invitation to {ev.short()}; it hosts it too")]
+    if mine:
         return [Option(ACCEPT, wd.already_going(v, turn), note=f"the invitation to {ev.short()}; it goes already")]
     item = item_at(plan_today(m, now), ev.starts()) if ev.day == now.date() else None
     busy, at = clash(m, ev.starts(), ev.minutes(), ev.what, ev.place, agreed)

@@ -276,6 +276,15 @@ def already_going(v: Voice, turn: int) -> str:
                    f"{f}, yes, I'm already going. Let's go together!"), "accept", "already", turn)
 
 
+def co_hosting(v: Voice, what: str, turn: int) -> str:
+    """Yes to an invitation to the gathering one hosts too: two residents chose the same one
+    (agents/planning/stories.py: each chooses alone), and the town reads both as one event."""
+    f = v.first
+    return v.pick((f"{f}, I'm hosting the {what} too! Let's host it together.",
+                   f"Oh, {f}, me too: I'm hosting the {what} then. Let's make it one!",
+                   f"{f}, so am I! Let's host the {what} together."), "accept", "cohost", turn)
+
+
 def refusal(v: Voice, what: str, reason: str, turn: int, at: str = "") -> str:
     """No, with the reason: what one does then ("I'm hosting the party at 5 pm.")."""
     f = v.first
