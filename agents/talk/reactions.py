@@ -14,7 +14,7 @@ from agents.recall.memory import MemoryNode
 from agents.support.types import Conversation, Utterance
 from agents.talk import wording as wd
 from agents.talk.acts import ACCEPT, ANSWER, ASK, DECLINE, FOLLOW_UP, HEARD, REACT, Act, Option, act_and_note, offered
-from agents.talk.answers import empty_answer
+from agents.talk.answers import CO_HOSTING, empty_answer
 from agents.talk.knowing import (
     PLACE_WORDS,
     SECRET,
@@ -47,6 +47,11 @@ def react(v: wd.Voice, last: Utterance, last_act: Act | None, now: datetime, tur
     say the line back with "?": 8% of a run's lines did ("Tom, you're having breakfast today?
     I didn't know that about you.")."""
     f = v.first
+    if last_act is ACCEPT and CO_HOSTING in str(last.source or ""):  # the other hosts it too (answers.py)
+        return Option(REACT, v.pick((f"Wonderful, {f}! We'll do it together, then.",
+                                     f"{f}, even better! We'll host it together.",
+                                     f"Perfect, {f}! Two hosts will make it twice the fun."), "react", "cohost", turn),
+                      note="the acceptance as a host too")
     if last_act is ACCEPT:
         return Option(REACT, v.pick((f"Wonderful, {f}! I'm so glad you can come.", f"{f}, I'm so glad! See you there.",
                                      f"{f}, that makes me happy. See you then!"), "react", "accepted", turn),
