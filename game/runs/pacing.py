@@ -4,9 +4,10 @@ In play the town runs at the chosen speed only while the awake residents' next
 decisions keep up. The lag is the longest any of them has waited for its
 mind's decision, or for its next line in a conversation
 (``Simulation.decision_lag``): a talk is paced as the headless runs pace it, a
-line at a time, not spread over hours of the clock while the lines are written. Up to half of ``LAG_MIN`` the
-clock runs at full speed; from there it slows linearly and stands still at
-``LAG_MIN`` sim minutes, until the minds catch up. The frame never waits:
+line at a time, not spread over hours of the clock while the lines are
+written. Up to half of ``LAG_MIN`` the clock runs at full speed; from there it
+slows linearly and stands still at ``LAG_MIN`` sim minutes, until the minds
+catch up. The frame never waits:
 walking is drawn between steps, and the visitor walks in real time.
 
 The clock also slows early and smoothly rather than running into a wall
