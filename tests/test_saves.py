@@ -713,7 +713,7 @@ def test_save_writer_is_done_only_once_its_status_says_so(tmp_path):
 # ------------------------------------------------------------------ kill -9
 
 def test_killed_saves_leave_the_previous_save_loadable(tmp_path, request):
-    """SIGKILL a process in the middle of saving a 25 x 3000 x 384 town, 20 times
+    """SIGKILL a process in the middle of saving a 25 x 3000 x 384 town, ``kills`` times
     at spread-out moments: the file is absent (first save) or a complete save."""
     import pickle
 
@@ -727,7 +727,8 @@ def test_killed_saves_leave_the_previous_save_loadable(tmp_path, request):
     rng = random.Random(1234)
     # Kill after 0.1 .. 2.1 save-durations (in a seeded random order): most kills
     # land inside a save (encoding, SQLite writing, fsync, rename), some between.
-    spread = [0.1 + 2.0 * i / 19 for i in range(20)]
+    kills = 14  # spread over the whole save and after it; each is a worker's life (about a second)
+    spread = [0.1 + 2.0 * i / (kills - 1) for i in range(kills)]
     rng.shuffle(spread)
     save_seconds = [2.0]   # first guess; then what the worker reports
     gen = 0
@@ -735,7 +736,7 @@ def test_killed_saves_leave_the_previous_save_loadable(tmp_path, request):
     phases = {"absent": 0, "last finished": 0, "finished unreported": 0}
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     # a fresh file every 5 kills: the first-save case too
-    targets = [tmp_path / f"town{k // 5}.sqlite" for k in range(20)]
+    targets = [tmp_path / f"town{k // 5}.sqlite" for k in range(kills)]
 
     def start(target: Path) -> subprocess.Popen:
         # Its first generation comes on stdin once the last worker is killed and checked;
@@ -746,7 +747,7 @@ def test_killed_saves_leave_the_previous_save_loadable(tmp_path, request):
         return proc
 
     following = start(targets[0])
-    for k in range(20):
+    for k in range(kills):
         target = targets[k]
         prev = current.get(target)
         proc = following
@@ -757,7 +758,7 @@ def test_killed_saves_leave_the_previous_save_loadable(tmp_path, request):
         proc.kill()
         # The next worker starts up (imports, reads the state) while this one's file is checked,
         # not while it saves: the saves are timed alone.
-        following = start(targets[k + 1]) if k + 1 < 20 else None
+        following = start(targets[k + 1]) if k + 1 < kills else None
         out, _ = proc.communicate()
         done = [line.split() for line in out.splitlines() if line.startswith("saved")]
         saved = [int(x[1]) for x in done]
