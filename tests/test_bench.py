@@ -451,6 +451,20 @@ def test_scale_uncoupled_joins_nobody_while_inside_only():
         assert (Reach.apart, Reach.joined) == rule
 
 
+@pytest.mark.skipif(not MAP.exists(), reason="the Ville map is not built")
+def test_scale_uncoupled_runs_every_resident_as_its_own_group(tmp_path, monkeypatch):
+    """The bound through the real road: a run against the stand-in server where nobody is
+    joined to anyone, so the town steps as many groups as it has residents."""
+    from game.sim.clocks import Reach
+    from lab.bench import scale
+
+    rule = Reach.apart, Reach.joined
+    _small_sweep(tmp_path, monkeypatch, agents=3, slots=2, hours=0.05, latency=0.02, stepping="uncoupled")
+    (row,) = scale.bench_scale(Context(out_dir=tmp_path))["runs"]
+    assert row["stepping"] == "uncoupled" and row["calls"] > 0 and row["groups_per_step"] == 3.0, row
+    assert (Reach.apart, Reach.joined) == rule  # the clocks' own rule is back
+
+
 def test_scale_is_narrowed_by_the_environment():
     from lab.bench import scale
 

@@ -182,7 +182,7 @@ def every_phrasing(salts: int):
                             wd.acceptance(v, "", "today at 12 pm", salt), wd.refusal(v, "party", "working", salt),
                             wd.refusal(v, "", "", salt), wd.already_going(v, salt),
                             wd.co_hosting(v, "study group", salt),
-                            dg.react(v, Utterance("Maria Lopez", "Me too!", source="x; it hosts it too; act accept"),
+                            dg.react(v, Utterance("Maria Lopez", "Me too!", act="accept", act_note=replies.CO_HOSTING),
                                      dg.ACCEPT, NOW, salt).text,
                             wd.meeting(v, "having lunch at Hobbs Cafe today at 12 pm", "having lunch", salt))
                 yield from (dg.react(v, Utterance("Maria Lopez", "Yes."), act, NOW, salt).text
@@ -456,7 +456,7 @@ def test_an_invitation_to_the_gathering_one_hosts_too_is_a_yes_to_host_it_togeth
     (only,) = dg.offers(m, c, NOW, "chatting", "chatting")
     assert only.act == dg.ACCEPT and only.note.endswith("it hosts it too"), only
     assert "the study group" in only.text and "Maria" in only.text and not wd.fragment(only.text)
-    said = Utterance(m.name, only.text, source=f"rule: grounded: {only.note}; the only act that fits; act accept")
+    said = Utterance(m.name, only.text, act=only.act.name, act_note=only.act.note_of(only.topic))
     c = Conversation(("Maria Lopez", m.name), "x", NOW, [invite, said])
     host = mind(who=persona("Maria Lopez"))
     glad = [o for o in dg.offers(host, c, NOW, "chatting", "chatting") if o.act == dg.REACT]

@@ -345,7 +345,8 @@ def _sim(running, now=START, measured=None, waiting_since=None, line_asked=None)
     for k, s in (measured or {}).items():
         tp.note(k, s)
     bodies = {n: SimpleNamespace(waiting_since=waiting_since, visitor=False, controlled=False, action="reading",
-                                 lying_in=False, talking=running[n].kind == "utter") for n in running}
+                                 lying_in=False, talking=running[n].kind == "utter",
+                                 conversation=running[n].chat) for n in running}
     return SimpleNamespace(throughput=tp, jobs=_Jobs(running), bodies=bodies, now=now,
                            decision_lag=lambda: (0.0, []),
                            awaited_since=lambda b: line_asked if b.talking else b.waiting_since)

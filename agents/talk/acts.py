@@ -83,7 +83,7 @@ class Option:
     act: Act
     text: str
     fact: gr.Fact | None = None  # the memory it came from
-    topic: str = ""  # ask/answer: day | plans | person; tell/invite: what the listener is told
+    topic: str = ""  # ask/answer: day | plans | person; tell/invite: what the listener is told; accept: cohost
     ends: bool = False
     note: str = ""  # where the words came from when no memory did ("today's plan")
 
@@ -100,7 +100,7 @@ ASK = Act("ask", "ask about the other's day, plans, a shared acquaintance, the p
 MEET = Act("meet", "offer to meet at a public place one's plan goes to later today", wd.meeting, leaves=HEARD,
            offer=True)
 ACCEPT = Act("accept", "say yes to the invitation or offer just made", wd.acceptance, leaves=ARRANGEMENT,
-             responds=True, answers_offer=True)
+             responds=True, answers_offer=True, records_topic=True)  # "act accept (cohost)": a host too
 DECLINE = Act("decline", "say no to the invitation or offer just made, with one's reason", wd.refusal,
               leaves=REFUSAL, responds=True, answers_offer=True)
 GOODBYE = Act("goodbye", "say goodbye (from the third line on; the only act at the turn limit)", wd.goodbye)

@@ -37,7 +37,7 @@ from agents.talk.speaker import Talker
 from agents.words import activity
 from agents.words import dated as dt
 
-CO_HOSTING = "it hosts it too"  # in a yes's note (its provenance): the inviter's reaction reads it
+CO_HOSTING = "cohost"  # a yes's topic when it hosts the gathering too ("act accept (cohost)"): the inviter reads it
 
 
 def answers_to_offer(m: Talker, v: wd.Voice, last: Utterance, now: datetime, turn: int,
@@ -50,8 +50,8 @@ def answers_to_offer(m: Talker, v: wd.Voice, last: Utterance, now: datetime, tur
         return []
     mine = [k for k in known or [] if k.going and k.event.key == ev.key] if not ev.meeting else []
     if any(k.hosting for k in mine):
-        return [Option(ACCEPT, wd.co_hosting(v, ev.what, turn),
-                       note=f"the invitation to {ev.short()}; {CO_HOSTING}")]
+        return [Option(ACCEPT, wd.co_hosting(v, ev.what, turn), topic=CO_HOSTING,
+                       note=f"the invitation to {ev.short()}; it hosts it too")]
     if mine:
         return [Option(ACCEPT, wd.already_going(v, turn), note=f"the invitation to {ev.short()}; it goes already")]
     item = item_at(plan_today(m, now), ev.starts()) if ev.day == now.date() else None

@@ -47,7 +47,7 @@ def react(v: wd.Voice, last: Utterance, last_act: Act | None, now: datetime, tur
     say the line back with "?": 8% of a run's lines did ("Tom, you're having breakfast today?
     I didn't know that about you.")."""
     f = v.first
-    if last_act is ACCEPT and CO_HOSTING in str(last.source or ""):  # the other hosts it too (answers.py)
+    if last_act is ACCEPT and act_and_note(last)[1] == CO_HOSTING:  # the other hosts it too (answers.py)
         return Option(REACT, v.pick((f"Wonderful, {f}! We'll do it together, then.",
                                      f"{f}, even better! We'll host it together.",
                                      f"Perfect, {f}! Two hosts will make it twice the fun."), "react", "cohost", turn),

@@ -169,9 +169,9 @@ def _due(sim: Simulation, name: str, job: Job) -> datetime | None:
     if job.kind == "decide" and job.reason in ("start", "done"):
         b = sim.bodies.get(name)
         return getattr(b, "waiting_since", None)
-    if job.kind == UTTER:  # a line the talk waits for (not one asked ahead: that is ``asked`` None)
+    if job.kind == UTTER:  # a line its talk waits for (not a reply asked ahead: its talk awaits none of it yet)
         b = sim.bodies.get(name)
-        return None if b is None else sim.awaited_since(b)
+        return sim.awaited_since(b) if b is not None and b.conversation == job.chat else None
     return None
 
 
